@@ -1,0 +1,142 @@
+/* params.h - the one table of every parameter, its parsing and printing */
+#ifndef IMPRINT_PARAMS_H
+#define IMPRINT_PARAMS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum fs_kind { FS_EXT2, FS_EXT3, FS_EXT4 };
+enum depth_mode { DEPTH_POISSON, DEPTH_CARE };
+enum sampling_mode { SAMPLING_STRATIFIED, SAMPLING_IID };
+enum name_style { NAMES_REALISTIC, NAMES_NUMERIC };
+enum ext_table { EXT_TABLE_DEFAULT, EXT_TABLE_LARGE };
+
+/*
+ * Every parameter, resolved.  Fields marked "0 = derived" are filled in by
+ * params_resolve() from the others; after it, they hold real values, and
+ * printing them back gives a config that reproduces the same plan.
+ */
+struct params {
+	uint64_t seed;             /* default 1 */
+	enum fs_kind fs;           /* default ext4 */
+	uint64_t size;             /* bytes, image capacity; 0 = derived (default 1 GiB when files/used unset) */
+	uint64_t used;             /* bytes of file data; 0 = derived */
+	uint64_t files;            /* regular files; 0 = derived */
+	double fill_share;         /* used / size when neither used nor files given: 0.45, (0,1] */
+
+	/* file size model: hybrid lognormal body + Pareto tail, truncated at size_max */
+	double size_mu;            /* 9.48, natural log of bytes */
+	double size_sigma;         /* 2.46, > 0 */
+	double size_tail_weight;   /* 0.00006, [0,1] */
+	uint64_t size_tail_xm;     /* 512 MiB, > 0 */
+	double size_tail_shape;    /* 0.91, > 0 */
+	uint64_t size_max;         /* 64 GiB, cap of any one file, >= 1 */
+	enum sampling_mode sampling; /* stratified */
+
+	/* directory tree */
+	double files_per_dir;      /* 10.2, > 0 */
+	double fpd_offset;         /* 2.36, > 0 */
+	double fpd_degree;         /* 2, > 1 */
+	double fpd_empty_share;    /* 0.225, [0,1) */
+	uint32_t fpd_max_bin;      /* 28: counts 1..fpd_max_bin are bins, above is the tail */
+
+	/* files by depth */
+	enum depth_mode depth_model; /* poisson */
+	double depth_lambda;       /* 6.49, > 0 */
+
+	/* extensions */
+	enum ext_table ext_table;  /* default */
+
+	/* special directories */
+	uint32_t special_dirs;     /* 0 */
+	uint64_t special_dir_files; /* 10000 files each, >= 1 */
+	uint32_t special_dir_depth; /* 2, >= 1 */
+
+	/* names */
+	enum name_style name_style; /* realistic */
+	double name_space_share;   /* 0.03: names with spaces */
+	double name_utf8_share;    /* 0.02: names with non-ASCII UTF-8 */
+	double name_upper_share;   /* 0.10: mixed or upper case names */
+
+	/* links */
+	double hardlink_share;     /* 0.005: extra hard links, per regular file */
+	double symlink_share;      /* 0.01: symlinks, per regular file */
+	double symlink_dir_share;  /* 0.25: of symlinks, those pointing to directories */
+	double symlink_relative_share; /* 0.6: of symlinks, relative targets */
+	double symlink_dangling_share; /* 0.05: of symlinks, dangling targets */
+
+	/* owners and permissions */
+	uint32_t owner_users;      /* 3: regular users, uid/gid 1000.. */
+	double owner_root_share;   /* 0.1: entries owned by root */
+	double perm_private_share; /* 0.05: mode 0600 / 0700 */
+
+	/* timestamps */
+	int64_t time_ref;          /* 1767225600 (2026-01-01T00:00:00Z): "now" of the image */
+	double age_median_days;    /* 200: median file age */
+	double age_sigma;          /* 1.6: lognormal sigma of age */
+	double age_max_days;       /* 3650: ages are capped here */
+
+	/* bit i set: table entry i was set explicitly (private to params.c) */
+	uint64_t explicit_mask[2];
+};
+
+/* Why a param_set() or config parse failed; message is user-ready. */
+struct param_error {
+	char msg[512];
+};
+
+/* Fill p with every default (derived fields zero). */
+void params_init(struct params *p);
+
+/*
+ * Set one parameter from text, as in a config file or --set.  `where` names
+ * the source for messages ("config.cfg line 12", "--set", "--seed").  Returns
+ * 0, or -EINVAL with err->msg like:
+ *   config.cfg line 12: 'size_sigma' must be > 0 (got '-1')
+ *   --set: unknown parameter 'size_sigm' (did you mean 'size_sigma'?)
+ * Marks the parameter as explicitly set (see params_is_set()).
+ */
+int params_set(struct params *p, const char *key, const char *value,
+	       const char *where, struct param_error *err);
+
+/*
+ * Parse a config file ("key = value" lines, '#' comments, blank lines; a key
+ * given twice: the later wins).  Returns 0, -EINVAL with a message naming
+ * "PATH line N", or the negative errno of a failed open or read.
+ */
+int params_load_file(struct params *p, const char *path, struct param_error *err);
+
+/* Whether the user set key explicitly (file, --set or a short option). */
+int params_is_set(const struct params *p, const char *key);
+
+/*
+ * Check cross-parameter constraints and derive size/used/files (see
+ * doc/model.md for the rule).  Returns 0 or -EINVAL with a message.
+ */
+int params_resolve(struct params *p, struct param_error *err);
+
+/*
+ * Mean file size in bytes of the size model (size_mu .. size_tail_shape)
+ * truncated at min(size_max, used), or at size_max while used is 0.  NAN
+ * when the model admits no distribution there.
+ */
+double params_mean_file_size(const struct params *p);
+
+/* Print the resolved configuration in config-file format (round-trips). */
+void params_print_config(const struct params *p, FILE *out);
+
+/* Print the parameter list (name, type, unit, default, description). */
+void params_print_list(FILE *out);
+
+/* The same two as JSON text. */
+void params_print_config_json(const struct params *p, FILE *out);
+void params_print_list_json(FILE *out);
+
+/* Text helpers shared with the CLI.  Return 0 or -EINVAL. */
+int parse_size(const char *s, uint64_t *out);   /* 4096, 4K, 1.5G, 2TiB: binary */
+int parse_count(const char *s, uint64_t *out);  /* 1000, 10K, 1M: decimal */
+
+/* Name of the parameter closest to key (edit distance), or NULL. */
+const char *params_suggest(const char *key);
+
+#endif

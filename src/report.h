@@ -1,0 +1,51 @@
+/* report.h - the fit report: how closely a plan follows its model */
+#ifndef IMPRINT_REPORT_H
+#define IMPRINT_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plan.h"
+
+#define REPORT_DEPTHS 256
+#define REPORT_TOP_EXT 20
+
+/* One compared share: target against achieved. */
+struct report_share {
+	const char *label;
+	double target, achieved;
+};
+
+struct report {
+	uint64_t seed;
+	uint64_t files, dirs, links, hardlinks, symlinks;
+	uint64_t special_dirs, special_files;
+	uint64_t bytes;
+	double mean_size;
+	uint64_t median_size, max_size;
+	unsigned max_depth;
+
+	double size_ks_d, size_ks_crit;   /* vs the truncated hybrid CDF */
+	double depth_ks_d, depth_ks_crit; /* regular files, vs the depth target */
+	double ext_max_abs_diff;
+	const char *ext_worst;
+	double fpd_max_abs_diff;
+	unsigned fpd_worst;               /* bin; fpd_bins - 1 is the tail */
+
+	unsigned ndepth;                  /* depths 0..ndepth-1 shown */
+	double depth_target[REPORT_DEPTHS], depth_achieved[REPORT_DEPTHS];
+	unsigned fpd_bins;                /* 0..max_bin, then the tail */
+	double *fpd_target, *fpd_achieved;
+	unsigned next;                    /* extensions in the top list */
+	struct report_share ext_top[REPORT_TOP_EXT];
+};
+
+/* Compute the report of a plan.  Returns 0 or -ENOMEM. */
+int report_compute(const struct plan *pl, struct report *r);
+void report_release(struct report *r);
+
+/* Human-readable text, or one JSON object (json-c). */
+void report_print_text(const struct report *r, FILE *out);
+void report_print_json(const struct report *r, FILE *out);
+
+#endif

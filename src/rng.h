@@ -1,0 +1,55 @@
+/* rng.h - named, indexed random streams: every decision is f(seed, stream, index) */
+#ifndef IMPRINT_RNG_H
+#define IMPRINT_RNG_H
+
+#include <stdint.h>
+
+/*
+ * A stream is named for its purpose ("size", "ext", "name", ...).  A draw
+ * sequence is opened for one (seed, stream, index) triple, so file 12345's
+ * draws never depend on how many draws other files made.  The generator is
+ * splitmix64 over a per-(stream, index) starting state: cheap to open, good
+ * enough statistically for sampling (it passes BigCrush).
+ */
+struct rng {
+	uint64_t state;
+};
+
+/* Key of a stream: a hash of the seed and the stream's name. */
+uint64_t rng_stream_key(uint64_t seed, const char *stream);
+
+/* Open the draw sequence for (key, index); key from rng_stream_key(). */
+void rng_open(struct rng *r, uint64_t key, uint64_t index);
+
+/* Convenience: rng_open(r, rng_stream_key(seed, stream), index). */
+void rng_init(struct rng *r, uint64_t seed, const char *stream, uint64_t index);
+
+/* Next 64 random bits. */
+static inline uint64_t rng_next(struct rng *r)
+{
+	uint64_t z = (r->state += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+/* Uniform double in the open interval (0, 1), 53 bits. */
+static inline double rng_uniform(struct rng *r)
+{
+	return ((double)(rng_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+/* Uniform integer in [0, n), unbiased; returns 0 when n is 0. */
+uint64_t rng_below(struct rng *r, uint64_t n);
+
+/* Stateless 64-bit mixer, for hashing ids into draws. */
+uint64_t rng_mix64(uint64_t x);
+
+/*
+ * Fisher-Yates shuffle of a uint32 array, drawing from one sequence of
+ * (key, index).  Deterministic for a given key, index and n.
+ */
+void rng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t key, uint64_t index);
+
+#endif

@@ -1,0 +1,111 @@
+#!/bin/bash
+# cli.sh - the command line: help, params, config round trip, every error path
+. "${srcdir:-.}/tests/lib.sh"
+
+expect_status 0 "--help" "$IMPRINT" --help
+grep -q 'usage: imprint' "$WORK/out" && pass "--help prints usage" || fail "--help prints usage"
+expect_status 0 "--version" "$IMPRINT" --version
+grep -q '^imprint [0-9]' "$WORK/out" && pass "--version prints a version" || fail "--version output"
+expect_status 2 "no command" "$IMPRINT"
+expect_status 2 "unknown command" "$IMPRINT" frobnicate
+expect_err "unknown command 'frobnicate'" "unknown command is named"
+expect_status 2 "unknown option" "$IMPRINT" plan --bogus
+expect_err "unknown option '--bogus'" "unknown option is named"
+expect_status 2 "missing option value" "$IMPRINT" plan --seed
+expect_err "option '--seed' needs a value" "missing value is named"
+
+# params: every parameter, and the table drives config too
+expect_status 0 "params" "$IMPRINT" params
+cp "$WORK/out" "$WORK/params.txt"
+for key in seed size used files size_mu size_sigma size_tail_weight files_per_dir \
+	fpd_offset depth_lambda special_dirs hardlink_share symlink_share time_ref; do
+	grep -q "^$key " "$WORK/params.txt" && pass "params lists $key" || fail "params lists $key"
+done
+expect_status 0 "params --json" "$IMPRINT" params --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d) > 30' "$WORK/out" \
+	&& pass "params --json parses" || fail "params --json parses"
+"$IMPRINT" config >"$WORK/cfg0"
+nkeys=$(grep -c '^[a-z_]* = ' "$WORK/cfg0")
+nparams=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$WORK/out")
+[ "$nkeys" -eq "$nparams" ] && pass "config prints every parameter ($nkeys)" \
+	|| fail "config prints $nkeys keys, params has $nparams"
+
+# config round trip: byte-identical manifests, and config is a fixed point
+"$IMPRINT" config --files 4000 --seed 5 --set hardlink_share=0.02 >"$WORK/a.cfg"
+"$IMPRINT" plan -c "$WORK/a.cfg" -o "$WORK/m1"
+"$IMPRINT" plan --files 4000 --seed 5 --set hardlink_share=0.02 -o "$WORK/m2"
+cmp -s "$WORK/m1" "$WORK/m2" && pass "config round trip gives the same manifest" \
+	|| fail "config round trip gives the same manifest"
+"$IMPRINT" config -c "$WORK/a.cfg" >"$WORK/b.cfg"
+cmp -s "$WORK/a.cfg" "$WORK/b.cfg" && pass "config of its own output is identical" \
+	|| fail "config of its own output is identical"
+"$IMPRINT" config --used 300M --size 1G >"$WORK/c.cfg"
+"$IMPRINT" plan -c "$WORK/c.cfg" -o "$WORK/m3"
+"$IMPRINT" plan --used 300M --size 1G -o "$WORK/m4"
+cmp -s "$WORK/m3" "$WORK/m4" && pass "round trip from --used" || fail "round trip from --used"
+expect_status 0 "config --json" "$IMPRINT" config --json --seed 9
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["seed"] == 9' "$WORK/out" \
+	&& pass "config --json parses, seed 9" || fail "config --json parses, seed 9"
+
+# the manifest
+"$IMPRINT" plan --files 2000 -o - >"$WORK/m5"
+head -1 "$WORK/m5" | grep -q '^#path	type	size	ext	depth	target' && pass "manifest header" \
+	|| fail "manifest header"
+nfile=$(awk -F'\t' '$2 == "file"' "$WORK/m5" | wc -l)
+[ "$nfile" -eq 2000 ] && pass "manifest has 2000 files" || fail "manifest has $nfile files"
+awk -F'\t' 'NR > 1 && NF != 10 { bad = 1 } END { exit bad }' "$WORK/m5" \
+	&& pass "every manifest line has 10 columns" || fail "manifest column count"
+dups=$(awk -F'\t' 'NR > 1 { print $1 }' "$WORK/m5" | sort | uniq -d | wc -l)
+[ "$dups" -eq 0 ] && pass "manifest paths are unique" || fail "$dups duplicate paths"
+sum=$(awk -F'\t' '$2 == "file" { s += $3 } END { printf "%d", s }' "$WORK/m5")
+used=$("$IMPRINT" config --files 2000 | awk '$1 == "used" { print $3 }')
+[ -n "$used" ] && pass "config shows used ($used)" || fail "config shows used"
+"$IMPRINT" plan --files 2000 --report --json >"$WORK/r.json"
+bytes=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes"])' "$WORK/r.json")
+[ "$sum" = "$bytes" ] && pass "manifest bytes equal the report ($sum)" \
+	|| fail "manifest bytes $sum, report $bytes"
+"$IMPRINT" plan --files 2000 --report >"$WORK/r.txt"
+grep -q 'size K-S D' "$WORK/r.txt" && pass "text report" || fail "text report"
+"$IMPRINT" plan --files 2000 --report -o - >/dev/null 2>"$WORK/r2.txt"
+grep -q 'size K-S D' "$WORK/r2.txt" && pass "with -o -, the report goes to stderr" \
+	|| fail "with -o -, the report goes to stderr"
+
+# parameter errors: exit 2, message names where, what and what is allowed
+expect_status 2 "misspelt key" "$IMPRINT" plan --set size_sigm=1
+expect_err "--set: unknown parameter 'size_sigm' (did you mean 'size_sigma'?)" "suggestion"
+expect_status 2 "negative sigma" "$IMPRINT" plan --set size_sigma=-1
+expect_err "'size_sigma' must be > 0 (got '-1')" "sigma range"
+expect_status 2 "share above 1" "$IMPRINT" plan --set fpd_empty_share=1.5
+expect_err "'fpd_empty_share'" "share range names the key"
+expect_status 2 "bad fs" "$IMPRINT" config --fs xfs
+expect_err "'fs' must be one of ext2, ext3, ext4 (got 'xfs')" "fs choices"
+expect_status 2 "bad size" "$IMPRINT" config --size 12Q
+expect_err "'12Q'" "bad size is quoted"
+expect_status 2 "used above size" "$IMPRINT" config --size 1G --used 2G
+expect_err "'used'" "used > size names used"
+printf 'seed = 3\n# comment\n\nsize_sigma = 0\n' >"$WORK/bad.cfg"
+expect_status 2 "bad value in a file" "$IMPRINT" config -c "$WORK/bad.cfg"
+expect_err "bad.cfg line 4: 'size_sigma' must be > 0 (got '0')" "file and line in message"
+printf 'garbage\n' >"$WORK/bad2.cfg"
+expect_status 2 "line without =" "$IMPRINT" config -c "$WORK/bad2.cfg"
+expect_err "bad2.cfg line 1" "missing = names the line"
+expect_status 2 "missing config file" "$IMPRINT" config -c "$WORK/nope.cfg"
+expect_err "nope.cfg" "missing file is named"
+
+# runtime errors: exit 1, nothing left behind
+expect_status 1 "unwritable manifest" "$IMPRINT" plan --files 100 -o "$WORK/no/such/dir/m"
+expect_err "cannot" "unwritable path explained"
+if [ -e /dev/full ]; then
+	expect_status 1 "full disk on stdout" sh -c "'$IMPRINT' plan --files 20000 -o - >/dev/full"
+fi
+echo keep >"$WORK/keep"
+chmod 0500 "$WORK" 2>/dev/null
+if [ "$(id -u)" -ne 0 ]; then
+	expect_status 1 "unwritable dir keeps the old manifest" "$IMPRINT" plan --files 10 -o "$WORK/keep"
+fi
+chmod 0700 "$WORK"
+grep -q keep "$WORK/keep" && pass "old manifest untouched" || fail "old manifest clobbered"
+ls "$WORK" | grep -q '\.tmp\.' && fail "temporary manifest left behind" \
+	|| pass "no temporary manifest left behind"
+
+finish

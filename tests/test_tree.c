@@ -1,0 +1,139 @@
+/* test_tree.c - the generative tree: structure, attachment law, determinism */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "tree.h"
+
+#define N 200000
+
+static void test_structure(void **state)
+{
+	uint32_t *parent = malloc(N * sizeof(*parent));
+	uint8_t *depth = malloc(N);
+
+	(void)state;
+	assert_int_equal(tree_build(7, N, parent, depth), 0);
+	assert_int_equal(parent[0], 0);
+	assert_int_equal(depth[0], 0);
+	for (uint32_t i = 1; i < N; i++) {
+		assert_true(parent[i] < i);
+		assert_int_equal(depth[i], depth[parent[i]] + 1);
+	}
+	free(parent);
+	free(depth);
+}
+
+static void test_tiny(void **state)
+{
+	uint32_t parent[2] = { 99, 99 };
+	uint8_t depth[2] = { 99, 99 };
+
+	(void)state;
+	assert_int_equal(tree_build(1, 1, parent, depth), 0);
+	assert_int_equal(parent[0], 0);
+	assert_int_equal(depth[0], 0);
+	assert_int_equal(tree_build(1, 2, parent, depth), 0);
+	assert_int_equal(parent[1], 0);
+	assert_int_equal(depth[1], 1);
+}
+
+/*
+ * Replay the build: at step i the chosen parent had some number of
+ * subdirectories s.  Under the model the expected number of choices of a
+ * parent with s subdirectories is the sum over steps of N_s (s + 2) / total.
+ * A chi-square over s = 0..9 and ">= 10" must not reject the model; and the
+ * same statistic must reject a uniform-attachment tree.
+ */
+static double attachment_chi2(const uint32_t *parent, uint32_t n)
+{
+	enum { CLASSES = 11 };
+	uint32_t *subdirs = calloc(n, sizeof(*subdirs));
+	uint64_t ns[CLASSES] = { 0 };   /* dirs by subdirectory class */
+	double expected[CLASSES] = { 0 }, observed[CLASSES] = { 0 }, chi2 = 0;
+	double total = 2;
+
+	ns[0] = 1;
+	for (uint32_t i = 1; i < n; i++) {
+		double acc = 0;
+		uint32_t p = parent[i], s = subdirs[p];
+		unsigned cls = s < CLASSES - 1 ? s : CLASSES - 1;
+
+		for (unsigned c = 0; c < CLASSES - 1; c++) {
+			double e = (double)ns[c] * (c + 2) / total;
+
+			expected[c] += e;
+			acc += e;
+		}
+		expected[CLASSES - 1] += 1.0 - acc;
+		observed[cls] += 1;
+		/* p moves from class s to s + 1; the new dir joins class 0 */
+		if (s < CLASSES - 1) {
+			ns[s]--;
+			if (s + 1 < CLASSES - 1)
+				ns[s + 1]++;
+		}
+		subdirs[p]++;
+		ns[0]++;
+		total += 3;
+	}
+	for (unsigned c = 0; c < CLASSES; c++)
+		chi2 += (observed[c] - expected[c]) * (observed[c] - expected[c]) / expected[c];
+	free(subdirs);
+	return chi2;
+}
+
+static void test_attachment_law(void **state)
+{
+	uint32_t *parent = malloc(N * sizeof(*parent));
+	uint8_t *depth = malloc(N);
+	double limit = gsl_cdf_chisq_Qinv(0.001, 10);
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		assert_int_equal(tree_build(seed, N, parent, depth), 0);
+		assert_true(attachment_chi2(parent, N) < limit);
+	}
+	/* a uniform random recursive tree is a different law: it must be rejected */
+	srand(1);
+	for (uint32_t i = 1; i < N; i++)
+		parent[i] = (uint32_t)(rand() % i);
+	assert_true(attachment_chi2(parent, N) > limit);
+	free(parent);
+	free(depth);
+}
+
+static void test_determinism(void **state)
+{
+	uint32_t *a = malloc(N * sizeof(*a)), *b = malloc(N * sizeof(*b));
+	uint8_t *da = malloc(N), *db = malloc(N);
+
+	(void)state;
+	assert_int_equal(tree_build(11, N, a, da), 0);
+	assert_int_equal(tree_build(11, N, b, db), 0);
+	assert_memory_equal(a, b, N * sizeof(*a));
+	assert_int_equal(tree_build(12, N, b, db), 0);
+	assert_memory_not_equal(a, b, N * sizeof(*a));
+	free(a);
+	free(b);
+	free(da);
+	free(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_structure),
+		cmocka_unit_test(test_tiny),
+		cmocka_unit_test(test_attachment_law),
+		cmocka_unit_test(test_determinism),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
