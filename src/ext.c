@@ -37,11 +37,11 @@ static const struct ext_pct table_large[] = {
  */
 static const char *const tail_names[] = {
 	/* 1-50 */
-	"c", "png", "xml", "js", "html", "o", "py", "so", "log", "ini",
-	"zip", "css", "gz", "bmp", "wav", "java", "md", "json", "dat", "a",
-	"tar", "mp4", "ico", "cs", "sys", "tmp", "bak", "doc", "xls", "cab",
-	"hpp", "inf", "cfg", "php", "sh", "pl", "pyc", "pyd", "jar", "bin",
-	"ttf", "svg", "ocx", "chm", "msi", "go", "rs", "rb", "conf", "yml",
+	"c", "png", "xml", "js", "html", "o", "py", "so", "log", "ini", "zip",
+	"css", "gz", "bmp", "wav", "java", "md", "json", "dat", "a", "tar",
+	"mp4", "ico", "cs", "sys", "tmp", "bak", "doc", "xls", "cab", "hpp",
+	"inf", "cfg", "php", "sh", "pl", "pyc", "pyd", "jar", "bin", "ttf",
+	"svg", "ocx", "chm", "msi", "go", "rs", "rb", "conf", "yml",
 	/* 51-100 */
 	"csv", "rtf", "docx", "xlsx", "ppt", "pptx", "mpg", "pst", "odt", "tif",
 	"jpeg", "webp", "avi", "mkv", "mov", "wmv", "flac", "ogg", "m4a", "aac",
@@ -49,11 +49,11 @@ static const char *const tail_names[] = {
 	"ps1", "vbs", "asp", "aspx", "jsp", "s", "asm", "inc", "def", "rc",
 	"res", "idl", "tlb", "resx", "sln", "obj", "ilk", "exp", "map", "sym",
 	/* 101-150 */
-	"po", "mo", "pot", "pm", "pod", "t", "tcl", "lua", "m", "mm",
-	"kt", "hs", "ml", "erl", "ex", "el", "elc", "scm", "lisp", "f",
-	"f90", "pas", "bas", "vb", "awk", "sed", "y", "l", "am", "in",
-	"ac", "m4", "mk", "d", "v", "sv", "vhdl", "tex", "bib", "sty",
-	"cls", "dvi", "ps", "eps", "ai", "psd", "xcf", "fig", "dwg", "dxf",
+	"po", "mo", "pot", "pm", "pod", "t", "tcl", "lua", "m", "mm", "kt",
+	"hs", "ml", "erl", "ex", "el", "elc", "scm", "lisp", "f", "f90", "pas",
+	"bas", "vb", "awk", "sed", "y", "l", "am", "in", "ac", "m4", "mk", "d",
+	"v", "sv", "vhdl", "tex", "bib", "sty", "cls", "dvi", "ps", "eps", "ai",
+	"psd", "xcf", "fig", "dwg", "dxf",
 	/* 151-200 */
 	"stl", "fbx", "dae", "glb", "gltf", "mtl", "mp2", "m3u", "pls", "aif",
 	"aiff", "au", "snd", "ra", "rm", "opus", "amr", "mka", "m4v", "webm",
@@ -67,19 +67,19 @@ static const char *const tail_names[] = {
 	"ldb", "ibd", "sdf", "mdf", "ldf", "key", "pem", "crt", "cer", "der",
 	"p12", "pfx", "csr", "asc", "gpg", "sig", "pub", "pid", "lock", "swp",
 	/* 251-300 */
-	"old", "orig", "rej", "odp", "diff", "part", "toml", "env", "yaml", "nib",
-	"rss", "xsd", "xsl", "xslt", "dtd", "rdf", "kml", "gpx", "vmdk", "vdi",
-	"ova", "ovf", "com", "scr", "hlp", "cnt", "dmp", "etl", "evtx", "nls",
-	"mui", "ax", "acm", "cur", "ani", "msc", "mof", "cat", "dic", "aff",
-	"info", "rst", "nfo", "1", "3", "8", "r", "mat", "npy", "npz",
+	"old", "orig", "rej", "odp", "diff", "part", "toml", "env", "yaml",
+	"nib", "rss", "xsd", "xsl", "xslt", "dtd", "rdf", "kml", "gpx", "vmdk",
+	"vdi", "ova", "ovf", "com", "scr", "hlp", "cnt", "dmp", "etl", "evtx",
+	"nls", "mui", "ax", "acm", "cur", "ani", "msc", "mof", "cat", "dic",
+	"aff", "info", "rst", "nfo", "1", "3", "8", "r", "mat", "npy", "npz",
 	/* 301-340 */
-	"h5", "nc", "pkl", "pt", "pb", "vim", "zsh", "csh", "ics", "vcf",
-	"eml", "msg", "mbox", "epub", "mobi", "djvu", "cbz", "xps", "wpd", "wps",
+	"h5", "nc", "pkl", "pt", "pb", "vim", "zsh", "csh", "ics", "vcf", "eml",
+	"msg", "mbox", "epub", "mobi", "djvu", "cbz", "xps", "wpd", "wps",
 	"pak", "wad", "srt", "ass", "vtt", "cue", "tsv", "jsx", "tsx", "vue",
 	"less", "scss", "sass", "erb", "twig", "qml", "ui", "qrc", "pro", "cc",
 	/* 341-360 */
-	"cxx", "hxx", "hh", "inl", "la", "lo", "ko", "bc", "ll", "wasm",
-	"elf", "out", "hex", "dtb", "dts", "efi", "ods", "ldif", "kdbx", "xul",
+	"cxx", "hxx", "hh", "inl", "la", "lo", "ko", "bc", "ll", "wasm", "elf",
+	"out", "hex", "dtb", "dts", "efi", "ods", "ldif", "kdbx", "xul",
 };
 
 /*

@@ -11,6 +11,10 @@
  * The extension list of a model: entry 0 is "" (no extension, Impressions'
  * "nul"), then the table's extensions, then the tail.  Shares sum to 1.
  * An extension id (uint16_t) is an index into this list.
+ *
+ * The tail is a fixed list of about 360 real extensions (1-4 characters,
+ * [a-z0-9]) by popularity, sharing what the table leaves with weights
+ * 1 / (rank + 2), a Zipf law of exponent 1.  Deterministic: no draws.
  */
 struct ext_model {
 	size_t count;          /* entries */

@@ -262,6 +262,11 @@ static const struct param_def param_table[] = {
 	{ FIELD(age_max_days), .group = "times", .type = PT_DOUBLE, .unit = "days",
 	  .def.d = 3650, R_GT(0),
 	  .desc = "ages are capped here" },
+
+	/* on-disk layout */
+	{ FIELD(layout_score), .group = "layout", .type = PT_SHARE, .unit = "",
+	  .def.d = 1.0, .flags = PF_MIN | PF_MIN_OPEN | PF_MAX, .min = 0, .max = 1,
+	  .desc = "target layout score: contiguous share of file blocks (1 = unfragmented)" },
 };
 
 _Static_assert(ARRAY_SIZE(param_table) <= 64 * ARRAY_SIZE(((struct params *)0)->explicit_mask),

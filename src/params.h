@@ -76,6 +76,9 @@ struct params {
 	double age_sigma;          /* 1.6: lognormal sigma of age */
 	double age_max_days;       /* 3650: ages are capped here */
 
+	/* on-disk layout (backends that place blocks) */
+	double layout_score;       /* 1.0: target image-wide layout score, (0, 1] */
+
 	/* bit i set: table entry i was set explicitly (private to params.c) */
 	uint64_t explicit_mask[2];
 };

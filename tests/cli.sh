@@ -25,7 +25,7 @@ expect_status 0 "params --json" "$IMPRINT" params --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d) > 30' "$WORK/out" \
 	&& pass "params --json parses" || fail "params --json parses"
 "$IMPRINT" config >"$WORK/cfg0"
-nkeys=$(grep -c '^[a-z_]* = ' "$WORK/cfg0")
+nkeys=$(grep -c '^[a-z0-9_]* = ' "$WORK/cfg0")
 nparams=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$WORK/out")
 [ "$nkeys" -eq "$nparams" ] && pass "config prints every parameter ($nkeys)" \
 	|| fail "config prints $nkeys keys, params has $nparams"
