@@ -88,6 +88,76 @@ static int cmp_u32_desc(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
+#define FIX_TOP 256
+
+/*
+ * Spread target - sum over the FIX_TOP largest files: raise them toward
+ * the cap, or level them down to a common size no lower than the smallest
+ * of them.  Returns 1 when that reached the target exactly.
+ */
+static int sizes_fix_top(uint64_t *s, uint64_t n, uint64_t target, uint64_t sum, uint64_t cap)
+{
+	uint64_t top[FIX_TOP];
+	unsigned k = 0;
+
+	/* indices of the largest sizes, descending (insertion into a short list) */
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned at;
+
+		if (k == FIX_TOP && s[i] <= s[top[k - 1]])
+			continue;
+		at = k < FIX_TOP ? k++ : k - 1;
+		while (at > 0 && s[top[at - 1]] < s[i]) {
+			top[at] = top[at - 1];
+			at--;
+		}
+		top[at] = i;
+	}
+	if (target > sum) {
+		uint64_t room = 0, want = target - sum;
+
+		for (unsigned i = 0; i < k; i++)
+			room += cap - s[top[i]];
+		if (room < want)
+			return 0;
+		for (unsigned i = 0; i < k && want; i++) {
+			uint64_t add = cap - s[top[i]] < want ? cap - s[top[i]] : want;
+
+			s[top[i]] += add;
+			want -= add;
+		}
+		return 1;
+	}
+
+	/* level down: find L with sum(max(0, s - L)) over the top = sum - target */
+	uint64_t want = sum - target, floor_v = s[top[k - 1]], above = 0;
+	unsigned m;
+
+	for (unsigned i = 0; i < k; i++)
+		above += s[top[i]] - floor_v;
+	if (above < want)
+		return 0;
+	/* the top m files are cut to a level L >= s[top[m]] */
+	uint64_t acc = 0;
+
+	for (m = 1; m <= k; m++) {
+		uint64_t next = m < k ? s[top[m]] : floor_v;
+
+		acc += s[top[m - 1]];
+		/* cutting the top m to `next` removes acc - m * next */
+		if (acc - (uint64_t)m * next >= want)
+			break;
+	}
+	if (m > k)
+		m = k;
+	/* level L = (acc - want) / m, the remainder spread one byte each */
+	uint64_t keep = acc - want, level = keep / m, rest = keep % m;
+
+	for (unsigned i = 0; i < m; i++)
+		s[top[i]] = level + (i < rest);
+	return 1;
+}
+
 /*
  * Make the sizes sum to target exactly.  The largest file absorbs the
  * difference when it stays the largest and within the cap (the sample's
@@ -125,6 +195,8 @@ static void sizes_fix_total(uint64_t *s, uint64_t n, uint64_t target, uint64_t c
 			s[k] = target / n + (k < target % n);
 		return;
 	}
+	if (sizes_fix_top(s, n, target, sum, cap))
+		return;
 
 	long double f = (long double)target / (long double)sum;
 
@@ -706,7 +778,8 @@ out_free:
 struct name_set {
 	uint64_t *hash;       /* 0 = empty slot */
 	uint32_t *off;        /* offset of the name in arena */
-	uint32_t cap;         /* slots, a power of two */
+	uint32_t cap;         /* slots in use for this directory, a power of two */
+	uint32_t alloc;       /* slots allocated */
 	char *arena;
 	size_t arena_len, arena_cap;
 };
@@ -723,23 +796,24 @@ static uint64_t name_hash(const char *s, size_t len)
 	return h ? h : 1;
 }
 
+/* Size the set for one directory; clears only the slots it will use. */
 static int name_set_reset(struct name_set *ns, uint64_t entries)
 {
 	uint64_t want = 16;
 
 	while (want < entries * 2)
 		want <<= 1;
-	if (want > ns->cap) {
+	if (want > ns->alloc) {
 		free(ns->hash);
 		free(ns->off);
-		ns->hash = calloc(want, sizeof(*ns->hash));
-		ns->off = calloc(want, sizeof(*ns->off));
+		ns->hash = malloc(want * sizeof(*ns->hash));
+		ns->off = malloc(want * sizeof(*ns->off));
 		if (!ns->hash || !ns->off)
 			return -ENOMEM;
-		ns->cap = (uint32_t)want;
-	} else {
-		memset(ns->hash, 0, ns->cap * sizeof(*ns->hash));
+		ns->alloc = (uint32_t)want;
 	}
+	ns->cap = (uint32_t)want;
+	memset(ns->hash, 0, want * sizeof(*ns->hash));
 	ns->arena_len = 0;
 	return 0;
 }

@@ -98,6 +98,13 @@ expect_err "cannot" "unwritable path explained"
 if [ -e /dev/full ]; then
 	expect_status 1 "full disk on stdout" sh -c "'$IMPRINT' plan --files 20000 -o - >/dev/full"
 fi
+mkfifo "$WORK/fifo"
+cat "$WORK/fifo" >"$WORK/fifo.out" &
+"$IMPRINT" plan --files 300 -o "$WORK/fifo"
+wait
+[ -p "$WORK/fifo" ] && pass "a FIFO target stays a FIFO" || fail "the FIFO was replaced"
+[ "$(grep -c '	file	' "$WORK/fifo.out")" -eq 300 ] && pass "the manifest went through the FIFO" \
+	|| fail "the manifest did not go through the FIFO"
 echo keep >"$WORK/keep"
 chmod 0500 "$WORK" 2>/dev/null
 if [ "$(id -u)" -ne 0 ]; then
