@@ -1266,6 +1266,31 @@ static void fmt_default(const struct param_def *d, char *buf, size_t len)
 		fmt_value(d, d->def, buf, len);
 }
 
+/* Names only, one line per group, wrapped: the parameter part of --help. */
+void params_print_names(FILE *out, unsigned width)
+{
+	const char *group = NULL;
+	unsigned col = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++) {
+		const struct param_def *d = &param_table[i];
+		unsigned len = (unsigned)strlen(d->name);
+
+		if (!group || strcmp(group, d->group) != 0) {
+			if (group)
+				fputc('\n', out);
+			group = d->group;
+			col = (unsigned)fprintf(out, "  %-20s", group);
+		} else if (col + len + 1 > width) {
+			col = (unsigned)fprintf(out, "\n  %-20s", "") - 1;
+		} else {
+			col += (unsigned)fprintf(out, " ");
+		}
+		col += (unsigned)fprintf(out, "%s", d->name);
+	}
+	fputc('\n', out);
+}
+
 void params_print_list(FILE *out)
 {
 	int wn = 4, wt = 4, wu = 4, wd = 7;

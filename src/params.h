@@ -131,6 +131,9 @@ void params_print_config(const struct params *p, FILE *out);
 /* Print the parameter list (name, type, unit, default, description). */
 void params_print_list(FILE *out);
 
+/* Print every parameter name, grouped, wrapped to width columns (for --help). */
+void params_print_names(FILE *out, unsigned width);
+
 /* The same two as JSON text. */
 void params_print_config_json(const struct params *p, FILE *out);
 void params_print_list_json(FILE *out);
