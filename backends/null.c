@@ -1,0 +1,47 @@
+/* null.c - the null backend: accepts a plan, writes nothing; for tests and benchmarks */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+
+static int null_open(struct backend *b, const struct create_opts *o, const struct plan *pl)
+{
+	(void)o;
+	(void)pl;
+	b->priv = NULL;
+	return 0;
+}
+
+static int null_populate(struct backend *b, const struct plan *pl, const struct content_source *cs,
+			 struct create_result *res)
+{
+	(void)b;
+	(void)cs;
+	memset(res, 0, sizeof(*res));
+	res->files = pl->nfiles;
+	res->dirs = pl->ndirs;
+	res->links = pl->nlinks;
+	res->bytes = pl->bytes;
+	res->layout_score = 1.0;
+	return 0;
+}
+
+static int null_finish(struct backend *b)
+{
+	(void)b;
+	return 0;
+}
+
+static void null_abort(struct backend *b)
+{
+	(void)b;
+}
+
+const struct backend_ops null_backend_ops = {
+	.name = "null",
+	.caps = 0,
+	.open = null_open,
+	.populate = null_populate,
+	.finish = null_finish,
+	.abort = null_abort,
+};

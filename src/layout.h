@@ -1,0 +1,103 @@
+/* layout.h - where every block goes: placement on a free-space map, backend-independent */
+#ifndef IMPRINT_LAYOUT_H
+#define IMPRINT_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+/* A run of free blocks. */
+struct free_run {
+	uint64_t start, len;
+};
+
+/*
+ * The free space a backend hands over: maximal free runs, sorted and
+ * disjoint, and the group geometry the allocator policy follows.
+ */
+struct freemap {
+	uint64_t nblocks;          /* blocks in the file system */
+	uint64_t first_data_block; /* 1 for 1 KiB blocks, else 0 */
+	uint32_t blocks_per_group;
+	uint32_t ngroups;
+	uint32_t flex_groups;      /* groups per flex group, 1 without flex_bg */
+	size_t nruns;
+	struct free_run *runs;
+};
+
+/* How a file's blocks are mapped, which decides its metadata blocks. */
+enum layout_mapping {
+	LAYOUT_EXTENTS,  /* ext4 extents: 4 in the inode, then packed tree blocks */
+	LAYOUT_BLOCKMAP, /* ext2/3: 12 direct, then single/double/triple indirect */
+};
+
+/* What the backend asks to place; arrays indexed by plan ids. */
+struct layout_request {
+	const struct plan *pl;
+	const uint64_t *file_blocks;  /* data blocks per file (0: empty or inline) */
+	const uint32_t *dir_blocks;   /* directory blocks per directory (root included) */
+	const uint8_t *link_blocks;   /* 1 for a slow symlink, else 0 */
+	uint32_t block_size;
+	enum layout_mapping mapping;
+	uint32_t max_extent_len;      /* longest extent, blocks (32768 for ext4) */
+	double layout_score;          /* target in (0, 1]; 1 = every file contiguous */
+	uint64_t pool_blocks;         /* spare metadata blocks to reserve */
+	uint64_t seed;
+};
+
+/* One physical run of a file's data, in logical order. */
+struct layout_extent {
+	uint64_t pblk;
+	uint64_t len;
+};
+
+/*
+ * The result.  File f's data runs are ext[file_ext[f]] .. ext[file_ext[f+1]-1],
+ * maximal (two consecutive runs are never physically adjacent) and in
+ * logical order; a run may be longer than max_extent_len (the backend
+ * splits it into extents).  The metadata blocks a file needs for its
+ * mapping (extent tree blocks, indirect blocks) are file_nmeta[f]
+ * consecutive blocks from file_meta[f].  Directory j's blocks are
+ * dir_blocks[j] consecutive blocks from dir_start[j]; a slow symlink's
+ * block is link_block[l].  pool_start..pool_start+pool_len-1 are reserved
+ * for metadata the backend did not foresee.  No two blocks overlap, and
+ * every block was free in the map.
+ */
+struct layout {
+	uint64_t nfiles;
+	uint64_t *file_ext;     /* nfiles + 1 */
+	struct layout_extent *ext;
+	uint64_t next;
+	uint64_t *file_meta;
+	uint32_t *file_nmeta;
+	uint64_t *dir_start;
+	uint64_t *link_block;
+	uint64_t pool_start, pool_len;
+	uint64_t blocks_used;   /* data + metadata + pool */
+	double score;           /* achieved image-wide layout score of the files */
+};
+
+/*
+ * Metadata blocks a file of `blocks` data blocks in `extents` extents needs
+ * under mapping m (ext4: 0 when extents <= 4, else a packed tree; ext2/3:
+ * the indirect blocks).  epb/apb are derived from block_size.
+ */
+uint64_t layout_meta_blocks(enum layout_mapping m, uint32_t block_size, uint64_t blocks,
+			    uint64_t extents);
+
+/*
+ * Place everything.  Returns 0; -ENOSPC when it does not fit, with *need
+ * set to the blocks required (data + metadata + pool); -ENOMEM.
+ */
+int layout_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm,
+		 uint64_t *need);
+void layout_release(struct layout *lo);
+
+/*
+ * Image-wide layout score (Smith & Seltzer): contiguous block pairs over
+ * (blocks - 1), summed over files of two or more blocks; 1 when none has.
+ */
+double layout_score_of(const struct layout *lo);
+
+#endif
