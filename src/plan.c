@@ -186,7 +186,7 @@ static void sizes_fix_total(uint64_t *s, uint64_t n, uint64_t target, uint64_t c
 		s[l] += target - sum;
 		return;
 	}
-	if (target < sum && s[l] - (sum - target) >= second) {
+	if (target < sum && sum - target <= s[l] - second) {
 		s[l] -= sum - target;
 		return;
 	}

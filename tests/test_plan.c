@@ -54,6 +54,7 @@ static void check_invariants(const struct plan *pl)
 	assert_int_equal(files, pl->nfiles);
 	for (uint64_t f = 0; f < pl->nfiles; f++) {
 		bytes += pl->file_size[f];
+		assert_true(pl->file_size[f] <= (uint64_t)pl->size.cap);
 		assert_true(pl->file_ext[f] < pl->ext.count);
 	}
 	assert_int_equal(bytes, pl->bytes);
@@ -155,9 +156,12 @@ static void test_modes(void **state)
 						NULL };
 	static const char *const tiny[] = { "files", "1", NULL };
 	static const char *const few[] = { "files", "7", "used", "100K", NULL };
+	/* both given, far below the model's mean: sizes must shrink, never wrap */
+	static const char *const dense[] = { "files", "10K", "used", "10M", NULL };
+	static const char *const sparse[] = { "files", "50", "used", "20G", NULL };
 	static const char *const links[] = { "files", "5000", "hardlink_share", "0.2",
 					     "symlink_share", "0.3", NULL };
-	const char *const *cases[] = { iid, care, numeric, special, tiny, few, links };
+	const char *const *cases[] = { iid, care, numeric, special, tiny, few, dense, sparse, links };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
