@@ -19,6 +19,7 @@ struct create_opts {
 	const char *mkfs_options;  /* extra mke2fs arguments, or NULL */
 	int no_format;             /* populate an existing, empty file system */
 	unsigned jobs;             /* worker threads for file data, >= 1 */
+	const char *extents_path;  /* write every file's planned runs here (verify_write_extents), or NULL */
 	/* called now and then from the populating thread; may be NULL */
 	void (*progress)(void *ctx, uint64_t files_done, uint64_t bytes_done);
 	void *progress_ctx;

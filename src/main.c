@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "create.h"
 #include "manifest.h"
 #include "params.h"
 #include "plan.h"
 #include "report.h"
+#include "verify.h"
 
 #define EXIT_USAGE 2
 
@@ -25,6 +27,11 @@ enum {
 	OPT_REPORT,
 	OPT_JSON,
 	OPT_VERSION,
+	OPT_MKFS_OPTIONS,
+	OPT_NO_FORMAT,
+	OPT_FORCE,
+	OPT_BACKEND,
+	OPT_EXTENTS,
 };
 
 static const struct option long_opts[] = {
@@ -38,6 +45,13 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "report", no_argument, NULL, OPT_REPORT },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "mkfs-options", required_argument, NULL, OPT_MKFS_OPTIONS },
+	{ "no-format", no_argument, NULL, OPT_NO_FORMAT },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "extents", required_argument, NULL, OPT_EXTENTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -50,6 +64,11 @@ struct cli {
 	const char *output;
 	int report;
 	int json;
+	/* create */
+	struct create_args create;
+	const char *only_create;   /* the first create-only option given, for messages */
+	const char *verify_dir;    /* verify: the mounted tree */
+	int jobs_given;
 	/* --set and short forms, in command-line order: "key=value" */
 	char **sets;
 	const char **set_where;
@@ -64,6 +83,7 @@ static void usage(FILE *out)
 		"Build realistic, reproducible file-system images (Impressions model).\n"
 		"\n"
 		"commands:\n"
+		"  create    build the image: imprint create [options] TARGET\n"
 		"  plan      build the plan and write its manifest (one line per entry)\n"
 		"  config    print the complete resolved configuration, seed included\n"
 		"  params    list every parameter with type, unit, default and description\n"
@@ -78,15 +98,29 @@ static void usage(FILE *out)
 		"      --fs FS          ext2, ext3 or ext4 (default ext4)\n"
 		"  -o, --output FILE    plan: write the manifest to FILE ('-' for stdout)\n"
 		"      --report         plan: print the fit report (target against achieved)\n"
-		"      --json           print reports, config and params as JSON\n"
+		"      --json           print reports, config, params and the create summary as JSON\n"
 		"  -h, --help           show this help\n"
 		"      --version        show the version\n"
+		"\n"
+		"create options (TARGET is an image file or a block device):\n"
+		"      --mkfs-options S extra mke2fs arguments, e.g. \"-O ^has_journal\"\n"
+		"      --no-format      populate the empty ext2/3/4 file system already in TARGET\n"
+		"      --force          overwrite a TARGET that holds a file system, partition\n"
+		"                       table or other signature (never a mounted or busy one)\n"
+		"  -q, --quiet          no progress line and no summary (--json still prints)\n"
+		"  -j, --jobs N         worker threads for file data (default: online CPUs)\n"
 		"\n"
 		"plan writes the manifest to stdout unless --report is given; with --report\n"
 		"the report goes to stdout and the manifest only where -o says (with -o -,\n"
 		"the report goes to stderr).  Run 'imprint params' for every parameter.\n"
 		"\n"
-		"exit status: 0 success, 1 runtime failure, 2 usage or parameter error\n");
+		"create builds an image file of 'size' (default 1G) under a temporary name\n"
+		"beside TARGET and renames it over TARGET when complete; on a block device,\n"
+		"'size' defaults to the whole device.  'imprint plan' with the same options\n"
+		"(and --size on a device) writes the manifest of what create builds.\n"
+		"\n"
+		"exit status: 0 success, 1 runtime failure (for create also a refused or\n"
+		"interrupted build: nothing half-built is left), 2 usage or parameter error\n");
 }
 
 static int add_set(struct cli *c, const char *key, const char *value, const char *where)
@@ -125,7 +159,7 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 	int opt, ret = 0;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":c:o:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":c:o:hqj:", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			c->config = optarg;
@@ -167,6 +201,45 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 		case OPT_JSON:
 			c->json = 1;
 			break;
+		case OPT_MKFS_OPTIONS:
+			c->create.mkfs_options = optarg;
+			c->only_create = c->only_create ? c->only_create : "--mkfs-options";
+			break;
+		case OPT_NO_FORMAT:
+			c->create.no_format = 1;
+			c->only_create = c->only_create ? c->only_create : "--no-format";
+			break;
+		case OPT_EXTENTS:
+			c->create.extents = optarg;
+			break;
+		case OPT_FORCE:
+			c->create.force = 1;
+			c->only_create = c->only_create ? c->only_create : "--force";
+			break;
+		case 'q':
+			c->create.quiet = 1;
+			c->only_create = c->only_create ? c->only_create : "--quiet";
+			break;
+		case OPT_BACKEND:
+			c->create.backend = optarg;
+			c->only_create = c->only_create ? c->only_create : "--backend";
+			break;
+		case 'j': {
+			char *end;
+			unsigned long n;
+
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || n < 1 || n > 1024) {
+				fprintf(stderr, "imprint: '--jobs' must be a whole number from 1 to 1024 (got '%s')\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			c->create.jobs = (unsigned)n;
+			c->jobs_given = 1;
+			c->only_create = c->only_create ? c->only_create : "--jobs";
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -189,6 +262,10 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 			return 1;
 		}
 	}
+	if (strcmp(c->cmd, "create") == 0 && optind < argc)
+		c->create.target = argv[optind++];
+	else if (strcmp(c->cmd, "verify") == 0 && optind < argc)
+		c->verify_dir = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "imprint: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
@@ -196,8 +273,11 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
-/* Defaults, then the file, then --set and short forms in order; then resolve. */
-static int load_params(const struct cli *c, struct params *p)
+/*
+ * Defaults, then the file, then --set and short forms in order; then
+ * resolve unless resolve is 0 (create resolves once it knows the target).
+ */
+static int load_params(const struct cli *c, struct params *p, int resolve)
 {
 	struct param_error err = { { 0 } };
 
@@ -214,7 +294,7 @@ static int load_params(const struct cli *c, struct params *p)
 		if (ret)
 			goto out_err;
 	}
-	if (params_resolve(p, &err))
+	if (resolve && params_resolve(p, &err))
 		goto out_err;
 	return 0;
 out_err:
@@ -222,16 +302,37 @@ out_err:
 	return EXIT_USAGE;
 }
 
-/* Write the manifest to path via a temporary file renamed when complete. */
+/*
+ * Write the manifest to path via a temporary file renamed when complete,
+ * so that a failure never leaves a half-written manifest in its place.
+ */
 static int write_manifest_file(const struct plan *pl, const char *path)
 {
 	size_t len = strlen(path) + 32;
 	char *tmp = malloc(len);
+	struct stat st;
 	FILE *f;
 	int fd, ret;
 
 	if (!tmp)
 		return -ENOMEM;
+	/* a device or FIFO (/dev/null, a pipe) is written as it is, never replaced */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		free(tmp);
+		f = fopen(path, "w");
+		if (!f) {
+			ret = -errno;
+			fprintf(stderr, "imprint: cannot open '%s': %s\n", path, strerror(errno));
+			return ret;
+		}
+		ret = manifest_write(pl, f);
+		if (fclose(f) != 0 && !ret)
+			ret = -errno;
+		if (ret)
+			fprintf(stderr, "imprint: cannot write manifest '%s': %s\n", path,
+				strerror(-ret));
+		return ret;
+	}
 	snprintf(tmp, len, "%s.tmp.XXXXXX", path);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
@@ -319,6 +420,52 @@ out_release:
 	return ret ? 1 : 0;
 }
 
+/* Check a mounted image against the plan of the same options. */
+static int cmd_verify(const struct cli *c, const struct params *p)
+{
+	struct plan pl;
+	struct plan_error err = { { 0 } };
+	struct content_source cs;
+	struct verify_result res;
+	int ret;
+
+	ret = plan_build(&pl, p, &err);
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", err.msg);
+		return ret == -EINVAL ? EXIT_USAGE : 1;
+	}
+	content_random_init(&cs, &pl);
+	ret = verify_tree(&pl, &cs, c->verify_dir, c->create.extents, stderr, 20, &res);
+	if (ret < 0) {
+		fprintf(stderr, "imprint: cannot verify '%s': %s\n", c->verify_dir, strerror(-ret));
+		plan_release(&pl);
+		return 1;
+	}
+	printf("%llu dirs, %llu files, %llu links, %llu bytes, %llu files' extents checked: "
+	       "%llu mismatches\n",
+	       (unsigned long long)res.dirs, (unsigned long long)res.files,
+	       (unsigned long long)res.links, (unsigned long long)res.bytes,
+	       (unsigned long long)res.extent_files, (unsigned long long)res.mismatches);
+	plan_release(&pl);
+	return ret ? 1 : 0;
+}
+
+static int cmd_create(struct cli *c, struct params *p)
+{
+	int ret;
+
+	if (!c->jobs_given) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		c->create.jobs = n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
+	}
+	c->create.json = c->json;
+	ret = create_run(&c->create, p);
+	if (ret == -EINVAL)
+		return EXIT_USAGE;
+	return ret ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -339,9 +486,10 @@ int main(int argc, char **argv)
 		printf("imprint %s\n", PACKAGE_VERSION);
 		return 0;
 	}
-	if (strcmp(c.cmd, "plan") && strcmp(c.cmd, "config") && strcmp(c.cmd, "params")) {
-		fprintf(stderr, "imprint: unknown command '%s' (expected plan, config or params)\n",
-			c.cmd);
+	if (strcmp(c.cmd, "plan") && strcmp(c.cmd, "config") && strcmp(c.cmd, "params") &&
+	    strcmp(c.cmd, "create") && strcmp(c.cmd, "verify")) {
+		fprintf(stderr, "imprint: unknown command '%s' "
+			"(expected create, plan, verify, config or params)\n", c.cmd);
 		return EXIT_USAGE;
 	}
 	ret = parse_cli(&c, argc - 1, argv + 1);
@@ -362,12 +510,40 @@ int main(int argc, char **argv)
 		cli_release(&c);
 		return EXIT_USAGE;
 	}
-	ret = load_params(&c, &p);
+	/* verify takes create's options too, so that one command line serves both */
+	if (c.only_create && strcmp(c.cmd, "create") && strcmp(c.cmd, "verify")) {
+		fprintf(stderr, "imprint: '%s' is only for 'create'\n", c.only_create);
+		cli_release(&c);
+		return EXIT_USAGE;
+	}
+	if (strcmp(c.cmd, "create") == 0 && (c.report || !c.create.target)) {
+		if (c.report)
+			fprintf(stderr, "imprint: '--report' is only for 'plan'\n");
+		else
+			fprintf(stderr, "imprint: create needs a TARGET: an image file or a block device\n");
+		cli_release(&c);
+		return EXIT_USAGE;
+	}
+	if (c.create.extents && strcmp(c.cmd, "create") && strcmp(c.cmd, "verify")) {
+		fprintf(stderr, "imprint: '--extents' is only for 'create' and 'verify'\n");
+		cli_release(&c);
+		return EXIT_USAGE;
+	}
+	if (strcmp(c.cmd, "verify") == 0 && !c.verify_dir) {
+		fprintf(stderr, "imprint: verify needs the directory where the image is mounted\n");
+		cli_release(&c);
+		return EXIT_USAGE;
+	}
+	ret = load_params(&c, &p, strcmp(c.cmd, "create") != 0);
 	if (ret) {
 		cli_release(&c);
 		return ret;
 	}
-	if (strcmp(c.cmd, "config") == 0) {
+	if (strcmp(c.cmd, "create") == 0) {
+		ret = cmd_create(&c, &p);
+	} else if (strcmp(c.cmd, "verify") == 0) {
+		ret = cmd_verify(&c, &p);
+	} else if (strcmp(c.cmd, "config") == 0) {
 		if (c.json)
 			params_print_config_json(&p, stdout);
 		else

@@ -1,0 +1,1288 @@
+/* layout.c - block placement: Orlov-like spread, contiguous packing, exact fragmentation */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "rng.h"
+
+/*
+ * How it works.
+ *
+ * Free space.  The free runs are copied into slots, each consumed from its
+ * front only, with a max tree over their free lengths for "first slot from
+ * i with at least n free" in O(log slots).  Slots [0, nruns) are the runs
+ * in address order; holes left behind when the packing jumps forward are
+ * appended after them and only used when the space ahead is exhausted.
+ *
+ * Spread.  Block groups are gathered into allocation units (flex groups
+ * with flex_bg, else groups) like the kernel's Orlov allocator does.  The
+ * root goes to unit 0; a top-level directory goes to the unit with the most
+ * projected free blocks (ties: lowest); a deeper one stays in its parent's
+ * unit while that has room for the directory's own blocks and files, else
+ * it takes the first unit after it (wrapping) that has, else the most
+ * free one.  Directories are then packed unit by unit, in creation order
+ * within a unit: a directory's blocks, its files in id order right after,
+ * then its slow symlinks.  On entering a unit the packing jumps to the
+ * unit's start unless earlier units overflowed past it.
+ *
+ * Packing.  An object goes at the packing cursor if it fits in what is left
+ * of the cursor's run.  Otherwise, if the next non-empty run can hold it,
+ * the cursor moves there (the tail left behind stays free); if not, the
+ * object is big for this region and goes to the first run ahead that holds
+ * it whole, the cursor staying put for the small files that follow.  Only
+ * when nothing ahead and nothing behind can hold it whole is a file split,
+ * longest free slot first (fewest breaks): such breaks are unavoidable and
+ * are counted.  A file's mapping metadata (extent tree or indirect blocks)
+ * sits right before its first data run, in the same allocation.
+ *
+ * Fragmentation.  Every block pair of every file of two or more blocks is
+ * equally likely to be broken: the B = round((1 - target) * pairs) breaks
+ * are drawn by selection sampling over the pairs, in placement order
+ * (stream "layout.frag", indexed by file), so big files get proportionally
+ * more breaks and the total is exact.  A file's first piece goes where its
+ * whole data would have gone; its other pieces wait in a pool and are
+ * placed, one at a time and most-pieces-first (by power of two), between the files that
+ * follow (at a rate that spreads the pool over the rest of the image), so
+ * the gaps between pieces are filled by other files' data.  A piece is
+ * never put right after the file's previous run: it goes to another run,
+ * or, when no other free run can take it, one block further (a one-block
+ * hole), or, as a last resort, adjacent (the break is lost).  Unavoidable
+ * and lost breaks are charged to the remaining budget, so later files
+ * absorb them.  The score is then measured on the result.
+ *
+ * Tiny plans: the score moves in steps of 1 / pairs, so a plan with few
+ * pairs gets the nearest reachable value; breaks that would need space the
+ * image does not have are lost (and reported by the measured score).
+ */
+
+/* A run beyond a file's first, in placement order, until assembly. */
+struct ovf {
+	uint64_t pblk;
+	uint32_t len;
+	uint32_t file;
+};
+
+/* The selection-sampling state of a fragmented file, and its next piece. */
+struct frag {
+	uint64_t file;
+	uint64_t left;      /* pieces still to place */
+	uint64_t blocks;    /* blocks not yet given to a piece */
+	uint64_t R, S;      /* breaks and pairs left in the selection */
+	uint64_t prev_end;  /* block after the file's last placed run */
+	struct rng r;
+};
+
+/* A first-in first-out ring of waiting files, cap a power of two. */
+struct ring {
+	struct frag *e;
+	size_t cap, head, n;
+};
+
+struct alloc {
+	size_t nruns;       /* slots [0, nruns) are runs, in address order */
+	size_t nslots;      /* then the holes left behind */
+	size_t cap;
+	size_t size;        /* tree leaves, a power of two >= cap */
+	uint64_t *cur, *end;
+	uint64_t *max;      /* 2 * size nodes: longest free slot below */
+	size_t ci;          /* cursor run, nruns when the space ahead is used up */
+	uint64_t leaked;    /* blocks skipped or abandoned, never used */
+	uint64_t spare;     /* free blocks beyond what the plan needs */
+};
+
+/* Projected free blocks per unit, with a max tree (values may go negative). */
+struct units {
+	size_t n, size;
+	int64_t *t;
+};
+
+struct build {
+	const struct layout_request *rq;
+	const struct plan *pl;
+	struct layout *lo;
+	struct alloc al;
+	uint64_t max_ext;
+	int frag;
+
+	struct ovf *ovf;
+	size_t novf, ovf_cap;
+
+	uint64_t R, S;      /* breaks still to make, pairs still to decide */
+	uint64_t key;
+
+	struct ring ring[65]; /* waiting files by class */
+	unsigned top;       /* highest class that may be non-empty */
+	struct frag *step;  /* files served in one step */
+	size_t step_cap;
+	uint64_t pool;      /* pieces waiting */
+	uint64_t nwait;     /* files waiting */
+
+	uint64_t extra;     /* metadata blocks beyond the plan's count */
+};
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+uint64_t layout_meta_blocks(enum layout_mapping m, uint32_t block_size, uint64_t blocks,
+			    uint64_t extents)
+{
+	uint64_t level, total, apb, r, d;
+
+	if (m == LAYOUT_EXTENTS) {
+		/* 12-byte header, 12-byte entries; the tail checksum fits the slack */
+		uint64_t epb = block_size >= 36 ? (block_size - 12) / 12 : 2;
+
+		if (extents <= 4)
+			return 0;
+		level = div_up(extents, epb);
+		total = level;
+		while (level > 4) {
+			level = div_up(level, epb);
+			total += level;
+		}
+		return total;
+	}
+
+	apb = block_size >= 8 ? block_size / 4 : 2;
+	if (blocks <= 12)
+		return 0;
+	r = blocks - 12;
+	if (r <= apb)
+		return 1;
+	r -= apb;
+	total = 1;
+	d = min_u64(r, apb * apb);
+	total += 1 + div_up(d, apb);
+	r -= d;
+	if (r)
+		total += 1 + div_up(r, apb * apb) + div_up(r, apb);
+	return total;
+}
+
+double layout_score_of(const struct layout *lo)
+{
+	uint64_t num = 0, den = 0;
+
+	if (!lo->file_ext || !lo->ext)
+		return 1.0;
+	for (uint64_t f = 0; f < lo->nfiles; f++) {
+		uint64_t s = lo->file_ext[f], e = lo->file_ext[f + 1], blocks = 0, adj = 0;
+
+		for (uint64_t i = s; i < e; i++) {
+			blocks += lo->ext[i].len;
+			if (i > s && lo->ext[i - 1].pblk + lo->ext[i - 1].len == lo->ext[i].pblk)
+				adj++;
+		}
+		if (blocks < 2)
+			continue;
+		den += blocks - 1;
+		num += blocks - (e - s) + adj;
+	}
+	return den ? (double)num / (double)den : 1.0;
+}
+
+/* ---- free space ---- */
+
+static void al_update(struct alloc *a, size_t i)
+{
+	size_t k = a->size + i;
+
+	a->max[k] = a->end[i] - a->cur[i];
+	for (k >>= 1; k; k >>= 1) {
+		uint64_t l = a->max[2 * k], r = a->max[2 * k + 1], m = l > r ? l : r;
+
+		if (a->max[k] == m)
+			break;
+		a->max[k] = m;
+	}
+}
+
+static size_t al_find(const struct alloc *a, size_t k, size_t kl, size_t kr, size_t lo, size_t hi,
+		      uint64_t n)
+{
+	size_t mid, r;
+
+	if (kr <= lo || hi <= kl || a->max[k] < n)
+		return SIZE_MAX;
+	if (kr - kl == 1)
+		return kl;
+	mid = kl + (kr - kl) / 2;
+	r = al_find(a, 2 * k, kl, mid, lo, hi, n);
+	if (r != SIZE_MAX)
+		return r;
+	return al_find(a, 2 * k + 1, mid, kr, lo, hi, n);
+}
+
+/* First slot in [lo, hi) with at least n (>= 1) free blocks, or SIZE_MAX. */
+static size_t al_first(const struct alloc *a, size_t lo, size_t hi, uint64_t n)
+{
+	if (lo >= hi)
+		return SIZE_MAX;
+	return al_find(a, 1, 0, a->size, lo, hi, n);
+}
+
+static void al_advance(struct alloc *a)
+{
+	size_t j = al_first(a, a->ci + 1, a->nruns, 1);
+
+	a->ci = j == SIZE_MAX ? a->nruns : j;
+}
+
+static uint64_t al_take(struct alloc *a, size_t i, uint64_t n)
+{
+	uint64_t p = a->cur[i];
+
+	a->cur[i] += n;
+	al_update(a, i);
+	if (i == a->ci && a->cur[i] == a->end[i])
+		al_advance(a);
+	return p;
+}
+
+/*
+ * Copy the free runs (merging touching ones), reserve the pool at the tail
+ * of the last run that holds it, and build the tree.  Returns 0, -EINVAL
+ * for runs out of order or outside the file system, -ENOSPC when no run
+ * holds the pool, -ENOMEM.
+ */
+static int al_init(struct alloc *a, const struct freemap *fm, size_t nholes, uint64_t pool,
+		   uint64_t *pool_start)
+{
+	size_t n = 0;
+	uint64_t last = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->cap = fm->nruns + nholes + 1;
+	a->cur = calloc(a->cap, sizeof(*a->cur));
+	a->end = calloc(a->cap, sizeof(*a->end));
+	if (!a->cur || !a->end)
+		return -ENOMEM;
+	for (size_t i = 0; i < fm->nruns; i++) {
+		uint64_t s = fm->runs[i].start, len = fm->runs[i].len;
+
+		if (!len)
+			continue;
+		if (s < last || s + len < s || s + len > fm->nblocks)
+			return -EINVAL;
+		if (n && a->end[n - 1] == s) {
+			a->end[n - 1] += len;
+		} else {
+			a->cur[n] = s;
+			a->end[n] = s + len;
+			n++;
+		}
+		last = s + len;
+	}
+	a->nruns = a->nslots = n;
+
+	*pool_start = 0;
+	if (pool) {
+		size_t i = n;
+
+		while (i-- > 0)
+			if (a->end[i] - a->cur[i] >= pool)
+				break;
+		if (i == SIZE_MAX)
+			return -ENOSPC;
+		a->end[i] -= pool;
+		*pool_start = a->end[i];
+	}
+
+	a->size = 1;
+	while (a->size < a->cap)
+		a->size <<= 1;
+	a->max = calloc(2 * a->size, sizeof(*a->max));
+	if (!a->max)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		a->max[a->size + i] = a->end[i] - a->cur[i];
+	for (size_t k = a->size - 1; k; k--)
+		a->max[k] = a->max[2 * k] > a->max[2 * k + 1] ? a->max[2 * k] : a->max[2 * k + 1];
+	a->ci = 0;
+	if (n && a->cur[0] == a->end[0])
+		al_advance(a);
+	if (!n)
+		a->ci = 0;
+	return 0;
+}
+
+static void al_release(struct alloc *a)
+{
+	free(a->cur);
+	free(a->end);
+	free(a->max);
+	memset(a, 0, sizeof(*a));
+}
+
+/*
+ * Move the packing to goal (a unit's first block) unless it is already
+ * there or past it; what is skipped in the cursor's run becomes a hole.
+ */
+static void al_jump(struct alloc *a, uint64_t goal)
+{
+	size_t lo = a->ci, hi = a->nruns, r;
+
+	if (a->ci >= a->nruns || a->cur[a->ci] >= goal)
+		return;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->end[mid] <= goal)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	r = lo;
+	if (r == a->nruns)
+		return;
+	if (a->cur[r] < goal) {
+		if (a->nslots < a->cap) {
+			size_t h = a->nslots++;
+
+			a->cur[h] = a->cur[r];
+			a->end[h] = goal;
+			al_update(a, h);
+		} else {
+			a->leaked += goal - a->cur[r];
+		}
+		a->cur[r] = goal;
+		al_update(a, r);
+	}
+	a->ci = r;
+	if (a->cur[r] == a->end[r])
+		al_advance(a);
+}
+
+/*
+ * n contiguous blocks, not starting at avoid (the block right after the
+ * previous run of the same file; UINT64_MAX for none).  Sets *adj when
+ * they had to start there after all.  Returns 0 or -ENOSPC.
+ */
+static int al_contig(struct alloc *a, uint64_t n, uint64_t avoid, uint64_t *pblk, int *adj)
+{
+	size_t ci = a->ci, j, k, skipped = SIZE_MAX;
+
+	*adj = 0;
+	if (ci < a->nruns) {
+		if (a->end[ci] - a->cur[ci] >= n) {
+			if (a->cur[ci] != avoid) {
+				*pblk = al_take(a, ci, n);
+				return 0;
+			}
+			skipped = ci;
+		}
+		j = al_first(a, ci + 1, a->nruns, n);
+		if (j != SIZE_MAX && a->cur[j] == avoid) {
+			skipped = j;
+			j = al_first(a, j + 1, a->nruns, n);
+		}
+		if (j != SIZE_MAX) {
+			/* a small object moves the cursor on; a big one goes ahead */
+			if (skipped == SIZE_MAX) {
+				k = al_first(a, ci + 1, a->nruns, 1);
+				if (k == j)
+					a->ci = j;
+			}
+			*pblk = al_take(a, j, n);
+			return 0;
+		}
+	}
+	j = al_first(a, 0, a->nslots, n);
+	if (j != SIZE_MAX && a->cur[j] == avoid) {
+		skipped = j;
+		j = al_first(a, j + 1, a->nslots, n);
+	}
+	if (j != SIZE_MAX) {
+		*pblk = al_take(a, j, n);
+		return 0;
+	}
+	if (skipped == SIZE_MAX)
+		return -ENOSPC;
+	if (a->end[skipped] - a->cur[skipped] > n && a->leaked < a->spare) {
+		/* nothing else holds it: one spare block apart rather than adjacent */
+		a->cur[skipped]++;
+		a->leaked++;
+	} else {
+		*adj = 1;
+	}
+	*pblk = al_take(a, skipped, n);
+	return 0;
+}
+
+/* ---- units (Orlov-like spread) ---- */
+
+static void un_set(struct units *u, size_t i, int64_t v)
+{
+	size_t k = u->size + i;
+
+	u->t[k] = v;
+	for (k >>= 1; k; k >>= 1)
+		u->t[k] = u->t[2 * k] > u->t[2 * k + 1] ? u->t[2 * k] : u->t[2 * k + 1];
+}
+
+/* Lowest unit holding the maximum. */
+static size_t un_argmax(const struct units *u)
+{
+	size_t k = 1;
+
+	while (k < u->size)
+		k = u->t[2 * k] >= u->t[2 * k + 1] ? 2 * k : 2 * k + 1;
+	return k - u->size;
+}
+
+static size_t un_find(const struct units *u, size_t k, size_t kl, size_t kr, size_t lo, size_t hi,
+		      int64_t v)
+{
+	size_t mid, r;
+
+	if (kr <= lo || hi <= kl || u->t[k] < v)
+		return SIZE_MAX;
+	if (kr - kl == 1)
+		return kl;
+	mid = kl + (kr - kl) / 2;
+	r = un_find(u, 2 * k, kl, mid, lo, hi, v);
+	if (r != SIZE_MAX)
+		return r;
+	return un_find(u, 2 * k + 1, mid, kr, lo, hi, v);
+}
+
+/* First unit in [lo, hi) with at least v projected free blocks, or SIZE_MAX. */
+static size_t un_first(const struct units *u, size_t lo, size_t hi, int64_t v)
+{
+	if (lo >= hi)
+		return SIZE_MAX;
+	return un_find(u, 1, 0, u->size, lo, hi, v);
+}
+
+/* ---- the build ---- */
+
+static uint64_t ext_count(const struct build *b, uint64_t len)
+{
+	return b->max_ext ? div_up(len, b->max_ext) : 1;
+}
+
+static uint64_t file_blocks(const struct layout_request *rq, uint64_t f)
+{
+	return rq->file_blocks ? rq->file_blocks[f] : 0;
+}
+
+static uint64_t dir_blocks(const struct layout_request *rq, uint32_t j)
+{
+	return rq->dir_blocks ? rq->dir_blocks[j] : 0;
+}
+
+static uint64_t link_blocks(const struct layout_request *rq, uint32_t l)
+{
+	return rq->link_blocks ? rq->link_blocks[l] : 0;
+}
+
+/* Metadata of a contiguous file: the least it can need. */
+static uint64_t meta_contig(const struct build *b, uint64_t n)
+{
+	if (!n)
+		return 0;
+	return layout_meta_blocks(b->rq->mapping, b->rq->block_size, n, ext_count(b, n));
+}
+
+/* A break the layout could not make: give it back to the budget. */
+static void b_lost(struct build *b)
+{
+	if (b->R < b->S)
+		b->R++;
+}
+
+/* Breaks the free space forced: take them from the budget. */
+static void b_forced(struct build *b, uint64_t k)
+{
+	b->R = b->R > k ? b->R - k : 0;
+}
+
+static int b_record(struct build *b, uint64_t f, uint64_t pblk, uint64_t len, int first)
+{
+	struct layout *lo = b->lo;
+
+	if (first) {
+		lo->ext[lo->file_ext[f]].pblk = pblk;
+		lo->ext[lo->file_ext[f]].len = len;
+		return 0;
+	}
+	while (len) {
+		uint64_t chunk = min_u64(len, UINT32_MAX);
+
+		if (b->novf == b->ovf_cap) {
+			size_t cap = b->ovf_cap ? 2 * b->ovf_cap : 4096;
+			struct ovf *o = realloc(b->ovf, cap * sizeof(*o));
+
+			if (!o)
+				return -ENOMEM;
+			b->ovf = o;
+			b->ovf_cap = cap;
+		}
+		b->ovf[b->novf].pblk = pblk;
+		b->ovf[b->novf].len = (uint32_t)chunk;
+		b->ovf[b->novf].file = (uint32_t)f;
+		b->novf++;
+		pblk += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+/*
+ * Place n data blocks of file f: its first piece (first) or the piece after
+ * the one ending at *prev_end.  Contiguous when any free slot allows, else
+ * split over the longest slots.  Updates *prev_end and the break budget.
+ */
+static int b_piece(struct build *b, uint64_t f, uint64_t n, uint64_t *prev_end, int first)
+{
+	uint64_t avoid = first ? UINT64_MAX : *prev_end, p, end = avoid, left = n, breaks = 0;
+	uint64_t planned = first ? 0 : 1;
+	int adj, ret, chunk0 = 1;
+
+	ret = al_contig(&b->al, n, avoid, &p, &adj);
+	if (!ret) {
+		if (adj)
+			b_lost(b);
+		*prev_end = p + n;
+		return b_record(b, f, p, n, first);
+	}
+	while (left) {
+		uint64_t m = b->al.max[1], take;
+		size_t j;
+
+		if (!m)
+			return -ENOSPC;
+		j = al_first(&b->al, 0, b->al.nslots, m);
+		take = min_u64(m, left);
+		p = al_take(&b->al, j, take);
+		if (!(first && chunk0) && p != end)
+			breaks++;
+		ret = b_record(b, f, p, take, first && chunk0);
+		if (ret)
+			return ret;
+		end = p + take;
+		left -= take;
+		chunk0 = 0;
+	}
+	if (breaks > planned)
+		b_forced(b, breaks - planned);
+	else if (breaks < planned)
+		b_lost(b);
+	*prev_end = end;
+	return 0;
+}
+
+/* Length of the next piece; selection sampling decides each pair. */
+static uint64_t frag_next(struct frag *s)
+{
+	uint64_t len = 1;
+
+	s->blocks--;
+	while (s->blocks) {
+		int brk;
+
+		if (!s->R) {
+			len += s->blocks;
+			s->S -= s->blocks;
+			s->blocks = 0;
+			break;
+		}
+		brk = s->R >= s->S || rng_below(&s->r, s->S) < s->R;
+		s->S--;
+		if (brk) {
+			s->R--;
+			break;
+		}
+		len++;
+		s->blocks--;
+	}
+	return len;
+}
+
+/*
+ * The pool: waiting files in classes by the bit length of their pieces
+ * left, served biggest class first, first in first out within a class.
+ * Each class is a ring of the states themselves: served in order, they
+ * stream through memory.
+ */
+static unsigned pool_class(uint64_t left)
+{
+	return left ? 64 - (unsigned)__builtin_clzll(left) : 0;
+}
+
+static int pool_put(struct build *b, const struct frag *e)
+{
+	unsigned c = pool_class(e->left);
+	struct ring *r = &b->ring[c];
+
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		struct frag *n = malloc(cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (size_t k = 0; k < r->n; k++)
+			n[k] = r->e[(r->head + k) & (r->cap - 1)];
+		free(r->e);
+		r->e = n;
+		r->cap = cap;
+		r->head = 0;
+	}
+	r->e[(r->head + r->n) & (r->cap - 1)] = *e;
+	r->n++;
+	if (c > b->top)
+		b->top = c;
+	b->pool += e->left;
+	b->nwait++;
+	return 0;
+}
+
+/* The next waiting file into *e; 0 when none waits. */
+static int pool_take(struct build *b, struct frag *e)
+{
+	struct ring *r;
+
+	while (b->top && !b->ring[b->top].n)
+		b->top--;
+	if (!b->top)
+		return 0;
+	r = &b->ring[b->top];
+	*e = r->e[r->head];
+	r->head = (r->head + 1) & (r->cap - 1);
+	r->n--;
+	b->pool -= e->left;
+	b->nwait--;
+	return 1;
+}
+
+static int frag_emit(struct build *b, struct frag *e)
+{
+	uint64_t len = frag_next(e);
+
+	e->left--;
+	return b_piece(b, e->file, len, &e->prev_end, 0);
+}
+
+/* After a file: place a share of the pool, one piece per waiting file at most. */
+static int pool_step(struct build *b, uint64_t steps_left)
+{
+	uint64_t want;
+	size_t cnt = 0;
+	int ret = 0;
+
+	if (!b->pool)
+		return 0;
+	want = div_up(b->pool, steps_left ? steps_left : 1);
+	if (want > b->nwait)
+		want = b->nwait;
+	if (want > b->step_cap) {
+		size_t cap = b->step_cap ? b->step_cap : 64;
+		struct frag *n;
+
+		while (cap < want)
+			cap *= 2;
+		n = realloc(b->step, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		b->step = n;
+		b->step_cap = cap;
+	}
+	while (cnt < want && pool_take(b, &b->step[cnt]))
+		cnt++;
+	for (size_t k = 0; k < cnt && !ret; k++)
+		ret = frag_emit(b, &b->step[k]);
+	for (size_t k = 0; k < cnt && !ret; k++)
+		if (b->step[k].left)
+			ret = pool_put(b, &b->step[k]);
+	return ret;
+}
+
+/* At the end: whatever waits, never two pieces of a file in a row if avoidable. */
+static int pool_drain(struct build *b)
+{
+	uint64_t last = UINT64_MAX;
+	struct frag t, s;
+	int ret;
+
+	while (pool_take(b, &t)) {
+		if (t.file == last && pool_take(b, &s)) {
+			ret = pool_put(b, &t);
+			if (ret)
+				return ret;
+			t = s;
+		}
+		ret = frag_emit(b, &t);
+		if (!ret && t.left)
+			ret = pool_put(b, &t);
+		if (ret)
+			return ret;
+		last = t.file;
+	}
+	return 0;
+}
+
+/*
+ * Decide the breaks of file f (n >= 2 blocks): the selection moves on by
+ * its pairs, and *e is left ready to give its pieces.  Returns the number
+ * of extents the pieces make.
+ */
+static uint64_t frag_plan(struct build *b, uint64_t f, uint64_t n, struct frag *e)
+{
+	struct frag tmp;
+	uint64_t E = 0;
+
+	memset(e, 0, sizeof(*e));
+	e->file = f;
+	e->blocks = n;
+	e->R = b->R;
+	e->S = b->S;
+	rng_open(&e->r, b->key, f);
+	tmp = *e;
+	while (tmp.blocks) {
+		E += ext_count(b, frag_next(&tmp));
+		e->left++;
+	}
+	b->R = tmp.R;
+	b->S = tmp.S;
+	return E;
+}
+
+/*
+ * Metadata the fragmented files will need beyond their contiguous count:
+ * a dry run of the selection in placement order, so the space check
+ * before the build counts it (exact unless the free space forces breaks).
+ */
+static uint64_t frag_meta(struct build *b, const uint32_t *order)
+{
+	const struct plan *pl = b->pl;
+	const struct layout_request *rq = b->rq;
+	uint64_t R = b->R, S = b->S, extra = 0;
+	struct frag e;
+
+	for (uint32_t oi = 0; oi < pl->ndirs; oi++) {
+		uint32_t j = order[oi];
+
+		for (uint32_t c = 0; c < pl->dir_nfiles[j]; c++) {
+			uint64_t f = (uint64_t)pl->dir_first_file[j] + c, n = file_blocks(rq, f), E;
+
+			if (n < 2)
+				continue;
+			E = frag_plan(b, f, n, &e);
+			extra += layout_meta_blocks(rq->mapping, rq->block_size, n, E) -
+				 meta_contig(b, n);
+		}
+	}
+	b->R = R;
+	b->S = S;
+	return extra;
+}
+
+/* A file's metadata and first piece; the rest of its pieces join the pool. */
+static int b_file(struct build *b, uint64_t f, struct frag *pend)
+{
+	const struct layout_request *rq = b->rq;
+	struct layout *lo = b->lo;
+	uint64_t n = file_blocks(rq, f), len1 = n, E, nmeta, planned, p, prev_end;
+	int adj, ret;
+
+	pend->left = 0;
+	if (!n)
+		return 0;
+	E = ext_count(b, n);
+	if (b->frag && n >= 2) {
+		E = frag_plan(b, f, n, pend);
+		len1 = frag_next(pend);
+		pend->left--;
+	}
+	nmeta = layout_meta_blocks(rq->mapping, rq->block_size, n, E);
+	planned = nmeta;
+
+	ret = al_contig(&b->al, nmeta + len1, UINT64_MAX, &p, &adj);
+	if (!ret) {
+		lo->file_meta[f] = nmeta ? p : 0;
+		lo->file_nmeta[f] = (uint32_t)nmeta;
+		pend->prev_end = p + nmeta + len1;
+		return b_record(b, f, p + nmeta, len1, 1);
+	}
+
+	/*
+	 * No room for it whole: its metadata first, while long runs last, for
+	 * at least as many extents as the split will make; then the data over
+	 * the longest free slots; then the count for what it actually got.
+	 */
+	{
+		uint64_t rest = E - ext_count(b, len1), m1, m2, e1, q = 0;
+		size_t o0 = b->novf;
+
+		e1 = div_up(len1, b->al.max[1] ? b->al.max[1] : 1);
+		if (e1 < ext_count(b, len1))
+			e1 = ext_count(b, len1);
+		m1 = layout_meta_blocks(rq->mapping, rq->block_size, n, rest + e1);
+		if (m1) {
+			ret = al_contig(&b->al, m1, UINT64_MAX, &q, &adj);
+			if (ret)
+				return ret;
+		}
+		ret = b_piece(b, f, len1, &prev_end, 1);
+		if (ret)
+			return ret;
+		e1 = ext_count(b, lo->ext[lo->file_ext[f]].len);
+		for (size_t o = o0; o < b->novf; o++)
+			e1 += ext_count(b, b->ovf[o].len);
+		m2 = layout_meta_blocks(rq->mapping, rq->block_size, n, rest + e1);
+		if (m2 > m1) {
+			b->al.leaked += m1;
+			ret = al_contig(&b->al, m2, UINT64_MAX, &q, &adj);
+			if (ret)
+				return ret;
+		}
+		lo->file_meta[f] = m2 ? q : 0;
+		lo->file_nmeta[f] = (uint32_t)m2;
+		if (m2 > planned)
+			b->extra += m2 - planned;
+	}
+	pend->prev_end = prev_end;
+	return 0;
+}
+
+/*
+ * Give each directory an allocation unit (see the top of the file), and
+ * order the directories by unit, creation order within one.
+ */
+static int b_spread(struct build *b, uint64_t ustart0, uint64_t usize, size_t nunits,
+		    uint32_t *dunit, uint32_t *order)
+{
+	const struct plan *pl = b->pl;
+	const struct layout_request *rq = b->rq;
+	struct units u = { 0 };
+	int64_t *pf;
+	size_t *cnt = NULL;
+	int ret = 0;
+
+	u.n = nunits;
+	u.size = 1;
+	while (u.size < nunits)
+		u.size <<= 1;
+	u.t = calloc(2 * u.size, sizeof(*u.t));
+	pf = calloc(nunits, sizeof(*pf));
+	cnt = calloc(nunits + 1, sizeof(*cnt));
+	if (!u.t || !pf || !cnt) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (size_t k = 0; k < 2 * u.size; k++)
+		u.t[k] = INT64_MIN;
+
+	/* free blocks per unit */
+	for (size_t i = 0; i < b->al.nruns; i++) {
+		uint64_t s = b->al.cur[i], e = b->al.end[i];
+
+		while (s < e) {
+			uint64_t k = s >= ustart0 ? (s - ustart0) / usize : 0, ue;
+
+			if (k >= nunits - 1) {
+				k = nunits - 1;
+				ue = e;
+			} else {
+				ue = min_u64(e, ustart0 + (k + 1) * usize);
+			}
+			pf[k] += (int64_t)(ue - s);
+			s = ue;
+		}
+	}
+	for (size_t k = 0; k < nunits; k++)
+		un_set(&u, k, pf[k]);
+
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		uint64_t need = dir_blocks(rq, j), left;
+		uint32_t f0 = pl->dir_first_file[j], l0 = pl->dir_first_link[j];
+		size_t k, v;
+
+		for (uint32_t c = 0; c < pl->dir_nfiles[j]; c++) {
+			uint64_t n = file_blocks(rq, (uint64_t)f0 + c);
+
+			need += n + meta_contig(b, n);
+		}
+		for (uint32_t c = 0; c < pl->dir_nlinks[j]; c++)
+			need += link_blocks(rq, l0 + c);
+
+		if (j == 0) {
+			k = 0;
+		} else if (pl->dir_depth[j] <= 1) {
+			k = un_argmax(&u);
+		} else {
+			size_t pu = dunit[pl->dir_parent[j]];
+
+			if (pf[pu] >= (int64_t)need) {
+				k = pu;
+			} else {
+				k = un_first(&u, pu + 1, nunits, (int64_t)need);
+				if (k == SIZE_MAX)
+					k = un_first(&u, 0, pu, (int64_t)need);
+				if (k == SIZE_MAX)
+					k = un_argmax(&u);
+			}
+		}
+		dunit[j] = (uint32_t)k;
+		cnt[k + 1]++;
+
+		/* what does not fit spills into the following units */
+		left = need;
+		v = k;
+		while (left) {
+			uint64_t take = pf[v] > 0 ? min_u64(left, (uint64_t)pf[v]) : 0;
+
+			pf[v] -= (int64_t)take;
+			un_set(&u, v, pf[v]);
+			left -= take;
+			if (!left)
+				break;
+			v = un_first(&u, v + 1, nunits, 1);
+			if (v == SIZE_MAX)
+				break;
+		}
+		if (left) {
+			pf[k] -= (int64_t)left;
+			un_set(&u, k, pf[k]);
+		}
+	}
+
+	for (size_t k = 0; k < nunits; k++)
+		cnt[k + 1] += cnt[k];
+	for (uint32_t j = 0; j < pl->ndirs; j++)
+		order[cnt[dunit[j]]++] = j;
+
+out_free:
+	free(u.t);
+	free(pf);
+	free(cnt);
+	return ret;
+}
+
+/* Runs of a file in file order, maximal; metadata counts for what they are. */
+static int b_assemble(struct build *b)
+{
+	struct layout *lo = b->lo;
+	const struct layout_request *rq = b->rq;
+	uint64_t nf = lo->nfiles, nne = lo->file_ext[nf], w = 0, s;
+	uint64_t *cnt = NULL;
+	int ret = 0;
+
+	if (b->novf) {
+		uint64_t acc = 0, eb;
+		struct layout_extent *ext;
+
+		cnt = calloc(nf ? nf : 1, sizeof(*cnt));
+		if (!cnt)
+			return -ENOMEM;
+		ext = realloc(lo->ext, (nne + b->novf) * sizeof(*ext));
+		if (!ext) {
+			ret = -ENOMEM;
+			goto out_free_cnt;
+		}
+		lo->ext = ext;
+		for (size_t o = 0; o < b->novf; o++)
+			cnt[b->ovf[o].file]++;
+		for (uint64_t f = 0; f < nf; f++) {
+			lo->file_ext[f] += acc;
+			acc += cnt[f];
+		}
+		lo->file_ext[nf] = nne + acc;
+		/* first runs move up to their final slots, from the end down */
+		eb = acc;
+		for (uint64_t f = nf; f-- > 0;) {
+			eb -= cnt[f];
+			if (file_blocks(rq, f))
+				ext[lo->file_ext[f]] = ext[lo->file_ext[f] - eb];
+		}
+		memset(cnt, 0, nf * sizeof(*cnt));
+		for (size_t o = 0; o < b->novf; o++) {
+			uint64_t f = b->ovf[o].file, i = lo->file_ext[f] + 1 + cnt[f]++;
+
+			ext[i].pblk = b->ovf[o].pblk;
+			ext[i].len = b->ovf[o].len;
+		}
+		free(b->ovf);
+		b->ovf = NULL;
+		b->novf = b->ovf_cap = 0;
+	}
+
+	/* runs are maximal: merge what ended up physically adjacent */
+	s = lo->file_ext[0];
+	for (uint64_t f = 0; f < nf; f++) {
+		uint64_t e = lo->file_ext[f + 1];
+
+		lo->file_ext[f] = w;
+		for (uint64_t i = s; i < e; i++) {
+			struct layout_extent x = lo->ext[i];
+
+			if (w > lo->file_ext[f] && lo->ext[w - 1].pblk + lo->ext[w - 1].len == x.pblk)
+				lo->ext[w - 1].len += x.len;
+			else
+				lo->ext[w++] = x;
+		}
+		s = e;
+	}
+	lo->file_ext[nf] = w;
+	lo->next = w;
+
+	/* metadata for the extents actually produced */
+	for (uint64_t f = 0; f < nf; f++) {
+		uint64_t n = file_blocks(rq, f), E = 0, nm, p;
+		int adj;
+
+		if (!n)
+			continue;
+		for (uint64_t i = lo->file_ext[f]; i < lo->file_ext[f + 1]; i++)
+			E += ext_count(b, lo->ext[i].len);
+		nm = layout_meta_blocks(rq->mapping, rq->block_size, n, E);
+		if (nm <= lo->file_nmeta[f]) {
+			lo->file_nmeta[f] = (uint32_t)nm;
+			if (!nm)
+				lo->file_meta[f] = 0;
+			continue;
+		}
+		b->extra += nm - lo->file_nmeta[f];
+		b->al.leaked += lo->file_nmeta[f];
+		ret = al_contig(&b->al, nm, UINT64_MAX, &p, &adj);
+		if (ret)
+			goto out_free_cnt;
+		lo->file_meta[f] = p;
+		lo->file_nmeta[f] = (uint32_t)nm;
+	}
+
+out_free_cnt:
+	free(cnt);
+	return ret;
+}
+
+static int b_check(const struct layout_request *rq, const struct freemap *fm)
+{
+	const struct plan *pl = rq->pl;
+
+	if (!pl || !fm || (fm->nruns && !fm->runs))
+		return -EINVAL;
+	if (rq->block_size < 1024 || (rq->block_size & (rq->block_size - 1)))
+		return -EINVAL;
+	if (!(rq->layout_score > 0.0) || isnan(rq->layout_score))
+		return -EINVAL;
+	if (pl->nfiles >= UINT32_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+int layout_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm,
+		 uint64_t *need)
+{
+	const struct plan *pl = rq->pl;
+	struct build b;
+	uint64_t data = 0, meta = 0, dirs = 0, links = 0, pairs = 0, total_free = 0, nne = 0;
+	uint64_t usize, ustart0, base, done = 0;
+	uint32_t *dunit = NULL, *order = NULL;
+	size_t nunits;
+	uint32_t cur_unit = UINT32_MAX;
+	double target;
+	int ret;
+
+	memset(lo, 0, sizeof(*lo));
+	memset(&b, 0, sizeof(b));
+	ret = b_check(rq, fm);
+	if (ret)
+		return ret;
+	b.rq = rq;
+	b.pl = pl;
+	b.lo = lo;
+	b.max_ext = rq->max_extent_len;
+	if (rq->mapping == LAYOUT_EXTENTS && !b.max_ext)
+		b.max_ext = 32768;
+
+	/* what it needs, before any big allocation */
+	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		uint64_t n = file_blocks(rq, f);
+
+		data += n;
+		meta += meta_contig(&b, n);
+		pairs += n >= 2 ? n - 1 : 0;
+		nne += n != 0;
+	}
+	for (uint32_t j = 0; j < pl->ndirs; j++)
+		dirs += dir_blocks(rq, j);
+	for (uint32_t l = 0; l < pl->nlinks; l++)
+		links += link_blocks(rq, l);
+	for (size_t i = 0; i < fm->nruns; i++)
+		total_free += fm->runs[i].len;
+	base = data + meta + dirs + links + rq->pool_blocks;
+	if (need)
+		*need = base;
+	if (base > total_free)
+		return -ENOSPC;
+
+	target = rq->layout_score > 1.0 ? 1.0 : rq->layout_score;
+	b.R = (uint64_t)llround((1.0 - target) * (double)pairs);
+	if (b.R > pairs)
+		b.R = pairs;
+	b.S = pairs;
+	b.frag = b.R > 0;
+	b.key = rng_stream_key(rq->seed, "layout.frag");
+
+	/* allocation units: flex groups with flex_bg, else block groups */
+	ustart0 = fm->first_data_block;
+	if (fm->blocks_per_group && fm->ngroups) {
+		uint64_t flex = fm->flex_groups ? fm->flex_groups : 1;
+
+		usize = (uint64_t)fm->blocks_per_group * flex;
+		nunits = (size_t)div_up(fm->ngroups, flex);
+	} else {
+		usize = fm->nblocks ? fm->nblocks : 1;
+		nunits = 1;
+	}
+
+	/* free space, spread and the fragmented metadata: all small arrays */
+	ret = al_init(&b.al, fm, nunits, rq->pool_blocks, &lo->pool_start);
+	if (ret)
+		goto out_fail;
+	lo->pool_len = rq->pool_blocks;
+	dunit = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*dunit));
+	order = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*order));
+	if (!dunit || !order) {
+		ret = -ENOMEM;
+		goto out_fail;
+	}
+	ret = b_spread(&b, ustart0, usize, nunits, dunit, order);
+	if (ret)
+		goto out_fail;
+	if (b.frag) {
+		base += frag_meta(&b, order);
+		if (need)
+			*need = base;
+		if (base > total_free) {
+			ret = -ENOSPC;
+			goto out_fail;
+		}
+	}
+	b.al.spare = total_free - base;
+
+	lo->nfiles = pl->nfiles;
+	lo->file_ext = calloc(pl->nfiles + 1, sizeof(*lo->file_ext));
+	lo->ext = calloc(nne ? nne : 1, sizeof(*lo->ext));
+	lo->file_meta = calloc(pl->nfiles ? pl->nfiles : 1, sizeof(*lo->file_meta));
+	lo->file_nmeta = calloc(pl->nfiles ? pl->nfiles : 1, sizeof(*lo->file_nmeta));
+	lo->dir_start = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*lo->dir_start));
+	lo->link_block = calloc(pl->nlinks ? pl->nlinks : 1, sizeof(*lo->link_block));
+	if (!lo->file_ext || !lo->ext || !lo->file_meta || !lo->file_nmeta || !lo->dir_start ||
+	    !lo->link_block) {
+		ret = -ENOMEM;
+		goto out_fail;
+	}
+	for (uint64_t f = 0, k = 0; f <= pl->nfiles; f++) {
+		lo->file_ext[f] = k;
+		if (f < pl->nfiles)
+			k += file_blocks(rq, f) != 0;
+	}
+	if (b.frag) {
+		/* about one extra run per break */
+		b.ovf_cap = (size_t)b.R + 1024;
+		b.ovf = malloc(b.ovf_cap * sizeof(*b.ovf));
+		if (!b.ovf) {
+			ret = -ENOMEM;
+			goto out_fail;
+		}
+	}
+
+	for (uint32_t oi = 0; oi < pl->ndirs; oi++) {
+		uint32_t j = order[oi], f0 = pl->dir_first_file[j], l0 = pl->dir_first_link[j];
+		uint64_t p, nb = dir_blocks(rq, j);
+		int adj;
+
+		if (dunit[j] != cur_unit) {
+			cur_unit = dunit[j];
+			al_jump(&b.al, ustart0 + (uint64_t)cur_unit * usize);
+		}
+		if (nb) {
+			ret = al_contig(&b.al, nb, UINT64_MAX, &p, &adj);
+			if (ret)
+				goto out_fail;
+			lo->dir_start[j] = p;
+		}
+		for (uint32_t c = 0; c < pl->dir_nfiles[j]; c++) {
+			uint64_t f = (uint64_t)f0 + c;
+			struct frag pend;
+
+			if (!file_blocks(rq, f))
+				continue;
+			ret = b_file(&b, f, &pend);
+			if (!ret)
+				ret = pool_step(&b, nne - ++done + 1);
+			if (!ret && pend.left)
+				ret = pool_put(&b, &pend);
+			if (ret)
+				goto out_fail;
+		}
+		for (uint32_t c = 0; c < pl->dir_nlinks[j]; c++) {
+			uint32_t l = l0 + c;
+
+			if (!link_blocks(rq, l))
+				continue;
+			ret = al_contig(&b.al, 1, UINT64_MAX, &p, &adj);
+			if (ret)
+				goto out_fail;
+			lo->link_block[l] = p;
+		}
+	}
+	if (done != nne) {
+		/* a file outside every directory: not a plan */
+		ret = -EINVAL;
+		goto out_fail;
+	}
+	ret = pool_drain(&b);
+	if (!ret)
+		ret = b_assemble(&b);
+	if (ret)
+		goto out_fail;
+
+	meta = 0;
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		meta += lo->file_nmeta[f];
+	lo->blocks_used = data + meta + dirs + links + lo->pool_len;
+	lo->score = layout_score_of(lo);
+	ret = 0;
+	goto out_free;
+
+out_fail:
+	if (ret == -ENOSPC && need && lo->file_ext) {
+		/* it fitted on paper: forced breaks cost metadata there was no room for */
+		*need = base + b.extra + b.al.leaked;
+		if (*need <= total_free)
+			*need = total_free + 1;
+	}
+	layout_release(lo);
+out_free:
+	free(dunit);
+	free(order);
+	free(b.ovf);
+	for (size_t c = 0; c < 65; c++)
+		free(b.ring[c].e);
+	free(b.step);
+	al_release(&b.al);
+	return ret;
+}
+
+void layout_release(struct layout *lo)
+{
+	free(lo->file_ext);
+	free(lo->ext);
+	free(lo->file_meta);
+	free(lo->file_nmeta);
+	free(lo->dir_start);
+	free(lo->link_block);
+	memset(lo, 0, sizeof(*lo));
+}

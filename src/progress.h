@@ -1,0 +1,61 @@
+/* progress.h - the progress line of `imprint create` and its final summary */
+#ifndef IMPRINT_PROGRESS_H
+#define IMPRINT_PROGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+struct create_result;
+
+/*
+ * A one-line progress display on a terminal: files, bytes, MB/s and ETA,
+ * redrawn at most four times a second.  Used from one thread only (the
+ * backend calls its progress hook from the populating thread).
+ */
+struct progress {
+	FILE *out;                 /* NULL: show nothing */
+	uint64_t total_files, total_bytes;
+	struct timespec start, last;
+	int shown;                 /* a line is on the screen */
+};
+
+/*
+ * Start timing.  The line is drawn on out only when out is a terminal and
+ * enabled is set; the clock runs either way (see progress_seconds()).
+ */
+void progress_init(struct progress *pr, FILE *out, int enabled, uint64_t total_files,
+		   uint64_t total_bytes);
+
+/* The create_opts.progress hook: ctx is a struct progress. */
+void progress_update(void *ctx, uint64_t files_done, uint64_t bytes_done);
+
+/* Erase the line, if one is shown. */
+void progress_end(struct progress *pr);
+
+/* Seconds since progress_init(). */
+double progress_seconds(const struct progress *pr);
+
+/* "1.5 GiB", "312 KiB", "17 B" into buf. */
+void progress_fmt_bytes(uint64_t bytes, char *buf, size_t len);
+
+/* What the summary of a build shows besides the backend's result. */
+struct build_summary {
+	const char *target;
+	const char *fs;            /* "ext4" */
+	uint64_t size;             /* capacity in bytes */
+	uint64_t seed;
+	double seconds;            /* wall time of the build */
+};
+
+/*
+ * Print the summary of a build: a few lines of text, or with json one
+ * object with keys files, dirs, links, bytes, seconds, mb_per_s,
+ * layout_score, block_size, blocks_used, target, seed (and fs, size).
+ * MB are 10^6 bytes.  Returns 0 or -EIO when out cannot be written.
+ */
+int progress_print_summary(const struct create_result *res, const struct build_summary *s,
+			   int json, FILE *out);
+
+#endif

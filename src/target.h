@@ -1,0 +1,103 @@
+/* target.h - where `imprint create` writes: safety checks, temporary image, commit or discard */
+#ifndef IMPRINT_TARGET_H
+#define IMPRINT_TARGET_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Why a target operation failed or was refused; message is user-ready. */
+struct target_error {
+	char msg[768];
+};
+
+/*
+ * One TARGET: an image file (built under a temporary name beside it and
+ * renamed over it when complete) or a block device (written in place).
+ */
+struct target {
+	char *path;             /* as the user gave it */
+	char *real;             /* image: the file to replace (symlinks resolved) */
+	char *dir;              /* image: the directory holding it */
+	char *tmp;              /* image: the temporary file, while it exists */
+	int exists;
+	int is_device;
+	dev_t rdev;             /* device: its number */
+	uint64_t dev_size;      /* device: its size in bytes (BLKGETSIZE64) */
+	uint64_t file_size;     /* image: the existing file's size, else 0 */
+
+	/* what the signature probe found (NUL strings when nothing) */
+	char type[32];          /* TYPE: "ext4", "swap", "crypto_LUKS", ... */
+	char usage[32];         /* USAGE: "filesystem", "raid", "crypto", "other" */
+	char label[128];
+	char pttype[32];        /* PTTYPE: "dos", "gpt", ... */
+	int ambivalent;         /* more than one signature, none preferred */
+	uint64_t fs_size;       /* ext2/3/4 found: its size from the superblock */
+
+	int wrote;              /* a write happened: discard has work to do */
+};
+
+/*
+ * Look at path without writing: whether it exists, is a block device (and
+ * its size) or a regular file, and which signatures it holds (libblkid).
+ * A missing path is fine if its directory exists and is writable.
+ * Returns 0, or a negative errno with err->msg saying what is wrong
+ * (-ENOTDIR, -EACCES, -ENOENT, -EINVAL for a directory or other file type).
+ */
+int target_open(struct target *t, const char *path, struct target_error *err);
+
+/*
+ * Refuse a target that is in use, even with force: a mounted, swapped-on
+ * or otherwise held block device (one of its partitions included), or an
+ * image file that is attached to a loop device which is mounted or held,
+ * or that is itself the source of a mount.  Returns 0 or -EBUSY.
+ */
+int target_check_busy(const struct target *t, struct target_error *err);
+
+/*
+ * Refuse a target that holds something worth keeping: any recognized
+ * signature unless force ("'disk.img' holds an ext4 file system (label
+ * 'x'); use --force to overwrite it").  With no_format, the target must
+ * instead hold ext2, ext3 or ext4.  Returns 0 or -EEXIST (-ENOENT or
+ * -EMEDIUMTYPE for no_format on a missing or foreign target).
+ */
+int target_check_contents(const struct target *t, int force, int no_format,
+			  struct target_error *err);
+
+/*
+ * Make the target ready for the backend, size bytes large: an image gets a
+ * temporary file beside it (".NAME.imprint-XXXXXX", created sparse, or a
+ * sparse copy of the existing image with no_format); a device is checked
+ * once more for exclusive access, then closed again so that mke2fs can
+ * claim it.  Returns 0 or a negative errno.  *path is where to write.
+ */
+int target_prepare(struct target *t, uint64_t size, int no_format, const char **path,
+		   struct target_error *err);
+
+/*
+ * The build is complete: fsync the temporary file, rename it over the
+ * target and fsync the directory (image), or fsync the device.
+ * Returns 0 or a negative errno; on failure the temporary file remains
+ * for target_discard().
+ */
+int target_commit(struct target *t, struct target_error *err);
+
+/*
+ * Nothing was written to a device after all (a backend refused it before
+ * its first write): target_discard() leaves it as it is.  No effect on an
+ * image, whose temporary file is always removed.
+ */
+void target_untouched(struct target *t);
+
+/*
+ * The build failed or was interrupted: remove the temporary file, or
+ * invalidate what was written to a device (zero its first 64 KiB, where
+ * every superblock and signature of interest lives).  Says what it did in
+ * what (e.g. "removed the partial image '.x.imprint-AbC123'").  Returns 0
+ * or a negative errno with err->msg set.
+ */
+int target_discard(struct target *t, char *what, size_t len, struct target_error *err);
+
+/* Free what target_open() allocated. */
+void target_release(struct target *t);
+
+#endif

@@ -1,0 +1,244 @@
+#!/bin/bash
+# create_refuse.sh - imprint create's safety rules: signatures, busy targets, fit, bad paths, interrupts
+. "${srcdir:-.}/tests/lib.sh"
+
+# Loop devices and mounts this script made, undone on any exit; nothing else is touched.
+LOOPS=()
+MOUNTS=()
+cleanup() {
+	local m l
+	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done
+	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+leftovers() { find "$1" -maxdepth 1 -name '.*.imprint-*' | wc -l; }
+
+# attach FILE: $loop is a loop device of our own over FILE; fails when that cannot be done here
+attach() {
+	loop=
+	[ "$(id -u)" -eq 0 ] || return 1
+	loop=$(losetup -f --show "$1" 2>/dev/null) || return 1
+	LOOPS+=("$loop")
+}
+
+# --- an image holding a file system: refused, untouched; --force works
+img=$WORK/fs.img
+truncate -s 32M "$img"
+mkfs.ext4 -q -F -L keepme "$img"
+before=$(sha "$img")
+"$IMPRINT" create --files 50 "$img" >"$WORK/out" 2>"$WORK/err"
+st=$?
+[ "$st" -eq 1 ] || [ "$st" -eq 2 ] && pass "ext4 image refused (exit $st)" \
+	|| fail "ext4 image: exit $st, wanted 1 or 2"
+expect_err "'$img' holds an ext4 file system (label 'keepme'); use --force to overwrite it" \
+	"the refusal names ext4 and its label"
+[ "$(sha "$img")" = "$before" ] && pass "refused image is unchanged" \
+	|| fail "refused image changed"
+[ "$(leftovers "$WORK")" -eq 0 ] && pass "no temporary file after a refusal" \
+	|| fail "temporary file left after a refusal"
+expect_status 0 "--force overwrites it" "$IMPRINT" create --force --quiet --files 50 "$img"
+[ "$(sha "$img")" != "$before" ] && pass "forced image is new" || fail "forced image unchanged"
+e2fsck -fn "$img" >"$WORK/fsck" 2>&1 && pass "e2fsck -fn accepts the forced image" \
+	|| fail "e2fsck -fn: $(head -c 400 "$WORK/fsck")"
+expect_status 0 "create --json" "$IMPRINT" create --force --json --files 50 "$img"
+python3 - "$WORK/out" "$img" <<'PY' && pass "--json summary has every key" || fail "--json summary"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("files", "dirs", "links", "bytes", "seconds", "mb_per_s", "layout_score",
+	  "block_size", "blocks_used", "target", "seed"):
+    assert k in d, k
+assert d["files"] == 50 and d["target"] == sys.argv[2] and d["seed"] == 1
+PY
+expect_status 0 "--quiet prints nothing" "$IMPRINT" create --force --quiet --files 50 "$img"
+[ ! -s "$WORK/out" ] && [ ! -s "$WORK/err" ] && pass "--quiet: stdout and stderr empty" \
+	|| fail "--quiet printed: $(head -c 200 "$WORK/out" "$WORK/err")"
+
+# --- other signatures: swap, a partition table
+truncate -s 16M "$WORK/swap.img"
+mkswap "$WORK/swap.img" >/dev/null 2>&1
+expect_status 1 "swap image refused" "$IMPRINT" create "$WORK/swap.img"
+expect_err "holds a swap signature; use --force" "the refusal names swap"
+truncate -s 64M "$WORK/pt.img"
+if command -v sfdisk >/dev/null; then
+	echo 'start=2048, type=83' | sfdisk -q "$WORK/pt.img" >/dev/null 2>&1
+elif command -v parted >/dev/null; then
+	parted -s "$WORK/pt.img" mklabel msdos mkpart primary 1MiB 100% >/dev/null 2>&1
+else
+	# no partitioning tool: a one-entry DOS label written by hand
+	python3 - "$WORK/pt.img" <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    entry = struct.pack("<B3sB3sII", 0, b"\x20\x21\x00", 0x83, b"\xfe\xff\xff", 2048, 129024)
+    f.seek(446); f.write(entry); f.seek(510); f.write(b"\x55\xaa")
+PY
+fi
+if blkid -p -o value -s PTTYPE "$WORK/pt.img" 2>/dev/null | grep -q dos; then
+	before=$(sha "$WORK/pt.img")
+	expect_status 1 "partitioned image refused" "$IMPRINT" create "$WORK/pt.img"
+	expect_err "holds a dos partition table; use --force to overwrite it" \
+		"the refusal names the partition table"
+	[ "$(sha "$WORK/pt.img")" = "$before" ] && pass "partitioned image is unchanged" \
+		|| fail "partitioned image changed"
+else
+	echo "# skip: could not write a partition table here"
+fi
+
+# --- --no-format: needs an ext file system there
+expect_status 1 "--no-format on a missing target" "$IMPRINT" create --no-format "$WORK/none.img"
+expect_err "--no-format needs an existing ext2, ext3 or ext4 file system" "says what is needed"
+expect_status 1 "--no-format on swap" "$IMPRINT" create --no-format "$WORK/swap.img"
+expect_err "holds a swap signature; --no-format needs an ext2, ext3 or ext4" "names what is there"
+
+# populating an existing, empty ext4 image works; a second time it is not empty
+truncate -s 64M "$WORK/nf.img"
+mkfs.ext4 -q -F "$WORK/nf.img"
+expect_status 0 "--no-format fills an empty ext4 image" \
+	"$IMPRINT" create --no-format --quiet --used 10M "$WORK/nf.img"
+e2fsck -fn "$WORK/nf.img" >"$WORK/fsck" 2>&1 && pass "e2fsck -fn accepts it" \
+	|| fail "e2fsck -fn after --no-format: $(head -c 400 "$WORK/fsck")"
+before=$(sha "$WORK/nf.img")
+expect_status 1 "--no-format on a non-empty file system" \
+	"$IMPRINT" create --no-format --used 10M "$WORK/nf.img"
+expect_err "is not empty" "says it is not empty"
+[ "$(sha "$WORK/nf.img")" = "$before" ] && [ "$(leftovers "$WORK")" -eq 0 ] \
+	&& pass "the non-empty image is unchanged, no temporary file" \
+	|| fail "the non-empty image changed or a temporary file was left"
+
+# --- a plan that cannot fit: refused before anything is written
+expect_status 2 "--used above --size" "$IMPRINT" create --size 8M --used 100M "$WORK/small.img"
+expect_err "'used' (100 MiB) must not exceed 'size' (8 MiB)" "says how much is needed"
+[ ! -e "$WORK/small.img" ] && [ "$(leftovers "$WORK")" -eq 0 ] && pass "no file left" \
+	|| fail "a file was left"
+expect_status 1 "data plus metadata above --size" \
+	"$IMPRINT" create --size 100M --used 99M "$WORK/small.img"
+expect_err "the plan does not fit in '$WORK/small.img': it needs about" "names what it needs"
+[ ! -e "$WORK/small.img" ] && [ "$(leftovers "$WORK")" -eq 0 ] && pass "no file left either" \
+	|| fail "a file was left"
+
+# --- bad targets
+expect_status 1 "unwritable path" "$IMPRINT" create --files 10 /proc/nope/img
+expect_err "cannot create '/proc/nope/img': No such file or directory" "names path and errno"
+expect_status 2 "a directory" "$IMPRINT" create "$WORK"
+expect_err "is a directory; expected an image file or a block device" "says what is allowed"
+expect_status 2 "no target" "$IMPRINT" create
+expect_err "create needs a TARGET" "missing target is named"
+if [ "$(id -u)" -ne 0 ]; then
+	mkdir "$WORK/ro" && chmod 555 "$WORK/ro"
+	expect_status 1 "read-only directory" "$IMPRINT" create --files 10 "$WORK/ro/img"
+	expect_err "cannot create '$WORK/ro/img': Permission denied" "names path and errno"
+	chmod 755 "$WORK/ro"
+elif mkdir "$WORK/ro" && mount -t tmpfs -o ro,size=1M tmpfs "$WORK/ro" 2>/dev/null; then
+	# root writes anywhere, except on a read-only file system
+	MOUNTS+=("$WORK/ro")
+	expect_status 1 "read-only file system" "$IMPRINT" create --files 10 "$WORK/ro/img"
+	expect_err "cannot create '$WORK/ro/img': Read-only file system" "names path and errno"
+	umount "$WORK/ro" && MOUNTS=()
+else
+	echo "# skip: read-only directory (root, and no read-only mount possible)"
+fi
+
+# --- busy targets: a mounted loop device, a mounted image (root and losetup only)
+truncate -s 64M "$WORK/dev.img"
+mkfs.ext4 -q -F "$WORK/dev.img"
+mkdir -p "$WORK/mnt"
+if attach "$WORK/dev.img" && mount "$loop" "$WORK/mnt" 2>/dev/null; then
+	MOUNTS+=("$WORK/mnt")
+	# the mount itself rewrites the superblock: watch for a replaced file instead
+	before=$(stat -c %i.%s.%Y "$WORK/dev.img")
+	expect_status 1 "mounted device refused, even with --force" \
+		"$IMPRINT" create --force "$loop"
+	expect_err "'$loop' is mounted on '$WORK/mnt'" "names the mount point"
+	expect_status 1 "mounted image refused, even with --force" \
+		"$IMPRINT" create --force "$WORK/dev.img"
+	expect_err "is attached to $loop, which is mounted on '$WORK/mnt'" "names the loop device"
+	[ "$(stat -c %i.%s.%Y "$WORK/dev.img")" = "$before" ] && [ "$(leftovers "$WORK")" -eq 0 ] \
+		&& pass "mounted image is not replaced" || fail "mounted image was replaced"
+	umount "$WORK/mnt" && MOUNTS=()
+
+	# the same device, free now: refused without --force, built with it
+	expect_status 1 "device holding ext4 refused" "$IMPRINT" create "$loop"
+	expect_err "'$loop' holds an ext4 file system" "names ext4"
+	expect_status 1 "--size above the device" "$IMPRINT" create --force --size 1G "$loop"
+	expect_err "is larger than the device '$loop' (64.0 MiB)" "names the device size"
+	expect_status 0 "--force builds on the device" "$IMPRINT" create --force --quiet "$loop"
+	e2fsck -fn "$loop" >"$WORK/fsck" 2>&1 && pass "e2fsck -fn accepts the device" \
+		|| fail "e2fsck -fn on the device: $(head -c 400 "$WORK/fsck")"
+	# a refused --no-format leaves the device's file system alone
+	before=$(sha "$loop")
+	expect_status 1 "--no-format on the non-empty device" \
+		"$IMPRINT" create --no-format --used 1M "$loop"
+	expect_err "is not empty" "says it is not empty"
+	[ "$(sha "$loop")" = "$before" ] && pass "the refused device is unchanged" \
+		|| fail "the refused device was changed"
+	losetup -d "$loop" && LOOPS=()
+else
+	echo "# skip: mounted loop device and mounted image (needs root, losetup and mount)"
+fi
+
+# --- SIGINT mid-build: no TARGET, no temporary file, non-zero exit
+# interrupt SIG PID: signal PID until it exits (a signal that lands while the
+# backend waits for mke2fs may be ignored; the first one that lands counts)
+interrupt() {
+	local _
+	for _ in $(seq 1 100); do
+		kill -"$1" "$2" 2>/dev/null || break
+		sleep 0.05
+	done
+}
+
+# allocated bytes of the temporary image, once there is one
+tmp_bytes() {
+	local f
+	f=$(find "$WORK" -maxdepth 1 -name '.big.img.imprint-*' | head -1)
+	[ -n "$f" ] && echo $(($(stat -c %b "$f" 2>/dev/null || echo 0) * 512)) || echo 0
+}
+
+big=$WORK/big.img
+"$IMPRINT" create --quiet --size 2G --used 1500M "$big" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+# wait until file data is being written (past mke2fs's journal and tables)
+for _ in $(seq 1 1000); do
+	[ "$(tmp_bytes)" -gt $((200 << 20)) ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.01
+done
+interrupt INT "$pid"
+wait "$pid"
+st=$?
+[ "$st" -ne 0 ] && pass "interrupted build fails (exit $st)" \
+	|| fail "interrupted build exited 0 (did it finish first?)"
+expect_err "interrupted (SIGINT): removed the partial image" "says what it removed"
+[ ! -e "$big" ] && pass "no TARGET after SIGINT" || fail "TARGET exists after SIGINT"
+[ "$(leftovers "$WORK")" -eq 0 ] && pass "no temporary file after SIGINT" \
+	|| fail "temporary file left after SIGINT"
+
+# --- SIGTERM on a device: the half-built file system is invalidated
+truncate -s 2G "$WORK/dev2.img"
+if attach "$WORK/dev2.img"; then
+	"$IMPRINT" create --quiet --used 1500M "$loop" >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	for _ in $(seq 1 1000); do
+		[ "$(blkid -p -o value -s TYPE "$loop" 2>/dev/null)" = ext4 ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	sleep 0.2
+	interrupt TERM "$pid"
+	wait "$pid"
+	st=$?
+	[ "$st" -ne 0 ] && pass "interrupted device build fails (exit $st)" \
+		|| fail "interrupted device build exited 0 (did it finish first?)"
+	expect_err "interrupted (SIGTERM): invalidated the partial file system on '$loop'" \
+		"says what it did to the device"
+	[ -z "$(blkid -p -o value -s TYPE "$loop" 2>/dev/null)" ] \
+		&& pass "libblkid finds nothing on the interrupted device" \
+		|| fail "libblkid still finds $(blkid -p -o value -s TYPE "$loop")"
+	losetup -d "$loop" && LOOPS=()
+else
+	echo "# skip: interrupted device build (needs root and losetup)"
+fi
+
+finish

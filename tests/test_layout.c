@@ -1,0 +1,638 @@
+/* test_layout.c - block placement: no overlap, free blocks only, exact counts and scores */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "layout.h"
+#include "plan.h"
+
+#define NSEEDS 3
+
+static struct plan plans[NSEEDS];
+
+/* The arrays of a request, derived from a plan for one block size. */
+struct reqbuf {
+	uint64_t *fb;
+	uint32_t *db;
+	uint8_t *lb;
+	struct layout_request rq;
+};
+
+struct iv {
+	uint64_t s, n;
+};
+
+static int build_plan(struct plan *pl, const char *files, uint64_t seed)
+{
+	struct params p;
+	struct param_error err;
+	struct plan_error perr;
+	char s[32];
+
+	params_init(&p);
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
+	if (params_set(&p, "files", files, "test", &err) || params_set(&p, "seed", s, "test", &err) ||
+	    params_resolve(&p, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	if (plan_build(pl, &p, &perr)) {
+		fprintf(stderr, "%s\n", perr.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	for (int i = 0; i < NSEEDS; i++)
+		if (build_plan(&plans[i], "20000", (uint64_t)i + 1))
+			return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (int i = 0; i < NSEEDS; i++)
+		plan_release(&plans[i]);
+	return 0;
+}
+
+static void req_init(struct reqbuf *r, const struct plan *pl, uint32_t bs,
+		     enum layout_mapping m, double score, uint64_t seed)
+{
+	memset(r, 0, sizeof(*r));
+	r->fb = calloc(pl->nfiles + 1, sizeof(*r->fb));
+	r->db = calloc(pl->ndirs + 1, sizeof(*r->db));
+	r->lb = calloc(pl->nlinks + 1, sizeof(*r->lb));
+	assert_non_null(r->fb);
+	assert_non_null(r->db);
+	assert_non_null(r->lb);
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		r->fb[f] = (pl->file_size[f] + bs - 1) / bs;
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		uint64_t entries = pl->dir_nfiles[j] + pl->dir_nlinks[j] + 2;
+
+		for (uint32_t c = pl->dir_first_child[j]; c != PLAN_NONE; c = pl->dir_next_sibling[c])
+			entries++;
+		r->db[j] = (uint32_t)(1 + entries * 40 / bs);
+	}
+	for (uint32_t l = 0; l < pl->nlinks; l++)
+		r->lb[l] = !(pl->link_kind[l] & LINK_HARD) && l % 3 == 0;
+	r->rq.pl = pl;
+	r->rq.file_blocks = r->fb;
+	r->rq.dir_blocks = r->db;
+	r->rq.link_blocks = r->lb;
+	r->rq.block_size = bs;
+	r->rq.mapping = m;
+	r->rq.max_extent_len = 32768;
+	r->rq.layout_score = score;
+	r->rq.pool_blocks = 1024;
+	r->rq.seed = seed;
+}
+
+static void req_release(struct reqbuf *r)
+{
+	free(r->fb);
+	free(r->db);
+	free(r->lb);
+}
+
+static uint64_t ext_count(uint64_t len, uint32_t max_ext)
+{
+	return (len + max_ext - 1) / max_ext;
+}
+
+/* Blocks the request needs when every file is contiguous. */
+static uint64_t need_of(const struct layout_request *rq)
+{
+	const struct plan *pl = rq->pl;
+	uint64_t n = rq->pool_blocks;
+
+	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		uint64_t b = rq->file_blocks[f];
+
+		n += b;
+		if (b)
+			n += layout_meta_blocks(rq->mapping, rq->block_size, b,
+						ext_count(b, rq->max_extent_len));
+	}
+	for (uint32_t j = 0; j < pl->ndirs; j++)
+		n += rq->dir_blocks[j];
+	for (uint32_t l = 0; l < pl->nlinks; l++)
+		n += rq->link_blocks[l];
+	return n;
+}
+
+/* One free run (a small flex_bg file system). */
+static void fm_one_run(struct freemap *fm, uint64_t start, uint64_t len, uint32_t bpg)
+{
+	memset(fm, 0, sizeof(*fm));
+	fm->nblocks = start + len;
+	fm->blocks_per_group = bpg;
+	fm->ngroups = (uint32_t)((fm->nblocks + bpg - 1) / bpg);
+	fm->flex_groups = fm->ngroups;
+	fm->nruns = 1;
+	fm->runs = calloc(1, sizeof(*fm->runs));
+	assert_non_null(fm->runs);
+	fm->runs[0].start = start;
+	fm->runs[0].len = len;
+}
+
+/* Groups of bpg blocks, each starting with hole blocks of metadata. */
+static void fm_groups(struct freemap *fm, uint32_t ngroups, uint32_t bpg, uint32_t hole,
+		      uint64_t fdb)
+{
+	memset(fm, 0, sizeof(*fm));
+	fm->first_data_block = fdb;
+	fm->nblocks = fdb + (uint64_t)ngroups * bpg;
+	fm->blocks_per_group = bpg;
+	fm->ngroups = ngroups;
+	fm->flex_groups = 1;
+	fm->nruns = ngroups;
+	fm->runs = calloc(ngroups, sizeof(*fm->runs));
+	assert_non_null(fm->runs);
+	for (uint32_t g = 0; g < ngroups; g++) {
+		fm->runs[g].start = fdb + (uint64_t)g * bpg + hole;
+		fm->runs[g].len = bpg - hole;
+	}
+}
+
+static uint32_t groups_for(uint64_t need, uint32_t bpg, uint32_t hole, double factor)
+{
+	return (uint32_t)ceil((double)need * factor / (bpg - hole)) + 1;
+}
+
+static int cmp_iv(const void *a, const void *b)
+{
+	const struct iv *x = a, *y = b;
+
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* Every promise of struct layout, checked from its arrays. */
+static void check_layout(const struct layout *lo, const struct layout_request *rq,
+			 const struct freemap *fm)
+{
+	const struct plan *pl = rq->pl;
+	size_t cap = lo->next + pl->nfiles + pl->ndirs + pl->nlinks + 1, n = 0;
+	struct iv *v = calloc(cap, sizeof(*v));
+	uint64_t used = 0, num = 0, den = 0;
+
+	assert_non_null(v);
+	assert_int_equal(lo->nfiles, pl->nfiles);
+	assert_int_equal(lo->file_ext[0], 0);
+	assert_int_equal(lo->file_ext[pl->nfiles], lo->next);
+	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		uint64_t s = lo->file_ext[f], e = lo->file_ext[f + 1], blocks = 0, E = 0;
+
+		assert_true(s <= e);
+		assert_int_equal(e > s, rq->file_blocks[f] != 0);
+		for (uint64_t i = s; i < e; i++) {
+			assert_true(lo->ext[i].len > 0);
+			if (i > s)
+				assert_true(lo->ext[i - 1].pblk + lo->ext[i - 1].len != lo->ext[i].pblk);
+			blocks += lo->ext[i].len;
+			E += ext_count(lo->ext[i].len, rq->max_extent_len);
+			v[n].s = lo->ext[i].pblk;
+			v[n++].n = lo->ext[i].len;
+		}
+		assert_int_equal(blocks, rq->file_blocks[f]);
+		if (blocks >= 2) {
+			den += blocks - 1;
+			num += blocks - (e - s);
+		}
+		assert_int_equal(lo->file_nmeta[f],
+				 blocks ? layout_meta_blocks(rq->mapping, rq->block_size, blocks, E) : 0);
+		if (lo->file_nmeta[f]) {
+			v[n].s = lo->file_meta[f];
+			v[n++].n = lo->file_nmeta[f];
+		}
+	}
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		if (rq->dir_blocks[j]) {
+			v[n].s = lo->dir_start[j];
+			v[n++].n = rq->dir_blocks[j];
+		}
+	}
+	for (uint32_t l = 0; l < pl->nlinks; l++) {
+		if (rq->link_blocks[l]) {
+			v[n].s = lo->link_block[l];
+			v[n++].n = 1;
+		}
+	}
+	assert_int_equal(lo->pool_len, rq->pool_blocks);
+	if (lo->pool_len) {
+		v[n].s = lo->pool_start;
+		v[n++].n = lo->pool_len;
+	}
+	assert_true(n <= cap);
+
+	/* no two blocks overlap, every block was free */
+	qsort(v, n, sizeof(*v), cmp_iv);
+	for (size_t i = 0; i < n; i++) {
+		size_t lo_i = 0, hi = fm->nruns;
+
+		used += v[i].n;
+		if (i)
+			assert_true(v[i - 1].s + v[i - 1].n <= v[i].s);
+		while (lo_i < hi) {
+			size_t mid = lo_i + (hi - lo_i) / 2;
+
+			if (fm->runs[mid].start + fm->runs[mid].len <= v[i].s)
+				lo_i = mid + 1;
+			else
+				hi = mid;
+		}
+		assert_true(lo_i < fm->nruns);
+		assert_true(fm->runs[lo_i].start <= v[i].s);
+		assert_true(v[i].s + v[i].n <= fm->runs[lo_i].start + fm->runs[lo_i].len);
+	}
+	assert_int_equal(used, lo->blocks_used);
+	assert_true(lo->score == layout_score_of(lo));
+	assert_true(fabs(lo->score - (den ? (double)num / (double)den : 1.0)) < 1e-12);
+	free(v);
+}
+
+static void test_meta_extents(void **state)
+{
+	(void)state;
+	/* 4 KiB: 340 entries a block */
+	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 100, 1), 0);
+	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 100, 4), 0);
+	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 100, 5), 1);
+	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 5000, 340), 1);
+	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 5000, 341), 2);
+	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 5000, 1360), 4);
+	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 5000, 1361), 6);
+	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 1 << 20, 340 * 340 * 4), 1360 + 4);
+	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 1 << 20, 340 * 340 * 4 + 1),
+			 1361 + 5 + 1);
+	/* 1 KiB: 84 */
+	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 1024, 100, 84), 1);
+	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 1024, 100, 85), 2);
+	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 1024, 1000, 337), 5 + 1);
+}
+
+static void test_meta_blockmap(void **state)
+{
+	static const uint32_t sizes[] = { 1024, 4096 };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		uint32_t bs = sizes[i];
+		uint64_t apb = bs / 4, a2 = apb * apb;
+
+		for (uint64_t b = 0; b <= 12; b++)
+			assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, b, 99), 0);
+		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 13, 1), 1);
+		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb, 1), 1);
+		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + 1, 1), 1 + 1 + 1);
+		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + apb, 1), 3);
+		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + apb + 1, 1), 4);
+		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + a2, 1),
+				 1 + 1 + apb);
+		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + a2 + 1, 1),
+				 1 + 1 + apb + 3);
+		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + a2 + apb + 1, 1),
+				 1 + 1 + apb + 1 + 1 + 2);
+		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + a2 + a2 + 1, 1),
+				 1 + 1 + apb + 1 + 2 + apb + 1);
+	}
+}
+
+static void run_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm)
+{
+	uint64_t need = 0;
+	int ret = layout_build(lo, rq, fm, &need);
+
+	if (ret)
+		fprintf(stderr, "layout_build: %d (need %llu)\n", ret, (unsigned long long)need);
+	assert_int_equal(ret, 0);
+	check_layout(lo, rq, fm);
+}
+
+static void test_default_one_run(void **state)
+{
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout lo;
+
+	(void)state;
+	req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 1.0, 1);
+	fm_one_run(&fm, 1234, need_of(&r.rq) * 2, 32768);
+	run_build(&lo, &r.rq, &fm);
+	assert_true(lo.score == 1.0);
+	for (uint64_t f = 0; f < lo.nfiles; f++)
+		assert_true(lo.file_ext[f + 1] - lo.file_ext[f] <= 1);
+	/* metadata right before the data of the file */
+	for (uint64_t f = 0; f < lo.nfiles; f++)
+		if (lo.file_nmeta[f])
+			assert_int_equal(lo.file_meta[f] + lo.file_nmeta[f],
+					 lo.ext[lo.file_ext[f]].pblk);
+	layout_release(&lo);
+	free(fm.runs);
+	req_release(&r);
+}
+
+static void test_default_groups(void **state)
+{
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout lo;
+	uint64_t ngroups, big = 0, broken = 0;
+	const struct plan *pl = &plans[1];
+	uint8_t *seen;
+	uint32_t spread = 0, top = 0;
+
+	(void)state;
+	req_init(&r, pl, 4096, LAYOUT_EXTENTS, 1.0, 2);
+	ngroups = groups_for(need_of(&r.rq), 32768, 512, 2.0);
+	fm_groups(&fm, (uint32_t)ngroups, 32768, 512, 0);
+	run_build(&lo, &r.rq, &fm);
+	for (uint64_t f = 0; f < lo.nfiles; f++) {
+		uint64_t runs = lo.file_ext[f + 1] - lo.file_ext[f];
+
+		big += r.fb[f] > 32768 - 512;
+		if (runs > 1) {
+			/* only files that cannot fit one free run are broken */
+			assert_true(r.fb[f] > 32768 - 512);
+			broken++;
+		}
+	}
+	assert_true(broken <= big);
+	if (!broken)
+		assert_true(lo.score == 1.0);
+	assert_true(lo.score > 0.999);
+
+	/* top-level directories spread over the groups */
+	seen = calloc(ngroups, 1);
+	assert_non_null(seen);
+	for (uint32_t j = 1; j < pl->ndirs; j++) {
+		if (pl->dir_depth[j] != 1)
+			continue;
+		top++;
+		if (!seen[lo.dir_start[j] / 32768]++)
+			spread++;
+	}
+	assert_true(spread * 2 >= top);
+	free(seen);
+	layout_release(&lo);
+	free(fm.runs);
+	req_release(&r);
+}
+
+static void test_targets(void **state)
+{
+	static const double targets[] = { 0.3, 0.5, 0.7, 0.9, 0.95 };
+
+	(void)state;
+	for (int s = 0; s < NSEEDS; s++) {
+		struct reqbuf r;
+		struct freemap fm;
+
+		req_init(&r, &plans[s], 4096, LAYOUT_EXTENTS, 1.0, (uint64_t)s + 7);
+		fm_groups(&fm, groups_for(need_of(&r.rq), 32768, 512, 1.6), 32768, 512, 0);
+		for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
+			struct layout lo;
+
+			r.rq.layout_score = targets[t];
+			run_build(&lo, &r.rq, &fm);
+			if (fabs(lo.score - targets[t]) > 0.005)
+				fprintf(stderr, "seed %d target %.2f: score %.6f\n", s + 1, targets[t],
+					lo.score);
+			assert_true(fabs(lo.score - targets[t]) <= 0.005);
+			layout_release(&lo);
+		}
+		free(fm.runs);
+		req_release(&r);
+	}
+}
+
+static void test_small_blocks(void **state)
+{
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout lo;
+
+	(void)state;
+	req_init(&r, &plans[2], 1024, LAYOUT_EXTENTS, 1.0, 3);
+	fm_groups(&fm, groups_for(need_of(&r.rq), 8192, 258, 1.5), 8192, 258, 1);
+	run_build(&lo, &r.rq, &fm);
+	assert_true(lo.score > 0.99);
+	layout_release(&lo);
+	r.rq.layout_score = 0.7;
+	run_build(&lo, &r.rq, &fm);
+	assert_true(fabs(lo.score - 0.7) <= 0.005);
+	layout_release(&lo);
+	free(fm.runs);
+	req_release(&r);
+}
+
+static void test_blockmap(void **state)
+{
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout lo;
+
+	(void)state;
+	req_init(&r, &plans[0], 4096, LAYOUT_BLOCKMAP, 0.5, 4);
+	fm_groups(&fm, groups_for(need_of(&r.rq), 32768, 1024, 1.5), 32768, 1024, 0);
+	run_build(&lo, &r.rq, &fm);
+	assert_true(fabs(lo.score - 0.5) <= 0.005);
+	layout_release(&lo);
+	r.rq.layout_score = 1.0;
+	run_build(&lo, &r.rq, &fm);
+	layout_release(&lo);
+	free(fm.runs);
+	req_release(&r);
+}
+
+static void test_enospc(void **state)
+{
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout lo;
+	uint64_t need, got = 0;
+
+	(void)state;
+	req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 1.0, 5);
+	need = need_of(&r.rq);
+	fm_one_run(&fm, 100, need - 1, 32768);
+	assert_int_equal(layout_build(&lo, &r.rq, &fm, &got), -ENOSPC);
+	assert_int_equal(got, need);
+	assert_null(lo.file_ext);
+	free(fm.runs);
+
+	/* exactly enough, packed from the start */
+	fm_one_run(&fm, 100, need, 1u << 30);
+	run_build(&lo, &r.rq, &fm);
+	assert_int_equal(lo.blocks_used, need);
+	assert_true(lo.score == 1.0);
+	layout_release(&lo);
+	free(fm.runs);
+
+	/* the pool does not fit any run */
+	fm_groups(&fm, groups_for(need, 32768, 512, 2.0), 32768, 512, 0);
+	r.rq.pool_blocks = 40000;
+	assert_int_equal(layout_build(&lo, &r.rq, &fm, &got), -ENOSPC);
+	free(fm.runs);
+	req_release(&r);
+}
+
+static void test_determinism(void **state)
+{
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout a, b;
+
+	(void)state;
+	req_init(&r, &plans[1], 4096, LAYOUT_EXTENTS, 0.7, 6);
+	fm_groups(&fm, groups_for(need_of(&r.rq), 32768, 512, 1.6), 32768, 512, 0);
+	run_build(&a, &r.rq, &fm);
+	run_build(&b, &r.rq, &fm);
+	assert_int_equal(a.next, b.next);
+	assert_memory_equal(a.file_ext, b.file_ext, (a.nfiles + 1) * sizeof(*a.file_ext));
+	assert_memory_equal(a.ext, b.ext, a.next * sizeof(*a.ext));
+	assert_memory_equal(a.file_meta, b.file_meta, a.nfiles * sizeof(*a.file_meta));
+	assert_memory_equal(a.file_nmeta, b.file_nmeta, a.nfiles * sizeof(*a.file_nmeta));
+	assert_memory_equal(a.dir_start, b.dir_start, plans[1].ndirs * sizeof(*a.dir_start));
+	assert_int_equal(a.pool_start, b.pool_start);
+	layout_release(&b);
+
+	/* another seed, another layout, the same score */
+	r.rq.seed = 66;
+	run_build(&b, &r.rq, &fm);
+	assert_true(fabs(b.score - a.score) < 0.001);
+	assert_true(a.next != b.next ||
+		    memcmp(a.ext, b.ext, a.next * sizeof(*a.ext)) != 0);
+	layout_release(&a);
+	layout_release(&b);
+	free(fm.runs);
+	req_release(&r);
+}
+
+/* A hand-made plan: one directory holding the given files. */
+struct mini {
+	struct plan pl;
+	uint32_t parent[1], first_file[1], nfiles[1], first_link[1], nlinks[1];
+	uint32_t first_child[1], next_sibling[1];
+	uint8_t depth[1];
+};
+
+static void mini_init(struct mini *m, uint64_t nfiles)
+{
+	memset(m, 0, sizeof(*m));
+	m->pl.ndirs = 1;
+	m->pl.nregular_dirs = 1;
+	m->pl.dir_parent = m->parent;
+	m->pl.dir_depth = m->depth;
+	m->pl.dir_first_child = m->first_child;
+	m->pl.dir_next_sibling = m->next_sibling;
+	m->pl.dir_first_file = m->first_file;
+	m->pl.dir_nfiles = m->nfiles;
+	m->pl.dir_first_link = m->first_link;
+	m->pl.dir_nlinks = m->nlinks;
+	m->first_child[0] = m->next_sibling[0] = PLAN_NONE;
+	m->nfiles[0] = (uint32_t)nfiles;
+	m->pl.nfiles = nfiles;
+}
+
+static void test_tiny(void **state)
+{
+	static const double targets[] = { 0.3, 0.5, 0.9 };
+	uint64_t fb[3] = { 2, 0, 2 }, one[1] = { 1000 };
+	uint32_t db[1] = { 1 };
+	struct layout_request rq = { 0 };
+	struct freemap fm;
+	struct mini m;
+	struct layout lo;
+
+	(void)state;
+	mini_init(&m, 3);
+	rq.pl = &m.pl;
+	rq.file_blocks = fb;
+	rq.dir_blocks = db;
+	rq.block_size = 4096;
+	rq.mapping = LAYOUT_EXTENTS;
+	rq.max_extent_len = 32768;
+	rq.seed = 1;
+	fm_groups(&fm, 4, 32768, 512, 0);
+	for (size_t t = 0; t < 3; t++) {
+		/* two pairs: the score can only be 0, 0.5 or 1 */
+		rq.layout_score = targets[t];
+		run_build(&lo, &rq, &fm);
+		assert_true(fabs(lo.score - round(targets[t] * 2) / 2) < 1e-12);
+		layout_release(&lo);
+	}
+
+	/* one file alone: its pieces interleave with nothing but each other */
+	mini_init(&m, 1);
+	rq.file_blocks = one;
+	for (size_t t = 0; t < 3; t++) {
+		rq.layout_score = targets[t];
+		run_build(&lo, &rq, &fm);
+		assert_true(fabs(lo.score - targets[t]) < 0.002);
+		layout_release(&lo);
+	}
+
+	/* no files at all */
+	mini_init(&m, 0);
+	rq.layout_score = 0.5;
+	run_build(&lo, &rq, &fm);
+	assert_true(lo.score == 1.0);
+	layout_release(&lo);
+	free(fm.runs);
+}
+
+static void test_bad_input(void **state)
+{
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout lo;
+	struct free_run runs[2] = { { 1000, 10 }, { 500, 10 } };
+
+	(void)state;
+	req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 1.0, 1);
+	fm_one_run(&fm, 0, need_of(&r.rq) * 2, 32768);
+	r.rq.layout_score = 0.0;
+	assert_int_equal(layout_build(&lo, &r.rq, &fm, NULL), -EINVAL);
+	r.rq.layout_score = 1.0;
+	r.rq.block_size = 1000;
+	assert_int_equal(layout_build(&lo, &r.rq, &fm, NULL), -EINVAL);
+	free(fm.runs);
+	r.rq.block_size = 4096;
+	fm.runs = runs;
+	fm.nruns = 2;
+	fm.nblocks = 1ULL << 40;
+	assert_true(layout_build(&lo, &r.rq, &fm, NULL) < 0);
+	req_release(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_meta_extents),
+		cmocka_unit_test(test_meta_blockmap),
+		cmocka_unit_test(test_default_one_run),
+		cmocka_unit_test(test_default_groups),
+		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_small_blocks),
+		cmocka_unit_test(test_blockmap),
+		cmocka_unit_test(test_enospc),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_tiny),
+		cmocka_unit_test(test_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
