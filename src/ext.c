@@ -153,3 +153,24 @@ int ext_model_find(const struct ext_model *m, const char *name)
 			return (int)i;
 	return -1;
 }
+
+/* Floors of the typed formats (see ext.h); real files of these types are never smaller. */
+static const struct {
+	const char *ext;
+	uint64_t min;
+} ext_floor[] = {
+	{ "png", 256 },  { "gif", 256 },  { "bmp", 256 },  { "jpg", 1024 }, { "jpeg", 1024 },
+	{ "wav", 256 },  { "mp3", 1024 }, { "mp4", 1024 }, { "pdf", 1024 }, { "zip", 256 },
+	{ "gz", 256 },   { "tar", 1024 }, { "exe", 1024 }, { "dll", 1024 }, { "so", 1024 },
+	{ "o", 1024 },   { "sys", 1024 },
+};
+
+uint64_t ext_min_size(const char *ext)
+{
+	if (!ext)
+		return 0;
+	for (size_t i = 0; i < sizeof(ext_floor) / sizeof(ext_floor[0]); i++)
+		if (!strcmp(ext_floor[i].ext, ext))
+			return ext_floor[i].min;
+	return 0;
+}

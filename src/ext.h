@@ -30,4 +30,12 @@ void ext_model_release(struct ext_model *m);
 /* Id of name in m, or -1. */
 int ext_model_find(const struct ext_model *m, const char *name);
 
+/*
+ * Smallest size a file of this extension has in a plan, in bytes: typed
+ * formats (png, jpg, mp3, pdf, zip, exe, ...) cannot be valid files below
+ * a few hundred bytes, and real ones never are.  0 for everything else.
+ * The content generators must be able to make a valid file of this size.
+ */
+uint64_t ext_min_size(const char *ext);
+
 #endif

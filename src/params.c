@@ -267,6 +267,11 @@ static const struct param_def param_table[] = {
 	{ FIELD(layout_score), .group = "layout", .type = PT_SHARE, .unit = "",
 	  .def.d = 1.0, .flags = PF_MIN | PF_MIN_OPEN | PF_MAX, .min = 0, .max = 1,
 	  .desc = "target layout score: contiguous share of file blocks (1 = unfragmented)" },
+
+	/* content */
+	{ FIELD(dup_file_share), .group = "content", .type = PT_SHARE, .unit = "",
+	  .def.d = 0.1, R_SHARE,
+	  .desc = "share of files that are whole-file copies of another file (same size, type, bytes)" },
 };
 
 _Static_assert(ARRAY_SIZE(param_table) <= 64 * ARRAY_SIZE(((struct params *)0)->explicit_mask),

@@ -79,6 +79,9 @@ struct params {
 	/* on-disk layout (backends that place blocks) */
 	double layout_score;       /* 1.0: target image-wide layout score, (0, 1] */
 
+	/* content (the plan's part: which files are whole-file copies) */
+	double dup_file_share;     /* 0.1: files that are whole-file duplicates of another */
+
 	/* bit i set: table entry i was set explicitly (private to params.c) */
 	uint64_t explicit_mask[2];
 };

@@ -95,7 +95,8 @@ static int cmp_u32_desc(const void *a, const void *b)
  * the cap, or level them down to a common size no lower than the smallest
  * of them.  Returns 1 when that reached the target exactly.
  */
-static int sizes_fix_top(uint64_t *s, uint64_t n, uint64_t target, uint64_t sum, uint64_t cap)
+static int sizes_fix_top(uint64_t *s, const uint32_t *pin, uint64_t n, uint64_t target, uint64_t sum,
+			 uint64_t cap)
 {
 	uint64_t top[FIX_TOP];
 	unsigned k = 0;
@@ -104,6 +105,8 @@ static int sizes_fix_top(uint64_t *s, uint64_t n, uint64_t target, uint64_t sum,
 	for (uint64_t i = 0; i < n; i++) {
 		unsigned at;
 
+		if (pin && pin[i] != PLAN_NONE)
+			continue;
 		if (k == FIX_TOP && s[i] <= s[top[k - 1]])
 			continue;
 		at = k < FIX_TOP ? k++ : k - 1;
@@ -113,6 +116,8 @@ static int sizes_fix_top(uint64_t *s, uint64_t n, uint64_t target, uint64_t sum,
 		}
 		top[at] = i;
 	}
+	if (k == 0)
+		return 0;
 	if (target > sum) {
 		uint64_t room = 0, want = target - sum;
 
@@ -165,14 +170,20 @@ static int sizes_fix_top(uint64_t *s, uint64_t n, uint64_t target, uint64_t sum,
  * all sizes are scaled by one factor and the rounding rest goes to the
  * largest files.  Feasibility (target <= n * cap) is checked by the caller.
  */
-static void sizes_fix_total(uint64_t *s, uint64_t n, uint64_t target, uint64_t cap)
+static void sizes_fix_total(uint64_t *s, const uint32_t *pin, uint64_t n, uint64_t target,
+			    uint64_t cap)
 {
-	uint64_t sum = 0, big = 0, second = 0;
-	uint64_t l = 0;
+	uint64_t sum = 0, big = 0, second = 0, pinned = 0, free_n = 0;
+	uint64_t l = UINT64_MAX;
 
 	for (uint64_t k = 0; k < n; k++) {
 		sum += s[k];
-		if (s[k] > big) {
+		if (pin && pin[k] != PLAN_NONE) {
+			pinned += s[k];
+			continue;
+		}
+		free_n++;
+		if (l == UINT64_MAX || s[k] > big) {
 			second = big;
 			big = s[k];
 			l = k;
@@ -180,7 +191,7 @@ static void sizes_fix_total(uint64_t *s, uint64_t n, uint64_t target, uint64_t c
 			second = s[k];
 		}
 	}
-	if (sum == target)
+	if (sum == target || free_n == 0)
 		return;
 	if (target > sum && target - sum <= cap - s[l]) {
 		s[l] += target - sum;
@@ -190,18 +201,27 @@ static void sizes_fix_total(uint64_t *s, uint64_t n, uint64_t target, uint64_t c
 		s[l] -= sum - target;
 		return;
 	}
-	if (sum == 0) {
-		for (uint64_t k = 0; k < n; k++)
-			s[k] = target / n + (k < target % n);
+	if (sum == pinned) {
+		/* every free file is empty: share the rest out evenly */
+		uint64_t rest = target - pinned, i = 0;
+
+		for (uint64_t k = 0; k < n; k++) {
+			if (pin && pin[k] != PLAN_NONE)
+				continue;
+			s[k] = rest / free_n + (i++ < rest % free_n);
+		}
 		return;
 	}
-	if (sizes_fix_top(s, n, target, sum, cap))
+	if (sizes_fix_top(s, pin, n, target, sum, cap))
 		return;
 
-	long double f = (long double)target / (long double)sum;
+	/* the caller keeps pinned bytes below target */
+	long double f = (long double)(target - pinned) / (long double)(sum - pinned);
 
-	sum = 0;
+	sum = pinned;
 	for (uint64_t k = 0; k < n; k++) {
+		if (pin && pin[k] != PLAN_NONE)
+			continue;
 		long double v = floorl((long double)s[k] * f);
 
 		s[k] = v > (long double)cap ? cap : (uint64_t)v;
@@ -209,6 +229,8 @@ static void sizes_fix_total(uint64_t *s, uint64_t n, uint64_t target, uint64_t c
 	}
 	/* the rest is below n bytes unless the cap clipped: top up in index order */
 	for (uint64_t k = 0; sum < target && k < n; k++) {
+		if (pin && pin[k] != PLAN_NONE)
+			continue;
 		uint64_t room = cap - s[k], add = target - sum;
 
 		if (add > room)
@@ -254,7 +276,165 @@ static int plan_sizes(struct plan *pl, uint64_t *s, struct plan_error *err)
 		s[k] = size_model_bytes(&pl->size, u);
 	}
 	free(order);
-	sizes_fix_total(s, n, p->used, cap);
+	return 0;
+}
+
+/*
+ * Typed extensions never get sizes their formats cannot hold (ext_min_size):
+ * such a file swaps extensions with a random file that can take the typed
+ * one and whose own extension fits this size.  Extension counts and sizes
+ * stay exactly as drawn; only their pairing changes.  Pinned samples
+ * (duplicates and their sources) are left alone.
+ */
+static void plan_ext_floors(struct plan *pl, const uint64_t *s, uint16_t *e, const uint32_t *pin,
+			    uint64_t n, unsigned pass)
+{
+	uint64_t *fl = xalloc(pl->ext.count, sizeof(*fl));
+	uint64_t key = rng_stream_key(pl->prm.seed, "ext.floor");
+	struct rng r;
+
+	if (!fl)
+		return;
+	for (size_t i = 0; i < pl->ext.count; i++)
+		fl[i] = ext_min_size(pl->ext.name[i]);
+	for (uint64_t k = 0; k < n; k++) {
+		if (s[k] >= fl[e[k]] || (pin && pin[k] != PLAN_NONE))
+			continue;
+		rng_open(&r, key, k * 2 + pass);
+		for (int tries = 0; tries < 4096; tries++) {
+			uint64_t j = rng_below(&r, n);
+
+			if ((pin && pin[j] != PLAN_NONE) || s[j] < fl[e[k]] || fl[e[j]] > s[k])
+				continue;
+			uint16_t t = e[k];
+
+			e[k] = e[j];
+			e[j] = t;
+			break;
+		}
+	}
+	free(fl);
+}
+
+#define DUP_SOURCE (PLAN_NONE - 1)
+
+/*
+ * Whole-file duplicates: round(dup_file_share * n) samples become copies
+ * (same size and extension; the content source gives them the same bytes)
+ * of a random other sample.  The source is drawn without looking at
+ * extensions, so sizes never depend on the extension model; a free sample
+ * of the copied extension then takes the copy's old one, so that extension
+ * counts stay as drawn.  pin[k] is the source of copy k, DUP_SOURCE for
+ * a source, PLAN_NONE otherwise.  Copies are drawn among the samples in a
+ * random order; a source is never itself a copy.
+ */
+static int plan_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin, uint64_t n)
+{
+	const struct params *p = &pl->prm;
+	uint64_t m = (uint64_t)llround(p->dup_file_share * (double)n), made = 0;
+	uint32_t *order;
+	struct rng r, rx;
+
+	for (uint64_t k = 0; k < n; k++)
+		pin[k] = PLAN_NONE;
+	if (m == 0 || n < 2)
+		return 0;
+	if (m > n / 2)
+		m = n / 2;
+	/* samples grouped by their drawn extension, for the count-keeping swaps */
+	size_t ne = pl->ext.count;
+	uint64_t *start = xalloc(ne + 1, sizeof(*start)), *fill = xalloc(ne, sizeof(*fill));
+	uint32_t *by_ext = xalloc(n, sizeof(*by_ext));
+	uint64_t *fl = xalloc(ne, sizeof(*fl));
+
+	order = malloc(n * sizeof(*order));
+	if (!order || !start || !fill || !by_ext || !fl) {
+		free(order);
+		free(start);
+		free(fill);
+		free(by_ext);
+		free(fl);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ne; i++)
+		fl[i] = ext_min_size(pl->ext.name[i]);
+	for (uint64_t k = 0; k < n; k++)
+		start[e[k] + 1]++;
+	for (size_t i = 0; i < ne; i++) {
+		start[i + 1] += start[i];
+		fill[i] = start[i];
+	}
+	for (uint64_t k = 0; k < n; k++)
+		by_ext[fill[e[k]]++] = (uint32_t)k;
+	for (uint64_t k = 0; k < n; k++)
+		order[k] = (uint32_t)k;
+	rng_shuffle_u32(order, n, rng_stream_key(p->seed, "dup.order"), 0);
+	rng_init(&r, p->seed, "dup.source", 0);
+	rng_init(&rx, p->seed, "dup.ext", 0);
+	for (uint64_t i = 0; i < n && made < m; i++) {
+		uint32_t k = order[i], src;
+		uint16_t old = e[k];
+
+		if (pin[k] != PLAN_NONE)
+			continue;
+		/* any sample that is not a copy: sizes never depend on extensions */
+		src = PLAN_NONE;
+		for (int tries = 0; tries < 256 && src == PLAN_NONE; tries++) {
+			uint32_t c = (uint32_t)rng_below(&r, n);
+
+			if (c != k && (pin[c] == PLAN_NONE || pin[c] == DUP_SOURCE) &&
+			    s[c] >= fl[e[c]])
+				src = c;
+		}
+		if (src == PLAN_NONE)
+			continue;
+		pin[k] = src;
+		pin[src] = DUP_SOURCE;
+		s[k] = s[src];
+		e[k] = e[src];
+		made++;
+		if (e[k] == old)
+			continue;
+		/* keep extension counts as drawn: a free sample of the copied extension takes k's */
+		uint64_t lo = start[e[k]], len = start[e[k] + 1] - lo;
+
+		for (int tries = 0; tries < 64 && len; tries++) {
+			uint32_t c = by_ext[lo + rng_below(&rx, len)];
+
+			if (pin[c] == PLAN_NONE && e[c] == e[k] && s[c] >= fl[old]) {
+				e[c] = old;
+				break;
+			}
+		}
+	}
+	free(start);
+	free(fill);
+	free(by_ext);
+	free(fl);
+	free(order);
+	return 0;
+}
+
+static int plan_ext_floors_and_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin)
+{
+	uint64_t n = pl->nfiles, pinned = 0;
+	uint64_t cap = (uint64_t)floor(pl->size.cap);
+	int ret;
+
+	plan_ext_floors(pl, s, e, NULL, n, 0);
+	ret = plan_dups(pl, s, e, pin, n);
+	if (ret)
+		return ret;
+	for (uint64_t k = 0; k < n; k++)
+		if (pin[k] != PLAN_NONE)
+			pinned += s[k];
+	if (pinned >= pl->prm.used) {
+		/* copies of a few huge files would hold all the bytes: no copies */
+		for (uint64_t k = 0; k < n; k++)
+			pin[k] = PLAN_NONE;
+	}
+	sizes_fix_total(s, pin, n, pl->prm.used, cap);
+	plan_ext_floors(pl, s, e, pin, n, 1);
 	return 0;
 }
 
@@ -647,15 +827,20 @@ static void plan_children(struct plan *pl)
  * Files in directory order: directory j takes the next dir_nfiles[j]
  * samples of its depth (special directories take theirs in turn).
  */
-static int plan_place(struct plan *pl, const uint64_t *s, const uint16_t *e, const uint8_t *d)
+static int plan_place(struct plan *pl, const uint64_t *s, const uint16_t *e, const uint8_t *d,
+		      uint32_t *pin)
 {
 	uint64_t n = pl->nfiles, nreg = pl->nregular_files;
 	uint64_t start[DEPTH_SLOTS + 1] = { 0 }, cur[DEPTH_SLOTS];
 	uint64_t special_cur = nreg, f = 0;
 	uint32_t *by_depth = xalloc(nreg, sizeof(*by_depth));
+	uint32_t *by_file = xalloc(n, sizeof(*by_file));
 
-	if (!by_depth)
+	if (!by_depth || !by_file) {
+		free(by_depth);
+		free(by_file);
 		return -ENOMEM;
+	}
 	for (uint64_t k = 0; k < nreg; k++)
 		start[d[k] + 1]++;
 	for (unsigned i = 0; i < DEPTH_SLOTS; i++) {
@@ -679,10 +864,38 @@ static int plan_place(struct plan *pl, const uint64_t *s, const uint16_t *e, con
 			pl->file_size[f] = s[k];
 			pl->file_ext[f] = e[k];
 			pl->file_dir[f] = j;
+			by_file[f] = (uint32_t)k;
 		}
 	}
 	free(by_depth);
-	return f == n ? 0 : -EINVAL;
+	if (f != n) {
+		free(by_file);
+		return -EINVAL;
+	}
+	/* copies point at their source's final id: pin[] becomes sample -> file */
+	for (uint64_t g = 0; g < n; g++)
+		if (pin[by_file[g]] != PLAN_NONE && pin[by_file[g]] != DUP_SOURCE)
+			pl->ndups++;
+	if (pl->ndups) {
+		pl->file_dup_of = malloc(n * sizeof(*pl->file_dup_of));
+		if (!pl->file_dup_of) {
+			free(by_file);
+			return -ENOMEM;
+		}
+		/* file_dup_of first holds sample -> file, then file -> its source's file */
+		uint32_t *file_of = pl->file_dup_of;
+
+		for (uint64_t g = 0; g < n; g++)
+			file_of[by_file[g]] = (uint32_t)g;
+		for (uint64_t g = 0; g < n; g++) {
+			uint32_t src = pin[by_file[g]];
+
+			by_file[g] = src != PLAN_NONE && src != DUP_SOURCE ? file_of[src] : PLAN_NONE;
+		}
+		memcpy(pl->file_dup_of, by_file, n * sizeof(*by_file));
+	}
+	free(by_file);
+	return 0;
 }
 
 static int plan_links(struct plan *pl)
@@ -944,6 +1157,7 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 	uint64_t *s = NULL;
 	uint16_t *e = NULL;
 	uint8_t *d = NULL;
+	uint32_t *pin = NULL;
 	uint32_t m_d[DEPTH_SLOTS] = { 0 };
 	uint64_t t_d[DEPTH_SLOTS] = { 0 };
 	uint64_t nspecial;
@@ -1031,12 +1245,16 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 	s = xalloc(pl->nfiles, sizeof(*s));
 	e = xalloc(pl->nfiles, sizeof(*e));
 	d = xalloc(pl->nregular_files, sizeof(*d));
-	if (!s || !e || !d)
+	pin = xalloc(pl->nfiles, sizeof(*pin));
+	if (!s || !e || !d || !pin)
 		goto out_fail;
 	ret = plan_sizes(pl, s, err);
 	if (ret)
 		goto out_fail;
 	ret = plan_exts(pl, e);
+	if (ret)
+		goto out_fail;
+	ret = plan_ext_floors_and_dups(pl, s, e, pin);
 	if (ret)
 		goto out_fail;
 	ret = plan_depths(pl, s, d, m_d);
@@ -1047,15 +1265,17 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 	ret = plan_fpd(pl, t_d, m_d);
 	if (ret)
 		goto out_fail;
-	ret = plan_place(pl, s, e, d);
+	ret = plan_place(pl, s, e, d, pin);
 	if (ret)
 		goto out_fail;
 	free(s);
 	free(e);
 	free(d);
+	free(pin);
 	s = NULL;
 	e = NULL;
 	d = NULL;
+	pin = NULL;
 
 	for (uint64_t f = 0; f < pl->nfiles; f++)
 		pl->bytes += pl->file_size[f];
@@ -1076,6 +1296,7 @@ out_fail:
 	free(s);
 	free(e);
 	free(d);
+	free(pin);
 	plan_release(pl);
 	return ret;
 }
@@ -1096,6 +1317,7 @@ void plan_release(struct plan *pl)
 	free(pl->file_dir);
 	free(pl->file_variant);
 	free(pl->file_nlink);
+	free(pl->file_dup_of);
 	free(pl->link_dir);
 	free(pl->link_target);
 	free(pl->link_kind);

@@ -60,6 +60,9 @@ struct plan {
 	uint32_t *file_dir;
 	uint8_t *file_variant;
 	uint32_t *file_nlink;       /* 1 + hard links to it; NULL when none exist */
+	uint32_t *file_dup_of;      /* the file this one is a byte-for-byte copy of, or
+				     * PLAN_NONE; NULL when the plan has no copies */
+	uint64_t ndups;             /* files that are copies */
 
 	uint32_t nlinks;
 	uint32_t *link_dir;

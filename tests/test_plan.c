@@ -33,6 +33,16 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Files whose typed extension asks for more bytes than they have. */
+static uint64_t below_floor(const struct plan *pl)
+{
+	uint64_t low = 0;
+
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		low += pl->file_size[f] < ext_min_size(plan_file_ext(pl, f));
+	return low;
+}
+
 /* Every structural promise of struct plan, checked from the arrays. */
 static void check_invariants(const struct plan *pl)
 {
@@ -60,6 +70,23 @@ static void check_invariants(const struct plan *pl)
 	assert_int_equal(bytes, pl->bytes);
 	assert_int_equal(bytes, pl->prm.used);
 	assert_int_equal(pl->nfiles, pl->prm.files);
+	/* copies: same size and extension as a source that is not itself a copy */
+	if (pl->file_dup_of) {
+		uint64_t copies = 0;
+
+		for (uint64_t f = 0; f < pl->nfiles; f++) {
+			uint32_t src = pl->file_dup_of[f];
+
+			if (src == PLAN_NONE)
+				continue;
+			copies++;
+			assert_true(src < pl->nfiles && src != f);
+			assert_int_equal(pl->file_size[f], pl->file_size[src]);
+			assert_int_equal(pl->file_ext[f], pl->file_ext[src]);
+			assert_int_equal(pl->file_dup_of[src], PLAN_NONE);
+		}
+		assert_int_equal(copies, pl->ndups);
+	}
 	for (uint32_t l = 0; l < pl->nlinks; l++) {
 		uint8_t k = pl->link_kind[l];
 
@@ -139,6 +166,10 @@ static void test_fit_100k(void **state)
 	assert_true(r.size_ks_d < r.size_ks_crit);
 	assert_true(r.depth_ks_d < r.depth_ks_crit);
 	assert_true(r.ext_max_abs_diff < 0.001);
+	/* with the default model there is always a file to swap extensions with */
+	assert_int_equal(below_floor(&pl), 0);
+	/* dup_file_share 0.1 by default: nearly every wanted copy is made */
+	assert_true(pl.ndups <= 10000 && pl.ndups > 9900);
 	assert_true(r.fpd_max_abs_diff < 0.02);
 	/* the files-per-directory ratio follows the parameter */
 	assert_true(r.dirs == (uint64_t)(100000 / 10.2 + 0.5));
@@ -175,6 +206,7 @@ static void test_modes(void **state)
 		check_invariants(&pl);
 		assert_int_equal(report_compute(&pl, &r), 0);
 		if (pl.nfiles >= 20000) {
+			assert_int_equal(below_floor(&pl), 0);
 			assert_true(r.size_ks_d < r.size_ks_crit);
 			assert_true(r.depth_ks_d < r.depth_ks_crit);
 		}
