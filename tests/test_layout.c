@@ -25,10 +25,6 @@ struct reqbuf {
 	struct layout_request rq;
 };
 
-struct iv {
-	uint64_t s, n;
-};
-
 static int build_plan(struct plan *pl, const char *files, uint64_t seed)
 {
 	struct params p;
@@ -38,8 +34,8 @@ static int build_plan(struct plan *pl, const char *files, uint64_t seed)
 
 	params_init(&p);
 	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
-	if (params_set(&p, "files", files, "test", &err) || params_set(&p, "seed", s, "test", &err) ||
-	    params_resolve(&p, &err)) {
+	if (params_set(&p, "files", files, "test", &err) ||
+	    params_set(&p, "seed", s, "test", &err) || params_resolve(&p, &err)) {
 		fprintf(stderr, "%s\n", err.msg);
 		return -1;
 	}
@@ -67,8 +63,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void req_init(struct reqbuf *r, const struct plan *pl, uint32_t bs,
-		     enum layout_mapping m, double score, uint64_t seed)
+static void req_init(struct reqbuf *r, const struct plan *pl, uint32_t bs, enum layout_mapping m,
+		     double score, uint64_t seed)
 {
 	memset(r, 0, sizeof(*r));
 	r->fb = calloc(pl->nfiles + 1, sizeof(*r->fb));
@@ -82,7 +78,8 @@ static void req_init(struct reqbuf *r, const struct plan *pl, uint32_t bs,
 	for (uint32_t j = 0; j < pl->ndirs; j++) {
 		uint64_t entries = pl->dir_nfiles[j] + pl->dir_nlinks[j] + 2;
 
-		for (uint32_t c = pl->dir_first_child[j]; c != PLAN_NONE; c = pl->dir_next_sibling[c])
+		for (uint32_t c = pl->dir_first_child[j]; c != PLAN_NONE;
+		     c = pl->dir_next_sibling[c])
 			entries++;
 		r->db[j] = (uint32_t)(1 + entries * 40 / bs);
 	}
@@ -172,23 +169,35 @@ static uint32_t groups_for(uint64_t need, uint32_t bpg, uint32_t hole, double fa
 	return (uint32_t)ceil((double)need * factor / (bpg - hole)) + 1;
 }
 
-static int cmp_iv(const void *a, const void *b)
+/* Mark n blocks from s used; counts those that were not free or already used. */
+static uint64_t mark(uint8_t *st, uint64_t nblocks, uint64_t s, uint64_t n)
 {
-	const struct iv *x = a, *y = b;
+	uint64_t bad = 0;
 
-	return x->s < y->s ? -1 : x->s > y->s;
+	if (s + n > nblocks || s + n < s)
+		return n ? n : 1;
+	for (uint64_t b = s; b < s + n; b++) {
+		bad += st[b] != 1;
+		st[b] = 2;
+	}
+	return bad;
 }
 
-/* Every promise of struct layout, checked from its arrays. */
-static void check_layout(const struct layout *lo, const struct layout_request *rq,
-			 const struct freemap *fm)
+/*
+ * Every promise of struct layout, checked from its arrays: a block map
+ * (0 not free, 1 free, 2 used) finds overlaps and blocks outside the free
+ * runs.  Returns the free holes of exactly one block between used blocks.
+ */
+static uint64_t check_layout(const struct layout *lo, const struct layout_request *rq,
+			     const struct freemap *fm)
 {
 	const struct plan *pl = rq->pl;
-	size_t cap = lo->next + pl->nfiles + pl->ndirs + pl->nlinks + 1, n = 0;
-	struct iv *v = calloc(cap, sizeof(*v));
-	uint64_t used = 0, num = 0, den = 0;
+	uint8_t *st = calloc(fm->nblocks + 1, 1);
+	uint64_t used = 0, num = 0, den = 0, bad = 0, holes = 0;
 
-	assert_non_null(v);
+	assert_non_null(st);
+	for (size_t i = 0; i < fm->nruns; i++)
+		memset(st + fm->runs[i].start, 1, fm->runs[i].len);
 	assert_int_equal(lo->nfiles, pl->nfiles);
 	assert_int_equal(lo->file_ext[0], 0);
 	assert_int_equal(lo->file_ext[pl->nfiles], lo->next);
@@ -198,69 +207,45 @@ static void check_layout(const struct layout *lo, const struct layout_request *r
 		assert_true(s <= e);
 		assert_int_equal(e > s, rq->file_blocks[f] != 0);
 		for (uint64_t i = s; i < e; i++) {
-			assert_true(lo->ext[i].len > 0);
+			/* runs are maximal and not empty */
+			bad += lo->ext[i].len == 0;
 			if (i > s)
-				assert_true(lo->ext[i - 1].pblk + lo->ext[i - 1].len != lo->ext[i].pblk);
+				bad += lo->ext[i - 1].pblk + lo->ext[i - 1].len == lo->ext[i].pblk;
 			blocks += lo->ext[i].len;
 			E += ext_count(lo->ext[i].len, rq->max_extent_len);
-			v[n].s = lo->ext[i].pblk;
-			v[n++].n = lo->ext[i].len;
+			bad += mark(st, fm->nblocks, lo->ext[i].pblk, lo->ext[i].len);
 		}
 		assert_int_equal(blocks, rq->file_blocks[f]);
 		if (blocks >= 2) {
 			den += blocks - 1;
 			num += blocks - (e - s);
 		}
-		assert_int_equal(lo->file_nmeta[f],
-				 blocks ? layout_meta_blocks(rq->mapping, rq->block_size, blocks, E) : 0);
-		if (lo->file_nmeta[f]) {
-			v[n].s = lo->file_meta[f];
-			v[n++].n = lo->file_nmeta[f];
-		}
+		assert_int_equal(
+			lo->file_nmeta[f],
+			blocks ? layout_meta_blocks(rq->mapping, rq->block_size, blocks, E) : 0);
+		bad += mark(st, fm->nblocks, lo->file_meta[f], lo->file_nmeta[f]);
+		used += blocks + lo->file_nmeta[f];
 	}
 	for (uint32_t j = 0; j < pl->ndirs; j++) {
-		if (rq->dir_blocks[j]) {
-			v[n].s = lo->dir_start[j];
-			v[n++].n = rq->dir_blocks[j];
-		}
+		bad += mark(st, fm->nblocks, lo->dir_start[j], rq->dir_blocks[j]);
+		used += rq->dir_blocks[j];
 	}
 	for (uint32_t l = 0; l < pl->nlinks; l++) {
-		if (rq->link_blocks[l]) {
-			v[n].s = lo->link_block[l];
-			v[n++].n = 1;
-		}
+		if (rq->link_blocks[l])
+			bad += mark(st, fm->nblocks, lo->link_block[l], 1);
+		used += rq->link_blocks[l];
 	}
 	assert_int_equal(lo->pool_len, rq->pool_blocks);
-	if (lo->pool_len) {
-		v[n].s = lo->pool_start;
-		v[n++].n = lo->pool_len;
-	}
-	assert_true(n <= cap);
-
-	/* no two blocks overlap, every block was free */
-	qsort(v, n, sizeof(*v), cmp_iv);
-	for (size_t i = 0; i < n; i++) {
-		size_t lo_i = 0, hi = fm->nruns;
-
-		used += v[i].n;
-		if (i)
-			assert_true(v[i - 1].s + v[i - 1].n <= v[i].s);
-		while (lo_i < hi) {
-			size_t mid = lo_i + (hi - lo_i) / 2;
-
-			if (fm->runs[mid].start + fm->runs[mid].len <= v[i].s)
-				lo_i = mid + 1;
-			else
-				hi = mid;
-		}
-		assert_true(lo_i < fm->nruns);
-		assert_true(fm->runs[lo_i].start <= v[i].s);
-		assert_true(v[i].s + v[i].n <= fm->runs[lo_i].start + fm->runs[lo_i].len);
-	}
+	bad += mark(st, fm->nblocks, lo->pool_start, lo->pool_len);
+	used += lo->pool_len;
+	assert_int_equal(bad, 0);
 	assert_int_equal(used, lo->blocks_used);
 	assert_true(lo->score == layout_score_of(lo));
 	assert_true(fabs(lo->score - (den ? (double)num / (double)den : 1.0)) < 1e-12);
-	free(v);
+	for (uint64_t b = 1; b + 1 < fm->nblocks; b++)
+		holes += st[b] == 1 && st[b - 1] == 2 && st[b + 1] == 2;
+	free(st);
+	return holes;
 }
 
 static void test_meta_extents(void **state)
@@ -274,7 +259,8 @@ static void test_meta_extents(void **state)
 	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 5000, 341), 2);
 	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 5000, 1360), 4);
 	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 5000, 1361), 6);
-	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 1 << 20, 340 * 340 * 4), 1360 + 4);
+	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 1 << 20, 340 * 340 * 4),
+			 1360 + 4);
 	assert_int_equal(layout_meta_blocks(LAYOUT_EXTENTS, 4096, 1 << 20, 340 * 340 * 4 + 1),
 			 1361 + 5 + 1);
 	/* 1 KiB: 84 */
@@ -296,21 +282,24 @@ static void test_meta_blockmap(void **state)
 			assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, b, 99), 0);
 		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 13, 1), 1);
 		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb, 1), 1);
-		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + 1, 1), 1 + 1 + 1);
+		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + 1, 1),
+				 1 + 1 + 1);
 		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + apb, 1), 3);
 		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + apb + 1, 1), 4);
 		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + a2, 1),
 				 1 + 1 + apb);
 		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + a2 + 1, 1),
 				 1 + 1 + apb + 3);
-		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + a2 + apb + 1, 1),
-				 1 + 1 + apb + 1 + 1 + 2);
+		assert_int_equal(
+			layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + a2 + apb + 1, 1),
+			1 + 1 + apb + 1 + 1 + 2);
 		assert_int_equal(layout_meta_blocks(LAYOUT_BLOCKMAP, bs, 12 + apb + a2 + a2 + 1, 1),
 				 1 + 1 + apb + 1 + 2 + apb + 1);
 	}
 }
 
-static void run_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm)
+static uint64_t run_build(struct layout *lo, const struct layout_request *rq,
+			  const struct freemap *fm)
 {
 	uint64_t need = 0;
 	int ret = layout_build(lo, rq, fm, &need);
@@ -318,7 +307,7 @@ static void run_build(struct layout *lo, const struct layout_request *rq, const 
 	if (ret)
 		fprintf(stderr, "layout_build: %d (need %llu)\n", ret, (unsigned long long)need);
 	assert_int_equal(ret, 0);
-	check_layout(lo, rq, fm);
+	return check_layout(lo, rq, fm);
 }
 
 static void test_default_one_run(void **state)
@@ -400,16 +389,21 @@ static void test_targets(void **state)
 		struct reqbuf r;
 		struct freemap fm;
 
+		struct layout lo;
+		uint64_t holes0, holes;
+
 		req_init(&r, &plans[s], 4096, LAYOUT_EXTENTS, 1.0, (uint64_t)s + 7);
 		fm_groups(&fm, groups_for(need_of(&r.rq), 32768, 512, 1.6), 32768, 512, 0);
+		holes0 = run_build(&lo, &r.rq, &fm);
+		layout_release(&lo);
 		for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
-			struct layout lo;
-
 			r.rq.layout_score = targets[t];
-			run_build(&lo, &r.rq, &fm);
+			holes = run_build(&lo, &r.rq, &fm);
+			/* the gaps between pieces are other files' data, not faked holes */
+			assert_true(holes <= holes0);
 			if (fabs(lo.score - targets[t]) > 0.005)
-				fprintf(stderr, "seed %d target %.2f: score %.6f\n", s + 1, targets[t],
-					lo.score);
+				fprintf(stderr, "seed %d target %.2f: score %.6f\n", s + 1,
+					targets[t], lo.score);
 			assert_true(fabs(lo.score - targets[t]) <= 0.005);
 			layout_release(&lo);
 		}
@@ -513,8 +507,7 @@ static void test_determinism(void **state)
 	r.rq.seed = 66;
 	run_build(&b, &r.rq, &fm);
 	assert_true(fabs(b.score - a.score) < 0.001);
-	assert_true(a.next != b.next ||
-		    memcmp(a.ext, b.ext, a.next * sizeof(*a.ext)) != 0);
+	assert_true(a.next != b.next || memcmp(a.ext, b.ext, a.next * sizeof(*a.ext)) != 0);
 	layout_release(&a);
 	layout_release(&b);
 	free(fm.runs);
@@ -621,16 +614,11 @@ static void test_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_meta_extents),
-		cmocka_unit_test(test_meta_blockmap),
-		cmocka_unit_test(test_default_one_run),
-		cmocka_unit_test(test_default_groups),
-		cmocka_unit_test(test_targets),
-		cmocka_unit_test(test_small_blocks),
-		cmocka_unit_test(test_blockmap),
-		cmocka_unit_test(test_enospc),
-		cmocka_unit_test(test_determinism),
-		cmocka_unit_test(test_tiny),
+		cmocka_unit_test(test_meta_extents),	cmocka_unit_test(test_meta_blockmap),
+		cmocka_unit_test(test_default_one_run), cmocka_unit_test(test_default_groups),
+		cmocka_unit_test(test_targets),		cmocka_unit_test(test_small_blocks),
+		cmocka_unit_test(test_blockmap),	cmocka_unit_test(test_enospc),
+		cmocka_unit_test(test_determinism),	cmocka_unit_test(test_tiny),
 		cmocka_unit_test(test_bad_input),
 	};
 
