@@ -85,6 +85,7 @@ static void usage(FILE *out)
 		"commands:\n"
 		"  create    build the image: imprint create [options] TARGET\n"
 		"  plan      build the plan and write its manifest (one line per entry)\n"
+		"  verify    check a mounted image against its plan: imprint verify [options] DIR\n"
 		"  config    print the complete resolved configuration, seed included\n"
 		"  params    list every parameter with type, unit, default and description\n"
 		"\n"
@@ -109,6 +110,8 @@ static void usage(FILE *out)
 		"                       table or other signature (never a mounted or busy one)\n"
 		"  -q, --quiet          no progress line and no summary (--json still prints)\n"
 		"  -j, --jobs N         worker threads for file data (default: online CPUs)\n"
+		"      --extents FILE   create: write every file's planned physical runs to FILE;\n"
+		"                       verify: check each file's FIEMAP extents against it\n"
 		"\n"
 		"plan writes the manifest to stdout unless --report is given; with --report\n"
 		"the report goes to stdout and the manifest only where -o says (with -o -,\n"
@@ -120,7 +123,11 @@ static void usage(FILE *out)
 		"(and --size on a device) writes the manifest of what create builds.\n"
 		"\n"
 		"exit status: 0 success, 1 runtime failure (for create also a refused or\n"
-		"interrupted build: nothing half-built is left), 2 usage or parameter error\n");
+		"interrupted build: nothing half-built is left), 2 usage or parameter error\n"
+		"\n"
+		"parameters (--set KEY=VALUE or 'KEY = VALUE' in a config file;\n"
+		"'imprint params' gives each one's type, unit, default and meaning):\n");
+	params_print_names(out, 78);
 }
 
 static int add_set(struct cli *c, const char *key, const char *value, const char *where)
