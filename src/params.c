@@ -43,6 +43,9 @@ _Static_assert(sizeof(enum depth_mode) == sizeof(int), "enum depth_mode is not i
 _Static_assert(sizeof(enum sampling_mode) == sizeof(int), "enum sampling_mode is not int-sized");
 _Static_assert(sizeof(enum name_style) == sizeof(int), "enum name_style is not int-sized");
 _Static_assert(sizeof(enum ext_table) == sizeof(int), "enum ext_table is not int-sized");
+_Static_assert(sizeof(enum layout_order) == sizeof(int), "enum layout_order is not int-sized");
+_Static_assert(sizeof(enum frag_select) == sizeof(int), "enum frag_select is not int-sized");
+_Static_assert(sizeof(enum frag_sizes) == sizeof(int), "enum frag_sizes is not int-sized");
 
 enum param_type {
 	PT_SEED,	/* uint64_t, or the word 'random' */
@@ -113,6 +116,17 @@ static const char *const name_style_names[] = {
 };
 static const char *const ext_table_names[] = {
 	[EXT_TABLE_DEFAULT] = "default", [EXT_TABLE_LARGE] = "large", NULL
+};
+static const char *const layout_order_names[] = {
+	[ORDER_DIR] = "dir", [ORDER_CREATION] = "creation", [ORDER_SHUFFLED] = "shuffled", NULL
+};
+static const char *const frag_select_names[] = {
+	[FRAG_SELECT_WEIGHTED] = "weighted", [FRAG_SELECT_RANDOM] = "random",
+	[FRAG_SELECT_SIZE] = "size", [FRAG_SELECT_TYPE] = "type", NULL
+};
+static const char *const frag_sizes_names[] = {
+	[FRAG_SIZES_RANDOM] = "random", [FRAG_SIZES_EQUAL] = "equal",
+	[FRAG_SIZES_LOGNORMAL] = "lognormal", NULL
 };
 
 #define FIELD(f) .name = #f, .offset = offsetof(struct params, f), \
@@ -267,11 +281,70 @@ static const struct param_def param_table[] = {
 	{ FIELD(layout_score), .group = "layout", .type = PT_SHARE, .unit = "",
 	  .def.d = 1.0, .flags = PF_MIN | PF_MIN_OPEN | PF_MAX, .min = 0, .max = 1,
 	  .desc = "target layout score: contiguous share of file blocks (1 = unfragmented)" },
+	{ FIELD(layout_order), .group = "layout", .type = PT_ENUM, .unit = "",
+	  .def.e = ORDER_DIR, .choices = layout_order_names,
+	  .desc = "on-disk order: grouped by directory (spread like Orlov), file creation order, or shuffled" },
+	{ FIELD(frag_file_share), .group = "layout", .type = PT_SHARE, .unit = "",
+	  .def.d = 0, R_SHARE,
+	  .desc = "share of files of >= 2 blocks that are fragmented; 0 = auto (what the score needs, by size)" },
+	{ FIELD(frag_extents), .group = "layout", .type = PT_DOUBLE, .unit = "extents",
+	  .def.d = 0, R_GE(0),
+	  .desc = "mean extents per fragmented file (geometric); 0 = auto, else >= 2" },
+	{ FIELD(frag_select), .group = "layout", .type = PT_ENUM, .unit = "",
+	  .def.e = FRAG_SELECT_WEIGHTED, .choices = frag_select_names,
+	  .desc = "files fragmented: weighted by size, at random, largest first, or by type group" },
+	{ FIELD(frag_sizes), .group = "layout", .type = PT_ENUM, .unit = "",
+	  .def.e = FRAG_SIZES_RANDOM, .choices = frag_sizes_names,
+	  .desc = "piece sizes of a fragmented file: random breaks, equal, or lognormal" },
+	{ FIELD(frag_size_sigma), .group = "layout", .type = PT_DOUBLE, .unit = "ln blocks",
+	  .def.d = 1.0, R_GT(0),
+	  .desc = "lognormal sigma of piece sizes (frag_sizes = lognormal)" },
+	{ FIELD(free_frag_share), .group = "layout", .type = PT_SHARE, .unit = "",
+	  .def.d = 0, .flags = PF_MIN | PF_MAX | PF_MAX_OPEN, .min = 0, .max = 1,
+	  .desc = "share of free space left as gaps between files, in free extents below free_chunk" },
+	{ FIELD(free_chunk), .group = "layout", .type = PT_SIZE, .unit = "bytes",
+	  .def.u = 1 * MiB, R_CLOSED(1024, 1 * GiB),
+	  .desc = "free chunk size (e2freefrag -c), a power of two: gaps stay below it" },
+	{ FIELD(free_gap_min), .group = "layout", .type = PT_SIZE, .unit = "bytes",
+	  .def.u = 0, R_GE(0),
+	  .desc = "smallest gap between files; 0 = one block" },
+	{ FIELD(free_gap_shape), .group = "layout", .type = PT_DOUBLE, .unit = "",
+	  .def.d = 1.0, R_CLOSED(0, 4),
+	  .desc = "gap sizes have density ~ size^-shape: 1 = as many gaps in each power-of-two bucket" },
+	{ FIELD(age_rounds), .group = "layout", .type = PT_UINT, .unit = "rounds",
+	  .def.u = 0, R_CLOSED(0, 100000),
+	  .desc = "offline aging: rounds of create/delete churn on a simulated ext4 allocator" },
+	{ FIELD(age_churn), .group = "layout", .type = PT_SHARE, .unit = "",
+	  .def.d = 0.1, .flags = PF_MIN | PF_MIN_OPEN | PF_MAX, .min = 0, .max = 1,
+	  .desc = "share of live files deleted and replaced in each aging round" },
+	{ FIELD(age_stream_req), .group = "layout", .type = PT_UINT, .unit = "blocks",
+	  .def.u = 16, R_CLOSED(0, 1u << 20),
+	  .desc = "aging: files of at most this many blocks share the locality group (mb_stream_req)" },
+	{ FIELD(age_group_prealloc), .group = "layout", .type = PT_UINT, .unit = "blocks",
+	  .def.u = 512, R_CLOSED(1, 1u << 20),
+	  .desc = "aging: blocks of a locality-group preallocation (mb_group_prealloc)" },
 
 	/* content */
 	{ FIELD(dup_file_share), .group = "content", .type = PT_SHARE, .unit = "",
 	  .def.d = 0.1, R_SHARE,
 	  .desc = "share of files that are whole-file copies of another file (same size, type, bytes)" },
+	/*
+	 * Other-binary content (doc/model.md): Debian 12's own ELF files
+	 * compress 2.9x with zlib -6 and hold 1.3% zero blocks; Meyer &
+	 * Bolosky (FAST 2011) find whole-file dedup reaches 3/4 of block-level
+	 * savings on live file systems, so blocks add about a third of the
+	 * whole-file saving: ~3% of bytes beside dup_file_share's 10%, most
+	 * of it in binary data.
+	 */
+	{ FIELD(compress_ratio), .group = "content", .type = PT_DOUBLE, .unit = "",
+	  .def.d = 2.0, R_CLOSED(1, 5),
+	  .desc = "zlib/zstd compression ratio of other-binary files (2 = they compress to half)" },
+	{ FIELD(dup_block_share), .group = "content", .type = PT_SHARE, .unit = "",
+	  .def.d = 0.05, R_SHARE,
+	  .desc = "share of other-binary 4 KiB blocks whose content occurs more than once" },
+	{ FIELD(zero_block_share), .group = "content", .type = PT_SHARE, .unit = "",
+	  .def.d = 0.02, R_SHARE,
+	  .desc = "share of other-binary 4 KiB blocks that are all zero (written, not holes)" },
 };
 
 _Static_assert(ARRAY_SIZE(param_table) <= 64 * ARRAY_SIZE(((struct params *)0)->explicit_mask),
@@ -1166,6 +1239,23 @@ int params_resolve(struct params *p, struct param_error *err)
 	ret = check_fpd(p, err);
 	if (ret)
 		return ret;
+	if (p->frag_extents != 0 && p->frag_extents < 2) {
+		fmt_double(p->frag_extents, a, sizeof(a));
+		set_error(err, NULL, "'frag_extents' must be 0 (auto) or >= 2 (got '%s')", a);
+		return -EINVAL;
+	}
+	if (p->free_chunk & (p->free_chunk - 1)) {
+		fmt_size(p->free_chunk, a, sizeof(a));
+		set_error(err, NULL, "'free_chunk' must be a power of two (got '%s')", a);
+		return -EINVAL;
+	}
+	if (p->dup_block_share + p->zero_block_share > 1 + 1e-12) {
+		fmt_double(p->dup_block_share, a, sizeof(a));
+		fmt_double(p->zero_block_share, b, sizeof(b));
+		set_error(err, NULL, "'dup_block_share' (%s) plus 'zero_block_share' (%s) exceed 1",
+			  a, b);
+		return -EINVAL;
+	}
 
 	if (!used_given && !files_given) {
 		if (!size_given)

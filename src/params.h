@@ -10,6 +10,9 @@ enum depth_mode { DEPTH_POISSON, DEPTH_CARE };
 enum sampling_mode { SAMPLING_STRATIFIED, SAMPLING_IID };
 enum name_style { NAMES_REALISTIC, NAMES_NUMERIC };
 enum ext_table { EXT_TABLE_DEFAULT, EXT_TABLE_LARGE };
+enum layout_order { ORDER_DIR, ORDER_CREATION, ORDER_SHUFFLED };
+enum frag_select { FRAG_SELECT_WEIGHTED, FRAG_SELECT_RANDOM, FRAG_SELECT_SIZE, FRAG_SELECT_TYPE };
+enum frag_sizes { FRAG_SIZES_RANDOM, FRAG_SIZES_EQUAL, FRAG_SIZES_LOGNORMAL };
 
 /*
  * Every parameter, resolved.  Fields marked "0 = derived" are filled in by
@@ -78,9 +81,26 @@ struct params {
 
 	/* on-disk layout (backends that place blocks) */
 	double layout_score;       /* 1.0: target image-wide layout score, (0, 1] */
+	enum layout_order layout_order; /* dir: grouped by directory; creation; shuffled */
+	double frag_file_share;    /* 0 = auto: share of files of >= 2 blocks that are fragmented */
+	double frag_extents;       /* 0 = auto, else >= 2: mean extents per fragmented file */
+	enum frag_select frag_select; /* weighted: which files are fragmented */
+	enum frag_sizes frag_sizes; /* random: how a fragmented file's pieces are sized */
+	double frag_size_sigma;    /* 1.0: lognormal sigma of piece sizes (frag_sizes = lognormal) */
+	double free_frag_share;    /* 0: share of free space left in free extents below free_chunk */
+	uint64_t free_chunk;       /* 1 MiB: chunk size (e2freefrag -c), bound of "small" free extents */
+	uint64_t free_gap_min;     /* 0 = one block: smallest gap left between files */
+	double free_gap_shape;     /* 1.0: gap sizes have density ~ size^-shape (1: as many per bucket) */
+	uint32_t age_rounds;       /* 0: rounds of create/delete churn on a simulated allocator */
+	double age_churn;          /* 0.1: share of live files deleted and replaced per round */
+	uint32_t age_stream_req;   /* 16: files of at most this many blocks use the locality group */
+	uint32_t age_group_prealloc; /* 512: blocks of a locality-group preallocation */
 
 	/* content (the plan's part: which files are whole-file copies) */
 	double dup_file_share;     /* 0.1: files that are whole-file duplicates of another */
+	double compress_ratio;     /* 2.0: zlib/zstd ratio of "other binary" files, [1, 5] */
+	double dup_block_share;    /* 0.05: of their 4 KiB blocks, duplicated across files */
+	double zero_block_share;   /* 0.02: of their 4 KiB blocks, all zero */
 
 	/* bit i set: table entry i was set explicitly (private to params.c) */
 	uint64_t explicit_mask[2];

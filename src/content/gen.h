@@ -72,4 +72,27 @@ void gen_binary_bytes(const struct content_model *cm, uint64_t key, uint64_t off
 uint32_t gen_crc32(uint32_t crc, const uint8_t *buf, size_t len);
 uint32_t gen_adler32(uint32_t adler, const uint8_t *buf, size_t len);
 
+/*
+ * The binary part of the content model (binary.c), called by
+ * content_model_init() once cm->seed, cm->pl, compress_ratio,
+ * dup_block_share and zero_block_share are set.  Builds cm->binary_priv:
+ * the mixing parameter of unique blocks (from a fixed calibration table)
+ * and the shared duplicate pool, sized from the plan's distinct files
+ * (round(full blocks x dup_block_share / 32) blocks; 4 GiB of blocks
+ * assumed when cm->pl is NULL).  Returns 0, -EINVAL (ratio below 1, a
+ * share outside [0, 1], or the two shares above 1 together) or -ENOMEM.
+ * Until it has run, gen_binary_bytes() gives incompressible bytes.
+ *
+ * What the shares mean, for measuring them: over the full 4 KiB blocks
+ * (at file offsets multiple of 4096) of the files of "other binary"
+ * content, each set of whole-file copies counted once, zero_block_share
+ * is the share of all-zero blocks and dup_block_share the share of
+ * non-zero blocks whose content occurs more than once, every occurrence
+ * counted (the first one too).  compress_ratio is that of whole files,
+ * zero and duplicate blocks included (zlib -6 and zstd -3 both, within
+ * 5% for 1 to 4 on files of 64 KiB and more).
+ */
+int content_binary_init(struct content_model *cm);
+void content_binary_release(struct content_model *cm);
+
 #endif
