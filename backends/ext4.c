@@ -1020,6 +1020,7 @@ static int place(struct ext4_build *x)
 	rq.mapping = x->extents ? LAYOUT_EXTENTS : LAYOUT_BLOCKMAP;
 	rq.max_extent_len = EXT4_MAP_MAX_EXTENT;
 	rq.layout_score = x->pl->prm.layout_score;
+	layout_request_set_params(&rq, &x->pl->prm);
 	rq.pool_blocks = 64 + x->pl->ndirs / 64;
 	rq.seed = x->pl->prm.seed;
 	ret = layout_build(&x->lo, &rq, &fm, &need);

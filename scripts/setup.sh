@@ -16,6 +16,8 @@ IMPRINT_DEPS=(
 	libext2fs-dev comerr-dev libgsl-dev libblkid-dev libjson-c-dev libcmocka-dev
 	zlib1g-dev libzstd-dev libxxhash-dev libmagic-dev
 	e2fsprogs wamerican file time python3
+	sox mpg123 ffmpeg
+	netpbm pngcheck libjpeg-turbo-progs
 )
 
 imprint_say()

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "age.h"
 #include "layout.h"
 #include "rng.h"
 
@@ -65,6 +66,41 @@
  * consecutive, and forced splits add extents; *need is then above the
  * free space.
  *
+ * Spread.  With every spread parameter on auto (frag_file_share and
+ * frag_extents 0, frag_select weighted, frag_sizes random) the breaks are
+ * drawn over all pairs as above.  Otherwise the fragmented files are
+ * chosen first (spread_plan): m of the files of two or more blocks, m =
+ * frag_file_share x their count, or B / (frag_extents - 1), or on auto the
+ * count the pair sampling would touch; in frag_select order (weighted:
+ * Efraimidis-Spirakis keys over pairs; random; size: most blocks first;
+ * type: growing files, media, archives and binaries, the rest).  Each
+ * chosen file wants 1 + Geometric breaks of mean frag_extents - 1 (on
+ * auto B / m), at most its pairs; the wants are scaled by one factor so
+ * that they sum to B exactly.  The score wins every conflict: too few
+ * pairs in the chosen files adds files in the same order (a note says the
+ * share gave way), a mean the share cannot hold moves (a note says so).
+ * A file's breaks are placed at random (selection sampling over its own
+ * pairs), or cut it into pieces of equal or lognormal weights (cumulative
+ * rounding, every piece at least one block).  Lost and forced breaks are
+ * owed to the next chosen files.
+ *
+ * Order.  layout_order = dir is the spread above; creation packs the
+ * directories in id order (a file's id is its creation order) from the
+ * start of the disk with no spread; shuffled packs a seeded permutation of
+ * directories and files (stream "layout.order").
+ *
+ * Gaps.  free_frag_share > 0 leaves free gaps between consecutive files so
+ * that the free extents below free_chunk hold that share of the free
+ * space: gap sizes follow a density ~ size^-free_gap_shape on
+ * [free_gap_min, free_chunk), split into power-of-two buckets by exact
+ * block quotas (stream "layout.gaps"), shuffled, and spread evenly over
+ * the files.  A gap is skipped at the packing cursor only when the next
+ * file fits right after it, so it is bounded by data on both sides and
+ * keeps its size.  The build runs again (at most three more times) with
+ * the quotas corrected by what the previous build measured per bucket
+ * (free extents the packing leaves by itself count too).  Gaps are never
+ * handed out, so the image holds only real files.
+ *
  * Tiny plans: the score moves in steps of 1 / pairs, so a plan with few
  * pairs gets the nearest reachable value; a file with nothing to interleave
  * with alternates between two free runs; breaks that would need space the
@@ -81,6 +117,13 @@ struct ovf {
 	uint32_t file;
 };
 
+/* How a fragmented file's pieces are cut. */
+enum frag_how {
+	HOW_PAIRS, /* selection sampling over every pair of the image */
+	HOW_LOCAL, /* selection sampling over the file's own pairs */
+	HOW_CUMUL, /* cumulative rounding of piece weights (equal, lognormal) */
+};
+
 /* The selection-sampling state of a fragmented file, and its next piece. */
 struct frag {
 	uint64_t file;
@@ -89,6 +132,10 @@ struct frag {
 	uint64_t R, S;	   /* breaks and pairs left in the selection */
 	uint64_t prev_end; /* block after the file's last placed run */
 	struct rng r;
+	/* HOW_CUMUL: piece i of P, extra = blocks - P shared by weight */
+	uint64_t P, i, extra, given;
+	double W, cw, sigma;
+	enum frag_how how;
 };
 
 /* A first-in first-out ring of waiting files, cap a power of two. */
@@ -137,6 +184,17 @@ struct build {
 	uint64_t nwait; /* files waiting */
 
 	uint64_t extra; /* metadata blocks beyond the plan's count */
+
+	/* spread: planned breaks per file, and what later files owe */
+	int spread;
+	uint32_t *kb;
+	int64_t debt;
+
+	/* gaps: sizes in placement order, the next due, files placed so far */
+	const uint64_t *gap;
+	size_t ngap, gi;
+	uint64_t placed, nne, gap_blocks;
+	double gap_per_file;
 };
 
 static uint64_t div_up(uint64_t a, uint64_t b)
@@ -516,14 +574,19 @@ static uint64_t meta_contig(const struct build *b, uint64_t n)
 /* A break the layout could not make: give it back to the budget. */
 static void b_lost(struct build *b)
 {
-	if (b->R < b->S)
+	if (b->spread)
+		b->debt++;
+	else if (b->R < b->S)
 		b->R++;
 }
 
 /* Breaks the free space forced: take them from the budget. */
 static void b_forced(struct build *b, uint64_t k)
 {
-	b->R = b->R > k ? b->R - k : 0;
+	if (b->spread)
+		b->debt -= (int64_t)k;
+	else
+		b->R = b->R > k ? b->R - k : 0;
 }
 
 static int b_record(struct build *b, uint64_t f, uint64_t pblk, uint64_t len, int first)
@@ -601,11 +664,45 @@ static int b_piece(struct build *b, uint64_t f, uint64_t n, uint64_t *prev_end, 
 	return 0;
 }
 
+/* A standard normal draw (Box-Muller, one of the pair). */
+static double normal_draw(struct rng *r)
+{
+	double u = rng_uniform(r), v = rng_uniform(r);
+
+	return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
+}
+
+static double piece_weight(struct frag *s)
+{
+	return s->sigma > 0 ? exp(s->sigma * normal_draw(&s->r)) : 1.0;
+}
+
 /* Length of the next piece; selection sampling decides each pair. */
 static uint64_t frag_next(struct frag *s)
 {
 	uint64_t len = 1;
 
+	if (s->how == HOW_CUMUL) {
+		uint64_t to;
+
+		if (s->i + 1 >= s->P) {
+			len = s->blocks;
+			s->blocks = 0;
+			s->i++;
+			return len;
+		}
+		s->cw += piece_weight(s);
+		s->i++;
+		to = (uint64_t)floor((double)s->extra * (s->cw / s->W));
+		if (to > s->extra)
+			to = s->extra;
+		if (to < s->given)
+			to = s->given;
+		len = 1 + to - s->given;
+		s->given = to;
+		s->blocks -= len;
+		return len;
+	}
 	s->blocks--;
 	while (s->blocks) {
 		int brk;
@@ -771,10 +868,11 @@ static int pool_drain(struct build *b)
 
 /*
  * Decide the breaks of file f (n >= 2 blocks): the selection moves on by
- * its pairs, and *e is left ready to give its pieces.  Returns the number
- * of extents the pieces make.
+ * its pairs (or the file takes its planned breaks, plus what is owed
+ * unless dry), and *e is left ready to give its pieces.  Returns the
+ * number of extents the pieces make.
  */
-static uint64_t frag_plan(struct build *b, uint64_t f, uint64_t n, struct frag *e)
+static uint64_t frag_plan(struct build *b, uint64_t f, uint64_t n, struct frag *e, int dry)
 {
 	struct frag tmp;
 	uint64_t E = 0;
@@ -782,16 +880,49 @@ static uint64_t frag_plan(struct build *b, uint64_t f, uint64_t n, struct frag *
 	memset(e, 0, sizeof(*e));
 	e->file = f;
 	e->blocks = n;
-	e->R = b->R;
-	e->S = b->S;
 	rng_open(&e->r, b->key, f);
+	if (!b->spread) {
+		e->how = HOW_PAIRS;
+		e->R = b->R;
+		e->S = b->S;
+	} else {
+		int64_t k = b->kb[f];
+
+		if (!dry && k && b->debt) {
+			int64_t want = k + b->debt;
+
+			if (want < 1)
+				want = 1;
+			if (want > (int64_t)n - 1)
+				want = (int64_t)n - 1;
+			b->debt -= want - k;
+			k = want;
+		}
+		if (b->rq->frag_sizes == FRAG_SIZES_RANDOM || !k) {
+			e->how = HOW_LOCAL;
+			e->R = (uint64_t)k;
+			e->S = n - 1;
+		} else {
+			e->how = HOW_CUMUL;
+			e->P = (uint64_t)k + 1;
+			e->extra = n - e->P;
+			e->sigma = 0;
+			if (b->rq->frag_sizes == FRAG_SIZES_LOGNORMAL)
+				e->sigma = b->rq->frag_size_sigma > 0 ? b->rq->frag_size_sigma : 1.0;
+			tmp = *e;
+			for (uint64_t i = 0; i < e->P; i++)
+				e->W += piece_weight(&tmp);
+		}
+	}
 	tmp = *e;
 	while (tmp.blocks) {
 		E += ext_count(b, frag_next(&tmp));
 		e->left++;
 	}
-	b->R = tmp.R;
-	b->S = tmp.S;
+	if (!b->spread) {
+		b->R = tmp.R;
+		b->S = tmp.S;
+	}
 	return E;
 }
 
@@ -800,29 +931,64 @@ static uint64_t frag_plan(struct build *b, uint64_t f, uint64_t n, struct frag *
  * a dry run of the selection in placement order, so the space check
  * before the build counts it (exact unless the free space forces breaks).
  */
-static uint64_t frag_meta(struct build *b, const uint32_t *order)
+static uint64_t frag_meta_file(struct build *b, uint64_t f)
 {
-	const struct plan *pl = b->pl;
 	const struct layout_request *rq = b->rq;
-	uint64_t R = b->R, S = b->S, extra = 0;
+	uint64_t n = file_blocks(rq, f), E;
 	struct frag e;
 
-	for (uint32_t oi = 0; oi < pl->ndirs; oi++) {
-		uint32_t j = order[oi];
+	if (n < 2)
+		return 0;
+	E = frag_plan(b, f, n, &e, 1);
+	return layout_meta_blocks(rq->mapping, rq->block_size, n, E) - meta_contig(b, n);
+}
 
-		for (uint32_t c = 0; c < pl->dir_nfiles[j]; c++) {
-			uint64_t f = (uint64_t)pl->dir_first_file[j] + c, n = file_blocks(rq, f), E;
+static uint64_t frag_meta(struct build *b, const uint32_t *order, const uint32_t *items,
+			  uint64_t nitems)
+{
+	const struct plan *pl = b->pl;
+	uint64_t R = b->R, S = b->S, extra = 0;
 
-			if (n < 2)
-				continue;
-			E = frag_plan(b, f, n, &e);
-			extra += layout_meta_blocks(rq->mapping, rq->block_size, n, E) -
-				 meta_contig(b, n);
+	if (items) {
+		for (uint64_t i = 0; i < nitems; i++)
+			if (items[i] >= pl->ndirs)
+				extra += frag_meta_file(b, items[i] - pl->ndirs);
+	} else {
+		for (uint32_t oi = 0; oi < pl->ndirs; oi++) {
+			uint32_t j = order[oi];
+
+			for (uint32_t c = 0; c < pl->dir_nfiles[j]; c++)
+				extra += frag_meta_file(b, (uint64_t)pl->dir_first_file[j] + c);
 		}
 	}
 	b->R = R;
 	b->S = S;
 	return extra;
+}
+
+/*
+ * A gap before the next file (n blocks with its metadata) when one is
+ * due and the file fits right after it in the cursor's run: so the gap is
+ * bounded by data on both sides.  Otherwise it waits for the next file.
+ */
+static void gap_before(struct build *b, uint64_t n)
+{
+	struct alloc *a = &b->al;
+	size_t ci = a->ci;
+	uint64_t g;
+
+	if (b->gi >= b->ngap || ci >= a->nruns)
+		return;
+	/* gap i is due at file floor((i + 1/2) * files / gaps) */
+	if ((double)b->placed + 0.5 < ((double)b->gi + 0.5) * (double)b->nne / (double)b->ngap)
+		return;
+	g = b->gap[b->gi];
+	if (a->end[ci] - a->cur[ci] < g + n)
+		return;
+	a->cur[ci] += g;
+	al_update(a, ci);
+	b->gap_blocks += g;
+	b->gi++;
 }
 
 /* A file's metadata and first piece; the rest of its pieces join the pool. */
@@ -838,13 +1004,16 @@ static int b_file(struct build *b, uint64_t f, struct frag *pend)
 		return 0;
 	E = ext_count(b, n);
 	if (b->frag && n >= 2) {
-		E = frag_plan(b, f, n, pend);
+		E = frag_plan(b, f, n, pend, 0);
 		len1 = frag_next(pend);
 		pend->left--;
 	}
 	nmeta = layout_meta_blocks(rq->mapping, rq->block_size, n, E);
 	planned = nmeta;
 
+	if (b->ngap)
+		gap_before(b, nmeta + len1);
+	b->placed++;
 	ret = al_contig(&b->al, nmeta + len1, UINT64_MAX, &p, &adj);
 	if (!ret) {
 		lo->file_meta[f] = nmeta ? p : 0;
@@ -956,6 +1125,8 @@ static int b_spread(struct build *b, uint64_t ustart0, uint64_t usize, size_t nu
 			uint64_t n = file_blocks(rq, (uint64_t)f0 + c);
 
 			need += n + meta_contig(b, n);
+			if (n)
+				need += (uint64_t)b->gap_per_file;
 		}
 		for (uint32_t c = 0; c < pl->dir_nlinks[j]; c++)
 			need += link_blocks(rq, l0 + c);
@@ -1137,17 +1308,298 @@ static int b_check(const struct layout_request *rq, const struct freemap *fm)
 		return -EINVAL;
 	if (pl->nfiles >= UINT32_MAX)
 		return -EINVAL;
+	if (!(rq->frag_file_share >= 0 && rq->frag_file_share <= 1) ||
+	    !(rq->frag_extents == 0 || rq->frag_extents >= 2) ||
+	    !(rq->free_frag_share >= 0 && rq->free_frag_share < 1) ||
+	    (rq->free_chunk & (rq->free_chunk - 1)) || !(rq->free_gap_shape >= 0))
+		return -EINVAL;
 	return 0;
 }
 
-int layout_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm,
-		 uint64_t *need)
+/* ---- spread: which files are fragmented, and how much ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int in_list(const char *e, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(e, *list))
+			return 1;
+	return 0;
+}
+
+/*
+ * frag_select = type: files that grow in place (logs, mailboxes,
+ * databases, disk images) first, then media, then archives and binaries,
+ * then everything else.
+ */
+static unsigned ext_group(const char *e)
+{
+	static const char *const grow[] = { "log",  "pst", "ost",   "mbox", "db",  "sqlite",
+					    "vhd",  "vhdx", "vmdk", "qcow2", "vdi", "img",
+					    "iso",  "mdb", "edb",   "dat",  "journal", NULL };
+	static const char *const media[] = { "mp3", "wma", "wav",  "flac", "ogg", "m4a",
+					     "aac", "mpg", "mpeg", "mp4",  "avi", "mkv",
+					     "mov", "wmv", "jpg",  "jpeg", "png", "gif",
+					     "bmp", "tif", "tiff", "psd",  "raw", NULL };
+	static const char *const pack[] = { "zip", "gz",  "tgz", "bz2", "xz",  "7z",  "rar", "tar",
+					    "cab", "jar", "msi", "deb", "rpm", "exe", "dll", "lib",
+					    "so",  "o",	  "a",	 "pdb", "pch", "sys", "bin", NULL };
+
+	if (in_list(e, grow))
+		return 0;
+	if (in_list(e, media))
+		return 1;
+	if (in_list(e, pack))
+		return 2;
+	return 3;
+}
+
+/* Breaks the chosen files take at factor lam: sum of clamp(round(lam d), 1, cap). */
+static uint64_t spread_total(const double *d, const uint64_t *cap, uint64_t m, double lam)
+{
+	uint64_t t = 0;
+
+	for (uint64_t i = 0; i < m; i++) {
+		double v = nearbyint(lam * d[i]);
+
+		t += v < 1 ? 1 : v >= (double)cap[i] ? cap[i] : (uint64_t)v;
+	}
+	return t;
+}
+
+/*
+ * Choose the fragmented files and their breaks, B in all (see the top of
+ * the file): fills b->kb.  Returns 0 or -ENOMEM.
+ */
+static int spread_plan(struct build *b, uint64_t B, uint64_t pairs)
+{
+	const struct layout_request *rq = b->rq;
+	const struct plan *pl = b->pl;
+	uint64_t kr = rng_stream_key(rq->seed, "layout.select");
+	uint64_t ke = rng_stream_key(rq->seed, "layout.extents");
+	uint64_t N = 0, m, asked, C = 0, sum, *key = NULL, *cap = NULL;
+	double p = (double)B / (double)pairs, mauto = 0, M, q, lo, hi, *d = NULL;
+	unsigned char *grp = NULL;
+	int ret = 0;
+
+	b->spread = 1;
+	b->kb = calloc(pl->nfiles ? pl->nfiles : 1, sizeof(*b->kb));
+	if (!b->kb)
+		return -ENOMEM;
+	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		uint64_t n = file_blocks(rq, f);
+
+		if (n < 2)
+			continue;
+		N++;
+		/* the chance that pair sampling at rate p breaks this file at all */
+		mauto += p >= 1 ? 1 : -expm1((double)(n - 1) * log1p(-p));
+	}
+	if (!N || !B)
+		return 0;
+	key = malloc(N * sizeof(*key));
+	if (!key) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	if (rq->frag_select == FRAG_SELECT_TYPE && pl->file_ext && pl->ext.name) {
+		grp = malloc(pl->ext.count ? pl->ext.count : 1);
+		if (!grp) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		for (size_t e = 0; e < pl->ext.count; e++)
+			grp[e] = (unsigned char)ext_group(pl->ext.name[e]);
+	}
+	N = 0;
+	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		uint64_t n = file_blocks(rq, f), x;
+		uint32_t k32 = 0;
+		struct rng r;
+		float e;
+
+		if (n < 2)
+			continue;
+		rng_open(&r, kr, f);
+		x = rng_next(&r);
+		switch (rq->frag_select) {
+		case FRAG_SELECT_WEIGHTED:
+			/* Efraimidis-Spirakis: the smallest -ln(u) / weight first */
+			e = (float)(-log(rng_uniform(&r)) / (double)(n - 1));
+			memcpy(&k32, &e, sizeof(k32));
+			break;
+		case FRAG_SELECT_RANDOM:
+			k32 = (uint32_t)(x >> 32);
+			break;
+		case FRAG_SELECT_SIZE:
+			k32 = UINT32_MAX - (uint32_t)min_u64(n, UINT32_MAX);
+			break;
+		case FRAG_SELECT_TYPE:
+			k32 = (uint32_t)(grp ? grp[pl->file_ext[f]] : 3) << 29 | (uint32_t)(x >> 35);
+			break;
+		}
+		key[N++] = (uint64_t)k32 << 32 | f;
+	}
+	qsort(key, N, sizeof(*key), cmp_u64);
+
+	if (rq->frag_file_share > 0)
+		asked = (uint64_t)llround(rq->frag_file_share * (double)N);
+	else if (rq->frag_extents > 0)
+		asked = (uint64_t)llround((double)B / (rq->frag_extents - 1));
+	else
+		asked = (uint64_t)llround(mauto);
+	m = asked < 1 ? 1 : asked > N ? N : asked;
+	if (m > B)
+		m = B;
+	for (uint64_t i = 0; i < m; i++)
+		C += file_blocks(rq, (uint32_t)key[i]) - 1;
+	while (C < B && m < N)
+		C += file_blocks(rq, (uint32_t)key[m++]) - 1;
+	if (rq->frag_file_share > 0 &&
+	    (m > asked ? m - asked : asked - m) > (N / 200 > 1 ? N / 200 : 1))
+		b->lo->notes |= LAYOUT_NOTE_SHARE;
+
+	/* wants: 1 + Geometric extra breaks of mean M - 2 */
+	M = rq->frag_extents > 0 ? rq->frag_extents : 1.0 + (double)B / (double)m;
+	q = M > 2 ? (M - 2) / (M - 1) : 0;
+	d = malloc(m * sizeof(*d));
+	cap = malloc(m * sizeof(*cap));
+	if (!d || !cap) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (uint64_t i = 0; i < m; i++) {
+		uint64_t f = (uint32_t)key[i];
+		struct rng r;
+		double g = 0;
+
+		rng_open(&r, ke, f);
+		if (q > 0)
+			g = floor(log(rng_uniform(&r)) / log(q));
+		cap[i] = file_blocks(rq, f) - 1;
+		d[i] = 1 + (g < 1e15 ? g : 1e15);
+	}
+
+	/* one factor for all, so that the breaks sum to B */
+	lo = 0;
+	hi = 1;
+	while (spread_total(d, cap, m, hi) < B && hi < 1e30)
+		hi *= 2;
+	for (int it = 0; it < 64; it++) {
+		double mid = (lo + hi) / 2;
+
+		if (spread_total(d, cap, m, mid) >= B)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	sum = 0;
+	for (uint64_t i = 0; i < m; i++) {
+		double v = nearbyint(hi * d[i]);
+		uint64_t k = v < 1 ? 1 : v >= (double)cap[i] ? cap[i] : (uint64_t)v;
+
+		b->kb[(uint32_t)key[i]] = (uint32_t)min_u64(k, UINT32_MAX);
+		sum += b->kb[(uint32_t)key[i]];
+	}
+	/* the rounding's overshoot comes off the last files, a break each */
+	while (sum > B) {
+		uint64_t before = sum;
+
+		for (uint64_t i = m; sum > B && i-- > 0;) {
+			uint32_t *k = &b->kb[(uint32_t)key[i]];
+
+			if (*k > 1) {
+				(*k)--;
+				sum--;
+			}
+		}
+		if (sum == before)
+			break;
+	}
+	for (uint64_t i = 0; sum < B && i < m; i++) {
+		uint32_t *k = &b->kb[(uint32_t)key[i]];
+
+		while (sum < B && *k < cap[i] && *k < UINT32_MAX) {
+			(*k)++;
+			sum++;
+		}
+	}
+	if (rq->frag_extents > 0 && fabs(1.0 + (double)B / (double)m - M) > 0.05 * M)
+		b->lo->notes |= LAYOUT_NOTE_EXTENTS;
+
+out_free:
+	free(key);
+	free(grp);
+	free(d);
+	free(cap);
+	return ret;
+}
+
+/* ---- one build ---- */
+
+/* A directory's blocks. */
+static int b_dir(struct build *b, uint32_t j)
+{
+	uint64_t nb = dir_blocks(b->rq, j), p;
+	int adj, ret;
+
+	if (!nb)
+		return 0;
+	ret = al_contig(&b->al, nb, UINT64_MAX, &p, &adj);
+	if (!ret)
+		b->lo->dir_start[j] = p;
+	return ret;
+}
+
+/* A directory's slow symlinks. */
+static int b_links(struct build *b, uint32_t j)
+{
+	const struct plan *pl = b->pl;
+	uint32_t l0 = pl->dir_first_link[j];
+	uint64_t p;
+	int adj, ret;
+
+	for (uint32_t c = 0; c < pl->dir_nlinks[j]; c++) {
+		uint32_t l = l0 + c;
+
+		if (!link_blocks(b->rq, l))
+			continue;
+		ret = al_contig(&b->al, 1, UINT64_MAX, &p, &adj);
+		if (ret)
+			return ret;
+		b->lo->link_block[l] = p;
+	}
+	return 0;
+}
+
+/* A file with data, then a share of the waiting pieces; uleft: files left in the unit. */
+static int b_one_file(struct build *b, uint64_t f, uint64_t *uleft)
+{
+	struct frag pend;
+	int ret;
+
+	ret = b_file(b, f, &pend);
+	if (!ret)
+		ret = pool_step(b, (*uleft)--);
+	if (!ret && pend.left)
+		ret = pool_put(b, &pend);
+	return ret;
+}
+
+static int build_once(struct layout *lo, const struct layout_request *rq, const struct freemap *fm,
+		      uint64_t *need, const uint64_t *gap, size_t ngap, uint64_t gap_total)
 {
 	const struct plan *pl = rq->pl;
 	struct build b;
 	uint64_t data = 0, meta = 0, dirs = 0, links = 0, pairs = 0, total_free = 0, nne = 0;
-	uint64_t usize, ustart0, base, done = 0;
-	uint32_t *dunit = NULL, *order = NULL;
+	uint64_t usize, ustart0, base, done = 0, nitems = 0;
+	uint32_t *dunit = NULL, *order = NULL, *items = NULL;
 	uint64_t *umain = NULL, uleft = 0;
 	size_t nunits;
 	uint32_t cur_unit = UINT32_MAX;
@@ -1156,9 +1608,6 @@ int layout_build(struct layout *lo, const struct layout_request *rq, const struc
 
 	memset(lo, 0, sizeof(*lo));
 	memset(&b, 0, sizeof(b));
-	ret = b_check(rq, fm);
-	if (ret)
-		return ret;
 	b.rq = rq;
 	b.pl = pl;
 	b.lo = lo;
@@ -1186,6 +1635,8 @@ int layout_build(struct layout *lo, const struct layout_request *rq, const struc
 		*need = base;
 	if (base > total_free)
 		return -ENOSPC;
+	if (rq->order == ORDER_SHUFFLED && (uint64_t)pl->ndirs + nne >= UINT32_MAX)
+		return -EINVAL;
 
 	target = rq->layout_score > 1.0 ? 1.0 : rq->layout_score;
 	b.R = (uint64_t)llround((1.0 - target) * (double)pairs);
@@ -1194,10 +1645,20 @@ int layout_build(struct layout *lo, const struct layout_request *rq, const struc
 	b.S = pairs;
 	b.frag = b.R > 0;
 	b.key = rng_stream_key(rq->seed, "layout.frag");
+	if (b.frag && (rq->frag_file_share > 0 || rq->frag_extents > 0 ||
+		       rq->frag_select != FRAG_SELECT_WEIGHTED || rq->frag_sizes != FRAG_SIZES_RANDOM)) {
+		ret = spread_plan(&b, b.R, pairs);
+		if (ret)
+			goto out_free_scratch;
+	}
+	b.gap = gap;
+	b.ngap = ngap;
+	b.nne = nne;
+	b.gap_per_file = nne ? (double)gap_total / (double)nne : 0;
 
-	/* allocation units: flex groups with flex_bg, else block groups */
+	/* allocation units: flex groups with flex_bg, else block groups; one for other orders */
 	ustart0 = fm->first_data_block;
-	if (fm->blocks_per_group && fm->ngroups) {
+	if (fm->blocks_per_group && fm->ngroups && rq->order == ORDER_DIR) {
 		uint64_t flex = fm->flex_groups ? fm->flex_groups : 1;
 
 		usize = (uint64_t)fm->blocks_per_group * flex;
@@ -1219,9 +1680,27 @@ int layout_build(struct layout *lo, const struct layout_request *rq, const struc
 		ret = -ENOMEM;
 		goto out_free_scratch;
 	}
-	ret = b_spread(&b, ustart0, usize, nunits, dunit, order);
-	if (ret)
-		goto out_free_scratch;
+	if (rq->order == ORDER_DIR) {
+		ret = b_spread(&b, ustart0, usize, nunits, dunit, order);
+		if (ret)
+			goto out_free_scratch;
+	} else {
+		for (uint32_t j = 0; j < pl->ndirs; j++)
+			order[j] = j;
+	}
+	if (rq->order == ORDER_SHUFFLED) {
+		items = malloc(((uint64_t)pl->ndirs + nne + 1) * sizeof(*items));
+		if (!items) {
+			ret = -ENOMEM;
+			goto out_free_scratch;
+		}
+		for (uint32_t j = 0; j < pl->ndirs; j++)
+			items[nitems++] = j;
+		for (uint64_t f = 0; f < pl->nfiles; f++)
+			if (file_blocks(rq, f))
+				items[nitems++] = (uint32_t)(pl->ndirs + f);
+		rng_shuffle_u32(items, nitems, rng_stream_key(rq->seed, "layout.order"), 0);
+	}
 	/* files with data per unit: the pool drains within a unit */
 	for (uint32_t j = 0; j < pl->ndirs; j++)
 		for (uint32_t c = 0; c < pl->dir_nfiles[j]; c++)
@@ -1229,7 +1708,7 @@ int layout_build(struct layout *lo, const struct layout_request *rq, const struc
 				file_blocks(rq, (uint64_t)pl->dir_first_file[j] + c) != 0;
 	if (b.frag && rq->mapping == LAYOUT_EXTENTS) {
 		/* indirect blocks do not depend on the extents: only trees need this */
-		base += frag_meta(&b, order);
+		base += frag_meta(&b, order, items, nitems);
 		if (need)
 			*need = base;
 		if (base > total_free) {
@@ -1237,7 +1716,7 @@ int layout_build(struct layout *lo, const struct layout_request *rq, const struc
 			goto out_free_scratch;
 		}
 	}
-	b.al.spare = total_free - base;
+	b.al.spare = total_free - base > gap_total ? total_free - base - gap_total : 0;
 
 	lo->nfiles = pl->nfiles;
 	lo->file_ext = calloc(pl->nfiles + 1, sizeof(*lo->file_ext));
@@ -1266,46 +1745,47 @@ int layout_build(struct layout *lo, const struct layout_request *rq, const struc
 		}
 	}
 
-	for (uint32_t oi = 0; oi < pl->ndirs; oi++) {
-		uint32_t j = order[oi], f0 = pl->dir_first_file[j], l0 = pl->dir_first_link[j];
-		uint64_t p, nb = dir_blocks(rq, j);
-		int adj;
+	if (items) {
+		uleft = nne;
+		for (uint64_t i = 0; i < nitems; i++) {
+			uint32_t v = items[i];
 
-		if (dunit[j] != cur_unit) {
-			cur_unit = dunit[j];
-			uleft = umain[cur_unit];
-			al_jump(&b.al, ustart0 + (uint64_t)cur_unit * usize);
-		}
-		if (nb) {
-			ret = al_contig(&b.al, nb, UINT64_MAX, &p, &adj);
-			if (ret)
-				goto out_free_scratch;
-			lo->dir_start[j] = p;
-		}
-		for (uint32_t c = 0; c < pl->dir_nfiles[j]; c++) {
-			uint64_t f = (uint64_t)f0 + c;
-			struct frag pend;
-
-			if (!file_blocks(rq, f))
-				continue;
-			ret = b_file(&b, f, &pend);
-			done++;
-			if (!ret)
-				ret = pool_step(&b, uleft--);
-			if (!ret && pend.left)
-				ret = pool_put(&b, &pend);
+			if (v < pl->ndirs) {
+				ret = b_dir(&b, v);
+				if (!ret)
+					ret = b_links(&b, v);
+			} else {
+				ret = b_one_file(&b, v - pl->ndirs, &uleft);
+				done++;
+			}
 			if (ret)
 				goto out_free_scratch;
 		}
-		for (uint32_t c = 0; c < pl->dir_nlinks[j]; c++) {
-			uint32_t l = l0 + c;
+	} else {
+		for (uint32_t oi = 0; oi < pl->ndirs; oi++) {
+			uint32_t j = order[oi], f0 = pl->dir_first_file[j];
 
-			if (!link_blocks(rq, l))
-				continue;
-			ret = al_contig(&b.al, 1, UINT64_MAX, &p, &adj);
+			if (dunit[j] != cur_unit) {
+				cur_unit = dunit[j];
+				uleft = umain[cur_unit];
+				al_jump(&b.al, ustart0 + (uint64_t)cur_unit * usize);
+			}
+			ret = b_dir(&b, j);
 			if (ret)
 				goto out_free_scratch;
-			lo->link_block[l] = p;
+			for (uint32_t c = 0; c < pl->dir_nfiles[j]; c++) {
+				uint64_t f = (uint64_t)f0 + c;
+
+				if (!file_blocks(rq, f))
+					continue;
+				ret = b_one_file(&b, f, &uleft);
+				done++;
+				if (ret)
+					goto out_free_scratch;
+			}
+			ret = b_links(&b, j);
+			if (ret)
+				goto out_free_scratch;
 		}
 	}
 	if (done != nne) {
@@ -1323,7 +1803,12 @@ int layout_build(struct layout *lo, const struct layout_request *rq, const struc
 	for (uint64_t f = 0; f < pl->nfiles; f++)
 		meta += lo->file_nmeta[f];
 	lo->blocks_used = data + meta + dirs + links + lo->pool_len;
-	lo->score = layout_score_of(lo);
+	layout_tally(lo);
+	lo->gap_blocks = b.gap_blocks;
+	if (b.gi < b.ngap)
+		lo->notes |= LAYOUT_NOTE_FREE;
+	if (fabs(lo->score - target) > 0.005 && pairs >= 400)
+		lo->notes |= LAYOUT_NOTE_LOST;
 
 out_free_scratch:
 	if (ret == -ENOSPC && need && lo->file_ext) {
@@ -1336,13 +1821,357 @@ out_free_scratch:
 		layout_release(lo);
 	free(dunit);
 	free(order);
+	free(items);
 	free(umain);
 	free(b.ovf);
+	free(b.kb);
 	for (size_t c = 0; c < 65; c++)
 		free(b.ring[c].e);
 	free(b.step);
 	al_release(&b.al);
 	return ret;
+}
+
+void layout_tally(struct layout *lo)
+{
+	lo->score = layout_score_of(lo);
+	lo->frag_eligible = lo->frag_files = lo->frag_runs = 0;
+	if (!lo->file_ext || !lo->ext)
+		return;
+	for (uint64_t f = 0; f < lo->nfiles; f++) {
+		uint64_t s = lo->file_ext[f], e = lo->file_ext[f + 1], blocks = 0;
+
+		for (uint64_t i = s; i < e; i++)
+			blocks += lo->ext[i].len;
+		if (blocks < 2)
+			continue;
+		lo->frag_eligible++;
+		if (e - s > 1) {
+			lo->frag_files++;
+			lo->frag_runs += e - s;
+		}
+	}
+}
+
+/* ---- the free space left ---- */
+
+struct span {
+	uint64_t s, n;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+static void hist_add(struct layout_free_hist *h, uint64_t s, uint64_t n)
+{
+	unsigned bkt = 63 - (unsigned)__builtin_clzll(n);
+	uint64_t c = h->chunk_blocks, first;
+
+	h->count[bkt]++;
+	h->blocks[bkt] += n;
+	h->free_blocks += n;
+	h->extents++;
+	if (n < c)
+		h->small_blocks += n;
+	/* aligned chunks wholly inside [s, s + n) */
+	first = div_up(s, c);
+	if ((s + n) / c > first)
+		h->free_chunks += (s + n) / c - first;
+}
+
+int layout_free_hist(const struct layout *lo, const struct layout_request *rq,
+		     const struct freemap *fm, uint64_t chunk_bytes, struct layout_free_hist *h)
+{
+	const struct plan *pl = rq->pl;
+	struct span *u;
+	uint64_t nu = 0, cap;
+	size_t r = 0;
+
+	memset(h, 0, sizeof(*h));
+	if (!lo->file_ext || !pl || !rq->block_size)
+		return -EINVAL;
+	if (!chunk_bytes)
+		chunk_bytes = 1 << 20;
+	h->chunk_blocks = chunk_bytes / rq->block_size ? chunk_bytes / rq->block_size : 1;
+	cap = lo->next + lo->nfiles + pl->ndirs + pl->nlinks + 1;
+	u = malloc(cap * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < lo->next; i++)
+		u[nu++] = (struct span){ lo->ext[i].pblk, lo->ext[i].len };
+	for (uint64_t f = 0; f < lo->nfiles; f++)
+		if (lo->file_nmeta[f])
+			u[nu++] = (struct span){ lo->file_meta[f], lo->file_nmeta[f] };
+	for (uint32_t j = 0; j < pl->ndirs; j++)
+		if (dir_blocks(rq, j))
+			u[nu++] = (struct span){ lo->dir_start[j], dir_blocks(rq, j) };
+	for (uint32_t l = 0; l < pl->nlinks; l++)
+		if (link_blocks(rq, l))
+			u[nu++] = (struct span){ lo->link_block[l], 1 };
+	qsort(u, nu, sizeof(*u), cmp_span);
+
+	/* free runs (touching ones merge) minus the used spans */
+	while (r < fm->nruns) {
+		uint64_t s = fm->runs[r].start, e = s + fm->runs[r].len;
+
+		r++;
+		while (r < fm->nruns && fm->runs[r].start == e)
+			e += fm->runs[r++].len;
+		if (s == e)
+			continue;
+		{
+			/* first used span that may overlap */
+			uint64_t lo_i = 0, hi_i = nu, pos = s;
+
+			while (lo_i < hi_i) {
+				uint64_t mid = lo_i + (hi_i - lo_i) / 2;
+
+				if (u[mid].s + u[mid].n <= s)
+					lo_i = mid + 1;
+				else
+					hi_i = mid;
+			}
+			for (uint64_t i = lo_i; i < nu && u[i].s < e; i++) {
+				if (u[i].s > pos)
+					hist_add(h, pos, u[i].s - pos);
+				if (u[i].s + u[i].n > pos)
+					pos = u[i].s + u[i].n;
+			}
+			if (pos < e)
+				hist_add(h, pos, e - pos);
+		}
+	}
+	free(u);
+	return 0;
+}
+
+/* ---- the free space's shape: gaps between files ---- */
+
+/* Blocks a density x^-a puts in [lo, hi), up to a constant. */
+static double shape_mass(double a, double lo, double hi)
+{
+	if (fabs(a - 2) < 1e-9)
+		return log(hi / lo);
+	return (pow(hi, 2 - a) - pow(lo, 2 - a)) / (2 - a);
+}
+
+/* A size in [lo, hi) from the density x^-a. */
+static double shape_draw(double a, double lo, double hi, double u)
+{
+	if (fabs(a - 1) < 1e-9)
+		return lo * pow(hi / lo, u);
+	return pow(pow(lo, 1 - a) + u * (pow(hi, 1 - a) - pow(lo, 1 - a)), 1 / (1 - a));
+}
+
+/*
+ * Gap sizes for the block quota of each bucket (want[b]), shuffled, into
+ * *gap (allocated).  Returns the count, or -ENOMEM.
+ */
+static int64_t gaps_make(const double *want, unsigned b0, unsigned b1, uint64_t gmin, uint64_t c,
+			 double a, uint64_t seed, unsigned pass, uint64_t **gap, uint64_t *total)
+{
+	uint64_t key = rng_stream_key(seed, "layout.gaps"), n = 0, cap = 1024, *g;
+
+	*total = 0;
+	g = malloc(cap * sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	for (unsigned bk = b0; bk <= b1; bk++) {
+		double lo = fmax((double)(UINT64_C(1) << bk), (double)gmin);
+		double hi = fmin((double)(UINT64_C(1) << (bk + 1)), (double)c);
+		double left = want[bk];
+		struct rng r;
+
+		if (hi <= lo)
+			continue;
+		rng_open(&r, key, (uint64_t)pass << 8 | bk);
+		while (left >= lo) {
+			uint64_t x = (uint64_t)shape_draw(a, lo, hi, rng_uniform(&r));
+
+			if (x < (uint64_t)lo)
+				x = (uint64_t)lo;
+			if ((double)x >= hi)
+				x = (uint64_t)ceil(hi) - 1;
+			if ((double)x > left)
+				x = (uint64_t)left;
+			if (n == cap) {
+				uint64_t *t = realloc(g, 2 * cap * sizeof(*g));
+
+				if (!t) {
+					free(g);
+					return -ENOMEM;
+				}
+				g = t;
+				cap *= 2;
+			}
+			g[n++] = x;
+			*total += x;
+			left -= (double)x;
+		}
+	}
+	/* Fisher-Yates, one stream */
+	{
+		struct rng r;
+
+		rng_open(&r, key, (uint64_t)pass << 8 | 0xff);
+		for (uint64_t i = n; i > 1; i--) {
+			uint64_t j = rng_below(&r, i), t = g[i - 1];
+
+			g[i - 1] = g[j];
+			g[j] = t;
+		}
+	}
+	*gap = g;
+	return (int64_t)n;
+}
+
+/*
+ * free_frag_share > 0: a build without gaps measures the free space,
+ * then builds with gaps whose quotas are corrected by what each build
+ * measured; the best of them is kept.
+ */
+static int build_shaped(struct layout *lo, const struct layout_request *rq,
+			const struct freemap *fm, uint64_t *need)
+{
+	uint64_t bs = rq->block_size, chunk = rq->free_chunk ? rq->free_chunk : 1 << 20;
+	uint64_t c = chunk / bs, gmin = rq->free_gap_min ? div_up(rq->free_gap_min, bs) : 1;
+	double a = rq->free_gap_shape, target[LAYOUT_HIST_BUCKETS] = { 0 };
+	double want[LAYOUT_HIST_BUCKETS] = { 0 }, mass = 0, best_err = INFINITY, best_worst = 0, T;
+	double best_small = 0;
+	struct layout_free_hist h;
+	struct layout cur;
+	unsigned b0, b1;
+	int ret, have = 0;
+
+	ret = build_once(lo, rq, fm, need, NULL, 0, 0);
+	if (ret)
+		return ret;
+	if (c < 2 || gmin >= c) {
+		/* no free extent can be smaller than a chunk and at least a gap */
+		lo->notes |= LAYOUT_NOTE_FREE;
+		return 0;
+	}
+	ret = layout_free_hist(lo, rq, fm, chunk, &h);
+	if (ret)
+		goto out_release;
+	b0 = 63 - (unsigned)__builtin_clzll(gmin);
+	b1 = 63 - (unsigned)__builtin_clzll(c - 1);
+	for (unsigned bk = b0; bk <= b1; bk++) {
+		double l = fmax((double)(UINT64_C(1) << bk), (double)gmin);
+		double u = fmin((double)(UINT64_C(1) << (bk + 1)), (double)c);
+
+		target[bk] = u > l ? shape_mass(a, l, u) : 0;
+		mass += target[bk];
+	}
+	T = rq->free_frag_share * (double)h.free_blocks;
+	for (unsigned bk = b0; bk <= b1; bk++) {
+		target[bk] = mass > 0 ? T * target[bk] / mass : 0;
+		want[bk] = fmax(0, target[bk] - (double)h.blocks[bk]);
+	}
+
+	for (unsigned pass = 0; pass < 4; pass++) {
+		uint64_t *gap = NULL, total, spare;
+		int64_t n;
+		double err = 0, worst;
+
+		n = gaps_make(want, b0, b1, gmin, c, a, rq->seed, pass, &gap, &total);
+		if (n < 0) {
+			ret = (int)n;
+			goto out_release;
+		}
+		/* gaps take free space the placement could have used: keep a tenth spare */
+		spare = h.free_blocks > lo->pool_len ? h.free_blocks - lo->pool_len : 0;
+		if (total > spare - spare / 10) {
+			free(gap);
+			lo->notes |= LAYOUT_NOTE_FREE;
+			break;
+		}
+		ret = build_once(&cur, rq, fm, NULL, gap, (size_t)n, total);
+		free(gap);
+		if (ret == -ENOSPC) {
+			/* the gaps crowded the files out: keep what there is */
+			lo->notes |= LAYOUT_NOTE_FREE;
+			break;
+		}
+		if (ret)
+			goto out_release;
+		ret = layout_free_hist(&cur, rq, fm, chunk, &h);
+		if (ret) {
+			layout_release(&cur);
+			goto out_release;
+		}
+		worst = 0;
+		for (unsigned bk = 0; bk < b1 + 1; bk++) {
+			err += fabs((double)h.blocks[bk] - target[bk]);
+			worst = fmax(worst, fabs((double)h.blocks[bk] - target[bk]));
+		}
+		if (err < best_err) {
+			best_err = err;
+			best_worst = worst / (double)h.free_blocks;
+			best_small = (double)h.small_blocks / (double)h.free_blocks;
+			layout_release(lo);
+			*lo = cur;
+			have = 1;
+		} else {
+			layout_release(&cur);
+		}
+		if (err <= 0.002 * (double)h.free_blocks)
+			break;
+		for (unsigned bk = b0; bk <= b1; bk++)
+			want[bk] = fmax(0, want[bk] - ((double)h.blocks[bk] - target[bk]));
+	}
+	/* the stated tolerance: each bucket and the small share within 0.005 of the free space */
+	if (have) {
+		lo->notes &= ~LAYOUT_NOTE_FREE;
+		if (best_worst > 0.005 || fabs(best_small - rq->free_frag_share) > 0.005)
+			lo->notes |= LAYOUT_NOTE_FREE;
+	} else {
+		lo->notes |= LAYOUT_NOTE_FREE;
+	}
+	return 0;
+
+out_release:
+	layout_release(lo);
+	return ret;
+}
+
+int layout_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm,
+		 uint64_t *need)
+{
+	int ret;
+
+	memset(lo, 0, sizeof(*lo));
+	ret = b_check(rq, fm);
+	if (ret)
+		return ret;
+	if (rq->age_rounds)
+		return age_build(lo, rq, fm, need);
+	if (rq->free_frag_share > 0)
+		return build_shaped(lo, rq, fm, need);
+	return build_once(lo, rq, fm, need, NULL, 0, 0);
+}
+
+void layout_request_set_params(struct layout_request *rq, const struct params *p)
+{
+	rq->layout_score = p->layout_score;
+	rq->order = p->layout_order;
+	rq->frag_file_share = p->frag_file_share;
+	rq->frag_extents = p->frag_extents;
+	rq->frag_select = p->frag_select;
+	rq->frag_sizes = p->frag_sizes;
+	rq->frag_size_sigma = p->frag_size_sigma;
+	rq->free_frag_share = p->free_frag_share;
+	rq->free_chunk = p->free_chunk;
+	rq->free_gap_min = p->free_gap_min;
+	rq->free_gap_shape = p->free_gap_shape;
+	rq->age_rounds = p->age_rounds;
+	rq->age_churn = p->age_churn;
+	rq->age_stream_req = p->age_stream_req;
+	rq->age_group_prealloc = p->age_group_prealloc;
 }
 
 void layout_release(struct layout *lo)

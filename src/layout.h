@@ -7,6 +7,8 @@
 
 #include "plan.h"
 
+struct age_trace;
+
 /* A run of free blocks. */
 struct free_run {
 	uint64_t start, len;
@@ -44,7 +46,32 @@ struct layout_request {
 	double layout_score;          /* target in (0, 1]; 1 = every file contiguous */
 	uint64_t pool_blocks;         /* spare metadata blocks to reserve */
 	uint64_t seed;
+
+	/*
+	 * How fragmentation is spread, the free space's shape, the order and
+	 * aging (doc/model.md, "Layout").  layout_request_set_params() copies
+	 * them from the parameters; a zeroed request means: auto spread,
+	 * directory order, no planned gaps, no aging.
+	 */
+	enum layout_order order;
+	double frag_file_share;       /* 0 = auto */
+	double frag_extents;          /* 0 = auto, else >= 2 */
+	enum frag_select frag_select;
+	enum frag_sizes frag_sizes;
+	double frag_size_sigma;       /* <= 0: 1 */
+	double free_frag_share;       /* in [0, 1); 0 = no gaps */
+	uint64_t free_chunk;          /* bytes, a power of two; 0 = 1 MiB */
+	uint64_t free_gap_min;        /* bytes; 0 = one block */
+	double free_gap_shape;        /* exponent of the gap size density */
+	uint32_t age_rounds;          /* 0 = no aging */
+	double age_churn;             /* share of live files replaced per round; <= 0: 0.1 */
+	uint32_t age_stream_req;      /* blocks: files up to this use the locality group */
+	uint32_t age_group_prealloc;  /* blocks of a locality-group preallocation; 0: 512 */
+	const struct age_trace *age_trace; /* sees every aging operation, or NULL */
 };
+
+/* Copy the layout and aging parameters of p into rq (the rest untouched). */
+void layout_request_set_params(struct layout_request *rq, const struct params *p);
 
 /* One physical run of a file's data, in logical order. */
 struct layout_extent {
@@ -76,7 +103,47 @@ struct layout {
 	uint64_t pool_start, pool_len;
 	uint64_t blocks_used;   /* data + metadata + pool */
 	double score;           /* achieved image-wide layout score of the files */
+
+	/* what was achieved beside the score, and what gave way (LAYOUT_NOTE_*) */
+	uint32_t notes;
+	uint64_t frag_eligible;  /* files of two or more blocks */
+	uint64_t frag_files;     /* of them, in more than one run */
+	uint64_t frag_runs;      /* runs of those files */
+	uint64_t gap_blocks;     /* free blocks deliberately left between files */
+	uint64_t age_temps;      /* aging: temporary files created (and deleted) */
+	uint64_t age_dropped;    /* aging: temporaries that found no room, never created */
+	uint64_t age_forced;     /* aging: temporaries deleted early to make room */
 };
+
+/* Why a target was not met as asked (struct layout.notes). */
+#define LAYOUT_NOTE_SHARE     0x01 /* frag_file_share gave way to the score */
+#define LAYOUT_NOTE_EXTENTS   0x02 /* frag_extents gave way to the score (or the share) */
+#define LAYOUT_NOTE_FREE      0x04 /* the free-space shape could not be reached in full */
+#define LAYOUT_NOTE_AGED      0x08 /* aged: score, spread, free-space and order targets unused */
+#define LAYOUT_NOTE_LOST      0x10 /* some breaks were impossible: the score is off the target */
+
+/* A free-extent histogram as e2freefrag prints it: bucket b holds extents of [2^b, 2^(b+1)) blocks. */
+#define LAYOUT_HIST_BUCKETS 64
+struct layout_free_hist {
+	uint64_t count[LAYOUT_HIST_BUCKETS];
+	uint64_t blocks[LAYOUT_HIST_BUCKETS];
+	uint64_t free_blocks, extents;
+	uint64_t chunk_blocks;   /* chunk size in blocks */
+	uint64_t free_chunks;    /* aligned chunks (from block 0) wholly free */
+	uint64_t small_blocks;   /* free blocks in extents below chunk_blocks */
+};
+
+/*
+ * The free space fm leaves once lo (built for rq) is placed, with lo's
+ * pool counted as free (the backend takes little of it): maximal free
+ * extents, bucketed as e2freefrag does.
+ * chunk_bytes 0 means 1 MiB.  Returns 0, -EINVAL, -ENOMEM.
+ */
+int layout_free_hist(const struct layout *lo, const struct layout_request *rq,
+		     const struct freemap *fm, uint64_t chunk_bytes, struct layout_free_hist *h);
+
+/* Fill lo's score, frag_eligible, frag_files and frag_runs from its runs. */
+void layout_tally(struct layout *lo);
 
 /*
  * Metadata blocks a file of `blocks` data blocks in `extents` extents needs

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "content_stats.h"
 #include "create.h"
 #include "manifest.h"
 #include "params.h"
@@ -32,6 +33,7 @@ enum {
 	OPT_FORCE,
 	OPT_BACKEND,
 	OPT_EXTENTS,
+	OPT_SAMPLE,
 };
 
 static const struct option long_opts[] = {
@@ -52,6 +54,7 @@ static const struct option long_opts[] = {
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "extents", required_argument, NULL, OPT_EXTENTS },
+	{ "sample", required_argument, NULL, OPT_SAMPLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -68,6 +71,8 @@ struct cli {
 	struct create_args create;
 	const char *only_create;   /* the first create-only option given, for messages */
 	const char *verify_dir;    /* verify: the mounted tree */
+	const char *measured;      /* content-report: the image, device or directory */
+	double sample;             /* content-report --sample; 0: not given */
 	int jobs_given;
 	/* --set and short forms, in command-line order: "key=value" */
 	char **sets;
@@ -86,6 +91,9 @@ static void usage(FILE *out)
 		"  create    build the image: imprint create [options] TARGET\n"
 		"  plan      build the plan and write its manifest (one line per entry)\n"
 		"  verify    check a mounted image against its plan: imprint verify [options] DIR\n"
+		"  content-report  measure content (compressibility, duplicates, zero blocks,\n"
+		"            types) against the configuration's targets:\n"
+		"            imprint content-report [options] TARGET (a mounted image or a directory)\n"
 		"  config    print the complete resolved configuration, seed included\n"
 		"  params    list every parameter with type, unit, default and description\n"
 		"\n"
@@ -112,6 +120,8 @@ static void usage(FILE *out)
 		"  -j, --jobs N         worker threads for file data (default: online CPUs)\n"
 		"      --extents FILE   create: write every file's planned physical runs to FILE;\n"
 		"                       verify: check each file's FIEMAP extents against it\n"
+		"      --sample SHARE   content-report: share of 1 MiB segments compressed, (0, 1]\n"
+		"                       (default 1: every byte)\n"
 		"\n"
 		"plan writes the manifest to stdout unless --report is given; with --report\n"
 		"the report goes to stdout and the manifest only where -o says (with -o -,\n"
@@ -219,6 +229,18 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 		case OPT_EXTENTS:
 			c->create.extents = optarg;
 			break;
+		case OPT_SAMPLE: {
+			char *end;
+
+			errno = 0;
+			c->sample = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(c->sample > 0 && c->sample <= 1)) {
+				fprintf(stderr, "imprint: '--sample' must be a share in (0, 1] (got '%s')\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case OPT_FORCE:
 			c->create.force = 1;
 			c->only_create = c->only_create ? c->only_create : "--force";
@@ -273,6 +295,8 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 		c->create.target = argv[optind++];
 	else if (strcmp(c->cmd, "verify") == 0 && optind < argc)
 		c->verify_dir = argv[optind++];
+	else if (strcmp(c->cmd, "content-report") == 0 && optind < argc)
+		c->measured = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "imprint: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
@@ -457,6 +481,21 @@ static int cmd_verify(const struct cli *c, const struct params *p)
 	return ret ? 1 : 0;
 }
 
+/* Measure the content of an image or a directory against the configuration's targets. */
+static int cmd_content_report(const struct cli *c, const struct params *p)
+{
+	struct content_stats_opts o = { .sample_share = c->sample > 0 ? c->sample : 1 };
+	struct content_targets t;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	/* compressor threads beside the reading one */
+	o.jobs = n < 2 ? 0 : n > 64 ? 64 : (unsigned)n;
+	content_targets_from_params(&t, p);
+	if (content_report_run(c->measured, &o, &t, c->json, stdout))
+		return 1;
+	return fflush(stdout) ? 1 : 0;
+}
+
 static int cmd_create(struct cli *c, struct params *p)
 {
 	int ret;
@@ -494,9 +533,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(c.cmd, "plan") && strcmp(c.cmd, "config") && strcmp(c.cmd, "params") &&
-	    strcmp(c.cmd, "create") && strcmp(c.cmd, "verify")) {
+	    strcmp(c.cmd, "create") && strcmp(c.cmd, "verify") &&
+	    strcmp(c.cmd, "content-report")) {
 		fprintf(stderr, "imprint: unknown command '%s' "
-			"(expected create, plan, verify, config or params)\n", c.cmd);
+			"(expected create, plan, verify, content-report, config or params)\n", c.cmd);
 		return EXIT_USAGE;
 	}
 	ret = parse_cli(&c, argc - 1, argv + 1);
@@ -541,6 +581,16 @@ int main(int argc, char **argv)
 		cli_release(&c);
 		return EXIT_USAGE;
 	}
+	if (strcmp(c.cmd, "content-report") == 0 && !c.measured) {
+		fprintf(stderr, "imprint: content-report needs a TARGET: an image, a device or a directory\n");
+		cli_release(&c);
+		return EXIT_USAGE;
+	}
+	if (c.sample > 0 && strcmp(c.cmd, "content-report")) {
+		fprintf(stderr, "imprint: '--sample' is only for 'content-report'\n");
+		cli_release(&c);
+		return EXIT_USAGE;
+	}
 	ret = load_params(&c, &p, strcmp(c.cmd, "create") != 0);
 	if (ret) {
 		cli_release(&c);
@@ -550,6 +600,8 @@ int main(int argc, char **argv)
 		ret = cmd_create(&c, &p);
 	} else if (strcmp(c.cmd, "verify") == 0) {
 		ret = cmd_verify(&c, &p);
+	} else if (strcmp(c.cmd, "content-report") == 0) {
+		ret = cmd_content_report(&c, &p);
 	} else if (strcmp(c.cmd, "config") == 0) {
 		if (c.json)
 			params_print_config_json(&p, stdout);

@@ -46,6 +46,7 @@ _Static_assert(sizeof(enum ext_table) == sizeof(int), "enum ext_table is not int
 _Static_assert(sizeof(enum layout_order) == sizeof(int), "enum layout_order is not int-sized");
 _Static_assert(sizeof(enum frag_select) == sizeof(int), "enum frag_select is not int-sized");
 _Static_assert(sizeof(enum frag_sizes) == sizeof(int), "enum frag_sizes is not int-sized");
+_Static_assert(sizeof(enum text_mode) == sizeof(int), "enum text_mode is not int-sized");
 
 enum param_type {
 	PT_SEED,	/* uint64_t, or the word 'random' */
@@ -127,6 +128,9 @@ static const char *const frag_select_names[] = {
 static const char *const frag_sizes_names[] = {
 	[FRAG_SIZES_RANDOM] = "random", [FRAG_SIZES_EQUAL] = "equal",
 	[FRAG_SIZES_LOGNORMAL] = "lognormal", NULL
+};
+static const char *const text_mode_names[] = {
+	[TEXT_WORDS] = "words", [TEXT_REPEAT] = "repeat", [TEXT_WORDLEN] = "wordlen", NULL
 };
 
 #define FIELD(f) .name = #f, .offset = offsetof(struct params, f), \
@@ -345,6 +349,13 @@ static const struct param_def param_table[] = {
 	{ FIELD(zero_block_share), .group = "content", .type = PT_SHARE, .unit = "",
 	  .def.d = 0.02, R_SHARE,
 	  .desc = "share of other-binary 4 KiB blocks that are all zero (written, not holes)" },
+	/* Text (doc/model.md): Zipf's law of word popularity, exponent about 1 in English. */
+	{ FIELD(text_zipf), .group = "content", .type = PT_DOUBLE, .unit = "",
+	  .def.d = 1.0, .flags = PF_MIN | PF_MIN_OPEN | PF_MAX, .min = 0, .max = 3,
+	  .desc = "Zipf exponent of word popularity in generated text (frequency ~ rank^-text_zipf)" },
+	{ FIELD(text_mode), .group = "content", .type = PT_ENUM, .unit = "",
+	  .def.e = TEXT_WORDS, .choices = text_mode_names,
+	  .desc = "text words: Zipf popularity with a growing vocabulary; repeat (one word) or wordlen (Impressions' modes)" },
 };
 
 _Static_assert(ARRAY_SIZE(param_table) <= 64 * ARRAY_SIZE(((struct params *)0)->explicit_mask),

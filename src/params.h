@@ -13,6 +13,7 @@ enum ext_table { EXT_TABLE_DEFAULT, EXT_TABLE_LARGE };
 enum layout_order { ORDER_DIR, ORDER_CREATION, ORDER_SHUFFLED };
 enum frag_select { FRAG_SELECT_WEIGHTED, FRAG_SELECT_RANDOM, FRAG_SELECT_SIZE, FRAG_SELECT_TYPE };
 enum frag_sizes { FRAG_SIZES_RANDOM, FRAG_SIZES_EQUAL, FRAG_SIZES_LOGNORMAL };
+enum text_mode { TEXT_WORDS, TEXT_REPEAT, TEXT_WORDLEN };
 
 /*
  * Every parameter, resolved.  Fields marked "0 = derived" are filled in by
@@ -101,6 +102,8 @@ struct params {
 	double compress_ratio;     /* 2.0: zlib/zstd ratio of "other binary" files, [1, 5] */
 	double dup_block_share;    /* 0.05: of their 4 KiB blocks, duplicated across files */
 	double zero_block_share;   /* 0.02: of their 4 KiB blocks, all zero */
+	double text_zipf;          /* 1.0: Zipf exponent of word popularity in text, (0, 3] */
+	enum text_mode text_mode;  /* words: Zipf and Heaps; repeat, wordlen: Impressions' modes */
 
 	/* bit i set: table entry i was set explicitly (private to params.c) */
 	uint64_t explicit_mask[2];

@@ -1,4 +1,4 @@
-/* test_layout.c - block placement: no overlap, free blocks only, exact counts and scores */
+/* test_layout.c - block placement: no overlap, free blocks only, exact counts, scores, spread, free-space shape, order */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -382,7 +382,7 @@ static void test_default_groups(void **state)
 
 static void test_targets(void **state)
 {
-	static const double targets[] = { 0.3, 0.5, 0.7, 0.9, 0.95 };
+	static const double targets[] = { 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0 };
 
 	(void)state;
 	for (int s = 0; s < NSEEDS; s++) {
@@ -611,6 +611,423 @@ static void test_bad_input(void **state)
 	req_release(&r);
 }
 
+/* ---- spread, free-space shape, order ---- */
+
+/* A request and a free map with room to spare (groups of 32768 blocks, 512 used). */
+static void setup_spread(struct reqbuf *r, struct freemap *fm, int s, double score)
+{
+	req_init(r, &plans[s], 4096, LAYOUT_EXTENTS, score, (uint64_t)s + 11);
+	fm_groups(fm, groups_for(need_of(&r->rq), 32768, 512, 1.6), 32768, 512, 0);
+}
+
+static uint64_t runs_of(const struct layout *lo, uint64_t f)
+{
+	return lo->file_ext[f + 1] - lo->file_ext[f];
+}
+
+static void test_spread_share(void **state)
+{
+	static const double shares[] = { 0.05, 0.2, 0.5 };
+
+	(void)state;
+	for (int s = 0; s < NSEEDS; s++) {
+		for (size_t i = 0; i < 3; i++) {
+			struct reqbuf r;
+			struct freemap fm;
+			struct layout lo;
+			double got;
+
+			setup_spread(&r, &fm, s, 0.8);
+			r.rq.frag_file_share = shares[i];
+			run_build(&lo, &r.rq, &fm);
+			got = (double)lo.frag_files / (double)lo.frag_eligible;
+			if (fabs(got - shares[i]) > 0.01 || fabs(lo.score - 0.8) > 0.005)
+				fprintf(stderr, "seed %d share %.2f: got %.4f, score %.6f\n", s,
+					shares[i], got, lo.score);
+			assert_true(fabs(lo.score - 0.8) <= 0.005);
+			assert_true(fabs(got - shares[i]) <= 0.01);
+			assert_false(lo.notes & LAYOUT_NOTE_SHARE);
+			layout_release(&lo);
+			free(fm.runs);
+			req_release(&r);
+		}
+	}
+}
+
+static void test_spread_extents(void **state)
+{
+	static const double means[] = { 3, 8, 30 };
+
+	(void)state;
+	for (int s = 0; s < NSEEDS; s++) {
+		for (size_t i = 0; i < 3; i++) {
+			struct reqbuf r;
+			struct freemap fm;
+			struct layout lo;
+			double got;
+
+			/* 1 % of the pairs broken: room for every mean below */
+			setup_spread(&r, &fm, s, 0.99);
+			r.rq.frag_extents = means[i];
+			run_build(&lo, &r.rq, &fm);
+			got = (double)lo.frag_runs / (double)lo.frag_files;
+			if (fabs(got - means[i]) > 0.05 * means[i])
+				fprintf(stderr, "seed %d extents %.0f: got %.3f over %llu files\n", s,
+					means[i], got, (unsigned long long)lo.frag_files);
+			assert_true(fabs(lo.score - 0.99) <= 0.005);
+			assert_true(fabs(got - means[i]) <= 0.05 * means[i]);
+			assert_false(lo.notes & LAYOUT_NOTE_EXTENTS);
+			layout_release(&lo);
+			free(fm.runs);
+			req_release(&r);
+		}
+	}
+}
+
+/* Spread parameters the score cannot honour: the score wins and says so. */
+static void test_spread_conflict(void **state)
+{
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout lo;
+
+	(void)state;
+	/* 1 % of the files at random cannot hold half the pairs */
+	setup_spread(&r, &fm, 0, 0.5);
+	r.rq.frag_select = FRAG_SELECT_RANDOM;
+	r.rq.frag_file_share = 0.01;
+	r.rq.frag_extents = 2;
+	run_build(&lo, &r.rq, &fm);
+	assert_true(fabs(lo.score - 0.5) <= 0.005);
+	assert_true(lo.notes & LAYOUT_NOTE_SHARE);
+	assert_true(lo.notes & LAYOUT_NOTE_EXTENTS);
+	layout_release(&lo);
+
+	/* both given and compatible enough: the share holds, the mean moves */
+	r.rq.frag_file_share = 0.5;
+	r.rq.frag_extents = 2;
+	run_build(&lo, &r.rq, &fm);
+	assert_true(fabs(lo.score - 0.5) <= 0.005);
+	assert_false(lo.notes & LAYOUT_NOTE_SHARE);
+	assert_true(lo.notes & LAYOUT_NOTE_EXTENTS);
+	layout_release(&lo);
+	free(fm.runs);
+	req_release(&r);
+}
+
+static int cmp_u64_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int cmp_u64_asc(const void *a, const void *b)
+{
+	return -cmp_u64_desc(a, b);
+}
+
+/* Median block count of the eligible files, fragmented (frag 1) or all (frag -1). */
+static uint64_t median_blocks(const struct layout *lo, const struct reqbuf *r, int frag)
+{
+	uint64_t *v = calloc(lo->nfiles + 1, sizeof(*v)), n = 0, m;
+
+	assert_non_null(v);
+	for (uint64_t f = 0; f < lo->nfiles; f++)
+		if (r->fb[f] >= 2 && (frag < 0 || (runs_of(lo, f) > 1) == frag))
+			v[n++] = r->fb[f];
+	qsort(v, n, sizeof(*v), cmp_u64_asc);
+	m = n ? v[n / 2] : 0;
+	free(v);
+	return m;
+}
+
+static void test_select(void **state)
+{
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout lo;
+	uint64_t *v, n = 0, cut, top = 0, all, wmed;
+	const struct plan *pl = &plans[1];
+	uint64_t g0 = 0, g0f = 0, g3 = 0, g3f = 0;
+
+	(void)state;
+	/* size: the fragmented files are the largest */
+	setup_spread(&r, &fm, 1, 0.9);
+	r.rq.frag_select = FRAG_SELECT_SIZE;
+	r.rq.frag_file_share = 0.1;
+	run_build(&lo, &r.rq, &fm);
+	assert_true(fabs(lo.score - 0.9) <= 0.005);
+	v = calloc(lo.nfiles, sizeof(*v));
+	assert_non_null(v);
+	for (uint64_t f = 0; f < lo.nfiles; f++)
+		if (r.fb[f] >= 2)
+			v[n++] = r.fb[f];
+	qsort(v, n, sizeof(*v), cmp_u64_desc);
+	cut = v[lo.frag_files - 1];
+	for (uint64_t f = 0; f < lo.nfiles; f++)
+		top += runs_of(&lo, f) > 1 && r.fb[f] >= cut;
+	assert_true(top >= lo.frag_files * 95 / 100);
+	free(v);
+	layout_release(&lo);
+
+	/* random against weighted: weighted prefers big files, random does not */
+	all = median_blocks(&lo, &r, -1);
+	r.rq.frag_select = FRAG_SELECT_WEIGHTED;
+	r.rq.frag_file_share = 0.2;
+	run_build(&lo, &r.rq, &fm);
+	all = median_blocks(&lo, &r, -1);
+	wmed = median_blocks(&lo, &r, 1);
+	assert_true(wmed >= 2 * all);
+	layout_release(&lo);
+	r.rq.frag_select = FRAG_SELECT_RANDOM;
+	run_build(&lo, &r.rq, &fm);
+	assert_true(fabs(lo.score - 0.9) <= 0.005);
+	assert_true(median_blocks(&lo, &r, 1) * 2 >= all * 1 && median_blocks(&lo, &r, 1) <= all * 3 / 2);
+	layout_release(&lo);
+
+	/* type: growing files (pst, vhd) first, sources and text never while others remain */
+	r.rq.frag_select = FRAG_SELECT_TYPE;
+	r.rq.frag_file_share = 0.1;
+	run_build(&lo, &r.rq, &fm);
+	assert_true(fabs(lo.score - 0.9) <= 0.005);
+	for (uint64_t f = 0; f < lo.nfiles; f++) {
+		const char *e = plan_file_ext(pl, f);
+		int fr = runs_of(&lo, f) > 1;
+
+		if (r.fb[f] < 2)
+			continue;
+		if (!strcmp(e, "pst") || !strcmp(e, "vhd")) {
+			g0++;
+			g0f += fr;
+		} else if (!strcmp(e, "txt") || !strcmp(e, "h") || !strcmp(e, "cpp")) {
+			g3++;
+			g3f += fr;
+		}
+	}
+	assert_true(g0 > 10 && g3 > 10);
+	assert_true(g0f * 100 >= g0 * 99);
+	assert_int_equal(g3f, 0);
+	layout_release(&lo);
+	free(fm.runs);
+	req_release(&r);
+}
+
+/* Coefficient of variation of a file's run lengths, averaged over fragmented files. */
+static double mean_cv(const struct layout *lo, uint64_t *even)
+{
+	double sum = 0;
+	uint64_t n = 0;
+
+	*even = 0;
+	for (uint64_t f = 0; f < lo->nfiles; f++) {
+		uint64_t s = lo->file_ext[f], e = lo->file_ext[f + 1], mn = UINT64_MAX, mx = 0;
+		double m = 0, v = 0;
+
+		if (e - s < 2)
+			continue;
+		for (uint64_t i = s; i < e; i++) {
+			m += (double)lo->ext[i].len;
+			mn = lo->ext[i].len < mn ? lo->ext[i].len : mn;
+			mx = lo->ext[i].len > mx ? lo->ext[i].len : mx;
+		}
+		m /= (double)(e - s);
+		for (uint64_t i = s; i < e; i++)
+			v += ((double)lo->ext[i].len - m) * ((double)lo->ext[i].len - m);
+		sum += sqrt(v / (double)(e - s)) / m;
+		*even += mx - mn <= 1;
+		n++;
+	}
+	return n ? sum / (double)n : 0;
+}
+
+static void test_piece_sizes(void **state)
+{
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout lo;
+	uint64_t even;
+	double cv_equal, cv_random, cv_lognormal;
+
+	(void)state;
+	/* six pieces a file on average: few enough breaks for that (2 % of the pairs) */
+	setup_spread(&r, &fm, 2, 0.98);
+	r.rq.frag_extents = 6;
+	r.rq.frag_sizes = FRAG_SIZES_EQUAL;
+	run_build(&lo, &r.rq, &fm);
+	assert_true(fabs(lo.score - 0.98) <= 0.005);
+	cv_equal = mean_cv(&lo, &even);
+	/* equal pieces: within a block of each other (a run may also have been merged or split) */
+	assert_true(even * 100 >= lo.frag_files * 95);
+	layout_release(&lo);
+	r.rq.frag_sizes = FRAG_SIZES_RANDOM;
+	run_build(&lo, &r.rq, &fm);
+	assert_true(fabs(lo.score - 0.98) <= 0.005);
+	cv_random = mean_cv(&lo, &even);
+	layout_release(&lo);
+	r.rq.frag_sizes = FRAG_SIZES_LOGNORMAL;
+	r.rq.frag_size_sigma = 1.5;
+	run_build(&lo, &r.rq, &fm);
+	assert_true(fabs(lo.score - 0.98) <= 0.005);
+	cv_lognormal = mean_cv(&lo, &even);
+	layout_release(&lo);
+	if (!(cv_equal < 0.1 && cv_random > cv_equal + 0.3 && cv_lognormal > cv_random))
+		fprintf(stderr, "cv equal %.3f random %.3f lognormal %.3f\n", cv_equal, cv_random,
+			cv_lognormal);
+	/* equal pieces vary only by the rounding of small files */
+	assert_true(cv_equal < 0.1);
+	assert_true(cv_random > cv_equal + 0.3);
+	assert_true(cv_lognormal > cv_random);
+	free(fm.runs);
+	req_release(&r);
+}
+
+/*
+ * The free extents from a block map (pool counted free), bucketed, must
+ * equal layout_free_hist()'s.
+ */
+static void check_hist(const struct layout *lo, const struct layout_request *rq,
+		       const struct freemap *fm, uint64_t chunk, struct layout_free_hist *h)
+{
+	const struct plan *pl = rq->pl;
+	uint8_t *st = calloc(fm->nblocks + 1, 1);
+	uint64_t count[LAYOUT_HIST_BUCKETS] = { 0 }, run = 0, chunks = 0, cb = chunk / rq->block_size;
+
+	assert_non_null(st);
+	assert_int_equal(layout_free_hist(lo, rq, fm, chunk, h), 0);
+	for (size_t i = 0; i < fm->nruns; i++)
+		memset(st + fm->runs[i].start, 1, fm->runs[i].len);
+	for (uint64_t i = 0; i < lo->next; i++)
+		memset(st + lo->ext[i].pblk, 0, lo->ext[i].len);
+	for (uint64_t f = 0; f < lo->nfiles; f++)
+		memset(st + lo->file_meta[f], 0, lo->file_nmeta[f]);
+	for (uint32_t j = 0; j < pl->ndirs; j++)
+		memset(st + lo->dir_start[j], 0, rq->dir_blocks[j]);
+	for (uint32_t l = 0; l < pl->nlinks; l++)
+		if (rq->link_blocks[l])
+			st[lo->link_block[l]] = 0;
+	for (uint64_t b = 0; b <= fm->nblocks; b++) {
+		if (b < fm->nblocks && st[b]) {
+			run++;
+			continue;
+		}
+		if (run)
+			count[63 - __builtin_clzll(run)]++;
+		run = 0;
+	}
+	for (uint64_t c = 0; (c + 1) * cb <= fm->nblocks; c++) {
+		uint64_t k = 0;
+
+		while (k < cb && st[c * cb + k])
+			k++;
+		chunks += k == cb;
+	}
+	assert_memory_equal(count, h->count, sizeof(count));
+	assert_int_equal(chunks, h->free_chunks);
+	free(st);
+}
+
+static void test_free_shape(void **state)
+{
+	static const double shares[] = { 0.1, 0.3, 0.6 };
+	static const double shapes[] = { 1.0, 2.0 };
+
+	(void)state;
+	for (int s = 0; s < NSEEDS; s++) {
+		for (size_t i = 0; i < 3; i++) {
+			struct reqbuf r;
+			struct freemap fm;
+			struct layout lo;
+			struct layout_free_hist h;
+			double a = shapes[(s + i) % 2], mass = 0, w[8], worst = 0;
+
+			setup_spread(&r, &fm, s, s == 1 ? 0.8 : 1.0);
+			r.rq.free_frag_share = shares[i];
+			r.rq.free_chunk = 1 << 20;
+			r.rq.free_gap_shape = a;
+			/*
+			 * Equal blocks per bucket down to one block would need more
+			 * gaps than there are files: start at 64 KiB
+			 */
+			r.rq.free_gap_min = a == 2.0 ? 65536 : 0;
+			run_build(&lo, &r.rq, &fm);
+			if (s == 1)
+				assert_true(fabs(lo.score - 0.8) <= 0.005);
+			check_hist(&lo, &r.rq, &fm, 1 << 20, &h);
+			/* 256 blocks a chunk: buckets 0..7, blocks per bucket ~ x^(1-a) */
+			for (int b = 0; b < 8; b++) {
+				double lo_b = (double)(1 << b), hi_b = (double)(2 << b);
+
+				w[b] = a == 2.0 ? (b >= 4 ? log(hi_b / lo_b) : 0) : (hi_b - lo_b);
+				mass += w[b];
+			}
+			for (int b = 0; b < 8; b++) {
+				double want = shares[i] * w[b] / mass;
+				double got = (double)h.blocks[b] / (double)h.free_blocks;
+
+				worst = fmax(worst, fabs(got - want));
+			}
+			if (worst > 0.005 ||
+			    fabs((double)h.small_blocks / (double)h.free_blocks - shares[i]) > 0.005)
+				fprintf(stderr, "seed %d share %.2f shape %.0f: small %.4f, worst bucket %.4f\n",
+					s, shares[i], a,
+					(double)h.small_blocks / (double)h.free_blocks, worst);
+			assert_true(worst <= 0.005);
+			assert_true(fabs((double)h.small_blocks / (double)h.free_blocks - shares[i]) <=
+				    0.005);
+			assert_true(lo.gap_blocks > 0);
+			if (lo.notes & LAYOUT_NOTE_FREE)
+				fprintf(stderr, "note free: seed %d share %.2f shape %.0f\n", s, shares[i], a);
+			assert_false(lo.notes & LAYOUT_NOTE_FREE);
+			layout_release(&lo);
+			free(fm.runs);
+			req_release(&r);
+		}
+	}
+}
+
+static void test_orders(void **state)
+{
+	static const enum layout_order orders[] = { ORDER_DIR, ORDER_CREATION, ORDER_SHUFFLED };
+
+	(void)state;
+	for (size_t o = 0; o < 3; o++) {
+		struct reqbuf r;
+		struct freemap fm;
+		struct layout lo;
+		uint64_t up = 0, pairs = 0, prev = UINT64_MAX;
+
+		setup_spread(&r, &fm, (int)o, 1.0);
+		r.rq.order = orders[o];
+		run_build(&lo, &r.rq, &fm);
+		for (uint64_t f = 0; f < lo.nfiles; f++) {
+			uint64_t p;
+
+			if (!r.fb[f])
+				continue;
+			p = lo.ext[lo.file_ext[f]].pblk;
+			if (prev != UINT64_MAX) {
+				up += p > prev;
+				pairs++;
+			}
+			prev = p;
+		}
+		if (orders[o] == ORDER_CREATION)
+			assert_true(up * 100 >= pairs * 97);
+		if (orders[o] == ORDER_SHUFFLED)
+			assert_true(up * 10 >= pairs * 4 && up * 10 <= pairs * 6);
+		layout_release(&lo);
+
+		/* every order still meets a score target */
+		r.rq.layout_score = 0.7;
+		run_build(&lo, &r.rq, &fm);
+		assert_true(fabs(lo.score - 0.7) <= 0.005);
+		layout_release(&lo);
+		free(fm.runs);
+		req_release(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -619,7 +1036,10 @@ int main(void)
 		cmocka_unit_test(test_targets),		cmocka_unit_test(test_small_blocks),
 		cmocka_unit_test(test_blockmap),	cmocka_unit_test(test_enospc),
 		cmocka_unit_test(test_determinism),	cmocka_unit_test(test_tiny),
-		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_bad_input),	cmocka_unit_test(test_spread_share),
+		cmocka_unit_test(test_spread_extents),	cmocka_unit_test(test_spread_conflict),
+		cmocka_unit_test(test_select),		cmocka_unit_test(test_piece_sizes),
+		cmocka_unit_test(test_free_shape),	cmocka_unit_test(test_orders),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

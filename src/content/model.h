@@ -7,6 +7,12 @@
 
 struct plan;
 
+/* Longest vocabulary word: the text generators copy words 16 bytes at a time. */
+#define CONTENT_WORD_MAX 16
+
+/* The system word list used when it is readable (Debian package wamerican). */
+#define CONTENT_WORDLIST "/usr/share/dict/words"
+
 /*
  * Read-only after content_model_init(); shared by all generator threads.
  * Owned by src/content/model.c; fields may be added.
@@ -17,11 +23,13 @@ struct content_model {
 
 	/* word model (text.c, model.c) */
 	size_t nwords;
-	const char **word;          /* vocabulary, by popularity rank */
+	const char **word;          /* vocabulary, by popularity rank, NUL-terminated */
 	const uint8_t *word_len;
+	const char *vocab;          /* where the words came from: a path, or "built-in" */
 	double zipf_exponent;       /* text_zipf */
-	int text_mode;              /* words, repeat (Impressions), wordlen (Impressions) */
-	void *text_priv;            /* sampler tables */
+	int text_mode;              /* enum text_mode: words, repeat, wordlen (Impressions) */
+	void *text_priv;            /* sampler tables (text.c) */
+	char *word_buf;             /* storage of word[] */
 
 	/* targets (binary.c) */
 	double compress_ratio;      /* zlib ratio of "other binary" files */
@@ -30,8 +38,30 @@ struct content_model {
 	void *binary_priv;
 };
 
-/* Build the model for plan pl.  Returns 0 or -ENOMEM. */
+/*
+ * Build the model for plan pl (NULL: the default parameters, seed 1):
+ * the vocabulary from CONTENT_WORDLIST when it is readable, else the
+ * built-in lexicon, the text samplers and the binary targets.  Returns 0,
+ * -EINVAL (a parameter out of range) or -ENOMEM.
+ */
 int content_model_init(struct content_model *cm, const struct plan *pl);
+
+/*
+ * The same with the vocabulary from the word list at `path` (one word a
+ * line; NULL or an unreadable file: the built-in lexicon).  Only lines of
+ * 1 to CONTENT_WORD_MAX lowercase ASCII letters are kept.
+ */
+int content_model_init_words(struct content_model *cm, const struct plan *pl, const char *path);
+
 void content_model_release(struct content_model *cm);
+
+/*
+ * The text part of the model (text.c), called by content_model_init()
+ * once the vocabulary, zipf_exponent and text_mode are set: the Zipf
+ * inverse-CDF tables and the words by length.  Needs at least one word of
+ * every length 1..CONTENT_WORD_MAX.  Returns 0, -EINVAL or -ENOMEM.
+ */
+int content_text_init(struct content_model *cm);
+void content_text_release(struct content_model *cm);
 
 #endif

@@ -1,0 +1,461 @@
+/* model.c - the content model: the vocabulary by popularity rank, then the text and binary parts */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "content/gen.h"
+#include "content/model.h"
+#include "params.h"
+#include "plan.h"
+#include "rng.h"
+
+#define WMAX CONTENT_WORD_MAX
+
+/* Size of the built-in lexicon, about that of the filtered Debian list (63,875). */
+#define LEXICON_WORDS 60000
+
+/* Longest word list read: the Debian lists are about 1 MB. */
+#define WORDLIST_MAX (64u << 20)
+
+/*
+ * The most frequent English words, most frequent first (the usual
+ * function words and the commonest content words of written English).
+ * They take the top ranks in that order, so that the head of the Zipf
+ * law, which holds half of all word occurrences, reads like English
+ * whichever list supplies the rest.  The built-in lexicon includes them.
+ */
+static const char *const common_words[] = {
+	"the", "of", "and", "to", "a", "in", "is", "that", "for", "it", "was", "on",
+	"with", "as", "he", "be", "by", "at", "this", "have", "from", "or", "are",
+	"not", "but", "had", "his", "they", "you", "which", "an", "were", "her",
+	"she", "all", "one", "there", "their", "we", "been", "has", "would", "will",
+	"can", "if", "more", "when", "who", "so", "no", "what", "about", "said",
+	"out", "up", "them", "some", "could", "him", "into", "its", "then", "two",
+	"time", "only", "do", "than", "other", "new", "may", "these", "first",
+	"any", "my", "now", "such", "like", "our", "over", "man", "me", "even",
+	"most", "made", "after", "also", "did", "many", "before", "must",
+	"through", "years", "where", "much", "your", "way", "well", "down",
+	"should", "because", "each", "just", "those", "people", "how", "too",
+	"little", "state", "good", "very", "make", "world", "still", "own", "see",
+	"men", "work", "long", "get", "here", "between", "both", "life", "being",
+	"under", "never", "day", "same", "another", "know", "while", "last",
+	"might", "us", "great", "old", "year", "off", "come", "since", "against",
+	"go", "came", "right", "used", "take", "three", "himself", "few", "house",
+	"use", "during", "without", "again", "place", "around", "however", "home",
+	"small", "found", "thought", "went", "say", "part", "once", "general",
+	"high", "upon", "school", "every", "does", "got", "united", "left",
+	"number", "course", "war", "until", "always", "away", "something", "fact",
+	"though", "water", "less", "public", "put", "think", "almost", "hand",
+	"enough", "far", "took", "head", "yet", "government", "system", "better",
+	"set", "told", "nothing", "night", "end", "why", "called", "didn",
+	"find", "going", "look", "asked", "later", "knew", "point", "next",
+	"program", "city", "business", "give", "group", "toward", "young", "days",
+	"let", "room", "president", "side", "social", "given", "present", "several",
+	"order", "national", "possible", "rather", "second", "face", "per", "among",
+	"form", "important", "often", "things", "looked", "early", "white", "case",
+	"john", "become", "large", "big", "need", "four", "within", "felt", "along",
+	"children", "saw", "best", "church", "ever", "least", "power",
+	"development", "light", "thing", "family", "interest", "want", "members",
+	"mind", "country", "area", "others", "done", "turned", "although", "open",
+	"god", "service", "certain", "kind", "problem", "began", "different",
+	"door", "thus", "help", "means", "sense", "whole", "matter", "perhaps",
+	"itself", "york", "times", "law", "human", "line", "above", "name",
+	"example", "action", "company", "local", "show", "whether", "five",
+	"history", "gave", "either", "today", "act", "feet", "across", "taken",
+	"past", "quite", "anything", "seen", "having", "death", "experience",
+	"body", "word", "half", "really", "field", "am", "car", "words", "already",
+	"themselves", "information", "tell", "together", "college", "shall",
+	"money", "period", "held", "keep", "sure", "real", "probably", "free",
+	"seems", "political", "cannot", "behind", "miss", "question", "air",
+	"office", "making", "brought", "whose", "special", "major", "heard",
+	"problems", "federal", "became", "study", "ago", "moment", "available",
+	"known", "result", "street", "economic", "boy", "position", "reason",
+	"change", "south", "board", "individual", "job", "areas", "society",
+	"west", "close", "turn", "love", "community", "true", "court", "force",
+	"full", "seem", "am", "front", "nature", "policy", "research", "value",
+};
+
+/* FNV-1a of a word, for the lexicon's hash set and the rank keys. */
+static uint64_t word_hash(const char *s, size_t n)
+{
+	uint64_t h = UINT64_C(0xCBF29CE484222325);
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= UINT64_C(0x100000001B3);
+	}
+	return h;
+}
+
+/*
+ * Impressions' word-length model (reference file): F(L) = 11.74 L^3 0.4^L,
+ * the share in percent of word occurrences of length L.
+ */
+static double wordlen_f(unsigned l)
+{
+	return 11.74 * l * l * l * pow(0.4, l);
+}
+
+/* A vocabulary being built: words as (offset, length) into one buffer. */
+struct vocab {
+	char *buf;
+	size_t used, cap;
+	uint32_t *off;
+	uint8_t *len;
+	size_t n, ncap;
+};
+
+static int vocab_add(struct vocab *v, const char *s, size_t n)
+{
+	if (v->used + n + 1 > v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 1 << 20;
+		char *b;
+
+		while (cap < v->used + n + 1)
+			cap *= 2;
+		b = realloc(v->buf, cap);
+		if (!b)
+			return -ENOMEM;
+		v->buf = b;
+		v->cap = cap;
+	}
+	if (v->n == v->ncap) {
+		size_t ncap = v->ncap ? v->ncap * 2 : 1 << 16;
+		uint32_t *o = realloc(v->off, ncap * sizeof(*o));
+		uint8_t *l;
+
+		if (!o)
+			return -ENOMEM;
+		v->off = o;
+		l = realloc(v->len, ncap);
+		if (!l)
+			return -ENOMEM;
+		v->len = l;
+		v->ncap = ncap;
+	}
+	memcpy(v->buf + v->used, s, n);
+	v->buf[v->used + n] = '\0';
+	v->off[v->n] = (uint32_t)v->used;
+	v->len[v->n] = (uint8_t)n;
+	v->used += n + 1;
+	v->n++;
+	return 0;
+}
+
+static void vocab_free(struct vocab *v)
+{
+	free(v->buf);
+	free(v->off);
+	free(v->len);
+	memset(v, 0, sizeof(*v));
+}
+
+static int plain_word(const char *s, size_t n)
+{
+	if (n < 1 || n > WMAX)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < 'a' || s[i] > 'z')
+			return 0;
+	return 1;
+}
+
+/*
+ * Words of 1 or 2 letters in a dictionary are mostly letters and
+ * abbreviations ("b", "qt"): keep only those among the common words.
+ */
+static int is_common(const char *s, size_t n)
+{
+	for (size_t i = 0; i < sizeof(common_words) / sizeof(common_words[0]); i++)
+		if (strlen(common_words[i]) == n && !memcmp(common_words[i], s, n))
+			return 1;
+	return 0;
+}
+
+/* Read the word list; 0 (words added), 1 (unreadable: use the lexicon) or -ENOMEM. */
+static int load_wordlist(struct vocab *v, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text;
+	size_t n = 0;
+	int ret = 0;
+
+	if (!f)
+		return 1;
+	text = malloc(WORDLIST_MAX);
+	if (!text) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	n = fread(text, 1, WORDLIST_MAX, f);
+	if (ferror(f))
+		ret = 1;
+	fclose(f);
+	for (size_t i = 0; !ret && i < n;) {
+		size_t j = i;
+
+		while (j < n && text[j] != '\n')
+			j++;
+		if (plain_word(text + i, j - i) && (j - i > 2 || is_common(text + i, j - i)))
+			ret = vocab_add(v, text + i, j - i);
+		i = j + 1;
+	}
+	free(text);
+	if (!ret && v->n < 1000)
+		ret = 1;	/* too few words to be a vocabulary */
+	return ret;
+}
+
+/*
+ * The built-in lexicon: the common words, then pseudo-words of one to four
+ * syllables (onset, vowel, coda), drawn from a fixed stream so that every
+ * machine without a word list makes the same ones.
+ */
+static const char *const onsets[] = {
+	"", "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t",
+	"v", "w", "y", "z", "bl", "br", "ch", "cl", "cr", "dr", "fl", "fr", "gl",
+	"gr", "pl", "pr", "sc", "sh", "sl", "sm", "sn", "sp", "st", "str", "th",
+	"tr", "wh", "qu",
+};
+static const char *const vowels[] = {
+	"a", "e", "i", "o", "u", "a", "e", "i", "o", "ai", "ea", "ee", "ie", "oa",
+	"oo", "ou", "y",
+};
+static const char *const codas[] = {
+	"", "", "", "n", "r", "s", "t", "l", "m", "nd", "nt", "st", "ck", "ng",
+	"rt", "ll", "ss", "th", "x", "ph",
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static int lexicon(struct vocab *v)
+{
+	size_t cap = 1 << 17;	/* hash set of offsets + 1, load below one half */
+	uint32_t *set = calloc(cap, sizeof(*set));
+	uint64_t key = rng_stream_key(0, "content.lexicon");
+	int ret = 0;
+
+	if (!set)
+		return -ENOMEM;
+	for (size_t i = 0; i < NELEM(common_words) + (1u << 22) && v->n < LEXICON_WORDS; i++) {
+		char w[64];
+		size_t n = 0, h;
+		struct rng r;
+
+		if (i < NELEM(common_words)) {
+			n = strlen(common_words[i]);
+			memcpy(w, common_words[i], n);
+		} else {
+			unsigned syl;
+
+			rng_open(&r, key, i);
+			syl = 1 + (unsigned)rng_below(&r, 3) + (rng_below(&r, 4) == 0);
+			for (unsigned k = 0; k < syl; k++) {
+				const char *o = onsets[rng_below(&r, NELEM(onsets))];
+				const char *a = vowels[rng_below(&r, NELEM(vowels))];
+				const char *c = codas[rng_below(&r, NELEM(codas))];
+
+				n += (size_t)sprintf(w + n, "%s%s%s", o, a, c);
+			}
+			if (!plain_word(w, n) || n < 3)
+				continue;
+		}
+		h = word_hash(w, n) & (cap - 1);
+		while (set[h] && (v->len[set[h] - 1] != n || memcmp(v->buf + v->off[set[h] - 1], w, n)))
+			h = (h + 1) & (cap - 1);
+		if (set[h])
+			continue;
+		ret = vocab_add(v, w, n);
+		if (ret)
+			break;
+		set[h] = (uint32_t)v->n;
+	}
+	free(set);
+	return ret;
+}
+
+/* Sorting context: qsort has none, and the buffer is per call. */
+struct rank_item {
+	const char *s;
+	uint8_t len;
+	int32_t common;	/* index in common_words, or -1 */
+	double key;
+};
+
+static int cmp_text(const void *a, const void *b)
+{
+	const struct rank_item *x = a, *y = b;
+
+	return strcmp(x->s, y->s);
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct rank_item *x = a, *y = b;
+
+	if (x->common >= 0 || y->common >= 0) {
+		if (x->common < 0)
+			return 1;
+		if (y->common < 0)
+			return -1;
+		return (x->common > y->common) - (x->common < y->common);
+	}
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return strcmp(x->s, y->s);
+}
+
+/*
+ * Rank the vocabulary: the common words first, in their order; then the
+ * others by a weighted random order with weight F(L) / n(L) for a word of
+ * length L (n(L) words of that length), so that going down the ranks the
+ * lengths follow Impressions' word-length law until a length runs out:
+ * short words rank high, as in real text, without a frequency list.  The
+ * random keys come from each word's text, so the order depends on the word
+ * set only, not on its order in the file or on the seed.
+ */
+static int build_ranks(struct content_model *cm, struct vocab *v)
+{
+	struct rank_item *it = calloc(v->n + WMAX, sizeof(*it));
+	size_t count[WMAX + 1] = { 0 }, n = 0, bytes = 0;
+	char *buf = NULL, *at;
+	const char **word = NULL;
+	uint8_t *len = NULL;
+	int ret = -ENOMEM;
+
+	if (!it)
+		return -ENOMEM;
+	for (size_t i = 0; i < v->n; i++) {
+		it[i].s = v->buf + v->off[i];
+		it[i].len = v->len[i];
+	}
+	/* deterministic order, duplicates removed */
+	qsort(it, v->n, sizeof(*it), cmp_text);
+	for (size_t i = 0; i < v->n; i++)
+		if (!n || strcmp(it[n - 1].s, it[i].s))
+			it[n++] = it[i];
+	for (size_t i = 0; i < n; i++) {
+		it[i].common = -1;
+		for (size_t c = 0; c < NELEM(common_words); c++) {
+			if (!strcmp(common_words[c], it[i].s)) {
+				it[i].common = (int32_t)c;
+				break;
+			}
+		}
+		if (it[i].common < 0)
+			count[it[i].len]++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = rng_mix64(word_hash(it[i].s, it[i].len) ^ UINT64_C(0x5851F42D4C957F2D));
+		double u = ((double)(h >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+
+		if (it[i].common < 0)
+			it[i].key = -log(u) * (double)count[it[i].len] / wordlen_f(it[i].len);
+	}
+	qsort(it, n, sizeof(*it), cmp_rank);
+
+	/* every length must exist: the generators end lines with a word of an exact length */
+	for (unsigned l = 1; l <= WMAX; l++) {
+		int have = 0;
+		static const char letters[] = "abcdefghijklmnopqrstuvwxyz";
+
+		for (size_t i = 0; i < n && !have; i++)
+			have = it[i].len == l;
+		if (!have) {
+			it[n].s = letters + 26 - l;	/* "z", "yz", ...: a last resort */
+			it[n].len = (uint8_t)l;
+			it[n].common = -1;
+			n++;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		bytes += it[i].len + 1u;
+	buf = malloc(bytes);
+	word = malloc(n * sizeof(*word));
+	len = malloc(n);
+	if (!buf || !word || !len)
+		goto out_free_all;
+	at = buf;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(at, it[i].s, it[i].len);
+		at[it[i].len] = '\0';
+		word[i] = at;
+		len[i] = it[i].len;
+		at += it[i].len + 1;
+	}
+	cm->word_buf = buf;
+	cm->word = word;
+	cm->word_len = len;
+	cm->nwords = n;
+	free(it);
+	return 0;
+
+out_free_all:
+	free(buf);
+	free(word);
+	free(len);
+	free(it);
+	return ret;
+}
+
+int content_model_init_words(struct content_model *cm, const struct plan *pl, const char *path)
+{
+	struct params def;
+	const struct params *p = pl ? &pl->prm : &def;
+	struct vocab v = { 0 };
+	int ret = 1;
+
+	memset(cm, 0, sizeof(*cm));
+	if (!pl)
+		params_init(&def);
+	cm->pl = pl;
+	cm->seed = rng_stream_key(p->seed, "content");
+	cm->zipf_exponent = p->text_zipf;
+	cm->text_mode = (int)p->text_mode;
+	cm->compress_ratio = p->compress_ratio;
+	cm->dup_block_share = p->dup_block_share;
+	cm->zero_block_share = p->zero_block_share;
+
+	if (path)
+		ret = load_wordlist(&v, path);
+	if (ret == 1) {
+		vocab_free(&v);
+		ret = lexicon(&v);
+		cm->vocab = "built-in";
+	} else {
+		cm->vocab = path;
+	}
+	if (!ret)
+		ret = build_ranks(cm, &v);
+	vocab_free(&v);
+	if (ret)
+		goto out_release;
+	ret = content_text_init(cm);
+	if (ret)
+		goto out_release;
+	ret = content_binary_init(cm);
+	if (ret)
+		goto out_release;
+	return 0;
+
+out_release:
+	content_model_release(cm);
+	return ret;
+}
+
+int content_model_init(struct content_model *cm, const struct plan *pl)
+{
+	return content_model_init_words(cm, pl, CONTENT_WORDLIST);
+}
+
+void content_model_release(struct content_model *cm)
+{
+	content_binary_release(cm);
+	content_text_release(cm);
+	free(cm->word_buf);
+	free(cm->word);
+	free((void *)cm->word_len);
+	memset(cm, 0, sizeof(*cm));
+}

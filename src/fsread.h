@@ -1,0 +1,148 @@
+/* fsread.h - read-only walk of a file system: an ext2/3/4 image or device (libext2fs) or a mounted tree */
+#ifndef IMPRINT_FSREAD_H
+#define IMPRINT_FSREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * One API over two readers, chosen by what the target is:
+ *
+ * - a regular file or block device is opened through libext2fs, read-only,
+ *   without replaying the journal; nothing is ever written to it.  A
+ *   mounted device is refused (its on-disk state lags the kernel's): give
+ *   the mount point instead.
+ * - a directory is walked through the kernel (openat without following
+ *   symbolic links, statx, FS_IOC_FIEMAP for the extents, pread for the
+ *   bytes); the walk stays on the directory's file system.
+ *
+ * Entries come in a fixed order: a directory, then its entries sorted by
+ * name (byte order), each directory's subtree before its next sibling
+ * (depth first, pre-order).  The root comes first, with path "/".  Every
+ * name of a hard-linked file is an entry of its own (same ino; first_name
+ * is set on the first one met).
+ */
+
+enum fsread_type {
+	FSREAD_FILE,     /* regular file */
+	FSREAD_DIR,
+	FSREAD_SYMLINK,
+	FSREAD_OTHER     /* device, FIFO, socket */
+};
+
+/* fsread_extent.flags */
+#define FSREAD_EXTENT_UNWRITTEN 0x01  /* allocated, reads as zeros (preallocated) */
+
+/*
+ * One physical run of a file's blocks, in file-system blocks.  Runs that
+ * are physically and logically adjacent, with the same flags, are merged.
+ */
+struct fsread_extent {
+	uint64_t logical;   /* first block within the file */
+	uint64_t physical;  /* first block on the device */
+	uint64_t len;       /* blocks */
+	uint32_t flags;     /* FSREAD_EXTENT_* */
+};
+
+struct fsread_time {
+	int64_t sec;
+	uint32_t nsec;
+};
+
+/* What the walk hands to the callback; valid until the callback returns. */
+struct fsread_entry {
+	const char *path;            /* from the root: "/", "/a", "/a/b.txt" */
+	const char *name;            /* last component ("" for the root) */
+	size_t name_len;
+	enum fsread_type type;
+	uint64_t ino;
+	uint64_t size;               /* bytes (i_size) */
+	uint32_t mode;               /* with the S_IF* type bits */
+	uint32_t uid, gid;
+	uint32_t nlink;
+	struct fsread_time atime, mtime, ctime, crtime;
+	int has_crtime;              /* crtime is known */
+	/*
+	 * Directory components of the path before the name: "/f" and "/a"
+	 * have depth 0, "/a/b/f" depth 2 (doc/model.md); the root has 0.  A
+	 * directory's own depth in the model's sense is depth + 1 (0 for the
+	 * root).
+	 */
+	unsigned depth;
+	int first_name;              /* first entry met for this ino */
+	const char *symlink_target;  /* NULL unless a symbolic link (NUL-terminated) */
+	size_t symlink_len;
+	/*
+	 * Data extents of a regular file, merged, sorted by logical block
+	 * (only when the walk was opened with FSREAD_EXTENTS; NULL otherwise).
+	 * Inline data (ext4 inline_data) has none.  Metadata blocks
+	 * (extent tree nodes, indirect blocks) are not included.  Unwritten
+	 * (preallocated) extents are included.
+	 */
+	const struct fsread_extent *extents;
+	size_t nextents;
+	uint64_t blocks;             /* data blocks in the extents */
+};
+
+struct fsread;
+
+/* User-ready message of a failure, e.g. "'x.img': not an ext2/3/4 file system (bad magic)". */
+struct fsread_error {
+	char msg[512];
+};
+
+/* fsread_open() flags */
+#define FSREAD_EXTENTS 0x01  /* collect each entry's extents (FIEMAP on mounted trees) */
+#define FSREAD_FREE    0x02  /* collect the free extents (images and devices only) */
+
+/*
+ * Open target for reading.  Returns 0 with *out set, or a negative errno
+ * with err->msg set: -ENOENT/-EACCES/... for the target itself, -EINVAL
+ * for something that is not an ext2/3/4 file system or is corrupt,
+ * -EBUSY for a mounted device.
+ */
+int fsread_open(const char *target, unsigned flags, struct fsread **out,
+		struct fsread_error *err);
+
+/* Close and free (NULL is fine). */
+void fsread_close(struct fsread *fs);
+
+/* 1 for an image or device read through libext2fs, 0 for a mounted tree. */
+int fsread_is_image(const struct fsread *fs);
+
+/* The file-system block size in bytes (a mounted tree: its st_blksize / statfs f_bsize). */
+unsigned fsread_block_size(const struct fsread *fs);
+
+/* Blocks in the file system (images: the superblock's; mounted: statfs f_blocks). */
+uint64_t fsread_total_blocks(const struct fsread *fs);
+
+/*
+ * The callback of fsread_walk().  Return 0 to go on; anything else stops
+ * the walk and is returned by fsread_walk().
+ */
+int fsread_walk(struct fsread *fs, int (*fn)(struct fsread *fs, const struct fsread_entry *e,
+					     void *arg),
+		void *arg, struct fsread_error *err);
+
+/*
+ * Read up to len bytes of e's data at offset off into buf.  Only for a
+ * regular file, and only while the callback for e runs; it may be called
+ * from other threads then (the walk waits for the callback).  Holes and
+ * unwritten extents read as zeros.  Returns the bytes read (fewer than len
+ * only at the end of the file, 0 at or after it) or a negative errno, with
+ * err->msg set when err is not NULL.
+ */
+ssize_t fsread_read(struct fsread *fs, const struct fsread_entry *e, void *buf, size_t len,
+		    uint64_t off, struct fsread_error *err);
+
+/*
+ * The free extents (images and devices opened with FSREAD_FREE): runs of
+ * free blocks from the block bitmap, in block order, merged across block
+ * groups (as e2freefrag counts them).  *ext stays owned by fs.  Returns 0,
+ * or -EOPNOTSUPP for a mounted tree or without FSREAD_FREE.
+ */
+int fsread_free_extents(struct fsread *fs, const struct fsread_extent **ext, size_t *n,
+			struct fsread_error *err);
+
+#endif

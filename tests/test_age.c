@@ -1,0 +1,533 @@
+/* test_age.c - offline aging: the layout contract, determinism, exactly the plan's survivors, churn order, fragmentation growing with rounds */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "age.h"
+#include "dist.h"
+#include "layout.h"
+#include "plan.h"
+
+#define NSEEDS 3
+
+static struct plan plans[NSEEDS];
+static struct plan bodies[NSEEDS]; /* no Pareto tail: scores not ruled by a few huge files */
+
+struct reqbuf {
+	uint64_t *fb;
+	uint32_t *db;
+	uint8_t *lb;
+	struct layout_request rq;
+};
+
+static int build_plan(struct plan *pl, const char *files, uint64_t seed, int tail)
+{
+	struct params p;
+	struct param_error err;
+	struct plan_error perr;
+	char s[32];
+
+	params_init(&p);
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
+	if (params_set(&p, "files", files, "test", &err) ||
+	    params_set(&p, "seed", s, "test", &err) ||
+	    (!tail && params_set(&p, "size_tail_weight", "0", "test", &err)) ||
+	    params_resolve(&p, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	if (plan_build(pl, &p, &perr)) {
+		fprintf(stderr, "%s\n", perr.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	for (int i = 0; i < NSEEDS; i++)
+		if (build_plan(&plans[i], "20000", (uint64_t)i + 1, 1) ||
+		    build_plan(&bodies[i], "20000", (uint64_t)i + 1, 0))
+			return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (int i = 0; i < NSEEDS; i++) {
+		plan_release(&plans[i]);
+		plan_release(&bodies[i]);
+	}
+	return 0;
+}
+
+static void req_init(struct reqbuf *r, const struct plan *pl, uint32_t bs, enum layout_mapping m,
+		     uint32_t rounds, uint64_t seed)
+{
+	memset(r, 0, sizeof(*r));
+	r->fb = calloc(pl->nfiles + 1, sizeof(*r->fb));
+	r->db = calloc(pl->ndirs + 1, sizeof(*r->db));
+	r->lb = calloc(pl->nlinks + 1, sizeof(*r->lb));
+	assert_non_null(r->fb);
+	assert_non_null(r->db);
+	assert_non_null(r->lb);
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		r->fb[f] = (pl->file_size[f] + bs - 1) / bs;
+	for (uint32_t j = 0; j < pl->ndirs; j++)
+		r->db[j] = (uint32_t)(1 + (pl->dir_nfiles[j] + pl->dir_nlinks[j] + 2) * 40 / bs);
+	for (uint32_t l = 0; l < pl->nlinks; l++)
+		r->lb[l] = !(pl->link_kind[l] & LINK_HARD) && l % 3 == 0;
+	layout_request_set_params(&r->rq, &pl->prm);
+	r->rq.pl = pl;
+	r->rq.file_blocks = r->fb;
+	r->rq.dir_blocks = r->db;
+	r->rq.link_blocks = r->lb;
+	r->rq.block_size = bs;
+	r->rq.mapping = m;
+	r->rq.max_extent_len = 32768;
+	r->rq.layout_score = 1.0;
+	r->rq.pool_blocks = 1024;
+	r->rq.seed = seed;
+	r->rq.age_rounds = rounds;
+}
+
+static void req_release(struct reqbuf *r)
+{
+	free(r->fb);
+	free(r->db);
+	free(r->lb);
+}
+
+static uint64_t need_of(const struct layout_request *rq)
+{
+	const struct plan *pl = rq->pl;
+	uint64_t n = rq->pool_blocks;
+
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		n += rq->file_blocks[f] + rq->file_blocks[f] / 300;
+	for (uint32_t j = 0; j < pl->ndirs; j++)
+		n += rq->dir_blocks[j];
+	for (uint32_t l = 0; l < pl->nlinks; l++)
+		n += rq->link_blocks[l];
+	return n;
+}
+
+/*
+ * An ext4-like free map: groups of bpg blocks, flex groups of flex, the
+ * first group of each flex group holding 2 * flex + 64 metadata blocks,
+ * odd groups a backup superblock (2 blocks), capacity need * factor.
+ */
+static void fm_ext4(struct freemap *fm, uint64_t need, double factor, uint32_t bpg, uint32_t flex,
+		    uint64_t fdb)
+{
+	uint32_t ng = (uint32_t)ceil((double)need * factor / bpg) + 1;
+
+	memset(fm, 0, sizeof(*fm));
+	fm->first_data_block = fdb;
+	fm->nblocks = fdb + (uint64_t)ng * bpg;
+	fm->blocks_per_group = bpg;
+	fm->ngroups = ng;
+	fm->flex_groups = flex;
+	fm->runs = calloc(ng, sizeof(*fm->runs));
+	assert_non_null(fm->runs);
+	for (uint32_t g = 0; g < ng; g++) {
+		uint64_t s = fdb + (uint64_t)g * bpg, hole = 0;
+
+		if (g % flex == 0)
+			hole = 2 * flex + 64;
+		else if (g % 2 == 1)
+			hole = 2;
+		if (hole == 0 && fm->nruns &&
+		    fm->runs[fm->nruns - 1].start + fm->runs[fm->nruns - 1].len == s) {
+			fm->runs[fm->nruns - 1].len += bpg;
+			continue;
+		}
+		fm->runs[fm->nruns].start = s + hole;
+		fm->runs[fm->nruns].len = bpg - hole;
+		fm->nruns++;
+	}
+}
+
+static uint64_t mark(uint8_t *st, uint64_t nblocks, uint64_t s, uint64_t n)
+{
+	uint64_t bad = 0;
+
+	if (s + n > nblocks || s + n < s)
+		return n ? n : 1;
+	for (uint64_t b = s; b < s + n; b++) {
+		bad += st[b] != 1;
+		st[b] = 2;
+	}
+	return bad;
+}
+
+/* The promises of struct layout, as test_layout checks them. */
+static void check_layout(const struct layout *lo, const struct layout_request *rq,
+			 const struct freemap *fm)
+{
+	const struct plan *pl = rq->pl;
+	uint8_t *st = calloc(fm->nblocks + 1, 1);
+	uint64_t used = 0, bad = 0;
+
+	assert_non_null(st);
+	for (size_t i = 0; i < fm->nruns; i++)
+		memset(st + fm->runs[i].start, 1, fm->runs[i].len);
+	assert_int_equal(lo->nfiles, pl->nfiles);
+	assert_int_equal(lo->file_ext[0], 0);
+	assert_int_equal(lo->file_ext[pl->nfiles], lo->next);
+	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		uint64_t s = lo->file_ext[f], e = lo->file_ext[f + 1], blocks = 0, E = 0;
+
+		assert_true(s <= e);
+		assert_int_equal(e > s, rq->file_blocks[f] != 0);
+		for (uint64_t i = s; i < e; i++) {
+			bad += lo->ext[i].len == 0;
+			if (i > s)
+				bad += lo->ext[i - 1].pblk + lo->ext[i - 1].len == lo->ext[i].pblk;
+			blocks += lo->ext[i].len;
+			E += (lo->ext[i].len + rq->max_extent_len - 1) / rq->max_extent_len;
+			bad += mark(st, fm->nblocks, lo->ext[i].pblk, lo->ext[i].len);
+		}
+		assert_int_equal(blocks, rq->file_blocks[f]);
+		assert_int_equal(
+			lo->file_nmeta[f],
+			blocks ? layout_meta_blocks(rq->mapping, rq->block_size, blocks, E) : 0);
+		bad += mark(st, fm->nblocks, lo->file_meta[f], lo->file_nmeta[f]);
+		used += blocks + lo->file_nmeta[f];
+	}
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		bad += mark(st, fm->nblocks, lo->dir_start[j], rq->dir_blocks[j]);
+		used += rq->dir_blocks[j];
+	}
+	for (uint32_t l = 0; l < pl->nlinks; l++) {
+		if (rq->link_blocks[l])
+			bad += mark(st, fm->nblocks, lo->link_block[l], 1);
+		used += rq->link_blocks[l];
+	}
+	assert_int_equal(lo->pool_len, rq->pool_blocks);
+	bad += mark(st, fm->nblocks, lo->pool_start, lo->pool_len);
+	used += lo->pool_len;
+	assert_int_equal(bad, 0);
+	assert_int_equal(used, lo->blocks_used);
+	assert_true(lo->score == layout_score_of(lo));
+	free(st);
+}
+
+static void run_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm)
+{
+	uint64_t need = 0;
+	int ret = layout_build(lo, rq, fm, &need);
+
+	if (ret)
+		fprintf(stderr, "layout_build: %d (need %llu)\n", ret, (unsigned long long)need);
+	assert_int_equal(ret, 0);
+	check_layout(lo, rq, fm);
+	assert_true(lo->notes & LAYOUT_NOTE_AGED);
+}
+
+static void test_contract(void **state)
+{
+	static const uint32_t rounds[] = { 1, 3, 12 };
+
+	(void)state;
+	for (int s = 0; s < NSEEDS; s++) {
+		struct reqbuf r;
+		struct freemap fm;
+		struct layout lo;
+
+		req_init(&r, &plans[s], 4096, LAYOUT_EXTENTS, rounds[s], (uint64_t)s + 3);
+		fm_ext4(&fm, need_of(&r.rq), 1.5, 32768, 16, 0);
+		run_build(&lo, &r.rq, &fm);
+		assert_true(lo.age_temps > 0);
+		layout_release(&lo);
+		free(fm.runs);
+		req_release(&r);
+	}
+}
+
+/* Other geometries: no flex_bg, 1 KiB blocks, block maps, a nearly full disk. */
+static void test_geometries(void **state)
+{
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout lo;
+
+	(void)state;
+	req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 8, 1);
+	fm_ext4(&fm, need_of(&r.rq), 1.5, 32768, 1, 0);
+	run_build(&lo, &r.rq, &fm);
+	layout_release(&lo);
+	free(fm.runs);
+	req_release(&r);
+
+	req_init(&r, &plans[1], 1024, LAYOUT_EXTENTS, 8, 2);
+	fm_ext4(&fm, need_of(&r.rq), 1.5, 8192, 16, 1);
+	run_build(&lo, &r.rq, &fm);
+	layout_release(&lo);
+	free(fm.runs);
+	req_release(&r);
+
+	req_init(&r, &plans[2], 4096, LAYOUT_BLOCKMAP, 8, 3);
+	fm_ext4(&fm, need_of(&r.rq), 1.5, 32768, 1, 0);
+	run_build(&lo, &r.rq, &fm);
+	layout_release(&lo);
+	free(fm.runs);
+	req_release(&r);
+
+	/*
+	 * Hardly any spare (the map rounds up to whole groups: about 1 %):
+	 * temporaries must give way to the plan's files
+	 */
+	req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 8, 4);
+	fm_ext4(&fm, need_of(&r.rq), 0.98, 32768, 16, 0);
+	run_build(&lo, &r.rq, &fm);
+	assert_true(lo.age_forced + lo.age_dropped > 0);
+	layout_release(&lo);
+	free(fm.runs);
+	req_release(&r);
+}
+
+static void test_determinism(void **state)
+{
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout a, b;
+
+	(void)state;
+	req_init(&r, &plans[1], 4096, LAYOUT_EXTENTS, 10, 6);
+	fm_ext4(&fm, need_of(&r.rq), 1.3, 32768, 16, 0);
+	run_build(&a, &r.rq, &fm);
+	run_build(&b, &r.rq, &fm);
+	assert_int_equal(a.next, b.next);
+	assert_memory_equal(a.file_ext, b.file_ext, (a.nfiles + 1) * sizeof(*a.file_ext));
+	assert_memory_equal(a.ext, b.ext, a.next * sizeof(*a.ext));
+	assert_memory_equal(a.file_meta, b.file_meta, a.nfiles * sizeof(*a.file_meta));
+	assert_memory_equal(a.dir_start, b.dir_start, plans[1].ndirs * sizeof(*a.dir_start));
+	assert_int_equal(a.age_temps, b.age_temps);
+	layout_release(&b);
+
+	/* another seed, another history */
+	r.rq.seed = 66;
+	run_build(&b, &r.rq, &fm);
+	assert_true(a.next != b.next || memcmp(a.ext, b.ext, a.next * sizeof(*a.ext)) != 0);
+	layout_release(&a);
+	layout_release(&b);
+	free(fm.runs);
+	req_release(&r);
+}
+
+/* What the trace saw. */
+struct seen {
+	const struct plan *pl;
+	uint32_t rounds, last_round;
+	uint8_t *dir_made, *plan_made;
+	uint8_t *temp_state; /* 1 live, 2 deleted */
+	uint64_t ntemp_cap, temps, unlinks, bad, stop_after, ops;
+	double *tsize;
+};
+
+static int on_op(void *ctx, const struct age_op *op)
+{
+	struct seen *w = ctx;
+	const struct plan *pl = w->pl;
+
+	w->ops++;
+	if (w->stop_after && w->ops >= w->stop_after)
+		return 1;
+	switch (op->kind) {
+	case AGE_ROUND:
+		w->bad += op->round != (w->ops == 1 ? 0 : w->last_round + 1);
+		w->last_round = op->round;
+		break;
+	case AGE_MKDIR:
+		w->bad += op->round != 0 || op->id >= pl->ndirs || w->dir_made[op->id];
+		/* parents first */
+		w->bad += op->id && !w->dir_made[pl->dir_parent[op->id]];
+		w->dir_made[op->id] = 1;
+		break;
+	case AGE_CREATE:
+		w->bad += !w->dir_made[op->dir];
+		w->bad += op->round != w->last_round;
+		if (op->temp) {
+			if (op->id >= w->ntemp_cap) {
+				w->bad++;
+				break;
+			}
+			w->bad += w->temp_state[op->id] != 0;
+			w->temp_state[op->id] = 1;
+			w->tsize[w->temps++] = (double)op->bytes;
+		} else {
+			w->bad += op->id >= pl->nfiles || w->plan_made[op->id];
+			w->bad += op->dir != pl->file_dir[op->id] || op->bytes != pl->file_size[op->id];
+			w->plan_made[op->id] = 1;
+		}
+		break;
+	case AGE_UNLINK:
+		w->bad += !op->temp || op->id >= w->ntemp_cap || w->temp_state[op->id] != 1;
+		if (op->id < w->ntemp_cap)
+			w->temp_state[op->id] = 2;
+		w->unlinks++;
+		break;
+	}
+	return 0;
+}
+
+static double floor_cdf(const void *ctx, double t)
+{
+	return size_model_cdf(ctx, t + 1.0);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_trace(void **state)
+{
+	const struct plan *pl = &plans[2];
+	struct age_trace tr;
+	struct seen w = { 0 };
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout lo;
+	uint64_t *v, need;
+	double d;
+
+	(void)state;
+	w.pl = pl;
+	w.rounds = 20;
+	w.dir_made = calloc(pl->ndirs, 1);
+	w.plan_made = calloc(pl->nfiles, 1);
+	w.ntemp_cap = pl->nfiles * (w.rounds + 2);
+	w.temp_state = calloc(w.ntemp_cap, 1);
+	w.tsize = calloc(w.ntemp_cap, sizeof(*w.tsize));
+	assert_non_null(w.dir_made);
+	assert_non_null(w.plan_made);
+	assert_non_null(w.temp_state);
+	assert_non_null(w.tsize);
+	tr.ctx = &w;
+	tr.op = on_op;
+	req_init(&r, pl, 4096, LAYOUT_EXTENTS, w.rounds, 9);
+	r.rq.age_trace = &tr;
+	fm_ext4(&fm, need_of(&r.rq), 1.5, 32768, 16, 0);
+	run_build(&lo, &r.rq, &fm);
+	assert_int_equal(w.bad, 0);
+	assert_int_equal(w.last_round, w.rounds);
+	/* every directory and plan file made once, every temporary deleted */
+	for (uint32_t j = 0; j < pl->ndirs; j++)
+		assert_int_equal(w.dir_made[j], 1);
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		assert_int_equal(w.plan_made[f], 1);
+	assert_int_equal(w.temps, lo.age_temps);
+	assert_int_equal(w.unlinks, w.temps);
+	/* about a tenth of the files replaced each round */
+	assert_true(w.temps >= pl->nfiles * w.rounds / 10 * 9 / 10);
+
+	/* temporaries are drawn from the plan's size model */
+	qsort(w.tsize, w.temps, sizeof(*w.tsize), cmp_double);
+	v = calloc(w.temps, sizeof(*v));
+	assert_non_null(v);
+	for (uint64_t i = 0; i < w.temps; i++)
+		v[i] = (uint64_t)w.tsize[i];
+	d = ks_d_discrete(v, w.temps, floor_cdf, &pl->size);
+	assert_true(d < ks_critical_01(w.temps));
+	free(v);
+	layout_release(&lo);
+
+	/* a trace can stop the build */
+	memset(w.dir_made, 0, pl->ndirs);
+	memset(w.plan_made, 0, pl->nfiles);
+	memset(w.temp_state, 0, w.ntemp_cap);
+	w.ops = w.temps = w.unlinks = w.bad = 0;
+	w.stop_after = 5000;
+	assert_int_equal(layout_build(&lo, &r.rq, &fm, &need), -ECANCELED);
+	assert_null(lo.file_ext);
+
+	free(fm.runs);
+	req_release(&r);
+	free(w.dir_made);
+	free(w.plan_made);
+	free(w.temp_state);
+	free(w.tsize);
+}
+
+static void test_enospc(void **state)
+{
+	struct reqbuf r;
+	struct freemap fm;
+	struct layout lo;
+	uint64_t need = 0, free_blocks = 0;
+
+	(void)state;
+	req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 5, 5);
+	fm_ext4(&fm, need_of(&r.rq), 0.8, 32768, 16, 0);
+	for (size_t i = 0; i < fm.nruns; i++)
+		free_blocks += fm.runs[i].len;
+	assert_int_equal(layout_build(&lo, &r.rq, &fm, &need), -ENOSPC);
+	assert_true(need > free_blocks);
+	assert_null(lo.file_ext);
+	free(fm.runs);
+	req_release(&r);
+}
+
+/*
+ * More rounds leave a lower layout score and more of the free space in
+ * small extents, on average over the seeds.
+ */
+static void test_monotone(void **state)
+{
+	static const uint32_t rounds[] = { 1, 4, 16, 64 };
+	double score[4] = { 0 }, small[4] = { 0 };
+
+	(void)state;
+	for (int s = 0; s < NSEEDS; s++) {
+		for (size_t i = 0; i < 4; i++) {
+			struct reqbuf r;
+			struct freemap fm;
+			struct layout lo;
+			struct layout_free_hist h;
+
+			req_init(&r, &bodies[s], 4096, LAYOUT_EXTENTS, rounds[i], (uint64_t)s + 21);
+			fm_ext4(&fm, need_of(&r.rq), 1.25, 32768, 16, 0);
+			run_build(&lo, &r.rq, &fm);
+			assert_int_equal(layout_free_hist(&lo, &r.rq, &fm, 1 << 20, &h), 0);
+			score[i] += lo.score / NSEEDS;
+			small[i] += (double)h.small_blocks / (double)h.free_blocks / NSEEDS;
+			layout_release(&lo);
+			free(fm.runs);
+			req_release(&r);
+		}
+	}
+	for (size_t i = 1; i < 4; i++) {
+		if (!(score[i] <= score[i - 1] && small[i] >= small[i - 1]))
+			fprintf(stderr, "rounds %u: score %.6f small %.4f; rounds %u: %.6f %.4f\n",
+				rounds[i - 1], score[i - 1], small[i - 1], rounds[i], score[i],
+				small[i]);
+		assert_true(score[i] <= score[i - 1]);
+		assert_true(small[i] >= small[i - 1]);
+	}
+	assert_true(score[3] < score[0]);
+	assert_true(small[3] > small[0] + 0.05);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_contract), cmocka_unit_test(test_geometries),
+		cmocka_unit_test(test_determinism), cmocka_unit_test(test_trace),
+		cmocka_unit_test(test_enospc), cmocka_unit_test(test_monotone),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
