@@ -1,4 +1,4 @@
-/* age.c - offline aging: create/delete churn on a simulated ext4 allocator (Orlov, goals, preallocation, buddy search) */
+/* age.c - offline aging: create/delete churn on a simulated ext4 allocator (mballoc's policies) */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -62,21 +62,25 @@
  *   the group of the last stream allocation (s_mb_last_group).  The part
  *   of the last window past the file's end is given back (the inode
  *   preallocation is discarded when the file is closed).
- * - The search: for a power-of-two request, the first group (wrapping)
- *   with a free buddy of that order or more, and in it the first buddy of
- *   the smallest such order (CR_POWER2_ALIGNED); then groups whose largest
- *   buddy could hold the request, scanning their free extents in address
- *   order and taking the smallest that fits once 10 have been seen, or the
- *   best so far after 200 (mb_min_to_scan, mb_max_to_scan); then the same
- *   with the request trimmed by up to three orders, not below what the
- *   file needs (CR_BEST_AVAIL_LEN); then the largest of the first 200
- *   extents of the group with the largest buddy (CR_ANY_FREE), a partial
- *   allocation whose rest is asked for again.
+ * - The search (linear, as with mb_optimize_scan=0): for a power-of-two
+ *   request, the first group (wrapping) with a free buddy of that order or
+ *   more, not the first group of a flex group for data, and in it the
+ *   first buddy of the smallest such order (CR_POWER2_ALIGNED); then the
+ *   groups whose average free extent holds the request (CR_GOAL_LEN_FAST),
+ *   the same with the request trimmed by up to three orders, not below
+ *   what the file needs (CR_BEST_AVAIL_LEN), the groups with enough free
+ *   blocks (CR_GOAL_LEN_SLOW), any group (CR_ANY_FREE).  A group's free
+ *   extents are scanned in address order; the smallest that fits is
+ *   taken once 10 extents have been seen or at the group's end, and after
+ *   200 the largest seen (mb_min_to_scan, mb_max_to_scan): a partial
+ *   allocation, whose rest is asked for again.
  * - Directory blocks, symlink blocks and extent-tree (or indirect) blocks
  *   are requests of their exact length near their goal, found whole.
  * - A deleted file's blocks become free space at the next journal commit
  *   (ext4 keeps freed data blocks busy until the transaction that freed
  *   them commits): here at the end of each round, where the replay syncs.
+ * - Data never takes the last min(2 %, 4096) free blocks (ext4's
+ *   s_resv_clusters, kept for metadata), as far as the plan leaves them.
  * - ENOSPC: a commit, then the locality group's preallocations are
  *   discarded, and the request tried again (ext4_should_retry_alloc); a
  *   temporary that still finds no room is never created (counted as
@@ -109,6 +113,7 @@ struct mb {
 	size_t gwords;	 /* words a group's levels take */
 	uint64_t *bits;	 /* free bits: group by group, level by level */
 	uint32_t *cnt;	 /* wholly free chunks per group and level */
+	uint32_t *frags; /* free extents per group (bb_fragments) */
 	uint64_t *ffree; /* free blocks per flex group */
 	uint64_t free;
 	size_t tsize;
@@ -168,6 +173,7 @@ struct sim {
 
 	struct rng rdel;
 	uint64_t next_tid, max_bytes;
+	uint64_t resv; /* blocks data may not take (ext4's s_resv_clusters) */
 	double scale; /* temporaries' sizes: the size model times this; 0: the plan's sizes */
 	uint64_t kdir, ksize;
 	uint64_t temps, dropped, forced;
@@ -281,14 +287,34 @@ static int64_t giter_next(const struct mb *m, struct giter *it, int v)
 	}
 }
 
+/* Free extents starting at a position in [a, b] (b included) of a group's bitmap of len bits. */
+static uint32_t starts_in(const uint64_t *w, uint32_t len, uint32_t a, uint32_t b)
+{
+	uint32_t n = 0;
+
+	if (b >= len)
+		b = len - 1;
+	for (uint32_t wi = a / 64; wi <= b / 64; wi++) {
+		uint64_t x = w[wi], carry = wi ? w[wi - 1] >> 63 : 0, st = x & ~(x << 1 | carry);
+		uint32_t lo = wi * 64 < a ? a - wi * 64 : 0;
+		uint32_t hi = b - wi * 64 < 63 ? b - wi * 64 : 63;
+		uint64_t mask = (hi == 63 ? ~UINT64_C(0) : (UINT64_C(1) << (hi + 1)) - 1) &
+				~((UINT64_C(1) << lo) - 1);
+
+		n += (uint32_t)__builtin_popcountll(st & mask);
+	}
+	return n;
+}
+
 /* Mark [off, off + len) of group g free or used, and the levels above. */
 static void mb_mark_group(struct mb *m, uint32_t g, uint32_t off, uint32_t len, int fr)
 {
 	uint64_t *w0 = lv(m, g, 0);
-	uint32_t *c = gcnt(m, g), end = off + len;
+	uint32_t *c = gcnt(m, g), end = off + len, glen = g_len(m, g), s0;
 	int64_t d0 = 0;
 	int top = -1;
 
+	s0 = starts_in(w0, glen, off, end);
 	for (uint32_t i = off; i < end;) {
 		uint32_t b = i % 64, n = (uint32_t)min_u64(64 - b, end - i);
 		uint64_t mask = (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1) << b;
@@ -299,6 +325,7 @@ static void mb_mark_group(struct mb *m, uint32_t g, uint32_t off, uint32_t len, 
 		i += n;
 	}
 	c[0] = (uint32_t)((int64_t)c[0] + d0);
+	m->frags[g] = m->frags[g] + starts_in(w0, glen, off, end) - s0;
 	m->ffree[g / m->flex] = (uint64_t)((int64_t)m->ffree[g / m->flex] + d0);
 	m->free = (uint64_t)((int64_t)m->free + d0);
 	for (unsigned k = 1; k <= m->K; k++) {
@@ -308,7 +335,8 @@ static void mb_mark_group(struct mb *m, uint32_t g, uint32_t off, uint32_t len, 
 		int64_t dk = 0;
 
 		for (size_t w = a; w <= z && w < m->lvwords[k]; w++) {
-			uint64_t lo = 2 * w < cw ? ch[2 * w] : 0, hi = 2 * w + 1 < cw ? ch[2 * w + 1] : 0;
+			uint64_t lo = 2 * w < cw ? ch[2 * w] : 0;
+			uint64_t hi = 2 * w + 1 < cw ? ch[2 * w + 1] : 0;
 			uint64_t nw = pair_and(lo) | pair_and(hi) << 32;
 
 			dk += __builtin_popcountll(nw) - __builtin_popcountll(pa[w]);
@@ -442,37 +470,50 @@ static int mb_scan_group(const struct mb *m, uint32_t g, uint64_t L, unsigned *f
 	return best->n >= L;
 }
 
-/* Groups that may hold a run of L, scanned from g0; see mb_scan_group. */
-static int mb_scan(const struct mb *m, uint32_t g0, uint64_t L, struct ex *out)
+/* The kernel's group criteria after the buddy pass: average extent, free blocks, any. */
+enum { CR_AVG, CR_FREE, CR_ANY };
+
+/*
+ * One criterion's pass over the groups from g0 (linear, wrapping): the
+ * good ones are scanned (mb_scan_group) against goal L.  Returns 1 found,
+ * -1 scan limit, 0 nothing.
+ */
+static int mb_pass(const struct mb *m, uint32_t g0, uint64_t L, int cr, unsigned *found,
+		   struct ex *best)
 {
-	struct giter it = { g0, 0, g0 };
-	struct ex best = { 0, 0 };
-	unsigned found = 0;
-	int lvl = L >= 4 ? (int)ilog2(L) - 1 : 0;
-	int64_t g;
+	for (uint32_t i = 0; i < m->ngroups; i++) {
+		uint32_t g = (g0 + i) % m->ngroups, fr = m->frags[g];
+		uint64_t free = gcnt(m, g)[0];
+		int st;
 
-	while ((g = giter_next(m, &it, lvl)) >= 0) {
-		int st = mb_scan_group(m, (uint32_t)g, L, &found, &best);
-
-		if (st) {
-			*out = best;
+		if (!free || !fr)
+			continue;
+		if (cr != CR_ANY && free < L)
+			continue;
+		if (cr == CR_AVG && free / fr < L)
+			continue;
+		st = mb_scan_group(m, g, L, found, best);
+		if (st)
 			return st;
-		}
 	}
-	*out = best;
 	return 0;
 }
 
 /*
  * Find room for a request of L blocks (o of them needed, o <= L) from
- * group g0, in the kernel's order of criteria (see the top of the file).
- * Sets *out to a start and a length of at most L: at least o unless the
- * free space is too broken (a partial allocation).  Returns 0 or -ENOSPC.
+ * group g0, as ext4_mb_regular_allocator does without mb_optimize_scan
+ * (see the top of the file); data requests keep out of the first group
+ * of a flex group in the buddy pass.  Sets *out to a start and a length
+ * of at most L: at least o unless the free space is too broken (a partial
+ * allocation).  Returns 0 or -ENOSPC.
  */
-static int mb_search(const struct mb *m, uint32_t g0, uint64_t L, uint64_t o, struct ex *out)
+static int mb_search(const struct mb *m, uint32_t g0, uint64_t L, uint64_t o, int data,
+		     struct ex *out)
 {
-	struct ex best;
-	int st;
+	struct ex best = { 0, 0 };
+	unsigned found = 0;
+	uint64_t goal = L;
+	int st = 0;
 
 	if (!m->free)
 		return -ENOSPC;
@@ -481,9 +522,11 @@ static int mb_search(const struct mb *m, uint32_t g0, uint64_t L, uint64_t o, st
 	if (L >= 2 && !(L & (L - 1)) && ilog2(L) <= m->K) {
 		unsigned r = ilog2(L);
 		struct giter it = { g0, 0, g0 };
-		int64_t g = giter_next(m, &it, (int)r);
+		int64_t g;
 
-		if (g >= 0) {
+		while ((g = giter_next(m, &it, (int)r)) >= 0) {
+			if (data && m->flex >= 4 && g % m->flex == 0)
+				continue;
 			for (unsigned k = r; k <= m->K; k++) {
 				if (mb_buddies(m, (uint32_t)g, k)) {
 					out->s = g_start(m, (uint32_t)g) +
@@ -494,38 +537,23 @@ static int mb_search(const struct mb *m, uint32_t g0, uint64_t L, uint64_t o, st
 			}
 		}
 	}
-	st = mb_scan(m, g0, L, &best);
-	if (st == 1 || (st == -1 && best.n)) {
-		*out = best;
-		out->n = min_u64(best.n, L);
-		return 0;
+	st = mb_pass(m, g0, L, CR_AVG, &found, &best);
+	/* CR_BEST_AVAIL_LEN: the goal trimmed by up to three orders, not below the need */
+	for (unsigned t = 1; !st && t <= 3 && (L >> t) >= o && (L >> t); t++) {
+		goal = L >> t;
+		st = mb_pass(m, g0, goal, CR_AVG, &found, &best);
 	}
-	for (unsigned t = 1; t <= 3 && (L >> t) >= o && (L >> t); t++) {
-		uint64_t l2 = L >> t;
-
-		st = mb_scan(m, g0, l2, &best);
-		if (st == 1) {
-			out->s = best.s;
-			out->n = min_u64(best.n, l2);
-			return 0;
-		}
+	if (!st) {
+		goal = L;
+		st = mb_pass(m, g0, L, CR_FREE, &found, &best);
 	}
-	/* any free: the largest of the first extents of the most promising group */
-	{
-		struct giter it = { 0, 0, 0 };
-		unsigned found = 0;
-		int64_t g;
-
-		best.n = 0;
-		g = giter_next(m, &it, m->tmax[1]);
-		if (g < 0)
-			return -ENOSPC;
-		mb_scan_group(m, (uint32_t)g, UINT64_MAX, &found, &best);
-		if (!best.n)
-			return -ENOSPC;
-		*out = best;
-		out->n = min_u64(best.n, L);
-	}
+	if (!st)
+		st = mb_pass(m, g0, L, CR_ANY, &found, &best);
+	if (!best.n)
+		return -ENOSPC;
+	/* found, or the best so far when the scan gave up (a partial allocation) */
+	*out = best;
+	out->n = min_u64(best.n, st == 1 ? goal : L);
 	return 0;
 }
 
@@ -533,7 +561,7 @@ static int mb_search(const struct mb *m, uint32_t g0, uint64_t L, uint64_t o, st
 static int mb_alloc_whole(struct mb *m, uint32_t g0, uint64_t n, uint64_t *start)
 {
 	struct ex e;
-	int ret = mb_search(m, g0, n, n, &e);
+	int ret = mb_search(m, g0, n, n, 0, &e);
 
 	if (ret || e.n < n) {
 		/* first fit anywhere, without the scan limit */
@@ -599,12 +627,13 @@ static int mb_init(struct mb *m, const struct freemap *fm, uint32_t block_size)
 	m->gwords = (size_t)w;
 	m->bits = calloc((size_t)m->ngroups * m->gwords, sizeof(*m->bits));
 	m->cnt = calloc((size_t)m->ngroups * (m->K + 1), sizeof(*m->cnt));
+	m->frags = calloc(m->ngroups, sizeof(*m->frags));
 	m->ffree = calloc(m->nflex, sizeof(*m->ffree));
 	m->tsize = 1;
 	while (m->tsize < m->ngroups)
 		m->tsize <<= 1;
 	m->tmax = malloc(2 * m->tsize);
-	if (!m->bits || !m->cnt || !m->ffree || !m->tmax)
+	if (!m->bits || !m->cnt || !m->frags || !m->ffree || !m->tmax)
 		return -ENOMEM;
 	memset(m->tmax, -1, 2 * m->tsize);
 	return 0;
@@ -614,6 +643,7 @@ static void mb_release(struct mb *m)
 {
 	free(m->bits);
 	free(m->cnt);
+	free(m->frags);
 	free(m->ffree);
 	free(m->tmax);
 	memset(m, 0, sizeof(*m));
@@ -714,7 +744,7 @@ static int alloc_small(struct sim *s, uint64_t n, uint32_t j)
 			L = n;
 		if (L > s->m.bpg)
 			L = s->m.bpg;
-		ret = mb_search(&s->m, g, L, n, &e);
+		ret = mb_search(&s->m, g, L, n, 1, &e);
 		if (ret)
 			return ret;
 		mb_mark(&s->m, e.s, e.n, 0);
@@ -724,7 +754,8 @@ static int alloc_small(struct sim *s, uint64_t n, uint32_t j)
 
 			ret = runs_add(&s->rs, e.s, e.n);
 			while (!ret && left) {
-				ret = mb_search(&s->m, mb_group_of(&s->m, e.s), left, left, &e);
+				ret = mb_search(&s->m, mb_group_of(&s->m, e.s), left, left, 1,
+						&e);
 				if (ret)
 					break;
 				mb_mark(&s->m, e.s, e.n, 0);
@@ -738,7 +769,8 @@ static int alloc_small(struct sim *s, uint64_t n, uint32_t j)
 			unsigned v = 0;
 
 			for (unsigned i = 1; i < s->npa; i++) {
-				uint64_t fi = s->pa[i].end - s->pa[i].cur, fv = s->pa[v].end - s->pa[v].cur;
+				uint64_t fi = s->pa[i].end - s->pa[i].cur;
+				uint64_t fv = s->pa[v].end - s->pa[v].cur;
 
 				if (fi < fv || (fi == fv && s->pa[i].seq < s->pa[v].seq))
 					v = i;
@@ -794,7 +826,7 @@ static int alloc_stream(struct sim *s, uint64_t n)
 			e.s = prev_end;
 			e.n = o;
 		} else {
-			ret = mb_search(&s->m, s->m.last_group, L, o, &e);
+			ret = mb_search(&s->m, s->m.last_group, L, o, 1, &e);
 			if (ret)
 				return ret;
 			e.n = min_u64(e.n, o);
@@ -1058,13 +1090,13 @@ static int new_temp(struct sim *s, uint32_t round, int has_dir, uint32_t dir)
 	}
 	t = s->tfree[s->ntfree - 1];
 	/* not even the blocks are free: no use trying */
-	if (s->m.free < blocks_of(s, bytes) + 1) {
+	if (s->m.free < blocks_of(s, bytes) + 1 + s->resv) {
 		commit(s);
-		if (s->m.free < blocks_of(s, bytes) + 1)
+		if (s->m.free < blocks_of(s, bytes) + 1 + s->resv)
 			pa_discard_all(s);
 	}
 	ret = -ENOSPC;
-	if (s->m.free >= blocks_of(s, bytes) + 1) {
+	if (s->m.free >= blocks_of(s, bytes) + 1 + s->resv) {
 		ret = alloc_file(s, &s->tf[t], blocks_of(s, bytes), dir);
 		if (ret == -ENOSPC && (s->pend.n || s->npa)) {
 			/* as ext4_should_retry_alloc: commit, drop preallocations, once more */
@@ -1096,7 +1128,7 @@ static int new_plan_file(struct sim *s, uint64_t f, uint32_t round)
 	int ret;
 
 	/* room for the blocks and a guess at the metadata before any attempt */
-	while (s->m.free < n + n / 256 + 1) {
+	while (s->m.free < n + n / 256 + 1 + s->resv) {
 		ret = make_room(s, round);
 		if (ret)
 			return ret;
@@ -1264,6 +1296,10 @@ int age_build(struct layout *lo, const struct layout_request *rq, const struct f
 		if (params_is_set(&pl->prm, "files") && params_is_set(&pl->prm, "used"))
 			s.scale = (double)pl->bytes / ((double)n * pl->size.mean);
 	}
+	/* ext4 keeps min(2 %, 4096) clusters for metadata: data cannot have them */
+	s.resv = min_u64(fm->nblocks / 50, 4096);
+	if (s.resv > total_free - base)
+		s.resv = total_free - base;
 	s.kdir = rng_stream_key(rq->seed, "age.dir");
 	s.ksize = rng_stream_key(rq->seed, "age.size");
 	rng_init(&s.rdel, rq->seed, "age.del", 0);
@@ -1413,6 +1449,11 @@ int age_build(struct layout *lo, const struct layout_request *rq, const struct f
 	lo->blocks_used = data + meta + dirs + links + lo->pool_len;
 	layout_tally(lo);
 	lo->notes |= LAYOUT_NOTE_AGED;
+	lo->target = 1.0;
+	if (rq->layout_score < 1.0 || rq->order != ORDER_DIR || rq->frag_file_share > 0 ||
+	    rq->frag_extents > 0 || rq->frag_select != FRAG_SELECT_WEIGHTED ||
+	    rq->frag_sizes != FRAG_SIZES_RANDOM || rq->free_frag_share > 0)
+		lo->notes |= LAYOUT_NOTE_IGNORED;
 	lo->age_temps = s.temps;
 	lo->age_dropped = s.dropped;
 	lo->age_forced = s.forced;

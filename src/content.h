@@ -31,4 +31,28 @@ struct content_source {
  */
 void content_random_init(struct content_source *cs, const struct plan *pl);
 
+struct content_model;
+struct gen_ops;
+
+/*
+ * The typed source: each file is made by the generator of its extension
+ * (content_ext_ops()) from its key, a mix of the plan's content key and
+ * its id; a whole-file copy (plan.file_dup_of) gets exactly its source's
+ * bytes.  A file smaller than its format's min_size is made as other
+ * binary (the plan never asks for that; content_source_too_small() counts
+ * them).  cm (from content_model_init() for the same plan) must outlive
+ * the source.  Returns 0 or -ENOMEM; release with content_source_release().
+ */
+int content_model_source_init(struct content_source *cs, struct content_model *cm,
+			      const struct plan *pl);
+
+/* Files of the plan below their format's min_size (0 for other sources). */
+uint64_t content_source_too_small(const struct content_source *cs);
+
+/* Free what an init allocated (nothing for the random source). */
+void content_source_release(struct content_source *cs);
+
+/* The generator of an extension, compared without case; other binary if unknown. */
+const struct gen_ops *content_ext_ops(const char *ext);
+
 #endif

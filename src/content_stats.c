@@ -11,19 +11,11 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "content.h"
+#include "content/gen.h"
 #include "content_stats.h"
 #include "fsread.h"
 #include "params.h"
-
-/*
- * Until src/fsread.c is part of the build, its functions are weak here so
- * that the program links; content_report_run() says so when they are
- * missing.  Remove these once fsread.c is in Makefile.am.
- */
-#pragma weak fsread_open
-#pragma weak fsread_close
-#pragma weak fsread_walk
-#pragma weak fsread_read
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -35,68 +27,21 @@
 
 /* ---- extensions and groups -------------------------------------------- */
 
-struct ext_group {
-	const char *ext;
-	enum content_group group;
-};
-
 /*
- * Extensions of the plan's tables by group; anything not listed (and no
- * extension at all) is "other binary".
+ * Groups by the generator that writes an extension (content_ext_ops()), so
+ * that "other binary" is exactly what the compress, duplicate-block and
+ * zero-block targets apply to.
  */
-static const struct ext_group ext_groups[] = {
-	/* text: documents, logs, markup, data text, source code, scripts */
-	{ "txt", CONTENT_TEXT }, { "log", CONTENT_TEXT }, { "csv", CONTENT_TEXT },
-	{ "tsv", CONTENT_TEXT }, { "md", CONTENT_TEXT }, { "rst", CONTENT_TEXT },
-	{ "htm", CONTENT_TEXT }, { "html", CONTENT_TEXT }, { "xml", CONTENT_TEXT },
-	{ "json", CONTENT_TEXT }, { "css", CONTENT_TEXT }, { "js", CONTENT_TEXT },
-	{ "c", CONTENT_TEXT }, { "h", CONTENT_TEXT }, { "cpp", CONTENT_TEXT },
-	{ "hpp", CONTENT_TEXT }, { "cc", CONTENT_TEXT }, { "cxx", CONTENT_TEXT },
-	{ "hxx", CONTENT_TEXT }, { "hh", CONTENT_TEXT }, { "inl", CONTENT_TEXT },
-	{ "py", CONTENT_TEXT }, { "java", CONTENT_TEXT }, { "cs", CONTENT_TEXT },
-	{ "go", CONTENT_TEXT }, { "rs", CONTENT_TEXT }, { "rb", CONTENT_TEXT },
-	{ "php", CONTENT_TEXT }, { "pl", CONTENT_TEXT }, { "pm", CONTENT_TEXT },
-	{ "sh", CONTENT_TEXT }, { "bat", CONTENT_TEXT }, { "cmd", CONTENT_TEXT },
-	{ "ps1", CONTENT_TEXT }, { "vbs", CONTENT_TEXT }, { "ini", CONTENT_TEXT },
-	{ "inf", CONTENT_TEXT }, { "cfg", CONTENT_TEXT }, { "conf", CONTENT_TEXT },
-	{ "yml", CONTENT_TEXT }, { "yaml", CONTENT_TEXT }, { "toml", CONTENT_TEXT },
-	{ "sql", CONTENT_TEXT }, { "tex", CONTENT_TEXT }, { "rtf", CONTENT_TEXT },
-	{ "svg", CONTENT_TEXT }, { "asm", CONTENT_TEXT }, { "s", CONTENT_TEXT },
-	{ "lua", CONTENT_TEXT }, { "tcl", CONTENT_TEXT }, { "kt", CONTENT_TEXT },
-	{ "jsx", CONTENT_TEXT }, { "tsx", CONTENT_TEXT }, { "vue", CONTENT_TEXT },
-	{ "scss", CONTENT_TEXT }, { "less", CONTENT_TEXT }, { "mk", CONTENT_TEXT },
-	{ "am", CONTENT_TEXT }, { "ac", CONTENT_TEXT }, { "m4", CONTENT_TEXT },
-	{ "in", CONTENT_TEXT }, { "diff", CONTENT_TEXT }, { "po", CONTENT_TEXT },
-	{ "pot", CONTENT_TEXT }, { "srt", CONTENT_TEXT }, { "vtt", CONTENT_TEXT },
-	{ "ics", CONTENT_TEXT }, { "vcf", CONTENT_TEXT }, { "eml", CONTENT_TEXT },
-	{ "xsd", CONTENT_TEXT }, { "xsl", CONTENT_TEXT }, { "xslt", CONTENT_TEXT },
-	{ "dtd", CONTENT_TEXT }, { "rss", CONTENT_TEXT }, { "nfo", CONTENT_TEXT },
-	{ "pem", CONTENT_TEXT }, { "asc", CONTENT_TEXT }, { "reg", CONTENT_TEXT },
-	{ "url", CONTENT_TEXT },
-
-	/* media: images, audio, video */
-	{ "jpg", CONTENT_MEDIA }, { "jpeg", CONTENT_MEDIA }, { "png", CONTENT_MEDIA },
-	{ "gif", CONTENT_MEDIA }, { "bmp", CONTENT_MEDIA }, { "ico", CONTENT_MEDIA },
-	{ "tif", CONTENT_MEDIA }, { "webp", CONTENT_MEDIA }, { "psd", CONTENT_MEDIA },
-	{ "wav", CONTENT_MEDIA }, { "mp3", CONTENT_MEDIA }, { "wma", CONTENT_MEDIA },
-	{ "flac", CONTENT_MEDIA }, { "ogg", CONTENT_MEDIA }, { "m4a", CONTENT_MEDIA },
-	{ "aac", CONTENT_MEDIA }, { "mid", CONTENT_MEDIA }, { "opus", CONTENT_MEDIA },
-	{ "mp4", CONTENT_MEDIA }, { "mpg", CONTENT_MEDIA }, { "avi", CONTENT_MEDIA },
-	{ "mkv", CONTENT_MEDIA }, { "mov", CONTENT_MEDIA }, { "wmv", CONTENT_MEDIA },
-	{ "webm", CONTENT_MEDIA }, { "m4v", CONTENT_MEDIA }, { "flv", CONTENT_MEDIA },
-
-	/* archives and containers, compressed already or holding other files */
-	{ "zip", CONTENT_ARCHIVE }, { "gz", CONTENT_ARCHIVE }, { "tar", CONTENT_ARCHIVE },
-	{ "pdf", CONTENT_ARCHIVE }, { "tgz", CONTENT_ARCHIVE }, { "bz2", CONTENT_ARCHIVE },
-	{ "xz", CONTENT_ARCHIVE }, { "7z", CONTENT_ARCHIVE }, { "rar", CONTENT_ARCHIVE },
-	{ "zst", CONTENT_ARCHIVE }, { "jar", CONTENT_ARCHIVE }, { "cab", CONTENT_ARCHIVE },
-	{ "deb", CONTENT_ARCHIVE }, { "rpm", CONTENT_ARCHIVE }, { "docx", CONTENT_ARCHIVE },
-	{ "xlsx", CONTENT_ARCHIVE }, { "pptx", CONTENT_ARCHIVE }, { "odt", CONTENT_ARCHIVE },
-	{ "epub", CONTENT_ARCHIVE },
-
-	/* executables and libraries */
-	{ "exe", CONTENT_EXEC }, { "dll", CONTENT_EXEC }, { "sys", CONTENT_EXEC },
-	{ "so", CONTENT_EXEC }, { "o", CONTENT_EXEC }, { "ko", CONTENT_EXEC },
+static const struct {
+	const char *gen;
+	enum content_group group;
+} gen_groups[] = {
+	{ "text", CONTENT_TEXT }, { "html", CONTENT_TEXT }, { "source", CONTENT_TEXT },
+	{ "json", CONTENT_TEXT }, { "xml", CONTENT_TEXT },
+	{ "png", CONTENT_MEDIA }, { "jpeg", CONTENT_MEDIA }, { "gif", CONTENT_MEDIA },
+	{ "bmp", CONTENT_MEDIA }, { "wav", CONTENT_MEDIA }, { "mp3", CONTENT_MEDIA },
+	{ "mp4", CONTENT_MEDIA },
+	{ "elf", CONTENT_EXEC }, { "pe", CONTENT_EXEC },
 };
 
 static const char *const group_names[CONTENT_GROUPS] = {
@@ -142,10 +87,15 @@ static const struct {
 
 enum content_group content_group_of_ext(const char *ext)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(ext_groups); i++)
-		if (!strcmp(ext_groups[i].ext, ext))
-			return ext_groups[i].group;
-	return CONTENT_BINARY;
+	const struct gen_ops *ops = content_ext_ops(ext);
+
+	if (ops == &gen_binary_ops)
+		return CONTENT_BINARY;
+	for (size_t i = 0; i < ARRAY_SIZE(gen_groups); i++)
+		if (!strcmp(gen_groups[i].gen, ops->name))
+			return gen_groups[i].group;
+	/* pdf, zip, gzip, tar and any other typed format */
+	return CONTENT_ARCHIVE;
 }
 
 const char *content_group_name(enum content_group g)
@@ -1372,11 +1322,6 @@ int content_report_run(const char *target, const struct content_stats_opts *o,
 	struct fsread *fs;
 	int ret;
 
-	if (!fsread_open) {
-		fprintf(stderr, "imprint: content-report: this build has no file-system reader "
-			"(src/fsread.c)\n");
-		return -ENOSYS;
-	}
 	ret = fsread_open(target, 0, &fs, &err);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", err.msg);

@@ -44,11 +44,12 @@
  * The group of a file comes from its extension (content_group_of_ext()).
  */
 
+/* Groups of files, by the generator of their extension (content_ext_ops()). */
 enum content_group {
-	CONTENT_TEXT,     /* documents, markup, source code, data text */
-	CONTENT_MEDIA,    /* images, audio, video */
-	CONTENT_ARCHIVE,  /* zip, gz, tar, pdf and other containers */
-	CONTENT_EXEC,     /* executables and libraries: ELF (so, o), PE (exe, dll, sys) */
+	CONTENT_TEXT,     /* text, html, source, json, xml */
+	CONTENT_MEDIA,    /* png, jpeg, gif, bmp, wav, mp3, mp4 */
+	CONTENT_ARCHIVE,  /* pdf, zip, gzip, tar and any other typed format */
+	CONTENT_EXEC,     /* elf, pe */
 	CONTENT_BINARY,   /* "other binary": everything else, no extension included */
 	CONTENT_GROUPS
 };
@@ -199,7 +200,10 @@ int content_report_run(const char *target, const struct content_stats_opts *o,
  */
 size_t content_ext_of_path(const char *path, char *buf, size_t len);
 
-/* The group of an extension (lower case, without the dot; "" for none). */
+/*
+ * The group of an extension (without the dot; "" for none): that of the
+ * generator content_ext_ops() gives it.
+ */
 enum content_group content_group_of_ext(const char *ext);
 const char *content_group_name(enum content_group g);
 

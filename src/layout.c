@@ -1,6 +1,8 @@
 /* layout.c - block placement: Orlov-like spread, contiguous packing, exact fragmentation */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,7 +98,7 @@
  * block quotas (stream "layout.gaps"), shuffled, and spread evenly over
  * the files.  A gap is skipped at the packing cursor only when the next
  * file fits right after it, so it is bounded by data on both sides and
- * keeps its size.  The build runs again (at most three more times) with
+ * keeps its size.  The build runs again (at most five more times) with
  * the quotas corrected by what the previous build measured per bucket
  * (free extents the packing leaves by itself count too).  Gaps are never
  * handed out, so the image holds only real files.
@@ -791,10 +793,10 @@ static int frag_emit(struct build *b, struct frag *e)
 
 /*
  * After a file: place a share of the pool, so that it drains evenly over
- * the files still to come in this unit (fragments stay near their file).  The share is served in rounds of distinct
- * files, biggest first, as many rounds as the file with the most pieces
- * needs to keep pace; a file's pieces are thus always separated by other
- * files' data.
+ * the files still to come in this unit (fragments stay near their file).
+ * The share is served in rounds of distinct files, biggest first, as many
+ * rounds as the file with the most pieces needs to keep pace; a file's
+ * pieces are thus always separated by other files' data.
  */
 static int pool_step(struct build *b, uint64_t steps_left)
 {
@@ -908,7 +910,8 @@ static uint64_t frag_plan(struct build *b, uint64_t f, uint64_t n, struct frag *
 			e->extra = n - e->P;
 			e->sigma = 0;
 			if (b->rq->frag_sizes == FRAG_SIZES_LOGNORMAL)
-				e->sigma = b->rq->frag_size_sigma > 0 ? b->rq->frag_size_sigma : 1.0;
+				e->sigma = b->rq->frag_size_sigma > 0 ? b->rq->frag_size_sigma :
+									1.0;
 			tmp = *e;
 			for (uint64_t i = 0; i < e->P; i++)
 				e->W += piece_weight(&tmp);
@@ -1347,9 +1350,10 @@ static unsigned ext_group(const char *e)
 					     "aac", "mpg", "mpeg", "mp4",  "avi", "mkv",
 					     "mov", "wmv", "jpg",  "jpeg", "png", "gif",
 					     "bmp", "tif", "tiff", "psd",  "raw", NULL };
-	static const char *const pack[] = { "zip", "gz",  "tgz", "bz2", "xz",  "7z",  "rar", "tar",
-					    "cab", "jar", "msi", "deb", "rpm", "exe", "dll", "lib",
-					    "so",  "o",	  "a",	 "pdb", "pch", "sys", "bin", NULL };
+	static const char *const pack[] = { "zip", "gz",  "tgz", "bz2", "xz",  "7z",
+					    "rar", "tar", "cab", "jar", "msi", "deb",
+					    "rpm", "exe", "dll", "lib", "so",  "o",
+					    "a",   "pdb", "pch", "sys", "bin", NULL };
 
 	if (in_list(e, grow))
 		return 0;
@@ -1441,7 +1445,8 @@ static int spread_plan(struct build *b, uint64_t B, uint64_t pairs)
 			k32 = UINT32_MAX - (uint32_t)min_u64(n, UINT32_MAX);
 			break;
 		case FRAG_SELECT_TYPE:
-			k32 = (uint32_t)(grp ? grp[pl->file_ext[f]] : 3) << 29 | (uint32_t)(x >> 35);
+			k32 = (uint32_t)(grp ? grp[pl->file_ext[f]] : 3) << 29;
+			k32 |= (uint32_t)(x >> 35);
 			break;
 		}
 		key[N++] = (uint64_t)k32 << 32 | f;
@@ -1646,7 +1651,8 @@ static int build_once(struct layout *lo, const struct layout_request *rq, const 
 	b.frag = b.R > 0;
 	b.key = rng_stream_key(rq->seed, "layout.frag");
 	if (b.frag && (rq->frag_file_share > 0 || rq->frag_extents > 0 ||
-		       rq->frag_select != FRAG_SELECT_WEIGHTED || rq->frag_sizes != FRAG_SIZES_RANDOM)) {
+		       rq->frag_select != FRAG_SELECT_WEIGHTED ||
+		       rq->frag_sizes != FRAG_SIZES_RANDOM)) {
 		ret = spread_plan(&b, b.R, pairs);
 		if (ret)
 			goto out_free_scratch;
@@ -1804,6 +1810,7 @@ static int build_once(struct layout *lo, const struct layout_request *rq, const 
 		meta += lo->file_nmeta[f];
 	lo->blocks_used = data + meta + dirs + links + lo->pool_len;
 	layout_tally(lo);
+	lo->target = target;
 	lo->gap_blocks = b.gap_blocks;
 	if (b.gi < b.ngap)
 		lo->notes |= LAYOUT_NOTE_FREE;
@@ -2073,7 +2080,7 @@ static int build_shaped(struct layout *lo, const struct layout_request *rq,
 		want[bk] = fmax(0, target[bk] - (double)h.blocks[bk]);
 	}
 
-	for (unsigned pass = 0; pass < 4; pass++) {
+	for (unsigned pass = 0; pass < 6; pass++) {
 		uint64_t *gap = NULL, total, spare;
 		int64_t n;
 		double err = 0, worst;
@@ -2083,9 +2090,9 @@ static int build_shaped(struct layout *lo, const struct layout_request *rq,
 			ret = (int)n;
 			goto out_release;
 		}
-		/* gaps take free space the placement could have used: keep a tenth spare */
+		/* gaps take free space the placement could have used: keep some spare */
 		spare = h.free_blocks > lo->pool_len ? h.free_blocks - lo->pool_len : 0;
-		if (total > spare - spare / 10) {
+		if (total > spare - spare / 50) {
 			free(gap);
 			lo->notes |= LAYOUT_NOTE_FREE;
 			break;
@@ -2125,6 +2132,9 @@ static int build_shaped(struct layout *lo, const struct layout_request *rq,
 			want[bk] = fmax(0, want[bk] - ((double)h.blocks[bk] - target[bk]));
 	}
 	/* the stated tolerance: each bucket and the small share within 0.005 of the free space */
+	lo->free_small_share = have		   ? best_small :
+			       h.free_blocks ? (double)h.small_blocks / (double)h.free_blocks :
+					       0;
 	if (have) {
 		lo->notes &= ~LAYOUT_NOTE_FREE;
 		if (best_worst > 0.005 || fabs(best_small - rq->free_frag_share) > 0.005)
@@ -2153,6 +2163,55 @@ int layout_build(struct layout *lo, const struct layout_request *rq, const struc
 	if (rq->free_frag_share > 0)
 		return build_shaped(lo, rq, fm, need);
 	return build_once(lo, rq, fm, need, NULL, 0, 0);
+}
+
+/* Append "; " (unless first) and a formatted clause at buf + n; returns the new length. */
+static size_t note_add(char *buf, size_t len, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t note_add(char *buf, size_t len, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (n) {
+		w = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, "; ");
+		n += w > 0 ? (size_t)w : 0;
+	}
+	va_start(ap, fmt);
+	w = vsnprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, fmt, ap);
+	va_end(ap);
+	return n + (w > 0 ? (size_t)w : 0);
+}
+
+size_t layout_notes_text(const struct layout *lo, char *buf, size_t len)
+{
+	double share = lo->frag_eligible ? (double)lo->frag_files / (double)lo->frag_eligible : 0;
+	double ext = lo->frag_files ? (double)lo->frag_runs / (double)lo->frag_files : 0;
+	size_t n = 0;
+
+	if (len)
+		buf[0] = 0;
+	if (lo->notes & LAYOUT_NOTE_SHARE)
+		n = note_add(buf, len, n,
+			     "'frag_file_share' gave way to 'layout_score' (%.1f %% of the files of two or more blocks are fragmented)",
+			     100.0 * share);
+	if (lo->notes & LAYOUT_NOTE_EXTENTS)
+		n = note_add(buf, len, n,
+			     "'frag_extents' gave way to 'layout_score' (%.2f extents per fragmented file)",
+			     ext);
+	if (lo->notes & LAYOUT_NOTE_FREE)
+		n = note_add(buf, len, n,
+			     "the free-space shape was not reached in full (%.1f %% of the free space below 'free_chunk'; too few files to put gaps between, or too little room)",
+			     100.0 * lo->free_small_share);
+	if (lo->notes & LAYOUT_NOTE_LOST)
+		n = note_add(buf, len, n,
+			     "layout score %.4f instead of %.4f: the free space could not take every break",
+			     lo->score, lo->target);
+	if (lo->notes & LAYOUT_NOTE_IGNORED)
+		n = note_add(buf, len, n, "%s",
+			     "'age_rounds' is set: the layout is what the simulated churn left, and 'layout_score', 'layout_order', 'frag_*' and 'free_*' do not apply");
+	return n;
 }
 
 void layout_request_set_params(struct layout_request *rq, const struct params *p)

@@ -110,6 +110,8 @@ struct layout {
 	uint64_t frag_files;     /* of them, in more than one run */
 	uint64_t frag_runs;      /* runs of those files */
 	uint64_t gap_blocks;     /* free blocks deliberately left between files */
+	double target;           /* the score aimed at (the request's, at most 1) */
+	double free_small_share; /* free_frag_share > 0: the share reached (pool counted free) */
 	uint64_t age_temps;      /* aging: temporary files created (and deleted) */
 	uint64_t age_dropped;    /* aging: temporaries that found no room, never created */
 	uint64_t age_forced;     /* aging: temporaries deleted early to make room */
@@ -121,8 +123,18 @@ struct layout {
 #define LAYOUT_NOTE_FREE      0x04 /* the free-space shape could not be reached in full */
 #define LAYOUT_NOTE_AGED      0x08 /* aged: score, spread, free-space and order targets unused */
 #define LAYOUT_NOTE_LOST      0x10 /* some breaks were impossible: the score is off the target */
+#define LAYOUT_NOTE_IGNORED   0x20 /* aged, and the request set some of those targets */
 
-/* A free-extent histogram as e2freefrag prints it: bucket b holds extents of [2^b, 2^(b+1)) blocks. */
+/*
+ * lo's notes as user-ready text ("; " between clauses, no final full
+ * stop) into buf of len bytes, e.g. "'frag_file_share' gave way to
+ * 'layout_score' (12.5 % of the files of two or more blocks are
+ * fragmented)".  Returns the length it needed, 0 when there is nothing to
+ * say (aging alone is not worth a note).
+ */
+size_t layout_notes_text(const struct layout *lo, char *buf, size_t len);
+
+/* A free-extent histogram as e2freefrag prints it: bucket b, extents of [2^b, 2^(b+1)) blocks. */
 #define LAYOUT_HIST_BUCKETS 64
 struct layout_free_hist {
 	uint64_t count[LAYOUT_HIST_BUCKETS];

@@ -11,6 +11,7 @@
 #include "content_stats.h"
 #include "create.h"
 #include "manifest.h"
+#include "measure.h"
 #include "params.h"
 #include "plan.h"
 #include "report.h"
@@ -34,6 +35,7 @@ enum {
 	OPT_BACKEND,
 	OPT_EXTENTS,
 	OPT_SAMPLE,
+	OPT_AGAINST,
 };
 
 static const struct option long_opts[] = {
@@ -55,6 +57,7 @@ static const struct option long_opts[] = {
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "extents", required_argument, NULL, OPT_EXTENTS },
 	{ "sample", required_argument, NULL, OPT_SAMPLE },
+	{ "against", required_argument, NULL, OPT_AGAINST },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -73,6 +76,7 @@ struct cli {
 	const char *verify_dir;    /* verify: the mounted tree */
 	const char *measured;      /* content-report: the image, device or directory */
 	double sample;             /* content-report --sample; 0: not given */
+	const char *against;       /* measure --against: the configuration compared with */
 	int jobs_given;
 	/* --set and short forms, in command-line order: "key=value" */
 	char **sets;
@@ -93,7 +97,10 @@ static void usage(FILE *out)
 		"  verify    check a mounted image against its plan: imprint verify [options] DIR\n"
 		"  content-report  measure content (compressibility, duplicates, zero blocks,\n"
 		"            types) against the configuration's targets:\n"
-		"            imprint content-report [options] TARGET (a mounted image or a directory)\n"
+		"            imprint content-report [options] TARGET (an image, a device or a directory)\n"
+		"  measure   measure what an image, device or mounted tree holds (sizes, depths,\n"
+		"            files per directory, extensions, links, ages, layout score, extents,\n"
+		"            free extents): imprint measure [--against CONFIG] [options] TARGET\n"
 		"  config    print the complete resolved configuration, seed included\n"
 		"  params    list every parameter with type, unit, default and description\n"
 		"\n"
@@ -119,9 +126,13 @@ static void usage(FILE *out)
 		"  -q, --quiet          no progress line and no summary (--json still prints)\n"
 		"  -j, --jobs N         worker threads for file data (default: online CPUs)\n"
 		"      --extents FILE   create: write every file's planned physical runs to FILE;\n"
-		"                       verify: check each file's FIEMAP extents against it\n"
+		"                       verify: check each file's FIEMAP extents against it;\n"
+		"                       measure: write every file's measured physical runs to FILE\n"
 		"      --sample SHARE   content-report: share of 1 MiB segments compressed, (0, 1]\n"
 		"                       (default 1: every byte)\n"
+		"      --against CONFIG measure: compare with CONFIG (the fit report of\n"
+		"                       'plan --report', layout and free-space targets); -c and\n"
+		"                       --set also turn the comparison on\n"
 		"\n"
 		"plan writes the manifest to stdout unless --report is given; with --report\n"
 		"the report goes to stdout and the manifest only where -o says (with -o -,\n"
@@ -241,6 +252,9 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 			}
 			break;
 		}
+		case OPT_AGAINST:
+			c->against = optarg;
+			break;
 		case OPT_FORCE:
 			c->create.force = 1;
 			c->only_create = c->only_create ? c->only_create : "--force";
@@ -296,6 +310,8 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 	else if (strcmp(c->cmd, "verify") == 0 && optind < argc)
 		c->verify_dir = argv[optind++];
 	else if (strcmp(c->cmd, "content-report") == 0 && optind < argc)
+		c->measured = argv[optind++];
+	else if (strcmp(c->cmd, "measure") == 0 && optind < argc)
 		c->measured = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "imprint: unexpected argument '%s'\n", argv[optind]);
@@ -496,6 +512,21 @@ static int cmd_content_report(const struct cli *c, const struct params *p)
 	return fflush(stdout) ? 1 : 0;
 }
 
+/* Measure an image, device or mounted tree; with a configuration, against it. */
+static int cmd_measure(const struct cli *c, const struct params *p)
+{
+	struct measure_opts o = {
+		.json = c->json,
+		.against = c->against || c->config || c->nsets ? p : NULL,
+		.against_name = c->config ? c->config : "the defaults and --set",
+		.extents_path = c->create.extents,
+	};
+
+	if (measure_run(c->measured, &o, stdout))
+		return 1;
+	return fflush(stdout) ? 1 : 0;
+}
+
 static int cmd_create(struct cli *c, struct params *p)
 {
 	int ret;
@@ -534,9 +565,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(c.cmd, "plan") && strcmp(c.cmd, "config") && strcmp(c.cmd, "params") &&
 	    strcmp(c.cmd, "create") && strcmp(c.cmd, "verify") &&
-	    strcmp(c.cmd, "content-report")) {
+	    strcmp(c.cmd, "content-report") && strcmp(c.cmd, "measure")) {
 		fprintf(stderr, "imprint: unknown command '%s' "
-			"(expected create, plan, verify, content-report, config or params)\n", c.cmd);
+			"(expected create, plan, verify, content-report, measure, config or params)\n",
+			c.cmd);
 		return EXIT_USAGE;
 	}
 	ret = parse_cli(&c, argc - 1, argv + 1);
@@ -571,8 +603,9 @@ int main(int argc, char **argv)
 		cli_release(&c);
 		return EXIT_USAGE;
 	}
-	if (c.create.extents && strcmp(c.cmd, "create") && strcmp(c.cmd, "verify")) {
-		fprintf(stderr, "imprint: '--extents' is only for 'create' and 'verify'\n");
+	if (c.create.extents && strcmp(c.cmd, "create") && strcmp(c.cmd, "verify") &&
+	    strcmp(c.cmd, "measure")) {
+		fprintf(stderr, "imprint: '--extents' is only for 'create', 'verify' and 'measure'\n");
 		cli_release(&c);
 		return EXIT_USAGE;
 	}
@@ -586,6 +619,19 @@ int main(int argc, char **argv)
 		cli_release(&c);
 		return EXIT_USAGE;
 	}
+	if (strcmp(c.cmd, "measure") == 0 && !c.measured) {
+		fprintf(stderr, "imprint: measure needs a TARGET: an image, a device or a directory\n");
+		cli_release(&c);
+		return EXIT_USAGE;
+	}
+	if (c.against && (strcmp(c.cmd, "measure") || c.config)) {
+		fprintf(stderr, strcmp(c.cmd, "measure") ? "imprint: '--against' is only for 'measure'\n" :
+			"imprint: give the configuration once: '--against' or '-c'\n");
+		cli_release(&c);
+		return EXIT_USAGE;
+	}
+	if (c.against)
+		c.config = c.against;
 	if (c.sample > 0 && strcmp(c.cmd, "content-report")) {
 		fprintf(stderr, "imprint: '--sample' is only for 'content-report'\n");
 		cli_release(&c);
@@ -602,6 +648,8 @@ int main(int argc, char **argv)
 		ret = cmd_verify(&c, &p);
 	} else if (strcmp(c.cmd, "content-report") == 0) {
 		ret = cmd_content_report(&c, &p);
+	} else if (strcmp(c.cmd, "measure") == 0) {
+		ret = cmd_measure(&c, &p);
 	} else if (strcmp(c.cmd, "config") == 0) {
 		if (c.json)
 			params_print_config_json(&p, stdout);

@@ -66,90 +66,79 @@ static int cmp_share_desc(const void *a, const void *b)
 	return (x->target < y->target) - (x->target > y->target);
 }
 
-int report_compute(const struct plan *pl, struct report *r)
+int report_compute_input(const struct report_input *in, struct report *r)
 {
-	const struct params *p = &pl->prm;
-	uint64_t *sorted = NULL, *ext_count = NULL, *fpd_count = NULL;
-	uint64_t depth_count[REPORT_DEPTHS] = { 0 };
+	const struct params *p = in->prm;
+	const struct ext_model *em = in->ext;
 	unsigned maxbin = p->fpd_max_bin;
 	int ret = -ENOMEM;
 
 	memset(r, 0, sizeof(*r));
-	r->seed = p->seed;
-	r->files = pl->nfiles;
-	r->dirs = pl->ndirs;
-	r->links = pl->nlinks;
-	for (uint32_t l = 0; l < pl->nlinks; l++) {
-		if (pl->link_kind[l] & LINK_HARD)
-			r->hardlinks++;
-		else
-			r->symlinks++;
-	}
-	r->special_dirs = pl->ndirs - pl->nregular_dirs;
-	r->special_files = pl->nfiles - pl->nregular_files;
-	r->bytes = pl->bytes;
-	r->max_depth = pl->maxdepth;
-	r->mean_size = pl->nfiles ? (double)pl->bytes / (double)pl->nfiles : 0;
+	r->seed = in->seed;
+	r->files = in->files;
+	r->dirs = in->dirs;
+	r->links = in->links;
+	r->hardlinks = in->hardlinks;
+	r->symlinks = in->symlinks;
+	r->special_dirs = in->special_dirs;
+	r->special_files = in->special_files;
+	r->bytes = in->bytes;
+	r->max_depth = in->max_depth;
+	r->mean_size = in->files ? (double)in->bytes / (double)in->files : 0;
 
 	/* file sizes */
-	sorted = malloc((pl->nfiles ? pl->nfiles : 1) * sizeof(*sorted));
-	if (!sorted)
+	if (radix_sort_u64(in->sizes, in->files))
 		goto out_free;
-	memcpy(sorted, pl->file_size, pl->nfiles * sizeof(*sorted));
-	if (radix_sort_u64(sorted, pl->nfiles))
-		goto out_free;
-	if (pl->nfiles) {
-		r->median_size = sorted[(pl->nfiles - 1) / 2];
-		r->max_size = sorted[pl->nfiles - 1];
-		r->size_ks_d = ks_d_discrete(sorted, pl->nfiles, size_floor_cdf, &pl->size);
-		r->size_ks_crit = ks_critical_01(pl->nfiles);
+	if (in->files) {
+		r->median_size = in->sizes[(in->files - 1) / 2];
+		r->max_size = in->sizes[in->files - 1];
+		r->size_ks_d = ks_d_discrete(in->sizes, in->files, size_floor_cdf, in->size);
+		r->size_ks_crit = ks_critical_01(in->files);
 	}
-	free(sorted);
-	sorted = NULL;
 
-	/* files by depth: the regular files against the plan's depth target */
-	for (uint64_t f = 0; f < pl->nfiles; f++)
-		if (pl->file_dir[f] < pl->nregular_dirs)
-			depth_count[pl->dir_depth[pl->file_dir[f]]]++;
+	/* files by depth: the regular files against the depth target */
 	r->ndepth = 0;
 	for (unsigned d = 0; d < REPORT_DEPTHS; d++) {
-		if (depth_count[d] || pl->depth_target[d] > 1e-12)
+		if (in->depth_count[d] || in->depth_target[d] > 1e-12)
 			r->ndepth = d + 1;
 	}
 	for (unsigned d = 0; d < r->ndepth; d++) {
-		r->depth_target[d] = pl->depth_target[d];
-		r->depth_achieved[d] = pl->nregular_files ?
-			(double)depth_count[d] / (double)pl->nregular_files : 0;
+		r->depth_target[d] = in->depth_target[d];
+		r->depth_achieved[d] = in->nregular_files ?
+			(double)in->depth_count[d] / (double)in->nregular_files : 0;
 	}
-	if (pl->nregular_files) {
-		r->depth_ks_d = ks_d_hist(depth_count, r->ndepth, r->depth_target);
-		r->depth_ks_crit = ks_critical_01(pl->nregular_files);
+	if (in->nregular_files) {
+		r->depth_ks_d = ks_d_hist(in->depth_count, r->ndepth, r->depth_target);
+		r->depth_ks_crit = ks_critical_01(in->nregular_files);
 	}
 
 	/* extensions */
-	ext_count = calloc(pl->ext.count, sizeof(*ext_count));
-	if (!ext_count)
-		goto out_free;
-	for (uint64_t f = 0; f < pl->nfiles; f++)
-		ext_count[pl->file_ext[f]]++;
-	struct report_share *all = calloc(pl->ext.count, sizeof(*all));
+	struct report_share *all = calloc(em->count, sizeof(*all));
 
 	if (!all)
 		goto out_free;
-	for (size_t i = 0; i < pl->ext.count; i++) {
-		double a = pl->nfiles ? (double)ext_count[i] / (double)pl->nfiles : 0;
-		double diff = fabs(a - pl->ext.share[i]);
+	for (size_t i = 0; i < em->count; i++) {
+		double a = in->files ? (double)in->ext_count[i] / (double)in->files : 0;
+		double diff = fabs(a - em->share[i]);
 
-		all[i].label = pl->ext.name[i][0] ? pl->ext.name[i] : "(none)";
-		all[i].target = pl->ext.share[i];
+		all[i].label = em->name[i][0] ? em->name[i] : "(none)";
+		all[i].target = em->share[i];
 		all[i].achieved = a;
 		if (diff > r->ext_max_abs_diff || !r->ext_worst) {
 			r->ext_max_abs_diff = diff;
 			r->ext_worst = all[i].label;
 		}
 	}
-	qsort(all, pl->ext.count, sizeof(*all), cmp_share_desc);
-	r->next = pl->ext.count < REPORT_TOP_EXT ? (unsigned)pl->ext.count : REPORT_TOP_EXT;
+	if (in->ext_unknown && in->files) {
+		double a = (double)in->ext_unknown_count / (double)in->files;
+
+		if (a > r->ext_max_abs_diff) {
+			r->ext_max_abs_diff = a;
+			r->ext_worst = in->ext_unknown;
+		}
+	}
+	qsort(all, em->count, sizeof(*all), cmp_share_desc);
+	r->next = em->count < REPORT_TOP_EXT ? (unsigned)em->count : REPORT_TOP_EXT;
 	memcpy(r->ext_top, all, r->next * sizeof(*all));
 	free(all);
 
@@ -157,22 +146,17 @@ int report_compute(const struct plan *pl, struct report *r)
 	r->fpd_bins = maxbin + 2;
 	r->fpd_target = calloc(r->fpd_bins, sizeof(double));
 	r->fpd_achieved = calloc(r->fpd_bins, sizeof(double));
-	fpd_count = calloc(r->fpd_bins, sizeof(*fpd_count));
-	if (!r->fpd_target || !r->fpd_achieved || !fpd_count)
+	if (!r->fpd_target || !r->fpd_achieved)
 		goto out_free;
 	if (fpd_probs(p->fpd_empty_share, p->fpd_offset, p->fpd_degree, maxbin, r->fpd_target)) {
 		ret = -EINVAL;
 		goto out_free;
 	}
-	for (uint32_t j = 0; j < pl->nregular_dirs; j++) {
-		uint32_t c = pl->dir_nfiles[j];
-
-		fpd_count[c > maxbin ? maxbin + 1 : c]++;
-	}
 	for (unsigned b = 0; b < r->fpd_bins; b++) {
 		double diff;
 
-		r->fpd_achieved[b] = (double)fpd_count[b] / pl->nregular_dirs;
+		r->fpd_achieved[b] = in->nregular_dirs ?
+			(double)in->fpd_count[b] / (double)in->nregular_dirs : 0;
 		diff = fabs(r->fpd_achieved[b] - r->fpd_target[b]);
 		if (diff > r->fpd_max_abs_diff) {
 			r->fpd_max_abs_diff = diff;
@@ -181,11 +165,74 @@ int report_compute(const struct plan *pl, struct report *r)
 	}
 	ret = 0;
 out_free:
+	if (ret)
+		report_release(r);
+	return ret;
+}
+
+int report_compute(const struct plan *pl, struct report *r)
+{
+	const struct params *p = &pl->prm;
+	struct report_input in = { 0 };
+	uint64_t *sorted = NULL, *ext_count = NULL, *fpd_count = NULL;
+	uint64_t depth_count[REPORT_DEPTHS] = { 0 };
+	unsigned maxbin = p->fpd_max_bin;
+	int ret = -ENOMEM;
+
+	in.seed = p->seed;
+	in.files = pl->nfiles;
+	in.dirs = pl->ndirs;
+	in.links = pl->nlinks;
+	for (uint32_t l = 0; l < pl->nlinks; l++) {
+		if (pl->link_kind[l] & LINK_HARD)
+			in.hardlinks++;
+		else
+			in.symlinks++;
+	}
+	in.special_dirs = pl->ndirs - pl->nregular_dirs;
+	in.special_files = pl->nfiles - pl->nregular_files;
+	in.bytes = pl->bytes;
+	in.max_depth = pl->maxdepth;
+
+	sorted = malloc((pl->nfiles ? pl->nfiles : 1) * sizeof(*sorted));
+	if (!sorted)
+		goto out_free;
+	memcpy(sorted, pl->file_size, pl->nfiles * sizeof(*sorted));
+	in.sizes = sorted;
+	in.size = &pl->size;
+
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		if (pl->file_dir[f] < pl->nregular_dirs)
+			depth_count[pl->dir_depth[pl->file_dir[f]]]++;
+	in.depth_count = depth_count;
+	in.nregular_files = pl->nregular_files;
+	in.depth_target = pl->depth_target;
+
+	ext_count = calloc(pl->ext.count, sizeof(*ext_count));
+	if (!ext_count)
+		goto out_free;
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		ext_count[pl->file_ext[f]]++;
+	in.ext = &pl->ext;
+	in.ext_count = ext_count;
+
+	fpd_count = calloc(maxbin + 2, sizeof(*fpd_count));
+	if (!fpd_count)
+		goto out_free;
+	for (uint32_t j = 0; j < pl->nregular_dirs; j++) {
+		uint32_t c = pl->dir_nfiles[j];
+
+		fpd_count[c > maxbin ? maxbin + 1 : c]++;
+	}
+	in.fpd_count = fpd_count;
+	in.nregular_dirs = pl->nregular_dirs;
+	in.prm = p;
+
+	ret = report_compute_input(&in, r);
+out_free:
 	free(sorted);
 	free(ext_count);
 	free(fpd_count);
-	if (ret)
-		report_release(r);
 	return ret;
 }
 
@@ -236,7 +283,11 @@ void report_print_text(const struct report *r, FILE *out)
 		human((uint64_t)r->mean_size, b1, sizeof(b1)),
 		human(r->median_size, b2, sizeof(b2)), human(r->max_size, b3, sizeof(b3)));
 	fprintf(out, "  max depth       %u\n\n", r->max_depth);
+	report_print_fit(r, out);
+}
 
+void report_print_fit(const struct report *r, FILE *out)
+{
 	fprintf(out, "fit                     achieved   1%% critical\n");
 	fprintf(out, "  size K-S D            %.6f   %.6f  %s\n", r->size_ks_d, r->size_ks_crit,
 		verdict(r->size_ks_d, r->size_ks_crit));
@@ -280,7 +331,17 @@ static json_object *share_array(const double *v, unsigned n)
 
 void report_print_json(const struct report *r, FILE *out)
 {
-	json_object *o = json_object_new_object(), *ext = json_object_new_array();
+	json_object *o = json_object_new_object();
+
+	report_add_json(r, o);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+void report_add_json(const struct report *r, json_object *o)
+{
+	json_object *ext = json_object_new_array();
 
 	json_object_object_add(o, "seed", json_object_new_uint64(r->seed));
 	json_object_object_add(o, "files", json_object_new_uint64(r->files));
@@ -318,7 +379,4 @@ void report_print_json(const struct report *r, FILE *out)
 		json_object_array_add(ext, e);
 	}
 	json_object_object_add(o, "ext_top", ext);
-	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-							    JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
 }

@@ -12,6 +12,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "content.h"
+#include "content/gen.h"
 #include "content_stats.h"
 
 #define MIB (1024 * 1024)
@@ -85,11 +87,22 @@ static void test_ext_of_path(void **state)
 		assert_int_equal(n, strlen(cases[i].ext));
 	}
 	assert_int_equal(content_group_of_ext("txt"), CONTENT_TEXT);
+	assert_int_equal(content_group_of_ext("html"), CONTENT_TEXT);
+	assert_int_equal(content_group_of_ext("c"), CONTENT_TEXT);
 	assert_int_equal(content_group_of_ext("jpg"), CONTENT_MEDIA);
-	assert_int_equal(content_group_of_ext("zip"), CONTENT_ARCHIVE);
+	assert_int_equal(content_group_of_ext("mp3"), CONTENT_MEDIA);
 	assert_int_equal(content_group_of_ext("dll"), CONTENT_EXEC);
+	assert_int_equal(content_group_of_ext("so"), CONTENT_EXEC);
 	assert_int_equal(content_group_of_ext(""), CONTENT_BINARY);
 	assert_int_equal(content_group_of_ext("pdb"), CONTENT_BINARY);
+	/* "other binary" is exactly what the binary generator writes */
+	static const char *const exts[] = {
+		"", "txt", "htm", "h", "cpp", "jpg", "gif", "png", "exe", "dll", "pdb", "lib", "pst",
+		"pch", "mp3", "wma", "vhd", "pdf", "mpg", "zip", "gz", "tar", "bin", "dat", "iso",
+	};
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
+		assert_int_equal(content_group_of_ext(exts[i]) == CONTENT_BINARY,
+				 content_ext_ops(exts[i]) == &gen_binary_ops);
 	assert_non_null(content_typed_mimes("png"));
 	assert_null(content_typed_mimes("txt"));
 }

@@ -1,4 +1,4 @@
-/* test_layout.c - block placement: no overlap, free blocks only, exact counts, scores, spread, free-space shape, order */
+/* test_layout.c - placement: no overlap, free blocks, counts, scores, spread, free space, order */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -672,8 +672,8 @@ static void test_spread_extents(void **state)
 			run_build(&lo, &r.rq, &fm);
 			got = (double)lo.frag_runs / (double)lo.frag_files;
 			if (fabs(got - means[i]) > 0.05 * means[i])
-				fprintf(stderr, "seed %d extents %.0f: got %.3f over %llu files\n", s,
-					means[i], got, (unsigned long long)lo.frag_files);
+				fprintf(stderr, "seed %d extents %.0f: got %.3f over %llu files\n",
+					s, means[i], got, (unsigned long long)lo.frag_files);
 			assert_true(fabs(lo.score - 0.99) <= 0.005);
 			assert_true(fabs(got - means[i]) <= 0.05 * means[i]);
 			assert_false(lo.notes & LAYOUT_NOTE_EXTENTS);
@@ -701,6 +701,17 @@ static void test_spread_conflict(void **state)
 	assert_true(fabs(lo.score - 0.5) <= 0.005);
 	assert_true(lo.notes & LAYOUT_NOTE_SHARE);
 	assert_true(lo.notes & LAYOUT_NOTE_EXTENTS);
+	{
+		char text[512];
+		size_t n = layout_notes_text(&lo, text, sizeof(text));
+
+		assert_true(n > 0 && n < sizeof(text));
+		assert_non_null(strstr(text, "'frag_file_share' gave way to 'layout_score'"));
+		assert_non_null(strstr(text, "'frag_extents' gave way"));
+		/* too small a buffer: truncated, still terminated, same length asked */
+		assert_int_equal(layout_notes_text(&lo, text, 10), n);
+		assert_int_equal(strlen(text), 9);
+	}
 	layout_release(&lo);
 
 	/* both given and compatible enough: the share holds, the mean moves */
@@ -747,7 +758,7 @@ static void test_select(void **state)
 	struct reqbuf r;
 	struct freemap fm;
 	struct layout lo;
-	uint64_t *v, n = 0, cut, top = 0, all, wmed;
+	uint64_t *v, n = 0, cut, top = 0, all, wmed, rmed;
 	const struct plan *pl = &plans[1];
 	uint64_t g0 = 0, g0f = 0, g3 = 0, g3f = 0;
 
@@ -783,7 +794,8 @@ static void test_select(void **state)
 	r.rq.frag_select = FRAG_SELECT_RANDOM;
 	run_build(&lo, &r.rq, &fm);
 	assert_true(fabs(lo.score - 0.9) <= 0.005);
-	assert_true(median_blocks(&lo, &r, 1) * 2 >= all * 1 && median_blocks(&lo, &r, 1) <= all * 3 / 2);
+	rmed = median_blocks(&lo, &r, 1);
+	assert_true(rmed * 2 >= all && rmed <= all * 3 / 2);
 	layout_release(&lo);
 
 	/* type: growing files (pst, vhd) first, sources and text never while others remain */
@@ -891,7 +903,8 @@ static void check_hist(const struct layout *lo, const struct layout_request *rq,
 {
 	const struct plan *pl = rq->pl;
 	uint8_t *st = calloc(fm->nblocks + 1, 1);
-	uint64_t count[LAYOUT_HIST_BUCKETS] = { 0 }, run = 0, chunks = 0, cb = chunk / rq->block_size;
+	uint64_t count[LAYOUT_HIST_BUCKETS] = { 0 }, run = 0, chunks = 0;
+	uint64_t cb = chunk / rq->block_size;
 
 	assert_non_null(st);
 	assert_int_equal(layout_free_hist(lo, rq, fm, chunk, h), 0);
@@ -939,7 +952,7 @@ static void test_free_shape(void **state)
 			struct freemap fm;
 			struct layout lo;
 			struct layout_free_hist h;
-			double a = shapes[(s + i) % 2], mass = 0, w[8], worst = 0;
+			double a = shapes[(s + i) % 2], mass = 0, w[8], worst = 0, small;
 
 			setup_spread(&r, &fm, s, s == 1 ? 0.8 : 1.0);
 			r.rq.free_frag_share = shares[i];
@@ -967,17 +980,18 @@ static void test_free_shape(void **state)
 
 				worst = fmax(worst, fabs(got - want));
 			}
+			small = (double)h.small_blocks / (double)h.free_blocks;
 			if (worst > 0.005 ||
-			    fabs((double)h.small_blocks / (double)h.free_blocks - shares[i]) > 0.005)
-				fprintf(stderr, "seed %d share %.2f shape %.0f: small %.4f, worst bucket %.4f\n",
-					s, shares[i], a,
-					(double)h.small_blocks / (double)h.free_blocks, worst);
+			    fabs(small - shares[i]) > 0.005)
+				fprintf(stderr,
+					"seed %d share %.2f shape %.0f: small %.4f, worst bucket %.4f\n",
+					s, shares[i], a, small, worst);
 			assert_true(worst <= 0.005);
-			assert_true(fabs((double)h.small_blocks / (double)h.free_blocks - shares[i]) <=
-				    0.005);
+			assert_true(fabs(small - shares[i]) <= 0.005);
 			assert_true(lo.gap_blocks > 0);
 			if (lo.notes & LAYOUT_NOTE_FREE)
-				fprintf(stderr, "note free: seed %d share %.2f shape %.0f\n", s, shares[i], a);
+				fprintf(stderr, "note free: seed %d share %.2f shape %.0f\n", s,
+					shares[i], a);
 			assert_false(lo.notes & LAYOUT_NOTE_FREE);
 			layout_release(&lo);
 			free(fm.runs);
@@ -1037,7 +1051,7 @@ int main(void)
 		cmocka_unit_test(test_blockmap),	cmocka_unit_test(test_enospc),
 		cmocka_unit_test(test_determinism),	cmocka_unit_test(test_tiny),
 		cmocka_unit_test(test_bad_input),	cmocka_unit_test(test_spread_share),
-		cmocka_unit_test(test_spread_extents),	cmocka_unit_test(test_spread_conflict),
+		cmocka_unit_test(test_spread_extents), cmocka_unit_test(test_spread_conflict),
 		cmocka_unit_test(test_select),		cmocka_unit_test(test_piece_sizes),
 		cmocka_unit_test(test_free_shape),	cmocka_unit_test(test_orders),
 	};

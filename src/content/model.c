@@ -49,19 +49,19 @@ static const char *const common_words[] = {
 	"number", "course", "war", "until", "always", "away", "something", "fact",
 	"though", "water", "less", "public", "put", "think", "almost", "hand",
 	"enough", "far", "took", "head", "yet", "government", "system", "better",
-	"set", "told", "nothing", "night", "end", "why", "called", "didn",
+	"set", "told", "nothing", "night", "end", "why", "called",
 	"find", "going", "look", "asked", "later", "knew", "point", "next",
 	"program", "city", "business", "give", "group", "toward", "young", "days",
 	"let", "room", "president", "side", "social", "given", "present", "several",
 	"order", "national", "possible", "rather", "second", "face", "per", "among",
 	"form", "important", "often", "things", "looked", "early", "white", "case",
-	"john", "become", "large", "big", "need", "four", "within", "felt", "along",
+	"become", "large", "big", "need", "four", "within", "felt", "along",
 	"children", "saw", "best", "church", "ever", "least", "power",
 	"development", "light", "thing", "family", "interest", "want", "members",
 	"mind", "country", "area", "others", "done", "turned", "although", "open",
 	"god", "service", "certain", "kind", "problem", "began", "different",
 	"door", "thus", "help", "means", "sense", "whole", "matter", "perhaps",
-	"itself", "york", "times", "law", "human", "line", "above", "name",
+	"itself", "times", "law", "human", "line", "above", "name",
 	"example", "action", "company", "local", "show", "whether", "five",
 	"history", "gave", "either", "today", "act", "feet", "across", "taken",
 	"past", "quite", "anything", "seen", "having", "death", "experience",
@@ -74,8 +74,36 @@ static const char *const common_words[] = {
 	"known", "result", "street", "economic", "boy", "position", "reason",
 	"change", "south", "board", "individual", "job", "areas", "society",
 	"west", "close", "turn", "love", "community", "true", "court", "force",
-	"full", "seem", "am", "front", "nature", "policy", "research", "value",
+	"full", "seem", "front", "nature", "policy", "research", "value",
 };
+
+/*
+ * Words a system list holds that generated documents should not: common
+ * profanity and slurs, by prefix and exactly.
+ */
+static const char *const blocked_prefix[] = {
+	"fuck", "shit", "cunt", "nigg", "fagg", "whore", "slut", "bitch", "wank", "dildo",
+	"jizz", "asshole", "bullshit", "motherfuck", "pussies", "pussy", "twat", "porn",
+};
+static const char *const blocked_word[] = {
+	"fag", "fags", "dyke", "dykes", "kike", "kikes", "spic", "spics", "chink", "chinks",
+	"gook", "gooks", "turd", "turds", "tit", "tits", "titty", "titties", "cum", "cums",
+	"wop", "wops", "coon", "coons", "homo", "homos", "retard", "retards", "tranny",
+};
+
+static int blocked(const char *s, size_t n)
+{
+	for (size_t i = 0; i < sizeof(blocked_prefix) / sizeof(blocked_prefix[0]); i++) {
+		size_t l = strlen(blocked_prefix[i]);
+
+		if (n >= l && !memcmp(s, blocked_prefix[i], l))
+			return 1;
+	}
+	for (size_t i = 0; i < sizeof(blocked_word) / sizeof(blocked_word[0]); i++)
+		if (strlen(blocked_word[i]) == n && !memcmp(s, blocked_word[i], n))
+			return 1;
+	return 0;
+}
 
 /* FNV-1a of a word, for the lexicon's hash set and the rank keys. */
 static uint64_t word_hash(const char *s, size_t n)
@@ -198,7 +226,8 @@ static int load_wordlist(struct vocab *v, const char *path)
 
 		while (j < n && text[j] != '\n')
 			j++;
-		if (plain_word(text + i, j - i) && (j - i > 2 || is_common(text + i, j - i)))
+		if (plain_word(text + i, j - i) && (j - i > 2 || is_common(text + i, j - i)) &&
+		    !blocked(text + i, j - i))
 			ret = vocab_add(v, text + i, j - i);
 		i = j + 1;
 	}
@@ -259,7 +288,7 @@ static int lexicon(struct vocab *v)
 
 				n += (size_t)sprintf(w + n, "%s%s%s", o, a, c);
 			}
-			if (!plain_word(w, n) || n < 3)
+			if (!plain_word(w, n) || n < 3 || blocked(w, n))
 				continue;
 		}
 		h = word_hash(w, n) & (cap - 1);
@@ -336,17 +365,18 @@ static int build_ranks(struct content_model *cm, struct vocab *v)
 	for (size_t i = 0; i < v->n; i++)
 		if (!n || strcmp(it[n - 1].s, it[i].s))
 			it[n++] = it[i];
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		it[i].common = -1;
-		for (size_t c = 0; c < NELEM(common_words); c++) {
-			if (!strcmp(common_words[c], it[i].s)) {
-				it[i].common = (int32_t)c;
-				break;
-			}
-		}
+	for (size_t c = NELEM(common_words); c-- > 0;) {
+		struct rank_item k = { .s = common_words[c] };
+		struct rank_item *f = bsearch(&k, it, n, sizeof(*it), cmp_text);
+
+		if (f)
+			f->common = (int32_t)c;	/* downwards: a repeated word keeps its first place */
+	}
+	for (size_t i = 0; i < n; i++)
 		if (it[i].common < 0)
 			count[it[i].len]++;
-	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t h = rng_mix64(word_hash(it[i].s, it[i].len) ^ UINT64_C(0x5851F42D4C957F2D));
 		double u = ((double)(h >> 11) + 0.5) * (1.0 / 9007199254740992.0);

@@ -1,0 +1,674 @@
+/* test_archive.c - PDF, ZIP, gzip, tar: determinism, random access, structure, libmagic, readers */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <magic.h>
+#include <zlib.h>
+
+#include "content/gen.h"
+#include "content/model.h"
+#include "rng.h"
+
+#define MAX_SIZE (UINT64_C(16) << 20)
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define SWEEP	 30
+
+struct format {
+	const struct gen_ops *ops;
+	const char *ext;
+	const char *mime;
+	int (*check)(const uint8_t *b, uint64_t size);
+};
+
+static struct content_model model;
+
+/* ------------------------------------------------------------------ */
+/* Structure walkers: each returns 0 when the file is exactly and validly its format. */
+
+static uint32_t le16(const uint8_t *p)
+{
+	return p[0] | (uint32_t)p[1] << 8;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return le16(p) | le16(p + 2) << 16;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static int check_zip(const uint8_t *b, uint64_t size)
+{
+	uint64_t cd, cd_len, n, pos = 0, at;
+
+	if (size < 22 || le32(b + size - 22) != 0x06054b50 || le16(b + size - 2) != 0)
+		return -EINVAL;
+	n = le16(b + size - 12);
+	cd_len = le32(b + size - 10);
+	cd = le32(b + size - 6);
+	if (n == 0 || n != le16(b + size - 14) || cd + cd_len != size - 22)
+		return -EINVAL;
+	at = cd;
+	for (uint64_t i = 0; i < n; i++) {
+		const uint8_t *c = b + at, *l;
+		uint32_t nl, usize, off;
+
+		if (at + 46 > size || le32(c) != 0x02014b50 || le16(c + 10) != 0)
+			return -EINVAL;
+		nl = le16(c + 28);
+		usize = le32(c + 24);
+		off = le32(c + 42);
+		if (le32(c + 20) != usize || le16(c + 30) || le16(c + 32) || off != pos)
+			return -EINVAL;
+		l = b + off;
+		if (le32(l) != 0x04034b50 || le16(l + 26) != nl || le16(l + 28) != 0 ||
+		    memcmp(l + 30, c + 46, nl) || le32(l + 14) != le32(c + 16) ||
+		    le32(l + 22) != usize || nl == 0)
+			return -EINVAL;
+		if (crc32(0, l + 30 + nl, usize) != le32(c + 16))
+			return -EINVAL;
+		/* directories end with a slash and are empty */
+		if (c[46 + nl - 1] == '/' && usize)
+			return -EINVAL;
+		pos = off + 30 + nl + usize;
+		at += 46 + nl;
+	}
+	return pos == cd && at == cd + cd_len ? 0 : -EINVAL;
+}
+
+static uint64_t octal(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < n && p[i] >= '0' && p[i] <= '7'; i++)
+		v = v * 8 + (p[i] - '0');
+	return v;
+}
+
+static bool zeros(const uint8_t *p, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+static int check_tar(const uint8_t *b, uint64_t size)
+{
+	uint64_t pos = 0, members = 0;
+
+	while (pos + 512 <= size && !zeros(b + pos, 512)) {
+		const uint8_t *h = b + pos;
+		unsigned int sum = 0;
+		uint64_t len;
+
+		for (unsigned int i = 0; i < 512; i++)
+			sum += i >= 148 && i < 156 ? ' ' : h[i];
+		if (octal(h + 148, 7) != sum || memcmp(h + 257, "ustar", 6) || memcmp(h + 263, "00", 2))
+			return -EINVAL;
+		if (h[156] != '0' && h[156] != '5')
+			return -EINVAL;
+		len = octal(h + 124, 11);
+		if (h[156] == '5' && (len || h[strnlen((const char *)h, 100) - 1] != '/'))
+			return -EINVAL;
+		pos += 512 + (len + 511) / 512 * 512;
+		if (pos > size || !zeros(b + pos - (512 - len % 512) % 512, (512 - len % 512) % 512))
+			return -EINVAL;
+		members++;
+	}
+	/* two zero blocks, then a zero remainder of less than a block */
+	if (!members || pos + 1024 > size || size - pos - 1024 >= 512 || !zeros(b + pos, size - pos))
+		return -EINVAL;
+	return 0;
+}
+
+/* Inflate a whole gzip file; *out (malloc'd) gets the data. */
+static int gunzip(const uint8_t *b, uint64_t size, uint8_t **out, uint64_t *out_len)
+{
+	z_stream z = { 0 };
+	size_t cap = 1 << 16;
+	int ret;
+
+	*out = malloc(cap);
+	*out_len = 0;
+	if (!*out || inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (uint8_t *)b;
+	z.avail_in = (uInt)size;
+	do {
+		if (*out_len == cap) {
+			cap *= 2;
+			*out = realloc(*out, cap);
+			if (!*out)
+				return -ENOMEM;
+		}
+		z.next_out = *out + *out_len;
+		z.avail_out = (uInt)(cap - *out_len);
+		ret = inflate(&z, Z_NO_FLUSH);
+		*out_len = cap - z.avail_out;
+	} while (ret == Z_OK);
+	inflateEnd(&z);
+	/* the CRC and length checked by zlib, the stream ending with the file */
+	return ret == Z_STREAM_END && z.avail_in == 0 ? 0 : -EINVAL;
+}
+
+static int check_gzip(const uint8_t *b, uint64_t size)
+{
+	uint8_t *data;
+	uint64_t n;
+	int ret;
+
+	if (size < 18 || b[0] != 0x1f || b[1] != 0x8b || b[2] != 8)
+		return -EINVAL;
+	ret = gunzip(b, size, &data, &n);
+	/* an archive inside: valid too */
+	if (!ret && (b[3] & 8) && strstr((const char *)b + 10, ".tar"))
+		ret = check_tar(data, n);
+	free(data);
+	return ret;
+}
+
+static uint64_t dec(const uint8_t *p)
+{
+	return strtoull((const char *)p, NULL, 10);
+}
+
+/* Its xref table gives every object's offset; streams are as long as they say. */
+static int check_pdf(const uint8_t *b, uint64_t size)
+{
+	const char *tail = "\n%%EOF\n", *x;
+	uint64_t xref, objs, pages = 0, count = 0, root = 0;
+	char *t;
+	int ret = -EINVAL;
+
+	if (size < 64 || memcmp(b, "%PDF-1.", 7) || memcmp(b + size - 7, tail, 7))
+		return -EINVAL;
+	/* a NUL-terminated copy, for the string functions */
+	t = malloc(size + 1);
+	assert_non_null(t);
+	memcpy(t, b, size);
+	t[size] = '\0';
+	x = strstr(t + (size > 64 ? size - 64 : 0), "startxref\n");
+	if (!x)
+		goto out;
+	xref = dec((const uint8_t *)x + 10);
+	if (xref >= size || strncmp(t + xref, "xref\n0 ", 7))
+		goto out;
+	objs = dec((const uint8_t *)t + xref + 7);
+	x = strchr(t + xref + 7, '\n') + 1;
+	if (objs < 4 || strncmp(x, "0000000000 65535 f \n", 20))
+		goto out;
+	for (uint64_t o = 1; o < objs; o++) {
+		const char *e = x + 20 * o, *obj, *s;
+		char want[32];
+		uint64_t at = dec((const uint8_t *)e);
+
+		if (e[10] != ' ' || strncmp(e + 16, " n \n", 4) || at >= xref)
+			goto out;
+		obj = t + at;
+		snprintf(want, sizeof(want), "%llu 0 obj\n", (unsigned long long)o);
+		if (strncmp(obj, want, strlen(want)))
+			goto out;
+		s = strstr(obj, "endobj\n");
+		if (!s)
+			goto out;
+		if (!strncmp(obj + strlen(want), "<< /Type /Page ", 15))
+			pages++;
+		if (!strncmp(obj + strlen(want), "<< /Type /Pages /Count ", 23)) {
+			count = dec((const uint8_t *)obj + strlen(want) + 23);
+			root = o;
+		}
+		/* a stream: its data, then endstream */
+		if (strstr(obj, "stream\n") && strstr(obj, "stream\n") < s) {
+			const char *l = strstr(obj, "/Length ");
+			const char *d = strstr(obj, "stream\n") + 7;
+
+			if (!l || strncmp(d + dec((const uint8_t *)l + 8), "\nendstream\nendobj\n", 18))
+				goto out;
+		}
+	}
+	if (!strstr(x + 20 * objs, "/Root 1 0 R") || root != 2 || !pages || pages != count)
+		goto out;
+	ret = 0;
+out:
+	free(t);
+	return ret;
+}
+
+static const struct format formats[] = {
+	{ &gen_pdf_ops, "pdf", "application/pdf", check_pdf },
+	{ &gen_zip_ops, "zip", "application/zip", check_zip },
+	{ &gen_gzip_ops, "gz", "application/gzip", check_gzip },
+	{ &gen_gzip_ops, "tgz", "application/gzip", check_gzip },
+	{ &gen_tar_ops, "tar", "application/x-tar", check_tar },
+};
+
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
+/* ------------------------------------------------------------------ */
+
+static uint8_t *fill_all(const struct format *f, uint64_t key, uint64_t size)
+{
+	struct gen_file g = { .key = key, .file = 1, .size = size, .ext = f->ext, .cm = &model };
+	uint8_t *b = malloc(size);
+
+	assert_non_null(b);
+	memset(b, 0xa5, size);
+	assert_int_equal(f->ops->fill(&g, 0, b, size), 0);
+	return b;
+}
+
+/* Log-spaced sizes from min_size to 16 MiB, every other one odd. */
+static uint64_t sweep_size(const struct format *f, unsigned int i)
+{
+	double lo = (double)f->ops->min_size, hi = (double)MAX_SIZE;
+	uint64_t s = (uint64_t)(lo * pow(hi / lo, (double)i / (SWEEP - 1)));
+
+	if (i & 1)
+		s |= 1;
+	else if (i && i < SWEEP - 1)
+		s &= ~(uint64_t)1;
+	if (s < f->ops->min_size)
+		s = f->ops->min_size;
+	return s > MAX_SIZE ? MAX_SIZE : s;
+}
+
+static void check_one(magic_t mg, const struct format *f, uint64_t key, uint64_t s)
+{
+	uint8_t *b = fill_all(f, key, s);
+	const char *mime = magic_buffer(mg, b, s);
+
+	if (f->check(b, s))
+		fail_msg("%s: size %llu: bad structure", f->ext, (unsigned long long)s);
+	assert_non_null(mime);
+	if (strcmp(mime, f->mime))
+		fail_msg("%s: size %llu: libmagic says '%s'", f->ext, (unsigned long long)s, mime);
+	free(b);
+}
+
+static magic_t magic_start(void)
+{
+	magic_t mg = magic_open(MAGIC_MIME_TYPE);
+
+	assert_non_null(mg);
+	assert_int_equal(magic_load(mg, NULL), 0);
+	return mg;
+}
+
+static void test_ops(void **state)
+{
+	(void)state;
+	for (unsigned int i = 0; i < NFORMATS; i++) {
+		const struct gen_ops *ops = formats[i].ops;
+		struct gen_file g = { .key = 1, .size = ops->min_size - 1, .ext = formats[i].ext };
+		uint8_t b[1];
+
+		assert_non_null(ops->name);
+		assert_non_null(ops->fill);
+		assert_true(ops->min_size > 0);
+		assert_true(ops->min_size <= 1536);
+		/* below the floor: refused, not a broken file */
+		assert_int_equal(ops->fill(&g, 0, b, 1), -EINVAL);
+		g.size = ops->min_size;
+		assert_int_equal(ops->fill(&g, ops->min_size, b, 1), -EINVAL);
+		assert_int_equal(ops->fill(&g, ops->min_size, b, 0), 0);
+	}
+	/* the plan's floors (ext_min_size) */
+	assert_true(gen_pdf_ops.min_size <= 1024);
+	assert_true(gen_zip_ops.min_size <= 256);
+	assert_true(gen_gzip_ops.min_size <= 256);
+}
+
+static void test_determinism(void **state)
+{
+	(void)state;
+	for (unsigned int i = 0; i < NFORMATS; i++) {
+		const struct format *f = &formats[i];
+		uint64_t size = 300001;
+		uint8_t *a = fill_all(f, 42, size);
+		uint8_t *b = fill_all(f, 42, size);
+		uint8_t *c = fill_all(f, 43, size);
+
+		assert_memory_equal(a, b, size);
+		/* another key, another file */
+		assert_memory_not_equal(a, c, size);
+		assert_memory_not_equal(a + size / 2, c + size / 2, 4096);
+		free(a);
+		free(b);
+		free(c);
+	}
+}
+
+/* Pieces at random offsets and lengths equal the whole-file fill. */
+static void test_random_access(void **state)
+{
+	static const uint64_t sizes[] = { 0, 1, 4097, 70001, 1048576 + 333, 3500000 };
+	struct rng r;
+
+	(void)state;
+	rng_open(&r, 7, 0);
+	for (unsigned int i = 0; i < NFORMATS; i++) {
+		const struct format *f = &formats[i];
+
+		for (unsigned int k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			uint64_t size = f->ops->min_size + sizes[k];
+			struct gen_file g = {
+				.key = 1000 + k, .file = 1, .size = size, .ext = f->ext, .cm = &model
+			};
+			uint8_t *whole = fill_all(f, g.key, size);
+			uint8_t *piece = malloc(size);
+
+			assert_non_null(piece);
+			for (unsigned int n = 0; n < 120; n++) {
+				uint64_t off = rng_below(&r, size), max, len;
+
+				/* the first ones in the header, the last ones in the trailer */
+				if (n < 8)
+					off = n * 37 % size;
+				else if (n < 16)
+					off = size - 1 - rng_below(&r, MIN(size, 600));
+				max = size - off;
+				len = n % 4 == 0 ? 1 + rng_below(&r, max) :
+						   1 + rng_below(&r, max < 3000 ? max : 3000);
+				memset(piece, 0x5a, len);
+				assert_int_equal(f->ops->fill(&g, off, piece, len), 0);
+				if (memcmp(piece, whole + off, len))
+					fail_msg("%s: size %llu: [%llu, +%llu) differs", f->ext,
+						 (unsigned long long)size, (unsigned long long)off,
+						 (unsigned long long)len);
+			}
+			free(piece);
+			free(whole);
+		}
+	}
+}
+
+/* Every size from min_size up to min_size + 600, and around the layouts' thresholds. */
+static void test_small_sizes(void **state)
+{
+	static const uint64_t near[] = {
+		2048,  4096,  8192,  10000, 32773 + 40, 65546 + 40, 100000, 1000000, 6144 * 256,
+		1580000,
+	};
+	magic_t mg = magic_start();
+
+	(void)state;
+	for (unsigned int i = 0; i < NFORMATS; i++) {
+		const struct format *f = &formats[i];
+
+		for (uint64_t s = f->ops->min_size; s <= f->ops->min_size + 600; s++)
+			check_one(mg, f, s * 31, s);
+		for (unsigned int k = 0; k < sizeof(near) / sizeof(near[0]); k++)
+			for (uint64_t s = near[k] - 24; s <= near[k] + 24; s++)
+				if (s >= f->ops->min_size)
+					check_one(mg, f, s * 7, s);
+	}
+	magic_close(mg);
+}
+
+/* The sweep: structure and libmagic at every size, 100% of them. */
+static void test_sweep_magic(void **state)
+{
+	magic_t mg = magic_start();
+
+	(void)state;
+	for (unsigned int i = 0; i < NFORMATS; i++)
+		for (unsigned int k = 0; k < SWEEP; k++)
+			check_one(mg, &formats[i], 5000 + k, sweep_size(&formats[i], k));
+	magic_close(mg);
+}
+
+/* A string shown by a content stream: balanced, delimiters inside escaped. */
+static bool pdf_string_ok(const char *s, size_t n)
+{
+	size_t i = 1;
+
+	if (n < 2 || s[0] != '(' || s[n - 1] != ')')
+		return false;
+	while (i + 1 < n) {
+		if (s[i] == '\\') {
+			i += 2;
+			continue;
+		}
+		if (s[i] == '(' || s[i] == ')' || (uint8_t)s[i] < ' ' || (uint8_t)s[i] > '~')
+			return false;
+		i++;
+	}
+	return i == n - 1;
+}
+
+/* Pages hold lines of words; an archive's members are plausible. */
+static void test_content(void **state)
+{
+	uint64_t size = 200000;
+	const struct format *f = &formats[0];
+	uint8_t *b = fill_all(f, 77, size);
+	const char *p = (const char *)b, *q = p;
+	unsigned int lines = 0, words = 0;
+
+	(void)state;
+	/* content streams: each line a string shown with ' */
+	while ((q = memmem(q, size - (size_t)(q - p), ")'\n", 3))) {
+		const char *start = q;
+
+		while (start > p && start[-1] != '\n')
+			start--;
+		if (!pdf_string_ok(start, (size_t)(q - start) + 1))
+			fail_msg("pdf: bad line '%.*s'", (int)(q - start) + 1, start);
+		for (const char *c = start; c < q; c++)
+			words += *c == ' ';
+		lines++;
+		q++;
+	}
+	assert_true(lines > 20 * 30);
+	assert_true(words > lines * 6);
+	assert_non_null(memmem(b, size, "/Producer (", 11));
+	free(b);
+
+	/* a zip of 1 MiB: a top directory, files of both kinds, text ending with a newline */
+	f = &formats[1];
+	size = 1 << 20;
+	b = fill_all(f, 78, size);
+	assert_int_equal(f->check(b, size), 0);
+	{
+		uint64_t cd = le32(b + size - 6), n = le16(b + size - 12), text = 0, bin = 0;
+
+		assert_true(n >= 3);
+		for (uint64_t i = 0, at = cd; i < n; i++) {
+			const uint8_t *c = b + at;
+			uint32_t nl = le16(c + 28), us = le32(c + 24), off = le32(c + 42);
+
+			if (i == 0)
+				assert_true(c[46 + nl - 1] == '/');
+			if (le16(c + 36) & 1) {
+				text++;
+				if (us)
+					assert_int_equal(b[off + 30 + nl + us - 1], '\n');
+			} else if (c[46 + nl - 1] != '/') {
+				bin++;
+			}
+			at += 46 + nl;
+		}
+		assert_true(text > 0 && bin > 0);
+	}
+	free(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* Real readers on temporary files. */
+
+static char tmpdir[PATH_MAX - 64];
+
+static bool have(const char *tool)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", tool);
+	return system(cmd) == 0;
+}
+
+/* Run cmd (stderr merged), returning its exit status and output in out. */
+static int run(const char *cmd, char *out, size_t cap)
+{
+	char full[PATH_MAX + 512];
+	size_t n = 0, got;
+	FILE *p;
+	int st;
+
+	snprintf(full, sizeof(full), "%s 2>&1", cmd);
+	p = popen(full, "r");
+	assert_non_null(p);
+	while (n + 1 < cap && (got = fread(out + n, 1, cap - 1 - n, p)) > 0)
+		n += got;
+	out[n] = '\0';
+	while (fread(full, 1, sizeof(full), p) > 0)
+		;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void write_file(const char *path, const uint8_t *b, uint64_t size)
+{
+	FILE *fp = fopen(path, "wb");
+
+	assert_non_null(fp);
+	assert_int_equal(fwrite(b, 1, size, fp), size);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* "tool 'path' tail" must exit 0 and, when quiet, print nothing. */
+static void reader(const char *tool, const char *path, const char *tail, bool quiet, uint64_t size)
+{
+	char cmd[PATH_MAX + 256], out[4096];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "%s '%s' %s", tool, path, tail);
+	rc = run(cmd, out, sizeof(out));
+	if (rc || (quiet && out[0]))
+		fail_msg("'%s', size %llu: exit %d: %s", cmd, (unsigned long long)size, rc, out);
+}
+
+struct tool {
+	const char *name;  /* what must be installed */
+	const char *cmd;
+	const char *tail;
+	bool quiet;
+};
+
+static void readers_sweep(const struct format *f, const struct tool *tools, unsigned int ntools)
+{
+	char path[PATH_MAX];
+	bool any = false;
+
+	for (unsigned int t = 0; t < ntools; t++)
+		any |= have(tools[t].name);
+	if (!any)
+		skip();
+	snprintf(path, sizeof(path), "%s/probe.%s", tmpdir, f->ext);
+	for (unsigned int k = 0; k < SWEEP; k++) {
+		uint64_t s = sweep_size(f, k);
+		uint8_t *b = fill_all(f, 5000 + k, s);
+
+		write_file(path, b, s);
+		free(b);
+		for (unsigned int t = 0; t < ntools; t++)
+			if (have(tools[t].name))
+				reader(tools[t].cmd, path, tools[t].tail, tools[t].quiet, s);
+	}
+	unlink(path);
+}
+
+static void test_read_pdf(void **state)
+{
+	static const struct tool tools[] = {
+		{ "qpdf", "qpdf --check", ">/dev/null", true },
+		{ "pdfinfo", "pdfinfo", ">/dev/null", true },
+		{ "pdftotext", "pdftotext -q", "/dev/null", true },
+	};
+
+	(void)state;
+	readers_sweep(&formats[0], tools, 3);
+}
+
+static void test_read_zip(void **state)
+{
+	static const struct tool tools[] = {
+		{ "unzip", "unzip -tqq", "", true },
+		{ "bsdtar", "bsdtar -tf", ">/dev/null", true },
+	};
+
+	(void)state;
+	readers_sweep(&formats[1], tools, 2);
+}
+
+static void test_read_gzip(void **state)
+{
+	static const struct tool tools[] = {
+		{ "gzip", "gzip -t", "", true },
+	};
+	static const struct tool tgz[] = {
+		{ "gzip", "gzip -t", "", true },
+		{ "tar", "tar -tzf", ">/dev/null", true },
+	};
+
+	(void)state;
+	readers_sweep(&formats[2], tools, 1);
+	readers_sweep(&formats[3], tgz, 2);
+}
+
+static void test_read_tar(void **state)
+{
+	static const struct tool tools[] = {
+		{ "tar", "tar -tf", ">/dev/null", true },
+		{ "bsdtar", "bsdtar -tf", ">/dev/null", true },
+	};
+
+	(void)state;
+	readers_sweep(&formats[4], tools, 2);
+}
+
+static int setup(void **state)
+{
+	const char *base = getenv("TMPDIR");
+
+	(void)state;
+	/* the default parameters, the system word list when there is one */
+	if (content_model_init(&model, NULL))
+		return -1;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/imprint-archive-XXXXXX", base && *base ? base : "/tmp");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	content_model_release(&model);
+	return rmdir(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ops),	    cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_random_access), cmocka_unit_test(test_small_sizes),
+		cmocka_unit_test(test_sweep_magic), cmocka_unit_test(test_content),
+		cmocka_unit_test(test_read_pdf),    cmocka_unit_test(test_read_zip),
+		cmocka_unit_test(test_read_gzip),   cmocka_unit_test(test_read_tar),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,176 @@
+/* test_measure.c - the measurement's arithmetic: layout score, fragments, free-extent histogram, quantiles */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "measure.h"
+
+#define RUN(l, p, n) { (l), (p), (n), 0 }
+
+static void test_log2(void **state)
+{
+	(void)state;
+	assert_int_equal(measure_log2(0), 0);
+	assert_int_equal(measure_log2(1), 0);
+	assert_int_equal(measure_log2(2), 1);
+	assert_int_equal(measure_log2(3), 1);
+	assert_int_equal(measure_log2(4), 2);
+	assert_int_equal(measure_log2(1023), 9);
+	assert_int_equal(measure_log2(1024), 10);
+	assert_int_equal(measure_log2(UINT64_MAX), 63);
+}
+
+static void test_layout_contiguous(void **state)
+{
+	struct measure_layout l = { 0 };
+	/* ext4 splits a long run into extents of 32768 blocks: still one fragment */
+	const struct fsread_extent a[] = { RUN(0, 1000, 32768), RUN(32768, 33768, 100) };
+	const struct fsread_extent one[] = { RUN(0, 50, 1) };
+
+	(void)state;
+	assert_int_equal(measure_layout_add(&l, a, 2), 1);
+	assert_int_equal(measure_layout_add(&l, one, 1), 1);
+	assert_int_equal(measure_layout_add(&l, NULL, 0), 0);
+	assert_int_equal(l.files, 1);             /* only the file of two or more blocks */
+	assert_int_equal(l.pairs, 32867);
+	assert_int_equal(l.contiguous, 32867);
+	assert_int_equal(l.fragmented, 0);
+	assert_int_equal(l.fragments, 2);
+	assert_int_equal(l.per_file[0], 1);
+	assert_int_equal(l.per_file[1], 2);
+	assert_true(measure_layout_score(&l) == 1.0);
+}
+
+static void test_layout_fragmented(void **state)
+{
+	struct measure_layout l = { 0 };
+	/* 10 blocks in 3 pieces: 9 pairs, 7 contiguous */
+	const struct fsread_extent f[] = { RUN(0, 100, 4), RUN(4, 200, 3), RUN(7, 50, 3) };
+	/* 4 blocks, 2 pieces: 3 pairs, 2 contiguous */
+	const struct fsread_extent g[] = { RUN(0, 10, 2), RUN(2, 20, 2) };
+
+	(void)state;
+	assert_int_equal(measure_layout_add(&l, f, 3), 3);
+	assert_int_equal(measure_layout_add(&l, g, 2), 2);
+	assert_int_equal(l.pairs, 12);
+	assert_int_equal(l.contiguous, 9);
+	assert_int_equal(l.files, 2);
+	assert_int_equal(l.fragmented, 2);
+	assert_int_equal(l.frag_fragments, 5);
+	assert_int_equal(l.frag_blocks, 14);
+	assert_int_equal(l.max_fragments, 3);
+	assert_int_equal(l.per_file[2], 1);
+	assert_int_equal(l.per_file[3], 1);
+	/* fragment sizes 4, 3, 3, 2, 2: buckets [2,4) x4, [4,8) x1 */
+	assert_int_equal(l.frag_size[1], 4);
+	assert_int_equal(l.frag_size[2], 1);
+	assert_true(measure_layout_score(&l) == 9.0 / 12.0);
+}
+
+static void test_layout_adjacent_across_a_hole(void **state)
+{
+	struct measure_layout l = { 0 };
+	/* a logical hole, but the blocks follow each other on disk: one fragment */
+	const struct fsread_extent h[] = { RUN(0, 100, 2), RUN(10, 102, 2) };
+
+	(void)state;
+	assert_int_equal(measure_layout_add(&l, h, 2), 1);
+	assert_int_equal(l.pairs, 3);
+	assert_int_equal(l.contiguous, 3);
+	assert_int_equal(l.fragmented, 0);
+}
+
+static void test_layout_empty(void **state)
+{
+	struct measure_layout l = { 0 };
+
+	(void)state;
+	assert_true(measure_layout_score(&l) == 1.0);
+}
+
+static void test_free_hist(void **state)
+{
+	struct measure_free f;
+	/* 4 KiB blocks, 256-block (1 MiB) chunks, 2048 blocks */
+	const struct fsread_extent r[] = {
+		RUN(0, 10, 1),      /* bucket 0 */
+		RUN(0, 20, 3),      /* bucket 1 */
+		RUN(0, 100, 700),   /* bucket 9: 100..799 holds chunk 1 (256..511) and 2 (512..767) */
+		RUN(0, 1792, 256),  /* bucket 8: exactly chunk 7, the last whole one */
+	};
+
+	(void)state;
+	assert_int_equal(measure_free_hist(r, 4, 2048, 0, 256, &f), 0);
+	assert_int_equal(f.extents, 4);
+	assert_int_equal(f.free_blocks, 960);
+	assert_int_equal(f.count[0], 1);
+	assert_int_equal(f.count[1], 1);
+	assert_int_equal(f.count[8], 1);
+	assert_int_equal(f.count[9], 1);
+	assert_int_equal(f.blocks[9], 700);
+	assert_int_equal(f.min_len, 1);
+	assert_int_equal(f.max_len, 700);
+	assert_int_equal(f.free_chunks, 3);
+	/* e2freefrag's count: (blocks + chunk) / chunk */
+	assert_int_equal(f.total_chunks, 9);
+	assert_int_equal(f.small_blocks, 4);
+}
+
+static void test_free_hist_edges(void **state)
+{
+	struct measure_free f;
+	/* 1 KiB blocks: block 0 is not free, so chunk 0 never is */
+	const struct fsread_extent a[] = { RUN(0, 1, 2047) };
+	/* the last, partial chunk never counts */
+	const struct fsread_extent b[] = { RUN(0, 1024, 1000) };
+	const struct fsread_extent bad[] = { RUN(0, 10, 5), RUN(0, 12, 5) };
+	const struct fsread_extent out[] = { RUN(0, 2000, 100) };
+
+	(void)state;
+	assert_int_equal(measure_free_hist(a, 1, 2048, 1, 1024, &f), 0);
+	assert_int_equal(f.free_chunks, 1);
+	assert_int_equal(measure_free_hist(b, 1, 2024, 0, 1024, &f), 0);
+	assert_int_equal(f.free_chunks, 0);
+	assert_int_equal(f.small_blocks, 1000);
+	assert_int_equal(measure_free_hist(bad, 2, 2048, 0, 256, &f), -EINVAL);
+	assert_int_equal(measure_free_hist(out, 1, 2048, 0, 256, &f), -EINVAL);
+	assert_int_equal(measure_free_hist(a, 1, 2048, 0, 0, &f), -EINVAL);
+	assert_int_equal(measure_free_hist(NULL, 0, 2048, 0, 256, &f), 0);
+	assert_int_equal(f.extents, 0);
+	assert_int_equal(f.min_len, 0);
+}
+
+static void test_quantile(void **state)
+{
+	const int64_t v[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+
+	(void)state;
+	assert_int_equal(measure_quantile(v, 10, 0.5), 5);
+	assert_int_equal(measure_quantile(v, 10, 0.51), 6);
+	assert_int_equal(measure_quantile(v, 10, 0.1), 1);
+	assert_int_equal(measure_quantile(v, 10, 0.0), 1);
+	assert_int_equal(measure_quantile(v, 10, 1.0), 10);
+	assert_int_equal(measure_quantile(v, 1, 0.5), 1);
+	assert_int_equal(measure_quantile(v, 0, 0.5), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_log2),
+		cmocka_unit_test(test_layout_contiguous),
+		cmocka_unit_test(test_layout_fragmented),
+		cmocka_unit_test(test_layout_adjacent_across_a_hole),
+		cmocka_unit_test(test_layout_empty),
+		cmocka_unit_test(test_free_hist),
+		cmocka_unit_test(test_free_hist_edges),
+		cmocka_unit_test(test_quantile),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
