@@ -27,7 +27,7 @@
 
 /* Every kind of text the generators write, by an extension that selects it. */
 static const char *const text_exts[] = {
-	"txt", "", "log", "csv", "tsv", "md", "ini", "yml", "htm", "json", "xml", "svg",
+	"txt", "rst", "log", "csv", "tsv", "md", "ini", "yml", "htm", "json", "xml", "svg",
 	"c", "h", "cpp", "hpp", "java", "cs", "js", "go", "rs", "php", "py", "sh", "pl",
 	"rb", "css",
 };
