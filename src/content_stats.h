@@ -42,6 +42,8 @@
  *   64 KiB is one of that format's types.  Type figures count every file.
  *
  * The group of a file comes from its extension (content_group_of_ext()).
+ * A report's headline figures are those of the other-binary group, the
+ * population the targets are set for, and dup_file_share that of all files.
  */
 
 /* Groups of files, by the generator of their extension (content_ext_ops()). */
@@ -176,8 +178,8 @@ struct params;
 
 /*
  * Targets from a resolved configuration: compress_ratio, dup_file_share,
- * dup_block_share and zero_block_share (NAN for any the configuration
- * lacks), typed_identified_share 0.99 (the issue's floor).
+ * dup_block_share and zero_block_share as configured, and
+ * typed_identified_share 0.99 (the floor issue 4 sets).
  */
 void content_targets_from_params(struct content_targets *t, const struct params *p);
 

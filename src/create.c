@@ -10,6 +10,7 @@
 
 #include "backend.h"
 #include "content.h"
+#include "content/model.h"
 #include "create.h"
 #include "progress.h"
 #include "target.h"
@@ -222,15 +223,28 @@ static int build(const struct backend_ops *ops, const struct create_opts *o, con
 		 const char *target, struct create_result *res, char *msg, size_t len, int *opened)
 {
 	struct backend b;
+	struct content_model cm;
 	struct content_source cs;
 	int ret;
 
 	memset(&b, 0, sizeof(b));
 	b.ops = ops;
-	content_random_init(&cs, pl);
 	*opened = 0;
-	if (backend_interrupted)
-		return -EINTR;
+	/* typed content by extension (content_random_init() is the untyped alternative) */
+	ret = content_model_init(&cm, pl);
+	if (ret) {
+		snprintf(msg, len, "cannot build the content model: %s", strerror(-ret));
+		return ret;
+	}
+	ret = content_model_source_init(&cs, &cm, pl);
+	if (ret) {
+		snprintf(msg, len, "cannot build the content source: %s", strerror(-ret));
+		goto out_release_model;
+	}
+	if (backend_interrupted) {
+		ret = -EINTR;
+		goto out_release_source;
+	}
 	ret = ops->open(&b, o, pl);
 	*opened = !ret;
 	if (!ret && backend_interrupted)
@@ -245,6 +259,10 @@ static int build(const struct backend_ops *ops, const struct create_opts *o, con
 		copy_message(msg, len, b.errmsg[0] ? b.errmsg : strerror(-ret), o->target, target);
 		ops->abort(&b);
 	}
+out_release_source:
+	content_source_release(&cs);
+out_release_model:
+	content_model_release(&cm);
 	return ret;
 }
 

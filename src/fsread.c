@@ -1,4 +1,4 @@
-/* fsread.c - read-only walk of an ext2/3/4 image or device (libext2fs) or of a mounted tree (statx, FIEMAP) */
+/* fsread.c - read-only walk of an ext2/3/4 image or device (libext2fs) or of a mounted tree */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +19,8 @@
 #include <ext2fs/ext2fs.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 
 #include "fsread.h"
 
@@ -40,6 +42,22 @@ struct fsr_level {
 	size_t nlen, ncap;
 	size_t path_len;       /* length of the directory's path ("" for the root) */
 	int fd;                /* mounted trees: the directory, open */
+};
+
+/* Helper threads that read a mounted tree ahead of the walk (cold caches). */
+#define FSREAD_PREFETCH_THREADS 8
+
+struct fsr_prefetch {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char **stack;          /* directories to read, relative to the root ("." first) */
+	size_t n, cap;
+	unsigned busy;         /* helpers reading a directory */
+	int stop;
+	int rootfd;
+	pthread_t th[FSREAD_PREFETCH_THREADS];
+	unsigned nth;
+	int started;
 };
 
 /* Inodes met with more than one name (mounted trees): open addressing. */
@@ -67,7 +85,10 @@ struct fsread {
 	dev_t dev;
 	uint64_t mnt_id;
 	int has_mnt_id;
+	int no_fiemap;         /* the file system does not support FIEMAP */
+	uint64_t unreadable;   /* directories not entered, files not opened: permission */
 	struct fsr_inoset multi;
+	struct fsr_prefetch pf;
 
 	/* the entry handed to the callback, and what reading it needs */
 	struct fsread_entry ent;
@@ -486,6 +507,7 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 	e->extents = NULL;
 	e->nextents = 0;
 	e->blocks = 0;
+	e->extents_unknown = 0;
 	e->first_name = 1;
 	fs->next = 0;
 	fs->cur_inline = 0;
@@ -696,6 +718,9 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 	}
 	fs->block_size = fs->fs->blocksize;
 	fs->total_blocks = ext2fs_blocks_count(fs->fs->super);
+	if (ext2fs_has_feature_journal_needs_recovery(fs->fs->super))
+		fprintf(stderr, "imprint: note: '%s' has a journal to replay; reading what is on disk without it\n",
+			fs->target);
 	need = fs->total_blocks * fs->block_size;
 	if (fs->dev_bytes < need) {
 		set_err(err, "'%s': truncated: block %llu is beyond the end of the file (%llu bytes; the file system has %llu blocks of %u bytes)",
@@ -758,6 +783,121 @@ static int sys_fail(struct fsread *fs, struct fsread_error *err, int e, const ch
 {
 	set_err(err, "'%s': cannot %s '%s': %s", fs->target, what, fs->path, strerror(e));
 	return -e;
+}
+
+/*
+ * The prefetch helpers: each takes a directory, reads it and stats its
+ * entries (which loads their inodes into the kernel's caches) and queues
+ * its subdirectories.  Nothing they learn is used: the walk stats
+ * everything again, in order, from warm caches.  Paths resolve beneath
+ * the root without symlinks or mount crossings (openat2).
+ */
+static void *prefetch_main(void *arg)
+{
+	struct fsr_prefetch *pf = arg;
+
+	for (;;) {
+		struct open_how how = {
+			.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV,
+		};
+		char **sub = NULL, *path;
+		size_t nsub = 0, capsub = 0, plen;
+		struct dirent *d;
+		DIR *dir;
+		int fd;
+
+		pthread_mutex_lock(&pf->mu);
+		while (!pf->stop && !pf->n && pf->busy)
+			pthread_cond_wait(&pf->cv, &pf->mu);
+		if (pf->stop || !pf->n) {
+			pthread_cond_broadcast(&pf->cv);
+			pthread_mutex_unlock(&pf->mu);
+			return NULL;
+		}
+		path = pf->stack[--pf->n];
+		pf->busy++;
+		pthread_mutex_unlock(&pf->mu);
+
+		plen = strlen(path);
+		fd = (int)syscall(SYS_openat2, pf->rootfd, path, &how, sizeof(how));
+		dir = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!dir && fd >= 0)
+			close(fd);
+		while (dir && !__atomic_load_n(&pf->stop, __ATOMIC_RELAXED) && (d = readdir(dir))) {
+			struct stat st;
+			char *p;
+
+			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+				continue;
+			if (fstatat(fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+				continue;
+			if (grow((void **)&sub, &capsub, nsub + 1, sizeof(*sub)))
+				break;
+			p = malloc(plen + strlen(d->d_name) + 2);
+			if (!p)
+				break;
+			sprintf(p, "%s/%s", path, d->d_name);
+			sub[nsub++] = p;
+		}
+		if (dir)
+			closedir(dir);
+		free(path);
+
+		pthread_mutex_lock(&pf->mu);
+		pf->busy--;
+		for (size_t i = 0; i < nsub; i++) {
+			if (pf->stop || grow((void **)&pf->stack, &pf->cap, pf->n + 1,
+					     sizeof(*pf->stack))) {
+				free(sub[i]);
+				continue;
+			}
+			/* the walk goes in name order: have the first names read first */
+			pf->stack[pf->n++] = sub[nsub - 1 - i];
+		}
+		pthread_cond_broadcast(&pf->cv);
+		pthread_mutex_unlock(&pf->mu);
+		free(sub);
+	}
+}
+
+static void prefetch_start(struct fsread *fs)
+{
+	struct fsr_prefetch *pf = &fs->pf;
+	char *root = strdup(".");
+
+	pthread_mutex_init(&pf->mu, NULL);
+	pthread_cond_init(&pf->cv, NULL);
+	pf->started = 1;
+	pf->rootfd = fs->rootfd;
+	if (!root || grow((void **)&pf->stack, &pf->cap, 1, sizeof(*pf->stack))) {
+		free(root);
+		return;
+	}
+	pf->stack[pf->n++] = root;
+	for (unsigned i = 0; i < FSREAD_PREFETCH_THREADS; i++)
+		if (!pthread_create(&pf->th[pf->nth], NULL, prefetch_main, pf))
+			pf->nth++;
+}
+
+static void prefetch_stop(struct fsread *fs)
+{
+	struct fsr_prefetch *pf = &fs->pf;
+
+	if (!pf->started)
+		return;
+	pthread_mutex_lock(&pf->mu);
+	__atomic_store_n(&pf->stop, 1, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+	for (unsigned i = 0; i < pf->nth; i++)
+		pthread_join(pf->th[i], NULL);
+	for (size_t i = 0; i < pf->n; i++)
+		free(pf->stack[i]);
+	free(pf->stack);
+	pthread_mutex_destroy(&pf->mu);
+	pthread_cond_destroy(&pf->cv);
+	memset(pf, 0, sizeof(*pf));
 }
 
 static int mounted_open(struct fsread *fs, struct fsread_error *err)
@@ -855,6 +995,11 @@ static int mounted_fiemap(struct fsread *fs, struct fsread_error *err)
 		fm->fm_length = FIEMAP_MAX_OFFSET - start;
 		fm->fm_extent_count = BATCH;
 		if (ioctl(fs->cur_fd, FS_IOC_FIEMAP, fm)) {
+			if ((errno == EOPNOTSUPP || errno == ENOTTY) && !fs->next) {
+				/* tmpfs, procfs, some FUSE: no extents to report */
+				fs->no_fiemap = 1;
+				goto out_free_fm;
+			}
 			ret = sys_fail(fs, err, errno, "get the extents (FIEMAP) of");
 			goto out_free_fm;
 		}
@@ -906,6 +1051,7 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 	e->extents = NULL;
 	e->nextents = 0;
 	e->blocks = 0;
+	e->extents_unknown = 0;
 	e->first_name = 1;
 	fs->next = 0;
 	fs->cur_fd = -1;
@@ -917,16 +1063,23 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 				return ret;
 			e->first_name = !ret;
 		}
-		if (fs->flags & FSREAD_EXTENTS) {
+		if ((fs->flags & FSREAD_EXTENTS) && !fs->no_fiemap) {
 			ret = mounted_open_file(fs, err);
+			if (ret == -EACCES || ret == -EPERM) {
+				fs->unreadable++;
+				e->extents_unknown = 1;
+				return 0;
+			}
 			if (!ret)
 				ret = mounted_fiemap(fs, err);
 			if (ret)
 				return ret;
 			for (size_t i = 0; i < fs->next; i++)
 				e->blocks += fs->ext[i].len;
-			e->extents = fs->ext;
-			e->nextents = fs->next;
+			if (!fs->no_fiemap) {
+				e->extents = fs->ext;
+				e->nextents = fs->next;
+			}
 		}
 	} else if (e->type == FSREAD_SYMLINK) {
 		ssize_t n;
@@ -960,8 +1113,10 @@ static int mounted_read_dir(struct fsread *fs, int fd, struct fsr_level *lv,
 		return sys_fail(fs, err, errno, "read the directory");
 	dir = fdopendir(dfd);
 	if (!dir) {
+		int e = errno;
+
 		close(dfd);
-		return sys_fail(fs, err, errno, "read the directory");
+		return sys_fail(fs, err, e, "read the directory");
 	}
 	errno = 0;
 	while ((d = readdir(dir))) {
@@ -1033,6 +1188,7 @@ void fsread_close(struct fsread *fs)
 {
 	if (!fs)
 		return;
+	prefetch_stop(fs);
 	if (fs->fs)
 		ext2fs_close_free(&fs->fs);
 	if (fs->fd >= 0)
@@ -1056,6 +1212,16 @@ void fsread_close(struct fsread *fs)
 int fsread_is_image(const struct fsread *fs)
 {
 	return fs->image;
+}
+
+uint64_t fsread_unreadable(const struct fsread *fs)
+{
+	return fs->unreadable;
+}
+
+int fsread_has_extents(const struct fsread *fs)
+{
+	return (fs->flags & FSREAD_EXTENTS) && !fs->no_fiemap;
 }
 
 unsigned fsread_block_size(const struct fsread *fs)
@@ -1084,26 +1250,32 @@ int fsread_walk(struct fsread *fs, int (*fn)(struct fsread *fs, const struct fsr
 	fs->ent.name = "";
 	fs->ent.name_len = 0;
 	fs->ent.depth = 0;
-	if (fs->image)
+	if (fs->image) {
 		ret = image_entry(fs, EXT2_ROOT_INO, err);
-	else
+	} else {
 		ret = mounted_entry(fs, fs->rootfd, ".", err);
+		if (!ret)
+			prefetch_start(fs);
+	}
 	if (ret > 0)
 		ret = -EINVAL;
 	if (ret)
-		return ret;
+		goto out_stop;
 	if (fs->ent.type != FSREAD_DIR) {
 		set_err(err, "'%s': corrupt: the root (inode %u) is not a directory", fs->target,
 			EXT2_ROOT_INO);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out_stop;
 	}
 	ret = fn(fs, &fs->ent, arg);
 	if (ret)
-		return ret;
+		goto out_stop;
 
 	/* the root's names */
-	if (grow((void **)&lv, &caplv, 1, sizeof(*lv)))
-		return -ENOMEM;
+	if (grow((void **)&lv, &caplv, 1, sizeof(*lv))) {
+		ret = -ENOMEM;
+		goto out_stop;
+	}
 	memset(&lv[0], 0, sizeof(lv[0]));
 	lv[0].fd = -1;
 	nlv = 1;
@@ -1186,6 +1358,12 @@ int fsread_walk(struct fsread *fs, int (*fn)(struct fsread *fs, const struct fsr
 		} else {
 			top->fd = openat(lv[nlv - 2].fd, name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (top->fd < 0 && (errno == EACCES || errno == EPERM)) {
+				/* not ours to read: walk on without its entries */
+				fs->unreadable++;
+				nlv--;
+				continue;
+			}
 			ret = top->fd < 0 ? sys_fail(fs, err, errno, "open the directory") :
 			      mounted_read_dir(fs, top->fd, top, err);
 		}
@@ -1197,6 +1375,8 @@ out_free_levels:
 	if (ret == -ENOMEM && err && !err->msg[0])
 		set_err(err, "'%s': out of memory", fs->target);
 	levels_free(lv, nlv);
+out_stop:
+	prefetch_stop(fs);
 	fs->ent.path = NULL;
 	return ret;
 }
@@ -1255,14 +1435,17 @@ static ssize_t image_read(struct fsread *fs, const struct fsread_entry *e, char 
 		if (s >= t || (x->flags & FSREAD_EXTENT_UNWRITTEN))
 			continue;
 		for (uint64_t p = s; p < t;) {
-			ssize_t n = pread(fs->fd, buf + (p - off), t - p, (off_t)(x->physical * bs + (p - xs)));
+			ssize_t n = pread(fs->fd, buf + (p - off), t - p,
+					  (off_t)(x->physical * bs + (p - xs)));
 
 			if (n < 0) {
-				if (errno == EINTR)
+				int en = errno;
+
+				if (en == EINTR)
 					continue;
 				set_err(err, "'%s': cannot read '%s': %s", fs->target, e->path,
-					strerror(errno));
-				return -errno;
+					strerror(en));
+				return -en;
 			}
 			if (n == 0) {
 				set_err(err, "'%s': truncated: block %llu is beyond the end of the file",

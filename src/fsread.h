@@ -1,4 +1,4 @@
-/* fsread.h - read-only walk of a file system: an ext2/3/4 image or device (libext2fs) or a mounted tree */
+/* fsread.h - read-only walk of a file system: ext2/3/4 image or device, or a mounted tree */
 #ifndef IMPRINT_FSREAD_H
 #define IMPRINT_FSREAD_H
 
@@ -83,6 +83,7 @@ struct fsread_entry {
 	const struct fsread_extent *extents;
 	size_t nextents;
 	uint64_t blocks;             /* data blocks in the extents */
+	int extents_unknown;         /* FSREAD_EXTENTS, but the file could not be opened (permission) */
 };
 
 struct fsread;
@@ -110,6 +111,20 @@ void fsread_close(struct fsread *fs);
 
 /* 1 for an image or device read through libext2fs, 0 for a mounted tree. */
 int fsread_is_image(const struct fsread *fs);
+
+/*
+ * 1 when the entries carry their extents: opened with FSREAD_EXTENTS, and
+ * (mounted trees) the file system answers FIEMAP.  On one that does not
+ * (tmpfs, procfs), the walk goes on without extents and this turns 0.
+ */
+int fsread_has_extents(const struct fsread *fs);
+
+/*
+ * Entries a mounted walk could not read for want of permission: directories
+ * it did not enter (their entries are missing) and files whose extents it
+ * could not get (extents_unknown).  Always 0 for images.
+ */
+uint64_t fsread_unreadable(const struct fsread *fs);
 
 /* The file-system block size in bytes (a mounted tree: its st_blksize / statfs f_bsize). */
 unsigned fsread_block_size(const struct fsread *fs);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "content/model.h"
 #include "content_stats.h"
 #include "create.h"
 #include "manifest.h"
@@ -74,7 +75,7 @@ struct cli {
 	struct create_args create;
 	const char *only_create;   /* the first create-only option given, for messages */
 	const char *verify_dir;    /* verify: the mounted tree */
-	const char *measured;      /* content-report: the image, device or directory */
+	const char *measured;      /* content-report, measure: the image, device or directory */
 	double sample;             /* content-report --sample; 0: not given */
 	const char *against;       /* measure --against: the configuration compared with */
 	int jobs_given;
@@ -472,6 +473,7 @@ static int cmd_verify(const struct cli *c, const struct params *p)
 {
 	struct plan pl;
 	struct plan_error err = { { 0 } };
+	struct content_model cm;
 	struct content_source cs;
 	struct verify_result res;
 	int ret;
@@ -481,8 +483,23 @@ static int cmd_verify(const struct cli *c, const struct params *p)
 		fprintf(stderr, "imprint: %s\n", err.msg);
 		return ret == -EINVAL ? EXIT_USAGE : 1;
 	}
-	content_random_init(&cs, &pl);
+	/* the same typed content as imprint create */
+	ret = content_model_init(&cm, &pl);
+	if (ret) {
+		fprintf(stderr, "imprint: cannot build the content model: %s\n", strerror(-ret));
+		plan_release(&pl);
+		return 1;
+	}
+	ret = content_model_source_init(&cs, &cm, &pl);
+	if (ret) {
+		fprintf(stderr, "imprint: cannot build the content source: %s\n", strerror(-ret));
+		content_model_release(&cm);
+		plan_release(&pl);
+		return 1;
+	}
 	ret = verify_tree(&pl, &cs, c->verify_dir, c->create.extents, stderr, 20, &res);
+	content_source_release(&cs);
+	content_model_release(&cm);
 	if (ret < 0) {
 		fprintf(stderr, "imprint: cannot verify '%s': %s\n", c->verify_dir, strerror(-ret));
 		plan_release(&pl);

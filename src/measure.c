@@ -1,4 +1,4 @@
-/* measure.c - `imprint measure`: walk a file system once and report what the model targets, the layout and the free space */
+/* measure.c - `imprint measure`: one walk; the model's figures, the layout and the free space */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -376,6 +376,8 @@ static int on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 	m->bytes += e->size;
 	if (f == 0 || e->mtime.sec > m->max_mtime)
 		m->max_mtime = e->mtime.sec;
+	if (e->extents_unknown)
+		return 0;
 	measure_layout_add(&m->lay, e->extents, e->nextents);
 	if (m->ext_out)
 		write_extents_line(m, e);
@@ -414,6 +416,8 @@ struct mresult {
 	uint64_t fpd[MEASURE_FPD_BINS + 2];      /* every directory */
 	size_t *ext_order;           /* extension table ids, most files first */
 	int have_free;
+	int have_layout;             /* the reader gave extents */
+	uint64_t unreadable;         /* entries not read for want of permission */
 	struct measure_free fr;
 
 	/* --against */
@@ -734,8 +738,33 @@ static double days(int64_t s)
 static const double age_q[] = { 0.01, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0 };
 static const char *const age_qname[] = { "p1", "p10", "p25", "median", "p75", "p90", "p99", "max" };
 
-static void print_text(const struct mresult *r, const struct mstate *m, const struct measure_opts *o,
-		       FILE *out)
+static void print_layout_text(const struct measure_layout *l, FILE *out)
+{
+	fprintf(out, "  layout score    %.6f (%" PRIu64 " files of two or more blocks)\n",
+		measure_layout_score(l), l->files);
+	fprintf(out, "  fragmented      %" PRIu64 " files (%.4f of them), %.2f fragments each on average\n",
+		l->fragmented, share(l->fragmented, l->files),
+		l->fragmented ? (double)l->frag_fragments / (double)l->fragmented : 0);
+	fprintf(out, "  extents         %" PRIu64 " (physically adjacent runs merged)\n", l->fragments);
+	fprintf(out, "  extents per file\n");
+	for (unsigned k = 0; k < 34; k++)
+		if (l->per_file[k]) {
+			if (k == 33)
+				fprintf(out, "    >32  %7" PRIu64 "\n", l->per_file[k]);
+			else
+				fprintf(out, "  %5u  %7" PRIu64 "\n", k, l->per_file[k]);
+		}
+	if (l->fragmented) {
+		fprintf(out, "  fragment sizes (blocks, fragmented files)\n");
+		for (unsigned b = 0; b < MEASURE_BUCKETS; b++)
+			if (l->frag_size[b])
+				fprintf(out, "  %7" PRIu64 "..  %7" PRIu64 "\n", (uint64_t)1 << b,
+					l->frag_size[b]);
+	}
+}
+
+static void print_text(const struct mresult *r, const struct mstate *m,
+		        const struct measure_opts *o, FILE *out)
 {
 	const struct measure_layout *l = &m->lay;
 	char b1[32], b2[32], b3[32];
@@ -802,27 +831,10 @@ static void print_text(const struct mresult *r, const struct mstate *m, const st
 	for (size_t i = 0; i < sizeof(age_q) / sizeof(age_q[0]); i++)
 		fprintf(out, " %s %.1f", age_qname[i], days(measure_quantile(r->ages, n, age_q[i])));
 	fprintf(out, "\n\nlayout\n");
-	fprintf(out, "  layout score    %.6f (%" PRIu64 " files of two or more blocks)\n",
-		measure_layout_score(l), l->files);
-	fprintf(out, "  fragmented      %" PRIu64 " files (%.4f of them), %.2f fragments each on average\n",
-		l->fragmented, share(l->fragmented, l->files),
-		l->fragmented ? (double)l->frag_fragments / (double)l->fragmented : 0);
-	fprintf(out, "  extents         %" PRIu64 " (physically adjacent runs merged)\n", l->fragments);
-	fprintf(out, "  extents per file\n");
-	for (unsigned k = 0; k < 34; k++)
-		if (l->per_file[k]) {
-			if (k == 33)
-				fprintf(out, "    >32  %7" PRIu64 "\n", l->per_file[k]);
-			else
-				fprintf(out, "  %5u  %7" PRIu64 "\n", k, l->per_file[k]);
-		}
-	if (l->fragmented) {
-		fprintf(out, "  fragment sizes (blocks, fragmented files)\n");
-		for (unsigned b = 0; b < MEASURE_BUCKETS; b++)
-			if (l->frag_size[b])
-				fprintf(out, "  %7" PRIu64 "..  %7" PRIu64 "\n", (uint64_t)1 << b,
-					l->frag_size[b]);
-	}
+	if (!r->have_layout)
+		fprintf(out, "  not measured: the file system does not report extents (FIEMAP)\n");
+	else
+		print_layout_text(l, out);
 	if (r->have_free) {
 		const struct measure_free *f = &r->fr;
 		uint64_t kb = r->block_size >> 10;
@@ -855,11 +867,13 @@ static void print_text(const struct mresult *r, const struct mstate *m, const st
 		r->special_dirs, r->special_files);
 	report_print_fit(&r->rep, out);
 	fprintf(out, "\nlayout and free space    target    achieved\n");
-	fprintf(out, "  layout score          %.6f  %.6f\n", r->p->layout_score, measure_layout_score(l));
-	if (r->p->frag_file_share > 0)
+	if (r->have_layout)
+		fprintf(out, "  layout score          %.6f  %.6f\n", r->p->layout_score,
+			measure_layout_score(l));
+	if (r->have_layout && r->p->frag_file_share > 0)
 		fprintf(out, "  fragmented share      %.6f  %.6f\n", r->p->frag_file_share,
 			share(l->fragmented, l->files));
-	if (r->p->frag_extents > 0)
+	if (r->have_layout && r->p->frag_extents > 0)
 		fprintf(out, "  extents/fragmented    %8.4f  %8.4f\n", r->p->frag_extents,
 			l->fragmented ? (double)l->frag_fragments / (double)l->fragmented : 0);
 	if (r->have_free)
@@ -878,8 +892,8 @@ static json_object *u64_array(const uint64_t *v, size_t n)
 	return a;
 }
 
-static void print_json(const struct mresult *r, const struct mstate *m, const struct measure_opts *o,
-		       FILE *out)
+static void print_json(const struct mresult *r, const struct mstate *m,
+		        const struct measure_opts *o, FILE *out)
 {
 	const struct measure_layout *l = &m->lay;
 	json_object *j = json_object_new_object(), *a, *x;
@@ -897,6 +911,7 @@ static void print_json(const struct mresult *r, const struct mstate *m, const st
 	ADD("hardlinks", json_object_new_uint64(m->hardlinks));
 	ADD("symlinks", json_object_new_uint64(m->symlinks));
 	ADD("other_entries", json_object_new_uint64(m->others));
+	ADD("unreadable", json_object_new_uint64(r->unreadable));
 	ADD("bytes", json_object_new_uint64(m->bytes));
 	ADD("mean_size", json_object_new_double(n ? (double)m->bytes / (double)n : 0));
 	ADD("median_size", json_object_new_uint64(n ? r->sorted_size[(n - 1) / 2] : 0));
@@ -930,16 +945,23 @@ static void print_json(const struct mresult *r, const struct mstate *m, const st
 				       json_object_new_double(days(measure_quantile(r->ages, n, age_q[i]))));
 	ADD("age_days", x);
 
-	ADD("layout_score", json_object_new_double(measure_layout_score(l)));
-	ADD("layout_files", json_object_new_uint64(l->files));
-	ADD("fragmented_files", json_object_new_uint64(l->fragmented));
-	ADD("extents", json_object_new_uint64(l->fragments));
-	ADD("fragmented_extents", json_object_new_uint64(l->frag_fragments));
-	ADD("max_extents", json_object_new_uint64(l->max_fragments));
-	ADD("extents_per_file", u64_array(l->per_file, 34));
-	for (last = MEASURE_BUCKETS; last > 0 && !l->frag_size[last - 1]; last--)
-		;
-	ADD("fragment_size_histogram", u64_array(l->frag_size, last));
+	if (r->have_layout) {
+		ADD("layout_score", json_object_new_double(measure_layout_score(l)));
+		ADD("layout_files", json_object_new_uint64(l->files));
+		ADD("fragmented_files", json_object_new_uint64(l->fragmented));
+		ADD("extents", json_object_new_uint64(l->fragments));
+		ADD("fragmented_extents", json_object_new_uint64(l->frag_fragments));
+		ADD("max_extents", json_object_new_uint64(l->max_fragments));
+		ADD("extents_per_file", u64_array(l->per_file, 34));
+		for (last = MEASURE_BUCKETS; last > 0 && !l->frag_size[last - 1]; last--)
+			;
+		ADD("fragment_size_histogram", u64_array(l->frag_size, last));
+	} else {
+		/* the file system reports no extents (no FIEMAP) */
+		ADD("layout_score", NULL);
+		ADD("fragmented_files", NULL);
+		ADD("extents", NULL);
+	}
 
 	if (r->have_free) {
 		const struct measure_free *f = &r->fr;
@@ -972,8 +994,9 @@ static void print_json(const struct mresult *r, const struct mstate *m, const st
 		report_add_json(&r->rep, j);
 		ADD("against", json_object_new_string(o->against_name ? o->against_name : ""));
 		ADD("layout_score_target", json_object_new_double(r->p->layout_score));
-		ADD("layout_score_diff", json_object_new_double(fabs(measure_layout_score(l) -
-								      r->p->layout_score)));
+		if (r->have_layout)
+			ADD("layout_score_diff",
+			    json_object_new_double(fabs(measure_layout_score(l) - r->p->layout_score)));
 		if (r->have_free)
 			ADD("free_frag_share_target", json_object_new_double(r->p->free_frag_share));
 		ADD("age_median_days_target", json_object_new_double(r->p->age_median_days));
@@ -1042,6 +1065,11 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 	r.image = fsread_is_image(fs);
 	r.block_size = fsread_block_size(fs);
 	r.total_blocks = fsread_total_blocks(fs);
+	r.have_layout = fsread_has_extents(fs);
+	r.unreadable = fsread_unreadable(fs);
+	if (r.unreadable)
+		fprintf(stderr, "imprint: '%s': %" PRIu64 " directories or files could not be read (permission): the figures leave them out\n",
+			target, r.unreadable);
 	if (r.image) {
 		const struct fsread_extent *fe;
 		size_t nfe;

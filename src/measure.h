@@ -1,4 +1,4 @@
-/* measure.h - `imprint measure`: the model's distributions, the layout and the free space of a file system */
+/* measure.h - `imprint measure`: distributions, layout and free space of a file system */
 #ifndef IMPRINT_MEASURE_H
 #define IMPRINT_MEASURE_H
 

@@ -352,10 +352,10 @@ static const struct param_def param_table[] = {
 	/* Text (doc/model.md): Zipf's law of word popularity, exponent about 1 in English. */
 	{ FIELD(text_zipf), .group = "content", .type = PT_DOUBLE, .unit = "",
 	  .def.d = 1.0, .flags = PF_MIN | PF_MIN_OPEN | PF_MAX, .min = 0, .max = 3,
-	  .desc = "Zipf exponent of word popularity in generated text (frequency ~ rank^-text_zipf)" },
+	  .desc = "Zipf exponent of word popularity in text (frequency ~ rank^-text_zipf)" },
 	{ FIELD(text_mode), .group = "content", .type = PT_ENUM, .unit = "",
 	  .def.e = TEXT_WORDS, .choices = text_mode_names,
-	  .desc = "text words: Zipf popularity with a growing vocabulary; repeat (one word) or wordlen (Impressions' modes)" },
+	  .desc = "text words: Zipf with a growing vocabulary; Impressions' repeat or wordlen" },
 };
 
 _Static_assert(ARRAY_SIZE(param_table) <= 64 * ARRAY_SIZE(((struct params *)0)->explicit_mask),

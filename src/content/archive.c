@@ -39,7 +39,9 @@
 #define TIME_BASE UINT32_C(1199145600)
 #define TIME_SPAN UINT32_C(504576000)
 
-static int tar_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len);
+struct entries;
+static int tar_fill_entries(const struct gen_file *g, const struct entries *es, uint64_t off,
+			    uint8_t *buf, size_t len);
 
 /* ------------------------------------------------------------------------- */
 /* Shared helpers */
@@ -126,9 +128,11 @@ static uint64_t sub_key(uint64_t key, uint64_t salt, uint64_t i)
 	return rng_mix64(key ^ salt ^ rng_mix64(i + 1));
 }
 
-/* Append formatted text at s + n (never past cap - 1, always terminated); returns the new length. */
-__attribute__((format(printf, 4, 5))) static size_t catf(char *s, size_t n, size_t cap,
-							  const char *fmt, ...)
+/* Append formatted text at s + n (never past cap - 1, always terminated): the new length. */
+static size_t catf(char *s, size_t n, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t catf(char *s, size_t n, size_t cap, const char *fmt, ...)
 {
 	va_list ap;
 	int w;
@@ -145,14 +149,16 @@ __attribute__((format(printf, 4, 5))) static size_t catf(char *s, size_t n, size
 
 /* Names and titles when the model has no vocabulary to draw them from. */
 static const char *const plain_words[] = {
-	"annual",   "budget",  "report",   "notes",    "summary",  "project", "draft",   "final",
-	"meeting",  "minutes", "invoice",  "letter",   "thesis",   "chapter", "review",  "plan",
-	"data",	    "results", "survey",   "sample",   "backup",   "archive", "travel",  "recipes",
-	"manual",   "guide",   "install",  "setup",    "config",   "release", "client",  "server",
-	"design",   "proposal", "contract", "schedule", "inventory", "sales",  "market",  "research",
-	"lecture",  "course",  "homework", "paper",    "slides",   "garden",  "house",   "family",
-	"school",   "history", "science",  "network",  "system",   "orders",  "export",  "records",
-	"accounts", "payroll", "taxes",	   "legal",    "budget",   "weekly",  "monthly", "quarterly",
+	"annual",    "budget",	  "report",  "notes",	"summary",  "project",	"draft",
+	"final",     "meeting",	  "minutes", "invoice", "letter",   "thesis",	"chapter",
+	"review",    "plan",	  "data",    "results", "survey",   "sample",	"backup",
+	"archive",   "travel",	  "recipes", "manual",	"guide",    "install",	"setup",
+	"config",    "release",	  "client",  "server",	"design",   "proposal", "contract",
+	"schedule",  "inventory", "sales",   "market",	"research", "lecture",	"course",
+	"homework",  "paper",	  "slides",  "garden",	"house",    "family",	"school",
+	"history",   "science",	  "network", "system",	"orders",   "export",	"records",
+	"accounts",  "payroll",	  "taxes",   "legal",	"agenda",   "weekly",	"monthly",
+	"quarterly",
 };
 
 /* A fairly common word (not one of the commonest) of the model's vocabulary. */
@@ -185,23 +191,23 @@ static void dos_time(uint32_t t, uint16_t *time, uint16_t *date)
  * decades and scaled to fill exactly what the format leaves for data.
  */
 
-#define ENTRY_NAME_MAX 99     /* ustar's name field, without its prefix */
+#define ENTRY_NAME_MAX 99 /* ustar's name field, without its prefix */
 #define FILES_MAX      1024u
-#define DIRS_MIN       8192u  /* smaller archives hold files only */
-#define NAME_SLOTS     4096u  /* hash slots for duplicate names, > 2 x entries */
+#define DIRS_MIN       8192u /* smaller archives hold files only */
+#define NAME_SLOTS     4096u /* hash slots for duplicate names, > 2 x entries */
 
 enum entry_kind { ENTRY_DIR, ENTRY_TEXT, ENTRY_BINARY, ENTRY_TAR };
 
 struct entry {
-	uint64_t size;	  /* data bytes (0 for a directory) */
-	uint64_t key;	  /* content key */
-	uint64_t off;	  /* the entry's header in the archive */
-	uint32_t crc;	  /* valid when has_crc */
-	uint32_t mtime;	  /* seconds since the epoch */
-	uint32_t weight;  /* share of the data, while sizes are dealt */
-	uint8_t kind;	  /* enum entry_kind */
+	uint64_t size;	 /* data bytes (0 for a directory) */
+	uint64_t key;	 /* content key */
+	uint64_t off;	 /* the entry's header in the archive */
+	uint32_t crc;	 /* valid when has_crc */
+	uint32_t mtime;	 /* seconds since the epoch */
+	uint32_t weight; /* share of the data, while sizes are dealt */
+	uint8_t kind;	 /* enum entry_kind */
 	uint8_t has_crc;
-	uint8_t fixed;	  /* size capped while sizes are dealt */
+	uint8_t fixed; /* size capped while sizes are dealt */
 	uint8_t name_len;
 	char name[ENTRY_NAME_MAX + 1];
 };
@@ -218,8 +224,8 @@ struct entries {
  */
 struct entries_fmt {
 	int64_t (*left)(const struct entries *es, uint64_t size);
-	uint64_t part_max;  /* most units in one member */
-	bool blocks;	    /* units are 512-byte blocks */
+	uint64_t part_max; /* most units in one member */
+	bool blocks;	   /* units are 512-byte blocks */
 };
 
 static const char *const sub_dirs[] = {
@@ -319,8 +325,8 @@ static bool name_new(uint64_t *slot, const char *s, size_t n)
 }
 
 /* Names, kinds, dates and weights of `files` files (in subdirectories when dirs). */
-static int entries_name(const struct gen_file *g, struct entries *es, unsigned int files,
-			bool dirs, bool tiny)
+static int entries_name(const struct gen_file *g, struct entries *es, unsigned int files, bool dirs,
+			bool tiny)
 {
 	char top[48], base[64];
 	size_t tl = 0;
@@ -375,11 +381,15 @@ static int entries_name(const struct gen_file *g, struct entries *es, unsigned i
 		if (gj)
 			pl = catf(e->name, tl, sizeof(e->name), "%s/",
 				  sub_dirs[(sub0 + gj) % ARRAY_SIZE(sub_dirs)]);
-		bl = file_base_name(g, j, kind, tiny, false, base, sizeof(base));
+		bl = file_base_name(g, j, kind, tiny, false, base,
+				    MIN(sizeof(base), sizeof(e->name) - pl));
 		memcpy(e->name + pl, base, bl + 1);
 		if (!name_new(slot, e->name, pl + bl)) {
-			bl = file_base_name(g, j, kind, tiny, true, base, sizeof(base));
+			/* the same name twice in a directory: number the second */
+			bl = file_base_name(g, j, kind, tiny, true, base,
+					    MIN(sizeof(base), sizeof(e->name) - pl));
 			memcpy(e->name + pl, base, bl + 1);
+			name_new(slot, e->name, pl + bl);
 		}
 		e->name_len = (uint8_t)(pl + bl);
 	}
@@ -488,12 +498,16 @@ out_free_entries:
 	return ret;
 }
 
-/* Bytes [at, at + len) of a member's data. */
-static int entry_bytes(const struct gen_file *g, const struct entry *e, uint64_t at, uint8_t *buf,
-		       size_t len)
-{
-	struct gen_file t;
+/* The archive a member of kind ENTRY_TAR is (its entries prebuilt). */
+struct inner_tar {
+	struct gen_file g;
+	struct entries es;
+};
 
+/* Bytes [at, at + len) of a member's data (inner: its archive, for ENTRY_TAR). */
+static int entry_bytes(const struct gen_file *g, const struct entry *e,
+		       const struct inner_tar *inner, uint64_t at, uint8_t *buf, size_t len)
+{
 	switch (e->kind) {
 	case ENTRY_TEXT:
 		gen_text_bytes(g->cm, e->key, at, buf, len);
@@ -504,10 +518,7 @@ static int entry_bytes(const struct gen_file *g, const struct entry *e, uint64_t
 		gen_binary_bytes(g->cm, e->key, at, buf, len);
 		return 0;
 	case ENTRY_TAR:
-		t = (struct gen_file){
-			.key = e->key, .file = g->file, .size = e->size, .ext = "tar", .cm = g->cm
-		};
-		return tar_fill(&t, at, buf, len);
+		return tar_fill_entries(&inner->g, &inner->es, at, buf, len);
 	default:
 		memset(buf, 0, len);
 		return 0;
@@ -515,7 +526,8 @@ static int entry_bytes(const struct gen_file *g, const struct entry *e, uint64_t
 }
 
 /* The CRC-32 of a whole member (made once, in CRC_CHUNK pieces into *scratch). */
-static int entry_crc(const struct gen_file *g, struct entry *e, uint8_t **scratch)
+static int entry_crc(const struct gen_file *g, struct entry *e, const struct inner_tar *inner,
+		     uint8_t **scratch)
 {
 	uint32_t crc = 0;
 	int ret;
@@ -530,7 +542,7 @@ static int entry_crc(const struct gen_file *g, struct entry *e, uint8_t **scratc
 	for (uint64_t at = 0; at < e->size;) {
 		size_t n = (size_t)MIN((uint64_t)CRC_CHUNK, e->size - at);
 
-		ret = entry_bytes(g, e, at, *scratch, n);
+		ret = entry_bytes(g, e, inner, at, *scratch, n);
 		if (ret)
 			return ret;
 		crc = gen_crc32(crc, *scratch, n);
@@ -631,8 +643,8 @@ static size_t zip_local(const struct entry *e, bool z64, uint8_t *p)
 	dos_time(e->mtime, &time, &date);
 	put32(p, 0x04034b50);
 	put16(p + 4, zip_version(e, z64));
-	put16(p + 6, 0);  /* flags */
-	put16(p + 8, 0);  /* stored */
+	put16(p + 6, 0); /* flags */
+	put16(p + 8, 0); /* stored */
 	put16(p + 10, time);
 	put16(p + 12, date);
 	put32(p + 14, e->crc);
@@ -659,7 +671,7 @@ static size_t zip_cdir(const struct entry *e, bool z64, uint8_t *p)
 
 	dos_time(e->mtime, &time, &date);
 	put32(p, 0x02014b50);
-	put16(p + 4, 3 << 8 | (z64 ? 45 : 30));	 /* made by: Unix, 3.0 or 4.5 */
+	put16(p + 4, 3 << 8 | (z64 ? 45 : 30)); /* made by: Unix, 3.0 or 4.5 */
 	put16(p + 6, zip_version(e, z64));
 	put16(p + 8, 0);
 	put16(p + 10, 0);
@@ -670,8 +682,8 @@ static size_t zip_cdir(const struct entry *e, bool z64, uint8_t *p)
 	put32(p + 24, z64 ? UINT32_MAX : (uint32_t)e->size);
 	put16(p + 28, e->name_len);
 	put16(p + 30, z64 ? ZIP64_CDIR_X : 0);
-	put16(p + 32, 0);  /* comment */
-	put16(p + 34, 0);  /* disk */
+	put16(p + 32, 0); /* comment */
+	put16(p + 34, 0); /* disk */
 	put16(p + 36, e->kind == ENTRY_TEXT);
 	put32(p + 38, (dir ? 040755u : 0100644u) << 16 | (dir ? 0x10 : 0));
 	put32(p + 42, z64 ? UINT32_MAX : (uint32_t)e->off);
@@ -724,7 +736,8 @@ static size_t zip_end(const struct zip_layout *zl, uint8_t *p)
 
 static int zip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
 {
-	uint8_t hdr[ZIP_CENTRAL + ENTRY_NAME_MAX + ZIP64_CDIR_X], end[ZIP64_END + ZIP64_LOCATOR + ZIP_END];
+	uint8_t hdr[ZIP_CENTRAL + ENTRY_NAME_MAX + ZIP64_CDIR_X],
+		end[ZIP64_END + ZIP64_LOCATOR + ZIP_END];
 	uint8_t *scratch = NULL;
 	struct zip_layout zl;
 	uint64_t from, pos;
@@ -746,7 +759,7 @@ static int zip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 		if (data + e->size <= off)
 			continue;
 		if (clip(data, e->size, off, len, &from, &cnt)) {
-			ret = entry_bytes(g, e, from - data, buf + (from - off), cnt);
+			ret = entry_bytes(g, e, NULL, from - data, buf + (from - off), cnt);
 			if (ret)
 				goto out_free;
 			if (cnt == e->size) {
@@ -755,7 +768,7 @@ static int zip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 			}
 		}
 		if (clip(e->off, lh, off, len, &from, &cnt)) {
-			ret = entry_crc(g, e, &scratch);
+			ret = entry_crc(g, e, NULL, &scratch);
 			if (ret)
 				goto out_free;
 			n = zip_local(e, zl.z64, hdr);
@@ -769,7 +782,7 @@ static int zip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 
 			n = (size_t)zip_cdir_len(e, zl.z64);
 			if (pos + n > off) {
-				ret = entry_crc(g, e, &scratch);
+				ret = entry_crc(g, e, NULL, &scratch);
 				if (ret)
 					goto out_free;
 				zip_cdir(e, zl.z64, hdr);
@@ -805,12 +818,12 @@ const struct gen_ops gen_zip_ops = {
  * header and the end), 1536 bytes.  Members stay under ustar's 8 GiB.
  */
 
-#define TAR_BLOCK 512u
+#define TAR_BLOCK    512u
 #define TAR_PART_MAX ((UINT64_C(8) << 30) / TAR_BLOCK - 1)
 
 static const char *const tar_users[] = {
-	"alice", "bob",	  "carol", "dave",  "emma",  "frank", "grace", "henry",
-	"irene", "jack",  "karen", "leo",   "maria", "nick",  "olga",  "paul",
+	"alice", "bob",	 "carol", "dave", "emma",  "frank", "grace", "henry",
+	"irene", "jack", "karen", "leo",  "maria", "nick",  "olga",  "paul",
 };
 
 static int64_t tar_left(const struct entries *es, uint64_t size)
@@ -852,12 +865,38 @@ static void tar_header(const struct gen_file *g, const struct entry *e, uint8_t 
 	c[155] = ' ';
 }
 
-static int tar_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
+/* Bytes [off, off + len) of tar g whose members are es. */
+static int tar_fill_entries(const struct gen_file *g, const struct entries *es, uint64_t off,
+			    uint8_t *buf, size_t len)
 {
 	uint8_t h[TAR_BLOCK];
-	struct entries es;
 	uint64_t pos = 0, from;
 	size_t cnt;
+	int ret;
+
+	/* padding, the end blocks and the remainder are zeros */
+	memset(buf, 0, len);
+	for (unsigned int i = 0; i < es->n && pos < off + len; i++) {
+		const struct entry *e = &es->e[i];
+		uint64_t data = pos + TAR_BLOCK;
+
+		if (clip(pos, TAR_BLOCK, off, len, &from, &cnt)) {
+			tar_header(g, e, h);
+			put_region(h, pos, TAR_BLOCK, off, buf, len);
+		}
+		if (clip(data, e->size, off, len, &from, &cnt)) {
+			ret = entry_bytes(g, e, NULL, from - data, buf + (from - off), cnt);
+			if (ret)
+				return ret;
+		}
+		pos = data + (e->size + TAR_BLOCK - 1) / TAR_BLOCK * TAR_BLOCK;
+	}
+	return 0;
+}
+
+static int tar_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
+{
+	struct entries es;
 	int ret;
 
 	ret = check_request(g, TAR_MIN, off, len);
@@ -866,23 +905,7 @@ static int tar_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 	ret = entries_build(g, &tar_fmt, &es);
 	if (ret)
 		return ret;
-	/* padding, the end blocks and the remainder are zeros */
-	memset(buf, 0, len);
-	for (unsigned int i = 0; i < es.n && pos < off + len; i++) {
-		struct entry *e = &es.e[i];
-		uint64_t data = pos + TAR_BLOCK;
-
-		if (clip(pos, TAR_BLOCK, off, len, &from, &cnt)) {
-			tar_header(g, e, h);
-			put_region(h, pos, TAR_BLOCK, off, buf, len);
-		}
-		if (clip(data, e->size, off, len, &from, &cnt)) {
-			ret = entry_bytes(g, e, from - data, buf + (from - off), cnt);
-			if (ret)
-				break;
-		}
-		pos = data + (e->size + TAR_BLOCK - 1) / TAR_BLOCK * TAR_BLOCK;
-	}
+	ret = tar_fill_entries(g, &es, off, buf, len);
 	free(es.e);
 	return ret;
 }
@@ -900,25 +923,51 @@ const struct gen_ops gen_tar_ops = {
  * + 4), the CRC-32 and length of the data.  The data is text, binary, or
  * for "tgz" and one gz file in five a tar archive.  The trailer's CRC-32
  * costs one pass over the data, unless the request holds all of it.
+ *
+ * Stored blocks leave a tar's header in sight, and libmagic takes a file
+ * whose bytes 100-155 look like a tar header's octal fields for a V7 tar
+ * (its test needs byte 148 to be '0' or ' ').  So before a tar, up to four
+ * empty stored blocks (as zlib's sync flush writes) move the tar's header
+ * until byte 148 of the file falls on a byte of its mode, uid or gid fields
+ * that is neither.
  */
 
 #define GZ_BLOCK    32768u
 #define GZ_NAME_MIN 128u
+#define GZ_EMPTY    5u /* an empty stored block */
 
 struct gz_layout {
 	struct entry data;
-	uint64_t hdr;
-	uint64_t blocks;
+	uint64_t hdr;	 /* header bytes */
+	uint64_t lead;	 /* empty blocks before the data blocks, in bytes */
+	uint64_t blocks; /* data blocks */
 };
+
+/* Offsets in a tar header that are never '0' or ' ' in ours (tar_header()). */
+static bool gz_tar_safe(uint64_t at)
+{
+	return (at >= 104 && at <= 107) || (at >= 111 && at <= 113) || at == 115 ||
+	       (at >= 120 && at <= 123);
+}
+
+static void gz_blocks(const struct gen_file *g, struct gz_layout *gl)
+{
+	uint64_t s = g->size - gl->hdr - gl->lead - 8;
+
+	gl->blocks = (s + GZ_BLOCK + 4) / (GZ_BLOCK + 5);
+	if (s - (gl->blocks - 1) * (GZ_BLOCK + 5) < 5)
+		gl->blocks--; /* the last block takes the few bytes left */
+	gl->data.size = s - 5 * gl->blocks;
+}
 
 static void gz_layout(const struct gen_file *g, struct gz_layout *gl)
 {
+	static const char *const ext[] = { ".tar", ".txt", ".log", ".dat", ".bin" };
 	bool tgz = g->ext && !strcmp(g->ext, "tgz");
 	char *name = gl->data.name;
+	unsigned int u, e;
 	size_t n = 0;
-	unsigned int u;
 	struct rng r;
-	uint64_t s;
 
 	memset(gl, 0, sizeof(*gl));
 	rng_open(&r, g->key ^ SALT_GZIP, 0);
@@ -926,29 +975,26 @@ static void gz_layout(const struct gen_file *g, struct gz_layout *gl)
 	gl->data.mtime = TIME_BASE + (uint32_t)rng_below(&r, TIME_SPAN);
 	gl->data.key = sub_key(g->key, SALT_GZIP, 0);
 	if (g->size >= GZ_NAME_MIN) {
-		n = catf(name, 0, 40, "%s", pick_word(g->cm, &r));
+		/* a stem of up to 15 bytes: the tar's header moves by 5 at most 4 times */
+		n = catf(name, 0, 16, "%s", pick_word(g->cm, &r));
 		if (rng_below(&r, 2))
-			n = catf(name, n, 40, "-%u", 1 + (unsigned int)rng_below(&r, 30));
+			n = catf(name, n, 16, "-%u", 1 + (unsigned int)rng_below(&r, 30));
 		n += 4; /* every extension is four bytes: the layout does not depend on it */
 	}
 	gl->hdr = 10 + (n ? n + 1 : 0);
-	s = g->size - gl->hdr - 8;
-	gl->blocks = (s + GZ_BLOCK + 4) / (GZ_BLOCK + 5);
-	if (s - (gl->blocks - 1) * (GZ_BLOCK + 5) < 5)
-		gl->blocks--; /* the last block takes the few bytes left */
-	gl->data.size = s - 5 * gl->blocks;
-	if ((tgz || u < 20) && gl->data.size >= TAR_MIN)
+	gz_blocks(g, gl);
+	if ((tgz || u < 20) && gl->data.size >= TAR_MIN + GZ_EMPTY * 5) {
 		gl->data.kind = ENTRY_TAR;
-	else if (tgz || u < 65)
-		gl->data.kind = ENTRY_TEXT;
-	else
-		gl->data.kind = ENTRY_BINARY;
+		while (!gz_tar_safe(148 - (gl->hdr + gl->lead + 5)) && gl->lead < 4 * GZ_EMPTY)
+			gl->lead += GZ_EMPTY;
+		gz_blocks(g, gl);
+	} else {
+		gl->data.kind = tgz || u < 65 ? ENTRY_TEXT : ENTRY_BINARY;
+	}
 	if (n) {
-		static const char *const ext[] = { ".tar", ".txt", ".log", ".dat", ".bin" };
-		unsigned int e = gl->data.kind == ENTRY_TAR  ? 0 :
-				 gl->data.kind == ENTRY_TEXT ? 1 + (u & 1) :
-							       3 + (u & 1);
-
+		e = gl->data.kind == ENTRY_TAR	? 0 :
+		    gl->data.kind == ENTRY_TEXT ? 1 + (u & 1) :
+						  3 + (u & 1);
 		memcpy(name + n - 4, ext[e], 5);
 		gl->data.name_len = (uint8_t)n;
 	}
@@ -956,12 +1002,14 @@ static void gz_layout(const struct gen_file *g, struct gz_layout *gl)
 
 static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
 {
-	uint8_t h[10 + 48 + 1], b[8];
+	static const uint8_t empty[GZ_EMPTY] = { 0, 0, 0, 0xff, 0xff };
+	uint8_t h[10 + 20 + 1], b[8];
+	struct inner_tar inner = { .es = { NULL, 0 } };
 	uint8_t *scratch = NULL;
 	struct gz_layout gl;
-	bool whole;
-	uint64_t from, k;
+	uint64_t from, k, base;
 	uint32_t crc = 0;
+	bool whole;
 	size_t cnt;
 	int ret;
 
@@ -969,24 +1017,38 @@ static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 	if (ret || !len)
 		return ret;
 	gz_layout(g, &gl);
+	if (gl.data.kind == ENTRY_TAR) {
+		inner.g = (struct gen_file){ .key = gl.data.key,
+					     .file = g->file,
+					     .size = gl.data.size,
+					     .ext = "tar",
+					     .cm = g->cm };
+		ret = entries_build(&inner.g, &tar_fmt, &inner.es);
+		if (ret)
+			return ret;
+	}
 	/* the request holds all the data: its CRC comes along */
 	whole = off <= gl.hdr && off + len >= g->size - 8;
 
 	h[0] = 0x1f;
 	h[1] = 0x8b;
-	h[2] = 8;			/* deflate */
+	h[2] = 8;			 /* deflate */
 	h[3] = gl.data.name_len ? 8 : 0; /* FNAME */
 	put32(h + 4, gl.data.mtime);
 	h[8] = 0;
-	h[9] = 3;			/* Unix */
+	h[9] = 3; /* Unix */
 	if (gl.data.name_len)
 		memcpy(h + 10, gl.data.name, gl.data.name_len + 1);
 	put_region(h, 0, gl.hdr, off, buf, len);
+	for (k = 0; k < gl.lead; k += GZ_EMPTY)
+		put_region(empty, gl.hdr + k, GZ_EMPTY, off, buf, len);
 
-	k = off <= gl.hdr ? 0 : (off - gl.hdr) / (GZ_BLOCK + 5);
+	base = gl.hdr + gl.lead;
+	k = off <= base ? 0 : (off - base) / (GZ_BLOCK + 5);
 	for (; k < gl.blocks; k++) {
-		uint64_t at = gl.hdr + k * (GZ_BLOCK + 5);
-		uint32_t bl = k + 1 < gl.blocks ? GZ_BLOCK : (uint32_t)(gl.data.size - k * GZ_BLOCK);
+		uint64_t at = base + k * (GZ_BLOCK + 5);
+		uint32_t bl =
+			k + 1 < gl.blocks ? GZ_BLOCK : (uint32_t)(gl.data.size - k * GZ_BLOCK);
 
 		if (at >= off + len)
 			break;
@@ -995,10 +1057,10 @@ static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 		put16(b + 3, ~bl & 0xffff);
 		put_region(b, at, 5, off, buf, len);
 		if (clip(at + 5, bl, off, len, &from, &cnt)) {
-			ret = entry_bytes(g, &gl.data, k * GZ_BLOCK + (from - at - 5),
+			ret = entry_bytes(g, &gl.data, &inner, k * GZ_BLOCK + (from - at - 5),
 					  buf + (from - off), cnt);
 			if (ret)
-				return ret;
+				goto out_free;
 			if (whole)
 				crc = gen_crc32(crc, buf + (from - off), cnt);
 		}
@@ -1008,15 +1070,18 @@ static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 			gl.data.crc = crc;
 			gl.data.has_crc = 1;
 		}
-		ret = entry_crc(g, &gl.data, &scratch);
-		free(scratch);
+		ret = entry_crc(g, &gl.data, &inner, &scratch);
 		if (ret)
-			return ret;
+			goto out_free;
 		put32(b, gl.data.crc);
 		put32(b + 4, (uint32_t)gl.data.size);
 		put_region(b, g->size - 8, 8, off, buf, len);
 	}
-	return 0;
+
+out_free:
+	free(scratch);
+	free(inner.es.e);
+	return ret;
 }
 
 const struct gen_ops gen_gzip_ops = {
@@ -1030,49 +1095,53 @@ const struct gen_ops gen_gzip_ops = {
  * PDF 1.4, laid out from the size alone:
  *
  *   header, catalog (1), font (3), Info (4, from 2 KiB on)
- *   pages: a page object and its content stream in 6 KiB, the last page
- *     taking what is left (up to 256 pages; past that the rest is a raw
- *     grey image drawn on the last page)
- *   the page tree (2), the xref table, the trailer, startxref, %%EOF
+ *   pages: a page object and its content stream in 5 KiB, the last page
+ *     taking what is left (up to 256 pages)
+ *   the page tree (2)
+ *   past 256 pages, the rest: a raw grey image, drawn on the last page
+ *   the xref table, the trailer, startxref, %%EOF
+ *
+ * Every object starts in the first few MiB, so the xref table's 10-digit
+ * offsets hold at any size.
  *
  * Object lengths are known in advance (the content stream's /Length is
  * printed in a fixed width), so every offset of the xref table is
  * computed, not searched.  A content stream is word-wrapped text from
- * gen_text_bytes() (one 6 KiB piece of the file's text stream a page),
+ * gen_text_bytes() (one 4 KiB piece of the file's text stream a page),
  * shown line by line in Helvetica, and its page number; spaces fill the
  * stream to its length.  The exact size comes from the last page's
  * stream and, for startxref's digit count, up to 20 spaces in the trailer.
  */
 
-#define PDF_UNIT      6144u  /* a page object and its content stream */
+#define PDF_UNIT      5120u /* a page object and its content stream */
 #define PDF_PAGES_MAX 256u
-#define PDF_RICH      2048u  /* from this size on: the Info dictionary and /ID */
+#define PDF_RICH      2048u /* from this size on: the Info dictionary and /ID */
 #define PDF_HEAD_MAX  1024u
-#define PDF_LINES     56u
-#define PDF_WIDTH     88u    /* characters a line */
-#define PDF_CHUNK     6144u  /* text read for a page */
-#define PDF_TEXT_MIN  80u    /* least content stream of the last page */
+#define PDF_LINES     48u
+#define PDF_WIDTH     86u   /* characters a line */
+#define PDF_CHUNK     4096u /* text read for a page: one unit of text.c */
+#define PDF_TEXT_MIN  80u   /* least content stream of the last page */
 #define PDF_PAD_MAX   20u
-#define PDF_IMG_W     1024u
-#define PDF_TAIL      18u    /* "\nendstream\nendobj\n" */
+#define PDF_IMG_W     1024u /* image width, doubled while the height would pass 2^30 */
+#define PDF_TAIL      18u   /* "\nendstream\nendobj\n" */
 
 struct pdf_layout {
 	bool rich;
-	uint64_t first;	     /* object number of the first page */
+	uint64_t first; /* object number of the first page */
 	uint64_t pages;
 	uint64_t head;	     /* bytes before the first page */
 	uint64_t obj_off[5]; /* objects 1, 3 and 4, in the head */
 	uint64_t last;	     /* bytes of the last page's unit */
-	uint64_t img_off, img_len, img_rows;
-	uint64_t tail_off;   /* the page tree, then the xref table */
+	uint64_t img_off, img_len, img_rows, img_w;
+	uint64_t tree_off; /* the page tree */
 	uint64_t xref_off;
-	uint64_t objs;	     /* xref entries, object 0 included */
-	unsigned int pad;    /* extra spaces in the trailer dictionary */
+	uint64_t objs;	  /* xref entries, object 0 included */
+	unsigned int pad; /* extra spaces in the trailer dictionary */
 };
 
 static const char *const pdf_first_names[] = {
-	"Anna", "David", "Maria", "James", "Laura", "Peter", "Sarah", "Thomas",
-	"Julia", "Michael", "Emma", "Robert", "Sophie", "Daniel", "Clara", "Martin",
+	"Anna",	 "David",   "Maria", "James",  "Laura",	 "Peter",  "Sarah", "Thomas",
+	"Julia", "Michael", "Emma",  "Robert", "Sophie", "Daniel", "Clara", "Martin",
 };
 
 static const struct {
@@ -1116,7 +1185,8 @@ static size_t pdf_head(const struct gen_file *g, bool rich, char *s, size_t cap,
 	obj_off[1] = n;
 	n = catf(s, n, cap, "1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n");
 	obj_off[3] = n;
-	n = catf(s, n, cap, "3 0 obj\n<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica%s >>\nendobj\n",
+	n = catf(s, n, cap,
+		 "3 0 obj\n<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica%s >>\nendobj\n",
 		 rich ? " /Encoding /WinAnsiEncoding" : "");
 	if (rich) {
 		struct rng r;
@@ -1184,19 +1254,20 @@ static uint64_t pdf_unit_over(const struct pdf_layout *pl, uint64_t i, bool img)
 
 static size_t pdf_img_head(const struct pdf_layout *pl, uint64_t rows, char *s, size_t cap)
 {
-	return (size_t)snprintf(s, s ? cap : 0,
-				"%llu 0 obj\n<< /Type /XObject /Subtype /Image /Width %u /Height %llu"
-				" /ColorSpace /DeviceGray /BitsPerComponent 8 /Length %llu >>\n"
-				"stream\n",
-				(unsigned long long)(pl->first + 2 * pl->pages), PDF_IMG_W,
-				(unsigned long long)rows, (unsigned long long)rows * PDF_IMG_W);
+	return (size_t)snprintf(
+		s, s ? cap : 0,
+		"%llu 0 obj\n<< /Type /XObject /Subtype /Image /Width %llu /Height %llu"
+		" /ColorSpace /DeviceGray /BitsPerComponent 8 /Length %llu >>\n"
+		"stream\n",
+		(unsigned long long)(pl->first + 2 * pl->pages), (unsigned long long)pl->img_w,
+		(unsigned long long)rows, (unsigned long long)(rows * pl->img_w));
 }
 
 static uint64_t pdf_tree_len(const struct pdf_layout *pl, uint64_t pages)
 {
-	uint64_t n = (uint64_t)snprintf(NULL, 0,
-					"2 0 obj\n<< /Type /Pages /Count %llu /Kids [] >>\nendobj\n",
-					(unsigned long long)pages);
+	uint64_t n = (uint64_t)snprintf(
+		NULL, 0, "2 0 obj\n<< /Type /Pages /Count %llu /Kids [] >>\nendobj\n",
+		(unsigned long long)pages);
 
 	for (uint64_t i = 0; i < pages; i++)
 		n += ndigits(pl->first + 2 * i) + 4 + (i > 0);
@@ -1213,10 +1284,10 @@ static size_t pdf_trailer(const struct gen_file *g, const struct pdf_layout *pl,
 	if (pl->rich)
 		snprintf(id, sizeof(id), " /Info 4 0 R /ID [<%016llx%016llx> <%016llx%016llx>]", a,
 			 b, a, b);
-	return (size_t)snprintf(s, s ? cap : 0,
-				"trailer\n<< /Size %llu /Root 1 0 R%s%*s >>\nstartxref\n%llu\n%%%%EOF\n",
-				(unsigned long long)objs, id, (int)pad, "",
-				(unsigned long long)xref_off);
+	return (size_t)snprintf(
+		s, s ? cap : 0,
+		"trailer\n<< /Size %llu /Root 1 0 R%s%*s >>\nstartxref\n%llu\n%%%%EOF\n",
+		(unsigned long long)objs, id, (int)pad, "", (unsigned long long)xref_off);
 }
 
 /* From "xref" to the end: the xref table, the trailer, startxref with d digits. */
@@ -1296,21 +1367,27 @@ static int pdf_layout(const struct gen_file *g, struct pdf_layout *pl)
 	ret = pdf_xref_at(g, pl, pl->objs, &pl->pad, &pl->xref_off);
 	if (ret)
 		return ret;
-	pl->tail_off = pl->xref_off - pdf_tree_len(pl, n);
-
 	if (!img) {
-		pl->last = pl->tail_off - pl->head - (n - 1) * PDF_UNIT;
+		pl->last = pl->xref_off - pdf_tree_len(pl, n) - pl->head - (n - 1) * PDF_UNIT;
 	} else {
-		uint64_t avail = pl->tail_off - pl->head - n * PDF_UNIT, rows = avail / PDF_IMG_W;
+		uint64_t avail = pl->xref_off - pdf_tree_len(pl, n) - pl->head - n * PDF_UNIT;
+		uint64_t rows;
+
+		for (pl->img_w = PDF_IMG_W; avail / pl->img_w > (UINT64_C(1) << 30);)
+			pl->img_w *= 2;
+		rows = avail / pl->img_w;
 
 		pl->img_len = 1; /* pdf_img_page() from here on */
-		while (rows && pdf_img_head(pl, rows, NULL, 0) + PDF_TAIL + rows * PDF_IMG_W > avail)
+		while (rows &&
+		       pdf_img_head(pl, rows, NULL, 0) + PDF_TAIL + rows * pl->img_w > avail)
 			rows--;
 		pl->img_rows = rows;
-		pl->img_len = pdf_img_head(pl, rows, NULL, 0) + PDF_TAIL + rows * PDF_IMG_W;
+		pl->img_len = pdf_img_head(pl, rows, NULL, 0) + PDF_TAIL + rows * pl->img_w;
 		pl->last = PDF_UNIT + avail - pl->img_len;
-		pl->img_off = pl->head + (n - 1) * PDF_UNIT + pl->last;
 	}
+	/* the tree before the image: every object starts before byte 10^10 */
+	pl->tree_off = pl->head + (n - 1) * PDF_UNIT + pl->last;
+	pl->img_off = pl->tree_off + pdf_tree_len(pl, n);
 	return 0;
 }
 
@@ -1371,7 +1448,8 @@ static void pdf_content(const struct gen_file *g, const struct pdf_layout *pl, u
 
 	gen_text_bytes(g->cm, sub_key(g->key, SALT_PAGE, 0), i * PDF_CHUNK, src, PDF_CHUNK);
 	/* start at a sentence (or at least a word) */
-	while (p < 512 && !(src[p] == '\n' || (p && src[p - 1] == '.' && src[p] == ' ')))
+	while (p < 512 && !(p >= 1 && src[p] == ' ' && strchr(".?!", src[p - 1])) &&
+	       !(p >= 1 && src[p] == '\n' && src[p - 1] == '\n'))
 		p++;
 	if (p == 512)
 		for (p = 0; p < 512 && !pdf_space(src[p]); p++)
@@ -1443,7 +1521,7 @@ static uint64_t pdf_obj_off(const struct pdf_layout *pl, uint64_t obj)
 	uint64_t i;
 
 	if (obj == 2)
-		return pl->tail_off;
+		return pl->tree_off;
 	if (obj < pl->first)
 		return pl->obj_off[obj];
 	if (pl->img_len && obj == pl->objs - 1)
@@ -1454,8 +1532,8 @@ static uint64_t pdf_obj_off(const struct pdf_layout *pl, uint64_t obj)
 	return pl->head + i * PDF_UNIT + pdf_page_obj(pl, i, pdf_img_page(pl, i), NULL, 0);
 }
 
-/* The page tree, the xref table and the trailer into s (len + 1 bytes): its length. */
-static size_t pdf_tail(const struct gen_file *g, const struct pdf_layout *pl, char *s, size_t len)
+/* The page tree into s (len + 1 bytes): its length. */
+static size_t pdf_tree(const struct pdf_layout *pl, char *s, size_t len)
 {
 	size_t n;
 
@@ -1464,7 +1542,15 @@ static size_t pdf_tail(const struct gen_file *g, const struct pdf_layout *pl, ch
 	for (uint64_t i = 0; i < pl->pages; i++)
 		n = catf(s, n, len + 1, "%s%llu 0 R", i ? " " : "",
 			 (unsigned long long)(pl->first + 2 * i));
-	n = catf(s, n, len + 1, "] >>\nendobj\nxref\n0 %llu\n0000000000 65535 f \n",
+	return catf(s, n, len + 1, "] >>\nendobj\n");
+}
+
+/* The xref table and the trailer into s (len + 1 bytes): its length. */
+static size_t pdf_xref(const struct gen_file *g, const struct pdf_layout *pl, char *s, size_t len)
+{
+	size_t n;
+
+	n = catf(s, 0, len + 1, "xref\n0 %llu\n0000000000 65535 f \n",
 		 (unsigned long long)pl->objs);
 	for (uint64_t o = 1; o < pl->objs; o++)
 		n = catf(s, n, len + 1, "%010llu 00000 n \n",
@@ -1511,7 +1597,7 @@ static int pdf_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 
 	if (pl.img_len) {
 		uint64_t hl = pdf_img_head(&pl, pl.img_rows, ih, sizeof(ih));
-		uint64_t data = pl.img_off + hl, dl = pl.img_rows * PDF_IMG_W;
+		uint64_t data = pl.img_off + hl, dl = pl.img_rows * pl.img_w;
 
 		put_region(ih, pl.img_off, hl, off, buf, len);
 		if (clip(data, dl, off, len, &from, &cnt))
@@ -1520,13 +1606,22 @@ static int pdf_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 		put_region("\nendstream\nendobj\n", data + dl, PDF_TAIL, off, buf, len);
 	}
 
-	tl = g->size - pl.tail_off;
-	if (clip(pl.tail_off, tl, off, len, &from, &cnt)) {
+	tl = pdf_tree_len(&pl, pl.pages);
+	if (clip(pl.tree_off, tl, off, len, &from, &cnt)) {
 		tmp = malloc(tl + 1);
 		if (!tmp)
 			return -ENOMEM;
-		ret = pdf_tail(g, &pl, tmp, (size_t)tl) == tl ? 0 : -EIO;
-		put_region(tmp, pl.tail_off, tl, off, buf, len);
+		ret = pdf_tree(&pl, tmp, (size_t)tl) == tl ? 0 : -EIO;
+		put_region(tmp, pl.tree_off, tl, off, buf, len);
+		free(tmp);
+	}
+	tl = g->size - pl.xref_off;
+	if (!ret && clip(pl.xref_off, tl, off, len, &from, &cnt)) {
+		tmp = malloc(tl + 1);
+		if (!tmp)
+			return -ENOMEM;
+		ret = pdf_xref(g, &pl, tmp, (size_t)tl) == tl ? 0 : -EIO;
+		put_region(tmp, pl.xref_off, tl, off, buf, len);
 		free(tmp);
 	}
 	return ret;

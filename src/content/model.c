@@ -94,13 +94,14 @@ static const char *const blocked_word[] = {
 static int blocked(const char *s, size_t n)
 {
 	for (size_t i = 0; i < sizeof(blocked_prefix) / sizeof(blocked_prefix[0]); i++) {
-		size_t l = strlen(blocked_prefix[i]);
+		size_t l = blocked_prefix[i][0] == s[0] ? strlen(blocked_prefix[i]) : n + 1;
 
 		if (n >= l && !memcmp(s, blocked_prefix[i], l))
 			return 1;
 	}
 	for (size_t i = 0; i < sizeof(blocked_word) / sizeof(blocked_word[0]); i++)
-		if (strlen(blocked_word[i]) == n && !memcmp(s, blocked_word[i], n))
+		if (blocked_word[i][0] == s[0] && strlen(blocked_word[i]) == n &&
+		    !memcmp(s, blocked_word[i], n))
 			return 1;
 	return 0;
 }
@@ -292,7 +293,8 @@ static int lexicon(struct vocab *v)
 				continue;
 		}
 		h = word_hash(w, n) & (cap - 1);
-		while (set[h] && (v->len[set[h] - 1] != n || memcmp(v->buf + v->off[set[h] - 1], w, n)))
+		while (set[h] && (v->len[set[h] - 1] != n ||
+				  memcmp(v->buf + v->off[set[h] - 1], w, n)))
 			h = (h + 1) & (cap - 1);
 		if (set[h])
 			continue;
@@ -372,19 +374,24 @@ static int build_ranks(struct content_model *cm, struct vocab *v)
 		struct rank_item *f = bsearch(&k, it, n, sizeof(*it), cmp_text);
 
 		if (f)
-			f->common = (int32_t)c;	/* downwards: a repeated word keeps its first place */
+			f->common = (int32_t)c;	/* downwards: a word keeps its first place */
 	}
 	for (size_t i = 0; i < n; i++)
 		if (it[i].common < 0)
 			count[it[i].len]++;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t h = rng_mix64(word_hash(it[i].s, it[i].len) ^ UINT64_C(0x5851F42D4C957F2D));
-		double u = ((double)(h >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+		uint64_t h = word_hash(it[i].s, it[i].len) ^ UINT64_C(0x5851F42D4C957F2D);
+		double u;
+
+		h = rng_mix64(h);
+		u = ((double)(h >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 
 		if (it[i].common < 0)
 			it[i].key = -log(u) * (double)count[it[i].len] / wordlen_f(it[i].len);
 	}
 	qsort(it, n, sizeof(*it), cmp_rank);
+	if (n > CONTENT_WORDS_MAX - WMAX)
+		n = CONTENT_WORDS_MAX - WMAX;	/* room for the lengths added below */
 
 	/* every length must exist: the generators end lines with a word of an exact length */
 	for (unsigned l = 1; l <= WMAX; l++) {

@@ -10,6 +10,9 @@ struct plan;
 /* Longest vocabulary word: the text generators copy words 16 bytes at a time. */
 #define CONTENT_WORD_MAX 16
 
+/* Most words a vocabulary keeps (its most popular): ranks fit in 16 bits. */
+#define CONTENT_WORDS_MAX 65535
+
 /* The system word list used when it is readable (Debian package wamerican). */
 #define CONTENT_WORDLIST "/usr/share/dict/words"
 

@@ -1,4 +1,4 @@
-/* text.c - text content from the word model: prose, logs, CSV, Markdown, config, HTML, source code, JSON, XML */
+/* text.c - text from the word model: prose, logs, CSV, Markdown, config, HTML, source, JSON, XML */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -23,10 +23,10 @@
  * many.
  */
 #define UNIT		4096u
-#define SLACK		8192u	/* a unit is built in a buffer this much longer: items are rolled back */
+#define SLACK		8192u	/* unit buffers are this much longer (roll-back) */
 #define FRAME_MAX	1536u	/* longest header or footer */
 #define WMAX		CONTENT_WORD_MAX
-#define WFIN		12u	/* a line or sentence is closed with a word of an exact length up to this */
+#define WFIN		12u	/* longest exact-length word closing a line */
 
 /*
  * Heaps' law.  A document at word position n (counted from the start of
@@ -73,31 +73,104 @@
 /* ------------------------------------------------------------------------- */
 /* The samplers */
 
-#define GUIDE_ONE UINT32_C(0x80000000)
-
+/*
+ * The Zipf sampler: Walker's alias table (Vose's construction) over all
+ * ranks, one 32-bit entry a column: a 16-bit keep threshold and the 16-bit
+ * rank given instead.  A draw is one read of a 256 KiB table and no
+ * branch, which matters: a CDF search with a guide table (branches, two
+ * dependent reads) made text generation 1.5 times slower.  Exact up to
+ * the 16-bit rounding of the keep shares: a relative error of at most
+ * about 2^-16 on a rank's probability, 2^-16 / (n p(r)) for rare ranks.
+ * Ranks fit in 16 bits: vocabularies have at most CONTENT_WORDS_MAX words.
+ */
 struct text_model {
 	uint32_t n;                 /* words */
-	uint32_t *cum;              /* cum[r]: weight of ranks < r, scaled to 2^32 - 1 */
-	uint32_t *guide;            /* guide[j]: first rank r with cum[r + 1] > j << gshift,
-				     * | GUIDE_ONE when the whole cell is that rank's */
-	unsigned gshift;
+	uint32_t *alias;            /* column c: keep threshold (low 16 bits), other rank */
 	uint8_t (*slot)[WMAX];      /* word r, zero-padded: copied WMAX bytes at a time */
 	const uint8_t *len;
 	uint32_t lfirst[WMAX + 2];  /* words of length l: by_len[lfirst[l] .. lfirst[l + 1]) */
 	uint32_t *by_len;           /* ranks by length, then by rank */
 	uint8_t wl[1024];           /* Impressions' F(L) as an inverse CDF */
+	uint8_t *keyword;           /* keyword[r]: word r is a keyword of some language */
 	int mode;
 };
+
+/* Words that are keywords somewhere: never an identifier alone. */
+static const char *const keywords[] = {
+	"if", "do", "in", "is", "or", "and", "not", "new", "for", "case", "long", "int",
+	"char", "else", "return", "class", "def", "end", "let", "var", "const", "use",
+	"sub", "my", "function", "import", "from", "as", "with", "try", "then", "fi",
+	"done", "go", "type", "func", "map", "self", "this", "print", "switch", "static",
+	"public", "private", "true", "false", "null", "none", "while", "break", "default",
+	"auto", "double", "float", "short", "void", "struct", "union", "enum", "package",
+	"range", "match", "loop", "move", "ref", "mut", "pub", "impl", "trait", "where",
+	"yield", "global", "local", "echo", "each", "begin", "rescue", "unless", "until",
+	"elif", "pass", "lambda", "del", "assert", "raise", "except", "finally", "goto",
+	"volatile", "register", "extern", "signed", "unsigned", "sizeof", "typedef", "select",
+	"defer", "chan", "interface", "object", "string", "final", "abstract", "throw",
+	"throws", "catch", "super", "native", "delete", "typeof", "instanceof", "export",
+	"of", "at", "be", "by", "on", "to", "so", "up", "no", "we", "us", "an", "it",
+};
+
+/* The alias table of weights (r + 1)^-s over ranks 0..n-1. */
+static int build_alias(struct text_model *tm, double s)
+{
+	uint32_t n = tm->n, *small = malloc(n * sizeof(*small)), *large;
+	double *q = malloc(n * sizeof(*q)), mass = 0;
+	uint32_t ns = 0, nl = 0;
+
+	large = malloc(n * sizeof(*large));
+	if (!small || !large || !q) {
+		free(small);
+		free(large);
+		free(q);
+		return -ENOMEM;
+	}
+	for (uint32_t r = 0; r < n; r++)
+		mass += pow((double)r + 1, -s);
+	for (uint32_t r = 0; r < n; r++) {
+		q[r] = pow((double)r + 1, -s) * n / mass;
+		if (q[r] < 1)
+			small[ns++] = r;
+		else
+			large[nl++] = r;
+	}
+	while (ns && nl) {
+		uint32_t a = small[--ns], b = large[nl - 1];
+		double keep = floor(q[a] * 65536.0 + 0.5);
+
+		tm->alias[a] = (uint32_t)MIN(keep, 65535.0) | b << 16;
+		q[b] -= 1 - q[a];
+		if (q[b] < 1) {
+			nl--;
+			small[ns++] = b;
+		}
+	}
+	/* what is left holds a whole column (up to rounding): it gives itself */
+	while (nl) {
+		uint32_t b = large[--nl];
+
+		tm->alias[b] = 65535u | b << 16;
+	}
+	while (ns) {
+		uint32_t a = small[--ns];
+
+		tm->alias[a] = 65535u | a << 16;
+	}
+	free(small);
+	free(large);
+	free(q);
+	return 0;
+}
 
 int content_text_init(struct content_model *cm)
 {
 	struct text_model *tm;
-	double s = cm->zipf_exponent, tot = 0, acc = 0;
+	double s = cm->zipf_exponent;
 	uint32_t n = (uint32_t)cm->nwords;
-	unsigned k = 10;
 	uint32_t count[WMAX + 2] = { 0 };
 
-	if (cm->nwords < 1 || cm->nwords > (1u << 24) || !(s > 0 && s <= 16))
+	if (cm->nwords < 1 || cm->nwords > CONTENT_WORDS_MAX || !(s > 0 && s <= 16))
 		return -EINVAL;
 	for (uint32_t r = 0; r < n; r++) {
 		if (cm->word_len[r] < 1 || cm->word_len[r] > WMAX)
@@ -107,49 +180,36 @@ int content_text_init(struct content_model *cm)
 	for (unsigned l = 1; l <= WMAX; l++)
 		if (!count[l])
 			return -EINVAL;
-	while ((1u << k) < n)
-		k++;
 	tm = calloc(1, sizeof(*tm));
 	if (!tm)
 		return -ENOMEM;
 	tm->n = n;
 	tm->mode = cm->text_mode;
 	tm->len = cm->word_len;
-	tm->gshift = 32 - k;
-	tm->cum = malloc(((size_t)n + 1) * sizeof(*tm->cum));
-	tm->guide = malloc(((size_t)1 << k) * sizeof(*tm->guide));
+	tm->alias = malloc((size_t)n * sizeof(*tm->alias));
 	tm->slot = calloc(n, sizeof(*tm->slot));
 	tm->by_len = malloc((size_t)n * sizeof(*tm->by_len));
-	if (!tm->cum || !tm->guide || !tm->slot || !tm->by_len) {
+	tm->keyword = calloc(n, 1);
+	if (!tm->alias || !tm->slot || !tm->by_len || !tm->keyword || build_alias(tm, s)) {
 		cm->text_priv = tm;
 		content_text_release(cm);
 		return -ENOMEM;
 	}
 
-	/* Zipf weights (r + 1)^-s, cumulated in 32-bit fixed point */
-	for (uint32_t r = 0; r < n; r++)
-		tot += pow((double)r + 1, -s);
-	tm->cum[0] = 0;
-	for (uint32_t r = 0; r < n; r++) {
-		double c;
+	{
+		uint8_t kwlen[NELEM(keywords)];
 
-		acc += pow((double)r + 1, -s);
-		c = floor(acc / tot * 4294967295.0);
-		tm->cum[r + 1] = c >= 4294967295.0 ? UINT32_MAX : (uint32_t)c;
+		for (size_t i = 0; i < NELEM(keywords); i++)
+			kwlen[i] = (uint8_t)strlen(keywords[i]);
+		for (uint32_t r = 0; r < n; r++) {
+			memcpy(tm->slot[r], cm->word[r], cm->word_len[r]);
+			for (size_t i = 0; i < NELEM(keywords); i++)
+				if (kwlen[i] == cm->word_len[r] &&
+				    keywords[i][0] == cm->word[r][0] &&
+				    !memcmp(keywords[i], cm->word[r], kwlen[i]))
+					tm->keyword[r] = 1;
+		}
 	}
-	tm->cum[n] = UINT32_MAX;
-	for (uint32_t j = 0, r = 0; j < (1u << k); j++) {
-		uint64_t t = (uint64_t)j << tm->gshift;
-
-		while (tm->cum[r + 1] <= t)
-			r++;
-		tm->guide[j] = r;
-		if (tm->cum[r + 1] >= t + (UINT64_C(1) << tm->gshift) - 1)
-			tm->guide[j] |= GUIDE_ONE;
-	}
-
-	for (uint32_t r = 0; r < n; r++)
-		memcpy(tm->slot[r], cm->word[r], cm->word_len[r]);
 	tm->lfirst[1] = 0;
 	for (unsigned l = 1; l <= WMAX; l++)
 		tm->lfirst[l + 1] = tm->lfirst[l] + count[l];
@@ -189,10 +249,10 @@ void content_text_release(struct content_model *cm)
 
 	if (!tm)
 		return;
-	free(tm->cum);
-	free(tm->guide);
+	free(tm->alias);
 	free(tm->slot);
 	free(tm->by_len);
+	free(tm->keyword);
 	free(tm);
 	cm->text_priv = NULL;
 }
@@ -268,27 +328,27 @@ static void heaps_update(struct tw *w)
 	w->pos_next = nv == tm->n ? UINT64_MAX : w->pos + (w->pos >> 4) + 16;
 }
 
-/* Rank of the Zipf law at quantile u / 2^32: guide table, then a short scan. */
-static inline uint32_t zipf_rank(const struct text_model *tm, uint32_t u)
+/* A rank of the Zipf law from bits 16..63 of x. */
+static inline uint32_t zipf_rank(const struct text_model *tm, uint64_t x)
 {
-	uint32_t g = tm->guide[u >> tm->gshift], r = g & ~GUIDE_ONE;
+	uint32_t c = (uint32_t)(((x >> 32) * tm->n) >> 32), e = tm->alias[c];
 
-	if (!(g & GUIDE_ONE))
-		while (tm->cum[r + 1] <= u)
-			r++;
-	return r;
+	return ((x >> 16) & 0xFFFF) < (e & 0xFFFF) ? c : e >> 16;
 }
 
-/* A word's rank by the text mode, from bits 8..63 of x (the caller may use bits 0..7). */
+/* A word's rank by the text mode, from bits 16..63 of x (the caller may use bits 0..15). */
 static inline uint32_t draw_word(struct tw *w, uint64_t x)
 {
 	const struct text_model *tm = w->tm;
 
 	if (tm->mode == TEXT_WORDS) {
-		uint32_t r = zipf_rank(tm, (uint32_t)(x >> 32));
+		uint32_t r = zipf_rank(tm, x);
 
-		if (r >= w->vcur)
-			r = w->vhalf + (uint32_t)((((x >> 8) & 0xFFFFFF) * (w->vcur - w->vhalf)) >> 24);
+		if (r >= w->vcur) {
+			uint64_t span = w->vcur - w->vhalf;
+
+			r = w->vhalf + (uint32_t)(((tnext(&w->r) >> 32) * span) >> 32);
+		}
 		if (r - TOPIC_AT < NTOPIC)
 			r = w->topic[r - TOPIC_AT];
 		if (++w->pos >= w->pos_next)
@@ -394,10 +454,12 @@ static void tw_open(struct tw *w, const struct content_model *cm, uint64_t key, 
 	w->col = 0;
 	/* a document's line width: 64..80, or none (paragraphs on one line) */
 	w->width = (d & 7) == 0 ? 1u << 30 : 64 + (unsigned)((d >> 8) % 17);
-	for (unsigned i = 0; i < NTOPIC; i++)
-		w->topic[i] = span ? TOPIC_LO + (uint32_t)below(rng_mix64(key ^ (SALT_TOPIC + i)), span)
-				   : TOPIC_AT + i;
-	w->rep = zipf_rank(tm, (uint32_t)rng_mix64(key ^ SALT_REP));
+	for (unsigned i = 0; i < NTOPIC; i++) {
+		uint64_t h = rng_mix64(key ^ (SALT_TOPIC + i));
+
+		w->topic[i] = span ? TOPIC_LO + (uint32_t)below(h, span) : TOPIC_AT + i;
+	}
+	w->rep = zipf_rank(tm, rng_mix64(key ^ SALT_REP));
 	w->pos = unit >= UINT64_MAX / UNIT_WORDS ? 0 : unit * UNIT_WORDS;
 	heaps_update(w);
 }
@@ -410,7 +472,7 @@ static void tw_open(struct tw *w, const struct content_model *cm, uint64_t key, 
 #define T_NL	0x04	/* end with a line break */
 #define T_PLAIN	0x08	/* words only: no capitals, no punctuation */
 #define T_CAPS	0x10	/* capitalize every word (titles) */
-#define T_STOP	0x20	/* may end early at a sentence once past w->stop (top-level text only) */
+#define T_STOP	0x20	/* may end at a sentence past w->stop (top-level only) */
 
 static inline unsigned text_tail(unsigned fl)
 {
@@ -515,7 +577,8 @@ static void put_text(struct tw *w, size_t n, unsigned fl)
 				return;
 			}
 			x = tnext(&w->r);
-			left = 3 + (unsigned)(x & 7) + (unsigned)((x >> 3) & 7) + (unsigned)((x >> 6) & 7);
+			left = 3 + (unsigned)(x & 7) + (unsigned)((x >> 3) & 7) +
+			       (unsigned)((x >> 6) & 7);
 			if (!sents)
 				sents = 1 + (unsigned)((x >> 9) % 6);
 			cap = !plain;
@@ -565,7 +628,8 @@ static void put_phrase(struct tw *w, unsigned lo, unsigned hi, unsigned fl)
  * Comment lines filling exactly n bytes: indent, pre, a sentence, post,
  * newline, about 40 to 78 bytes each; blank lines when n is too short.
  */
-static void comment_lines(struct tw *w, size_t n, const char *indent, const char *pre, const char *post)
+static void comment_lines(struct tw *w, size_t n, const char *indent, const char *pre,
+			  const char *post)
 {
 	size_t fixed = strlen(indent) + strlen(pre) + strlen(post) + 1;
 
@@ -702,7 +766,7 @@ static int text_fill(const struct tfmt *f, const struct gen_file *g, uint64_t of
 			w.stop = tmp + in + n;
 			f->unit(g, fr, &w, u, ul);
 			if (in + n == ul && w.p != tmp + ul) {
-				ret = -EIO;	/* a unit of the wrong length: a bug, never silent */
+				ret = -EIO;	/* a unit of the wrong length: a bug */
 				break;
 			}
 			memcpy(buf, tmp + in, n);
@@ -772,8 +836,8 @@ static void md_unit(const struct gen_file *g, const struct frame *fr, struct tw 
 
 		if (w->p >= w->stop)
 			return;
-		if (end - w->p < 400)
-			break;
+		if (end - w->p < 1000)
+			break;	/* the last paragraphs take the rest: nothing to roll back */
 		x = tnext(&w->r);
 		switch (x % 20) {
 		case 0:
@@ -829,7 +893,7 @@ static const struct tfmt fmt_md = { .frame = md_frame, .unit = md_unit };
 /* Logs: timestamped lines, in time order across units */
 
 #define LOG_UNIT_MS	600000u			/* a unit spans ten minutes */
-#define LOG_STEP_MS	(LOG_UNIT_MS / 128)	/* lines are at least 32 bytes: < 128 a unit */
+#define LOG_STEP_MS	(LOG_UNIT_MS / 128)	/* lines of >= 32 bytes: < 128 a unit */
 
 static const char *const log_levels[] = {
 	"INFO", "INFO", "INFO", "INFO", "INFO", "INFO", "INFO", "INFO", "INFO", "INFO",
@@ -844,20 +908,22 @@ static void log_unit(const struct gen_file *g, const struct frame *fr, struct tw
 	unsigned style = (unsigned)(d % 3), nproc = 2 + (unsigned)((d >> 8) % 4);
 	uint32_t host, proc[6], pid[6];
 	struct trng fr_r = { rng_mix64(g->key ^ SALT_FRAME ^ 0x1065) };
+	uint32_t names = MIN(IDENT_HI, w->tm->n) - IDENT_LO;
 
 	(void)fr;
 	/* file-level: start time (2017..2025), host and programs */
 	t0 = (UINT64_C(1483228800) + below(tnext(&fr_r), 252460800)) * 1000;
-	host = IDENT_LO + (uint32_t)below(tnext(&fr_r), MIN(IDENT_HI, w->tm->n) - IDENT_LO);
+	host = IDENT_LO + (uint32_t)below(tnext(&fr_r), names);
 	for (unsigned i = 0; i < nproc; i++) {
-		proc[i] = IDENT_LO + (uint32_t)below(tnext(&fr_r), MIN(IDENT_HI, w->tm->n) - IDENT_LO);
+		proc[i] = IDENT_LO + (uint32_t)below(tnext(&fr_r), names);
 		pid[i] = 100 + (uint32_t)below(tnext(&fr_r), 32000);
 	}
 	for (unsigned i = 0;; i++) {
 		uint8_t *mark = w->p;
 		size_t room = (size_t)(end - w->p), m;
 		uint64_t x = tnext(&w->r);
-		uint64_t ms = t0 + u * LOG_UNIT_MS + (uint64_t)i * LOG_STEP_MS + below(x, LOG_STEP_MS / 2);
+		uint64_t ms = t0 + u * LOG_UNIT_MS + (uint64_t)i * LOG_STEP_MS +
+			      below(x, LOG_STEP_MS / 2);
 		uint64_t sec = ms / 1000;
 		int64_t y;
 		unsigned mo, da, k = (unsigned)((x >> 40) % nproc);
@@ -939,7 +1005,9 @@ static int reserved_name(const char *s, size_t n)
 
 static void schema_init(struct tw *w, struct schema *sc, unsigned variant)
 {
-	static const uint8_t mid[] = { F_WORD, F_WORDS, F_INT, F_DEC, F_DATE, F_BOOL, F_TAGS, F_WORD };
+	static const uint8_t mid[] = {
+		F_WORD, F_WORDS, F_INT, F_DEC, F_DATE, F_BOOL, F_TAGS, F_WORD,
+	};
 	const struct text_model *tm = w->tm;
 
 	sc->n = 4 + (unsigned)below(tnext(&w->r), FIELDS_MAX - 3);
@@ -1085,8 +1153,10 @@ static void csv_unit_sep(const struct gen_file *g, const struct frame *fr, struc
 		if (w->p >= w->stop || w->p == end)
 			return;
 		for (unsigned f = 0; f + 1 < sc->n; f++) {
-			put_value(w, sc->type[f] == F_TAGS ? F_WORDS : sc->type[f], u * 1000 + i + 1,
-				  sep == ',' && sc->type[f] == F_WORDS ? '"' : 0);
+			unsigned type = sc->type[f] == F_TAGS ? F_WORDS : sc->type[f];
+
+			put_value(w, type, u * 1000 + i + 1,
+				  sep == ',' && type == F_WORDS ? '"' : 0);
 			put_ch(w, sep);
 		}
 		t = text_len(w, end, sep == ',' ? 3 : 1, 300);
@@ -1439,7 +1509,9 @@ static void conf_unit(const struct gen_file *g, const struct frame *fr, struct t
 			put_rank(w, name_word(w), 0);
 			if (yaml && ((x >> (16 + i)) & 7) == 0) {
 				put_str(w, ":\n");
-				for (unsigned j = 0, m = 1 + (unsigned)((x >> 40) % 4); j < m; j++) {
+				unsigned m = 1 + (unsigned)((x >> 40) % 4);
+
+				for (unsigned j = 0; j < m; j++) {
 					put_str(w, "    - ");
 					put_rank(w, name_word(w), 0);
 					put_ch(w, '\n');
@@ -1489,9 +1561,11 @@ static void html_frame(const struct gen_file *g, const struct content_model *cm,
 	put_phrase(&w, 10, 60, T_CAPS);
 	tl = (size_t)(w.p - title);
 	w.p = fr->head;
-	put_str(&w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>");
+	put_str(&w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		"<meta charset=\"utf-8\" />\n<title>");
 	put_mem(&w, (const char *)title, tl);
-	put_str(&w, "</title>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n"
+	put_str(&w, "</title>\n"
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n"
 		"<link rel=\"stylesheet\" href=\"/css/");
 	put_rank(&w, name_word(&w), 0);
 	put_str(&w, ".css\" />\n</head>\n<body>\n<h1>");
@@ -1505,7 +1579,8 @@ static void html_frame(const struct gen_file *g, const struct content_model *cm,
 	/* small files: the minimal document, its title cut to fit */
 	fr->variant = 1;
 	if (g->size >= sizeof(mini_open) - 1 + sizeof(mini_close) - 1 + flen + 1) {
-		size_t room = (size_t)g->size - (sizeof(mini_open) - 1) - (sizeof(mini_close) - 1) - flen;
+		size_t room = (size_t)g->size - (sizeof(mini_open) - 1) -
+			      (sizeof(mini_close) - 1) - flen;
 
 		w.p = fr->head;
 		put_str(&w, mini_open);
@@ -1571,8 +1646,8 @@ static void html_unit(const struct gen_file *g, const struct frame *fr, struct t
 
 		if (w->p >= w->stop)
 			return;
-		if (end - w->p < 400)
-			break;
+		if (end - w->p < 1200)
+			break;	/* the last paragraph takes the rest: nothing to roll back */
 		x = tnext(&w->r);
 		w->col = 0;
 		switch (x % 20) {
@@ -1744,7 +1819,8 @@ static const struct lang lang_cs = {
 	.name = "cs", .camel = 1, .ind = "    ", .lc = "// ", .lc_end = "",
 	.first = "using System;",
 	.imports = LIST("using System.Collections.Generic;", "using System.IO;",
-			"using System.Linq;", "using System.Text;", "using System.Threading.Tasks;"),
+			"using System.Linq;", "using System.Text;",
+			"using System.Threading.Tasks;"),
 	.open = "namespace `N\n{\n    public class `N\n    {\n", .close = "    }\n}", .depth0 = 2,
 	.fn_open = "public `t `I(`t `v, `t `v)`>{", .fn_close = "}",
 	.stmts = LIST("var `v = `c(`v);", "`v = `v + `n;", "Console.WriteLine(\"`s {0}\", `v);",
@@ -1793,7 +1869,8 @@ static const struct lang lang_go = {
 	.ret = "return `v, nil",
 	.rec_open = "type `I struct {", .rec_field = "`I `t", .rec_close = "}",
 	.konst = "const `I = `n",
-	.types = LIST("int", "string", "[]byte", "bool", "float64", "uint64", "*`I", "map[string]int"),
+	.types = LIST("int", "string", "[]byte", "bool", "float64", "uint64", "*`I",
+		      "map[string]int"),
 	.calls = LIST("strings.TrimSpace", "len", "fmt.Sprint", "`i", "`I"),
 };
 
@@ -1927,37 +2004,12 @@ struct src {
 
 enum { ID_LANG, ID_SNAKE, ID_CAMEL, ID_PASCAL, ID_UPPER };
 
-static int keyword(const uint8_t *s, unsigned n)
-{
-	static const char *const kw[] = {
-		"if", "do", "in", "is", "or", "and", "not", "new", "for", "case", "long", "int",
-		"char", "else", "return", "class", "def", "end", "let", "var", "const", "use",
-		"sub", "my", "function", "import", "from", "as", "with", "try", "then", "fi",
-		"done", "go", "type", "func", "map", "self", "this", "print", "switch", "static",
-		"public", "private", "true", "false", "null", "none", "while", "break", "default",
-		"auto", "double", "float", "short", "void", "struct", "union", "enum", "package",
-		"range", "match", "loop", "move", "ref", "mut", "pub", "impl", "trait", "where",
-		"yield", "global", "local", "echo", "each", "begin", "rescue", "unless", "until",
-		"elif", "pass", "lambda", "del", "assert", "raise", "except", "finally", "goto",
-		"volatile", "register", "extern", "signed", "unsigned", "sizeof", "typedef", "select",
-		"defer", "chan", "interface", "object", "string", "final", "abstract", "throw",
-		"throws", "catch", "super", "native", "delete", "typeof", "instanceof", "export",
-		"of", "at", "be", "by", "on", "to", "so", "up", "no", "we", "us", "an", "it",
-	};
-
-	for (size_t i = 0; i < NELEM(kw); i++)
-		if (strlen(kw[i]) == n && !memcmp(kw[i], s, n))
-			return 1;
-	return 0;
-}
-
 static void new_ident(struct src *s, uint32_t id[2])
 {
 	struct tw *w = s->w;
 
 	id[0] = name_word(w);
-	id[1] = (tnext(&w->r) & 1) || keyword(w->tm->slot[id[0]], w->tm->len[id[0]]) ? name_word(w)
-										       : UINT32_MAX;
+	id[1] = (tnext(&w->r) & 1) || w->tm->keyword[id[0]] ? name_word(w) : UINT32_MAX;
 }
 
 static void put_ident(struct src *s, const uint32_t id[2], int style)
@@ -2011,7 +2063,11 @@ static void expand(struct src *s, const char *t)
 
 	for (; *t; t++) {
 		if (*t != '`') {
-			*w->p++ = (uint8_t)*t;
+			/* the literal run up to the next code, in one copy */
+			const char *q = strchrnul(t, '`');
+
+			put_mem(w, t, (size_t)(q - t));
+			t = q - 1;
 			continue;
 		}
 		switch (*++t) {
@@ -2032,8 +2088,8 @@ static void expand(struct src *s, const char *t)
 				put_fresh(s, ID_LANG);
 				break;
 			}
-			put_ident(s, s->var[s->in_seq ? s->seq++ % s->nv : below(tnext(&w->r), s->nv)],
-				  ID_LANG);
+			put_ident(s, s->var[s->in_seq ? s->seq++ % s->nv
+						     : below(tnext(&w->r), s->nv)], ID_LANG);
 			break;
 		case 't':
 			expand(s, pick(w, s->lg->types));
@@ -2138,10 +2194,12 @@ static void block(struct src *s, const char *open, const char *close)
 		line(s, close);
 }
 
-static void function(struct src *s, int proto)
+static void function(struct src *s, int proto, size_t room)
 {
 	struct tw *w = s->w;
 	const struct lang *lg = s->lg;
+	/* a statement takes at most about 160 bytes (a block of four lines) */
+	unsigned most = room > 560 ? (unsigned)MIN((room - 400) / 160, 10) : 1;
 
 	s->nv = 2 + (unsigned)below(tnext(&w->r), 3);
 	for (unsigned i = 0; i < s->nv; i++)
@@ -2160,7 +2218,9 @@ static void function(struct src *s, int proto)
 			line(s, lg->fn_prologue);
 			s->in_seq = 0;
 		}
-		for (unsigned i = 0, k = 2 + (unsigned)below(tnext(&w->r), 9); i < k; i++) {
+		unsigned k = MIN(2 + (unsigned)below(tnext(&w->r), 9), most);
+
+		for (unsigned i = 0; i < k; i++) {
 			unsigned kind = (unsigned)below(tnext(&w->r), 20);
 
 			if (kind < 3 && lg->if_open)
@@ -2212,12 +2272,13 @@ static const struct {
 	{ "hh", &lang_cpp, 1 }, { "hxx", &lang_cpp, 1 }, { "inl", &lang_cpp, 0 },
 	{ "java", &lang_java, 0 }, { "kt", &lang_java, 0 }, { "scala", &lang_java, 0 },
 	{ "groovy", &lang_java, 0 }, { "cs", &lang_cs, 0 },
-	{ "js", &lang_js, 0 }, { "jsx", &lang_js, 0 }, { "mjs", &lang_js, 0 }, { "ts", &lang_js, 0 },
-	{ "tsx", &lang_js, 0 },
+	{ "js", &lang_js, 0 }, { "jsx", &lang_js, 0 }, { "mjs", &lang_js, 0 },
+	{ "ts", &lang_js, 0 }, { "tsx", &lang_js, 0 },
 	{ "go", &lang_go, 0 }, { "rs", &lang_rs, 0 }, { "php", &lang_php, 0 },
 	{ "py", &lang_py, 0 }, { "pyw", &lang_py, 0 }, { "pyx", &lang_py, 0 },
-	{ "sh", &lang_sh, 0 }, { "bash", &lang_sh, 0 }, { "zsh", &lang_sh, 0 }, { "ksh", &lang_sh, 0 },
-	{ "csh", &lang_sh, 0 }, { "awk", &lang_sh, 0 }, { "tcl", &lang_sh, 0 }, { "r", &lang_sh, 0 },
+	{ "sh", &lang_sh, 0 }, { "bash", &lang_sh, 0 }, { "zsh", &lang_sh, 0 },
+	{ "ksh", &lang_sh, 0 }, { "csh", &lang_sh, 0 }, { "awk", &lang_sh, 0 },
+	{ "tcl", &lang_sh, 0 }, { "r", &lang_sh, 0 },
 	{ "pl", &lang_pl, 0 }, { "pm", &lang_pl, 0 }, { "t", &lang_pl, 0 },
 	{ "rb", &lang_rb, 0 }, { "rake", &lang_rb, 0 },
 	{ "css", &lang_css, 0 }, { "less", &lang_css, 0 }, { "scss", &lang_css, 0 },
@@ -2243,8 +2304,8 @@ static void src_frame(const struct gen_file *g, const struct content_model *cm, 
 	const int guard = header && (lg == &lang_c || lg == &lang_cpp);
 	struct tw w;
 	uint8_t *at;
-	size_t first_len;
-	int chosen = 0;
+	size_t guard_at, imp_from, imp_to, open_at, flen, guard_len = guard ? 8 : 0, best = 0;
+	int chosen = 0, kind = 0;
 
 	frame_open(&w, cm, g, fr->head, 6);
 	s.w = &w;
@@ -2252,11 +2313,11 @@ static void src_frame(const struct gen_file *g, const struct content_model *cm, 
 	fr->variant = (unsigned)header;
 	new_ident(&s, fr->name);
 	line(&s, lg->first);
-	first_len = (size_t)(w.p - fr->head);
-	if (guard) {
+	guard_at = (size_t)(w.p - fr->head);
+	if (guard)
 		expand(&s, "#ifndef `G_H\n#define `G_H\n");
-	}
 	put_ch(&w, '\n');
+	imp_from = imp_to = (size_t)(w.p - fr->head);
 	if (lg->imp_open) {
 		put_str(&w, lg->imp_open);
 		put_ch(&w, '\n');
@@ -2270,7 +2331,9 @@ static void src_frame(const struct gen_file *g, const struct content_model *cm, 
 	if (lg->imp_close) {
 		put_str(&w, lg->imp_close);
 		put_ch(&w, '\n');
+		imp_to = (size_t)(w.p - fr->head);
 	}
+	open_at = (size_t)(w.p - fr->head);
 	if (lg->open) {
 		put_ch(&w, '\n');
 		expand(&s, lg->open);
@@ -2284,14 +2347,32 @@ static void src_frame(const struct gen_file *g, const struct content_model *cm, 
 		put_ch(&w, '\n');
 	}
 	if (guard)
-		expand(&s, "\n#endif\n");
-	fr->flen = (size_t)(w.p - at);
+		put_str(&w, "\n#endif\n");	/* guard_len bytes */
+	fr->flen = flen = (size_t)(w.p - at);
 	if (fr->hlen + fr->flen + 64 <= g->size)
 		return;
-	/* small files: the first line only, or nothing */
-	fr->depth0 = 0;
-	fr->flen = 0;
-	fr->hlen = first_len <= g->size ? first_len : 0;
+	/*
+	 * Small files: the longest run of whole header lines that fits with
+	 * the footer it needs (#endif once the guard is open, the closing
+	 * brace once the class is), never inside an import block.
+	 */
+	for (size_t c = 1; c <= fr->hlen; c++) {
+		int k = c > open_at ? 2 : guard && c > guard_at ? 1 : 0;
+		size_t need = k == 2 ? flen : k == 1 ? guard_len : 0;
+
+		if (fr->head[c - 1] != '\n' || (c > imp_from && c < imp_to))
+			continue;
+		if (c + need <= g->size) {
+			best = c;
+			kind = k;
+		}
+	}
+	fr->hlen = best;
+	if (kind == 1)
+		memmove(fr->foot, fr->foot + flen - guard_len, guard_len);
+	fr->flen = kind == 2 ? flen : kind == 1 ? guard_len : 0;
+	if (kind != 2)
+		fr->depth0 = 0;
 }
 
 /* Blank lines and comment lines filling exactly n bytes at top level. */
@@ -2337,7 +2418,7 @@ static void src_unit(const struct gen_file *g, const struct frame *fr, struct tw
 		} else if (kind < 5 && s.lg->rec_open) {
 			record(&s);
 		} else {
-			function(&s, fr->variant && s.lg->proto);
+			function(&s, fr->variant && s.lg->proto, (size_t)(end - w->p));
 		}
 		if (end - w->p < 64) {
 			w->p = mark;
