@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "content.h"
+#include "layout.h"
 #include "plan.h"
 
 /* Capabilities (backend_ops.caps). */
@@ -37,6 +38,15 @@ struct create_result {
 	uint64_t blocks_used, block_size;
 	double seconds;
 	double layout_score;
+
+	/* what the layout reached beside the score (backends that place blocks) */
+	int have_layout;
+	double layout_target;          /* the score aimed at */
+	uint64_t frag_eligible;        /* files of two or more blocks */
+	uint64_t frag_files, frag_runs; /* of them, fragmented, and their runs */
+	double free_small_target;      /* 'free_frag_share' asked (0: no shape asked) */
+	struct layout_free_hist free;  /* the free space left, from the block bitmap */
+	char layout_notes[512];        /* layout_notes_text(): what gave way, or "" */
 };
 
 struct backend {

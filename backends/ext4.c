@@ -1321,6 +1321,37 @@ static void build_release(struct ext4_build *x)
 	free(x->tbuf);
 }
 
+/*
+ * For the summary: what the layout reached, and the free space the block
+ * bitmap leaves (free extents across groups, as e2freefrag counts them).
+ */
+static void report_layout(const struct ext4_build *x, struct create_result *res)
+{
+	ext2_filsys fs = x->fs;
+	blk64_t blk = fs->super->s_first_data_block, last = ext2fs_blocks_count(fs->super) - 1;
+	uint64_t chunk = x->pl->prm.free_chunk ? x->pl->prm.free_chunk : 1 << 20;
+
+	res->have_layout = 1;
+	res->layout_target = x->lo.target;
+	res->frag_eligible = x->lo.frag_eligible;
+	res->frag_files = x->lo.frag_files;
+	res->frag_runs = x->lo.frag_runs;
+	res->free_small_target = x->pl->prm.age_rounds ? 0 : x->pl->prm.free_frag_share;
+	layout_notes_text(&x->lo, res->layout_notes, sizeof(res->layout_notes));
+	memset(&res->free, 0, sizeof(res->free));
+	res->free.chunk_blocks = chunk / x->bs ? chunk / x->bs : 1;
+	while (blk <= last) {
+		blk64_t zero, set;
+
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk, last, &zero))
+			break;
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, zero, last, &set))
+			set = last + 1;
+		layout_free_hist_add(&res->free, zero, set - zero);
+		blk = set;
+	}
+}
+
 static int ext4_populate(struct backend *b, const struct plan *pl, const struct content_source *cs,
 			 struct create_result *res)
 {
@@ -1398,6 +1429,7 @@ static int ext4_populate(struct backend *b, const struct plan *pl, const struct 
 	res->block_size = x.bs;
 	res->blocks_used = ext2fs_blocks_count(x.fs->super) - ext2fs_free_blocks_count(x.fs->super);
 	res->layout_score = x.lo.score;
+	report_layout(&x, res);
 	res->seconds = elapsed(&st->t0);
 	st->populated = 1;
 out_release:

@@ -1873,8 +1873,10 @@ static int cmp_span(const void *a, const void *b)
 	return x->s < y->s ? -1 : x->s > y->s;
 }
 
-static void hist_add(struct layout_free_hist *h, uint64_t s, uint64_t n)
+void layout_free_hist_add(struct layout_free_hist *h, uint64_t s, uint64_t n)
 {
+	if (!n)
+		return;
 	unsigned bkt = 63 - (unsigned)__builtin_clzll(n);
 	uint64_t c = h->chunk_blocks, first;
 
@@ -1944,12 +1946,12 @@ int layout_free_hist(const struct layout *lo, const struct layout_request *rq,
 			}
 			for (uint64_t i = lo_i; i < nu && u[i].s < e; i++) {
 				if (u[i].s > pos)
-					hist_add(h, pos, u[i].s - pos);
+					layout_free_hist_add(h, pos, u[i].s - pos);
 				if (u[i].s + u[i].n > pos)
 					pos = u[i].s + u[i].n;
 			}
 			if (pos < e)
-				hist_add(h, pos, e - pos);
+				layout_free_hist_add(h, pos, e - pos);
 		}
 	}
 	free(u);

@@ -154,6 +154,13 @@ struct layout_free_hist {
 int layout_free_hist(const struct layout *lo, const struct layout_request *rq,
 		     const struct freemap *fm, uint64_t chunk_bytes, struct layout_free_hist *h);
 
+/*
+ * Count a free extent of n blocks from block s into h: its bucket, and the
+ * chunks of h->chunk_blocks (which must be set) aligned on block 0 that it
+ * holds wholly.  Extents touching each other must be added as one.
+ */
+void layout_free_hist_add(struct layout_free_hist *h, uint64_t s, uint64_t n);
+
 /* Fill lo's score, frag_eligible, frag_files and frag_runs from its runs. */
 void layout_tally(struct layout *lo);
 

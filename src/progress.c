@@ -113,6 +113,103 @@ static struct json_object *new_double(double v, int decimals)
 	return json_object_new_double_s(v, buf);
 }
 
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
+/* The layout's figures: the same keys as `imprint measure --json` where they exist. */
+static int add_layout_json(struct json_object *o, const struct create_result *res)
+{
+	const struct layout_free_hist *h = &res->free;
+	struct json_object *a = json_object_new_array(), *x;
+
+	if (!a)
+		return -ENOMEM;
+	json_object_object_add(o, "layout_score_target", new_double(res->layout_target, 4));
+	json_object_object_add(o, "layout_notes", json_object_new_string(res->layout_notes));
+	json_object_object_add(o, "multi_block_files", json_object_new_uint64(res->frag_eligible));
+	json_object_object_add(o, "fragmented_files", json_object_new_uint64(res->frag_files));
+	json_object_object_add(o, "fragmented_share",
+			       new_double(ratio(res->frag_files, res->frag_eligible), 6));
+	json_object_object_add(o, "mean_extents_fragmented",
+			       new_double(ratio(res->frag_runs, res->frag_files), 4));
+	json_object_object_add(o, "free_blocks", json_object_new_uint64(h->free_blocks));
+	json_object_object_add(o, "free_extents", json_object_new_uint64(h->extents));
+	json_object_object_add(o, "chunk_bytes",
+			       json_object_new_uint64(h->chunk_blocks * res->block_size));
+	json_object_object_add(o, "free_chunks", json_object_new_uint64(h->free_chunks));
+	json_object_object_add(o, "free_small_share",
+			       new_double(ratio(h->small_blocks, h->free_blocks), 6));
+	json_object_object_add(o, "free_small_target", new_double(res->free_small_target, 4));
+	for (unsigned b = 0; b < LAYOUT_HIST_BUCKETS; b++) {
+		if (!h->count[b])
+			continue;
+		x = json_object_new_object();
+		if (!x) {
+			json_object_put(a);
+			return -ENOMEM;
+		}
+		json_object_object_add(x, "min_blocks", json_object_new_uint64(1ULL << b));
+		json_object_object_add(x, "min_bytes",
+				       json_object_new_uint64(res->block_size << b));
+		json_object_object_add(x, "extents", json_object_new_uint64(h->count[b]));
+		json_object_object_add(x, "blocks", json_object_new_uint64(h->blocks[b]));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "free_extent_histogram", a);
+	return 0;
+}
+
+/* A bucket's lower bound as e2freefrag labels it: "4K", "1M", "2G". */
+static void bucket_label(uint64_t bytes, char *buf, size_t len)
+{
+	static const char unit[] = "BKMGTPE";
+	unsigned u = 0;
+
+	while (bytes >= 1024 && bytes % 1024 == 0 && u < sizeof(unit) - 2) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%" PRIu64 "%c", bytes, unit[u]);
+}
+
+/* The layout's figures as text: spread, free space, what gave way. */
+static int print_layout_text(const struct create_result *res, FILE *out)
+{
+	const struct layout_free_hist *h = &res->free;
+	char buf[32], chunk[32];
+	int n = 0;
+
+	fprintf(out,
+		"  fragmented files %" PRIu64 " of %" PRIu64
+		" with two or more blocks (%.1f %%), %.2f extents each\n",
+		res->frag_files, res->frag_eligible,
+		100 * ratio(res->frag_files, res->frag_eligible),
+		ratio(res->frag_runs, res->frag_files));
+	progress_fmt_bytes(h->free_blocks * res->block_size, buf, sizeof(buf));
+	progress_fmt_bytes(h->chunk_blocks * res->block_size, chunk, sizeof(chunk));
+	fprintf(out, "  free space %s in %" PRIu64 " extents, %.1f %% below %s", buf, h->extents,
+		100 * ratio(h->small_blocks, h->free_blocks), chunk);
+	if (res->free_small_target > 0)
+		fprintf(out, " (target %.1f %%)", 100 * res->free_small_target);
+	fprintf(out, ", %" PRIu64 " free chunks of %s\n", h->free_chunks, chunk);
+	fprintf(out, "  free extents");
+	for (unsigned b = 0; b < LAYOUT_HIST_BUCKETS; b++) {
+		if (!h->count[b])
+			continue;
+		bucket_label(res->block_size << b, buf, sizeof(buf));
+		if (n && n % 8 == 0)
+			fprintf(out, "\n              ");
+		fprintf(out, "%s %s+ %" PRIu64, n % 8 ? "," : "", buf, h->count[b]);
+		n++;
+	}
+	fprintf(out, "\n");
+	if (res->layout_notes[0])
+		fprintf(out, "  note: %s\n", res->layout_notes);
+	return ferror(out) ? -EIO : 0;
+}
+
 static int print_json(const struct create_result *res, const struct build_summary *s,
 		      double mbps, FILE *out)
 {
@@ -134,6 +231,10 @@ static int print_json(const struct create_result *res, const struct build_summar
 	json_object_object_add(o, "layout_score", new_double(res->layout_score, 4));
 	json_object_object_add(o, "block_size", json_object_new_uint64(res->block_size));
 	json_object_object_add(o, "blocks_used", json_object_new_uint64(res->blocks_used));
+	if (res->have_layout && add_layout_json(o, res)) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
 	if (fprintf(out, "%s\n",
 		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 						      JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
@@ -160,8 +261,13 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 			res->files, res->dirs, res->links);
 		fprintf(out, "  %s (%" PRIu64 " bytes) of file data in %.2f s, %.1f MB/s\n", bytes,
 			res->bytes, s->seconds, mbps);
-		ret = fprintf(out, "  layout score %.4f, %" PRIu64 " blocks of %" PRIu64 " bytes used\n",
-			      res->layout_score, res->blocks_used, res->block_size) < 0 ? -EIO : 0;
+		fprintf(out, "  layout score %.4f", res->layout_score);
+		if (res->have_layout)
+			fprintf(out, " (target %.4f)", res->layout_target);
+		ret = fprintf(out, ", %" PRIu64 " blocks of %" PRIu64 " bytes used\n",
+			      res->blocks_used, res->block_size) < 0 ? -EIO : 0;
+		if (!ret && res->have_layout)
+			ret = print_layout_text(res, out);
 	}
 	if (fflush(out) != 0)
 		ret = -EIO;

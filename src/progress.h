@@ -52,7 +52,10 @@ struct build_summary {
 /*
  * Print the summary of a build: a few lines of text, or with json one
  * object with keys files, dirs, links, bytes, seconds, mb_per_s,
- * layout_score, block_size, blocks_used, target, seed (and fs, size).
+ * layout_score, block_size, blocks_used, target, seed (and fs, size);
+ * when res->have_layout, the layout's spread, notes and free-space figures
+ * too (layout_notes, fragmented_files, free_small_share,
+ * free_extent_histogram ...: doc/imprint.1).
  * MB are 10^6 bytes.  Returns 0 or -EIO when out cannot be written.
  */
 int progress_print_summary(const struct create_result *res, const struct build_summary *s,

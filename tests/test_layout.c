@@ -940,6 +940,30 @@ static void check_hist(const struct layout *lo, const struct layout_request *rq,
 	free(st);
 }
 
+/* layout_free_hist_add(), as the ext4 backend feeds it the block bitmap's free runs */
+static void test_free_hist_add(void **state)
+{
+	struct layout_free_hist h;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	h.chunk_blocks = 256;
+	layout_free_hist_add(&h, 0, 256);    /* one whole chunk, bucket 8 */
+	layout_free_hist_add(&h, 300, 10);   /* inside a chunk: none, small */
+	layout_free_hist_add(&h, 500, 600);  /* [512, 768) and [768, 1024) */
+	layout_free_hist_add(&h, 2000, 0);   /* nothing */
+	layout_free_hist_add(&h, 4096, 255); /* one block short of a chunk */
+	assert_int_equal(h.extents, 4);
+	assert_int_equal(h.free_blocks, 256 + 10 + 600 + 255);
+	assert_int_equal(h.count[8], 1);
+	assert_int_equal(h.count[3], 1);
+	assert_int_equal(h.count[9], 1);
+	assert_int_equal(h.count[7], 1);
+	assert_int_equal(h.blocks[9], 600);
+	assert_int_equal(h.small_blocks, 10 + 255);
+	assert_int_equal(h.free_chunks, 3);
+}
+
 static void test_free_shape(void **state)
 {
 	static const double shares[] = { 0.1, 0.3, 0.6 };
@@ -1054,6 +1078,7 @@ int main(void)
 		cmocka_unit_test(test_spread_extents), cmocka_unit_test(test_spread_conflict),
 		cmocka_unit_test(test_select),		cmocka_unit_test(test_piece_sizes),
 		cmocka_unit_test(test_free_shape),	cmocka_unit_test(test_orders),
+		cmocka_unit_test(test_free_hist_add),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
