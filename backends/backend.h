@@ -42,6 +42,7 @@ struct create_result {
 	/* what the layout reached beside the score (backends that place blocks) */
 	int have_layout;
 	double layout_target;          /* the score aimed at */
+	uint32_t age_rounds;           /* aged: no score target applies */
 	uint64_t frag_eligible;        /* files of two or more blocks */
 	uint64_t frag_files, frag_runs; /* of them, fragmented, and their runs */
 	double free_small_target;      /* 'free_frag_share' asked (0: no shape asked) */

@@ -1333,6 +1333,7 @@ static void report_layout(const struct ext4_build *x, struct create_result *res)
 
 	res->have_layout = 1;
 	res->layout_target = x->lo.target;
+	res->age_rounds = x->pl->prm.age_rounds;
 	res->frag_eligible = x->lo.frag_eligible;
 	res->frag_files = x->lo.frag_files;
 	res->frag_runs = x->lo.frag_runs;

@@ -867,7 +867,9 @@ static void print_text(const struct mresult *r, const struct mstate *m,
 		r->special_dirs, r->special_files);
 	report_print_fit(&r->rep, out);
 	fprintf(out, "\nlayout and free space    target    achieved\n");
-	if (r->have_layout)
+	if (r->have_layout && r->p->age_rounds)
+		fprintf(out, "  layout score          (aged)    %.6f\n", measure_layout_score(l));
+	else if (r->have_layout)
 		fprintf(out, "  layout score          %.6f  %.6f\n", r->p->layout_score,
 			measure_layout_score(l));
 	if (r->have_layout && r->p->frag_file_share > 0)
@@ -876,7 +878,10 @@ static void print_text(const struct mresult *r, const struct mstate *m,
 	if (r->have_layout && r->p->frag_extents > 0)
 		fprintf(out, "  extents/fragmented    %8.4f  %8.4f\n", r->p->frag_extents,
 			l->fragmented ? (double)l->frag_fragments / (double)l->fragmented : 0);
-	if (r->have_free)
+	if (r->have_free && r->p->age_rounds)
+		fprintf(out, "  free below chunk      (aged)    %.6f\n",
+			share(r->fr.small_blocks, r->fr.free_blocks));
+	else if (r->have_free)
 		fprintf(out, "  free below chunk      %.6f  %.6f\n", r->p->free_frag_share,
 			share(r->fr.small_blocks, r->fr.free_blocks));
 	fprintf(out, "  median age (days)     %8.2f  %8.2f\n", r->p->age_median_days,
@@ -993,12 +998,15 @@ static void print_json(const struct mresult *r, const struct mstate *m,
 	if (r->against) {
 		report_add_json(&r->rep, j);
 		ADD("against", json_object_new_string(o->against_name ? o->against_name : ""));
-		ADD("layout_score_target", json_object_new_double(r->p->layout_score));
-		if (r->have_layout)
+		/* aging decides the layout: no score target applies (null) */
+		ADD("layout_score_target",
+		    r->p->age_rounds ? NULL : json_object_new_double(r->p->layout_score));
+		if (r->have_layout && !r->p->age_rounds)
 			ADD("layout_score_diff",
 			    json_object_new_double(fabs(measure_layout_score(l) - r->p->layout_score)));
 		if (r->have_free)
-			ADD("free_frag_share_target", json_object_new_double(r->p->free_frag_share));
+			ADD("free_frag_share_target", r->p->age_rounds ? NULL :
+			    json_object_new_double(r->p->free_frag_share));
 		ADD("age_median_days_target", json_object_new_double(r->p->age_median_days));
 	}
 #undef ADD

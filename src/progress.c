@@ -126,7 +126,8 @@ static int add_layout_json(struct json_object *o, const struct create_result *re
 
 	if (!a)
 		return -ENOMEM;
-	json_object_object_add(o, "layout_score_target", new_double(res->layout_target, 4));
+	json_object_object_add(o, "layout_score_target",
+			       res->age_rounds ? NULL : new_double(res->layout_target, 4));
 	json_object_object_add(o, "layout_notes", json_object_new_string(res->layout_notes));
 	json_object_object_add(o, "multi_block_files", json_object_new_uint64(res->frag_eligible));
 	json_object_object_add(o, "fragmented_files", json_object_new_uint64(res->frag_files));
@@ -262,7 +263,9 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 		fprintf(out, "  %s (%" PRIu64 " bytes) of file data in %.2f s, %.1f MB/s\n", bytes,
 			res->bytes, s->seconds, mbps);
 		fprintf(out, "  layout score %.4f", res->layout_score);
-		if (res->have_layout)
+		if (res->have_layout && res->age_rounds)
+			fprintf(out, " (aged %" PRIu32 " rounds: no target)", res->age_rounds);
+		else if (res->have_layout)
 			fprintf(out, " (target %.4f)", res->layout_target);
 		ret = fprintf(out, ", %" PRIu64 " blocks of %" PRIu64 " bytes used\n",
 			      res->blocks_used, res->block_size) < 0 ? -EIO : 0;
