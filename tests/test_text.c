@@ -1,4 +1,4 @@
-/* test_text.c - text content: random access, sizes, Zipf and Heaps, parsers, libmagic, dispatch */
+/* test_text.c - text content: random access, sizes, Zipf and Heaps, shape, parsers, libmagic, dispatch */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -462,6 +462,164 @@ static void test_modes(void **state)
 }
 
 /* ------------------------------------------------------------------------- */
+/* Shape: sentences, paragraphs, lines; code that nests */
+
+static int is_end(const uint8_t *b, size_t i, size_t n)
+{
+	return (b[i] == '.' || b[i] == '?' || b[i] == '!') &&
+	       (i + 1 == n || b[i + 1] == ' ' || b[i + 1] == '\n');
+}
+
+/* Prose: sentences of 3 to 24 words, paragraphs of a few, lines wrapped at 64..80 or not at all. */
+static void test_prose_shape(void **state)
+{
+	uint64_t sents = 0, swords = 0, long_sents = 0, caps = 0, paras = 0, psents = 0;
+	unsigned wrapped = 0, docs = 16;
+
+	(void)state;
+	for (uint64_t k = 0; k < docs; k++) {
+		size_t n = 256 * KiB, line = 0, maxline = 0, nlines = 0, bytes = 0, nparas = 0;
+		uint8_t *b = whole(&model, "txt", 700 + k, n);
+		unsigned words = 0, in_para = 0;
+		int start = 1;
+
+		for (size_t i = 0; i < n; i++) {
+			if (is_letter(b[i]) && (i == 0 || !is_letter(b[i - 1]))) {
+				words++;
+				if (start)
+					caps += b[i] >= 'A' && b[i] <= 'Z';
+				start = 0;
+			}
+			if (is_end(b, i, n)) {
+				sents++;
+				swords += words;
+				long_sents += words > 24;
+				in_para++;
+				words = 0;
+				start = 1;
+			}
+			if (b[i] == '\n') {
+				if (line) {
+					nlines++;
+					bytes += line;
+				}
+				maxline = line > maxline ? line : maxline;
+				if (!line && in_para) {
+					nparas++;
+					psents += in_para;
+					in_para = 0;
+				}
+				line = 0;
+			} else {
+				line++;
+			}
+		}
+		paras += nparas;
+		if (maxline <= 80) {
+			/* wrapped: full lines */
+			wrapped++;
+			assert_true((double)bytes / (double)nlines > 50);
+		} else {
+			/* or one line a paragraph (and a line break closing each 4 KiB unit) */
+			assert_true(nlines <= nparas + n / 4096 + 1);
+			assert_true((double)bytes / (double)nlines > 200);
+		}
+		free(b);
+	}
+	printf("# prose: %.1f words a sentence, %.2f sentences a paragraph, %u of %u documents "
+	       "wrapped at <= 80 columns\n", (double)swords / (double)sents,
+	       (double)psents / (double)paras, wrapped, docs);
+	assert_true((double)swords / (double)sents > 10 && (double)swords / (double)sents < 17);
+	assert_true(long_sents * 100 < sents);
+	assert_true(caps * 100 > sents * 99);
+	assert_true((double)psents / (double)paras > 2 && (double)psents / (double)paras < 5.5);
+	assert_true(wrapped >= docs / 2 && wrapped < docs);
+}
+
+/* Brackets of every kind close in order; 0 if they do. */
+static int unbalanced(const uint8_t *b, size_t n)
+{
+	static const char open[] = "([{", close[] = ")]}";
+	char st[256];
+	size_t d = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *o = b[i] ? strchr(open, b[i]) : NULL;
+		const char *c = b[i] ? strchr(close, b[i]) : NULL;
+
+		if (o) {
+			if (d == sizeof(st))
+				return 1;
+			st[d++] = *o;
+		} else if (c && (!d || st[--d] != open[c - close])) {
+			return 1;
+		}
+	}
+	return d != 0;
+}
+
+/* Python: four-space indentation, one level deeper after a colon, never jumping in. */
+static int bad_python(const uint8_t *b, size_t n)
+{
+	size_t prev = 0, i = 0;
+	int colon = 0;
+
+	while (i < n) {
+		size_t ind = 0, j;
+
+		while (i + ind < n && b[i + ind] == ' ')
+			ind++;
+		for (j = i + ind; j < n && b[j] != '\n'; j++)
+			if (b[j] == '\t')
+				return 1;
+		if (j > i + ind && b[i + ind] != '#') {
+			if (ind % 4 || ind > prev + 4 || (colon && ind != prev + 4) ||
+			    (!colon && ind > prev))
+				return 1;
+			colon = b[j - 1] == ':';
+			prev = ind;
+		}
+		i = j + 1;
+	}
+	return 0;
+}
+
+static void test_code_shape(void **state)
+{
+	static const char *const exts[] = {
+		"c", "h", "cpp", "hpp", "java", "kt", "cs", "js", "go", "rs", "php", "py", "sh",
+		"pl", "rb", "css",
+	};
+	static const uint64_t sizes[] = { 60, 100, 150, 200, 333, 700, 4096, 20000, 300 * KiB };
+	unsigned files = 0;
+
+	(void)state;
+	for (size_t e = 0; e < sizeof(exts) / sizeof(exts[0]); e++) {
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			for (uint64_t k = 0; k < 6; k++) {
+				uint8_t *b = whole(&model, exts[e], 900 + k * 31 + s, sizes[s]);
+
+				if (unbalanced(b, (size_t)sizes[s]))
+					fail_msg("'%s' of %llu bytes (key %llu): brackets do not nest",
+						 exts[e], (unsigned long long)sizes[s],
+						 (unsigned long long)(900 + k * 31 + s));
+				if (!strcmp(exts[e], "py") && bad_python(b, (size_t)sizes[s]))
+					fail_msg("'py' of %llu bytes: indentation is not Python's",
+						 (unsigned long long)sizes[s]);
+				files++;
+				free(b);
+			}
+		}
+	}
+	printf("# code: brackets nest in %u files of 16 languages\n", files);
+	/* negative twins: the checks can fail */
+	assert_true(unbalanced((const uint8_t *)"f(a[1)]", 7));
+	assert_true(unbalanced((const uint8_t *)"{ {", 3));
+	assert_true(bad_python((const uint8_t *)"if x:\nreturn\n", 13));
+	assert_true(bad_python((const uint8_t *)"x = 1\n  y = 2\n", 14));
+}
+
+/* ------------------------------------------------------------------------- */
 /* Parsers: JSON, XML, HTML as XML */
 
 static uint64_t sample_size(struct rng *r, int i)
@@ -750,6 +908,8 @@ int main(void)
 		cmocka_unit_test(test_zipf_slope),
 		cmocka_unit_test(test_heaps),
 		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_prose_shape),
+		cmocka_unit_test(test_code_shape),
 		cmocka_unit_test(test_json_parses),
 		cmocka_unit_test(test_xml_parses),
 		cmocka_unit_test(test_html_wellformed),

@@ -110,6 +110,8 @@ static const char *const keywords[] = {
 	"defer", "chan", "interface", "object", "string", "final", "abstract", "throw",
 	"throws", "catch", "super", "native", "delete", "typeof", "instanceof", "export",
 	"of", "at", "be", "by", "on", "to", "so", "up", "no", "we", "us", "an", "it",
+	"time", "coproc", "esac", "nonlocal", "async", "await", "extends", "implements",
+	"protected", "debugger", "arguments", "eval", "path", "fs",
 };
 
 /* The alias table of weights (r + 1)^-s over ranks 0..n-1. */
@@ -163,12 +165,16 @@ static int build_alias(struct text_model *tm, double s)
 	return 0;
 }
 
+/* The source languages (below): compiled once, 0 or -ENOMEM, -EINVAL (a bad row). */
+static int lang_init(void);
+
 int content_text_init(struct content_model *cm)
 {
 	struct text_model *tm;
 	double s = cm->zipf_exponent;
 	uint32_t n = (uint32_t)cm->nwords;
 	uint32_t count[WMAX + 2] = { 0 };
+	int ret;
 
 	if (cm->nwords < 1 || cm->nwords > CONTENT_WORDS_MAX || !(s > 0 && s <= 16))
 		return -EINVAL;
@@ -180,6 +186,9 @@ int content_text_init(struct content_model *cm)
 	for (unsigned l = 1; l <= WMAX; l++)
 		if (!count[l])
 			return -EINVAL;
+	ret = lang_init();
+	if (ret)
+		return ret;
 	tm = calloc(1, sizeof(*tm));
 	if (!tm)
 		return -ENOMEM;
@@ -414,20 +423,35 @@ static void put_chars(struct tw *w, char c, size_t n)
 	w->p += n;
 }
 
-/* Decimal, at least `digits` digits (zero-padded). */
+/* Decimal, at least `digits` digits (zero-padded, up to 20), two digits a division. */
 static void put_dec(struct tw *w, uint64_t v, unsigned digits)
 {
-	char t[24];
-	unsigned n = 0;
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char t[40] = { 0 };
+	char *end = t + 20, *q = end;
+	size_t n;
 
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n < digits)
-		t[n++] = '0';
-	while (n)
-		*w->p++ = (uint8_t)t[--n];
+	while (v >= 100) {
+		q -= 2;
+		memcpy(q, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, pairs + 2 * v, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	while ((size_t)(end - q) < digits && q > t)
+		*--q = '0';
+	n = (size_t)(end - q);
+	memcpy(w->p, q, 16);	/* t has 16 bytes past end: one copy for most numbers */
+	if (n > 16)
+		memcpy(w->p + 16, q + 16, n - 16);
+	w->p += n;
 }
 
 /* A number as code and data have them: mostly small. */
@@ -1119,6 +1143,50 @@ static size_t text_len(struct tw *w, const uint8_t *end, size_t closing, size_t 
 	return t;
 }
 
+/*
+ * A unit of records: rec() writes record i of unit u before end, or
+ * returns -ENOSPC when it does not fit; then it is rolled back and rest()
+ * fills what is left.
+ */
+struct records {
+	int (*rec)(const struct frame *fr, struct tw *w, uint64_t u, unsigned i, const uint8_t *end);
+	void (*rest)(struct tw *w, size_t n);
+};
+
+static void records_unit(const struct records *rs, const struct frame *fr, struct tw *w, uint64_t u,
+			 size_t len)
+{
+	uint8_t *end = w->p + len;
+
+	for (unsigned i = 0;; i++) {
+		uint8_t *mark = w->p;
+
+		if (w->p >= w->stop || w->p == end)
+			return;
+		if (rs->rec(fr, w, u, i, end)) {
+			w->p = mark;
+			rs->rest(w, (size_t)(end - w->p));
+			return;
+		}
+	}
+}
+
+static void rest_words(struct tw *w, size_t n)
+{
+	w->col = 0;
+	put_text(w, n, T_PLAIN | T_NL);
+}
+
+static void rest_blanks(struct tw *w, size_t n)
+{
+	put_chars(w, ' ', n);
+}
+
+static void rest_lines(struct tw *w, size_t n)
+{
+	put_chars(w, '\n', n);
+}
+
 /* CSV and TSV */
 
 static void csv_frame(const struct gen_file *g, const struct content_model *cm, struct frame *fr)
@@ -1139,46 +1207,37 @@ static void csv_frame(const struct gen_file *g, const struct content_model *cm, 
 		fr->hlen = 0;
 }
 
-static void csv_unit_sep(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
-			 size_t len, char sep)
+static int csv_rec(const struct frame *fr, struct tw *w, uint64_t u, unsigned i, const uint8_t *end)
 {
 	const struct schema *sc = &fr->sc;
-	uint8_t *end = w->p + len;
+	const char sep = fr->variant ? '\t' : ',';
+	size_t t;
 
-	(void)g;
-	for (unsigned i = 0;; i++) {
-		uint8_t *mark = w->p;
-		size_t t;
+	for (unsigned f = 0; f + 1 < sc->n; f++) {
+		unsigned type = sc->type[f] == F_TAGS ? F_WORDS : sc->type[f];
 
-		if (w->p >= w->stop || w->p == end)
-			return;
-		for (unsigned f = 0; f + 1 < sc->n; f++) {
-			unsigned type = sc->type[f] == F_TAGS ? F_WORDS : sc->type[f];
-
-			put_value(w, type, u * 1000 + i + 1,
-				  sep == ',' && type == F_WORDS ? '"' : 0);
-			put_ch(w, sep);
-		}
-		t = text_len(w, end, sep == ',' ? 3 : 1, 300);
-		if (!t) {
-			w->p = mark;
-			w->col = 0;
-			put_text(w, (size_t)(end - w->p), T_PLAIN | T_NL);
-			return;
-		}
-		if (sep == ',')
-			put_ch(w, '"');
-		put_text(w, t, 0);
-		if (sep == ',')
-			put_ch(w, '"');
-		put_ch(w, '\n');
+		put_value(w, type, u * 1000 + i + 1, sep == ',' && type == F_WORDS ? '"' : 0);
+		put_ch(w, sep);
 	}
+	t = text_len(w, end, sep == ',' ? 3 : 1, 300);
+	if (!t)
+		return -ENOSPC;
+	if (sep == ',')
+		put_ch(w, '"');
+	put_text(w, t, 0);
+	if (sep == ',')
+		put_ch(w, '"');
+	put_ch(w, '\n');
+	return 0;
 }
+
+static const struct records csv_records = { .rec = csv_rec, .rest = rest_words };
 
 static void csv_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
 		     size_t len)
 {
-	csv_unit_sep(g, fr, w, u, len, fr->variant ? '\t' : ',');
+	(void)g;
+	records_unit(&csv_records, fr, w, u, len);
 }
 
 static void tsv_frame(const struct gen_file *g, const struct content_model *cm, struct frame *fr)
@@ -1238,41 +1297,39 @@ static void json_frame(const struct gen_file *g, const struct content_model *cm,
 	fr->hlen = (size_t)g->size;
 }
 
+static int json_rec(const struct frame *fr, struct tw *w, uint64_t u, unsigned i, const uint8_t *end)
+{
+	const struct schema *sc = &fr->sc;
+	size_t t;
+
+	if (u > 0 || i > 0)
+		put_str(w, ",\n");
+	put_str(w, "    {");
+	for (unsigned f = 0; f + 1 < sc->n; f++) {
+		put_str(w, "\n      \"");
+		put_field_name(w, sc, f);
+		put_str(w, "\": ");
+		put_value(w, sc->type[f], u * 1000 + i + 1, '"');
+		put_ch(w, ',');
+	}
+	put_str(w, "\n      \"");
+	put_field_name(w, sc, sc->n - 1);
+	put_str(w, "\": \"");
+	t = text_len(w, end, 7, 400);
+	if (!t)
+		return -ENOSPC;
+	put_text(w, t, 0);
+	put_str(w, "\"\n    }");
+	return 0;
+}
+
+static const struct records json_records = { .rec = json_rec, .rest = rest_blanks };
+
 static void json_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
 		      size_t len)
 {
-	const struct schema *sc = &fr->sc;
-	uint8_t *end = w->p + len;
-
 	(void)g;
-	for (unsigned i = 0;; i++) {
-		uint8_t *mark = w->p;
-		size_t t;
-
-		if (w->p >= w->stop || w->p == end)
-			return;
-		if (u > 0 || i > 0)
-			put_str(w, ",\n");
-		put_str(w, "    {");
-		for (unsigned f = 0; f + 1 < sc->n; f++) {
-			put_str(w, "\n      \"");
-			put_field_name(w, sc, f);
-			put_str(w, "\": ");
-			put_value(w, sc->type[f], u * 1000 + i + 1, '"');
-			put_ch(w, ',');
-		}
-		put_str(w, "\n      \"");
-		put_field_name(w, sc, sc->n - 1);
-		put_str(w, "\": \"");
-		t = text_len(w, end, 7, 400);
-		if (!t) {
-			w->p = mark;
-			put_chars(w, ' ', (size_t)(end - w->p));
-			return;
-		}
-		put_text(w, t, 0);
-		put_str(w, "\"\n    }");
-	}
+	records_unit(&json_records, fr, w, u, len);
 }
 
 static const struct tfmt fmt_json = { .frame = json_frame, .unit = json_unit };
@@ -1347,102 +1404,117 @@ static void xml_frame(const struct gen_file *g, const struct content_model *cm, 
 	fr->hlen = (size_t)g->size;
 }
 
-static void svg_item(struct tw *w, uint64_t id)
+/* An attribute: name="v" after a blank. */
+static inline void put_attr(struct tw *w, const char *name, uint64_t v)
+{
+	put_ch(w, ' ');
+	put_str(w, name);
+	put_str(w, "=\"");
+	put_dec(w, v, 1);
+	put_ch(w, '"');
+}
+
+/* A colour attribute of n hex digits from bits 40.. of x. */
+static inline void put_colour(struct tw *w, const char *name, uint64_t x, unsigned n)
 {
 	static const char hex[] = "0123456789abcdef";
+
+	put_ch(w, ' ');
+	put_str(w, name);
+	put_str(w, "=\"#");
+	for (unsigned i = 0; i < n; i++)
+		put_ch(w, hex[(x >> (40 + 4 * i)) & 15]);
+	put_ch(w, '"');
+}
+
+static void svg_item(struct tw *w, uint64_t id)
+{
 	uint64_t x = tnext(&w->r);
 
 	put_str(w, "<g id=\"g");
 	put_dec(w, id, 1);
-	put_str(w, "\">\n  <rect x=\"");
-	put_dec(w, below(x, 1000), 1);
-	put_str(w, "\" y=\"");
-	put_dec(w, (x >> 10) % 1000, 1);
-	put_str(w, "\" width=\"");
-	put_dec(w, 1 + (x >> 20) % 400, 1);
-	put_str(w, "\" height=\"");
-	put_dec(w, 1 + (x >> 30) % 400, 1);
-	put_str(w, "\" fill=\"#");
-	for (unsigned i = 0; i < 6; i++)
-		put_ch(w, hex[(x >> (40 + 4 * i)) & 15]);
-	put_str(w, "\" />\n  <circle cx=\"");
+	put_str(w, "\">\n  <rect");
+	put_attr(w, "x", below(x, 1000));
+	put_attr(w, "y", (x >> 10) % 1000);
+	put_attr(w, "width", 1 + (x >> 20) % 400);
+	put_attr(w, "height", 1 + (x >> 30) % 400);
+	put_colour(w, "fill", x, 6);
+	put_str(w, " />\n  <circle");
 	x = tnext(&w->r);
-	put_dec(w, below(x, 1000), 1);
-	put_str(w, "\" cy=\"");
-	put_dec(w, (x >> 10) % 1000, 1);
-	put_str(w, "\" r=\"");
-	put_dec(w, 1 + (x >> 20) % 200, 1);
-	put_str(w, "\" stroke=\"#");
-	for (unsigned i = 0; i < 3; i++)
-		put_ch(w, hex[(x >> (40 + 4 * i)) & 15]);
-	put_str(w, "\" fill=\"none\" />\n  <text x=\"");
-	put_dec(w, (x >> 30) % 1000, 1);
-	put_str(w, "\" y=\"");
-	put_dec(w, (x >> 52) % 1000, 1);
-	put_str(w, "\">");
+	put_attr(w, "cx", below(x, 1000));
+	put_attr(w, "cy", (x >> 10) % 1000);
+	put_attr(w, "r", 1 + (x >> 20) % 200);
+	put_colour(w, "stroke", x, 3);
+	put_str(w, " fill=\"none\" />\n  <text");
+	put_attr(w, "x", (x >> 30) % 1000);
+	put_attr(w, "y", (x >> 52) % 1000);
+	put_ch(w, '>');
 	put_phrase(w, 4, 30, 0);
 	put_str(w, "</text>\n</g>\n");
 }
 
+/* SVG: groups while 400 bytes are left, then a description absorbs the rest */
+static int svg_rec(const struct frame *fr, struct tw *w, uint64_t u, unsigned i, const uint8_t *end)
+{
+	(void)fr;
+	svg_item(w, u * 1000 + i + 1);
+	return end - w->p < 400 ? -ENOSPC : 0;
+}
+
+static void svg_rest(struct tw *w, size_t n)
+{
+	if (n < 16) {
+		put_chars(w, '\n', n);
+		return;
+	}
+	put_str(w, "<desc>");
+	put_text(w, n - 14, 0);
+	put_str(w, "</desc>\n");
+}
+
+static int xml_rec(const struct frame *fr, struct tw *w, uint64_t u, unsigned i, const uint8_t *end)
+{
+	const struct schema *sc = &fr->sc;
+	size_t t, closing;
+
+	put_str(w, "  <");
+	put_rank(w, sc->rec, 0);
+	put_str(w, " id=\"");
+	put_dec(w, u * 1000 + i + 1, 1);
+	put_str(w, "\">\n");
+	for (unsigned f = 1; f + 1 < sc->n; f++) {
+		put_str(w, "    <");
+		put_field_name(w, sc, f);
+		put_ch(w, '>');
+		put_value(w, sc->type[f] == F_TAGS ? F_WORDS : sc->type[f], 0, 0);
+		put_str(w, "</");
+		put_field_name(w, sc, f);
+		put_str(w, ">\n");
+	}
+	put_str(w, "    <");
+	put_field_name(w, sc, sc->n - 1);
+	put_ch(w, '>');
+	closing = 2 + w->tm->len[sc->name[sc->n - 1]] + 2 + 4 + w->tm->len[sc->rec] + 2;
+	t = text_len(w, end, closing, 400);
+	if (!t)
+		return -ENOSPC;
+	put_text(w, t, 0);
+	put_str(w, "</");
+	put_field_name(w, sc, sc->n - 1);
+	put_str(w, ">\n  </");
+	put_rank(w, sc->rec, 0);
+	put_str(w, ">\n");
+	return 0;
+}
+
+static const struct records xml_records = { .rec = xml_rec, .rest = rest_lines };
+static const struct records svg_records = { .rec = svg_rec, .rest = svg_rest };
+
 static void xml_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
 		     size_t len)
 {
-	const struct schema *sc = &fr->sc;
-	uint8_t *end = w->p + len;
-
 	(void)g;
-	for (unsigned i = 0;; i++) {
-		uint8_t *mark = w->p;
-		size_t t, closing;
-
-		if (w->p >= w->stop || w->p == end)
-			return;
-		if (fr->variant == 1) {
-			/* SVG: groups, then a description absorbs the rest */
-			svg_item(w, u * 1000 + i + 1);
-			if (end - w->p >= 400)
-				continue;
-			w->p = mark;
-			if (end - w->p < 16) {
-				put_chars(w, '\n', (size_t)(end - w->p));
-				return;
-			}
-			put_str(w, "<desc>");
-			put_text(w, (size_t)(end - w->p) - 8, 0);
-			put_str(w, "</desc>\n");
-			return;
-		}
-		put_str(w, "  <");
-		put_rank(w, sc->rec, 0);
-		put_str(w, " id=\"");
-		put_dec(w, u * 1000 + i + 1, 1);
-		put_str(w, "\">\n");
-		for (unsigned f = 1; f + 1 < sc->n; f++) {
-			put_str(w, "    <");
-			put_field_name(w, sc, f);
-			put_ch(w, '>');
-			put_value(w, sc->type[f] == F_TAGS ? F_WORDS : sc->type[f], 0, 0);
-			put_str(w, "</");
-			put_field_name(w, sc, f);
-			put_str(w, ">\n");
-		}
-		put_str(w, "    <");
-		put_field_name(w, sc, sc->n - 1);
-		put_ch(w, '>');
-		closing = 2 + w->tm->len[sc->name[sc->n - 1]] + 2 + 4 + w->tm->len[sc->rec] + 2;
-		t = text_len(w, end, closing, 400);
-		if (!t) {
-			w->p = mark;
-			put_chars(w, '\n', (size_t)(end - w->p));
-			return;
-		}
-		put_text(w, t, 0);
-		put_str(w, "</");
-		put_field_name(w, sc, sc->n - 1);
-		put_str(w, ">\n  </");
-		put_rank(w, sc->rec, 0);
-		put_str(w, ">\n");
-	}
+	records_unit(fr->variant == 1 ? &svg_records : &xml_records, fr, w, u, len);
 }
 
 static const struct tfmt fmt_xml = { .frame = xml_frame, .unit = xml_unit };
@@ -1712,281 +1784,425 @@ static const struct tfmt fmt_html = { .frame = html_frame, .unit = html_unit };
 /* Source code */
 
 /*
- * A language as templates.  In a template, a backquote starts a code:
+ * Languages are rows of templates, each row a role and the languages it
+ * serves, so that what the C family shares is written once.  In a
+ * template, a backquote starts a code:
  *   `i identifier (the language's case)  `I PascalCase  `U UPPER_CASE
  *   `w a plain word   `v a variable of the function   `t a type
  *   `n a number       `s a few words (strings)        `m a sentence (comments)
  *   `c a callee (library or defined before)           `f the function's name
  *   `N `G `L the file's own name (Pascal, UPPER, lower)
  *   `> new line and indent   `+ `- indent in, out
- * Lines are indented by the current depth.
+ * Lines are indented by the current depth.  The rows are compiled once
+ * (lang_compile()) into byte codes: literal runs with their lengths,
+ * copied 16 bytes at a time, and one byte a code.
  */
-struct lang {
+enum lang_id {
+	LANG_C, LANG_CPP, LANG_JAVA, LANG_CS, LANG_JS, LANG_GO, LANG_RS, LANG_PHP, LANG_PY,
+	LANG_SH, LANG_PL, LANG_RB, LANG_CSS, NLANG
+};
+
+#define B_C	(1u << LANG_C)
+#define B_CPP	(1u << LANG_CPP)
+#define B_JAVA	(1u << LANG_JAVA)
+#define B_CS	(1u << LANG_CS)
+#define B_JS	(1u << LANG_JS)
+#define B_GO	(1u << LANG_GO)
+#define B_RS	(1u << LANG_RS)
+#define B_PHP	(1u << LANG_PHP)
+#define B_PY	(1u << LANG_PY)
+#define B_SH	(1u << LANG_SH)
+#define B_PL	(1u << LANG_PL)
+#define B_RB	(1u << LANG_RB)
+#define B_CSS	(1u << LANG_CSS)
+/* blocks closed by a brace */
+#define B_BRACE	(B_C | B_CPP | B_JAVA | B_CS | B_JS | B_GO | B_RS | B_PHP | B_PL)
+#define B_CLIKE	(B_C | B_CPP | B_JAVA | B_CS | B_JS)
+#define B_HASH	(B_PY | B_SH | B_PL | B_RB)
+
+enum role {
+	/* one template a language, or none */
+	R_IND,          /* one level of indentation */
+	R_LC, R_LC_END, /* line comment */
+	R_DOC_OPEN, R_DOC_LINE, R_DOC_CLOSE, /* block comment */
+	R_FIRST,        /* first lines (shebang, banner, package) */
+	R_IMP_OPEN, R_IMP_CLOSE, /* around the imports (Go) */
+	R_OPEN,         /* after the imports (class, namespace) */
+	R_CLOSE,        /* the footer */
+	R_FN_OPEN, R_FN_PROLOGUE, R_FN_CLOSE, R_PROTO,
+	R_IF_OPEN, R_IF_CLOSE, R_LOOP_OPEN, R_LOOP_CLOSE, R_RET,
+	R_REC_OPEN, R_REC_FIELD, R_REC_CLOSE, R_KONST,
+	R_GUARD,        /* a header's include guard (C, C++) */
+	R_ONE,
+	/* lists: the imports are chosen in order, the others picked */
+	R_IMPORT = R_ONE, R_STMT, R_TYPE, R_CALL,
+	R_ALL
+};
+
+#define NLIST		(R_ALL - R_ONE)
+#define LIST_MAX	16u
+#define IND_PAD		64u	/* indentation copied at once: deeper is cut */
+
+static const struct {
 	const char *name;
 	int camel;                  /* `i in camelCase, else snake_case */
-	const char *ind;            /* one level of indentation */
-	const char *lc, *lc_end;    /* line comment */
-	const char *doc_open, *doc_line, *doc_close; /* block comment, or NULL */
-	const char *first;          /* first lines (shebang, banner, package) */
-	const char *imp_open, *imp_close; /* around the imports (Go), or NULL */
-	const char *const *imports; /* some are chosen, in order */
-	const char *open;           /* after the imports (class, namespace), or NULL */
-	const char *close;          /* the footer, or NULL */
-	unsigned depth0;            /* depth inside open */
-	const char *fn_open, *fn_prologue, *fn_close, *proto;
-	const char *const *stmts;
-	const char *if_open, *if_close, *loop_open, *loop_close, *ret;
-	const char *rec_open, *rec_field, *rec_close, *konst;
-	const char *const *types;
-	const char *const *calls;
+	unsigned depth0;            /* depth inside R_OPEN */
+} langs[NLANG] = {
+	[LANG_C] = { "c", 0, 0 },      [LANG_CPP] = { "cpp", 0, 0 }, [LANG_JAVA] = { "java", 1, 1 },
+	[LANG_CS] = { "cs", 1, 2 },    [LANG_JS] = { "js", 1, 0 },   [LANG_GO] = { "go", 1, 0 },
+	[LANG_RS] = { "rs", 0, 0 },    [LANG_PHP] = { "php", 0, 0 }, [LANG_PY] = { "py", 0, 0 },
+	[LANG_SH] = { "sh", 0, 0 },    [LANG_PL] = { "pl", 0, 0 },   [LANG_RB] = { "rb", 0, 0 },
+	[LANG_CSS] = { "css", 0, 0 },
 };
 
 #define LIST(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
-static const struct lang lang_c = {
-	.name = "c", .ind = "\t", .lc = "/* ", .lc_end = " */",
-	.doc_open = "/*", .doc_line = " * ", .doc_close = " */",
-	.first = "/* `m */",
-	.imports = LIST("#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>",
-			"#include <stdint.h>", "#include <errno.h>", "#include <unistd.h>",
-			"#include <fcntl.h>", "#include <sys/types.h>", "#include <pthread.h>",
-			"#include \"`L.h\"", "#include \"`w.h\""),
-	.fn_open = "static `t `f(`t `v, `t `v)`>{", .fn_close = "}",
-	.proto = "`t `f(`t `v, `t `v);",
-	.stmts = LIST("`t `v = `n;", "`v = `v + `n;", "`v += `c(`v, `n);", "`c(`v, `v);",
-		      "`v = `v->`i;", "`v[`n] = `v;", "memset(`v, 0, sizeof(*`v));",
-		      "printf(\"`s: %d\\n\", `v);", "`v->`i = `v;", "`v = `c(`v);",
-		      "if (`v < 0)`>`+return -EINVAL;`-", "`v++;"),
-	.if_open = "if (`v > `n) {", .if_close = "}",
-	.loop_open = "for (`v = 0; `v < `n; `v++) {", .loop_close = "}",
-	.ret = "return `v;",
-	.rec_open = "struct `i {", .rec_field = "`t `i;", .rec_close = "};",
-	.konst = "#define `U `n",
-	.types = LIST("int", "unsigned int", "long", "size_t", "char *", "const char *", "uint32_t",
-		      "uint64_t", "double", "struct `i *", "void *", "ssize_t", "uint8_t *"),
-	.calls = LIST("strlen", "malloc", "free", "memcmp", "strcmp", "abs", "close", "atoi",
-		      "fflush", "puts"),
+/* An empty template is no template, except in a list (an empty type). */
+static const struct {
+	uint8_t role;
+	uint16_t langs;
+	const char *const *t;
+} lang_rows[] = {
+	{ R_IND, B_C | B_GO | B_SH, LIST("\t") },
+	{ R_IND, B_CPP | B_JAVA | B_CS | B_RS | B_PHP | B_PY | B_PL, LIST("    ") },
+	{ R_IND, B_JS | B_RB | B_CSS, LIST("  ") },
+	{ R_LC, B_C | B_CSS, LIST("/* ") },
+	{ R_LC, B_CPP | B_JAVA | B_CS | B_JS | B_GO | B_RS | B_PHP, LIST("// ") },
+	{ R_LC, B_HASH, LIST("# ") },
+	{ R_LC_END, B_C | B_CSS, LIST(" */") },
+	{ R_DOC_OPEN, B_C, LIST("/*") },
+	{ R_DOC_OPEN, B_JAVA | B_JS, LIST("/**") },
+	{ R_DOC_LINE, B_C | B_JAVA | B_JS, LIST(" * ") },
+	{ R_DOC_CLOSE, B_C | B_JAVA | B_JS, LIST(" */") },
+
+	{ R_FIRST, B_C | B_CSS, LIST("/* `m */") },
+	{ R_FIRST, B_CPP, LIST("// `m") },
+	{ R_FIRST, B_JAVA, LIST("package org.`w.`w;") },
+	{ R_FIRST, B_CS, LIST("using System;") },
+	{ R_FIRST, B_JS, LIST("'use strict';") },
+	{ R_FIRST, B_GO, LIST("package `w") },
+	{ R_FIRST, B_RS, LIST("//! `m") },
+	{ R_FIRST, B_PHP, LIST("<?php") },
+	{ R_FIRST, B_PY, LIST("#!/usr/bin/env python3\n\"\"\"`m\"\"\"") },
+	{ R_FIRST, B_SH, LIST("#!/bin/sh\n# `m") },
+	{ R_FIRST, B_PL, LIST("#!/usr/bin/perl") },
+	{ R_FIRST, B_RB, LIST("# frozen_string_literal: true") },
+
+	{ R_GUARD, B_C | B_CPP, LIST("#ifndef `G_H\n#define `G_H") },
+	{ R_IMP_OPEN, B_GO, LIST("import (") },
+	{ R_IMP_CLOSE, B_GO, LIST(")") },
+	{ R_IMPORT, B_C, LIST("#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>",
+			      "#include <stdint.h>", "#include <errno.h>", "#include <unistd.h>",
+			      "#include <fcntl.h>", "#include <sys/types.h>", "#include <pthread.h>",
+			      "#include \"`L.h\"", "#include \"`w.h\"") },
+	{ R_IMPORT, B_CPP, LIST("#include <iostream>", "#include <vector>", "#include <string>",
+				"#include <map>", "#include <memory>", "#include <algorithm>",
+				"#include <cstdint>", "#include \"`L.h\"", "#include \"`w.hpp\"") },
+	{ R_IMPORT, B_JAVA, LIST("import java.util.List;", "import java.util.ArrayList;",
+				 "import java.util.Map;", "import java.util.HashMap;",
+				 "import java.io.IOException;", "import java.util.Objects;",
+				 "import java.util.concurrent.TimeUnit;") },
+	{ R_IMPORT, B_CS, LIST("using System.Collections.Generic;", "using System.IO;",
+			       "using System.Linq;", "using System.Text;",
+			       "using System.Threading.Tasks;") },
+	/* PascalCase: a function (camelCase) never takes the name again */
+	{ R_IMPORT, B_JS, LIST("const fs = require('fs');", "const path = require('path');",
+			       "const `I = require('./`w');", "const { `I } = require('`w');") },
+	{ R_IMPORT, B_GO, LIST("\t\"errors\"", "\t\"fmt\"", "\t\"io\"", "\t\"os\"", "\t\"strings\"",
+			       "\t\"sync\"", "\t\"time\"") },
+	{ R_IMPORT, B_RS, LIST("use std::collections::HashMap;", "use std::fs;",
+			       "use std::io::{self, Read, Write};", "use std::path::Path;",
+			       "use std::sync::Arc;") },
+	{ R_IMPORT, B_PHP, LIST("namespace App\\`N;", "use App\\`N\\`N;", "use RuntimeException;") },
+	{ R_IMPORT, B_PY, LIST("import argparse", "import json", "import logging", "import os",
+			       "import re", "import sys", "from collections import defaultdict",
+			       "from pathlib import Path") },
+	{ R_IMPORT, B_SH, LIST("set -e", "set -u", "PATH=/usr/local/bin:/usr/bin:/bin",
+			       "`U=\"${`U:-`w}\"") },
+	{ R_IMPORT, B_PL, LIST("use strict;", "use warnings;", "use File::Basename;",
+			       "use Getopt::Long;", "use POSIX qw(floor ceil);") },
+	{ R_IMPORT, B_RB, LIST("require 'json'", "require 'fileutils'", "require 'set'",
+			       "require_relative '`w'") },
+	{ R_IMPORT, B_CSS, LIST("@import url(\"`w.css\");", "@charset \"utf-8\";") },
+
+	{ R_OPEN, B_CPP, LIST("namespace `L {\n") },
+	{ R_OPEN, B_JAVA, LIST("public class `N {\n") },
+	{ R_OPEN, B_CS, LIST("namespace `N\n{\n    public class `N\n    {\n") },
+	{ R_CLOSE, B_CPP, LIST("}  // namespace `L") },
+	{ R_CLOSE, B_JAVA, LIST("}") },
+	{ R_CLOSE, B_CS, LIST("    }\n}") },
+	{ R_CLOSE, B_PY, LIST("if __name__ == \"__main__\":\n    main()") },
+
+	{ R_FN_OPEN, B_C, LIST("static `t `f(`t `v, `t `v)`>{") },
+	{ R_FN_OPEN, B_CPP, LIST("`t `f(const `t &`v, `t `v)`>{") },
+	{ R_FN_OPEN, B_JAVA, LIST("public `t `f(`t `v, `t `v) {") },
+	{ R_FN_OPEN, B_CS, LIST("public `t `I(`t `v, `t `v)`>{") },
+	{ R_FN_OPEN, B_JS, LIST("function `f(`v, `v) {") },
+	{ R_FN_OPEN, B_GO, LIST("func `f(`v `t, `v `t) (`t, error) {") },
+	{ R_FN_OPEN, B_RS, LIST("pub fn `f(`v: `t, `v: `t) -> `t {") },
+	{ R_FN_OPEN, B_PHP, LIST("function `f($`v, $`v)`>{") },
+	{ R_FN_OPEN, B_PY, LIST("def `f(`v, `v):") },
+	{ R_FN_OPEN, B_SH, LIST("`f() {") },
+	{ R_FN_OPEN, B_PL, LIST("sub `f {") },
+	{ R_FN_OPEN, B_RB, LIST("def `f(`v, `v)") },
+	{ R_FN_OPEN, B_CSS, LIST(".`f, .`f `w {") },
+	{ R_FN_PROLOGUE, B_PL, LIST("my ($`v, $`v) = @_;") },
+	{ R_FN_CLOSE, B_BRACE | B_SH | B_CSS, LIST("}") },
+	{ R_FN_CLOSE, B_RB, LIST("end") },
+	{ R_PROTO, B_C, LIST("`t `f(`t `v, `t `v);") },
+	{ R_PROTO, B_CPP, LIST("`t `f(const `t &`v, `t `v);") },
+
+	{ R_STMT, B_C, LIST("`t `v = `n;", "`v = `v + `n;", "`v += `c(`v, `n);", "`c(`v, `v);",
+			    "`v = `v->`i;", "`v[`n] = `v;", "memset(`v, 0, sizeof(*`v));",
+			    "printf(\"`s: %d\\n\", `v);", "`v->`i = `v;", "`v = `c(`v);",
+			    "if (`v < 0)`>`+return -EINVAL;`-", "`v++;") },
+	{ R_STMT, B_CPP, LIST("auto `v = `c(`v);", "`v.push_back(`v);",
+			      "std::cout << \"`s \" << `v << std::endl;", "`v += `n;",
+			      "`t `v = `v * `n;", "`v = std::max(`v, `v);", "`v.clear();",
+			      "std::sort(`v.begin(), `v.end());",
+			      "if (`v.empty())`>`+return `v;`-") },
+	{ R_STMT, B_JAVA, LIST("`t `v = `c(`v);", "`v = `v + `n;",
+			       "System.out.println(\"`s \" + `v);", "`v.add(`v);", "this.`v = `v;",
+			       "`v += `n;", "Objects.requireNonNull(`v, \"`s\");") },
+	{ R_STMT, B_CS, LIST("var `v = `c(`v);", "`v = `v + `n;",
+			     "Console.WriteLine(\"`s {0}\", `v);", "`v.Add(`v);", "`v += `n;") },
+	/* JS: var (here and in loops), as a parameter or a local may be declared again */
+	{ R_STMT, B_JS, LIST("var `v = `c(`v, `n);", "var `v = `v + `n;", "`v.push(`v);",
+			     "console.log('`s', `v);", "`v = `v || {};", "`v += `n;",
+			     "if (!`v) {`+`>return null;`-`>}") },
+	{ R_STMT, B_GO, LIST("`v := `c(`v, `n)", "`v += `n", "fmt.Printf(\"`s: %v\\n\", `v)",
+			     "if err != nil {`+`>return nil, err`-`>}", "`v = append(`v, `v)",
+			     "defer `v.Close()") },
+	{ R_STMT, B_RS, LIST("let `v = `c(`v, `n);", "let mut `v = `v + `n;", "`v += `n;",
+			     "println!(\"`s {}\", `v);", "`v.push(`v);", "let `v = `v.len();") },
+	{ R_STMT, B_PHP, LIST("$`v = `c($`v, `n);", "$`v[] = $`v;",
+			      "echo \"`s \" . $`v . \"\\n\";", "$`v = $`v + `n;",
+			      "$`v = array_merge($`v, $`v);") },
+	{ R_STMT, B_PY, LIST("`v = `c(`v, `n)", "`v += `n", "print(\"`s\", `v)", "`v.append(`v)",
+			     "`v = [x for x in `v if x]", "`v = `v.get(\"`w\", `n)") },
+	{ R_STMT, B_SH, LIST("local `v=\"$1\"", "`v=$((`v + `n))", "echo \"`s: $`v\"",
+			     "`c \"$`v\" >/dev/null", "[ -n \"$`v\" ] || return 1") },
+	{ R_STMT, B_PL, LIST("my $`v = `c($`v, `n);", "$`v += `n;", "print \"`s: $`v\\n\";",
+			     "push @`v, $`v;", "$`v{`w} = $`v;") },
+	{ R_STMT, B_RB, LIST("`v = `c(`v, `n)", "`v += `n", "puts \"`s #{`v}\"", "`v << `v",
+			     "`v = `v.map { |x| x * `n }") },
+	{ R_STMT, B_CSS, LIST("margin: `npx;", "padding: `npx `npx;", "font-size: `npx;",
+			      "display: block;", "color: #333;",
+			      "background: url(\"`w.png\") no-repeat;", "border: 1px solid #ccc;",
+			      "text-align: center;", "width: `n%;", "line-height: 1.5;") },
+
+	{ R_IF_OPEN, B_C | B_CPP | B_JS, LIST("if (`v > `n) {") },
+	{ R_IF_OPEN, B_JAVA, LIST("if (`v != null) {") },
+	{ R_IF_OPEN, B_CS, LIST("if (`v != null)`>{") },
+	{ R_IF_OPEN, B_GO | B_RS, LIST("if `v > `n {") },
+	{ R_IF_OPEN, B_PHP | B_PL, LIST("if ($`v > `n) {") },
+	{ R_IF_OPEN, B_PY, LIST("if `v > `n:") },
+	{ R_IF_OPEN, B_SH, LIST("if [ \"$`v\" -gt `n ]; then") },
+	{ R_IF_OPEN, B_RB, LIST("if `v > `n") },
+	{ R_IF_CLOSE, B_BRACE, LIST("}") },
+	{ R_IF_CLOSE, B_SH, LIST("fi") },
+	{ R_IF_CLOSE, B_RB, LIST("end") },
+	{ R_LOOP_OPEN, B_C, LIST("for (`v = 0; `v < `n; `v++) {") },
+	{ R_LOOP_OPEN, B_CPP, LIST("for (const auto &`v : `v) {") },
+	{ R_LOOP_OPEN, B_JAVA, LIST("for (int `v = 0; `v < `n; `v++) {") },
+	{ R_LOOP_OPEN, B_CS, LIST("foreach (var `v in `v)`>{") },
+	{ R_LOOP_OPEN, B_JS, LIST("for (var `v of `v) {") },
+	{ R_LOOP_OPEN, B_GO, LIST("for _, `v := range `v {") },
+	{ R_LOOP_OPEN, B_RS, LIST("for `v in 0..`n {") },
+	{ R_LOOP_OPEN, B_PHP, LIST("foreach ($`v as $`v) {") },
+	{ R_LOOP_OPEN, B_PY, LIST("for `v in `v:") },
+	{ R_LOOP_OPEN, B_SH, LIST("for `v in `s; do") },
+	{ R_LOOP_OPEN, B_PL, LIST("foreach my $`v (@`v) {") },
+	{ R_LOOP_OPEN, B_RB, LIST("`v.each do |`v|") },
+	{ R_LOOP_CLOSE, B_BRACE, LIST("}") },
+	{ R_LOOP_CLOSE, B_SH, LIST("done") },
+	{ R_LOOP_CLOSE, B_RB, LIST("end") },
+	{ R_RET, B_CLIKE, LIST("return `v;") },
+	{ R_RET, B_GO, LIST("return `v, nil") },
+	{ R_RET, B_RS | B_RB, LIST("`v") },
+	{ R_RET, B_PHP | B_PL, LIST("return $`v;") },
+	{ R_RET, B_PY, LIST("return `v") },
+	{ R_RET, B_SH, LIST("return 0") },
+
+	{ R_REC_OPEN, B_C, LIST("struct `i {") },
+	{ R_REC_OPEN, B_CPP, LIST("struct `I {") },
+	{ R_REC_OPEN, B_JAVA, LIST("private static final class `I {") },
+	{ R_REC_OPEN, B_CS, LIST("private sealed class `I`>{") },
+	{ R_REC_OPEN, B_JS, LIST("exports.`i = {") },	/* may come again: no const */
+	{ R_REC_OPEN, B_GO, LIST("type `I struct {") },
+	{ R_REC_OPEN, B_RS, LIST("pub struct `I {") },
+	{ R_REC_OPEN, B_PHP, LIST("class `I`>{") },
+	{ R_REC_OPEN, B_PY, LIST("class `I:") },
+	{ R_REC_OPEN, B_RB, LIST("class `I") },
+	{ R_REC_FIELD, B_C | B_CPP, LIST("`t `i;") },
+	{ R_REC_FIELD, B_JAVA, LIST("private `t `i;") },
+	{ R_REC_FIELD, B_CS, LIST("public `t `I { get; set; }") },
+	{ R_REC_FIELD, B_JS, LIST("`i: `n,") },
+	{ R_REC_FIELD, B_GO, LIST("`I `t") },
+	{ R_REC_FIELD, B_RS, LIST("pub `i: `t,") },
+	{ R_REC_FIELD, B_PHP, LIST("private $`i;") },
+	{ R_REC_FIELD, B_PY, LIST("`i = `n") },
+	{ R_REC_FIELD, B_RB, LIST("attr_reader :`i") },
+	{ R_REC_CLOSE, B_C | B_CPP | B_JS, LIST("};") },
+	{ R_REC_CLOSE, B_JAVA | B_CS | B_GO | B_RS | B_PHP, LIST("}") },
+	{ R_REC_CLOSE, B_RB, LIST("end") },
+	{ R_KONST, B_C, LIST("#define `U `n") },
+	{ R_KONST, B_CPP, LIST("constexpr int k`I = `n;") },
+	{ R_KONST, B_JAVA, LIST("private static final int `U = `n;") },
+	{ R_KONST, B_CS, LIST("private const int `I = `n;") },
+	{ R_KONST, B_JS, LIST("exports.`U = `n;") },
+	{ R_KONST, B_PHP, LIST("const `U = `n;") },
+	{ R_KONST, B_GO, LIST("const `I = `n") },
+	{ R_KONST, B_RS, LIST("const `U: u32 = `n;") },
+	{ R_KONST, B_PY | B_RB, LIST("`U = `n") },
+	{ R_KONST, B_SH, LIST("`U=`n") },
+	{ R_KONST, B_PL, LIST("use constant `U => `n;") },
+
+	{ R_TYPE, B_C, LIST("int", "unsigned int", "long", "size_t", "char *", "const char *",
+			    "uint32_t", "uint64_t", "double", "struct `i *", "void *", "ssize_t",
+			    "uint8_t *") },
+	{ R_TYPE, B_CPP, LIST("int", "std::string", "std::size_t", "bool", "double",
+			      "std::vector<int>", "std::uint64_t", "std::map<std::string, int>",
+			      "`I") },
+	{ R_TYPE, B_JAVA, LIST("int", "long", "String", "boolean", "double", "List<String>",
+			       "Map<String, Integer>", "`I") },
+	{ R_TYPE, B_CS, LIST("int", "long", "string", "bool", "double", "List<string>", "`I") },
+	{ R_TYPE, B_GO, LIST("int", "string", "[]byte", "bool", "float64", "uint64", "*`I",
+			     "map[string]int") },
+	{ R_TYPE, B_RS, LIST("u32", "u64", "usize", "i64", "&str", "String", "Vec<u8>", "bool",
+			     "f64") },
+	{ R_TYPE, B_JS | B_PHP | B_HASH | B_CSS, LIST("") },
+	{ R_CALL, B_C, LIST("strlen", "malloc", "free", "memcmp", "strcmp", "abs", "close", "atoi",
+			    "fflush", "puts") },
+	{ R_CALL, B_CPP, LIST("std::abs", "std::to_string", "std::move", "std::size", "`v.size") },
+	{ R_CALL, B_JAVA, LIST("Math.max", "String.valueOf", "Integer.parseInt", "`i", "`i") },
+	{ R_CALL, B_CS, LIST("Math.Max", "Convert.ToString", "int.Parse", "`I") },
+	{ R_CALL, B_JS, LIST("Math.max", "JSON.stringify", "Object.keys", "parseInt", "`i") },
+	{ R_CALL, B_GO, LIST("strings.TrimSpace", "len", "fmt.Sprint", "`i", "`I") },
+	{ R_CALL, B_RS, LIST("std::cmp::max", "`i", "`i") },
+	{ R_CALL, B_PHP, LIST("count", "strlen", "intval", "`i") },
+	{ R_CALL, B_PY, LIST("len", "sorted", "int", "str", "os.path.join", "`i") },
+	{ R_CALL, B_SH, LIST("grep -q", "mkdir -p", "rm -f", "cat", "test -f", "`i") },
+	{ R_CALL, B_PL, LIST("length", "scalar", "int", "`i") },
+	{ R_CALL, B_RB, LIST("Integer", "format", "`i") },
+	{ R_CALL, B_CSS, LIST("") },
 };
 
-static const struct lang lang_cpp = {
-	.name = "cpp", .ind = "    ", .lc = "// ", .lc_end = "",
-	.first = "// `m",
-	.imports = LIST("#include <iostream>", "#include <vector>", "#include <string>",
-			"#include <map>", "#include <memory>", "#include <algorithm>",
-			"#include <cstdint>", "#include \"`L.h\"", "#include \"`w.hpp\""),
-	.open = "namespace `L {\n", .close = "}  // namespace `L",
-	.fn_open = "`t `f(const `t &`v, `t `v)`>{", .fn_close = "}",
-	.proto = "`t `f(const `t &`v, `t `v);",
-	.stmts = LIST("auto `v = `c(`v);", "`v.push_back(`v);",
-		      "std::cout << \"`s \" << `v << std::endl;", "`v += `n;",
-		      "`t `v = `v * `n;", "`v = std::max(`v, `v);", "`v.clear();",
-		      "std::sort(`v.begin(), `v.end());", "if (`v.empty())`>`+return `v;`-"),
-	.if_open = "if (`v > `n) {", .if_close = "}",
-	.loop_open = "for (const auto &`v : `v) {", .loop_close = "}",
-	.ret = "return `v;",
-	.rec_open = "struct `I {", .rec_field = "`t `i;", .rec_close = "};",
-	.konst = "constexpr int k`I = `n;",
-	.types = LIST("int", "std::string", "std::size_t", "bool", "double",
-		      "std::vector<int>", "std::uint64_t", "std::map<std::string, int>", "`I"),
-	.calls = LIST("std::abs", "std::to_string", "std::move", "std::size", "`v.size"),
+/* A language, compiled. */
+struct lang {
+	int camel;
+	unsigned depth0;
+	const char *raw[R_ONE];                 /* as written, NULL: none */
+	const uint8_t *one[R_ONE];              /* compiled, NULL: none */
+	const uint8_t *list[NLIST][LIST_MAX];
+	unsigned nlist[NLIST];
+	uint8_t ind[IND_PAD];                   /* R_IND repeated */
+	unsigned ind_len;
 };
 
-static const struct lang lang_java = {
-	.name = "java", .camel = 1, .ind = "    ", .lc = "// ", .lc_end = "",
-	.doc_open = "/**", .doc_line = " * ", .doc_close = " */",
-	.first = "package org.`w.`w;",
-	.imports = LIST("import java.util.List;", "import java.util.ArrayList;",
-			"import java.util.Map;", "import java.util.HashMap;",
-			"import java.io.IOException;", "import java.util.Objects;",
-			"import java.util.concurrent.TimeUnit;"),
-	.open = "public class `N {\n", .close = "}", .depth0 = 1,
-	.fn_open = "public `t `f(`t `v, `t `v) {", .fn_close = "}",
-	.stmts = LIST("`t `v = `c(`v);", "`v = `v + `n;", "System.out.println(\"`s \" + `v);",
-		      "`v.add(`v);", "this.`v = `v;", "`v += `n;",
-		      "Objects.requireNonNull(`v, \"`s\");"),
-	.if_open = "if (`v != null) {", .if_close = "}",
-	.loop_open = "for (int `v = 0; `v < `n; `v++) {", .loop_close = "}",
-	.ret = "return `v;",
-	.rec_open = "private static final class `I {", .rec_field = "private `t `i;",
-	.rec_close = "}",
-	.konst = "private static final int `U = `n;",
-	.types = LIST("int", "long", "String", "boolean", "double", "List<String>",
-		      "Map<String, Integer>", "`I"),
-	.calls = LIST("Math.max", "String.valueOf", "Integer.parseInt", "`i", "`i"),
-};
+/*
+ * Byte codes: 0 ends, 1..127 is a literal run of that many bytes (they
+ * follow), 128 + c is the code `c.  The pool ends in 16 spare bytes so
+ * that a short run is always copied as 16.
+ */
+#define LIT_MAX		127u
+#define OP_CODE		0x80u
 
-static const struct lang lang_cs = {
-	.name = "cs", .camel = 1, .ind = "    ", .lc = "// ", .lc_end = "",
-	.first = "using System;",
-	.imports = LIST("using System.Collections.Generic;", "using System.IO;",
-			"using System.Linq;", "using System.Text;",
-			"using System.Threading.Tasks;"),
-	.open = "namespace `N\n{\n    public class `N\n    {\n", .close = "    }\n}", .depth0 = 2,
-	.fn_open = "public `t `I(`t `v, `t `v)`>{", .fn_close = "}",
-	.stmts = LIST("var `v = `c(`v);", "`v = `v + `n;", "Console.WriteLine(\"`s {0}\", `v);",
-		      "`v.Add(`v);", "`v += `n;"),
-	.if_open = "if (`v != null)`>{", .if_close = "}",
-	.loop_open = "foreach (var `v in `v)`>{", .loop_close = "}",
-	.ret = "return `v;",
-	.rec_open = "private sealed class `I`>{", .rec_field = "public `t `I { get; set; }",
-	.rec_close = "}",
-	.konst = "private const int `I = `n;",
-	.types = LIST("int", "long", "string", "bool", "double", "List<string>", "`I"),
-	.calls = LIST("Math.Max", "Convert.ToString", "int.Parse", "`I"),
-};
+static struct lang lang_tab[NLANG];
+static uint8_t *lang_pool;
+static pthread_once_t lang_once = PTHREAD_ONCE_INIT;
+static int lang_err;
 
-static const struct lang lang_js = {
-	.name = "js", .camel = 1, .ind = "  ", .lc = "// ", .lc_end = "",
-	.doc_open = "/**", .doc_line = " * ", .doc_close = " */",
-	.first = "'use strict';",
-	.imports = LIST("const fs = require('fs');", "const path = require('path');",
-			"const `i = require('./`w');", "const { `i } = require('`w');"),
-	.fn_open = "function `f(`v, `v) {", .fn_close = "}",
-	.stmts = LIST("const `v = `c(`v, `n);", "let `v = `v + `n;", "`v.push(`v);",
-		      "console.log('`s', `v);", "`v = `v || {};", "`v += `n;",
-		      "if (!`v) {`+`>return null;`-`>}"),
-	.if_open = "if (`v > `n) {", .if_close = "}",
-	.loop_open = "for (const `v of `v) {", .loop_close = "}",
-	.ret = "return `v;",
-	.rec_open = "const `i = {", .rec_field = "`i: `n,", .rec_close = "};",
-	.konst = "const `U = `n;",
-	.types = LIST(""),
-	.calls = LIST("Math.max", "JSON.stringify", "Object.keys", "parseInt", "`i"),
-};
+static int is_code(char c)
+{
+	return c && strchr("iIUwvtnsmcfNGL>+-", c) != NULL;
+}
 
-static const struct lang lang_go = {
-	.name = "go", .camel = 1, .ind = "\t", .lc = "// ", .lc_end = "",
-	.first = "package `w",
-	.imp_open = "import (", .imp_close = ")",
-	.imports = LIST("\t\"errors\"", "\t\"fmt\"", "\t\"io\"", "\t\"os\"", "\t\"strings\"",
-			"\t\"sync\"", "\t\"time\""),
-	.fn_open = "func `f(`v `t, `v `t) (`t, error) {", .fn_close = "}",
-	.stmts = LIST("`v := `c(`v, `n)", "`v += `n", "fmt.Printf(\"`s: %v\\n\", `v)",
-		      "if err != nil {`+`>return nil, err`-`>}", "`v = append(`v, `v)",
-		      "defer `v.Close()"),
-	.if_open = "if `v > `n {", .if_close = "}",
-	.loop_open = "for _, `v := range `v {", .loop_close = "}",
-	.ret = "return `v, nil",
-	.rec_open = "type `I struct {", .rec_field = "`I `t", .rec_close = "}",
-	.konst = "const `I = `n",
-	.types = LIST("int", "string", "[]byte", "bool", "float64", "uint64", "*`I",
-		      "map[string]int"),
-	.calls = LIST("strings.TrimSpace", "len", "fmt.Sprint", "`i", "`I"),
-};
+/* Compile template t at *at; returns where it starts. */
+static const uint8_t *tpl_compile(const char *t, uint8_t **at)
+{
+	uint8_t *start = *at, *p = *at;
 
-static const struct lang lang_rs = {
-	.name = "rs", .ind = "    ", .lc = "// ", .lc_end = "",
-	.first = "//! `m",
-	.imports = LIST("use std::collections::HashMap;", "use std::fs;",
-			"use std::io::{self, Read, Write};", "use std::path::Path;",
-			"use std::sync::Arc;"),
-	.fn_open = "pub fn `f(`v: `t, `v: `t) -> `t {", .fn_close = "}",
-	.stmts = LIST("let `v = `c(`v, `n);", "let mut `v = `v + `n;", "`v += `n;",
-		      "println!(\"`s {}\", `v);", "`v.push(`v);", "let `v = `v.len();"),
-	.if_open = "if `v > `n {", .if_close = "}",
-	.loop_open = "for `v in 0..`n {", .loop_close = "}",
-	.ret = "`v",
-	.rec_open = "pub struct `I {", .rec_field = "pub `i: `t,", .rec_close = "}",
-	.konst = "const `U: u32 = `n;",
-	.types = LIST("u32", "u64", "usize", "i64", "&str", "String", "Vec<u8>", "bool", "f64"),
-	.calls = LIST("std::cmp::max", "`i", "`i"),
-};
+	while (*t) {
+		size_t n = 0;
 
-static const struct lang lang_php = {
-	.name = "php", .ind = "    ", .lc = "// ", .lc_end = "",
-	.first = "<?php",
-	.imports = LIST("namespace App\\`N;", "use App\\`N\\`N;", "use RuntimeException;"),
-	.fn_open = "function `f($`v, $`v)`>{", .fn_close = "}",
-	.stmts = LIST("$`v = `c($`v, `n);", "$`v[] = $`v;", "echo \"`s \" . $`v . \"\\n\";",
-		      "$`v = $`v + `n;", "$`v = array_merge($`v, $`v);"),
-	.if_open = "if ($`v > `n) {", .if_close = "}",
-	.loop_open = "foreach ($`v as $`v) {", .loop_close = "}",
-	.ret = "return $`v;",
-	.rec_open = "class `I`>{", .rec_field = "private $`i;", .rec_close = "}",
-	.konst = "const `U = `n;",
-	.types = LIST(""),
-	.calls = LIST("count", "strlen", "intval", "`i"),
-};
+		if (t[0] == '`' && is_code(t[1])) {
+			*p++ = (uint8_t)(OP_CODE | (uint8_t)t[1]);
+			t += 2;
+			continue;
+		}
+		/* a literal run: up to the next code (a stray backquote is a letter) */
+		while (t[n] && n < LIT_MAX && !(n && t[n] == '`' && is_code(t[n + 1])))
+			n++;
+		*p++ = (uint8_t)n;
+		memcpy(p, t, n);
+		p += n;
+		t += n;
+	}
+	*p++ = 0;
+	*at = p;
+	return start;
+}
 
-static const struct lang lang_py = {
-	.name = "py", .ind = "    ", .lc = "# ", .lc_end = "",
-	.first = "#!/usr/bin/env python3\n\"\"\"`m\"\"\"",
-	.imports = LIST("import argparse", "import json", "import logging", "import os",
-			"import re", "import sys", "from collections import defaultdict",
-			"from pathlib import Path"),
-	.close = "if __name__ == \"__main__\":\n    main()",
-	.fn_open = "def `f(`v, `v):", .fn_close = "",
-	.stmts = LIST("`v = `c(`v, `n)", "`v += `n", "print(\"`s\", `v)", "`v.append(`v)",
-		      "`v = [x for x in `v if x]", "`v = `v.get(\"`w\", `n)"),
-	.if_open = "if `v > `n:", .if_close = "", .loop_open = "for `v in `v:", .loop_close = "",
-	.ret = "return `v",
-	.rec_open = "class `I:", .rec_field = "`i = `n", .rec_close = "",
-	.konst = "`U = `n",
-	.types = LIST(""),
-	.calls = LIST("len", "sorted", "int", "str", "os.path.join", "`i"),
-};
+static void lang_compile(void)
+{
+	size_t need = 16;
+	uint8_t *p;
 
-static const struct lang lang_sh = {
-	.name = "sh", .ind = "\t", .lc = "# ", .lc_end = "",
-	.first = "#!/bin/sh\n# `m",
-	.imports = LIST("set -e", "set -u", "PATH=/usr/local/bin:/usr/bin:/bin",
-			"`U=\"${`U:-`w}\""),
-	.fn_open = "`f() {", .fn_close = "}",
-	.stmts = LIST("local `v=\"$1\"", "`v=$((`v + `n))", "echo \"`s: $`v\"",
-		      "`c \"$`v\" >/dev/null", "[ -n \"$`v\" ] || return 1"),
-	.if_open = "if [ \"$`v\" -gt `n ]; then", .if_close = "fi",
-	.loop_open = "for `v in `s; do", .loop_close = "done",
-	.ret = "return 0",
-	.konst = "`U=`n",
-	.types = LIST(""),
-	.calls = LIST("grep -q", "mkdir -p", "rm -f", "cat", "test -f", "`i"),
-};
+	for (size_t i = 0; i < NELEM(lang_rows); i++)
+		for (const char *const *t = lang_rows[i].t; *t; t++)
+			need += 2 * strlen(*t) + 2;
+	lang_pool = p = calloc(1, need * NLANG);
+	if (!lang_pool) {
+		lang_err = -ENOMEM;
+		return;
+	}
+	for (unsigned l = 0; l < NLANG; l++) {
+		struct lang *lg = &lang_tab[l];
 
-static const struct lang lang_pl = {
-	.name = "pl", .ind = "    ", .lc = "# ", .lc_end = "",
-	.first = "#!/usr/bin/perl",
-	.imports = LIST("use strict;", "use warnings;", "use File::Basename;", "use Getopt::Long;",
-			"use POSIX qw(floor ceil);"),
-	.fn_open = "sub `f {", .fn_prologue = "my ($`v, $`v) = @_;", .fn_close = "}",
-	.stmts = LIST("my $`v = `c($`v, `n);", "$`v += `n;", "print \"`s: $`v\\n\";",
-		      "push @`v, $`v;", "$`v{`w} = $`v;"),
-	.if_open = "if ($`v > `n) {", .if_close = "}",
-	.loop_open = "foreach my $`v (@`v) {", .loop_close = "}",
-	.ret = "return $`v;",
-	.konst = "use constant `U => `n;",
-	.types = LIST(""),
-	.calls = LIST("length", "scalar", "int", "`i"),
-};
+		lg->camel = langs[l].camel;
+		lg->depth0 = langs[l].depth0;
+		for (size_t i = 0; i < NELEM(lang_rows); i++) {
+			unsigned role = lang_rows[i].role;
 
-static const struct lang lang_rb = {
-	.name = "rb", .ind = "  ", .lc = "# ", .lc_end = "",
-	.first = "# frozen_string_literal: true",
-	.imports = LIST("require 'json'", "require 'fileutils'", "require 'set'",
-			"require_relative '`w'"),
-	.fn_open = "def `f(`v, `v)", .fn_close = "end",
-	.stmts = LIST("`v = `c(`v, `n)", "`v += `n", "puts \"`s #{`v}\"", "`v << `v",
-		      "`v = `v.map { |x| x * `n }"),
-	.if_open = "if `v > `n", .if_close = "end",
-	.loop_open = "`v.each do |`v|", .loop_close = "end",
-	.ret = "`v",
-	.rec_open = "class `I", .rec_field = "attr_reader :`i", .rec_close = "end",
-	.konst = "`U = `n",
-	.types = LIST(""),
-	.calls = LIST("Integer", "format", "`i"),
-};
+			if (!(lang_rows[i].langs & (1u << l)))
+				continue;
+			for (const char *const *t = lang_rows[i].t; *t; t++) {
+				if (role < R_ONE) {
+					/* one non-empty template a role */
+					if (lg->raw[role] || !**t || t[1]) {
+						lang_err = -EINVAL;
+						return;
+					}
+					lg->raw[role] = *t;
+					lg->one[role] = tpl_compile(*t, &p);
+				} else if (lg->nlist[role - R_ONE] < LIST_MAX) {
+					lg->list[role - R_ONE][lg->nlist[role - R_ONE]++] =
+						tpl_compile(*t, &p);
+				} else {
+					lang_err = -EINVAL;
+				}
+			}
+		}
+		/* every language needs an indentation, a line comment and every list */
+		if (!lg->raw[R_IND] || !lg->raw[R_LC])
+			lang_err = -EINVAL;
+		for (unsigned k = 0; k < NLIST; k++)
+			if (!lg->nlist[k])
+				lang_err = -EINVAL;
+		if (lang_err)
+			return;
+		lg->ind_len = (unsigned)strlen(lg->raw[R_IND]);
+		for (unsigned k = 0; k + lg->ind_len <= IND_PAD; k += lg->ind_len)
+			memcpy(lg->ind + k, lg->raw[R_IND], lg->ind_len);
+	}
+}
 
-static const struct lang lang_css = {
-	.name = "css", .ind = "  ", .lc = "/* ", .lc_end = " */",
-	.first = "/* `m */",
-	.imports = LIST("@import url(\"`w.css\");", "@charset \"utf-8\";"),
-	.fn_open = ".`f, .`f `w {", .fn_close = "}",
-	.stmts = LIST("margin: `npx;", "padding: `npx `npx;", "font-size: `npx;", "display: block;",
-		      "color: #333;", "background: url(\"`w.png\") no-repeat;",
-		      "border: 1px solid #ccc;", "text-align: center;", "width: `n%;",
-		      "line-height: 1.5;"),
-	.types = LIST(""),
-	.calls = LIST(""),
-};
+static int lang_init(void)
+{
+	pthread_once(&lang_once, lang_compile);
+	return lang_err;
+}
 
 /* A source writer: the current function's names and depth. */
 struct src {
@@ -2012,26 +2228,32 @@ static void new_ident(struct src *s, uint32_t id[2])
 	id[1] = (tnext(&w->r) & 1) || w->tm->keyword[id[0]] ? name_word(w) : UINT32_MAX;
 }
 
+/* Upper-case n letters at p (lowercase ASCII, at most WMAX). */
+static inline void upcase(uint8_t *p, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[i] -= 'a' - 'A';
+}
+
 static void put_ident(struct src *s, const uint32_t id[2], int style)
 {
 	struct tw *w = s->w;
+	const struct text_model *tm = w->tm;
+	uint8_t *at = w->p;
 
 	if (style == ID_LANG)
 		style = s->lg->camel ? ID_CAMEL : ID_SNAKE;
-	for (unsigned k = 0; k < 2 && id[k] != UINT32_MAX; k++) {
-		uint8_t *at;
-		unsigned l = w->tm->len[id[k]];
-
-		if (k && (style == ID_SNAKE || style == ID_UPPER))
-			put_ch(w, '_');
-		at = w->p;
-		put_rank(w, id[k], 0);
-		if (style == ID_UPPER)
-			for (unsigned i = 0; i < l; i++)
-				at[i] -= 'a' - 'A';
-		else if (style == ID_PASCAL || (style == ID_CAMEL && k))
-			at[0] -= 'a' - 'A';
-	}
+	put_rank(w, id[0], style == ID_PASCAL);
+	if (style == ID_UPPER)
+		upcase(at, tm->len[id[0]]);
+	if (id[1] == UINT32_MAX)
+		return;
+	if (style == ID_SNAKE || style == ID_UPPER)
+		put_ch(w, '_');
+	at = w->p;
+	put_rank(w, id[1], style == ID_PASCAL || style == ID_CAMEL);
+	if (style == ID_UPPER)
+		upcase(at, tm->len[id[1]]);
 }
 
 static void put_fresh(struct src *s, int style)
@@ -2042,35 +2264,52 @@ static void put_fresh(struct src *s, int style)
 	put_ident(s, id, style);
 }
 
-static const char *pick(struct tw *w, const char *const *list)
+/* One of a language's list, uniformly. */
+static inline const uint8_t *pick(struct src *s, unsigned role)
 {
-	size_t n = 0;
+	unsigned k = role - R_ONE;
 
-	while (list[n])
-		n++;
-	return list[below(tnext(&w->r), n)];
+	return s->lg->list[k][below(tnext(&s->w->r), s->lg->nlist[k])];
 }
 
-static void indent(struct src *s)
+static inline void indent(struct src *s)
 {
-	for (unsigned i = 0; i < s->depth; i++)
-		put_str(s->w, s->lg->ind);
+	const struct lang *lg = s->lg;
+	unsigned n = MIN(s->depth * lg->ind_len, IND_PAD / lg->ind_len * lg->ind_len);
+
+	memcpy(s->w->p, lg->ind, IND_PAD);
+	s->w->p += n;
 }
 
-static void expand(struct src *s, const char *t)
+static void run(struct src *s, const uint8_t *c)
 {
 	struct tw *w = s->w;
+	int star = 0;   /* a type ending in '*' was just written: "char *name" */
 
-	for (; *t; t++) {
-		if (*t != '`') {
-			/* the literal run up to the next code, in one copy */
-			const char *q = strchrnul(t, '`');
+	for (;;) {
+		unsigned op = *c++;
 
-			put_mem(w, t, (size_t)(q - t));
-			t = q - 1;
+		if (!op)
+			return;
+		if (op < OP_CODE) {
+			const uint8_t *q = c;
+			unsigned n = op;
+
+			if (star && *q == ' ') {
+				q++;
+				n--;
+			}
+			if (n <= 16)
+				memcpy(w->p, q, 16);
+			else
+				memcpy(w->p, q, n);
+			w->p += n;
+			c += op;
+			star = 0;
 			continue;
 		}
-		switch (*++t) {
+		star = 0;
+		switch (op - OP_CODE) {
 		case 'i':
 			put_fresh(s, ID_LANG);
 			break;
@@ -2092,9 +2331,8 @@ static void expand(struct src *s, const char *t)
 						     : below(tnext(&w->r), s->nv)], ID_LANG);
 			break;
 		case 't':
-			expand(s, pick(w, s->lg->types));
-			if (w->p[-1] == '*' && t[1] == ' ')
-				t++;	/* "char *name" */
+			run(s, pick(s, R_TYPE));
+			star = w->p[-1] == '*';
 			break;
 		case 'n':
 			put_number(w);
@@ -2109,7 +2347,7 @@ static void expand(struct src *s, const char *t)
 			if (s->ndefs && (tnext(&w->r) & 1))
 				put_ident(s, s->defs[below(tnext(&w->r), s->ndefs)], ID_LANG);
 			else
-				expand(s, pick(w, s->lg->calls));
+				run(s, pick(s, R_CALL));
 			break;
 		case 'f':
 			put_ident(s, s->fn, ID_LANG);
@@ -2133,22 +2371,23 @@ static void expand(struct src *s, const char *t)
 		case '-':
 			s->depth--;
 			break;
-		default:
-			put_ch(w, '`');
-			t--;
-			break;
 		}
-		if (!*t)
-			break;
 	}
 }
 
-/* One indented line from a template. */
-static void line(struct src *s, const char *t)
+/* One indented line from a compiled template. */
+static void line(struct src *s, const uint8_t *c)
 {
 	indent(s);
-	expand(s, t);
+	run(s, c);
 	put_ch(s->w, '\n');
+}
+
+/* The same, of a language's role (none: nothing). */
+static inline void line_of(struct src *s, unsigned role)
+{
+	if (s->lg->one[role])
+		line(s, s->lg->one[role]);
 }
 
 static void doc_comment(struct src *s)
@@ -2156,42 +2395,38 @@ static void doc_comment(struct src *s)
 	struct tw *w = s->w;
 	const struct lang *lg = s->lg;
 
-	if (lg->doc_open && (tnext(&w->r) & 1)) {
-		indent(s);
-		put_str(w, lg->doc_open);
-		put_ch(w, '\n');
+	if (lg->one[R_DOC_OPEN] && (tnext(&w->r) & 1)) {
+		line(s, lg->one[R_DOC_OPEN]);
 		for (unsigned i = 0, k = 1 + (unsigned)below(tnext(&w->r), 3); i < k; i++) {
 			indent(s);
-			put_str(w, lg->doc_line);
+			run(s, lg->one[R_DOC_LINE]);
 			put_text(w, 30 + below(tnext(&w->r), 40), 0);
 			put_ch(w, '\n');
 		}
-		indent(s);
-		put_str(w, lg->doc_close);
-		put_ch(w, '\n');
+		line(s, lg->one[R_DOC_CLOSE]);
 	} else {
 		indent(s);
-		put_str(w, lg->lc);
+		run(s, lg->one[R_LC]);
 		put_text(w, 20 + below(tnext(&w->r), 50), 0);
-		put_str(w, lg->lc_end);
+		if (lg->one[R_LC_END])
+			run(s, lg->one[R_LC_END]);
 		put_ch(w, '\n');
 	}
 }
 
 static void simple_stmt(struct src *s)
 {
-	line(s, pick(s->w, s->lg->stmts));
+	line(s, pick(s, R_STMT));
 }
 
-static void block(struct src *s, const char *open, const char *close)
+static void block(struct src *s, unsigned open, unsigned close)
 {
-	line(s, open);
+	line_of(s, open);
 	s->depth++;
 	for (unsigned i = 0, k = 1 + (unsigned)below(tnext(&s->w->r), 3); i < k; i++)
 		simple_stmt(s);
 	s->depth--;
-	if (close && *close)
-		line(s, close);
+	line_of(s, close);
 }
 
 static void function(struct src *s, int proto, size_t room)
@@ -2202,20 +2437,29 @@ static void function(struct src *s, int proto, size_t room)
 	unsigned most = room > 560 ? (unsigned)MIN((room - 400) / 160, 10) : 1;
 
 	s->nv = 2 + (unsigned)below(tnext(&w->r), 3);
-	for (unsigned i = 0; i < s->nv; i++)
-		new_ident(s, s->var[i]);
+	/* distinct: parameters may not repeat (Python, strict JavaScript) */
+	for (unsigned i = 0; i < s->nv; i++) {
+		unsigned j;
+
+		do {
+			new_ident(s, s->var[i]);
+			for (j = 0; j < i; j++)
+				if (s->var[j][0] == s->var[i][0] && s->var[j][1] == s->var[i][1])
+					break;
+		} while (j < i);
+	}
 	new_ident(s, s->fn);
 	doc_comment(s);
 	s->in_seq = 1;
 	s->seq = 0;
-	line(s, proto ? lg->proto : lg->fn_open);
+	line(s, lg->one[proto ? R_PROTO : R_FN_OPEN]);
 	s->in_seq = 0;
 	if (!proto) {
 		s->depth++;
-		if (lg->fn_prologue) {
+		if (lg->one[R_FN_PROLOGUE]) {
 			s->in_seq = 1;
 			s->seq = 0;
-			line(s, lg->fn_prologue);
+			line(s, lg->one[R_FN_PROLOGUE]);
 			s->in_seq = 0;
 		}
 		unsigned k = MIN(2 + (unsigned)below(tnext(&w->r), 9), most);
@@ -2223,20 +2467,18 @@ static void function(struct src *s, int proto, size_t room)
 		for (unsigned i = 0; i < k; i++) {
 			unsigned kind = (unsigned)below(tnext(&w->r), 20);
 
-			if (kind < 3 && lg->if_open)
-				block(s, lg->if_open, lg->if_close);
-			else if (kind < 5 && lg->loop_open)
-				block(s, lg->loop_open, lg->loop_close);
+			if (kind < 3 && lg->one[R_IF_OPEN])
+				block(s, R_IF_OPEN, R_IF_CLOSE);
+			else if (kind < 5 && lg->one[R_LOOP_OPEN])
+				block(s, R_LOOP_OPEN, R_LOOP_CLOSE);
 			else if (kind < 6)
 				doc_comment(s);
 			else
 				simple_stmt(s);
 		}
-		if (lg->ret)
-			line(s, lg->ret);
+		line_of(s, R_RET);
 		s->depth--;
-		if (*lg->fn_close)
-			line(s, lg->fn_close);
+		line_of(s, R_FN_CLOSE);
 	}
 	if (s->ndefs < NELEM(s->defs)) {
 		s->defs[s->ndefs][0] = s->fn[0];
@@ -2249,39 +2491,38 @@ static void record(struct src *s)
 {
 	s->nv = 0;
 	doc_comment(s);
-	line(s, s->lg->rec_open);
+	line_of(s, R_REC_OPEN);
 	s->depth++;
 	for (unsigned i = 0, k = 2 + (unsigned)below(tnext(&s->w->r), 5); i < k; i++)
-		line(s, s->lg->rec_field);
+		line_of(s, R_REC_FIELD);
 	s->depth--;
-	if (*s->lg->rec_close)
-		line(s, s->lg->rec_close);
+	line_of(s, R_REC_CLOSE);
 }
 
 /* Which language an extension is written in; c headers get prototypes. */
 static const struct {
 	const char *ext;
-	const struct lang *lang;
-	int header;
+	uint8_t lang;
+	uint8_t header;
 } lang_exts[] = {
-	{ "c", &lang_c, 0 }, { "h", &lang_c, 1 }, { "y", &lang_c, 0 }, { "l", &lang_c, 0 },
-	{ "idl", &lang_c, 1 }, { "inc", &lang_c, 1 }, { "def", &lang_c, 1 }, { "rc", &lang_c, 1 },
-	{ "dts", &lang_c, 1 }, { "m", &lang_c, 0 },
-	{ "cpp", &lang_cpp, 0 }, { "cc", &lang_cpp, 0 }, { "cxx", &lang_cpp, 0 },
-	{ "c++", &lang_cpp, 0 }, { "mm", &lang_cpp, 0 }, { "hpp", &lang_cpp, 1 },
-	{ "hh", &lang_cpp, 1 }, { "hxx", &lang_cpp, 1 }, { "inl", &lang_cpp, 0 },
-	{ "java", &lang_java, 0 }, { "kt", &lang_java, 0 }, { "scala", &lang_java, 0 },
-	{ "groovy", &lang_java, 0 }, { "cs", &lang_cs, 0 },
-	{ "js", &lang_js, 0 }, { "jsx", &lang_js, 0 }, { "mjs", &lang_js, 0 },
-	{ "ts", &lang_js, 0 }, { "tsx", &lang_js, 0 },
-	{ "go", &lang_go, 0 }, { "rs", &lang_rs, 0 }, { "php", &lang_php, 0 },
-	{ "py", &lang_py, 0 }, { "pyw", &lang_py, 0 }, { "pyx", &lang_py, 0 },
-	{ "sh", &lang_sh, 0 }, { "bash", &lang_sh, 0 }, { "zsh", &lang_sh, 0 },
-	{ "ksh", &lang_sh, 0 }, { "csh", &lang_sh, 0 }, { "awk", &lang_sh, 0 },
-	{ "tcl", &lang_sh, 0 }, { "r", &lang_sh, 0 },
-	{ "pl", &lang_pl, 0 }, { "pm", &lang_pl, 0 }, { "t", &lang_pl, 0 },
-	{ "rb", &lang_rb, 0 }, { "rake", &lang_rb, 0 },
-	{ "css", &lang_css, 0 }, { "less", &lang_css, 0 }, { "scss", &lang_css, 0 },
+	{ "c", LANG_C, 0 }, { "h", LANG_C, 1 }, { "y", LANG_C, 0 }, { "l", LANG_C, 0 },
+	{ "idl", LANG_C, 1 }, { "inc", LANG_C, 1 }, { "def", LANG_C, 1 }, { "rc", LANG_C, 1 },
+	{ "dts", LANG_C, 1 }, { "m", LANG_C, 0 },
+	{ "cpp", LANG_CPP, 0 }, { "cc", LANG_CPP, 0 }, { "cxx", LANG_CPP, 0 },
+	{ "c++", LANG_CPP, 0 }, { "mm", LANG_CPP, 0 }, { "hpp", LANG_CPP, 1 },
+	{ "hh", LANG_CPP, 1 }, { "hxx", LANG_CPP, 1 }, { "inl", LANG_CPP, 0 },
+	{ "java", LANG_JAVA, 0 }, { "kt", LANG_JAVA, 0 }, { "scala", LANG_JAVA, 0 },
+	{ "groovy", LANG_JAVA, 0 }, { "cs", LANG_CS, 0 },
+	{ "js", LANG_JS, 0 }, { "jsx", LANG_JS, 0 }, { "mjs", LANG_JS, 0 },
+	{ "ts", LANG_JS, 0 }, { "tsx", LANG_JS, 0 },
+	{ "go", LANG_GO, 0 }, { "rs", LANG_RS, 0 }, { "php", LANG_PHP, 0 },
+	{ "py", LANG_PY, 0 }, { "pyw", LANG_PY, 0 }, { "pyx", LANG_PY, 0 },
+	{ "sh", LANG_SH, 0 }, { "bash", LANG_SH, 0 }, { "zsh", LANG_SH, 0 },
+	{ "ksh", LANG_SH, 0 }, { "csh", LANG_SH, 0 }, { "awk", LANG_SH, 0 },
+	{ "tcl", LANG_SH, 0 }, { "r", LANG_SH, 0 },
+	{ "pl", LANG_PL, 0 }, { "pm", LANG_PL, 0 }, { "t", LANG_PL, 0 },
+	{ "rb", LANG_RB, 0 }, { "rake", LANG_RB, 0 },
+	{ "css", LANG_CSS, 0 }, { "less", LANG_CSS, 0 }, { "scss", LANG_CSS, 0 },
 };
 
 static const struct lang *lang_of(const char *ext, int *header)
@@ -2289,11 +2530,11 @@ static const struct lang *lang_of(const char *ext, int *header)
 	for (size_t i = 0; i < NELEM(lang_exts); i++) {
 		if (!strcasecmp(lang_exts[i].ext, ext)) {
 			*header = lang_exts[i].header;
-			return lang_exts[i].lang;
+			return &lang_tab[lang_exts[i].lang];
 		}
 	}
 	*header = 0;
-	return &lang_c;
+	return &lang_tab[LANG_C];
 }
 
 static void src_frame(const struct gen_file *g, const struct content_model *cm, struct frame *fr)
@@ -2301,49 +2542,46 @@ static void src_frame(const struct gen_file *g, const struct content_model *cm, 
 	int header;
 	const struct lang *lg = lang_of(file_ext(g), &header);
 	struct src s = { .lg = lg, .fr = fr };
-	const int guard = header && (lg == &lang_c || lg == &lang_cpp);
+	const int guard = header && lg->one[R_GUARD];
 	struct tw w;
 	uint8_t *at;
 	size_t guard_at, imp_from, imp_to, open_at, flen, guard_len = guard ? 8 : 0, best = 0;
 	int chosen = 0, kind = 0;
+	const unsigned nimp = lg->nlist[R_IMPORT - R_ONE];
 
 	frame_open(&w, cm, g, fr->head, 6);
 	s.w = &w;
 	fr->lang = lg;
 	fr->variant = (unsigned)header;
 	new_ident(&s, fr->name);
-	line(&s, lg->first);
+	line_of(&s, R_FIRST);
 	guard_at = (size_t)(w.p - fr->head);
 	if (guard)
-		expand(&s, "#ifndef `G_H\n#define `G_H\n");
+		line_of(&s, R_GUARD);
 	put_ch(&w, '\n');
 	imp_from = imp_to = (size_t)(w.p - fr->head);
-	if (lg->imp_open) {
-		put_str(&w, lg->imp_open);
-		put_ch(&w, '\n');
-	}
-	for (size_t i = 0; lg->imports[i]; i++) {
-		if ((tnext(&w.r) % 5 < 3) || (!lg->imports[i + 1] && !chosen)) {
-			line(&s, lg->imports[i]);
+	line_of(&s, R_IMP_OPEN);
+	for (unsigned i = 0; i < nimp; i++) {
+		if ((tnext(&w.r) % 5 < 3) || (i + 1 == nimp && !chosen)) {
+			line(&s, lg->list[R_IMPORT - R_ONE][i]);
 			chosen = 1;
 		}
 	}
-	if (lg->imp_close) {
-		put_str(&w, lg->imp_close);
-		put_ch(&w, '\n');
+	if (lg->one[R_IMP_CLOSE]) {
+		line_of(&s, R_IMP_CLOSE);
 		imp_to = (size_t)(w.p - fr->head);
 	}
 	open_at = (size_t)(w.p - fr->head);
-	if (lg->open) {
+	if (lg->one[R_OPEN]) {
 		put_ch(&w, '\n');
-		expand(&s, lg->open);
+		run(&s, lg->one[R_OPEN]);
 		fr->depth0 = lg->depth0;
 	}
 	fr->hlen = (size_t)(w.p - fr->head);
 	w.p = at = fr->foot;
-	if (lg->close) {
+	if (lg->one[R_CLOSE]) {
 		put_ch(&w, '\n');
-		expand(&s, lg->close);
+		run(&s, lg->one[R_CLOSE]);
 		put_ch(&w, '\n');
 	}
 	if (guard)
@@ -2354,13 +2592,15 @@ static void src_frame(const struct gen_file *g, const struct content_model *cm, 
 	/*
 	 * Small files: the longest run of whole header lines that fits with
 	 * the footer it needs (#endif once the guard is open, the closing
-	 * brace once the class is), never inside an import block.
+	 * brace once the class is), never inside an import block nor inside
+	 * the opening of a class or namespace (all of it or none).
 	 */
 	for (size_t c = 1; c <= fr->hlen; c++) {
 		int k = c > open_at ? 2 : guard && c > guard_at ? 1 : 0;
 		size_t need = k == 2 ? flen : k == 1 ? guard_len : 0;
 
-		if (fr->head[c - 1] != '\n' || (c > imp_from && c < imp_to))
+		if (fr->head[c - 1] != '\n' || (c > imp_from && c < imp_to) ||
+		    (k == 2 && c < fr->hlen))
 			continue;
 		if (c + need <= g->size) {
 			best = c;
@@ -2378,19 +2618,17 @@ static void src_frame(const struct gen_file *g, const struct content_model *cm, 
 /* Blank lines and comment lines filling exactly n bytes at top level. */
 static void src_filler(struct src *s, size_t n)
 {
-	char ind[64];
-	size_t k = 0;
+	const struct lang *lg = s->lg;
+	char ind[IND_PAD + 1];
+	size_t k = MIN(s->depth * lg->ind_len, IND_PAD / lg->ind_len * lg->ind_len);
 
-	for (unsigned i = 0; i < s->depth && k + strlen(s->lg->ind) < sizeof(ind); i++) {
-		memcpy(ind + k, s->lg->ind, strlen(s->lg->ind));
-		k += strlen(s->lg->ind);
-	}
+	memcpy(ind, lg->ind, k);
 	ind[k] = '\0';
 	if (n >= 1) {
 		put_ch(s->w, '\n');
 		n--;
 	}
-	comment_lines(s->w, n, ind, s->lg->lc, s->lg->lc_end);
+	comment_lines(s->w, n, ind, lg->raw[R_LC], lg->raw[R_LC_END] ? lg->raw[R_LC_END] : "");
 }
 
 static void src_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
@@ -2411,14 +2649,14 @@ static void src_unit(const struct gen_file *g, const struct frame *fr, struct tw
 			break;
 		kind = (unsigned)below(tnext(&w->r), 20);
 		put_ch(w, '\n');
-		if (kind < 2 && s.lg->konst) {
+		if (kind < 2 && s.lg->one[R_KONST]) {
 			s.nv = 0;
 			for (unsigned i = 0, k = 2 + (unsigned)below(tnext(&w->r), 4); i < k; i++)
-				line(&s, s.lg->konst);
-		} else if (kind < 5 && s.lg->rec_open) {
+				line_of(&s, R_KONST);
+		} else if (kind < 5 && s.lg->one[R_REC_OPEN]) {
 			record(&s);
 		} else {
-			function(&s, fr->variant && s.lg->proto, (size_t)(end - w->p));
+			function(&s, fr->variant && s.lg->one[R_PROTO], (size_t)(end - w->p));
 		}
 		if (end - w->p < 64) {
 			w->p = mark;
