@@ -46,12 +46,22 @@ static const struct {
 	{ "png", &gen_png_ops }, { "jpg", &gen_jpeg_ops }, { "jpeg", &gen_jpeg_ops },
 	{ "gif", &gen_gif_ops }, { "bmp", &gen_bmp_ops },
 	{ "wav", &gen_wav_ops }, { "mp3", &gen_mp3_ops }, { "mp4", &gen_mp4_ops },
-	/* documents and archives */
+	{ "m4a", &gen_mp4_ops }, { "m4v", &gen_mp4_ops }, { "mov", &gen_mp4_ops },
+	/* documents and archives (ZIP containers: a plain ZIP) */
 	{ "pdf", &gen_pdf_ops }, { "zip", &gen_zip_ops }, { "gz", &gen_gzip_ops },
-	{ "tar", &gen_tar_ops },
+	{ "tgz", &gen_gzip_ops }, { "tar", &gen_tar_ops },
+	{ "jar", &gen_zip_ops }, { "apk", &gen_zip_ops }, { "whl", &gen_zip_ops },
+	{ "egg", &gen_zip_ops }, { "docx", &gen_zip_ops }, { "xlsx", &gen_zip_ops },
+	{ "pptx", &gen_zip_ops }, { "odt", &gen_zip_ops }, { "ods", &gen_zip_ops },
+	{ "odp", &gen_zip_ops }, { "epub", &gen_zip_ops }, { "cbz", &gen_zip_ops },
+	{ "xps", &gen_zip_ops },
 	/* executables */
 	{ "exe", &gen_pe_ops }, { "dll", &gen_pe_ops }, { "sys", &gen_pe_ops },
-	{ "o", &gen_elf_ops }, { "so", &gen_elf_ops },
+	{ "ocx", &gen_pe_ops }, { "cpl", &gen_pe_ops }, { "scr", &gen_pe_ops },
+	{ "drv", &gen_pe_ops }, { "mui", &gen_pe_ops }, { "ax", &gen_pe_ops },
+	{ "acm", &gen_pe_ops },
+	{ "o", &gen_elf_ops }, { "so", &gen_elf_ops }, { "ko", &gen_elf_ops },
+	{ "elf", &gen_elf_ops }, { "out", &gen_elf_ops },
 	/* plain text and its line-structured kinds (text.c picks the kind) */
 	{ "txt", &gen_text_ops }, { "text", &gen_text_ops }, { "log", &gen_text_ops },
 	{ "csv", &gen_text_ops }, { "tsv", &gen_text_ops }, { "md", &gen_text_ops },

@@ -71,6 +71,7 @@ static const char *const mime_so[] = {
 	"application/x-sharedlib", "application/x-pie-executable", NULL
 };
 static const char *const mime_o[] = { "application/x-object", NULL };
+static const char *const mime_exec[] = { "application/x-executable", NULL };
 static const char *const mime_pe[] = { "application/vnd.microsoft.portable-executable", NULL };
 
 static const struct {
@@ -83,6 +84,14 @@ static const struct {
 	{ "zip", mime_zip }, { "gz", mime_gz }, { "tar", mime_tar },
 	{ "so", mime_so }, { "o", mime_o }, { "ko", mime_o }, { "exe", mime_pe },
 	{ "dll", mime_pe }, { "sys", mime_pe },
+	/* the extensions of a format's family (content.c) */
+	{ "m4a", mime_mp4 }, { "m4v", mime_mp4 }, { "mov", mime_mp4 }, { "tgz", mime_gz },
+	{ "jar", mime_zip }, { "apk", mime_zip }, { "whl", mime_zip }, { "egg", mime_zip },
+	{ "docx", mime_zip }, { "xlsx", mime_zip }, { "pptx", mime_zip }, { "odt", mime_zip },
+	{ "ods", mime_zip }, { "odp", mime_zip }, { "epub", mime_zip }, { "cbz", mime_zip },
+	{ "xps", mime_zip }, { "ocx", mime_pe }, { "cpl", mime_pe }, { "scr", mime_pe },
+	{ "drv", mime_pe }, { "mui", mime_pe }, { "ax", mime_pe }, { "acm", mime_pe },
+	{ "elf", mime_exec }, { "out", mime_exec },
 };
 
 enum content_group content_group_of_ext(const char *ext)
@@ -1069,7 +1078,7 @@ static double typed_share(const struct content_stats *st)
 static void print_figure(FILE *out, const char *name, double target, double achieved,
 			 const char *fmt_note)
 {
-	fprintf(out, "  %-22s", name);
+	fprintf(out, "  %-24s", name);
 	if (isnan(target))
 		fprintf(out, " %10s", "-");
 	else
@@ -1114,11 +1123,15 @@ void content_report_print_text(const struct content_stats *st, const struct cont
 	fprintf(out, "  compressed   %s in 1 MiB segments (sample share %g)\n\n",
 		human(st->all.sampled_bytes, h2, sizeof(h2)), st->opts.sample_share);
 
-	fprintf(out, "  %-22s %10s %10s %10s\n", "figure", "target", "achieved", "rel. diff");
+	fprintf(out, "  %-24s %10s %10s %10s\n", "figure", "target", "achieved", "rel. diff");
 	print_figure(out, "compress_ratio zlib", t->compress_ratio, content_ratio_zlib(b),
 		     "other binary, level 6");
 	print_figure(out, "compress_ratio zstd", t->compress_ratio, content_ratio_zstd(b),
 		     "other binary, level 3");
+	print_figure(out, "compress_ratio_exec zlib", t->compress_ratio_exec,
+		     content_ratio_zlib(&st->group[CONTENT_EXEC]), "executables, level 6");
+	print_figure(out, "compress_ratio_exec zstd", t->compress_ratio_exec,
+		     content_ratio_zstd(&st->group[CONTENT_EXEC]), "executables, level 3");
 	print_figure(out, "dup_file_share", t->dup_file_share, content_dup_file_share(&st->all),
 		     "all files");
 	print_figure(out, "dup_block_share", t->dup_block_share, content_dup_block_share(b),
@@ -1210,6 +1223,10 @@ void content_report_print_json(const struct content_stats *st, const struct cont
 	json_object_object_add(o, "sample_share", json_object_new_double(st->opts.sample_share));
 	json_object_object_add(o, "compress_ratio_zlib", json_object_new_double(content_ratio_zlib(b)));
 	json_object_object_add(o, "compress_ratio_zstd", json_object_new_double(content_ratio_zstd(b)));
+	json_object_object_add(o, "compress_ratio_exec_zlib",
+			       json_object_new_double(content_ratio_zlib(&st->group[CONTENT_EXEC])));
+	json_object_object_add(o, "compress_ratio_exec_zstd",
+			       json_object_new_double(content_ratio_zstd(&st->group[CONTENT_EXEC])));
 	json_object_object_add(o, "dup_file_share",
 			       json_object_new_double(content_dup_file_share(&st->all)));
 	json_object_object_add(o, "dup_block_share",
@@ -1229,6 +1246,7 @@ void content_report_print_json(const struct content_stats *st, const struct cont
 	json_object_object_add(o, "type_mix", mix);
 
 	json_object_object_add(tg, "compress_ratio", json_num(t->compress_ratio));
+	json_object_object_add(tg, "compress_ratio_exec", json_num(t->compress_ratio_exec));
 	json_object_object_add(tg, "dup_file_share", json_num(t->dup_file_share));
 	json_object_object_add(tg, "dup_block_share", json_num(t->dup_block_share));
 	json_object_object_add(tg, "zero_block_share", json_num(t->zero_block_share));
@@ -1257,6 +1275,7 @@ void content_report_print_json(const struct content_stats *st, const struct cont
 void content_targets_from_params(struct content_targets *t, const struct params *p)
 {
 	t->compress_ratio = p->compress_ratio;
+	t->compress_ratio_exec = p->compress_ratio_exec;
 	t->dup_file_share = p->dup_file_share;
 	t->dup_block_share = p->dup_block_share;
 	t->zero_block_share = p->zero_block_share;

@@ -155,6 +155,7 @@ double content_ratio_zstd(const struct content_group_stats *g);
 /* What a content report compares the figures with; NAN: no target. */
 struct content_targets {
 	double compress_ratio;          /* zlib and zstd ratio of "other binary" files */
+	double compress_ratio_exec;     /* zlib and zstd ratio of executables (ELF, PE) */
 	double dup_file_share;
 	double dup_block_share;         /* of "other binary" files */
 	double zero_block_share;        /* of "other binary" files */
@@ -166,7 +167,8 @@ struct content_targets {
  * relative difference, the figures by group, the type mix and the typed
  * files that were not identified.  `name` is what was measured (a path).
  * The JSON form is one object with the keys compress_ratio_zlib,
- * compress_ratio_zstd, dup_file_share, dup_block_share, zero_block_share,
+ * compress_ratio_zstd, compress_ratio_exec_zlib, compress_ratio_exec_zstd,
+ * dup_file_share, dup_block_share, zero_block_share,
  * typed_identified_share, type_mix and targets, and more detail.
  */
 void content_report_print_text(const struct content_stats *st, const struct content_targets *t,
@@ -177,7 +179,7 @@ void content_report_print_json(const struct content_stats *st, const struct cont
 struct params;
 
 /*
- * Targets from a resolved configuration: compress_ratio, dup_file_share,
+ * Targets from a resolved configuration: compress_ratio, compress_ratio_exec, dup_file_share,
  * dup_block_share and zero_block_share as configured, and
  * typed_identified_share 0.99 (the floor issue 4 sets).
  */

@@ -159,10 +159,17 @@ static const struct {
 	const char *ext;
 	uint64_t min;
 } ext_floor[] = {
-	{ "png", 256 },  { "gif", 256 },  { "bmp", 256 },  { "jpg", 1024 }, { "jpeg", 1024 },
-	{ "wav", 256 },  { "mp3", 1024 }, { "mp4", 1024 }, { "pdf", 1024 }, { "zip", 256 },
-	{ "gz", 256 },   { "tar", 1536 }, { "exe", 1024 }, { "dll", 1024 }, { "so", 1024 },
-	{ "o", 1024 },   { "sys", 1024 },
+	{ "png", 256 },	  { "gif", 256 },   { "bmp", 256 },   { "jpg", 1024 },	{ "jpeg", 1024 },
+	{ "wav", 256 },	  { "mp3", 1024 },  { "mp4", 1024 },  { "m4a", 1024 },	{ "m4v", 1024 },
+	{ "mov", 1024 },  { "pdf", 1024 },  { "zip", 256 },   { "gz", 256 },	{ "tgz", 256 },
+	{ "tar", 1536 },  { "exe", 1024 },  { "dll", 1024 },  { "sys", 1024 },	{ "ocx", 1024 },
+	{ "cpl", 1024 },  { "scr", 1024 },  { "drv", 1024 },  { "mui", 1024 },	{ "ax", 1024 },
+	{ "acm", 1024 },  { "so", 1024 },   { "o", 1024 },    { "ko", 1024 },	{ "elf", 1024 },
+	{ "out", 1024 },
+	/* ZIP containers: a manifest and a few members at least */
+	{ "jar", 1024 },  { "apk", 4096 },  { "whl", 1024 },  { "egg", 1024 },	{ "docx", 4096 },
+	{ "xlsx", 4096 }, { "pptx", 8192 }, { "odt", 4096 },  { "ods", 4096 },	{ "odp", 8192 },
+	{ "epub", 4096 }, { "cbz", 4096 },  { "xps", 4096 },
 };
 
 uint64_t ext_min_size(const char *ext)

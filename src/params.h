@@ -100,6 +100,7 @@ struct params {
 	/* content (the plan's part: which files are whole-file copies) */
 	double dup_file_share;     /* 0.1: files that are whole-file duplicates of another */
 	double compress_ratio;     /* 2.0: zlib/zstd ratio of "other binary" files, [1, 5] */
+	double compress_ratio_exec; /* 2.5: zlib/zstd ratio of ELF and PE files, [1.5, 2.6] */
 	double dup_block_share;    /* 0.05: of their 4 KiB blocks, duplicated across files */
 	double zero_block_share;   /* 0.02: of their 4 KiB blocks, all zero */
 	double text_zipf;          /* 1.0: Zipf exponent of word popularity in text, (0, 3] */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <zlib.h>
 
 #include "content/gen.h"
 #include "content/model.h"
@@ -25,6 +26,7 @@
 #define SALT_PAGE   UINT64_C(0x7A6B5C4D3E2F1009)
 #define SALT_IMAGE  UINT64_C(0x3C5A7E9B1D2F4861)
 #define SALT_GZIP   UINT64_C(0x6D8F0A2C4E6B8D1F)
+#define SALT_DFL    UINT64_C(0x9B3E5C7A1F2D4E60)
 
 /* A member's bytes are made this many at a time when its whole CRC-32 is needed. */
 #define CRC_CHUNK (256u << 10)
@@ -196,10 +198,12 @@ static void dos_time(uint32_t t, uint16_t *time, uint16_t *date)
 #define DIRS_MIN       8192u /* smaller archives hold files only */
 #define NAME_SLOTS     4096u /* hash slots for duplicate names, > 2 x entries */
 
-enum entry_kind { ENTRY_DIR, ENTRY_TEXT, ENTRY_BINARY, ENTRY_TAR };
+/* ENTRY_RANDOM: incompressible bytes (the already compressed members of a ZIP, stored) */
+enum entry_kind { ENTRY_DIR, ENTRY_TEXT, ENTRY_BINARY, ENTRY_TAR, ENTRY_RANDOM };
 
 struct entry {
 	uint64_t size;	 /* data bytes (0 for a directory) */
+	uint64_t csize;	 /* bytes in the archive (ZIP: deflated or stored) */
 	uint64_t key;	 /* content key */
 	uint64_t off;	 /* the entry's header in the archive */
 	uint32_t crc;	 /* valid when has_crc */
@@ -209,6 +213,7 @@ struct entry {
 	uint8_t has_crc;
 	uint8_t fixed; /* size capped while sizes are dealt */
 	uint8_t name_len;
+	uint8_t method; /* ZIP: 0 stored, 8 deflated */
 	char name[ENTRY_NAME_MAX + 1];
 };
 
@@ -224,8 +229,10 @@ struct entries {
  */
 struct entries_fmt {
 	int64_t (*left)(const struct entries *es, uint64_t size);
-	uint64_t part_max; /* most units in one member */
-	bool blocks;	   /* units are 512-byte blocks */
+	uint64_t part_max;   /* most units in one member */
+	bool blocks;	     /* units are 512-byte blocks */
+	bool text_only;	     /* every file is text (the tar of a gzip) */
+	uint64_t file_bytes; /* if not 0: a file for every file_bytes */
 };
 
 static const char *const sub_dirs[] = {
@@ -326,7 +333,7 @@ static bool name_new(uint64_t *slot, const char *s, size_t n)
 
 /* Names, kinds, dates and weights of `files` files (in subdirectories when dirs). */
 static int entries_name(const struct gen_file *g, struct entries *es, unsigned int files, bool dirs,
-			bool tiny)
+			bool tiny, bool text_only)
 {
 	char top[48], base[64];
 	size_t tl = 0;
@@ -374,7 +381,7 @@ static int entries_name(const struct gen_file *g, struct entries *es, unsigned i
 		};
 		/* log-uniform over three decades */
 		e->weight = (uint32_t)(64 + rng_below(&k, 64)) << rng_below(&k, 10);
-		if (tiny)
+		if (tiny || text_only)
 			kind = ENTRY_TEXT;
 		e->kind = (uint8_t)kind;
 		memcpy(e->name, top, tl);
@@ -451,6 +458,8 @@ static int entries_build(const struct gen_file *g, const struct entries_fmt *fmt
 
 	rng_open(&r, g->key ^ SALT_SIZE, 0);
 	files = (unsigned int)MIN((uint64_t)FILES_MAX, 1 + rng_below(&r, 2 * t));
+	if (fmt->file_bytes)
+		files = (unsigned int)MIN((uint64_t)FILES_MAX, 1 + g->size / fmt->file_bytes);
 	es->e = NULL;
 	for (;;) {
 		bool dirs = g->size >= DIRS_MIN && files >= 2 && !tiny;
@@ -459,7 +468,7 @@ static int entries_build(const struct gen_file *g, const struct entries_fmt *fmt
 		es->e = calloc(files + ARRAY_SIZE(sub_dirs) + 1, sizeof(*es->e));
 		if (!es->e)
 			return -ENOMEM;
-		ret = entries_name(g, es, files, dirs, tiny);
+		ret = entries_name(g, es, files, dirs, tiny, fmt->text_only);
 		if (ret)
 			goto out_free_entries;
 		left = fmt->left(es, g->size);
@@ -519,6 +528,9 @@ static int entry_bytes(const struct gen_file *g, const struct entry *e,
 		return 0;
 	case ENTRY_TAR:
 		return tar_fill_entries(&inner->g, &inner->es, at, buf, len);
+	case ENTRY_RANDOM:
+		gen_random(e->key, at, buf, len);
+		return 0;
 	default:
 		memset(buf, 0, len);
 		return 0;
@@ -555,13 +567,410 @@ static int entry_crc(const struct gen_file *g, struct entry *e, const struct inn
 
 /* ------------------------------------------------------------------------- */
 /*
- * ZIP: local header and data of each member (stored, method 0), the
- * central directory, the end record.  Archives of 4 GiB and more are
- * ZIP64: every header then carries its sizes and offset in a ZIP64 extra
- * field, and a ZIP64 end record and its locator come before the end record.
- * A local header's CRC-32 costs one pass over its member (none when the
- * request holds the whole member); the central directory's, one pass over
- * all members.
+ * Deflate streams by random access (the members of a ZIP, the data of a
+ * gzip).  A stream's data is cut into slots of DFL_SLOT bytes (the last
+ * one shorter, or a few bytes longer), each deflated on its own (zlib
+ * level 1, the window reset at every slot, no block final) into a number
+ * of bytes known in advance: its deflate blocks, then empty blocks to its
+ * exact length (up to three empty fixed-code blocks of 10 bits, an empty
+ * stored block that byte-aligns, and empty stored blocks of 5 bytes).  The
+ * stream ends with an empty final fixed-code block (03 00).  A slot's
+ * length is that of the model's calibration (content_archive_init()): the
+ * largest deflated length of samples of its text, by data size band, a
+ * few percent more and DFL_MARGIN bytes; a slot that would not shrink is
+ * stored blocks instead.  So every compressed offset is arithmetic, a
+ * request deflates only the slots it overlaps, and the data's CRC-32 is a
+ * pass over the data alone.  When a slot's deflated length falls on one
+ * that empty blocks cannot pad (one in five), it is deflated again with a
+ * block boundary inside; when it is too long (never seen), at level 9.
+ */
+
+#define DFL_SLOT       (128u << 10)
+#define DFL_LEVEL      1
+#define DFL_FINAL      2u /* the final empty fixed-code block */
+#define DFL_STORED_MAX 65535u
+#define DFL_MARGIN     32u /* bytes above a slot's calibrated length */
+#define DFL_MIN	       16u /* shortest stream: smaller members are stored */
+#define DFL_SAMPLES    6u
+#define DFL_RATIO_MIN  0.25 /* data at most 4 times its stream (the "repeat" text mode) */
+#define DFL_IN_MAX     (DFL_SLOT + 4096u)
+#define DFL_OUT_MAX    (2 * DFL_SLOT + 4096u)
+
+/* Data size bands of the calibration, and the margin of each (smaller samples vary more). */
+static const uint32_t dfl_band[CONTENT_DFL_BANDS] = { 512, 2048, 8192, 32768, DFL_SLOT };
+static const double dfl_factor[CONTENT_DFL_BANDS] = { 1.06, 1.04, 1.02, 1.01, 1.01 };
+
+static const uint8_t dfl_empty_stored[5] = { 0, 0, 0, 0xff, 0xff };
+static const uint8_t dfl_final[DFL_FINAL] = { 0x03, 0x00 };
+
+/* A slot in stored blocks: u data bytes in nb blocks of at most 64 KiB. */
+static unsigned int stored_blocks(uint64_t u)
+{
+	return (unsigned int)MAX((uint64_t)1, (u + DFL_STORED_MAX - 1) / DFL_STORED_MAX);
+}
+
+static uint64_t stored_len(uint64_t u)
+{
+	return u + 5 * (uint64_t)stored_blocks(u);
+}
+
+/* Bytes of a deflated slot of u data bytes; UINT64_MAX without a calibration for u. */
+static uint64_t dfl_len(const struct content_model *cm, uint64_t u)
+{
+	int b = CONTENT_DFL_BANDS - 1;
+
+	while (b >= 0 && u < dfl_band[b])
+		b--;
+	if (!cm || b < 0 || !(cm->dfl_ratio[b] > 0))
+		return UINT64_MAX;
+	return (uint64_t)((double)u * cm->dfl_ratio[b]) + 1 + DFL_MARGIN;
+}
+
+/* Where a stream's bytes are: full slots, then the last slot, then the final block. */
+struct dfl_geom {
+	uint64_t n;	 /* data bytes */
+	uint64_t full;	 /* slots of DFL_SLOT data bytes */
+	uint64_t c_full; /* bytes of a full slot */
+	uint64_t u_last; /* data bytes of the last slot */
+	uint64_t c_last; /* bytes of the last slot */
+	unsigned int nb_last;
+	bool stored_full, stored_last;
+};
+
+/*
+ * The geometry of a stream of d >= 7 bytes: the most data that fits.
+ * zeros: bytes of zeros that end the data (a tar's end blocks), which the
+ * last slot takes beyond what its text would fill when it is deflated.
+ */
+static void dfl_geom(const struct content_model *cm, uint64_t d, uint64_t zeros,
+		     struct dfl_geom *dg)
+{
+	uint64_t avail = d - DFL_FINAL, sl = stored_len(DFL_SLOT), dl = dfl_len(cm, DFL_SLOT);
+	uint64_t u_d = 0;
+	unsigned int nb = 1;
+
+	memset(dg, 0, sizeof(*dg));
+	dg->stored_full = sl <= dl;
+	dg->c_full = MIN(sl, dl);
+	dg->full = avail > DFL_MIN ? (avail - DFL_MIN) / dg->c_full : 0;
+	dg->c_last = avail - dg->full * dg->c_full;
+	while (dg->c_last - 5 * nb > (uint64_t)nb * DFL_STORED_MAX)
+		nb++;
+	for (int b = 0; cm && b < CONTENT_DFL_BANDS; b++) {
+		double r = cm->dfl_ratio[b];
+		uint64_t u;
+
+		if (!(r > 0) || dg->c_last <= DFL_MARGIN + 1)
+			continue;
+		u = (uint64_t)((double)(dg->c_last - DFL_MARGIN - 1) / r);
+		if (b + 1 < CONTENT_DFL_BANDS && u >= dfl_band[b + 1])
+			u = dfl_band[b + 1] - 1;
+		while (u >= dfl_band[b] && dfl_len(cm, u) > dg->c_last)
+			u--;
+		if (u >= dfl_band[b] && u <= DFL_IN_MAX && u > u_d)
+			u_d = u;
+	}
+	if (u_d > dg->c_last - 5 * nb) {
+		dg->u_last = u_d + MIN(zeros, DFL_IN_MAX - u_d);
+	} else {
+		dg->stored_last = true;
+		dg->nb_last = nb;
+		dg->u_last = dg->c_last - 5 * nb;
+	}
+	dg->n = dg->full * DFL_SLOT + dg->u_last;
+}
+
+/* A compressor and its buffers, for one request. */
+struct dfl_work {
+	z_stream z;
+	bool ready;
+	uint8_t *in, *out;
+};
+
+static int dfl_work_init(struct dfl_work *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->in = malloc(DFL_IN_MAX);
+	w->out = malloc(DFL_OUT_MAX);
+	if (!w->in || !w->out ||
+	    deflateInit2(&w->z, DFL_LEVEL, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(w->in);
+		free(w->out);
+		return -ENOMEM;
+	}
+	w->ready = true;
+	return 0;
+}
+
+static void dfl_work_release(struct dfl_work *w)
+{
+	if (w->ready)
+		deflateEnd(&w->z);
+	free(w->in);
+	free(w->out);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Data in[0, u) as nb stored blocks into out. */
+static void dfl_stored(const uint8_t *in, uint64_t u, unsigned int nb, uint8_t *out)
+{
+	uint64_t at = 0;
+	size_t o = 0;
+
+	for (unsigned int i = 0; i < nb; i++) {
+		uint32_t part = (uint32_t)((u - at) / (nb - i));
+
+		out[o] = 0; /* not final, stored */
+		put16(out + o + 1, part);
+		put16(out + o + 3, ~part & 0xffff);
+		memcpy(out + o + 5, in + at, part);
+		o += 5 + (size_t)part;
+		at += part;
+	}
+}
+
+/*
+ * After bits bits of a slot that ends in len bytes: how many empty
+ * fixed-code blocks (0 to 3) make the empty stored block that follows end
+ * on a length that empty stored blocks pad to len exactly; -1 if none.
+ */
+static int dfl_empties(uint64_t bits, uint64_t len, uint64_t *end)
+{
+	for (int k = 0; k < 4; k++) {
+		uint64_t l = (bits + 10 * (uint64_t)k + 3 + 7) / 8 + 4;
+
+		if (l <= len && (len - l) % 5 == 0) {
+			*end = l;
+			return k;
+		}
+	}
+	return -1;
+}
+
+/* Close a slot whose blocks end at bit bits (held in the stream): k empty blocks, then padding. */
+static int dfl_close(struct dfl_work *w, int k, uint64_t base, uint64_t end, uint64_t len,
+		     uint8_t *out)
+{
+	for (int i = 0; i < k; i++)
+		if (deflatePrime(&w->z, 10, 2) != Z_OK)
+			return -EIO;
+	if (deflate(&w->z, Z_SYNC_FLUSH) != Z_OK || base + w->z.total_out != end)
+		return -EIO;
+	for (; end < len; end += 5)
+		memcpy(out + end, dfl_empty_stored, 5);
+	return 0;
+}
+
+/* The bit length of the stream so far (base bytes before it); -1 on an error. */
+static int64_t dfl_bits(struct dfl_work *w, uint64_t base)
+{
+	unsigned int pend;
+	int bits;
+
+	if (w->z.avail_in || deflatePending(&w->z, &pend, &bits) != Z_OK || pend)
+		return -1;
+	return (int64_t)((base + w->z.total_out) * 8 + (unsigned int)bits);
+}
+
+/* Ways to deflate a slot's tail, tried in turn until the slot pads exactly. */
+static const struct {
+	int level, strategy;
+	bool split;
+} dfl_tail_ways[] = {
+	{ DFL_LEVEL, Z_DEFAULT_STRATEGY, false }, { DFL_LEVEL, Z_FIXED, false },
+	{ DFL_LEVEL, Z_HUFFMAN_ONLY, false },	  { DFL_LEVEL, Z_DEFAULT_STRATEGY, true },
+	{ 9, Z_DEFAULT_STRATEGY, false },	  { DFL_LEVEL, Z_FIXED, true },
+	{ DFL_LEVEL, Z_HUFFMAN_ONLY, true },	  { 9, Z_DEFAULT_STRATEGY, true },
+};
+
+#define DFL_TAIL 4096u
+
+/*
+ * Deflate in[0, u) into exactly len bytes of out: all but the last
+ * DFL_TAIL bytes, a sync flush, then the tail with the window primed from
+ * the data before it, in one of dfl_tail_ways, so that a tail that would
+ * not pad costs only itself again.  Returns 1 when no way fits.
+ */
+static int dfl_deflate_tail(struct dfl_work *w, uint64_t u, uint64_t len, uint8_t *out)
+{
+	uint64_t head = u - DFL_TAIL, base, end, dict = MIN(head, (uint64_t)32768);
+	int ret;
+
+	if (deflateReset(&w->z) != Z_OK ||
+	    deflateParams(&w->z, DFL_LEVEL, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -EIO;
+	w->z.next_in = w->in;
+	w->z.avail_in = (uInt)head;
+	w->z.next_out = out;
+	w->z.avail_out = DFL_OUT_MAX;
+	if (deflate(&w->z, Z_SYNC_FLUSH) != Z_OK || w->z.avail_in)
+		return -EIO;
+	base = w->z.total_out;
+	for (size_t t = 0; t < ARRAY_SIZE(dfl_tail_ways); t++) {
+		uint64_t cut = dfl_tail_ways[t].split ? DFL_TAIL / 2 : DFL_TAIL;
+		int64_t bits;
+		int k;
+
+		if (base >= len || deflateReset(&w->z) != Z_OK)
+			return -EIO;
+		ret = deflateParams(&w->z, dfl_tail_ways[t].level, dfl_tail_ways[t].strategy);
+		if (ret != Z_OK ||
+		    deflateSetDictionary(&w->z, w->in + head - dict, (uInt)dict) != Z_OK)
+			return -EIO;
+		w->z.next_out = out + base;
+		w->z.avail_out = (uInt)(DFL_OUT_MAX - base);
+		w->z.next_in = w->in + head;
+		w->z.avail_in = (uInt)cut;
+		if (deflate(&w->z, Z_BLOCK) != Z_OK)
+			return -EIO;
+		if (cut < DFL_TAIL) {
+			w->z.avail_in = DFL_TAIL - (uInt)cut;
+			if (deflate(&w->z, Z_BLOCK) != Z_OK)
+				return -EIO;
+		}
+		bits = dfl_bits(w, base);
+		if (bits < 0)
+			return -EIO;
+		k = dfl_empties((uint64_t)bits, len, &end);
+		if (k >= 0)
+			return dfl_close(w, k, base, end, len, out);
+	}
+	return 1;
+}
+
+/*
+ * Deflate in[0, u) into exactly len bytes of out (see above): by its tail
+ * first, else whole, with a block boundary inside or at level 9 when it
+ * does not pad.  Returns 0 or -EIO.
+ */
+static int dfl_deflate(struct dfl_work *w, uint64_t u, uint64_t len, uint8_t *out)
+{
+	int ret;
+
+	if (u >= 4 * DFL_TAIL) {
+		ret = dfl_deflate_tail(w, u, len, out);
+		if (ret <= 0)
+			return ret;
+	}
+	for (unsigned int t = 0; t < 8; t++) {
+		uint64_t cut = t % 4 ? u * (t % 4) / 4 : u, end;
+		int64_t bits;
+		int k;
+
+		if (deflateReset(&w->z) != Z_OK ||
+		    deflateParams(&w->z, t < 4 ? DFL_LEVEL : 9, Z_DEFAULT_STRATEGY) != Z_OK)
+			return -EIO;
+		w->z.next_out = out;
+		w->z.avail_out = DFL_OUT_MAX;
+		w->z.next_in = w->in;
+		w->z.avail_in = (uInt)cut;
+		if (deflate(&w->z, Z_BLOCK) != Z_OK)
+			return -EIO;
+		if (cut < u) {
+			w->z.avail_in = (uInt)(u - cut);
+			if (deflate(&w->z, Z_BLOCK) != Z_OK)
+				return -EIO;
+		}
+		bits = dfl_bits(w, 0);
+		if (bits < 0)
+			return -EIO;
+		k = dfl_empties((uint64_t)bits, len, &end);
+		if (k >= 0)
+			return dfl_close(w, k, 0, end, len, out);
+	}
+	return -EIO;
+}
+
+/*
+ * Bytes [at, at + len) of the stream dg of entry e's data.  crc, when not
+ * NULL, gets the CRC-32 of all the data: the request must hold the whole
+ * stream.
+ */
+static int dfl_fill(const struct gen_file *g, const struct entry *e, const struct inner_tar *inner,
+		    const struct dfl_geom *dg, struct dfl_work *w, uint64_t at, uint8_t *buf,
+		    size_t len, uint32_t *crc)
+{
+	uint64_t k = MIN(at / dg->c_full, dg->full), end = dg->full * dg->c_full + dg->c_last;
+	int ret;
+
+	if (!w->ready) {
+		ret = dfl_work_init(w);
+		if (ret)
+			return ret;
+	}
+	for (; k <= dg->full; k++) {
+		bool last = k == dg->full;
+		uint64_t start = k * dg->c_full, clen = last ? dg->c_last : dg->c_full;
+		uint64_t u = last ? dg->u_last : DFL_SLOT;
+
+		if (start >= at + len)
+			break;
+		if (start + clen <= at)
+			continue;
+		ret = entry_bytes(g, e, inner, k * DFL_SLOT, w->in, (size_t)u);
+		if (ret)
+			return ret;
+		if (crc)
+			*crc = gen_crc32(*crc, w->in, (size_t)u);
+		if (last ? dg->stored_last : dg->stored_full) {
+			dfl_stored(w->in, u, last ? dg->nb_last : stored_blocks(u), w->out);
+		} else {
+			ret = dfl_deflate(w, u, clen, w->out);
+			if (ret)
+				return ret;
+		}
+		put_region(w->out, start, clen, at, buf, len);
+	}
+	put_region(dfl_final, end, DFL_FINAL, at, buf, len);
+	return 0;
+}
+
+int content_archive_init(struct content_model *cm)
+{
+	struct dfl_work w;
+	int ret;
+
+	ret = dfl_work_init(&w);
+	if (ret)
+		return ret;
+	for (int b = 0; b < CONTENT_DFL_BANDS; b++) {
+		uint64_t worst = 0;
+
+		for (unsigned int i = 0; i < DFL_SAMPLES; i++) {
+			gen_text_bytes(cm, rng_mix64(cm->seed ^ SALT_DFL) + i,
+				       (uint64_t)i * dfl_band[b], w.in, dfl_band[b]);
+			w.z.next_in = w.in;
+			w.z.avail_in = dfl_band[b];
+			w.z.next_out = w.out;
+			w.z.avail_out = DFL_OUT_MAX;
+			if (deflateReset(&w.z) != Z_OK || deflate(&w.z, Z_BLOCK) != Z_OK) {
+				ret = -EIO;
+				goto out_release;
+			}
+			worst = MAX(worst, (uint64_t)w.z.total_out + 1);
+		}
+		cm->dfl_ratio[b] = MAX(DFL_RATIO_MIN, (double)worst / dfl_band[b] * dfl_factor[b]);
+	}
+
+out_release:
+	dfl_work_release(&w);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------- */
+/*
+ * ZIP: local header and data of each member, the central directory, the
+ * end record.  Text members are deflated (method 8, as "zip -1" would:
+ * see the deflate streams above), the others are already compressed data
+ * (incompressible bytes) and stored (method 0), as are text members of
+ * fewer than DFL_MIN bytes.  Members are dealt the archive's bytes, and a
+ * deflated member holds as much text as its stream's geometry takes.
+ * Archives of 1 GiB and more are ZIP64 (so that no member's data reaches
+ * 4 GiB in a plain one): every header then carries its sizes and offset
+ * in a ZIP64 extra field, and a ZIP64 end record and its locator come
+ * before the end record.  A local header's CRC-32 costs one pass over its
+ * member's data (none when the request holds the whole member); the
+ * central directory's, one pass over all members.
  */
 
 #define ZIP_LOCAL     30u
@@ -580,7 +989,7 @@ struct zip_layout {
 
 static bool zip64(uint64_t size)
 {
-	return size >= UINT32_MAX;
+	return size >= (UINT64_C(1) << 30);
 }
 
 static uint64_t zip_local_len(const struct entry *e, bool z64)
@@ -618,8 +1027,21 @@ static int zip_layout(const struct gen_file *g, struct zip_layout *zl)
 	if (ret)
 		return ret;
 	for (unsigned int i = 0; i < zl->es.n; i++) {
-		zl->es.e[i].off = pos;
-		pos += zip_local_len(&zl->es.e[i], zl->z64) + zl->es.e[i].size;
+		struct entry *e = &zl->es.e[i];
+
+		/* the dealt bytes are the member's in the archive */
+		e->csize = e->size;
+		if (e->kind == ENTRY_BINARY)
+			e->kind = ENTRY_RANDOM;
+		if (e->kind == ENTRY_TEXT && e->csize >= DFL_MIN) {
+			struct dfl_geom dg;
+
+			dfl_geom(g->cm, e->csize, 0, &dg);
+			e->method = 8;
+			e->size = dg.n;
+		}
+		e->off = pos;
+		pos += zip_local_len(e, zl->z64) + e->csize;
 	}
 	zl->cd_off = pos;
 	for (unsigned int i = 0; i < zl->es.n; i++)
@@ -633,7 +1055,7 @@ static uint16_t zip_version(const struct entry *e, bool z64)
 {
 	if (z64)
 		return 45;
-	return e->kind == ENTRY_DIR ? 20 : 10;
+	return e->kind == ENTRY_DIR || e->method == 8 ? 20 : 10;
 }
 
 static size_t zip_local(const struct entry *e, bool z64, uint8_t *p)
@@ -643,12 +1065,12 @@ static size_t zip_local(const struct entry *e, bool z64, uint8_t *p)
 	dos_time(e->mtime, &time, &date);
 	put32(p, 0x04034b50);
 	put16(p + 4, zip_version(e, z64));
-	put16(p + 6, 0); /* flags */
-	put16(p + 8, 0); /* stored */
+	put16(p + 6, e->method == 8 ? 6 : 0); /* flags: deflated "super fast" */
+	put16(p + 8, e->method);
 	put16(p + 10, time);
 	put16(p + 12, date);
 	put32(p + 14, e->crc);
-	put32(p + 18, z64 ? UINT32_MAX : (uint32_t)e->size);
+	put32(p + 18, z64 ? UINT32_MAX : (uint32_t)e->csize);
 	put32(p + 22, z64 ? UINT32_MAX : (uint32_t)e->size);
 	put16(p + 26, e->name_len);
 	put16(p + 28, z64 ? ZIP64_LOCAL_X : 0);
@@ -659,7 +1081,7 @@ static size_t zip_local(const struct entry *e, bool z64, uint8_t *p)
 		put16(x, 0x0001);
 		put16(x + 2, ZIP64_LOCAL_X - 4);
 		put64(x + 4, e->size);
-		put64(x + 12, e->size);
+		put64(x + 12, e->csize);
 	}
 	return (size_t)zip_local_len(e, z64);
 }
@@ -673,12 +1095,12 @@ static size_t zip_cdir(const struct entry *e, bool z64, uint8_t *p)
 	put32(p, 0x02014b50);
 	put16(p + 4, 3 << 8 | (z64 ? 45 : 30)); /* made by: Unix, 3.0 or 4.5 */
 	put16(p + 6, zip_version(e, z64));
-	put16(p + 8, 0);
-	put16(p + 10, 0);
+	put16(p + 8, e->method == 8 ? 6 : 0);
+	put16(p + 10, e->method);
 	put16(p + 12, time);
 	put16(p + 14, date);
 	put32(p + 16, e->crc);
-	put32(p + 20, z64 ? UINT32_MAX : (uint32_t)e->size);
+	put32(p + 20, z64 ? UINT32_MAX : (uint32_t)e->csize);
 	put32(p + 24, z64 ? UINT32_MAX : (uint32_t)e->size);
 	put16(p + 28, e->name_len);
 	put16(p + 30, z64 ? ZIP64_CDIR_X : 0);
@@ -694,7 +1116,7 @@ static size_t zip_cdir(const struct entry *e, bool z64, uint8_t *p)
 		put16(x, 0x0001);
 		put16(x + 2, ZIP64_CDIR_X - 4);
 		put64(x + 4, e->size);
-		put64(x + 12, e->size);
+		put64(x + 12, e->csize);
 		put64(x + 20, e->off);
 	}
 	return (size_t)zip_cdir_len(e, z64);
@@ -738,6 +1160,7 @@ static int zip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 {
 	uint8_t hdr[ZIP_CENTRAL + ENTRY_NAME_MAX + ZIP64_CDIR_X],
 		end[ZIP64_END + ZIP64_LOCATOR + ZIP_END];
+	struct dfl_work w = { .ready = false };
 	uint8_t *scratch = NULL;
 	struct zip_layout zl;
 	uint64_t from, pos;
@@ -756,9 +1179,23 @@ static int zip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 
 		if (e->off >= off + len)
 			break;
-		if (data + e->size <= off)
+		if (data + e->csize <= off)
 			continue;
-		if (clip(data, e->size, off, len, &from, &cnt)) {
+		if (clip(data, e->csize, off, len, &from, &cnt) && e->method == 8) {
+			struct dfl_geom dg;
+			uint32_t crc = 0;
+			bool whole = cnt == e->csize;
+
+			dfl_geom(g->cm, e->csize, 0, &dg);
+			ret = dfl_fill(g, e, NULL, &dg, &w, from - data, buf + (from - off), cnt,
+				       whole ? &crc : NULL);
+			if (ret)
+				goto out_free;
+			if (whole) {
+				e->crc = crc;
+				e->has_crc = 1;
+			}
+		} else if (clip(data, e->csize, off, len, &from, &cnt)) {
 			ret = entry_bytes(g, e, NULL, from - data, buf + (from - off), cnt);
 			if (ret)
 				goto out_free;
@@ -795,6 +1232,7 @@ static int zip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 	put_region(end, zl.end_off, n, off, buf, len);
 
 out_free:
+	dfl_work_release(&w);
 	free(scratch);
 	free(zl.es.e);
 	return ret;
@@ -918,54 +1356,39 @@ const struct gen_ops gen_tar_ops = {
 
 /* ------------------------------------------------------------------------- */
 /*
- * gzip: the header (with the original name once the file is 128 bytes
- * or more), deflate data as stored blocks of 32 KiB (the last one 0 to 32 KiB
- * + 4), the CRC-32 and length of the data.  The data is text, binary, or
- * for "tgz" and one gz file in five a tar archive.  The trailer's CRC-32
- * costs one pass over the data, unless the request holds all of it.
- *
- * Stored blocks leave a tar's header in sight, and libmagic takes a file
- * whose bytes 100-155 look like a tar header's octal fields for a V7 tar
- * (its test needs byte 148 to be '0' or ' ').  So before a tar, up to four
- * empty stored blocks (as zlib's sync flush writes) move the tar's header
- * until byte 148 of the file falls on a byte of its mode, uid or gid fields
- * that is neither.
+ * gzip: the header (with the original name once the file is 128 bytes or
+ * more), the data as a deflate stream (see above; "gzip -1"), the CRC-32
+ * and length of the data.  The data is text, or for "tgz" and one gz file
+ * in five of 1 MiB or more a tar archive of text files, as much as the
+ * stream's geometry takes.  The tar holds a file for every 256 KiB or so,
+ * so that its headers, which deflate better than text, leave little
+ * padding.  The trailer's CRC-32 costs one pass over the data, unless the
+ * request holds all of it.
  */
 
-#define GZ_BLOCK    32768u
 #define GZ_NAME_MIN 128u
-#define GZ_EMPTY    5u /* an empty stored block */
+#define GZ_TAR_MIN  (1u << 20)
+
+static const struct entries_fmt tar_text_fmt = {
+	.left = tar_left,
+	.part_max = TAR_PART_MAX,
+	.blocks = true,
+	.text_only = true,
+	.file_bytes = 256u << 10,
+};
 
 struct gz_layout {
 	struct entry data;
-	uint64_t hdr;	 /* header bytes */
-	uint64_t lead;	 /* empty blocks before the data blocks, in bytes */
-	uint64_t blocks; /* data blocks */
+	struct dfl_geom dg;
+	uint64_t hdr; /* header bytes */
 };
-
-/* Offsets in a tar header that are never '0' or ' ' in ours (tar_header()). */
-static bool gz_tar_safe(uint64_t at)
-{
-	return (at >= 104 && at <= 107) || (at >= 111 && at <= 113) || at == 115 ||
-	       (at >= 120 && at <= 123);
-}
-
-static void gz_blocks(const struct gen_file *g, struct gz_layout *gl)
-{
-	uint64_t s = g->size - gl->hdr - gl->lead - 8;
-
-	gl->blocks = (s + GZ_BLOCK + 4) / (GZ_BLOCK + 5);
-	if (s - (gl->blocks - 1) * (GZ_BLOCK + 5) < 5)
-		gl->blocks--; /* the last block takes the few bytes left */
-	gl->data.size = s - 5 * gl->blocks;
-}
 
 static void gz_layout(const struct gen_file *g, struct gz_layout *gl)
 {
-	static const char *const ext[] = { ".tar", ".txt", ".log", ".dat", ".bin" };
+	static const char *const ext[] = { ".tar", ".txt", ".log" };
 	bool tgz = g->ext && !strcmp(g->ext, "tgz");
 	char *name = gl->data.name;
-	unsigned int u, e;
+	unsigned int u;
 	size_t n = 0;
 	struct rng r;
 
@@ -975,39 +1398,34 @@ static void gz_layout(const struct gen_file *g, struct gz_layout *gl)
 	gl->data.mtime = TIME_BASE + (uint32_t)rng_below(&r, TIME_SPAN);
 	gl->data.key = sub_key(g->key, SALT_GZIP, 0);
 	if (g->size >= GZ_NAME_MIN) {
-		/* a stem of up to 15 bytes: the tar's header moves by 5 at most 4 times */
 		n = catf(name, 0, 16, "%s", pick_word(g->cm, &r));
 		if (rng_below(&r, 2))
 			n = catf(name, n, 16, "-%u", 1 + (unsigned int)rng_below(&r, 30));
 		n += 4; /* every extension is four bytes: the layout does not depend on it */
 	}
 	gl->hdr = 10 + (n ? n + 1 : 0);
-	gz_blocks(g, gl);
-	if ((tgz || u < 20) && gl->data.size >= TAR_MIN + GZ_EMPTY * 5) {
-		gl->data.kind = ENTRY_TAR;
-		while (!gz_tar_safe(148 - (gl->hdr + gl->lead + 5)) && gl->lead < 4 * GZ_EMPTY)
-			gl->lead += GZ_EMPTY;
-		gz_blocks(g, gl);
-	} else {
-		gl->data.kind = tgz || u < 65 ? ENTRY_TEXT : ENTRY_BINARY;
+	/* a tar for tgz, and for one gz file in five of 1 MiB or more */
+	dfl_geom(g->cm, g->size - gl->hdr - 8, 2 * TAR_BLOCK + TAR_BLOCK / 2, &gl->dg);
+	gl->data.kind = ENTRY_TAR;
+	if (gl->dg.n < TAR_MIN || !(tgz || (u < 20 && g->size >= GZ_TAR_MIN))) {
+		dfl_geom(g->cm, g->size - gl->hdr - 8, 0, &gl->dg);
+		gl->data.kind = ENTRY_TEXT;
 	}
+	gl->data.size = gl->dg.n;
 	if (n) {
-		e = gl->data.kind == ENTRY_TAR	? 0 :
-		    gl->data.kind == ENTRY_TEXT ? 1 + (u & 1) :
-						  3 + (u & 1);
-		memcpy(name + n - 4, ext[e], 5);
+		memcpy(name + n - 4, ext[gl->data.kind == ENTRY_TAR ? 0 : 1 + (u & 1)], 5);
 		gl->data.name_len = (uint8_t)n;
 	}
 }
 
 static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
 {
-	static const uint8_t empty[GZ_EMPTY] = { 0, 0, 0, 0xff, 0xff };
-	uint8_t h[10 + 20 + 1], b[8];
 	struct inner_tar inner = { .es = { NULL, 0 } };
+	struct dfl_work w = { .ready = false };
+	uint8_t h[10 + 20 + 1], b[8];
 	uint8_t *scratch = NULL;
 	struct gz_layout gl;
-	uint64_t from, k, base;
+	uint64_t from;
 	uint32_t crc = 0;
 	bool whole;
 	size_t cnt;
@@ -1023,7 +1441,7 @@ static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 					     .size = gl.data.size,
 					     .ext = "tar",
 					     .cm = g->cm };
-		ret = entries_build(&inner.g, &tar_fmt, &inner.es);
+		ret = entries_build(&inner.g, &tar_text_fmt, &inner.es);
 		if (ret)
 			return ret;
 	}
@@ -1035,35 +1453,16 @@ static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 	h[2] = 8;			 /* deflate */
 	h[3] = gl.data.name_len ? 8 : 0; /* FNAME */
 	put32(h + 4, gl.data.mtime);
-	h[8] = 0;
+	h[8] = 4; /* XFL: the fastest compression */
 	h[9] = 3; /* Unix */
 	if (gl.data.name_len)
 		memcpy(h + 10, gl.data.name, gl.data.name_len + 1);
 	put_region(h, 0, gl.hdr, off, buf, len);
-	for (k = 0; k < gl.lead; k += GZ_EMPTY)
-		put_region(empty, gl.hdr + k, GZ_EMPTY, off, buf, len);
-
-	base = gl.hdr + gl.lead;
-	k = off <= base ? 0 : (off - base) / (GZ_BLOCK + 5);
-	for (; k < gl.blocks; k++) {
-		uint64_t at = base + k * (GZ_BLOCK + 5);
-		uint32_t bl =
-			k + 1 < gl.blocks ? GZ_BLOCK : (uint32_t)(gl.data.size - k * GZ_BLOCK);
-
-		if (at >= off + len)
-			break;
-		b[0] = k + 1 == gl.blocks; /* BFINAL, stored */
-		put16(b + 1, bl);
-		put16(b + 3, ~bl & 0xffff);
-		put_region(b, at, 5, off, buf, len);
-		if (clip(at + 5, bl, off, len, &from, &cnt)) {
-			ret = entry_bytes(g, &gl.data, &inner, k * GZ_BLOCK + (from - at - 5),
-					  buf + (from - off), cnt);
-			if (ret)
-				goto out_free;
-			if (whole)
-				crc = gen_crc32(crc, buf + (from - off), cnt);
-		}
+	if (clip(gl.hdr, g->size - 8 - gl.hdr, off, len, &from, &cnt)) {
+		ret = dfl_fill(g, &gl.data, &inner, &gl.dg, &w, from - gl.hdr, buf + (from - off),
+			       cnt, whole ? &crc : NULL);
+		if (ret)
+			goto out_free;
 	}
 	if (clip(g->size - 8, 8, off, len, &from, &cnt)) {
 		if (whole) {
@@ -1079,6 +1478,7 @@ static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 	}
 
 out_free:
+	dfl_work_release(&w);
 	free(scratch);
 	free(inner.es.e);
 	return ret;

@@ -452,6 +452,7 @@ int content_model_init_words(struct content_model *cm, const struct plan *pl, co
 	cm->zipf_exponent = p->text_zipf;
 	cm->text_mode = (int)p->text_mode;
 	cm->compress_ratio = p->compress_ratio;
+	cm->compress_ratio_exec = p->compress_ratio_exec;
 	cm->dup_block_share = p->dup_block_share;
 	cm->zero_block_share = p->zero_block_share;
 
@@ -473,6 +474,9 @@ int content_model_init_words(struct content_model *cm, const struct plan *pl, co
 	if (ret)
 		goto out_release;
 	ret = content_binary_init(cm);
+	if (ret)
+		goto out_release;
+	ret = content_archive_init(cm);
 	if (ret)
 		goto out_release;
 	return 0;

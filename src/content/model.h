@@ -13,6 +13,9 @@ struct plan;
 /* Most words a vocabulary keeps (its most popular): ranks fit in 16 bits. */
 #define CONTENT_WORDS_MAX 65535
 
+/* Data size bands of the deflate calibration of archives (archive.c). */
+#define CONTENT_DFL_BANDS 5
+
 /* The system word list used when it is readable (Debian package wamerican). */
 #define CONTENT_WORDLIST "/usr/share/dict/words"
 
@@ -38,7 +41,12 @@ struct content_model {
 	double compress_ratio;      /* zlib ratio of "other binary" files */
 	double dup_block_share;     /* 4 KiB blocks duplicated across files */
 	double zero_block_share;    /* 4 KiB blocks all zero */
+	double compress_ratio_exec; /* zlib/zstd ratio of ELF and PE files; 0: as other binary */
 	void *binary_priv;
+	void *binary_exec_priv;     /* the data of executables, for compress_ratio_exec */
+
+	/* archives (archive.c): deflated / data bytes of text by size band, with margin */
+	double dfl_ratio[CONTENT_DFL_BANDS];
 };
 
 /*
@@ -66,5 +74,13 @@ void content_model_release(struct content_model *cm);
  */
 int content_text_init(struct content_model *cm);
 void content_text_release(struct content_model *cm);
+
+/*
+ * The archive part (archive.c), called once the text part is built: the
+ * deflated size of samples of the model's text by size band, which gives
+ * the geometry of the deflate streams of ZIP and gzip files.  Returns 0,
+ * -ENOMEM or -EIO.
+ */
+int content_archive_init(struct content_model *cm);
 
 #endif
