@@ -38,6 +38,7 @@ struct create_result {
 	uint64_t blocks_used, block_size;
 	double seconds;
 	double layout_score;
+	uint64_t sparse_files, hole_blocks; /* files with holes, and the blocks never written */
 
 	/* what the layout reached beside the score (backends that place blocks) */
 	int have_layout;

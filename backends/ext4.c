@@ -23,6 +23,7 @@
 #include "ext4_map.h"
 #include "layout.h"
 #include "rng.h"
+#include "sparse.h"
 
 extern char **environ;
 
@@ -71,7 +72,10 @@ struct ext4_build {
 	ext2_ino_t *dir_ino, *file_ino, *link_ino;
 	uint32_t *nsub; /* subdirectories per directory */
 	struct ext4_dir_shape *shape;
-	uint64_t *file_blocks;
+	uint64_t *file_blocks; /* allocated data blocks (holes not counted) */
+	uint8_t *file_holes;   /* sparse files: holes per file; NULL when none can be */
+	uint64_t *file_lblocks; /* sparse files: logical blocks, holes included */
+	uint64_t sparse_files, hole_blocks;
 	uint32_t *dir_blocks; /* data + mapping blocks per directory */
 	uint8_t *link_blocks;
 
@@ -802,7 +806,19 @@ static int size_files(struct ext4_build *x)
 			continue;
 		}
 		x->file_blocks[f] = (size + x->bs - 1) / x->bs;
-		if (x->file_blocks[f] > max) {
+		if (x->file_holes) {
+			struct sparse_holes h;
+
+			if (sparse_file_holes(pl, f, &h)) {
+				/* holes are whole 64 KiB units: whole blocks of any size up to 64 KiB */
+				x->file_lblocks[f] = x->file_blocks[f];
+				x->file_blocks[f] -= h.bytes / x->bs;
+				x->file_holes[f] = (uint8_t)h.n;
+				x->sparse_files++;
+				x->hole_blocks += h.bytes / x->bs;
+			}
+		}
+		if ((x->file_lblocks && x->file_lblocks[f] > max) || x->file_blocks[f] > max) {
 			plan_file_name(pl, f, name);
 			fmt_bytes(sz, sizeof(sz), size);
 			return set_err(
@@ -1016,6 +1032,8 @@ static int place(struct ext4_build *x)
 	rq.file_blocks = x->file_blocks;
 	rq.dir_blocks = x->dir_blocks;
 	rq.link_blocks = x->link_blocks;
+	rq.file_holes = x->file_holes;
+	rq.file_lblocks = x->file_lblocks;
 	rq.block_size = x->bs;
 	rq.mapping = x->extents ? LAYOUT_EXTENTS : LAYOUT_BLOCKMAP;
 	rq.max_extent_len = EXT4_MAP_MAX_EXTENT;
@@ -1160,7 +1178,15 @@ static int write_file(struct ext4_build *x, uint64_t f)
 		src.pool = &x->pool;
 		if (nb == 0)
 			nruns = 0;
-		ret = ext4_map_build(&x->map, x->fs, runs, nruns, nb, x->extents, &src);
+		if (x->file_holes && x->file_holes[f]) {
+			struct sparse_holes h;
+
+			sparse_file_holes(pl, f, &h);
+			ret = ext4_map_build_sparse(&x->map, x->fs, runs, nruns, nb, &h,
+						    x->file_lblocks[f], x->extents, &src);
+		} else {
+			ret = ext4_map_build(&x->map, x->fs, runs, nruns, nb, x->extents, &src);
+		}
 		if (!ret)
 			ret = write_inode(x, ino, &m, links, size, nb + x->map.nmeta,
 					  x->extents ? EXT4_EXTENTS_FL : 0, x->map.i_block);
@@ -1288,6 +1314,12 @@ static int build_init(struct ext4_build *x)
 	x->file_blocks = calloc(nf, sizeof(*x->file_blocks));
 	x->dir_blocks = calloc(nd, sizeof(*x->dir_blocks));
 	x->link_blocks = calloc(nl, sizeof(*x->link_blocks));
+	if (sparse_enabled(pl)) {
+		x->file_holes = calloc(nf, sizeof(*x->file_holes));
+		x->file_lblocks = calloc(nf, sizeof(*x->file_lblocks));
+		if (!x->file_holes || !x->file_lblocks)
+			return set_err(x->b, -ENOMEM, "out of memory");
+	}
 	x->ibuf = calloc(1, x->isize);
 	x->tbuf = malloc(x->bs);
 	if (!x->dir_ino || !x->file_ino || !x->link_ino || !x->nsub || !x->shape ||
@@ -1312,6 +1344,8 @@ static void build_release(struct ext4_build *x)
 	free(x->nsub);
 	free(x->shape);
 	free(x->file_blocks);
+	free(x->file_holes);
+	free(x->file_lblocks);
 	free(x->dir_blocks);
 	free(x->link_blocks);
 	free(x->ibuf);
@@ -1335,6 +1369,8 @@ static void report_layout(const struct ext4_build *x, struct create_result *res)
 	res->layout_target = x->lo.target;
 	res->age_rounds = x->pl->prm.age_rounds;
 	res->frag_eligible = x->lo.frag_eligible;
+	res->sparse_files = x->sparse_files;
+	res->hole_blocks = x->hole_blocks;
 	res->frag_files = x->lo.frag_files;
 	res->frag_runs = x->lo.frag_runs;
 	res->free_small_target = x->pl->prm.age_rounds ? 0 : x->pl->prm.free_frag_share;

@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "ext4_data.h"
+#include "sparse.h"
 
 #define EXT4_DATA_BATCH_BYTES (8u << 20)
 #define EXT4_DATA_PIECE_MAX   (UINT32_C(1) << 30) /* blocks */
@@ -22,7 +23,8 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 		   const uint64_t *file_blocks, uint32_t block_size)
 {
 	size_t n = 0, at = 0;
-	int sorted = 1;
+	int sorted = 1, sparse = sparse_enabled(pl);
+	struct sparse_holes h = { 0 };
 
 	memset(d, 0, sizeof(*d));
 	d->pl = pl;
@@ -34,33 +36,47 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 			continue;
 		for (uint64_t e = lo->file_ext[f]; e < lo->file_ext[f + 1]; e++)
 			n += (lo->ext[e].len + EXT4_DATA_PIECE_MAX - 1) / EXT4_DATA_PIECE_MAX;
+		/* a hole inside a run cuts it in two */
+		if (sparse)
+			n += sparse_file_holes(pl, f, &h);
 	}
 	d->piece = malloc((n ? n : 1) * sizeof(*d->piece));
 	if (!d->piece)
 		return -ENOMEM;
 	for (uint64_t f = 0; f < pl->nfiles; f++) {
-		uint64_t lblk = 0;
+		uint64_t done = 0, lblk;
 
 		if (!file_blocks[f])
 			continue;
+		if (sparse)
+			sparse_file_holes(pl, f, &h);
+		/* logical blocks of a sparse file skip its holes: a piece ends at each */
+		lblk = sparse ? sparse_lblk(&h, block_size, 0) : 0;
 		for (uint64_t e = lo->file_ext[f]; e < lo->file_ext[f + 1]; e++) {
-			for (uint64_t off = 0; off < lo->ext[e].len; off += EXT4_DATA_PIECE_MAX) {
+			for (uint64_t off = 0, len; off < lo->ext[e].len; off += len) {
 				struct ext4_piece *p = &d->piece[at++];
-				uint64_t len = lo->ext[e].len - off;
 
+				len = lo->ext[e].len - off;
 				if (len > EXT4_DATA_PIECE_MAX)
 					len = EXT4_DATA_PIECE_MAX;
+				if (sparse && h.n) {
+					uint64_t left = sparse_data_left(&h, block_size, lblk);
+
+					if (len > left)
+						len = left;
+				}
 				p->pblk = lo->ext[e].pblk + off;
 				p->file = f;
 				p->lblk = lblk;
 				p->len = (uint32_t)len;
 				p->last = 0;
-				lblk += len;
+				done += len;
+				lblk = sparse ? sparse_lblk(&h, block_size, done) : done;
 				if (at > 1 && p[-1].pblk >= p->pblk)
 					sorted = 0;
 			}
 		}
-		if (lblk != file_blocks[f]) {
+		if (done != file_blocks[f]) {
 			free(d->piece);
 			d->piece = NULL;
 			return -EINVAL;

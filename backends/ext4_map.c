@@ -5,6 +5,7 @@
 
 #include "ext4_err.h"
 #include "ext4_map.h"
+#include "sparse.h"
 
 #define EXT4_MAP_MAX_DEPTH 5 /* the kernel's EXT4_MAX_EXTENT_DEPTH */
 #define EXT4_MAP_IN_INODE  4 /* extents (or index entries) in i_block */
@@ -147,11 +148,21 @@ static void index_set(struct ext3_extent_idx *ix, uint32_t lblk, uint64_t pblk)
 	ix->ei_unused = 0;
 }
 
+/* Logical block l, or the end of the hole that starts at l. */
+static uint64_t skip_hole(const struct sparse_holes *h, uint32_t bs, uint64_t l)
+{
+	if (h)
+		for (unsigned i = 0; i < h->n; i++)
+			if (h->hole[i].off / bs == l)
+				return l + h->hole[i].len / bs;
+	return l;
+}
+
 static int build_extents(struct ext4_map *m, ext2_filsys fs, const struct layout_extent *runs,
-			 size_t nruns, struct ext4_meta_src *src)
+			 size_t nruns, const struct sparse_holes *h, struct ext4_meta_src *src)
 {
 	uint32_t bs = fs->blocksize, epb = extents_per_block(bs);
-	uint64_t n = ext4_map_extent_count(runs, nruns), lblk = 0;
+	uint64_t n = ext4_map_extent_count(runs, nruns) + (h ? h->n : 0), lblk = 0;
 	uint64_t cnt[EXT4_MAP_MAX_DEPTH + 1], span[EXT4_MAP_MAX_DEPTH + 1],
 		base[EXT4_MAP_MAX_DEPTH + 1];
 	struct ext3_extent_header *root = (struct ext3_extent_header *)m->i_block;
@@ -166,20 +177,29 @@ static int build_extents(struct ext4_map *m, ext2_filsys fs, const struct layout
 		m->ext_cap = n;
 	}
 	n = 0;
+	lblk = skip_hole(h, bs, 0);
 	for (size_t i = 0; i < nruns; i++) {
-		for (uint64_t off = 0; off < runs[i].len; off += EXT4_MAP_MAX_EXTENT) {
-			uint64_t len = runs[i].len - off, p = runs[i].pblk + off;
+		for (uint64_t off = 0, len; off < runs[i].len; off += len) {
+			uint64_t p = runs[i].pblk + off;
 			struct ext3_extent *e = &m->ext[n++];
 
+			len = runs[i].len - off;
 			if (len > EXT4_MAP_MAX_EXTENT)
 				len = EXT4_MAP_MAX_EXTENT;
-			if (p + len > (UINT64_C(1) << 48))
+			if (h && h->n) {
+				/* an extent ends where a hole starts; the next one after it */
+				uint64_t left = sparse_data_left(h, bs, lblk);
+
+				if (len > left)
+					len = left;
+			}
+			if (p + len > (UINT64_C(1) << 48) || lblk + len > UINT32_MAX)
 				return -EFBIG;
 			e->ee_block = ext2fs_cpu_to_le32((uint32_t)lblk);
 			e->ee_len = ext2fs_cpu_to_le16((uint16_t)len);
 			e->ee_start_hi = ext2fs_cpu_to_le16((uint16_t)(p >> 32));
 			e->ee_start = ext2fs_cpu_to_le32((uint32_t)p);
-			lblk += len;
+			lblk = skip_hole(h, bs, lblk + len);
 		}
 	}
 
@@ -254,8 +274,8 @@ static uint64_t level_span(uint32_t apb, int level)
 
 /* An indirect block at `level` (1 single, 2 double, 3 triple) mapping from lblk first. */
 static int build_indirect(struct ext4_map *m, uint32_t bs, struct ext4_meta_src *src,
-			  struct run_cursor *c, uint64_t nblocks, int level, uint64_t first,
-			  uint32_t *out)
+			  struct run_cursor *c, const struct sparse_holes *h, uint64_t nblocks,
+			  int level, uint64_t first, uint32_t *out)
 {
 	uint32_t apb = bs / 4;
 	uint64_t idx, span = level_span(apb, level - 1);
@@ -272,6 +292,9 @@ static int build_indirect(struct ext4_map *m, uint32_t bs, struct ext4_meta_src 
 
 		if (lb >= nblocks)
 			break;
+		/* a hole: no pointer, and no indirect block below it */
+		if (h && sparse_all_hole(h, bs, lb, nblocks - lb < span ? nblocks - lb : span))
+			continue;
 		if (level == 1) {
 			uint64_t p = cursor_next(c);
 
@@ -279,7 +302,7 @@ static int build_indirect(struct ext4_map *m, uint32_t bs, struct ext4_meta_src 
 				return -EFBIG;
 			ptr = (uint32_t)p;
 		} else {
-			ret = build_indirect(m, bs, src, c, nblocks, level - 1, lb, &ptr);
+			ret = build_indirect(m, bs, src, c, h, nblocks, level - 1, lb, &ptr);
 			if (ret)
 				return ret;
 		}
@@ -290,7 +313,8 @@ static int build_indirect(struct ext4_map *m, uint32_t bs, struct ext4_meta_src 
 }
 
 static int build_blockmap(struct ext4_map *m, ext2_filsys fs, const struct layout_extent *runs,
-			  size_t nruns, uint64_t nblocks, struct ext4_meta_src *src)
+			  size_t nruns, uint64_t nblocks, const struct sparse_holes *h,
+			  struct ext4_meta_src *src)
 {
 	uint32_t bs = fs->blocksize, apb = bs / 4;
 	struct run_cursor c = { runs, nruns, 0, 0 };
@@ -301,18 +325,25 @@ static int build_blockmap(struct ext4_map *m, ext2_filsys fs, const struct layou
 	    EXT2_NDIR_BLOCKS + level_span(apb, 1) + level_span(apb, 2) + level_span(apb, 3))
 		return -EFBIG;
 	for (uint64_t l = 0; l < nblocks && l < EXT2_NDIR_BLOCKS; l++) {
-		uint64_t p = cursor_next(&c);
+		uint64_t p;
 
+		if (h && sparse_all_hole(h, bs, l, 1))
+			continue;
+		p = cursor_next(&c);
 		if (p > UINT32_MAX)
 			return -EFBIG;
 		m->i_block[l] = (uint32_t)p;
 	}
 	for (int level = 1; level <= 3 && first < nblocks; level++) {
-		ret = build_indirect(m, bs, src, &c, nblocks, level, first,
-				     &m->i_block[EXT2_IND_BLOCK + level - 1]);
-		if (ret)
-			return ret;
-		first += level_span(apb, level);
+		uint64_t span = level_span(apb, level);
+
+		if (!h || !sparse_all_hole(h, bs, first, nblocks - first < span ? nblocks - first : span)) {
+			ret = build_indirect(m, bs, src, &c, h, nblocks, level, first,
+					     &m->i_block[EXT2_IND_BLOCK + level - 1]);
+			if (ret)
+				return ret;
+		}
+		first += span;
 	}
 	return 0;
 }
@@ -320,20 +351,36 @@ static int build_blockmap(struct ext4_map *m, ext2_filsys fs, const struct layou
 int ext4_map_build(struct ext4_map *m, ext2_filsys fs, const struct layout_extent *runs,
 		   size_t nruns, uint64_t nblocks, int extents, struct ext4_meta_src *src)
 {
+	return ext4_map_build_sparse(m, fs, runs, nruns, nblocks, NULL, 0, extents, src);
+}
+
+int ext4_map_build_sparse(struct ext4_map *m, ext2_filsys fs, const struct layout_extent *runs,
+			  size_t nruns, uint64_t nblocks, const struct sparse_holes *h,
+			  uint64_t lblocks, int extents, struct ext4_meta_src *src)
+{
 	uint64_t sum = 0;
 
 	for (size_t i = 0; i < nruns; i++)
 		sum += runs[i].len;
 	if (sum != nblocks)
 		return -EINVAL;
-	if (nblocks > UINT32_MAX)
+	if (h && !h->n)
+		h = NULL;
+	if (h) {
+		if (fs->blocksize > SPARSE_UNIT || lblocks < nblocks ||
+		    lblocks - nblocks != h->bytes / fs->blocksize)
+			return -EINVAL;
+	} else {
+		lblocks = nblocks;
+	}
+	if (lblocks > UINT32_MAX)
 		return -EFBIG;
 	memset(m->i_block, 0, sizeof(m->i_block));
 	m->nmeta = 0;
 	m->extents = extents;
 	if (extents)
-		return build_extents(m, fs, runs, nruns, src);
-	return build_blockmap(m, fs, runs, nruns, nblocks, src);
+		return build_extents(m, fs, runs, nruns, h, src);
+	return build_blockmap(m, fs, runs, nruns, lblocks, h, src);
 }
 
 int ext4_map_write(struct ext4_map *m, ext2_filsys fs, ext2_ino_t ino)

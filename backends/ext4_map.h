@@ -66,6 +66,20 @@ uint64_t ext4_map_extent_count(const struct layout_extent *runs, size_t nruns);
 int ext4_map_build(struct ext4_map *m, ext2_filsys fs, const struct layout_extent *runs,
 		   size_t nruns, uint64_t nblocks, int extents, struct ext4_meta_src *src);
 
+struct sparse_holes;
+
+/*
+ * The same for a sparse file of lblocks logical blocks (holes included)
+ * whose nblocks allocated blocks fill the rest in logical order: extents
+ * end at each hole; a block map leaves its pointers 0 and builds no
+ * indirect block that would map only holes.  h NULL or without holes:
+ * ext4_map_build().  -EINVAL also when the holes do not make up
+ * lblocks - nblocks or are not whole blocks.
+ */
+int ext4_map_build_sparse(struct ext4_map *m, ext2_filsys fs, const struct layout_extent *runs,
+			  size_t nruns, uint64_t nblocks, const struct sparse_holes *h,
+			  uint64_t lblocks, int extents, struct ext4_meta_src *src);
+
 /*
  * Write m's metadata blocks for inode ino, extent-block checksums set
  * (the inode must already be written: the checksum covers its

@@ -843,10 +843,10 @@ static int alloc_stream(struct sim *s, uint64_t n)
 }
 
 /*
- * Allocate a file of n blocks in directory j into *o: data, then its
- * mapping metadata.  On -ENOSPC nothing stays allocated.
+ * Allocate file f (UINT64_MAX: a temporary) of n blocks in directory j
+ * into *o: data, then its mapping metadata.  On -ENOSPC nothing stays allocated.
  */
-static int alloc_file(struct sim *s, struct fobj *o, uint64_t n, uint32_t j)
+static int alloc_file(struct sim *s, struct fobj *o, uint64_t f, uint64_t n, uint32_t j)
 {
 	const struct layout_request *rq = s->rq;
 	uint64_t E = 0, nmeta, meta = 0;
@@ -866,7 +866,7 @@ static int alloc_file(struct sim *s, struct fobj *o, uint64_t n, uint32_t j)
 	}
 	for (size_t i = 0; i < s->rs.n; i++)
 		E += ext_count(s, s->rs.r[i].n);
-	nmeta = layout_meta_blocks(rq->mapping, rq->block_size, n, E);
+	nmeta = layout_file_meta(rq, f, n, E);
 	if (nmeta) {
 		ret = mb_alloc_whole(&s->m, mb_group_of(&s->m, s->rs.r[0].s), nmeta, &meta);
 		if (ret) {
@@ -1097,12 +1097,12 @@ static int new_temp(struct sim *s, uint32_t round, int has_dir, uint32_t dir)
 	}
 	ret = -ENOSPC;
 	if (s->m.free >= blocks_of(s, bytes) + 1 + s->resv) {
-		ret = alloc_file(s, &s->tf[t], blocks_of(s, bytes), dir);
+		ret = alloc_file(s, &s->tf[t], UINT64_MAX, blocks_of(s, bytes), dir);
 		if (ret == -ENOSPC && (s->pend.n || s->npa)) {
 			/* as ext4_should_retry_alloc: commit, drop preallocations, once more */
 			commit(s);
 			pa_discard_all(s);
-			ret = alloc_file(s, &s->tf[t], blocks_of(s, bytes), dir);
+			ret = alloc_file(s, &s->tf[t], UINT64_MAX, blocks_of(s, bytes), dir);
 		}
 	}
 	if (ret == -ENOSPC) {
@@ -1133,7 +1133,7 @@ static int new_plan_file(struct sim *s, uint64_t f, uint32_t round)
 		if (ret)
 			return ret;
 	}
-	while ((ret = alloc_file(s, &s->pf[f], n, pl->file_dir[f])) == -ENOSPC) {
+	while ((ret = alloc_file(s, &s->pf[f], f, n, pl->file_dir[f])) == -ENOSPC) {
 		ret = make_room(s, round);
 		if (ret)
 			return ret;
@@ -1210,8 +1210,7 @@ int age_build(struct layout *lo, const struct layout_request *rq, const struct f
 
 		data += b;
 		if (b)
-			meta += layout_meta_blocks(rq->mapping, rq->block_size, b,
-						   ext_count(&s, b));
+			meta += layout_file_meta(rq, f, b, ext_count(&s, b));
 		if (pl->file_size[f] > s.max_bytes)
 			s.max_bytes = pl->file_size[f];
 	}

@@ -9,16 +9,28 @@
 #include "content/model.h"
 #include "plan.h"
 #include "rng.h"
+#include "sparse.h"
 
 static uint64_t file_key(uint64_t seed, uint64_t file)
 {
 	return rng_mix64(seed ^ rng_mix64(file + 1));
 }
 
+/* Zero what falls in the holes of a sparse file (none unless sparse_file_share is set). */
+static void zero_holes(const struct plan *pl, uint64_t file, uint64_t offset, void *buf,
+		       size_t len)
+{
+	struct sparse_holes h;
+
+	if (sparse_enabled(pl) && sparse_file_holes(pl, file, &h))
+		sparse_zero(&h, offset, buf, len);
+}
+
 static int random_fill(const struct content_source *cs, uint64_t file, uint64_t offset,
 		       void *buf, size_t len)
 {
 	gen_random(file_key(cs->seed, file), offset, buf, len);
+	zero_holes(cs->pl, file, offset, buf, len);
 	return 0;
 }
 
@@ -119,8 +131,7 @@ struct model_source {
 	uint64_t too_small;
 };
 
-/* The file whose bytes file has: its source when it is a whole-file copy. */
-static uint64_t content_file(const struct plan *pl, uint64_t file)
+uint64_t content_file_of(const struct plan *pl, uint64_t file)
 {
 	uint32_t src;
 
@@ -145,7 +156,7 @@ static int model_fill(const struct content_source *cs, uint64_t file, uint64_t o
 {
 	const struct model_source *ms = cs->priv;
 	const struct plan *pl = cs->pl;
-	uint64_t f = content_file(pl, file);
+	uint64_t f = content_file_of(pl, file);
 	struct gen_file g = {
 		.key = file_key(cs->seed, f),
 		.file = f,
@@ -154,9 +165,14 @@ static int model_fill(const struct content_source *cs, uint64_t file, uint64_t o
 		.cm = ms->cm,
 	};
 
+	int ret;
+
 	if (offset > g.size || len > g.size - offset)
 		return -EINVAL;
-	return file_ops(ms, pl, f)->fill(&g, offset, buf, len);
+	ret = file_ops(ms, pl, f)->fill(&g, offset, buf, len);
+	if (!ret)
+		zero_holes(pl, f, offset, buf, len);
+	return ret;
 }
 
 int content_model_source_init(struct content_source *cs, struct content_model *cm,

@@ -52,6 +52,12 @@ uint64_t content_source_too_small(const struct content_source *cs);
 /* Free what an init allocated (nothing for the random source). */
 void content_source_release(struct content_source *cs);
 
+/*
+ * The file whose bytes file has: its source when it is a whole-file copy
+ * (plan.file_dup_of, same size), else file itself.
+ */
+uint64_t content_file_of(const struct plan *pl, uint64_t file);
+
 /* The generator of an extension, compared without case; other binary if unknown. */
 const struct gen_ops *content_ext_ops(const char *ext);
 

@@ -565,12 +565,23 @@ static uint64_t link_blocks(const struct layout_request *rq, uint32_t l)
 	return rq->link_blocks ? rq->link_blocks[l] : 0;
 }
 
+uint64_t layout_file_meta(const struct layout_request *rq, uint64_t f, uint64_t n, uint64_t E)
+{
+	unsigned h = rq->file_holes && f != UINT64_MAX ? rq->file_holes[f] : 0;
+
+	if (!h)
+		return layout_meta_blocks(rq->mapping, rq->block_size, n, E);
+	if (rq->mapping == LAYOUT_EXTENTS)
+		return layout_meta_blocks(rq->mapping, rq->block_size, n, E + h);
+	return layout_meta_blocks(rq->mapping, rq->block_size, rq->file_lblocks[f], E);
+}
+
 /* Metadata of a contiguous file: the least it can need. */
-static uint64_t meta_contig(const struct build *b, uint64_t n)
+static uint64_t meta_contig(const struct build *b, uint64_t f, uint64_t n)
 {
 	if (!n)
 		return 0;
-	return layout_meta_blocks(b->rq->mapping, b->rq->block_size, n, ext_count(b, n));
+	return layout_file_meta(b->rq, f, n, ext_count(b, n));
 }
 
 /* A break the layout could not make: give it back to the budget. */
@@ -943,7 +954,7 @@ static uint64_t frag_meta_file(struct build *b, uint64_t f)
 	if (n < 2)
 		return 0;
 	E = frag_plan(b, f, n, &e, 1);
-	return layout_meta_blocks(rq->mapping, rq->block_size, n, E) - meta_contig(b, n);
+	return layout_file_meta(rq, f, n, E) - meta_contig(b, f, n);
 }
 
 static uint64_t frag_meta(struct build *b, const uint32_t *order, const uint32_t *items,
@@ -1011,7 +1022,7 @@ static int b_file(struct build *b, uint64_t f, struct frag *pend)
 		len1 = frag_next(pend);
 		pend->left--;
 	}
-	nmeta = layout_meta_blocks(rq->mapping, rq->block_size, n, E);
+	nmeta = layout_file_meta(rq, f, n, E);
 	planned = nmeta;
 
 	if (b->ngap)
@@ -1037,7 +1048,7 @@ static int b_file(struct build *b, uint64_t f, struct frag *pend)
 		e1 = div_up(len1, b->al.max[1] ? b->al.max[1] : 1);
 		if (e1 < ext_count(b, len1))
 			e1 = ext_count(b, len1);
-		m1 = layout_meta_blocks(rq->mapping, rq->block_size, n, rest + e1);
+		m1 = layout_file_meta(rq, f, n, rest + e1);
 		if (m1) {
 			ret = al_contig(&b->al, m1, UINT64_MAX, &q, &adj);
 			if (ret)
@@ -1049,7 +1060,7 @@ static int b_file(struct build *b, uint64_t f, struct frag *pend)
 		e1 = ext_count(b, lo->ext[lo->file_ext[f]].len);
 		for (size_t o = o0; o < b->novf; o++)
 			e1 += ext_count(b, b->ovf[o].len);
-		m2 = layout_meta_blocks(rq->mapping, rq->block_size, n, rest + e1);
+		m2 = layout_file_meta(rq, f, n, rest + e1);
 		if (m2 > m1) {
 			b->al.leaked += m1;
 			ret = al_contig(&b->al, m2, UINT64_MAX, &q, &adj);
@@ -1127,7 +1138,7 @@ static int b_spread(struct build *b, uint64_t ustart0, uint64_t usize, size_t nu
 		for (uint32_t c = 0; c < pl->dir_nfiles[j]; c++) {
 			uint64_t n = file_blocks(rq, (uint64_t)f0 + c);
 
-			need += n + meta_contig(b, n);
+			need += n + meta_contig(b, (uint64_t)f0 + c, n);
 			if (n)
 				need += (uint64_t)b->gap_per_file;
 		}
@@ -1277,7 +1288,7 @@ static int b_assemble(struct build *b)
 			continue;
 		for (uint64_t i = lo->file_ext[f]; i < lo->file_ext[f + 1]; i++)
 			E += ext_count(b, lo->ext[i].len);
-		nm = layout_meta_blocks(rq->mapping, rq->block_size, n, E);
+		nm = layout_file_meta(rq, f, n, E);
 		if (nm <= lo->file_nmeta[f]) {
 			b->al.leaked += lo->file_nmeta[f] - nm;
 			lo->file_nmeta[f] = (uint32_t)nm;
@@ -1625,7 +1636,7 @@ static int build_once(struct layout *lo, const struct layout_request *rq, const 
 		uint64_t n = file_blocks(rq, f);
 
 		data += n;
-		meta += meta_contig(&b, n);
+		meta += meta_contig(&b, f, n);
 		pairs += n >= 2 ? n - 1 : 0;
 		nne += n != 0;
 	}

@@ -40,6 +40,15 @@ struct layout_request {
 	const uint64_t *file_blocks;  /* data blocks per file (0: empty or inline) */
 	const uint32_t *dir_blocks;   /* directory blocks per directory (root included) */
 	const uint8_t *link_blocks;   /* 1 for a slow symlink, else 0 */
+	/*
+	 * Sparse files (NULL when the plan has none): holes per file, which
+	 * split its runs into more extents, and its logical blocks (holes
+	 * included), which size a block map.  The layout places only the
+	 * file_blocks allocated blocks; metadata is sized for the worst case
+	 * (every hole inside a run) and what is not used stays free.
+	 */
+	const uint8_t *file_holes;
+	const uint64_t *file_lblocks;
 	uint32_t block_size;
 	enum layout_mapping mapping;
 	uint32_t max_extent_len;      /* longest extent, blocks (32768 for ext4) */
@@ -171,6 +180,13 @@ void layout_tally(struct layout *lo);
  */
 uint64_t layout_meta_blocks(enum layout_mapping m, uint32_t block_size, uint64_t blocks,
 			    uint64_t extents);
+
+/*
+ * Metadata blocks file f (UINT64_MAX: a file outside the plan, never
+ * sparse) of n allocated blocks in E extents needs under rq: as
+ * layout_meta_blocks(), sparse files sized for their holes.
+ */
+uint64_t layout_file_meta(const struct layout_request *rq, uint64_t f, uint64_t n, uint64_t E);
 
 /*
  * Place everything.  Returns 0; -ENOSPC when it does not fit, with *need

@@ -505,11 +505,12 @@ static int cmd_verify(const struct cli *c, const struct params *p)
 		plan_release(&pl);
 		return 1;
 	}
-	printf("%llu dirs, %llu files, %llu links, %llu bytes, %llu files' extents checked: "
-	       "%llu mismatches\n",
+	printf("%llu dirs, %llu files, %llu links, %llu bytes, %llu files' extents checked, "
+	       "%llu sparse files' holes checked: %llu mismatches\n",
 	       (unsigned long long)res.dirs, (unsigned long long)res.files,
 	       (unsigned long long)res.links, (unsigned long long)res.bytes,
-	       (unsigned long long)res.extent_files, (unsigned long long)res.mismatches);
+	       (unsigned long long)res.extent_files, (unsigned long long)res.sparse_files,
+	       (unsigned long long)res.mismatches);
 	plan_release(&pl);
 	return ret ? 1 : 0;
 }

@@ -357,6 +357,17 @@ static const struct param_def param_table[] = {
 	{ FIELD(zero_block_share), .group = "content", .type = PT_SHARE, .unit = "",
 	  .def.d = 0.02, R_SHARE,
 	  .desc = "share of other-binary 4 KiB blocks that are all zero (written, not holes)" },
+	/*
+	 * Sparse files (doc/model.md, "Sparse files"): off by default, as most
+	 * files on desktops and servers have no holes; VM disk images,
+	 * databases and core dumps do, in large runs.
+	 */
+	{ FIELD(sparse_file_share), .group = "content", .type = PT_SHARE, .unit = "",
+	  .def.d = 0, R_SHARE,
+	  .desc = "share of other-binary files of 256 KiB or more that are sparse (holes never written)" },
+	{ FIELD(sparse_hole_share), .group = "content", .type = PT_SHARE, .unit = "",
+	  .def.d = 0.5, .flags = PF_MIN | PF_MIN_OPEN | PF_MAX | PF_MAX_OPEN, .min = 0, .max = 1,
+	  .desc = "share of a sparse file's whole 64 KiB units that are holes" },
 	/* Text (doc/model.md): Zipf's law of word popularity, exponent about 1 in English. */
 	{ FIELD(text_zipf), .group = "content", .type = PT_DOUBLE, .unit = "",
 	  .def.d = 1.0, .flags = PF_MIN | PF_MIN_OPEN | PF_MAX, .min = 0, .max = 3,

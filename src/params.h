@@ -103,6 +103,8 @@ struct params {
 	double compress_ratio_exec; /* 2.5: zlib/zstd ratio of ELF and PE files, [1.5, 2.6] */
 	double dup_block_share;    /* 0.05: of their 4 KiB blocks, duplicated across files */
 	double zero_block_share;   /* 0.02: of their 4 KiB blocks, all zero */
+	double sparse_file_share;  /* 0: of other-binary files >= 256 KiB, those with holes */
+	double sparse_hole_share;  /* 0.5: of a sparse file's whole 64 KiB units, the holes, (0, 1) */
 	double text_zipf;          /* 1.0: Zipf exponent of word popularity in text, (0, 3] */
 	enum text_mode text_mode;  /* words: Zipf and Heaps; repeat, wordlen: Impressions' modes */
 

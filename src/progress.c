@@ -232,6 +232,8 @@ static int print_json(const struct create_result *res, const struct build_summar
 	json_object_object_add(o, "layout_score", new_double(res->layout_score, 4));
 	json_object_object_add(o, "block_size", json_object_new_uint64(res->block_size));
 	json_object_object_add(o, "blocks_used", json_object_new_uint64(res->blocks_used));
+	json_object_object_add(o, "sparse_files", json_object_new_uint64(res->sparse_files));
+	json_object_object_add(o, "hole_blocks", json_object_new_uint64(res->hole_blocks));
 	if (res->have_layout && add_layout_json(o, res)) {
 		json_object_put(o);
 		return -ENOMEM;
@@ -262,6 +264,11 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 			res->files, res->dirs, res->links);
 		fprintf(out, "  %s (%" PRIu64 " bytes) of file data in %.2f s, %.1f MB/s\n", bytes,
 			res->bytes, s->seconds, mbps);
+		if (res->sparse_files) {
+			progress_fmt_bytes(res->hole_blocks * res->block_size, bytes, sizeof(bytes));
+			fprintf(out, "  sparse files %" PRIu64 ", holes of %s never written\n",
+				res->sparse_files, bytes);
+		}
 		fprintf(out, "  layout score %.4f", res->layout_score);
 		if (res->have_layout && res->age_rounds)
 			fprintf(out, " (aged %" PRIu32 " rounds: no target)", res->age_rounds);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sparse.h"
 #include "verify.h"
 
 #define VERIFY_PATH 65536
@@ -110,6 +111,54 @@ static int check_bytes(struct vctx *v, int fd, uint64_t file, uint64_t size)
 		}
 		off += want;
 		v->res->bytes += want;
+	}
+	return 0;
+}
+
+/*
+ * Where the file has data and holes (SEEK_DATA, SEEK_HOLE), against the
+ * plan: each planned hole is a hole, and no other hole lies before the
+ * end of the file.  A file system that does not report holes (the
+ * kernel's generic answer: data up to the end) only passes when nothing
+ * is planned sparse.
+ */
+static int check_holes(struct vctx *v, int fd, uint64_t file, uint64_t size)
+{
+	struct sparse_holes h = { 0 };
+	uint64_t pos = 0;
+
+	if (sparse_enabled(v->pl))
+		sparse_file_holes(v->pl, file, &h);
+	if (h.n)
+		v->res->sparse_files++;
+	for (unsigned i = 0; i <= h.n; i++) {
+		uint64_t data_end = i < h.n ? h.hole[i].off : size;
+		off_t at;
+
+		/* data from pos to data_end: the next hole is not before data_end */
+		if (pos < data_end) {
+			at = lseek(fd, (off_t)pos, SEEK_HOLE);
+			if (at < 0)
+				return -errno;
+			if ((uint64_t)at < data_end) {
+				mismatch(v, "a hole at byte %lld, planned data up to %llu", (long long)at,
+					 (unsigned long long)data_end);
+				return 0;
+			}
+		}
+		if (i == h.n)
+			break;
+		/* the hole: no data before its end */
+		at = lseek(fd, (off_t)h.hole[i].off, SEEK_DATA);
+		if (at < 0 && errno != ENXIO)
+			return -errno;
+		if (at >= 0 && (uint64_t)at < h.hole[i].off + h.hole[i].len) {
+			mismatch(v, "data at byte %lld, planned a hole of %llu bytes from %llu",
+				 (long long)at, (unsigned long long)h.hole[i].len,
+				 (unsigned long long)h.hole[i].off);
+			return 0;
+		}
+		pos = h.hole[i].off + h.hole[i].len;
 	}
 	return 0;
 }
@@ -254,6 +303,8 @@ static int verify_dir(struct vctx *v, uint32_t j)
 				 (unsigned long long)pl->file_size[f]);
 		else
 			ret = check_bytes(v, fd, f, pl->file_size[f]);
+		if (!ret && (uint64_t)st.st_size == pl->file_size[f])
+			ret = check_holes(v, fd, f, pl->file_size[f]);
 		if (!ret && planned)
 			ret = check_extents(v, fd, planned);
 		close(fd);

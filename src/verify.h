@@ -13,14 +13,16 @@ struct verify_result {
 	uint64_t dirs, files, links;     /* entries checked */
 	uint64_t bytes;                  /* file bytes compared */
 	uint64_t extent_files;           /* files whose extents were compared */
+	uint64_t sparse_files;           /* files whose planned holes were checked */
 	uint64_t mismatches;
 };
 
 /*
  * Walk the plan and check each entry under root (a mounted file system,
  * read through the kernel): type, size, permission bits, owner, mtime
- * (nanoseconds), link count, symlink target, hard-link identity, and each
- * file's bytes against what cs regenerates.  When extents is not NULL it
+ * (nanoseconds), link count, symlink target, hard-link identity, each
+ * file's bytes against what cs regenerates, and where its holes are
+ * (SEEK_HOLE, SEEK_DATA: the planned holes and no others).  When extents is not NULL it
  * is a file written by `imprint create --extents` (path, block size and
  * physical runs per file), and each file's FIEMAP extents (merged where
  * physically adjacent) must equal its runs.  Mismatches are described on

@@ -8,15 +8,7 @@ if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! command -v filef
 fi
 losetup -f >/dev/null 2>&1 || { echo "1..0 # SKIP no free loop device"; exit 77; }
 
-LOOP=
-MNT="$WORK/mnt"
-mkdir -p "$MNT"
-cleanup() {
-	mountpoint -q "$MNT" && umount "$MNT"
-	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	LOOP=
-}
-trap 'cleanup; rm -rf "$WORK"' EXIT
+loop_init
 
 # check NAME CREATE-ARGS...: build, attach read-only, mount, verify, filefrag, detach
 check() {
@@ -30,7 +22,7 @@ check() {
 	LOOP=$(losetup -f --show -r "$img") || { fail "$what: losetup"; return; }
 	if ! mount -o ro "$LOOP" "$MNT" 2>"$WORK/err"; then
 		fail "$what: the kernel refuses to mount it: $(head -c 300 "$WORK/err")"
-		cleanup
+		loop_cleanup
 		return
 	fi
 	if "$IMPRINT" verify "$@" --extents "$WORK/ext" "$MNT" >"$WORK/out" 2>&1; then
@@ -57,7 +49,7 @@ check() {
 	done < <(tail -n +2 "$WORK/ext")
 	[ $bad -eq 0 ] && pass "$what: filefrag sees at least the planned runs ($n files)" \
 		|| fail "$what: filefrag disagrees on $bad of $n files"
-	cleanup
+	loop_cleanup
 }
 
 check "ext4 default" --size 256M --seed 3

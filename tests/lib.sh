@@ -32,6 +32,23 @@ expect_err() {
 	fi
 }
 
+# loop_init: MNT (an empty directory under WORK) and LOOP (unset) for a loop
+# mount, and an exit trap that unmounts and detaches them (loop_cleanup),
+# then removes WORK.  Attach with LOOP=$(losetup -f --show -r IMG) only:
+# loop_cleanup never touches a device it was not given.
+loop_init() {
+	LOOP=
+	MNT="$WORK/mnt"
+	mkdir -p "$MNT"
+	trap 'loop_cleanup; rm -rf "$WORK"' EXIT
+}
+
+loop_cleanup() {
+	mountpoint -q "$MNT" && umount "$MNT"
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	LOOP=
+}
+
 finish() {
 	echo "1..$TESTS_RUN"
 	[ "$TESTS_FAILED" -eq 0 ] || exit 1

@@ -10,23 +10,7 @@
 
 #include "plan.h"
 #include "report.h"
-
-static void resolved(struct params *p, const char *const *kv)
-{
-	struct param_error err;
-
-	params_init(p);
-	for (; kv && kv[0]; kv += 2) {
-		if (params_set(p, kv[0], kv[1], "test", &err)) {
-			fprintf(stderr, "%s\n", err.msg);
-			fail();
-		}
-	}
-	if (params_resolve(p, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
-		fail();
-	}
-}
+#include "testutil.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -143,7 +127,7 @@ static void test_default_plan(void **state)
 	struct plan_error err = { { 0 } };
 
 	(void)state;
-	resolved(&p, NULL);
+	test_resolved(&p, NULL);
 	assert_int_equal(plan_build(&pl, &p, &err), 0);
 	check_invariants(&pl);
 	plan_release(&pl);
@@ -158,7 +142,7 @@ static void test_fit_100k(void **state)
 	struct report r;
 
 	(void)state;
-	resolved(&p, kv);
+	test_resolved(&p, kv);
 	assert_int_equal(plan_build(&pl, &p, &err), 0);
 	check_invariants(&pl);
 	assert_int_equal(report_compute(&pl, &r), 0);
@@ -201,7 +185,7 @@ static void test_modes(void **state)
 		struct plan_error err = { { 0 } };
 		struct report r;
 
-		resolved(&p, cases[i]);
+		test_resolved(&p, cases[i]);
 		assert_int_equal(plan_build(&pl, &p, &err), 0);
 		check_invariants(&pl);
 		assert_int_equal(report_compute(&pl, &r), 0);
@@ -250,8 +234,8 @@ static void test_stream_independence(void **state)
 	struct plan_error err;
 
 	(void)state;
-	resolved(&pa, a);
-	resolved(&pb, b);
+	test_resolved(&pa, a);
+	test_resolved(&pb, b);
 	assert_int_equal(plan_build(&x, &pa, &err), 0);
 	assert_int_equal(plan_build(&y, &pb, &err), 0);
 	assert_int_equal(x.ndirs, y.ndirs);
@@ -272,7 +256,7 @@ static void test_errors(void **state)
 	struct plan_error err = { { 0 } };
 
 	(void)state;
-	resolved(&p, deep);
+	test_resolved(&p, deep);
 	assert_int_equal(plan_build(&pl, &p, &err), -22);
 	assert_non_null(strstr(err.msg, "'special_dir_depth' 40 is deeper than the tree allows"));
 }
