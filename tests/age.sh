@@ -241,4 +241,28 @@ else
 	fail "frag_extents=4: measured $got extents per fragmented file"
 fi
 
+# deleted files cost no I/O: an aged build writes the bytes of the unaged one
+# (same files, other places; only the mapping blocks of files that aging
+# fragmented differ), counted by strace on every write; writing the deleted
+# files would add about age_churn x rounds = 5 times the data
+written() {
+	strace -f -qq -e trace=write,pwrite64,writev,pwritev,pwritev2 -o "$WORK/strace" \
+		"$IMPRINT" create -q --size 256M --seed 2 "$@" "$WORK/io.img" >/dev/null 2>&1 || return 1
+	rm -f "$WORK/io.img"
+	python3 -c 'import re, sys
+print(sum(int(m.group(1)) for l in open(sys.argv[1])
+          for m in [re.search(r"= (\d+)$", l.strip())] if m))' "$WORK/strace"
+}
+if ! command -v strace >/dev/null || ! strace -qq -o /dev/null true 2>/dev/null; then
+	pass "# SKIP deleted files cost no I/O: strace missing or not permitted"
+elif plain=$(written) && aged=$(written --set age_rounds=50) && [ -n "$plain" ]; then
+	if python3 -c "import sys; sys.exit(not abs($aged - $plain) <= 0.001 * $plain)"; then
+		pass "deleted files cost no I/O: $aged bytes written aged 50 rounds, $plain unaged"
+	else
+		fail "deleted files cost I/O: $aged bytes written aged 50 rounds, $plain unaged"
+	fi
+else
+	fail "deleted files cost no I/O: create under strace failed"
+fi
+
 finish
