@@ -624,6 +624,10 @@ struct cs_priv {
 	uint8_t blk[BLOCK];
 	size_t blk_len;
 	uint64_t f_blocks, f_zero;
+	uint64_t f_bidx, f_hole;  /* blocks met (hole blocks too), hole blocks */
+	struct content_hole *hole;  /* its holes, sorted, merged */
+	size_t nhole, hole_cap;
+	size_t hblk, hseg, hcopy;   /* the first hole that may touch the next block, segment, byte */
 	XXH128_hash_t *f_hash;  /* the file's non-zero blocks, added once the file is known not a copy */
 	size_t f_nhash, f_cap;
 	struct frec *rec;       /* its compressed sizes, once a segment is sampled */
@@ -695,6 +699,7 @@ void content_stats_release(struct content_stats *st)
 		free(p->head);
 		free(p->path);
 		free(p->f_hash);
+		free(p->hole);
 		free(p);
 		st->priv = NULL;
 	}
@@ -734,8 +739,59 @@ static bool segment_sampled(double share, uint64_t path_hash, uint64_t idx)
 	return (double)(u >> 11) * 0x1p-53 < share;
 }
 
+/*
+ * Bytes of [s, e) in the current file's holes; *cur (a hole index) moves
+ * on past the holes that end before s, so the calls must come with s in
+ * increasing order for the same cursor.
+ */
+static uint64_t hole_bytes(const struct cs_priv *p, size_t *cur, uint64_t s, uint64_t e)
+{
+	uint64_t n = 0;
+
+	while (*cur < p->nhole && p->hole[*cur].off + p->hole[*cur].len <= s)
+		(*cur)++;
+	for (size_t k = *cur; k < p->nhole && p->hole[k].off < e; k++) {
+		uint64_t a = p->hole[k].off, b = a + p->hole[k].len;
+
+		n += (b < e ? b : e) - (a > s ? a : s);
+	}
+	return n;
+}
+
+/* Append the bytes of [pos, pos + n), at src, that lie outside the holes to the segment. */
+static void seg_copy(struct cs_priv *p, const uint8_t *src, uint64_t pos, size_t n)
+{
+	uint64_t end = pos + n;
+
+	while (pos < end) {
+		const struct content_hole *h;
+		uint64_t stop;
+
+		while (p->hcopy < p->nhole && p->hole[p->hcopy].off + p->hole[p->hcopy].len <= pos)
+			p->hcopy++;
+		h = p->hcopy < p->nhole ? &p->hole[p->hcopy] : NULL;
+		if (h && h->off <= pos) {
+			/* in a hole: on to its end */
+			stop = h->off + h->len < end ? h->off + h->len : end;
+		} else {
+			stop = h && h->off < end ? h->off : end;
+			memcpy(p->seg->buf + p->seg->len, src, stop - pos);
+			p->seg->len += stop - pos;
+		}
+		src += stop - pos;
+		pos = stop;
+	}
+}
+
 static int block_add(struct cs_priv *p, const uint8_t *b)
 {
+	uint64_t off = p->f_bidx++ * BLOCK;
+
+	if (p->nhole && hole_bytes(p, &p->hblk, off, off + BLOCK) == BLOCK) {
+		/* unmapped: not content */
+		p->f_hole++;
+		return 0;
+	}
 	p->f_blocks++;
 	if (b[0] == 0 && !memcmp(b, b + 1, BLOCK - 1)) {
 		p->f_zero++;
@@ -773,11 +829,44 @@ int content_stats_begin(struct content_stats *st, const char *path, uint64_t siz
 	p->blk_len = 0;
 	p->f_blocks = 0;
 	p->f_zero = 0;
+	p->f_bidx = 0;
+	p->f_hole = 0;
+	p->nhole = 0;
+	p->hblk = 0;
+	p->hseg = 0;
+	p->hcopy = 0;
 	p->f_nhash = 0;
 	p->rec = NULL;
 	p->seg = NULL;
 	XXH3_128bits_reset(p->xs);
 	p->open = true;
+	return 0;
+}
+
+int content_stats_hole(struct content_stats *st, uint64_t off, uint64_t len)
+{
+	struct cs_priv *p = st->priv;
+	struct content_hole *last = p->nhole ? &p->hole[p->nhole - 1] : NULL;
+
+	if (!p->open || p->pos || off > p->size || len > p->size - off ||
+	    (last && off < last->off + last->len))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	if (last && off == last->off + last->len) {
+		last->len += len;
+		return 0;
+	}
+	if (p->nhole == p->hole_cap) {
+		size_t cap = p->hole_cap ? 2 * p->hole_cap : 16;
+		struct content_hole *h = realloc(p->hole, cap * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		p->hole = h;
+		p->hole_cap = cap;
+	}
+	p->hole[p->nhole++] = (struct content_hole){ off, len };
 	return 0;
 }
 
@@ -828,8 +917,10 @@ int content_stats_data(struct content_stats *st, const void *data, size_t len)
 		size_t seg_len = left < SEGMENT ? (size_t)left : SEGMENT;
 		size_t n = seg_len - in_seg < len - i ? (size_t)(seg_len - in_seg) : len - i;
 
+		/* a segment is its bytes outside the holes; wholly in holes, none */
 		if (in_seg == 0 && segment_sampled(st->opts.sample_share, p->path_hash,
-						   p->pos / SEGMENT)) {
+						   p->pos / SEGMENT) &&
+		    hole_bytes(p, &p->hseg, p->pos, p->pos + seg_len) < seg_len) {
 			if (!p->rec) {
 				p->rec = calloc(1, sizeof(*p->rec));
 				if (!p->rec)
@@ -838,11 +929,15 @@ int content_stats_data(struct content_stats *st, const void *data, size_t len)
 			}
 			p->seg = pool_get(p->pool);
 			p->seg->len = 0;
-			p->seg_want = seg_len;
+			p->seg_want = seg_len - hole_bytes(p, &p->hseg, p->pos, p->pos + seg_len);
 		}
 		if (p->seg) {
-			memcpy(p->seg->buf + p->seg->len, buf + i, n);
-			p->seg->len += n;
+			if (p->nhole) {
+				seg_copy(p, buf + i, p->pos, n);
+			} else {
+				memcpy(p->seg->buf + p->seg->len, buf + i, n);
+				p->seg->len += n;
+			}
 			if (p->seg->len == p->seg_want) {
 				struct job *j = p->seg;
 
@@ -962,8 +1057,10 @@ int content_stats_end(struct content_stats *st)
 			}
 		}
 		st->all.blocks += p->f_blocks;
+		st->all.hole_blocks += p->f_hole;
 		st->all.zero_blocks += p->f_zero;
 		g->blocks += p->f_blocks;
+		g->hole_blocks += p->f_hole;
 		g->zero_blocks += p->f_zero;
 	}
 	if (p->magic) {
@@ -989,6 +1086,7 @@ int content_stats_add(struct content_stats *st, const char *path, const void *bu
 }
 
 int content_stats_read(struct content_stats *st, const char *path, uint64_t size,
+		       const struct content_hole *holes, size_t nholes,
 		       int (*read)(void *ctx, uint64_t off, void *buf, size_t len), void *ctx)
 {
 	struct cs_priv *p = st->priv;
@@ -1000,6 +1098,13 @@ int content_stats_read(struct content_stats *st, const char *path, uint64_t size
 	ret = content_stats_begin(st, path, size);
 	if (ret)
 		goto out_free_buf;
+	for (size_t i = 0; i < nholes; i++) {
+		ret = content_stats_hole(st, holes[i].off, holes[i].len);
+		if (ret) {
+			file_abort(p);
+			goto out_free_buf;
+		}
+	}
 	for (uint64_t off = 0; off < size;) {
 		size_t n = size - off < SEGMENT ? (size_t)(size - off) : SEGMENT;
 
@@ -1120,7 +1225,13 @@ void content_report_print_text(const struct content_stats *st, const struct cont
 	fprintf(out, "  other binary %llu files (%s), %llu blocks of distinct files\n",
 		(unsigned long long)b->files, human(b->bytes, h1, sizeof(h1)),
 		(unsigned long long)b->blocks);
-	fprintf(out, "  compressed   %s in 1 MiB segments (sample share %g)\n\n",
+	if (st->holes_unknown)
+		fprintf(out, "  holes        not known (the file system reports no extents)\n");
+	else
+		fprintf(out, "  holes        %llu blocks (%s) of distinct files: not content, "
+			"left out of every figure\n", (unsigned long long)st->all.hole_blocks,
+			human(st->all.hole_blocks * BLOCK, h1, sizeof(h1)));
+	fprintf(out, "  compressed   %s in 1 MiB segments (sample share %g), holes left out\n\n",
 		human(st->all.sampled_bytes, h2, sizeof(h2)), st->opts.sample_share);
 
 	fprintf(out, "  %-24s %10s %10s %10s\n", "figure", "target", "achieved", "rel. diff");
@@ -1191,6 +1302,7 @@ static json_object *json_group(const struct content_group_stats *s)
 	json_object_object_add(o, "bytes", json_object_new_uint64(s->bytes));
 	json_object_object_add(o, "dup_files", json_object_new_uint64(s->dup_files));
 	json_object_object_add(o, "blocks", json_object_new_uint64(s->blocks));
+	json_object_object_add(o, "hole_blocks", json_object_new_uint64(s->hole_blocks));
 	json_object_object_add(o, "zero_blocks", json_object_new_uint64(s->zero_blocks));
 	json_object_object_add(o, "dup_blocks", json_object_new_uint64(s->dup_blocks));
 	json_object_object_add(o, "dedup_blocks", json_object_new_uint64(s->dedup_blocks));
@@ -1235,6 +1347,9 @@ void content_report_print_json(const struct content_stats *st, const struct cont
 			       json_object_new_double(content_dedup_block_share(b)));
 	json_object_object_add(o, "zero_block_share",
 			       json_object_new_double(content_zero_block_share(b)));
+	/* of all distinct files; null when the holes were not known */
+	json_object_object_add(o, "hole_blocks", st->holes_unknown ? NULL :
+			       json_object_new_uint64(st->all.hole_blocks));
 	json_object_object_add(o, "typed_files", json_object_new_uint64(st->typed_files));
 	json_object_object_add(o, "typed_identified", json_object_new_uint64(st->typed_identified));
 	json_object_object_add(o, "typed_identified_share",
@@ -1314,7 +1429,40 @@ static int entry_read(void *ctx, uint64_t off, void *buf, size_t len)
 struct report_walk {
 	struct content_stats *st;
 	struct fsread_error *err;
+	struct fsread_extent *run;   /* the current file's holes in blocks ... */
+	size_t run_cap;
+	struct content_hole *hole;   /* ... and in bytes */
+	size_t nhole, hole_cap;
 };
+
+/*
+ * The holes of e into w->hole: fsread_holes()'s runs of blocks of bs bytes
+ * as byte ranges, the last one cut at the size.  Returns 0 or -ENOMEM.
+ */
+static int entry_holes(struct report_walk *w, const struct fsread_entry *e, uint64_t bs)
+{
+	ssize_t n = fsread_holes(e, (unsigned)bs, &w->run, &w->run_cap);
+
+	w->nhole = 0;
+	if (n <= 0)
+		return (int)n;
+	if ((size_t)n > w->hole_cap) {
+		struct content_hole *h = realloc(w->hole, (size_t)n * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		w->hole = h;
+		w->hole_cap = (size_t)n;
+	}
+	for (ssize_t i = 0; i < n; i++) {
+		uint64_t s = w->run[i].logical * bs, t = (w->run[i].logical + w->run[i].len) * bs;
+
+		w->hole[i].off = s;
+		w->hole[i].len = (t < e->size ? t : e->size) - s;
+	}
+	w->nhole = (size_t)n;
+	return 0;
+}
 
 /* Every regular file once: a hard link's other names are not copies. */
 static int report_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
@@ -1326,7 +1474,9 @@ static int report_entry(struct fsread *fs, const struct fsread_entry *e, void *a
 	if (e->type != FSREAD_FILE || !e->first_name)
 		return 0;
 	w->err->msg[0] = '\0';
-	ret = content_stats_read(w->st, e->path, e->size, entry_read, &r);
+	ret = entry_holes(w, e, fsread_block_size(fs));
+	if (!ret)
+		ret = content_stats_read(w->st, e->path, e->size, w->hole, w->nhole, entry_read, &r);
 	if (ret && !w->err->msg[0])
 		snprintf(w->err->msg, sizeof(w->err->msg), "'%s': %s", e->path, strerror(-ret));
 	return ret;
@@ -1341,7 +1491,7 @@ int content_report_run(const char *target, const struct content_stats_opts *o,
 	struct fsread *fs;
 	int ret;
 
-	ret = fsread_open(target, 0, &fs, &err);
+	ret = fsread_open(target, FSREAD_EXTENTS, &fs, &err);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", err.msg);
 		return ret;
@@ -1356,6 +1506,7 @@ int content_report_run(const char *target, const struct content_stats_opts *o,
 		fprintf(stderr, "imprint: cannot measure '%s': %s\n", target, err.msg);
 		goto out_release;
 	}
+	st.holes_unknown = !fsread_has_extents(fs);
 	ret = content_stats_finish(&st);
 	if (ret) {
 		fprintf(stderr, "imprint: cannot compress the sample of '%s': %s\n", target,
@@ -1368,6 +1519,8 @@ int content_report_run(const char *target, const struct content_stats_opts *o,
 		content_report_print_text(&st, t, target, out);
 out_release:
 	content_stats_release(&st);
+	free(w.run);
+	free(w.hole);
 out_close:
 	fsread_close(fs);
 	return ret;

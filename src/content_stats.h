@@ -25,8 +25,11 @@
  *   identical files, only one counts (whole-file copies are
  *   dup_file_share's, not the blocks' or the compressor's).
  * - blocks: the full 4 KiB blocks of a file at offsets 0, 4096, ...; a
- *   file's last partial block is not a block.
- * - zero_block_share: all-zero blocks / blocks.
+ *   file's last partial block is not a block.  A block wholly inside the
+ *   file's holes (content_stats_hole(): bytes no block of the file system
+ *   maps, which read as zeros) is a hole block, not a block: hole blocks
+ *   are counted on their own and are never zero or duplicate blocks.
+ * - zero_block_share: all-zero blocks / blocks (written zero blocks).
  * - dup_block_share: blocks whose non-zero content occurs in more than one
  *   block, every occurrence counted (the first one too) / blocks.
  *   dedup_block_share, what block-level dedup saves, counts all but one
@@ -34,7 +37,8 @@
  * - compression ratio: sampled bytes / compressed bytes, each 1 MiB
  *   segment of a file (at offsets 0, 1 MiB, ...) compressed on its own as
  *   one zlib stream (level 6) and as one zstd frame (level 3), summed over
- *   the sampled segments.  A segment is sampled when a hash of (path,
+ *   the sampled segments; a segment is its bytes outside the holes (a
+ *   segment wholly in holes is none).  A segment is sampled when a hash of (path,
  *   segment index) falls below sample_share.
  * - typed files: files whose extension names a format imprint generates
  *   (png, jpg, gif, bmp, wav, mp3, mp4, pdf, zip, gz, tar, elf: so, o, ko,
@@ -62,7 +66,8 @@ struct content_group_stats {
 	uint64_t bytes;
 	uint64_t dup_files;       /* files - distinct contents */
 	/* the rest over distinct files */
-	uint64_t blocks;          /* full 4 KiB blocks */
+	uint64_t blocks;          /* full 4 KiB blocks, hole blocks aside */
+	uint64_t hole_blocks;     /* full 4 KiB blocks wholly in holes */
 	uint64_t zero_blocks;
 	uint64_t dup_blocks;      /* blocks of a repeated non-zero content, every occurrence */
 	uint64_t dedup_blocks;    /* the same, all but one occurrence per content */
@@ -103,6 +108,7 @@ struct content_stats {
 	uint64_t typed_identified;
 	struct content_miss miss[CONTENT_MAX_MISSES];
 	size_t nmiss;
+	int holes_unknown;          /* the holes were not known (no extents): hole_blocks says nothing */
 
 	void *priv;                 /* hash sets, compressors, the current file */
 };
@@ -125,16 +131,31 @@ int content_stats_begin(struct content_stats *st, const char *path, uint64_t siz
 int content_stats_data(struct content_stats *st, const void *buf, size_t len);
 int content_stats_end(struct content_stats *st);
 
+/* A hole of a file: bytes [off, off + len) that no block maps (they read as zeros). */
+struct content_hole {
+	uint64_t off, len;
+};
+
+/*
+ * Declare a hole of the current file, after content_stats_begin() and
+ * before its first content_stats_data(); holes in increasing order, not
+ * overlapping (touching ones merge), within the size.  The bytes of the
+ * holes are still fed (as zeros: they are the file's content for
+ * dup_file_share and libmagic).  Returns 0, -ENOMEM or -EINVAL.
+ */
+int content_stats_hole(struct content_stats *st, uint64_t off, uint64_t len);
+
 /* The three calls above for a file held in memory.  Returns as they do. */
 int content_stats_add(struct content_stats *st, const char *path, const void *buf, size_t len);
 
 /*
- * The three calls above for a file read through read(ctx, off, buf, len),
- * which fills buf with len bytes at offset off and returns 0 or a negative
- * errno; the file is read in order, 1 MiB at a time.  Returns 0 or the
- * first error.
+ * The calls above for a file with nholes holes (content_stats_hole()'s
+ * order) read through read(ctx, off, buf, len), which fills buf with len
+ * bytes at offset off and returns 0 or a negative errno; the file is read
+ * in order, 1 MiB at a time.  Returns 0 or the first error.
  */
 int content_stats_read(struct content_stats *st, const char *path, uint64_t size,
+		       const struct content_hole *holes, size_t nholes,
 		       int (*read)(void *ctx, uint64_t off, void *buf, size_t len), void *ctx);
 
 /*
@@ -168,7 +189,7 @@ struct content_targets {
  * files that were not identified.  `name` is what was measured (a path).
  * The JSON form is one object with the keys compress_ratio_zlib,
  * compress_ratio_zstd, compress_ratio_exec_zlib, compress_ratio_exec_zstd,
- * dup_file_share, dup_block_share, zero_block_share,
+ * dup_file_share, dup_block_share, zero_block_share, hole_blocks,
  * typed_identified_share, type_mix and targets, and more detail.
  */
 void content_report_print_text(const struct content_stats *st, const struct content_targets *t,
@@ -188,6 +209,8 @@ void content_targets_from_params(struct content_targets *t, const struct params 
 /*
  * Measure TARGET (an ext2/3/4 image or device, or a directory, such as a
  * mounted image) and print the report to out, as JSON when json is set.
+ * A file's holes are the blocks of its size that no extent maps (none
+ * when the file system does not report extents: hole_blocks is then null).
  * Each regular file counts once (hard links are not copies); paths are
  * taken from the file system's root ("/dir/name"), so an image and its
  * mount give the same report.  Errors are printed to stderr.  Returns 0

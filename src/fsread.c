@@ -96,6 +96,8 @@ struct fsread {
 	size_t path_cap;
 	struct fsread_extent *ext;
 	size_t next, ext_cap;
+	struct fsread_extent *unp;   /* mounted: data FIEMAP gives no place (delayed allocation) */
+	size_t nunp, unp_cap;
 	char *link;
 	size_t link_cap;
 	struct ext2_inode_large inode;
@@ -197,6 +199,9 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	*cap = c;
 	return 0;
 }
+
+/* The extents of a file that has none (entries' extents are never NULL when known). */
+static const struct fsread_extent no_extents[1];
 
 /* Append a run, merging it into the last one when it continues it. */
 static int add_run(struct fsread *fs, uint64_t logical, uint64_t physical, uint64_t len,
@@ -506,8 +511,11 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 	e->symlink_len = 0;
 	e->extents = NULL;
 	e->nextents = 0;
+	e->unplaced = NULL;
+	e->nunplaced = 0;
 	e->blocks = 0;
 	e->extents_unknown = 0;
+	e->inline_data = 0;
 	e->first_name = 1;
 	fs->next = 0;
 	fs->cur_inline = 0;
@@ -515,7 +523,7 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 		if (e->nlink > 1)
 			e->first_name = !bit_test_set(fs->seen, ino);
 		if (fs->inode.i_flags & EXT4_INLINE_DATA_FL)
-			fs->cur_inline = 1;
+			fs->cur_inline = e->inline_data = 1;
 		else if (fs->inode.i_flags & EXT4_EXTENTS_FL)
 			ret = image_extents(fs, ino, err);
 		else
@@ -525,7 +533,7 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 		for (size_t i = 0; i < fs->next; i++)
 			e->blocks += fs->ext[i].len;
 		if (fs->flags & FSREAD_EXTENTS) {
-			e->extents = fs->ext;
+			e->extents = fs->ext ? fs->ext : no_extents;
 			e->nextents = fs->next;
 		}
 	} else if (e->type == FSREAD_SYMLINK) {
@@ -1011,9 +1019,23 @@ static int mounted_fiemap(struct fsread *fs, struct fsread_error *err)
 			if (x->fe_flags & FIEMAP_EXTENT_LAST)
 				last = 1;
 			start = x->fe_logical + x->fe_length;
+			if (x->fe_flags & FIEMAP_EXTENT_DATA_INLINE)
+				fs->ent.inline_data = 1;
 			if (x->fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DATA_INLINE |
-					   FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_DELALLOC))
+					   FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_DELALLOC)) {
+				/* data without a place of its own: not a hole either */
+				uint64_t l = x->fe_logical / bs;
+
+				if (grow((void **)&fs->unp, &fs->unp_cap, fs->nunp + 1,
+					 sizeof(*fs->unp))) {
+					ret = -ENOMEM;
+					goto out_free_fm;
+				}
+				fs->unp[fs->nunp++] = (struct fsread_extent){
+					l, 0, (x->fe_logical + x->fe_length + bs - 1) / bs - l, 0
+				};
 				continue;
+			}
 			ret = add_run(fs, x->fe_logical / bs, x->fe_physical / bs,
 				      (x->fe_length + bs - 1) / bs,
 				      (x->fe_flags & FIEMAP_EXTENT_UNWRITTEN) ?
@@ -1050,10 +1072,14 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 	e->symlink_len = 0;
 	e->extents = NULL;
 	e->nextents = 0;
+	e->unplaced = NULL;
+	e->nunplaced = 0;
 	e->blocks = 0;
 	e->extents_unknown = 0;
+	e->inline_data = 0;
 	e->first_name = 1;
 	fs->next = 0;
+	fs->nunp = 0;
 	fs->cur_fd = -1;
 	fs->cur_dirfd = dirfd;
 	if (e->type == FSREAD_FILE) {
@@ -1077,8 +1103,10 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 			for (size_t i = 0; i < fs->next; i++)
 				e->blocks += fs->ext[i].len;
 			if (!fs->no_fiemap) {
-				e->extents = fs->ext;
+				e->extents = fs->ext ? fs->ext : no_extents;
 				e->nextents = fs->next;
+				e->unplaced = fs->unp;
+				e->nunplaced = fs->nunp;
 			}
 		}
 	} else if (e->type == FSREAD_SYMLINK) {
@@ -1203,6 +1231,7 @@ void fsread_close(struct fsread *fs)
 	free(fs->multi.slot);
 	free(fs->path);
 	free(fs->ext);
+	free(fs->unp);
 	free(fs->link);
 	free(fs->free_ext);
 	free(fs->target);
@@ -1217,6 +1246,87 @@ int fsread_is_image(const struct fsread *fs)
 uint64_t fsread_unreadable(const struct fsread *fs)
 {
 	return fs->unreadable;
+}
+
+/*
+ * Call fn(arg, start, len) for each hole of e (fsread_hole_blocks()), in
+ * order: the gaps in [0, i_size in blocks) between the runs of extents and
+ * unplaced, both sorted by logical block, merged as they come (a corrupt
+ * overlap counts once).  Returns 0 or what fn returned.
+ */
+static int walk_holes(const struct fsread_entry *e, unsigned bs,
+		      int (*fn)(void *arg, uint64_t start, uint64_t len), void *arg)
+{
+	size_t i = 0, j = 0;
+	uint64_t nb, next = 0;
+	int ret;
+
+	if (e->type != FSREAD_FILE || !e->extents || e->extents_unknown || e->inline_data || !bs)
+		return 0;
+	nb = e->size / bs + (e->size % bs != 0);
+	while (next < nb) {
+		const struct fsread_extent *x = NULL;
+		uint64_t s, t;
+
+		if (i < e->nextents &&
+		    (j >= e->nunplaced || e->extents[i].logical <= e->unplaced[j].logical))
+			x = &e->extents[i++];
+		else if (j < e->nunplaced)
+			x = &e->unplaced[j++];
+		s = x ? x->logical : nb;
+		t = x ? s + x->len : nb;
+		if (t < s)
+			t = UINT64_MAX;
+		if (s > nb)
+			s = nb;
+		if (s > next) {
+			ret = fn(arg, next, s - next);
+			if (ret)
+				return ret;
+		}
+		if (t > next)
+			next = t;
+	}
+	return 0;
+}
+
+static int count_hole(void *arg, uint64_t start, uint64_t len)
+{
+	(void)start;
+	*(uint64_t *)arg += len;
+	return 0;
+}
+
+uint64_t fsread_hole_blocks(const struct fsread_entry *e, unsigned bs)
+{
+	uint64_t n = 0;
+
+	walk_holes(e, bs, count_hole, &n);
+	return n;
+}
+
+struct hole_list {
+	struct fsread_extent **runs;
+	size_t *cap, n;
+};
+
+static int list_hole(void *arg, uint64_t start, uint64_t len)
+{
+	struct hole_list *h = arg;
+
+	if (grow((void **)h->runs, h->cap, h->n + 1, sizeof(**h->runs)))
+		return -ENOMEM;
+	(*h->runs)[h->n++] = (struct fsread_extent){ start, 0, len, 0 };
+	return 0;
+}
+
+ssize_t fsread_holes(const struct fsread_entry *e, unsigned bs, struct fsread_extent **runs,
+		     size_t *cap)
+{
+	struct hole_list h = { runs, cap, 0 };
+	int ret = walk_holes(e, bs, list_hole, &h);
+
+	return ret ? ret : (ssize_t)h.n;
 }
 
 int fsread_has_extents(const struct fsread *fs)

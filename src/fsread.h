@@ -75,15 +75,25 @@ struct fsread_entry {
 	size_t symlink_len;
 	/*
 	 * Data extents of a regular file, merged, sorted by logical block
-	 * (only when the walk was opened with FSREAD_EXTENTS; NULL otherwise).
+	 * (only when the walk was opened with FSREAD_EXTENTS and they are
+	 * known: not NULL then, even for none; NULL otherwise).
 	 * Inline data (ext4 inline_data) has none.  Metadata blocks
 	 * (extent tree nodes, indirect blocks) are not included.  Unwritten
 	 * (preallocated) extents are included.
 	 */
 	const struct fsread_extent *extents;
 	size_t nextents;
+	/*
+	 * Data the kernel holds but has not placed (FIEMAP: delayed
+	 * allocation, unknown or unaligned location): logical runs, sorted,
+	 * physical 0, in neither extents nor blocks; not holes.  Mounted
+	 * trees only (with the extents); none otherwise.
+	 */
+	const struct fsread_extent *unplaced;
+	size_t nunplaced;
 	uint64_t blocks;             /* data blocks in the extents */
 	int extents_unknown;         /* FSREAD_EXTENTS, but the file could not be opened (permission) */
+	int inline_data;             /* a regular file's data is in its inode: no extents, no holes */
 };
 
 struct fsread;
@@ -150,6 +160,23 @@ int fsread_walk(struct fsread *fs, int (*fn)(struct fsread *fs, const struct fsr
  */
 ssize_t fsread_read(struct fsread *fs, const struct fsread_entry *e, void *buf, size_t len,
 		    uint64_t off, struct fsread_error *err);
+
+/*
+ * Blocks of bs bytes (the file system's) within e's i_size rounded up to
+ * whole blocks that no extent maps: its holes (leading, inner and
+ * trailing), unwritten extents and unplaced data being data.  0 for
+ * anything but a regular file with known extents (FSREAD_EXTENTS,
+ * fsread_has_extents()), and for inline data.
+ */
+uint64_t fsread_hole_blocks(const struct fsread_entry *e, unsigned bs);
+
+/*
+ * The same holes as runs of logical blocks (physical 0), in order, into
+ * *runs, grown with realloc (*cap: its capacity in runs; free() it).
+ * Returns how many, or -ENOMEM.
+ */
+ssize_t fsread_holes(const struct fsread_entry *e, unsigned bs, struct fsread_extent **runs,
+		     size_t *cap);
 
 /*
  * The free extents (images and devices opened with FSREAD_FREE): runs of

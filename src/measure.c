@@ -11,7 +11,9 @@
 #include "dist.h"
 #include "ext.h"
 #include "measure.h"
+#include "plan.h"
 #include "report.h"
+#include "sparse.h"
 
 /* Files-per-directory bins shown without a configuration (as the default model's). */
 #define MEASURE_FPD_BINS 28
@@ -160,6 +162,7 @@ struct mstate {
 	int skipping;            /* ... (lost+found in the root) */
 
 	uint64_t hardlinks, symlinks, others, bytes, skipped;
+	uint64_t sparse_files, hole_blocks;  /* files with holes; their unmapped blocks */
 	int64_t max_mtime;
 	struct measure_layout lay;
 	struct mext ext_tab;
@@ -297,9 +300,8 @@ static int on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 	struct mstate *m = arg;
 	char ext[MEASURE_EXT_LEN + 1];
 	int64_t id;
-	uint64_t f;
+	uint64_t f, holes;
 
-	(void)fs;
 	if (m->skipping) {
 		if (e->depth > m->skip_below) {
 			m->skipped++;
@@ -378,6 +380,11 @@ static int on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		m->max_mtime = e->mtime.sec;
 	if (e->extents_unknown)
 		return 0;
+	holes = fsread_hole_blocks(e, fsread_block_size(fs));
+	if (holes) {
+		m->sparse_files++;
+		m->hole_blocks += holes;
+	}
 	measure_layout_add(&m->lay, e->extents, e->nextents);
 	if (m->ext_out)
 		write_extents_line(m, e);
@@ -424,6 +431,7 @@ struct mresult {
 	int against;
 	struct report rep;
 	uint64_t special_dirs, special_files;
+	uint64_t sparse_files_target, hole_blocks_target;
 	const struct params *p;
 };
 
@@ -635,6 +643,40 @@ out_free:
 	return ret;
 }
 
+/*
+ * The sparse files of p's plan and their hole blocks (of the block size
+ * measured): the files for which sparse_file_holes() gives holes.  The
+ * plan is built only when p has sparse files (sparse_enabled()).  Returns
+ * 0, -ENOMEM or -EINVAL (the configuration cannot be planned).
+ */
+static int sparse_target(struct mresult *r, const struct params *p)
+{
+	struct plan_error err = { { 0 } };
+	struct plan pl;
+	int ret;
+
+	r->sparse_files_target = 0;
+	r->hole_blocks_target = 0;
+	if (!(p->sparse_file_share > 0))
+		return 0;
+	ret = plan_build(&pl, p, &err);
+	if (ret) {
+		if (ret != -ENOMEM)
+			fprintf(stderr, "imprint: %s\n", err.msg);
+		return ret;
+	}
+	for (uint64_t f = 0; f < pl.nfiles; f++) {
+		struct sparse_holes h;
+
+		if (sparse_file_holes(&pl, f, &h)) {
+			r->sparse_files_target++;
+			r->hole_blocks_target += h.bytes / r->block_size;
+		}
+	}
+	plan_release(&pl);
+	return 0;
+}
+
 static void mresult_release(struct mresult *r)
 {
 	free(r->sorted_size);
@@ -650,6 +692,8 @@ static void mresult_release(struct mresult *r)
 
 static int compute(struct mresult *r, struct mstate *m, const struct measure_opts *o)
 {
+	int ret;
+
 	memset(r->size_hist, 0, sizeof(r->size_hist));
 	r->sorted_size = malloc((m->nfiles ? m->nfiles : 1) * sizeof(*r->sorted_size));
 	r->ages = malloc((m->nfiles ? m->nfiles : 1) * sizeof(*r->ages));
@@ -681,9 +725,12 @@ static int compute(struct mresult *r, struct mstate *m, const struct measure_opt
 	for (size_t i = 0; i < m->ext_tab.n; i++)
 		r->ext_order[i] = i;
 	qsort_r(r->ext_order, m->ext_tab.n, sizeof(*r->ext_order), cmp_ext_files, &m->ext_tab);
-	if (o->against)
-		return compute_against(r, m, o->against);
-	return 0;
+	if (!o->against)
+		return 0;
+	ret = compute_against(r, m, o->against);
+	if (!ret)
+		ret = sparse_target(r, o->against);
+	return ret;
 }
 
 /* ---- printing -------------------------------------------------------- */
@@ -738,7 +785,8 @@ static double days(int64_t s)
 static const double age_q[] = { 0.01, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0 };
 static const char *const age_qname[] = { "p1", "p10", "p25", "median", "p75", "p90", "p99", "max" };
 
-static void print_layout_text(const struct measure_layout *l, FILE *out)
+static void print_layout_text(const struct measure_layout *l, uint64_t sparse_files,
+			      uint64_t hole_blocks, FILE *out)
 {
 	fprintf(out, "  layout score    %.6f (%" PRIu64 " files of two or more blocks)\n",
 		measure_layout_score(l), l->files);
@@ -746,6 +794,8 @@ static void print_layout_text(const struct measure_layout *l, FILE *out)
 		l->fragmented, share(l->fragmented, l->files),
 		l->fragmented ? (double)l->frag_fragments / (double)l->fragmented : 0);
 	fprintf(out, "  extents         %" PRIu64 " (physically adjacent runs merged)\n", l->fragments);
+	fprintf(out, "  sparse files    %" PRIu64 ", %" PRIu64 " hole blocks (in i_size, unmapped)\n",
+		sparse_files, hole_blocks);
 	fprintf(out, "  extents per file\n");
 	for (unsigned k = 0; k < 34; k++)
 		if (l->per_file[k]) {
@@ -834,7 +884,7 @@ static void print_text(const struct mresult *r, const struct mstate *m,
 	if (!r->have_layout)
 		fprintf(out, "  not measured: the file system does not report extents (FIEMAP)\n");
 	else
-		print_layout_text(l, out);
+		print_layout_text(l, m->sparse_files, m->hole_blocks, out);
 	if (r->have_free) {
 		const struct measure_free *f = &r->fr;
 		uint64_t kb = r->block_size >> 10;
@@ -878,6 +928,12 @@ static void print_text(const struct mresult *r, const struct mstate *m,
 	if (r->have_layout && r->p->frag_extents > 0)
 		fprintf(out, "  extents/fragmented    %8.4f  %8.4f\n", r->p->frag_extents,
 			l->fragmented ? (double)l->frag_fragments / (double)l->fragmented : 0);
+	if (r->have_layout) {
+		fprintf(out, "  sparse files          %8" PRIu64 "  %8" PRIu64 "\n",
+			r->sparse_files_target, m->sparse_files);
+		fprintf(out, "  hole blocks           %8" PRIu64 "  %8" PRIu64 "\n",
+			r->hole_blocks_target, m->hole_blocks);
+	}
 	if (r->have_free && r->p->age_rounds)
 		fprintf(out, "  free below chunk      (aged)    %.6f\n",
 			share(r->fr.small_blocks, r->fr.free_blocks));
@@ -961,11 +1017,15 @@ static void print_json(const struct mresult *r, const struct mstate *m,
 		for (last = MEASURE_BUCKETS; last > 0 && !l->frag_size[last - 1]; last--)
 			;
 		ADD("fragment_size_histogram", u64_array(l->frag_size, last));
+		ADD("sparse_files", json_object_new_uint64(m->sparse_files));
+		ADD("hole_blocks", json_object_new_uint64(m->hole_blocks));
 	} else {
 		/* the file system reports no extents (no FIEMAP) */
 		ADD("layout_score", NULL);
 		ADD("fragmented_files", NULL);
 		ADD("extents", NULL);
+		ADD("sparse_files", NULL);
+		ADD("hole_blocks", NULL);
 	}
 
 	if (r->have_free) {
@@ -1008,6 +1068,8 @@ static void print_json(const struct mresult *r, const struct mstate *m,
 			ADD("free_frag_share_target", r->p->age_rounds ? NULL :
 			    json_object_new_double(r->p->free_frag_share));
 		ADD("age_median_days_target", json_object_new_double(r->p->age_median_days));
+		ADD("sparse_files_target", json_object_new_uint64(r->sparse_files_target));
+		ADD("hole_blocks_target", json_object_new_uint64(r->hole_blocks_target));
 	}
 #undef ADD
 	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |

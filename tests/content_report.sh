@@ -68,11 +68,64 @@ report() {
 	check_json "$what" "$WORK/report.json"
 }
 
+# mounted_like_image WHAT IMG ARGS...: the image read through libext2fs and
+# its loop mount read through the kernel (FIEMAP for the holes) give the
+# same figures, a sample of the segments compressed to stay fast
+MNT=$WORK/mnt
+LOOP=
+cleanup() {
+	mountpoint -q "$MNT" && umount "$MNT"
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	LOOP=
+}
+mounted_like_image() {
+	local what=$1 img=$2
+	shift 2
+	if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! losetup -f >/dev/null 2>&1; then
+		pass "# SKIP $what: mounted tree: needs root and a free loop device"
+		return
+	fi
+	mkdir -p "$MNT"
+	trap 'cleanup; rm -rf "$WORK"' EXIT
+	"$IMPRINT" content-report --json --sample 0.05 "$@" "$img" >"$WORK/image.json" 2>"$WORK/err"
+	if LOOP=$(losetup -f --show -r "$img") && mount -o ro "$LOOP" "$MNT" 2>"$WORK/err"; then
+		if "$IMPRINT" content-report --json --sample 0.05 "$@" "$MNT" \
+			>"$WORK/mounted.json" 2>"$WORK/err"; then
+			if python3 - "$WORK/image.json" "$WORK/mounted.json" 2>"$WORK/err" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+keys = ["files", "bytes", "compress_ratio_zlib", "compress_ratio_zstd", "dup_file_share",
+        "dup_block_share", "zero_block_share", "hole_blocks", "typed_identified_share",
+        "type_mix", "groups"]
+diff = [k for k in keys if a[k] != b[k]]
+if diff:
+    print("differ: " + " ".join(diff), file=sys.stderr)
+sys.exit(1 if diff else 0)
+EOF
+			then
+				pass "$what: mounted tree: the same figures as the image ($(python3 -c \
+					'import json,sys; print("hole blocks %d" % json.load(open(sys.argv[1]))["hole_blocks"])' \
+					"$WORK/mounted.json"))"
+			else
+				fail "$what: mounted tree: figures differ from the image's ($(cat "$WORK/err"))"
+			fi
+		else
+			fail "$what: content-report on the mounted tree: $(head -c 400 "$WORK/err")"
+		fi
+	else
+		fail "$what: cannot mount the image: $(head -c 300 "$WORK/err")"
+	fi
+	cleanup
+}
+
 img=$WORK/img
 
 # --- the defaults (every byte compressed; the checks below that need no
 # precision compress a sample, to stay fast)
 report "defaults" "$img" --seed 31
+python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["hole_blocks"] == 0 else 1)' \
+	"$WORK/report.json" && pass "defaults: no sparse files, hole_blocks 0" ||
+	fail "defaults: hole blocks without sparse files"
 
 # the text form shows every figure beside its target
 if "$IMPRINT" content-report --sample 0.05 --size 1G --seed 31 "$img" >"$WORK/out" \
@@ -89,46 +142,7 @@ else
 fi
 
 # the same tree read through the kernel gives the same figures
-if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null && losetup -f >/dev/null 2>&1; then
-	MNT=$WORK/mnt
-	LOOP=
-	mkdir -p "$MNT"
-	cleanup() {
-		mountpoint -q "$MNT" && umount "$MNT"
-		[ -n "$LOOP" ] && losetup -d "$LOOP"
-		LOOP=
-	}
-	trap 'cleanup; rm -rf "$WORK"' EXIT
-	"$IMPRINT" content-report --json --sample 0.05 --size 1G --seed 31 "$img" \
-		>"$WORK/image.json" 2>"$WORK/err"
-	if LOOP=$(losetup -f --show -r "$img") && mount -o ro "$LOOP" "$MNT" 2>"$WORK/err"; then
-		if "$IMPRINT" content-report --json --sample 0.05 --size 1G --seed 31 "$MNT" \
-			>"$WORK/mounted.json" 2>"$WORK/err"; then
-			if python3 - "$WORK/image.json" "$WORK/mounted.json" 2>"$WORK/err" <<'EOF'
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
-keys = ["files", "bytes", "compress_ratio_zlib", "compress_ratio_zstd", "dup_file_share",
-        "dup_block_share", "zero_block_share", "typed_identified_share", "type_mix", "groups"]
-diff = [k for k in keys if a[k] != b[k]]
-if diff:
-    print("differ: " + " ".join(diff), file=sys.stderr)
-sys.exit(1 if diff else 0)
-EOF
-			then
-				pass "mounted tree: the same figures as the image"
-			else
-				fail "mounted tree: figures differ from the image's ($(cat "$WORK/err"))"
-			fi
-		else
-			fail "content-report on the mounted tree: $(head -c 400 "$WORK/err")"
-		fi
-	else
-		fail "cannot mount the image: $(head -c 300 "$WORK/err")"
-	fi
-	cleanup
-else
-	pass "# SKIP mounted tree: needs root and a free loop device"
-fi
+mounted_like_image "defaults" "$img" --size 1G --seed 31
 
 # --- other targets: more compressible, less compressible executables, more
 # duplicate and zero blocks, fewer copies
@@ -145,6 +159,40 @@ sys.exit(0 if abs(r["compress_ratio_zlib"] / r["targets"]["compress_ratio"] - 1)
 	pass "a wrong target shows as more than 5% off"
 else
 	fail "a wrong target (compress_ratio 1.5 for a 3.0 image) is not shown as missed"
+fi
+
+# --- sparse files: holes read as zeros but are not content: out of the
+# blocks, the zero and duplicate blocks and the compressed bytes, counted as
+# hole_blocks (about as many as imprint measure finds: copies count once)
+sparse="--seed 33 --set sparse_file_share=1"
+if report "sparse files" "$img" $sparse; then
+	"$IMPRINT" measure --json "$img" >"$WORK/measure.json" 2>"$WORK/err" ||
+		fail "sparse files: measure failed: $(head -c 300 "$WORK/err")"
+	if out=$(python3 - "$WORK/report.json" "$WORK/measure.json" "$TOL" <<'EOF'
+import json, sys
+r, m = (json.load(open(p)) for p in sys.argv[1:3])
+tol = float(sys.argv[3])
+b = r["groups"]["binary"]
+want = r["targets"]["zero_block_share"]
+# what the report said before holes were told apart: holes as zero blocks
+old = (b["zero_blocks"] + b["hole_blocks"]) / (b["blocks"] + b["hole_blocks"])
+print("hole blocks %d (measure: %d in all files), zero_block_share %.4f, target %.4f; "
+      "holes as zeros would give %.4f" % (r["hole_blocks"], m["hole_blocks"],
+                                          r["zero_block_share"], want, old))
+ok = (r["hole_blocks"] > 0 and r["hole_blocks"] == b["hole_blocks"] <= m["hole_blocks"]
+      and abs(r["zero_block_share"] / want - 1) <= tol and abs(old / want - 1) > tol)
+sys.exit(0 if ok else 1)
+EOF
+	); then
+		pass "sparse files: $out"
+	else
+		fail "sparse files: $out"
+	fi
+	"$IMPRINT" content-report --sample 0.05 --size 1G $sparse "$img" >"$WORK/out" 2>"$WORK/err" &&
+		grep -q "^  holes        [1-9][0-9]* blocks" "$WORK/out" &&
+		pass "sparse files: the text report counts the hole blocks" ||
+		fail "sparse files: the text report lacks the hole blocks: $(grep holes "$WORK/out")"
+	mounted_like_image "sparse files" "$img" --size 1G $sparse
 fi
 
 rm -f "$img"

@@ -168,10 +168,71 @@ build inl "-O inline_data" $small --files 800 --seed 7 --set hardlink_share=0 \
 	jcmp "inline_data: the plan report's figures, exactly" "$WORK/inl.plan.json" "$WORK/inl.json" \
 		$REPORT_KEYS
 
+# no_holes NAME: an image made without sparse files has none, and none are planned
+no_holes() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+k = ("sparse_files", "hole_blocks", "sparse_files_target", "hole_blocks_target")
+sys.exit(0 if all(d[x] == 0 for x in k) else 1)' "$WORK/$1.json" &&
+		pass "$1: no sparse files, no hole blocks, none planned" ||
+		fail "$1: sparse files or hole blocks found or planned without sparse_file_share"
+}
+for n in frag ext2 inl; do
+	[ -s "$WORK/$n.json" ] && no_holes $n
+done
+
+# sparse_check NAME: the sparse files and hole blocks found are exactly the
+# plan's (--against) and what create reported, and there are some
+sparse_check() {
+	local out
+	if out=$(python3 - "$WORK/$1.json" "$WORK/$1.create.json" <<'EOF'
+import json, sys
+m, c = (json.load(open(f)) for f in sys.argv[1:3])
+got = (m["sparse_files"], m["hole_blocks"])
+want = (m["sparse_files_target"], m["hole_blocks_target"])
+made = (c["sparse_files"], c["hole_blocks"])
+print("sparse files %d, hole blocks %d; planned %d, %d; create %d, %d" % (got + want + made))
+sys.exit(0 if got == want == made and got[0] > 0 and got[1] > 0 else 1)
+EOF
+	); then
+		pass "$1: $out"
+	else
+		fail "$1: found and planned differ: $out"
+	fi
+}
+
+# --- sparse files (ext4 extents with gaps; ext2 block maps with zero pointers,
+# 1 KiB blocks): found exactly as planned, the layout score as create's
+build sparse "" --size 256M --seed 11 --set sparse_file_share=0.5 --set layout_score=0.9 &&
+{
+	sparse_check sparse
+	layout_like_create sparse
+	same_runs "sparse: measured runs are the planned ones (hard links: whatever the names)" \
+		"$WORK/sparse.plan.ext" "$WORK/sparse.ext" 3
+	jcmp "sparse: counts, sizes and extensions as planned" "$WORK/sparse.plan.json" "$WORK/sparse.json" \
+		$LINK_KEYS
+}
+build sparse2 "-b 1024" --size 128M --seed 12 --fs ext2 --set sparse_file_share=1 \
+	--set layout_score=0.85 &&
+{
+	sparse_check sparse2
+	layout_like_create sparse2
+	same_runs "sparse2: measured block maps are the planned runs" "$WORK/sparse2.plan.ext" \
+		"$WORK/sparse2.ext" 3
+}
+
 # --- text output and the usage errors
 expect_status 0 "text report" "$IMPRINT" measure "$WORK/frag.img"
 grep -q "^  layout score" "$WORK/out" && grep -q "HISTOGRAM\|Extent Size Range" "$WORK/out" &&
 	pass "text report: layout and free space sections" || fail "text report lacks sections"
+expect_status 0 "text report against a configuration with sparse files" "$IMPRINT" measure \
+	"$WORK/sparse.img" --against "$WORK/sparse.cfg"
+want=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print("%d %d %d" % (d["sparse_files"], d["hole_blocks"], d["sparse_files_target"]))' "$WORK/sparse.json")
+read -r sf hb sft <<<"$want"
+grep -q "^  sparse files    $sf, $hb hole blocks" "$WORK/out" &&
+	grep -Eq "^  sparse files +$sft +$sf\$" "$WORK/out" &&
+	pass "text report: sparse files $sf, hole blocks $hb, planned $sft" ||
+	fail "text report lacks the sparse files line ($want)"
 expect_status 2 "measure needs a target" "$IMPRINT" measure
 expect_err "measure needs a TARGET" "measure without a target: message"
 expect_status 2 "--against and -c together" "$IMPRINT" measure "$WORK/frag.img" \
@@ -243,7 +304,7 @@ done
 if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! losetup -f >/dev/null 2>&1; then
 	pass "# SKIP loop-mounted checks: need root and a free loop device"
 else
-	for n in frag ext2; do
+	for n in frag ext2 inl sparse sparse2; do
 		[ -f "$WORK/$n.img" ] || continue
 		LOOP=$(losetup -f --show -r "$WORK/$n.img") || { fail "$n: losetup"; continue; }
 		if ! mount -o ro "$LOOP" "$MNT" 2>"$WORK/err"; then
@@ -258,7 +319,8 @@ else
 				"$WORK/$n.ext" "$WORK/$n.mnt.ext"
 			jcmp "$n: the mounted tree's figures equal the image's" "$WORK/$n.json" \
 				"$WORK/$n.mnt.json" $REPORT_KEYS fragmented_files extents extents_per_file \
-				fragment_size_histogram layout_files age_days
+				fragment_size_histogram layout_files age_days sparse_files hole_blocks \
+				sparse_files_target hole_blocks_target
 			python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:3])
 assert abs(a["layout_score"] - b["layout_score"]) <= 1e-9' "$WORK/$n.json" "$WORK/$n.mnt.json" &&
 				pass "$n: same layout score to 1e-9" || fail "$n: layout scores differ"
@@ -268,10 +330,12 @@ assert abs(a["layout_score"] - b["layout_score"]) <= 1e-9' "$WORK/$n.json" "$WOR
 		# the read-only loop device itself, through libext2fs, while it is mounted
 		"$IMPRINT" measure "$LOOP" --against "$WORK/$n.cfg" --json >"$WORK/$n.dev.json" 2>"$WORK/err" &&
 			jcmp "$n: the device reads as the image" "$WORK/$n.json" "$WORK/$n.dev.json" \
-				$REPORT_KEYS layout_score extents free_extent_histogram free_chunks ||
+				$REPORT_KEYS layout_score extents free_extent_histogram free_chunks \
+				sparse_files hole_blocks ||
 			fail "$n: measuring the device failed: $(head -c 300 "$WORK/err")"
-		# filefrag (e2fsprogs, FIEMAP) agrees on extent counts for a sample
-		if command -v filefrag >/dev/null; then
+		# filefrag (e2fsprogs, FIEMAP) agrees on extent counts for a sample (a
+		# hole ends an extent that imprint's runs merge: not for sparse images)
+		if command -v filefrag >/dev/null && [ "${n#sparse}" = "$n" ]; then
 			bad=0
 			k=0
 			while IFS=$'\t' read -r id path runs; do
@@ -292,6 +356,43 @@ assert abs(a["layout_score"] - b["layout_score"]) <= 1e-9' "$WORK/$n.json" "$WOR
 		fi
 		cleanup
 	done
+
+	# holes the kernel made: leading, inner, trailing and a file all hole are
+	# sparse; inline data, an unwritten (fallocated) extent, empty and dense
+	# files are not: 5 sparse files, 256 + 15 + 2 + 2 + 1 hole blocks
+	hand="$WORK/hand.img"
+	truncate -s 32M "$hand"
+	if mkfs.ext4 -q -F -b 4096 -O inline_data "$hand" 2>"$WORK/err" &&
+		LOOP=$(losetup -f --show "$hand") && mount "$LOOP" "$MNT" 2>>"$WORK/err"; then
+		rnd() { head -c "$1" /dev/urandom; }
+		truncate -s 1M "$MNT/all_hole"
+		rnd 4096 >"$MNT/tail" && truncate -s 64K "$MNT/tail"
+		rnd 4096 | dd of="$MNT/lead" bs=4096 seek=2 conv=notrunc status=none
+		rnd 4096 >"$MNT/inner" && rnd 4096 | dd of="$MNT/inner" bs=4096 seek=3 conv=notrunc status=none
+		rnd 4096 >"$MNT/partial" && truncate -s 5000 "$MNT/partial"
+		rnd 8192 >"$MNT/dense"
+		rnd 10 >"$MNT/tiny"
+		: >"$MNT/empty"
+		fallocate -l 64K "$MNT/prealloc"
+		cleanup
+		LOOP=$(losetup -f --show -r "$hand") && mount -o ro "$LOOP" "$MNT" &&
+			"$IMPRINT" measure "$MNT" --json >"$WORK/hand.mnt.json" 2>"$WORK/err"
+		cleanup
+		"$IMPRINT" measure "$hand" --json >"$WORK/hand.json" 2>>"$WORK/err"
+		for f in hand hand.mnt; do
+			if out=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print("%s: %d files, %d sparse, %d hole blocks" % (d["reader"], d["files"], d["sparse_files"], d["hole_blocks"]))
+sys.exit(0 if (d["files"], d["sparse_files"], d["hole_blocks"]) == (9, 5, 276) else 1)' \
+				"$WORK/$f.json" 2>&1); then
+				pass "hand-made holes, $out"
+			else
+				fail "hand-made holes: $out (wanted 9 files, 5 sparse, 276 hole blocks) $(head -c 200 "$WORK/err")"
+			fi
+		done
+	else
+		fail "hand-made holes: mkfs or mount failed: $(head -c 300 "$WORK/err")"
+		cleanup
+	fi
 fi
 
 finish

@@ -455,6 +455,147 @@ static void test_types(void **state)
 	free_stats(st);
 }
 
+/* The compressed sizes of buf as one segment: zlib level 6 and zstd level 3. */
+static void squeeze_one(const uint8_t *buf, size_t len, uint64_t *zl, uint64_t *zs)
+{
+	uLongf l = compressBound(len);
+	size_t sl = ZSTD_compressBound(len);
+	uint8_t *out = malloc(l > sl ? l : sl);
+
+	assert_non_null(out);
+	assert_int_equal(compress2(out, &l, buf, len, 6), Z_OK);
+	sl = ZSTD_compress(out, sl, buf, len, 3);
+	assert_false(ZSTD_isError(sl));
+	*zl = l;
+	*zs = sl;
+	free(out);
+}
+
+/*
+ * A file of 3 MiB + 100 bytes with holes (zeros, as a reader sees them):
+ * blocks 2-3; [1 MiB, 2 MiB), given in two touching halves (segment 1 all
+ * hole); [2 MiB + 1000, 2 MiB + 9192), which holds block 513 only; and a
+ * trailing one from block 767 to the end (segment 3 all hole).  Block 5
+ * is written zeros, block 7 repeats block 6.  Fed whole and in odd chunks,
+ * compressed here and by two threads: 260 hole blocks, 508 blocks, one
+ * zero block, two duplicates, and segments 0 and 2 compressed without
+ * their hole bytes.
+ */
+static void test_holes(void **state)
+{
+	enum { B = 4096 };
+	static const struct content_hole hole[] = {
+		{ 2 * B, 2 * B }, { MIB, MIB / 2 }, { 3 * MIB / 2, MIB / 2 },
+		{ 2 * MIB + 1000, 2 * B }, { 3 * MIB - B, B + 100 },
+	};
+	static const size_t whole[] = { SIZE_MAX };
+	static const size_t odd[] = { 1, 7, 4095, 5000, 3, 8192, 100000 };
+	const size_t len = 3 * MIB + 100;
+	uint8_t *buf = malloc(len), *seg = malloc(MIB);
+	uint64_t want_zl = 0, want_zs = 0, want_sampled, zl, zs;
+	size_t n;
+
+	(void)state;
+	assert_non_null(buf);
+	assert_non_null(seg);
+	fill_random(buf, len, 41);
+	memset(buf + 5 * B, 0, B);
+	memcpy(buf + 7 * B, buf + 6 * B, B);
+	for (size_t i = 0; i < sizeof(hole) / sizeof(hole[0]); i++)
+		memset(buf + hole[i].off, 0, hole[i].len);
+	/* segment 0 without blocks 2-3; segment 2 without its two holes */
+	memcpy(seg, buf, 2 * B);
+	memcpy(seg + 2 * B, buf + 4 * B, MIB - 4 * B);
+	squeeze_one(seg, MIB - 2 * B, &zl, &zs);
+	want_zl += zl;
+	want_zs += zs;
+	n = 1000;
+	memcpy(seg, buf + 2 * MIB, n);
+	memcpy(seg + n, buf + 2 * MIB + 1000 + 2 * B, MIB - B - 1000 - 2 * B);
+	n += MIB - B - 1000 - 2 * B;
+	squeeze_one(seg, n, &zl, &zs);
+	want_zl += zl;
+	want_zs += zs;
+	want_sampled = MIB - 2 * B + n;
+
+	for (int k = 0; k < 3; k++) {
+		struct content_stats_opts o = { .sample_share = 1, .no_magic = 1, .jobs = k == 2 ? 2 : 0 };
+		struct content_stats st;
+		const size_t *chunks = k ? odd : whole;
+		size_t nchunks = k ? sizeof(odd) / sizeof(odd[0]) : 1, off = 0, c = 0;
+		const struct content_group_stats *g = &st.group[CONTENT_BINARY];
+
+		assert_int_equal(content_stats_init(&st, &o), 0);
+		assert_int_equal(content_stats_begin(&st, "/h.bin", len), 0);
+		for (size_t i = 0; i < sizeof(hole) / sizeof(hole[0]); i++)
+			assert_int_equal(content_stats_hole(&st, hole[i].off, hole[i].len), 0);
+		while (off < len) {
+			size_t m = chunks[c++ % nchunks];
+
+			if (m > len - off)
+				m = len - off;
+			assert_int_equal(content_stats_data(&st, buf + off, m), 0);
+			off += m;
+		}
+		assert_int_equal(content_stats_end(&st), 0);
+		assert_int_equal(content_stats_finish(&st), 0);
+		printf("# holes (%s): %llu hole blocks, %llu blocks, %llu zero, %llu dup, "
+		       "%llu of %zu bytes compressed\n",
+		       k == 0 ? "whole" : k == 1 ? "odd chunks" : "2 threads",
+		       (unsigned long long)g->hole_blocks, (unsigned long long)g->blocks,
+		       (unsigned long long)g->zero_blocks, (unsigned long long)g->dup_blocks,
+		       (unsigned long long)g->sampled_bytes, len);
+		assert_int_equal(g->hole_blocks, 260);
+		assert_int_equal(st.all.hole_blocks, 260);
+		assert_int_equal(g->blocks, 768 - 260);
+		assert_int_equal(g->zero_blocks, 1);
+		assert_int_equal(g->dup_blocks, 2);
+		assert_int_equal(g->dedup_blocks, 1);
+		assert_int_equal(g->sampled_bytes, want_sampled);
+		assert_int_equal(g->zlib_bytes, want_zl);
+		assert_int_equal(g->zstd_bytes, want_zs);
+		content_stats_release(&st);
+	}
+
+	/* the same bytes without holes: the zeros are zero blocks and compressed */
+	{
+		struct content_stats *st = new_stats(1, 1);
+
+		assert_int_equal(content_stats_add(st, "/h.bin", buf, len), 0);
+		content_stats_finish(st);
+		assert_int_equal(st->all.hole_blocks, 0);
+		assert_int_equal(st->all.blocks, 768);
+		assert_int_equal(st->all.zero_blocks, 1 + 2 + 256 + 1 + 1);
+		assert_int_equal(st->all.sampled_bytes, len);
+		free_stats(st);
+	}
+	free(buf);
+	free(seg);
+}
+
+/* Holes out of order, overlapping, past the size or after the data are errors. */
+static void test_hole_errors(void **state)
+{
+	struct content_stats *st = new_stats(1, 1);
+	uint8_t buf[8192] = { 0 };
+
+	(void)state;
+	assert_int_equal(content_stats_hole(st, 0, 4096), -EINVAL);
+	assert_int_equal(content_stats_begin(st, "/a", 8192), 0);
+	assert_int_equal(content_stats_hole(st, 4096, 8192), -EINVAL);
+	assert_int_equal(content_stats_hole(st, 4096, 4096), 0);
+	assert_int_equal(content_stats_hole(st, 0, 4096), -EINVAL);
+	assert_int_equal(content_stats_hole(st, 6000, 100), -EINVAL);
+	assert_int_equal(content_stats_hole(st, 8192, 0), 0);
+	assert_int_equal(content_stats_data(st, buf, 100), 0);
+	assert_int_equal(content_stats_hole(st, 8192, 0), -EINVAL);
+	assert_int_equal(content_stats_data(st, buf + 100, 8092), 0);
+	assert_int_equal(content_stats_end(st), 0);
+	assert_int_equal(st->all.hole_blocks, 1);
+	assert_int_equal(st->all.zero_blocks, 1);
+	free_stats(st);
+}
+
 /* Calls out of order and a size that does not match the bytes are errors. */
 static void test_errors(void **state)
 {
@@ -486,6 +627,8 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_holes),
+		cmocka_unit_test(test_hole_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

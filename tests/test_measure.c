@@ -1,9 +1,10 @@
-/* test_measure.c - the measurement's arithmetic: layout score, fragments, free-extent histogram, quantiles */
+/* test_measure.c - the measurement's arithmetic: layout score, fragments, holes, free-extent histogram, quantiles */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -159,6 +160,109 @@ static void test_quantile(void **state)
 	assert_int_equal(measure_quantile(v, 0, 0.5), 0);
 }
 
+/* A regular file of size bytes with extents x[0..n-1]. */
+static struct fsread_entry file_entry(uint64_t size, const struct fsread_extent *x, size_t n)
+{
+	static const struct fsread_extent none[1];
+	struct fsread_entry e = { .type = FSREAD_FILE, .size = size };
+
+	e.extents = x ? x : none;
+	e.nextents = n;
+	return e;
+}
+
+/*
+ * Holes: the blocks of i_size rounded up to blocks that no extent maps,
+ * leading, inner and trailing; unwritten extents are mapped; inline data,
+ * unknown extents and other types have none.
+ */
+static void test_hole_blocks(void **state)
+{
+	const struct fsread_extent inner[] = { RUN(0, 100, 2), RUN(5, 107, 3), RUN(10, 300, 6) };
+	const struct fsread_extent lead[] = { RUN(3, 100, 1) };
+	const struct fsread_extent past[] = { RUN(0, 100, 2), RUN(2, 400, 10) };
+	const struct fsread_extent overlap[] = { RUN(0, 100, 4), RUN(2, 400, 4) };
+	const struct fsread_extent unwritten[] = { { 0, 100, 4, FSREAD_EXTENT_UNWRITTEN } };
+	struct fsread_entry e;
+
+	(void)state;
+	/* 16 blocks: 3 + 2 inside */
+	e = file_entry(16 * 4096, inner, 3);
+	assert_int_equal(fsread_hole_blocks(&e, 4096), 5);
+	/* a partial last block is a block: 17, the last one a trailing hole */
+	e = file_entry(16 * 4096 + 1, inner, 3);
+	assert_int_equal(fsread_hole_blocks(&e, 4096), 6);
+	/* 1 KiB blocks: the same extents read as 1 KiB blocks, 64 of them */
+	e = file_entry(16 * 4096, inner, 3);
+	assert_int_equal(fsread_hole_blocks(&e, 1024), 64 - 11);
+	e = file_entry(4 * 4096, lead, 1);
+	assert_int_equal(fsread_hole_blocks(&e, 4096), 3);
+	/* nothing mapped: every block a hole */
+	e = file_entry(1 << 20, NULL, 0);
+	assert_int_equal(fsread_hole_blocks(&e, 4096), 256);
+	/* extents past i_size (preallocated) fill it; they do not count beyond */
+	e = file_entry(5 * 4096, past, 2);
+	assert_int_equal(fsread_hole_blocks(&e, 4096), 0);
+	e = file_entry(8 * 4096, overlap, 2);
+	assert_int_equal(fsread_hole_blocks(&e, 4096), 2);
+	e = file_entry(4 * 4096, unwritten, 1);
+	assert_int_equal(fsread_hole_blocks(&e, 4096), 0);
+	e = file_entry(0, NULL, 0);
+	assert_int_equal(fsread_hole_blocks(&e, 4096), 0);
+	e = file_entry(100, NULL, 0);
+	e.inline_data = 1;
+	assert_int_equal(fsread_hole_blocks(&e, 4096), 0);
+	e = file_entry(1 << 20, NULL, 0);
+	e.extents_unknown = 1;
+	assert_int_equal(fsread_hole_blocks(&e, 4096), 0);
+	e = file_entry(1 << 20, NULL, 0);
+	e.extents = NULL;
+	assert_int_equal(fsread_hole_blocks(&e, 4096), 0);
+	e = file_entry(1 << 20, NULL, 0);
+	e.type = FSREAD_DIR;
+	assert_int_equal(fsread_hole_blocks(&e, 4096), 0);
+}
+
+/*
+ * The holes as runs, in order, and data the kernel has not placed yet
+ * (delayed allocation) is no hole: 16 blocks mapped at 0-1, 5-7 and
+ * 10-15, blocks 2-3 written but unplaced, leaves 4 and 8-9; 17 blocks
+ * add 16.
+ */
+static void test_holes_runs(void **state)
+{
+	const struct fsread_extent x[] = { RUN(0, 100, 2), RUN(5, 107, 3), RUN(10, 300, 6) };
+	const struct fsread_extent dirty[] = { RUN(2, 0, 2) };
+	struct fsread_extent *runs = NULL;
+	struct fsread_entry e = file_entry(16 * 4096, x, 3);
+	size_t cap = 0;
+
+	(void)state;
+	assert_int_equal(fsread_holes(&e, 4096, &runs, &cap), 2);
+	assert_int_equal(runs[0].logical, 2);
+	assert_int_equal(runs[0].len, 3);
+	assert_int_equal(runs[1].logical, 8);
+	assert_int_equal(runs[1].len, 2);
+	e.unplaced = dirty;
+	e.nunplaced = 1;
+	assert_int_equal(fsread_hole_blocks(&e, 4096), 3);
+	assert_int_equal(fsread_holes(&e, 4096, &runs, &cap), 2);
+	assert_int_equal(runs[0].logical, 4);
+	assert_int_equal(runs[0].len, 1);
+	assert_int_equal(runs[1].logical, 8);
+	assert_int_equal(runs[1].len, 2);
+	e.size = 16 * 4096 + 1;
+	assert_int_equal(fsread_holes(&e, 4096, &runs, &cap), 3);
+	assert_int_equal(runs[2].logical, 16);
+	assert_int_equal(runs[2].len, 1);
+	/* nothing mapped, all unplaced: no hole */
+	e = file_entry(4 * 4096, NULL, 0);
+	e.unplaced = (const struct fsread_extent[]){ RUN(0, 0, 4) };
+	e.nunplaced = 1;
+	assert_int_equal(fsread_holes(&e, 4096, &runs, &cap), 0);
+	free(runs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +274,8 @@ int main(void)
 		cmocka_unit_test(test_free_hist),
 		cmocka_unit_test(test_free_hist_edges),
 		cmocka_unit_test(test_quantile),
+		cmocka_unit_test(test_hole_blocks),
+		cmocka_unit_test(test_holes_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
