@@ -241,6 +241,15 @@ expect_status 2 "--against is only for measure" "$IMPRINT" plan --against "$WORK
 expect_status 1 "a missing target" "$IMPRINT" measure "$WORK/nothing.img"
 expect_err "cannot open '$WORK/nothing.img'" "a missing target: message"
 
+# --- measure and content-report never write: the image's bytes and times stay as they were
+before=$(sha256sum <"$WORK/sparse.img")$(stat -c '%s %Y %Z' "$WORK/sparse.img")
+"$IMPRINT" measure --json "$WORK/sparse.img" >/dev/null 2>&1
+"$IMPRINT" measure "$WORK/sparse.img" --against "$WORK/sparse.cfg" >/dev/null 2>&1
+"$IMPRINT" content-report --sample 0.1 "$WORK/sparse.img" >/dev/null 2>&1
+after=$(sha256sum <"$WORK/sparse.img")$(stat -c '%s %Y %Z' "$WORK/sparse.img")
+[ "$before" = "$after" ] && pass "measure and content-report leave the image untouched (sha256, size, mtime, ctime)" ||
+	fail "the image changed: $before / $after"
+
 # --- corrupt and truncated images: a clear error and exit 1, never a signal
 cp "$WORK/frag.img" "$WORK/bad.img"
 truncate -s 40M "$WORK/bad.img"
