@@ -14,49 +14,28 @@
 #include "dist.h"
 #include "layout.h"
 #include "plan.h"
+#include "testlayout.h"
+#include "testutil.h"
 
 #define NSEEDS 3
 
 static struct plan plans[NSEEDS];
 static struct plan bodies[NSEEDS]; /* no Pareto tail: scores not ruled by a few huge files */
 
-struct reqbuf {
-	uint64_t *fb;
-	uint32_t *db;
-	uint8_t *lb;
-	struct layout_request rq;
-};
-
-static int build_plan(struct plan *pl, const char *files, uint64_t seed, int tail)
-{
-	struct params p;
-	struct param_error err;
-	struct plan_error perr;
-	char s[32];
-
-	params_init(&p);
-	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
-	if (params_set(&p, "files", files, "test", &err) ||
-	    params_set(&p, "seed", s, "test", &err) ||
-	    (!tail && params_set(&p, "size_tail_weight", "0", "test", &err)) ||
-	    params_resolve(&p, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
-		return -1;
-	}
-	if (plan_build(pl, &p, &perr)) {
-		fprintf(stderr, "%s\n", perr.msg);
-		return -1;
-	}
-	return 0;
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	for (int i = 0; i < NSEEDS; i++)
-		if (build_plan(&plans[i], "20000", (uint64_t)i + 1, 1) ||
-		    build_plan(&bodies[i], "20000", (uint64_t)i + 1, 0))
-			return -1;
+	for (int i = 0; i < NSEEDS; i++) {
+		char seed[16];
+		const char *const tail[] = { "files", "20000", "seed", seed, NULL };
+		const char *const body[] = {
+			"files", "20000", "seed", seed, "size_tail_weight", "0", NULL,
+		};
+
+		snprintf(seed, sizeof(seed), "%d", i + 1);
+		test_build_plan(&plans[i], tail);
+		test_build_plan(&bodies[i], body);
+	}
 	return 0;
 }
 
@@ -70,41 +49,12 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void req_init(struct reqbuf *r, const struct plan *pl, uint32_t bs, enum layout_mapping m,
+/* The plan's layout and aging parameters, layout_score 1, rounds of aging. */
+static void req_init(struct test_req *r, const struct plan *pl, uint32_t bs, enum layout_mapping m,
 		     uint32_t rounds, uint64_t seed)
 {
-	memset(r, 0, sizeof(*r));
-	r->fb = calloc(pl->nfiles + 1, sizeof(*r->fb));
-	r->db = calloc(pl->ndirs + 1, sizeof(*r->db));
-	r->lb = calloc(pl->nlinks + 1, sizeof(*r->lb));
-	assert_non_null(r->fb);
-	assert_non_null(r->db);
-	assert_non_null(r->lb);
-	for (uint64_t f = 0; f < pl->nfiles; f++)
-		r->fb[f] = (pl->file_size[f] + bs - 1) / bs;
-	for (uint32_t j = 0; j < pl->ndirs; j++)
-		r->db[j] = (uint32_t)(1 + (pl->dir_nfiles[j] + pl->dir_nlinks[j] + 2) * 40 / bs);
-	for (uint32_t l = 0; l < pl->nlinks; l++)
-		r->lb[l] = !(pl->link_kind[l] & LINK_HARD) && l % 3 == 0;
-	layout_request_set_params(&r->rq, &pl->prm);
-	r->rq.pl = pl;
-	r->rq.file_blocks = r->fb;
-	r->rq.dir_blocks = r->db;
-	r->rq.link_blocks = r->lb;
-	r->rq.block_size = bs;
-	r->rq.mapping = m;
-	r->rq.max_extent_len = 32768;
-	r->rq.layout_score = 1.0;
-	r->rq.pool_blocks = 1024;
-	r->rq.seed = seed;
+	test_req_init(r, pl, bs, m, 1.0, seed, TEST_REQ_PLAN_PARAMS | TEST_REQ_FLAT_DIRS);
 	r->rq.age_rounds = rounds;
-}
-
-static void req_release(struct reqbuf *r)
-{
-	free(r->fb);
-	free(r->db);
-	free(r->lb);
 }
 
 static uint64_t need_of(const struct layout_request *rq)
@@ -157,80 +107,20 @@ static void fm_ext4(struct freemap *fm, uint64_t need, double factor, uint32_t b
 	}
 }
 
-static uint64_t mark(uint8_t *st, uint64_t nblocks, uint64_t s, uint64_t n)
+/* A 4 KiB extent request for pl, aged rounds times, on an ext4 map of factor times its need. */
+static void aged_setup(struct test_req *r, struct freemap *fm, const struct plan *pl,
+		       uint32_t rounds, uint64_t seed, double factor)
 {
-	uint64_t bad = 0;
-
-	if (s + n > nblocks || s + n < s)
-		return n ? n : 1;
-	for (uint64_t b = s; b < s + n; b++) {
-		bad += st[b] != 1;
-		st[b] = 2;
-	}
-	return bad;
+	req_init(r, pl, 4096, LAYOUT_EXTENTS, rounds, seed);
+	fm_ext4(fm, need_of(&r->rq), factor, 32768, 16, 0);
 }
 
-/* The promises of struct layout, as test_layout checks them. */
-static void check_layout(const struct layout *lo, const struct layout_request *rq,
-			 const struct freemap *fm)
-{
-	const struct plan *pl = rq->pl;
-	uint8_t *st = calloc(fm->nblocks + 1, 1);
-	uint64_t used = 0, bad = 0;
-
-	assert_non_null(st);
-	for (size_t i = 0; i < fm->nruns; i++)
-		memset(st + fm->runs[i].start, 1, fm->runs[i].len);
-	assert_int_equal(lo->nfiles, pl->nfiles);
-	assert_int_equal(lo->file_ext[0], 0);
-	assert_int_equal(lo->file_ext[pl->nfiles], lo->next);
-	for (uint64_t f = 0; f < pl->nfiles; f++) {
-		uint64_t s = lo->file_ext[f], e = lo->file_ext[f + 1], blocks = 0, E = 0;
-
-		assert_true(s <= e);
-		assert_int_equal(e > s, rq->file_blocks[f] != 0);
-		for (uint64_t i = s; i < e; i++) {
-			bad += lo->ext[i].len == 0;
-			if (i > s)
-				bad += lo->ext[i - 1].pblk + lo->ext[i - 1].len == lo->ext[i].pblk;
-			blocks += lo->ext[i].len;
-			E += (lo->ext[i].len + rq->max_extent_len - 1) / rq->max_extent_len;
-			bad += mark(st, fm->nblocks, lo->ext[i].pblk, lo->ext[i].len);
-		}
-		assert_int_equal(blocks, rq->file_blocks[f]);
-		assert_int_equal(
-			lo->file_nmeta[f],
-			blocks ? layout_meta_blocks(rq->mapping, rq->block_size, blocks, E) : 0);
-		bad += mark(st, fm->nblocks, lo->file_meta[f], lo->file_nmeta[f]);
-		used += blocks + lo->file_nmeta[f];
-	}
-	for (uint32_t j = 0; j < pl->ndirs; j++) {
-		bad += mark(st, fm->nblocks, lo->dir_start[j], rq->dir_blocks[j]);
-		used += rq->dir_blocks[j];
-	}
-	for (uint32_t l = 0; l < pl->nlinks; l++) {
-		if (rq->link_blocks[l])
-			bad += mark(st, fm->nblocks, lo->link_block[l], 1);
-		used += rq->link_blocks[l];
-	}
-	assert_int_equal(lo->pool_len, rq->pool_blocks);
-	bad += mark(st, fm->nblocks, lo->pool_start, lo->pool_len);
-	used += lo->pool_len;
-	assert_int_equal(bad, 0);
-	assert_int_equal(used, lo->blocks_used);
-	assert_true(lo->score == layout_score_of(lo));
-	free(st);
-}
-
+/* test_run_build(), and the layout was aged. */
 static void run_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm)
 {
-	uint64_t need = 0;
-	int ret = layout_build(lo, rq, fm, &need);
+	double contig;
 
-	if (ret)
-		fprintf(stderr, "layout_build: %d (need %llu)\n", ret, (unsigned long long)need);
-	assert_int_equal(ret, 0);
-	check_layout(lo, rq, fm);
+	test_run_build(lo, rq, fm, &contig);
 	assert_true(lo->notes & LAYOUT_NOTE_AGED);
 }
 
@@ -240,78 +130,68 @@ static void test_contract(void **state)
 
 	(void)state;
 	for (int s = 0; s < NSEEDS; s++) {
-		struct reqbuf r;
+		struct test_req r;
 		struct freemap fm;
 		struct layout lo;
 
-		req_init(&r, &plans[s], 4096, LAYOUT_EXTENTS, rounds[s], (uint64_t)s + 3);
-		fm_ext4(&fm, need_of(&r.rq), 1.5, 32768, 16, 0);
+		aged_setup(&r, &fm, &plans[s], rounds[s], (uint64_t)s + 3, 1.5);
 		run_build(&lo, &r.rq, &fm);
 		assert_true(lo.age_temps > 0);
 		layout_release(&lo);
 		free(fm.runs);
-		req_release(&r);
+		test_req_release(&r);
 	}
 }
 
 /* Other geometries: no flex_bg, 1 KiB blocks, block maps, a nearly full disk. */
 static void test_geometries(void **state)
 {
-	struct reqbuf r;
-	struct freemap fm;
-	struct layout lo;
+	static const struct {
+		int plan;
+		uint32_t bs;
+		enum layout_mapping m;
+		double factor;
+		uint32_t bpg, flex;
+		uint64_t fdb;
+	} geo[] = {
+		{ 0, 4096, LAYOUT_EXTENTS, 1.5, 32768, 1, 0 },
+		{ 1, 1024, LAYOUT_EXTENTS, 1.5, 8192, 16, 1 },
+		{ 2, 4096, LAYOUT_BLOCKMAP, 1.5, 32768, 1, 0 },
+		/*
+		 * Hardly any spare (the map rounds up to whole groups: about 1 %):
+		 * temporaries must give way to the plan's files
+		 */
+		{ 0, 4096, LAYOUT_EXTENTS, 0.98, 32768, 16, 0 },
+	};
 
 	(void)state;
-	req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 8, 1);
-	fm_ext4(&fm, need_of(&r.rq), 1.5, 32768, 1, 0);
-	run_build(&lo, &r.rq, &fm);
-	layout_release(&lo);
-	free(fm.runs);
-	req_release(&r);
+	for (size_t i = 0; i < sizeof(geo) / sizeof(geo[0]); i++) {
+		struct test_req r;
+		struct freemap fm;
+		struct layout lo;
 
-	req_init(&r, &plans[1], 1024, LAYOUT_EXTENTS, 8, 2);
-	fm_ext4(&fm, need_of(&r.rq), 1.5, 8192, 16, 1);
-	run_build(&lo, &r.rq, &fm);
-	layout_release(&lo);
-	free(fm.runs);
-	req_release(&r);
-
-	req_init(&r, &plans[2], 4096, LAYOUT_BLOCKMAP, 8, 3);
-	fm_ext4(&fm, need_of(&r.rq), 1.5, 32768, 1, 0);
-	run_build(&lo, &r.rq, &fm);
-	layout_release(&lo);
-	free(fm.runs);
-	req_release(&r);
-
-	/*
-	 * Hardly any spare (the map rounds up to whole groups: about 1 %):
-	 * temporaries must give way to the plan's files
-	 */
-	req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 8, 4);
-	fm_ext4(&fm, need_of(&r.rq), 0.98, 32768, 16, 0);
-	run_build(&lo, &r.rq, &fm);
-	assert_true(lo.age_forced + lo.age_dropped > 0);
-	layout_release(&lo);
-	free(fm.runs);
-	req_release(&r);
+		req_init(&r, &plans[geo[i].plan], geo[i].bs, geo[i].m, 8, i + 1);
+		fm_ext4(&fm, need_of(&r.rq), geo[i].factor, geo[i].bpg, geo[i].flex, geo[i].fdb);
+		run_build(&lo, &r.rq, &fm);
+		if (geo[i].factor < 1)
+			assert_true(lo.age_forced + lo.age_dropped > 0);
+		layout_release(&lo);
+		free(fm.runs);
+		test_req_release(&r);
+	}
 }
 
 static void test_determinism(void **state)
 {
-	struct reqbuf r;
+	struct test_req r;
 	struct freemap fm;
 	struct layout a, b;
 
 	(void)state;
-	req_init(&r, &plans[1], 4096, LAYOUT_EXTENTS, 10, 6);
-	fm_ext4(&fm, need_of(&r.rq), 1.3, 32768, 16, 0);
+	aged_setup(&r, &fm, &plans[1], 10, 6, 1.3);
 	run_build(&a, &r.rq, &fm);
 	run_build(&b, &r.rq, &fm);
-	assert_int_equal(a.next, b.next);
-	assert_memory_equal(a.file_ext, b.file_ext, (a.nfiles + 1) * sizeof(*a.file_ext));
-	assert_memory_equal(a.ext, b.ext, a.next * sizeof(*a.ext));
-	assert_memory_equal(a.file_meta, b.file_meta, a.nfiles * sizeof(*a.file_meta));
-	assert_memory_equal(a.dir_start, b.dir_start, plans[1].ndirs * sizeof(*a.dir_start));
+	test_same_layout(&a, &b, plans[1].ndirs);
 	assert_int_equal(a.age_temps, b.age_temps);
 	layout_release(&b);
 
@@ -333,7 +213,7 @@ static void test_determinism(void **state)
 	layout_release(&a);
 	layout_release(&b);
 	free(fm.runs);
-	req_release(&r);
+	test_req_release(&r);
 }
 
 /* What the trace saw. */
@@ -410,7 +290,7 @@ static void test_trace(void **state)
 	const struct plan *pl = &plans[2];
 	struct age_trace tr;
 	struct seen w = { 0 };
-	struct reqbuf r;
+	struct test_req r;
 	struct freemap fm;
 	struct layout lo;
 	uint64_t *v, need;
@@ -430,9 +310,8 @@ static void test_trace(void **state)
 	assert_non_null(w.tsize);
 	tr.ctx = &w;
 	tr.op = on_op;
-	req_init(&r, pl, 4096, LAYOUT_EXTENTS, w.rounds, 9);
+	aged_setup(&r, &fm, pl, w.rounds, 9, 1.5);
 	r.rq.age_trace = &tr;
-	fm_ext4(&fm, need_of(&r.rq), 1.5, 32768, 16, 0);
 	run_build(&lo, &r.rq, &fm);
 	assert_int_equal(w.bad, 0);
 	assert_int_equal(w.last_round, w.rounds);
@@ -467,7 +346,7 @@ static void test_trace(void **state)
 	assert_null(lo.file_ext);
 
 	free(fm.runs);
-	req_release(&r);
+	test_req_release(&r);
 	free(w.dir_made);
 	free(w.plan_made);
 	free(w.temp_state);
@@ -476,21 +355,20 @@ static void test_trace(void **state)
 
 static void test_enospc(void **state)
 {
-	struct reqbuf r;
+	struct test_req r;
 	struct freemap fm;
 	struct layout lo;
 	uint64_t need = 0, free_blocks = 0;
 
 	(void)state;
-	req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 5, 5);
-	fm_ext4(&fm, need_of(&r.rq), 0.8, 32768, 16, 0);
+	aged_setup(&r, &fm, &plans[0], 5, 5, 0.8);
 	for (size_t i = 0; i < fm.nruns; i++)
 		free_blocks += fm.runs[i].len;
 	assert_int_equal(layout_build(&lo, &r.rq, &fm, &need), -ENOSPC);
 	assert_true(need > free_blocks);
 	assert_null(lo.file_ext);
 	free(fm.runs);
-	req_release(&r);
+	test_req_release(&r);
 }
 
 /*
@@ -505,20 +383,19 @@ static void test_monotone(void **state)
 	(void)state;
 	for (int s = 0; s < NSEEDS; s++) {
 		for (size_t i = 0; i < 4; i++) {
-			struct reqbuf r;
+			struct test_req r;
 			struct freemap fm;
 			struct layout lo;
 			struct layout_free_hist h;
 
-			req_init(&r, &bodies[s], 4096, LAYOUT_EXTENTS, rounds[i], (uint64_t)s + 21);
-			fm_ext4(&fm, need_of(&r.rq), 1.25, 32768, 16, 0);
+			aged_setup(&r, &fm, &bodies[s], rounds[i], (uint64_t)s + 21, 1.25);
 			run_build(&lo, &r.rq, &fm);
 			assert_int_equal(layout_free_hist(&lo, &r.rq, &fm, 1 << 20, &h), 0);
 			score[i] += lo.score / NSEEDS;
 			small[i] += (double)h.small_blocks / (double)h.free_blocks / NSEEDS;
 			layout_release(&lo);
 			free(fm.runs);
-			req_release(&r);
+			test_req_release(&r);
 		}
 	}
 	for (size_t i = 1; i < 4; i++) {

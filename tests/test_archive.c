@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/wait.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include <magic.h>
@@ -22,10 +21,9 @@
 #include "content_stats.h"
 #include "ext.h"
 #include "rng.h"
+#include "testtool.h"
 
-#define MAX_SIZE  (UINT64_C(16) << 20)
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
-#define SWEEP	  30
 
 struct format {
 	const struct gen_ops *ops;
@@ -327,21 +325,6 @@ static uint8_t *fill_all(const struct format *f, uint64_t key, uint64_t size)
 	return b;
 }
 
-/* Log-spaced sizes from min_size to 16 MiB, every other one odd. */
-static uint64_t sweep_size(const struct format *f, unsigned int i)
-{
-	double lo = (double)f->ops->min_size, hi = (double)MAX_SIZE;
-	uint64_t s = (uint64_t)(lo * pow(hi / lo, (double)i / (SWEEP - 1)));
-
-	if (i & 1)
-		s |= 1;
-	else if (i && i < SWEEP - 1)
-		s &= ~(uint64_t)1;
-	if (s < f->ops->min_size)
-		s = f->ops->min_size;
-	return s > MAX_SIZE ? MAX_SIZE : s;
-}
-
 static void check_one(magic_t mg, const struct format *f, uint64_t key, uint64_t s)
 {
 	uint8_t *b = fill_all(f, key, s);
@@ -353,15 +336,6 @@ static void check_one(magic_t mg, const struct format *f, uint64_t key, uint64_t
 	if (strcmp(mime, f->mime))
 		fail_msg("%s: size %llu: libmagic says '%s'", f->ext, (unsigned long long)s, mime);
 	free(b);
-}
-
-static magic_t magic_start(void)
-{
-	magic_t mg = magic_open(MAGIC_MIME_TYPE);
-
-	assert_non_null(mg);
-	assert_int_equal(magic_load(mg, NULL), 0);
-	return mg;
 }
 
 static void test_ops(void **state)
@@ -398,13 +372,7 @@ static void test_determinism(void **state)
 		uint8_t *b = fill_all(f, 42, size);
 		uint8_t *c = fill_all(f, 43, size);
 
-		assert_memory_equal(a, b, size);
-		/* another key, another file */
-		assert_memory_not_equal(a, c, size);
-		assert_memory_not_equal(a + size / 2, c + size / 2, 4096);
-		free(a);
-		free(b);
-		free(c);
+		test_keyed_fills(a, b, c, size, true);
 	}
 }
 
@@ -461,7 +429,7 @@ static void test_small_sizes(void **state)
 	static const uint64_t near[] = {
 		2048, 4096, 8192, 10000, 69400, 69440, 138800, 138860, 300000,
 	};
-	magic_t mg = magic_start();
+	magic_t mg = test_magic_open();
 
 	(void)state;
 	for (unsigned int i = 0; i < NFORMATS; i++) {
@@ -480,12 +448,13 @@ static void test_small_sizes(void **state)
 /* The sweep: structure and libmagic at every size, 100% of them. */
 static void test_sweep_magic(void **state)
 {
-	magic_t mg = magic_start();
+	magic_t mg = test_magic_open();
 
 	(void)state;
 	for (unsigned int i = 0; i < NFORMATS; i++)
-		for (unsigned int k = 0; k < SWEEP; k++)
-			check_one(mg, &formats[i], 5000 + k, sweep_size(&formats[i], k));
+		for (unsigned int k = 0; k < TEST_SWEEP; k++)
+			check_one(mg, &formats[i], 5000 + k,
+				  test_sweep_size(formats[i].ops->min_size, k));
 	magic_close(mg);
 }
 
@@ -640,7 +609,7 @@ static void test_floors(void **state)
 {
 	static const enum ext_table tables[] = { EXT_TABLE_DEFAULT, EXT_TABLE_LARGE };
 	static const uint64_t sizes[] = { 0, 65536 + 3, 1 << 20 };
-	magic_t mg = magic_start();
+	magic_t mg = test_magic_open();
 	unsigned int typed = 0, seen = 0;
 
 	(void)state;
@@ -697,55 +666,6 @@ static void test_floors(void **state)
 
 static char tmpdir[PATH_MAX - 64];
 
-static bool have(const char *tool)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", tool);
-	return system(cmd) == 0;
-}
-
-/* Run cmd (stderr merged), returning its exit status and output in out. */
-static int run(const char *cmd, char *out, size_t cap)
-{
-	char full[PATH_MAX + 512];
-	size_t n = 0, got;
-	FILE *p;
-	int st;
-
-	snprintf(full, sizeof(full), "%s 2>&1", cmd);
-	p = popen(full, "r");
-	assert_non_null(p);
-	while (n + 1 < cap && (got = fread(out + n, 1, cap - 1 - n, p)) > 0)
-		n += got;
-	out[n] = '\0';
-	while (fread(full, 1, sizeof(full), p) > 0)
-		;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void write_file(const char *path, const uint8_t *b, uint64_t size)
-{
-	FILE *fp = fopen(path, "wb");
-
-	assert_non_null(fp);
-	assert_int_equal(fwrite(b, 1, size, fp), size);
-	assert_int_equal(fclose(fp), 0);
-}
-
-/* "tool 'path' tail" must exit 0 and, when quiet, print nothing. */
-static void reader(const char *tool, const char *path, const char *tail, bool quiet, uint64_t size)
-{
-	char cmd[PATH_MAX + 256], out[4096];
-	int rc;
-
-	snprintf(cmd, sizeof(cmd), "%s '%s' %s", tool, path, tail);
-	rc = run(cmd, out, sizeof(out));
-	if (rc || (quiet && out[0]))
-		fail_msg("'%s', size %llu: exit %d: %s", cmd, (unsigned long long)size, rc, out);
-}
-
 struct tool {
 	const char *name; /* what must be installed */
 	const char *cmd;
@@ -760,19 +680,19 @@ static void readers_sweep(const struct format *f, const struct tool *tools, unsi
 	bool any = false;
 
 	for (unsigned int t = 0; t < ntools; t++)
-		any |= have(tools[t].name);
+		any |= test_have(tools[t].name);
 	if (!any)
 		skip();
 	snprintf(path, sizeof(path), "%s/probe.%s", tmpdir, f->ext);
-	for (unsigned int k = 0; k < SWEEP; k++) {
-		uint64_t s = sweep_size(f, k);
+	for (unsigned int k = 0; k < TEST_SWEEP; k++) {
+		uint64_t s = test_sweep_size(f->ops->min_size, k);
 		uint8_t *b = fill_all(f, 5000 + k, s);
 
-		write_file(path, b, s);
+		test_write_file(path, b, s);
 		free(b);
 		for (unsigned int t = 0; t < ntools; t++)
-			if (s >= tools[t].from && have(tools[t].name))
-				reader(tools[t].cmd, path, tools[t].tail, tools[t].quiet, s);
+			if (s >= tools[t].from && test_have(tools[t].name))
+				test_reader(tools[t].cmd, path, tools[t].tail, tools[t].quiet, s);
 	}
 	unlink(path);
 }
@@ -823,9 +743,9 @@ static void test_corrupt(void **state)
 		if (!f->check(b, size))
 			fail_msg("%s: a changed byte at %llu passes", f->ext,
 				 (unsigned long long)at);
-		if (have(readers[i].tool)) {
+		if (test_have(readers[i].tool)) {
 			snprintf(path, sizeof(path), "%s/bad.%s", tmpdir, f->ext);
-			write_file(path, b, size);
+			test_write_file(path, b, size);
 			snprintf(cmd, sizeof(cmd), "%s '%s' >/dev/null 2>&1", readers[i].cmd, path);
 			if (system(cmd) == 0)
 				fail_msg("%s: '%s' accepts a changed byte", f->ext,
@@ -888,15 +808,11 @@ static void test_read_tar(void **state)
 
 static int setup(void **state)
 {
-	const char *base = getenv("TMPDIR");
-
 	(void)state;
 	/* the default parameters, the system word list when there is one */
 	if (content_model_init(&model, NULL))
 		return -1;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/imprint-archive-XXXXXX",
-		 base && *base ? base : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return test_tmpdir(tmpdir, sizeof(tmpdir), "archive");
 }
 
 static int teardown(void **state)

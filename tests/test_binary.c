@@ -21,6 +21,7 @@
  * internal.  Its public symbols then come from here, not libimprint.a.
  */
 #include "content/binary.c"
+#include "testtool.h"
 
 #define KiB (UINT64_C(1) << 10)
 #define MiB (UINT64_C(1) << 20)
@@ -365,13 +366,11 @@ static void test_compress_ratio(void **state)
 static void test_looks_binary(void **state)
 {
 	static const double targets[] = { 1.0, 1.25, 2.0, 4.0 };
-	magic_t mg = magic_open(MAGIC_MIME_TYPE);
+	magic_t mg = test_magic_open();
 	size_t n = 64 * KiB;
 	uint8_t *buf = xmalloc(n);
 
 	(void)state;
-	assert_non_null(mg);
-	assert_int_equal(magic_load(mg, NULL), 0);
 	for (size_t i = 0; i < ARRAY_SIZE(targets); i++) {
 		struct content_model cm;
 		size_t printable = 0;
@@ -491,14 +490,6 @@ static void test_block_shares(void **state)
 /* ------------------------------------------------------------------------- */
 /* External readers: readelf, objdump and libmagic over a size sweep */
 
-static int have_tool(const char *name)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", name);
-	return system(cmd) == 0;
-}
-
 /* Run cmd on path; 0 when it exits 0 and writes nothing to stderr. */
 static int run_clean(const char *cmd, const char *path, const char *err)
 {
@@ -527,13 +518,11 @@ static void test_tools(void **state)
 	magic_t mg;
 
 	(void)state;
-	if (!have_tool("readelf") || !have_tool("objdump")) {
+	if (!test_have("readelf") || !test_have("objdump")) {
 		tools_skipped = 1;
 		skip();
 	}
-	mg = magic_open(MAGIC_MIME_TYPE);
-	assert_non_null(mg);
-	assert_int_equal(magic_load(mg, NULL), 0);
+	mg = test_magic_open();
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/f", dir);
 	snprintf(err, sizeof(err), "%s/err", dir);
@@ -543,13 +532,10 @@ static void test_tools(void **state)
 		size_t n = size_sweep(f->ops->min_size, sizes, ARRAY_SIZE(sizes));
 
 		for (size_t k = 0; k < n; k++) {
-			FILE *fp = fopen(path, "w");
 			const char *mime;
 
-			assert_non_null(fp);
 			fill_whole(f, &cm, 77 + k, sizes[k], buf);
-			assert_int_equal(fwrite(buf, 1, sizes[k], fp), sizes[k]);
-			assert_int_equal(fclose(fp), 0);
+			test_write_file(path, buf, sizes[k]);
 			/* not executable: libmagic names an executable ET_DYN a PIE */
 			chmod(path, 0644);
 			if (f->ops == &gen_elf_ops)

@@ -19,6 +19,7 @@
 
 #include "content/gen.h"
 #include "rng.h"
+#include "testtool.h"
 
 #define MAX_SIZE  (UINT64_C(16) << 20)
 #define SWEEP	  30
@@ -434,13 +435,11 @@ static void test_threads(void **state)
 /* Structure and libmagic over the sweep: never skipped. */
 static void check_sweep(const struct format *f)
 {
-	magic_t mg = magic_open(MAGIC_MIME_TYPE);
+	magic_t mg = test_magic_open();
 	uint64_t s[MAX_SIZES];
 	size_t n = sweep_sizes(f, s);
 	int bad = 0;
 
-	assert_non_null(mg);
-	assert_int_equal(magic_load(mg, NULL), 0);
 	for (size_t i = 0; i < n; i++) {
 		uint8_t *b = make(f, key_of(f, s[i]), s[i]);
 		const char *mt = magic_buffer(mg, b, s[i]);
@@ -463,45 +462,10 @@ static void check_sweep(const struct format *f)
 	assert_int_equal(bad, 0);
 }
 
-static void test_sweep_png(void **state)
+/* state: the format */
+static void test_sweep(void **state)
 {
-	(void)state;
-	check_sweep(&formats[0]);
-}
-
-static void test_sweep_jpeg(void **state)
-{
-	(void)state;
-	check_sweep(&formats[1]);
-}
-
-static void test_sweep_gif(void **state)
-{
-	(void)state;
-	check_sweep(&formats[2]);
-}
-
-static void test_sweep_bmp(void **state)
-{
-	(void)state;
-	check_sweep(&formats[3]);
-}
-
-static bool have_tool(const char *name)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "command -v '%s' >/dev/null 2>&1", name);
-	return system(cmd) == 0;
-}
-
-static void write_file(const char *path, const uint8_t *b, uint64_t size)
-{
-	FILE *fp = fopen(path, "wb");
-
-	assert_non_null(fp);
-	assert_int_equal(fwrite(b, 1, size, fp), size);
-	assert_int_equal(fclose(fp), 0);
+	check_sweep(*state);
 }
 
 static uint64_t file_size(const char *path)
@@ -528,14 +492,13 @@ static void command(char *out, size_t cap, const char *cmd, const char *path)
 /* The real decoders over the sweep; skipped (and the program exits 77) when one is missing. */
 static void check_decode(const struct format *f)
 {
-	const char *tmp = getenv("TMPDIR");
 	char dir[4096], file[4200], err[4200], cmd[9000], run[13300];
 	uint64_t s[MAX_SIZES];
 	size_t n = sweep_sizes(f, s);
 	int bad = 0;
 
 	for (size_t i = 0; i < 2; i++) {
-		if (f->tools[i] && !have_tool(f->tools[i])) {
+		if (f->tools[i] && !test_have(f->tools[i])) {
 			decoder_missing = true;
 			print_message(
 				"%s: '%s' not found: install netpbm, pngcheck and libjpeg-turbo-progs\n",
@@ -543,8 +506,7 @@ static void check_decode(const struct format *f)
 			skip();
 		}
 	}
-	snprintf(dir, sizeof(dir), "%s/imprint-image-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(test_tmpdir(dir, sizeof(dir), "image"), 0);
 	snprintf(file, sizeof(file), "%s/t.%s", dir, f->ext);
 	snprintf(err, sizeof(err), "%s/stderr", dir);
 	command(cmd, sizeof(cmd), f->cmd, file);
@@ -553,7 +515,7 @@ static void check_decode(const struct format *f)
 		uint8_t *b = make(f, key_of(f, s[i]), s[i]);
 		int rc;
 
-		write_file(file, b, s[i]);
+		test_write_file(file, b, s[i]);
 		free(b);
 		rc = system(run);
 		if (rc != 0 || (f->quiet && file_size(err) != 0)) {
@@ -570,39 +532,27 @@ static void check_decode(const struct format *f)
 	assert_int_equal(bad, 0);
 }
 
-static void test_decode_png(void **state)
+/* state: the format */
+static void test_decode(void **state)
 {
-	(void)state;
-	check_decode(&formats[0]);
+	check_decode(*state);
 }
 
-static void test_decode_jpeg(void **state)
-{
-	(void)state;
-	check_decode(&formats[1]);
-}
-
-static void test_decode_gif(void **state)
-{
-	(void)state;
-	check_decode(&formats[2]);
-}
-
-static void test_decode_bmp(void **state)
-{
-	(void)state;
-	check_decode(&formats[3]);
-}
+/* test fn on formats[i], named fn_ext */
+#define FORMAT_TEST(fn, i, ext)                                                            \
+	{                                                                                  \
+		.name = #fn "_" ext, .test_func = fn, .initial_state = (void *)&formats[i] \
+	}
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_floor),	      cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_random_access), cmocka_unit_test(test_threads),
-		cmocka_unit_test(test_sweep_png),     cmocka_unit_test(test_sweep_jpeg),
-		cmocka_unit_test(test_sweep_gif),     cmocka_unit_test(test_sweep_bmp),
-		cmocka_unit_test(test_decode_png),    cmocka_unit_test(test_decode_jpeg),
-		cmocka_unit_test(test_decode_gif),    cmocka_unit_test(test_decode_bmp),
+		FORMAT_TEST(test_sweep, 0, "png"),    FORMAT_TEST(test_sweep, 1, "jpeg"),
+		FORMAT_TEST(test_sweep, 2, "gif"),    FORMAT_TEST(test_sweep, 3, "bmp"),
+		FORMAT_TEST(test_decode, 0, "png"),   FORMAT_TEST(test_decode, 1, "jpeg"),
+		FORMAT_TEST(test_decode, 2, "gif"),   FORMAT_TEST(test_decode, 3, "bmp"),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
 

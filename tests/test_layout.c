@@ -12,46 +12,23 @@
 
 #include "layout.h"
 #include "plan.h"
+#include "testlayout.h"
+#include "testutil.h"
 
 #define NSEEDS 3
 
 static struct plan plans[NSEEDS];
 
-/* The arrays of a request, derived from a plan for one block size. */
-struct reqbuf {
-	uint64_t *fb;
-	uint32_t *db;
-	uint8_t *lb;
-	struct layout_request rq;
-};
-
-static int build_plan(struct plan *pl, const char *files, uint64_t seed)
-{
-	struct params p;
-	struct param_error err;
-	struct plan_error perr;
-	char s[32];
-
-	params_init(&p);
-	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
-	if (params_set(&p, "files", files, "test", &err) ||
-	    params_set(&p, "seed", s, "test", &err) || params_resolve(&p, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
-		return -1;
-	}
-	if (plan_build(pl, &p, &perr)) {
-		fprintf(stderr, "%s\n", perr.msg);
-		return -1;
-	}
-	return 0;
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	for (int i = 0; i < NSEEDS; i++)
-		if (build_plan(&plans[i], "20000", (uint64_t)i + 1))
-			return -1;
+	for (int i = 0; i < NSEEDS; i++) {
+		char seed[16];
+		const char *const kv[] = { "files", "20000", "seed", seed, NULL };
+
+		snprintf(seed, sizeof(seed), "%d", i + 1);
+		test_build_plan(&plans[i], kv);
+	}
 	return 0;
 }
 
@@ -61,47 +38,6 @@ static int teardown(void **state)
 	for (int i = 0; i < NSEEDS; i++)
 		plan_release(&plans[i]);
 	return 0;
-}
-
-static void req_init(struct reqbuf *r, const struct plan *pl, uint32_t bs, enum layout_mapping m,
-		     double score, uint64_t seed)
-{
-	memset(r, 0, sizeof(*r));
-	r->fb = calloc(pl->nfiles + 1, sizeof(*r->fb));
-	r->db = calloc(pl->ndirs + 1, sizeof(*r->db));
-	r->lb = calloc(pl->nlinks + 1, sizeof(*r->lb));
-	assert_non_null(r->fb);
-	assert_non_null(r->db);
-	assert_non_null(r->lb);
-	for (uint64_t f = 0; f < pl->nfiles; f++)
-		r->fb[f] = (pl->file_size[f] + bs - 1) / bs;
-	for (uint32_t j = 0; j < pl->ndirs; j++) {
-		uint64_t entries = pl->dir_nfiles[j] + pl->dir_nlinks[j] + 2;
-
-		for (uint32_t c = pl->dir_first_child[j]; c != PLAN_NONE;
-		     c = pl->dir_next_sibling[c])
-			entries++;
-		r->db[j] = (uint32_t)(1 + entries * 40 / bs);
-	}
-	for (uint32_t l = 0; l < pl->nlinks; l++)
-		r->lb[l] = !(pl->link_kind[l] & LINK_HARD) && l % 3 == 0;
-	r->rq.pl = pl;
-	r->rq.file_blocks = r->fb;
-	r->rq.dir_blocks = r->db;
-	r->rq.link_blocks = r->lb;
-	r->rq.block_size = bs;
-	r->rq.mapping = m;
-	r->rq.max_extent_len = 32768;
-	r->rq.layout_score = score;
-	r->rq.pool_blocks = 1024;
-	r->rq.seed = seed;
-}
-
-static void req_release(struct reqbuf *r)
-{
-	free(r->fb);
-	free(r->db);
-	free(r->lb);
 }
 
 static uint64_t ext_count(uint64_t len, uint32_t max_ext)
@@ -169,85 +105,6 @@ static uint32_t groups_for(uint64_t need, uint32_t bpg, uint32_t hole, double fa
 	return (uint32_t)ceil((double)need * factor / (bpg - hole)) + 1;
 }
 
-/* Mark n blocks from s used; counts those that were not free or already used. */
-static uint64_t mark(uint8_t *st, uint64_t nblocks, uint64_t s, uint64_t n)
-{
-	uint64_t bad = 0;
-
-	if (s + n > nblocks || s + n < s)
-		return n ? n : 1;
-	for (uint64_t b = s; b < s + n; b++) {
-		bad += st[b] != 1;
-		st[b] = 2;
-	}
-	return bad;
-}
-
-/*
- * Every promise of struct layout, checked from its arrays: a block map
- * (0 not free, 1 free, 2 used) finds overlaps and blocks outside the free
- * runs.  Returns the free holes of exactly one block between used blocks.
- */
-static uint64_t check_layout(const struct layout *lo, const struct layout_request *rq,
-			     const struct freemap *fm)
-{
-	const struct plan *pl = rq->pl;
-	uint8_t *st = calloc(fm->nblocks + 1, 1);
-	uint64_t used = 0, num = 0, den = 0, bad = 0, holes = 0;
-
-	assert_non_null(st);
-	for (size_t i = 0; i < fm->nruns; i++)
-		memset(st + fm->runs[i].start, 1, fm->runs[i].len);
-	assert_int_equal(lo->nfiles, pl->nfiles);
-	assert_int_equal(lo->file_ext[0], 0);
-	assert_int_equal(lo->file_ext[pl->nfiles], lo->next);
-	for (uint64_t f = 0; f < pl->nfiles; f++) {
-		uint64_t s = lo->file_ext[f], e = lo->file_ext[f + 1], blocks = 0, E = 0;
-
-		assert_true(s <= e);
-		assert_int_equal(e > s, rq->file_blocks[f] != 0);
-		for (uint64_t i = s; i < e; i++) {
-			/* runs are maximal and not empty */
-			bad += lo->ext[i].len == 0;
-			if (i > s)
-				bad += lo->ext[i - 1].pblk + lo->ext[i - 1].len == lo->ext[i].pblk;
-			blocks += lo->ext[i].len;
-			E += ext_count(lo->ext[i].len, rq->max_extent_len);
-			bad += mark(st, fm->nblocks, lo->ext[i].pblk, lo->ext[i].len);
-		}
-		assert_int_equal(blocks, rq->file_blocks[f]);
-		if (blocks >= 2) {
-			den += blocks - 1;
-			num += blocks - (e - s);
-		}
-		assert_int_equal(
-			lo->file_nmeta[f],
-			blocks ? layout_meta_blocks(rq->mapping, rq->block_size, blocks, E) : 0);
-		bad += mark(st, fm->nblocks, lo->file_meta[f], lo->file_nmeta[f]);
-		used += blocks + lo->file_nmeta[f];
-	}
-	for (uint32_t j = 0; j < pl->ndirs; j++) {
-		bad += mark(st, fm->nblocks, lo->dir_start[j], rq->dir_blocks[j]);
-		used += rq->dir_blocks[j];
-	}
-	for (uint32_t l = 0; l < pl->nlinks; l++) {
-		if (rq->link_blocks[l])
-			bad += mark(st, fm->nblocks, lo->link_block[l], 1);
-		used += rq->link_blocks[l];
-	}
-	assert_int_equal(lo->pool_len, rq->pool_blocks);
-	bad += mark(st, fm->nblocks, lo->pool_start, lo->pool_len);
-	used += lo->pool_len;
-	assert_int_equal(bad, 0);
-	assert_int_equal(used, lo->blocks_used);
-	assert_true(lo->score == layout_score_of(lo));
-	assert_true(fabs(lo->score - (den ? (double)num / (double)den : 1.0)) < 1e-12);
-	for (uint64_t b = 1; b + 1 < fm->nblocks; b++)
-		holes += st[b] == 1 && st[b - 1] == 2 && st[b + 1] == 2;
-	free(st);
-	return holes;
-}
-
 static void test_meta_extents(void **state)
 {
 	(void)state;
@@ -298,26 +155,25 @@ static void test_meta_blockmap(void **state)
 	}
 }
 
+/* test_run_build(), and the score is the share of contiguous block pairs. */
 static uint64_t run_build(struct layout *lo, const struct layout_request *rq,
 			  const struct freemap *fm)
 {
-	uint64_t need = 0;
-	int ret = layout_build(lo, rq, fm, &need);
+	double contig;
+	uint64_t holes = test_run_build(lo, rq, fm, &contig);
 
-	if (ret)
-		fprintf(stderr, "layout_build: %d (need %llu)\n", ret, (unsigned long long)need);
-	assert_int_equal(ret, 0);
-	return check_layout(lo, rq, fm);
+	assert_true(fabs(lo->score - contig) < 1e-12);
+	return holes;
 }
 
 static void test_default_one_run(void **state)
 {
-	struct reqbuf r;
+	struct test_req r;
 	struct freemap fm;
 	struct layout lo;
 
 	(void)state;
-	req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 1.0, 1);
+	test_req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 1.0, 1, 0);
 	fm_one_run(&fm, 1234, need_of(&r.rq) * 2, 32768);
 	run_build(&lo, &r.rq, &fm);
 	assert_true(lo.score == 1.0);
@@ -330,12 +186,12 @@ static void test_default_one_run(void **state)
 					 lo.ext[lo.file_ext[f]].pblk);
 	layout_release(&lo);
 	free(fm.runs);
-	req_release(&r);
+	test_req_release(&r);
 }
 
 static void test_default_groups(void **state)
 {
-	struct reqbuf r;
+	struct test_req r;
 	struct freemap fm;
 	struct layout lo;
 	uint64_t ngroups, big = 0, broken = 0;
@@ -344,7 +200,7 @@ static void test_default_groups(void **state)
 	uint32_t spread = 0, top = 0;
 
 	(void)state;
-	req_init(&r, pl, 4096, LAYOUT_EXTENTS, 1.0, 2);
+	test_req_init(&r, pl, 4096, LAYOUT_EXTENTS, 1.0, 2, 0);
 	ngroups = groups_for(need_of(&r.rq), 32768, 512, 2.0);
 	fm_groups(&fm, (uint32_t)ngroups, 32768, 512, 0);
 	run_build(&lo, &r.rq, &fm);
@@ -377,7 +233,7 @@ static void test_default_groups(void **state)
 	free(seen);
 	layout_release(&lo);
 	free(fm.runs);
-	req_release(&r);
+	test_req_release(&r);
 }
 
 static void test_targets(void **state)
@@ -386,13 +242,13 @@ static void test_targets(void **state)
 
 	(void)state;
 	for (int s = 0; s < NSEEDS; s++) {
-		struct reqbuf r;
+		struct test_req r;
 		struct freemap fm;
 
 		struct layout lo;
 		uint64_t holes0, holes;
 
-		req_init(&r, &plans[s], 4096, LAYOUT_EXTENTS, 1.0, (uint64_t)s + 7);
+		test_req_init(&r, &plans[s], 4096, LAYOUT_EXTENTS, 1.0, (uint64_t)s + 7, 0);
 		fm_groups(&fm, groups_for(need_of(&r.rq), 32768, 512, 1.6), 32768, 512, 0);
 		holes0 = run_build(&lo, &r.rq, &fm);
 		layout_release(&lo);
@@ -408,58 +264,74 @@ static void test_targets(void **state)
 			layout_release(&lo);
 		}
 		free(fm.runs);
-		req_release(&r);
+		test_req_release(&r);
 	}
+}
+
+/*
+ * A request on groups with room to spare (half as much again), laid out at
+ * two scores in turn: each score above `above` and within `within` of its
+ * target (-1 and 1: no bound).
+ */
+struct two_scores {
+	int plan;
+	uint32_t bs, bpg, hole;
+	enum layout_mapping m;
+	uint64_t seed;
+	struct {
+		double target, above, within;
+	} at[2];
+};
+
+static void run_two_scores(const struct two_scores *c)
+{
+	struct test_req r;
+	struct freemap fm;
+	struct layout lo;
+
+	test_req_init(&r, &plans[c->plan], c->bs, c->m, c->at[0].target, c->seed, 0);
+	fm_groups(&fm, groups_for(need_of(&r.rq), c->bpg, c->hole, 1.5), c->bpg, c->hole,
+		  c->bs == 1024);
+	for (size_t i = 0; i < 2; i++) {
+		r.rq.layout_score = c->at[i].target;
+		run_build(&lo, &r.rq, &fm);
+		assert_true(lo.score > c->at[i].above);
+		assert_true(fabs(lo.score - c->at[i].target) <= c->at[i].within);
+		layout_release(&lo);
+	}
+	free(fm.runs);
+	test_req_release(&r);
 }
 
 static void test_small_blocks(void **state)
 {
-	struct reqbuf r;
-	struct freemap fm;
-	struct layout lo;
+	static const struct two_scores c = {
+		2, 1024, 8192, 258, LAYOUT_EXTENTS, 3, { { 1.0, 0.99, 1 }, { 0.7, -1, 0.005 } },
+	};
 
 	(void)state;
-	req_init(&r, &plans[2], 1024, LAYOUT_EXTENTS, 1.0, 3);
-	fm_groups(&fm, groups_for(need_of(&r.rq), 8192, 258, 1.5), 8192, 258, 1);
-	run_build(&lo, &r.rq, &fm);
-	assert_true(lo.score > 0.99);
-	layout_release(&lo);
-	r.rq.layout_score = 0.7;
-	run_build(&lo, &r.rq, &fm);
-	assert_true(fabs(lo.score - 0.7) <= 0.005);
-	layout_release(&lo);
-	free(fm.runs);
-	req_release(&r);
+	run_two_scores(&c);
 }
 
 static void test_blockmap(void **state)
 {
-	struct reqbuf r;
-	struct freemap fm;
-	struct layout lo;
+	static const struct two_scores c = {
+		0, 4096, 32768, 1024, LAYOUT_BLOCKMAP, 4, { { 0.5, -1, 0.005 }, { 1.0, -1, 1 } },
+	};
 
 	(void)state;
-	req_init(&r, &plans[0], 4096, LAYOUT_BLOCKMAP, 0.5, 4);
-	fm_groups(&fm, groups_for(need_of(&r.rq), 32768, 1024, 1.5), 32768, 1024, 0);
-	run_build(&lo, &r.rq, &fm);
-	assert_true(fabs(lo.score - 0.5) <= 0.005);
-	layout_release(&lo);
-	r.rq.layout_score = 1.0;
-	run_build(&lo, &r.rq, &fm);
-	layout_release(&lo);
-	free(fm.runs);
-	req_release(&r);
+	run_two_scores(&c);
 }
 
 static void test_enospc(void **state)
 {
-	struct reqbuf r;
+	struct test_req r;
 	struct freemap fm;
 	struct layout lo;
 	uint64_t need, got = 0;
 
 	(void)state;
-	req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 1.0, 5);
+	test_req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 1.0, 5, 0);
 	need = need_of(&r.rq);
 	fm_one_run(&fm, 100, need - 1, 32768);
 	assert_int_equal(layout_build(&lo, &r.rq, &fm, &got), -ENOSPC);
@@ -480,26 +352,22 @@ static void test_enospc(void **state)
 	r.rq.pool_blocks = 40000;
 	assert_int_equal(layout_build(&lo, &r.rq, &fm, &got), -ENOSPC);
 	free(fm.runs);
-	req_release(&r);
+	test_req_release(&r);
 }
 
 static void test_determinism(void **state)
 {
-	struct reqbuf r;
+	struct test_req r;
 	struct freemap fm;
 	struct layout a, b;
 
 	(void)state;
-	req_init(&r, &plans[1], 4096, LAYOUT_EXTENTS, 0.7, 6);
+	test_req_init(&r, &plans[1], 4096, LAYOUT_EXTENTS, 0.7, 6, 0);
 	fm_groups(&fm, groups_for(need_of(&r.rq), 32768, 512, 1.6), 32768, 512, 0);
 	run_build(&a, &r.rq, &fm);
 	run_build(&b, &r.rq, &fm);
-	assert_int_equal(a.next, b.next);
-	assert_memory_equal(a.file_ext, b.file_ext, (a.nfiles + 1) * sizeof(*a.file_ext));
-	assert_memory_equal(a.ext, b.ext, a.next * sizeof(*a.ext));
-	assert_memory_equal(a.file_meta, b.file_meta, a.nfiles * sizeof(*a.file_meta));
+	test_same_layout(&a, &b, plans[1].ndirs);
 	assert_memory_equal(a.file_nmeta, b.file_nmeta, a.nfiles * sizeof(*a.file_nmeta));
-	assert_memory_equal(a.dir_start, b.dir_start, plans[1].ndirs * sizeof(*a.dir_start));
 	assert_int_equal(a.pool_start, b.pool_start);
 	layout_release(&b);
 
@@ -511,7 +379,7 @@ static void test_determinism(void **state)
 	layout_release(&a);
 	layout_release(&b);
 	free(fm.runs);
-	req_release(&r);
+	test_req_release(&r);
 }
 
 /* A hand-made plan: one directory holding the given files. */
@@ -589,13 +457,13 @@ static void test_tiny(void **state)
 
 static void test_bad_input(void **state)
 {
-	struct reqbuf r;
+	struct test_req r;
 	struct freemap fm;
 	struct layout lo;
 	struct free_run runs[2] = { { 1000, 10 }, { 500, 10 } };
 
 	(void)state;
-	req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 1.0, 1);
+	test_req_init(&r, &plans[0], 4096, LAYOUT_EXTENTS, 1.0, 1, 0);
 	fm_one_run(&fm, 0, need_of(&r.rq) * 2, 32768);
 	r.rq.layout_score = 0.0;
 	assert_int_equal(layout_build(&lo, &r.rq, &fm, NULL), -EINVAL);
@@ -608,15 +476,15 @@ static void test_bad_input(void **state)
 	fm.nruns = 2;
 	fm.nblocks = 1ULL << 40;
 	assert_true(layout_build(&lo, &r.rq, &fm, NULL) < 0);
-	req_release(&r);
+	test_req_release(&r);
 }
 
 /* ---- spread, free-space shape, order ---- */
 
 /* A request and a free map with room to spare (groups of 32768 blocks, 512 used). */
-static void setup_spread(struct reqbuf *r, struct freemap *fm, int s, double score)
+static void setup_spread(struct test_req *r, struct freemap *fm, int s, double score)
 {
-	req_init(r, &plans[s], 4096, LAYOUT_EXTENTS, score, (uint64_t)s + 11);
+	test_req_init(r, &plans[s], 4096, LAYOUT_EXTENTS, score, (uint64_t)s + 11, 0);
 	fm_groups(fm, groups_for(need_of(&r->rq), 32768, 512, 1.6), 32768, 512, 0);
 }
 
@@ -625,33 +493,50 @@ static uint64_t runs_of(const struct layout *lo, uint64_t f)
 	return lo->file_ext[f + 1] - lo->file_ext[f];
 }
 
+/*
+ * frag_file_share (extents 0) or frag_extents (extents 1) at three values,
+ * each seed: the score holds, the share or mean comes within tol of the
+ * value (tol times the value for extents), and no note says it gave way.
+ */
+static void spread_sweep(int extents, double score, const double *values, double tol)
+{
+	for (int s = 0; s < NSEEDS; s++) {
+		for (size_t i = 0; i < 3; i++) {
+			struct test_req r;
+			struct freemap fm;
+			struct layout lo;
+			double got, within = extents ? tol * values[i] : tol;
+
+			setup_spread(&r, &fm, s, score);
+			if (extents)
+				r.rq.frag_extents = values[i];
+			else
+				r.rq.frag_file_share = values[i];
+			run_build(&lo, &r.rq, &fm);
+			got = extents ? (double)lo.frag_runs / (double)lo.frag_files :
+					(double)lo.frag_files / (double)lo.frag_eligible;
+			if (fabs(got - values[i]) > within || fabs(lo.score - score) > 0.005)
+				fprintf(stderr,
+					"seed %d %s %.2f: got %.4f over %llu files, score %.6f\n",
+					s, extents ? "extents" : "share", values[i], got,
+					(unsigned long long)lo.frag_files, lo.score);
+			assert_true(fabs(lo.score - score) <= 0.005);
+			assert_true(fabs(got - values[i]) <= within);
+			assert_false(lo.notes &
+				     (extents ? LAYOUT_NOTE_EXTENTS : LAYOUT_NOTE_SHARE));
+			layout_release(&lo);
+			free(fm.runs);
+			test_req_release(&r);
+		}
+	}
+}
+
 static void test_spread_share(void **state)
 {
 	static const double shares[] = { 0.05, 0.2, 0.5 };
 
 	(void)state;
-	for (int s = 0; s < NSEEDS; s++) {
-		for (size_t i = 0; i < 3; i++) {
-			struct reqbuf r;
-			struct freemap fm;
-			struct layout lo;
-			double got;
-
-			setup_spread(&r, &fm, s, 0.8);
-			r.rq.frag_file_share = shares[i];
-			run_build(&lo, &r.rq, &fm);
-			got = (double)lo.frag_files / (double)lo.frag_eligible;
-			if (fabs(got - shares[i]) > 0.01 || fabs(lo.score - 0.8) > 0.005)
-				fprintf(stderr, "seed %d share %.2f: got %.4f, score %.6f\n", s,
-					shares[i], got, lo.score);
-			assert_true(fabs(lo.score - 0.8) <= 0.005);
-			assert_true(fabs(got - shares[i]) <= 0.01);
-			assert_false(lo.notes & LAYOUT_NOTE_SHARE);
-			layout_release(&lo);
-			free(fm.runs);
-			req_release(&r);
-		}
-	}
+	spread_sweep(0, 0.8, shares, 0.01);
 }
 
 static void test_spread_extents(void **state)
@@ -659,35 +544,14 @@ static void test_spread_extents(void **state)
 	static const double means[] = { 3, 8, 30 };
 
 	(void)state;
-	for (int s = 0; s < NSEEDS; s++) {
-		for (size_t i = 0; i < 3; i++) {
-			struct reqbuf r;
-			struct freemap fm;
-			struct layout lo;
-			double got;
-
-			/* 1 % of the pairs broken: room for every mean below */
-			setup_spread(&r, &fm, s, 0.99);
-			r.rq.frag_extents = means[i];
-			run_build(&lo, &r.rq, &fm);
-			got = (double)lo.frag_runs / (double)lo.frag_files;
-			if (fabs(got - means[i]) > 0.05 * means[i])
-				fprintf(stderr, "seed %d extents %.0f: got %.3f over %llu files\n",
-					s, means[i], got, (unsigned long long)lo.frag_files);
-			assert_true(fabs(lo.score - 0.99) <= 0.005);
-			assert_true(fabs(got - means[i]) <= 0.05 * means[i]);
-			assert_false(lo.notes & LAYOUT_NOTE_EXTENTS);
-			layout_release(&lo);
-			free(fm.runs);
-			req_release(&r);
-		}
-	}
+	/* 1 % of the pairs broken: room for every mean below */
+	spread_sweep(1, 0.99, means, 0.05);
 }
 
 /* Spread parameters the score cannot honour: the score wins and says so. */
 static void test_spread_conflict(void **state)
 {
-	struct reqbuf r;
+	struct test_req r;
 	struct freemap fm;
 	struct layout lo;
 
@@ -723,7 +587,7 @@ static void test_spread_conflict(void **state)
 	assert_true(lo.notes & LAYOUT_NOTE_EXTENTS);
 	layout_release(&lo);
 	free(fm.runs);
-	req_release(&r);
+	test_req_release(&r);
 }
 
 static int cmp_u64_desc(const void *a, const void *b)
@@ -739,7 +603,7 @@ static int cmp_u64_asc(const void *a, const void *b)
 }
 
 /* Median block count of the eligible files, fragmented (frag 1) or all (frag -1). */
-static uint64_t median_blocks(const struct layout *lo, const struct reqbuf *r, int frag)
+static uint64_t median_blocks(const struct layout *lo, const struct test_req *r, int frag)
 {
 	uint64_t *v = calloc(lo->nfiles + 1, sizeof(*v)), n = 0, m;
 
@@ -755,7 +619,7 @@ static uint64_t median_blocks(const struct layout *lo, const struct reqbuf *r, i
 
 static void test_select(void **state)
 {
-	struct reqbuf r;
+	struct test_req r;
 	struct freemap fm;
 	struct layout lo;
 	uint64_t *v, n = 0, cut, top = 0, all, wmed, rmed;
@@ -822,7 +686,7 @@ static void test_select(void **state)
 	assert_int_equal(g3f, 0);
 	layout_release(&lo);
 	free(fm.runs);
-	req_release(&r);
+	test_req_release(&r);
 }
 
 /* Coefficient of variation of a file's run lengths, averaged over fragmented files. */
@@ -855,7 +719,7 @@ static double mean_cv(const struct layout *lo, uint64_t *even)
 
 static void test_piece_sizes(void **state)
 {
-	struct reqbuf r;
+	struct test_req r;
 	struct freemap fm;
 	struct layout lo;
 	uint64_t even;
@@ -891,7 +755,7 @@ static void test_piece_sizes(void **state)
 	assert_true(cv_random > cv_equal + 0.3);
 	assert_true(cv_lognormal > cv_random);
 	free(fm.runs);
-	req_release(&r);
+	test_req_release(&r);
 }
 
 /*
@@ -972,7 +836,7 @@ static void test_free_shape(void **state)
 	(void)state;
 	for (int s = 0; s < NSEEDS; s++) {
 		for (size_t i = 0; i < 3; i++) {
-			struct reqbuf r;
+			struct test_req r;
 			struct freemap fm;
 			struct layout lo;
 			struct layout_free_hist h;
@@ -1019,7 +883,7 @@ static void test_free_shape(void **state)
 			assert_false(lo.notes & LAYOUT_NOTE_FREE);
 			layout_release(&lo);
 			free(fm.runs);
-			req_release(&r);
+			test_req_release(&r);
 		}
 	}
 }
@@ -1030,7 +894,7 @@ static void test_orders(void **state)
 
 	(void)state;
 	for (size_t o = 0; o < 3; o++) {
-		struct reqbuf r;
+		struct test_req r;
 		struct freemap fm;
 		struct layout lo;
 		uint64_t up = 0, pairs = 0, prev = UINT64_MAX;
@@ -1062,7 +926,7 @@ static void test_orders(void **state)
 		assert_true(fabs(lo.score - 0.7) <= 0.005);
 		layout_release(&lo);
 		free(fm.runs);
-		req_release(&r);
+		test_req_release(&r);
 	}
 }
 

@@ -10,16 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/wait.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include <magic.h>
 
 #include "content/gen.h"
 #include "rng.h"
-
-#define MAX_SIZE (UINT64_C(16) << 20)
-#define SWEEP	 30
+#include "testtool.h"
 
 struct format {
 	const struct gen_ops *ops;
@@ -203,21 +200,6 @@ static uint8_t *fill_all(const struct format *f, uint64_t key, uint64_t size)
 	return b;
 }
 
-/* Log-spaced sizes from min_size to 16 MiB, every other one odd. */
-static uint64_t sweep_size(const struct format *f, unsigned int i)
-{
-	double lo = (double)f->ops->min_size, hi = (double)MAX_SIZE;
-	uint64_t s = (uint64_t)(lo * pow(hi / lo, (double)i / (SWEEP - 1)));
-
-	if (i & 1)
-		s |= 1;
-	else if (i && i < SWEEP - 1)
-		s &= ~(uint64_t)1;
-	if (s < f->ops->min_size)
-		s = f->ops->min_size;
-	return s > MAX_SIZE ? MAX_SIZE : s;
-}
-
 static void test_ops(void **state)
 {
 	unsigned int i;
@@ -243,12 +225,7 @@ static void test_determinism(void **state)
 		uint8_t *b = fill_all(f, 42, size);
 		uint8_t *c = fill_all(f, 43, size);
 
-		assert_memory_equal(a, b, size);
-		/* another key, another file */
-		assert_memory_not_equal(a + size / 2, c + size / 2, 4096);
-		free(a);
-		free(b);
-		free(c);
+		test_keyed_fills(a, b, c, size, false);
 	}
 }
 
@@ -295,32 +272,36 @@ static void test_random_access(void **state)
 	}
 }
 
+/*
+ * Structure and libmagic of the file of size s, and when truncated, the
+ * walker's negative twin: one byte short is not the file.
+ */
+static void check_one(magic_t mg, const struct format *f, uint64_t key, uint64_t s, bool truncated)
+{
+	uint8_t *b = fill_all(f, key, s);
+	const char *mime = magic_buffer(mg, b, s);
+
+	if (f->check(b, s))
+		fail_msg("%s: size %llu: bad structure", f->ext, (unsigned long long)s);
+	if (truncated && !f->check(b, s - 1))
+		fail_msg("%s: size %llu: truncated file passes", f->ext, (unsigned long long)s);
+	assert_non_null(mime);
+	if (strcmp(mime, f->mime[0]) && strcmp(mime, f->mime[1]))
+		fail_msg("%s: size %llu: libmagic says '%s'", f->ext, (unsigned long long)s, mime);
+	free(b);
+}
+
 /* Every size from min_size up to min_size + 600 has an exact structure. */
 static void test_small_sizes(void **state)
 {
-	unsigned int i;
-	uint64_t s;
-	magic_t mg = magic_open(MAGIC_MIME_TYPE);
+	magic_t mg = test_magic_open();
 
 	(void)state;
-	assert_non_null(mg);
-	assert_int_equal(magic_load(mg, NULL), 0);
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+	for (unsigned int i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
 		const struct format *f = &formats[i];
 
-		for (s = f->ops->min_size; s <= f->ops->min_size + 600; s++) {
-			uint8_t *b = fill_all(f, s * 31, s);
-			const char *mime = magic_buffer(mg, b, s);
-
-			if (f->check(b, s))
-				fail_msg("%s: size %llu: bad structure", f->ext,
-					 (unsigned long long)s);
-			assert_non_null(mime);
-			if (strcmp(mime, f->mime[0]) && strcmp(mime, f->mime[1]))
-				fail_msg("%s: size %llu: libmagic says '%s'", f->ext,
-					 (unsigned long long)s, mime);
-			free(b);
-		}
+		for (uint64_t s = f->ops->min_size; s <= f->ops->min_size + 600; s++)
+			check_one(mg, f, s * 31, s, false);
 	}
 	magic_close(mg);
 }
@@ -328,34 +309,13 @@ static void test_small_sizes(void **state)
 /* The sweep: structure and libmagic at every size, 100% of them. */
 static void test_sweep_magic(void **state)
 {
-	magic_t mg = magic_open(MAGIC_MIME_TYPE);
-	unsigned int i, k;
+	magic_t mg = test_magic_open();
 
 	(void)state;
-	assert_non_null(mg);
-	assert_int_equal(magic_load(mg, NULL), 0);
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
-		const struct format *f = &formats[i];
-
-		for (k = 0; k < SWEEP; k++) {
-			uint64_t s = sweep_size(f, k);
-			uint8_t *b = fill_all(f, 5000 + k, s);
-			const char *mime = magic_buffer(mg, b, s);
-
-			if (f->check(b, s))
-				fail_msg("%s: size %llu: bad structure", f->ext,
-					 (unsigned long long)s);
-			/* the walker's negative twin: one byte short is not the file */
-			if (!f->check(b, s - 1))
-				fail_msg("%s: size %llu: truncated file passes", f->ext,
-					 (unsigned long long)s);
-			assert_non_null(mime);
-			if (strcmp(mime, f->mime[0]) && strcmp(mime, f->mime[1]))
-				fail_msg("%s: size %llu: libmagic says '%s'", f->ext,
-					 (unsigned long long)s, mime);
-			free(b);
-		}
-	}
+	for (unsigned int i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		for (unsigned int k = 0; k < TEST_SWEEP; k++)
+			check_one(mg, &formats[i], 5000 + k,
+				  test_sweep_size(formats[i].ops->min_size, k), true);
 	magic_close(mg);
 }
 
@@ -363,44 +323,6 @@ static void test_sweep_magic(void **state)
 /* Real probes on temporary files. */
 
 static char tmpdir[PATH_MAX - 64];
-
-static bool have(const char *tool)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", tool);
-	return system(cmd) == 0;
-}
-
-/* Run cmd (stderr merged), returning its exit status and output in out. */
-static int run(const char *cmd, char *out, size_t cap)
-{
-	char full[PATH_MAX + 512];
-	size_t n = 0, got;
-	FILE *p;
-	int st;
-
-	snprintf(full, sizeof(full), "%s 2>&1", cmd);
-	p = popen(full, "r");
-	assert_non_null(p);
-	while (n + 1 < cap && (got = fread(out + n, 1, cap - 1 - n, p)) > 0)
-		n += got;
-	out[n] = '\0';
-	/* drain what did not fit */
-	while (fread(full, 1, sizeof(full), p) > 0)
-		;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void write_file(const char *path, const uint8_t *b, uint64_t size)
-{
-	FILE *fp = fopen(path, "wb");
-
-	assert_non_null(fp);
-	assert_int_equal(fwrite(b, 1, size, fp), size);
-	assert_int_equal(fclose(fp), 0);
-}
 
 /* ffprobe names one audio stream with a positive duration, and says nothing else. */
 static void probe_ffprobe(const char *path, const char *codec, uint64_t size)
@@ -413,23 +335,11 @@ static void probe_ffprobe(const char *path, const char *codec, uint64_t size)
 		 "ffprobe -v error -show_entries stream=codec_type,codec_name:format=duration "
 		 "-of default=nw=1 '%s'",
 		 path);
-	rc = run(cmd, out, sizeof(out));
+	rc = test_run(cmd, out, sizeof(out));
 	d = strstr(out, "duration=");
 	if (rc || !strstr(out, "codec_type=audio") || !strstr(out, codec) || !d ||
 	    strtod(d + 9, NULL) <= 0 || strstr(out, "rror"))
 		fail_msg("ffprobe, size %llu: exit %d: %s", (unsigned long long)size, rc, out);
-}
-
-/* A full decode, "tool 'path' tail", that must exit 0 and print nothing. */
-static void probe_quiet(const char *tool, const char *path, const char *tail, uint64_t size)
-{
-	char cmd[PATH_MAX + 256], out[4096];
-	int rc;
-
-	snprintf(cmd, sizeof(cmd), "%s '%s' %s", tool, path, tail);
-	rc = run(cmd, out, sizeof(out));
-	if (rc || out[0])
-		fail_msg("'%s', size %llu: exit %d: %s", cmd, (unsigned long long)size, rc, out);
 }
 
 static void probe_sweep(const struct format *f, const char *const *tools, unsigned int ntools)
@@ -439,33 +349,34 @@ static void probe_sweep(const struct format *f, const char *const *tools, unsign
 	bool any = false;
 
 	for (t = 0; t < ntools; t++)
-		any |= have(tools[t]);
+		any |= test_have(tools[t]);
 	if (!any)
 		skip();
 	snprintf(path, sizeof(path), "%s/probe.%s", tmpdir, f->ext);
-	for (k = 0; k < SWEEP; k++) {
-		uint64_t s = sweep_size(f, k);
+	for (k = 0; k < TEST_SWEEP; k++) {
+		uint64_t s = test_sweep_size(f->ops->min_size, k);
 		uint8_t *b = fill_all(f, 5000 + k, s);
 
-		write_file(path, b, s);
+		test_write_file(path, b, s);
 		free(b);
-		if (have("ffprobe"))
+		if (test_have("ffprobe"))
 			probe_ffprobe(path,
 				      f == &formats[0] || f == &formats[2] ?
 					      "codec_name=pcm_s16le" :
 					      "codec_name=mp3",
 				      s);
-		if (f == &formats[0] && have("soxi")) {
+		if (f == &formats[0] && test_have("soxi")) {
 			snprintf(cmd, sizeof(cmd), "soxi -D '%s'", path);
-			if (run(cmd, out, sizeof(out)) || strtod(out, NULL) <= 0)
+			if (test_run(cmd, out, sizeof(out)) || strtod(out, NULL) <= 0)
 				fail_msg("soxi, size %llu: %s", (unsigned long long)s, out);
-			probe_quiet("sox -V1", path, "-n", s);
+			test_reader("sox -V1", path, "-n", true, s);
 		}
-		if (f == &formats[1] && have("mpg123"))
-			probe_quiet("mpg123 -q -t", path, "", s);
+		if (f == &formats[1] && test_have("mpg123"))
+			test_reader("mpg123 -q -t", path, "", true, s);
 		/* a full decode up to 4 MiB; ffprobe has parsed the others */
-		if (have("ffmpeg") && s <= (UINT64_C(4) << 20))
-			probe_quiet("ffmpeg -nostdin -v error -xerror -i", path, "-f null -", s);
+		if (test_have("ffmpeg") && s <= (UINT64_C(4) << 20))
+			test_reader("ffmpeg -nostdin -v error -xerror -i", path, "-f null -", true,
+				    s);
 	}
 	unlink(path);
 }
@@ -496,11 +407,8 @@ static void test_probe_mp4(void **state)
 
 static int setup_tmp(void **state)
 {
-	const char *base = getenv("TMPDIR");
-
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/imprint-media-XXXXXX", base && *base ? base : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return test_tmpdir(tmpdir, sizeof(tmpdir), "media");
 }
 
 static int teardown_tmp(void **state)

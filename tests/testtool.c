@@ -1,0 +1,107 @@
+/* testtool.c - helpers shared by the content tests */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "testtool.h"
+
+uint64_t test_sweep_size(uint64_t min_size, unsigned int i)
+{
+	double lo = (double)min_size, hi = (double)TEST_SWEEP_MAX_SIZE;
+	uint64_t s = (uint64_t)(lo * pow(hi / lo, (double)i / (TEST_SWEEP - 1)));
+
+	if (i & 1)
+		s |= 1;
+	else if (i && i < TEST_SWEEP - 1)
+		s &= ~(uint64_t)1;
+	if (s < min_size)
+		s = min_size;
+	return s > TEST_SWEEP_MAX_SIZE ? TEST_SWEEP_MAX_SIZE : s;
+}
+
+void test_keyed_fills(uint8_t *a, uint8_t *b, uint8_t *c, uint64_t size, bool whole)
+{
+	assert_memory_equal(a, b, size);
+	/* another key, another file */
+	if (whole)
+		assert_memory_not_equal(a, c, size);
+	assert_memory_not_equal(a + size / 2, c + size / 2, 4096);
+	free(a);
+	free(b);
+	free(c);
+}
+
+magic_t test_magic_open(void)
+{
+	magic_t mg = magic_open(MAGIC_MIME_TYPE);
+
+	assert_non_null(mg);
+	assert_int_equal(magic_load(mg, NULL), 0);
+	return mg;
+}
+
+bool test_have(const char *tool)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "command -v '%s' >/dev/null 2>&1", tool);
+	return system(cmd) == 0;
+}
+
+int test_run(const char *cmd, char *out, size_t cap)
+{
+	char full[PATH_MAX + 512];
+	size_t n = 0, got;
+	FILE *p;
+	int st;
+
+	snprintf(full, sizeof(full), "%s 2>&1", cmd);
+	p = popen(full, "r");
+	assert_non_null(p);
+	while (n + 1 < cap && (got = fread(out + n, 1, cap - 1 - n, p)) > 0)
+		n += got;
+	out[n] = '\0';
+	/* drain what did not fit */
+	while (fread(full, 1, sizeof(full), p) > 0)
+		;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+void test_write_file(const char *path, const uint8_t *b, uint64_t size)
+{
+	FILE *fp = fopen(path, "wb");
+
+	assert_non_null(fp);
+	assert_int_equal(fwrite(b, 1, size, fp), size);
+	assert_int_equal(fclose(fp), 0);
+}
+
+void test_reader(const char *tool, const char *path, const char *tail, bool quiet, uint64_t size)
+{
+	char cmd[PATH_MAX + 256], out[4096];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "%s '%s' %s", tool, path, tail);
+	rc = test_run(cmd, out, sizeof(out));
+	if (rc || (quiet && out[0]))
+		fail_msg("'%s', size %llu: exit %d: %s", cmd, (unsigned long long)size, rc, out);
+}
+
+int test_tmpdir(char *dir, size_t cap, const char *name)
+{
+	const char *base = getenv("TMPDIR");
+	int n = snprintf(dir, cap, "%s/imprint-%s-XXXXXX", base && *base ? base : "/tmp", name);
+
+	if (n < 0 || (size_t)n >= cap)
+		return -ENAMETOOLONG;
+	return mkdtemp(dir) ? 0 : -errno;
+}

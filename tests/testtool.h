@@ -1,0 +1,54 @@
+/* testtool.h - helpers shared by the content tests: sweep sizes, temporary files, real readers */
+#ifndef IMPRINT_TESTTOOL_H
+#define IMPRINT_TESTTOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <magic.h>
+
+#define TEST_SWEEP	    30			 /* sizes in a sweep */
+#define TEST_SWEEP_MAX_SIZE (UINT64_C(16) << 20) /* the largest of them */
+
+/*
+ * Size i of TEST_SWEEP log-spaced from min_size to TEST_SWEEP_MAX_SIZE, odd
+ * at odd i, even at the others but the first and last.
+ */
+uint64_t test_sweep_size(uint64_t min_size, unsigned int i);
+
+/*
+ * a and b, whole fills of one key, must be equal; c, of another key, must
+ * differ from a in the 4096 bytes from the middle (and anywhere when
+ * whole).  Frees all three.
+ */
+void test_keyed_fills(uint8_t *a, uint8_t *b, uint8_t *c, uint64_t size, bool whole);
+
+/* A libmagic handle naming MIME types, its database loaded; fails the test if not. */
+magic_t test_magic_open(void);
+
+/* Whether tool is on the PATH. */
+bool test_have(const char *tool);
+
+/*
+ * Runs cmd through the shell, stderr merged into stdout; returns its exit
+ * status (-1 when it did not exit) with the first cap - 1 bytes of its
+ * output in out, terminated.
+ */
+int test_run(const char *cmd, char *out, size_t cap);
+
+/* Writes size bytes of b to path, replacing it; fails the test on error. */
+void test_write_file(const char *path, const uint8_t *b, uint64_t size);
+
+/*
+ * Runs "tool 'path' tail"; fails the test (naming size) unless it exits 0
+ * and, when quiet, prints nothing.
+ */
+void test_reader(const char *tool, const char *path, const char *tail, bool quiet, uint64_t size);
+
+/*
+ * Makes a fresh directory $TMPDIR/imprint-name-XXXXXX (/tmp without
+ * TMPDIR) into dir of cap bytes; returns 0 or a negative errno.
+ */
+int test_tmpdir(char *dir, size_t cap, const char *name);
+
+#endif
