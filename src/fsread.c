@@ -482,6 +482,21 @@ static int bit_test_set(uint8_t *bits, uint64_t i)
 	return was;
 }
 
+/* What an entry holds before its inode is read: no target, no extents, a first name. */
+static void entry_reset(struct fsread_entry *e)
+{
+	e->symlink_target = NULL;
+	e->symlink_len = 0;
+	e->extents = NULL;
+	e->nextents = 0;
+	e->unplaced = NULL;
+	e->nunplaced = 0;
+	e->blocks = 0;
+	e->extents_unknown = 0;
+	e->inline_data = 0;
+	e->first_name = 1;
+}
+
 /*
  * Read inode ino for the entry at fs->path and fill fs->ent (type, times,
  * symlink target, extents).  Returns 0 or a negative errno with err set.
@@ -507,16 +522,7 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 			fs->target, fs->path, ino);
 		return -EINVAL;
 	}
-	e->symlink_target = NULL;
-	e->symlink_len = 0;
-	e->extents = NULL;
-	e->nextents = 0;
-	e->unplaced = NULL;
-	e->nunplaced = 0;
-	e->blocks = 0;
-	e->extents_unknown = 0;
-	e->inline_data = 0;
-	e->first_name = 1;
+	entry_reset(e);
 	fs->next = 0;
 	fs->cur_inline = 0;
 	if (e->type == FSREAD_FILE) {
@@ -1068,16 +1074,7 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 	    (fs->has_mnt_id && (x.stx_mask & STATX_MNT_ID) && x.stx_mnt_id != fs->mnt_id))
 		return 1;
 	fill_from_statx(e, &x);
-	e->symlink_target = NULL;
-	e->symlink_len = 0;
-	e->extents = NULL;
-	e->nextents = 0;
-	e->unplaced = NULL;
-	e->nunplaced = 0;
-	e->blocks = 0;
-	e->extents_unknown = 0;
-	e->inline_data = 0;
-	e->first_name = 1;
+	entry_reset(e);
 	fs->next = 0;
 	fs->nunp = 0;
 	fs->cur_fd = -1;
