@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "report.h"
+#include "sparse.h"
 
 /* LSD radix sort of 64-bit keys, 16 bits a pass, skipping passes with one bucket. */
 static int radix_sort_u64(uint64_t *a, uint64_t n)
@@ -229,6 +230,18 @@ int report_compute(const struct plan *pl, struct report *r)
 	in.prm = p;
 
 	ret = report_compute_input(&in, r);
+	if (!ret && sparse_enabled(pl)) {
+		/* what the plan leaves unwritten: its sparse files and their holes */
+		r->have_sparse = 1;
+		for (uint64_t f = 0; f < pl->nfiles; f++) {
+			struct sparse_holes h;
+
+			if (sparse_file_holes(pl, f, &h)) {
+				r->sparse_files++;
+				r->sparse_hole_bytes += h.bytes;
+			}
+		}
+	}
 out_free:
 	free(sorted);
 	free(ext_count);
@@ -282,7 +295,11 @@ void report_print_text(const struct report *r, FILE *out)
 	fprintf(out, "  file size       mean %s, median %s, max %s\n",
 		human((uint64_t)r->mean_size, b1, sizeof(b1)),
 		human(r->median_size, b2, sizeof(b2)), human(r->max_size, b3, sizeof(b3)));
-	fprintf(out, "  max depth       %u\n\n", r->max_depth);
+	fprintf(out, "  max depth       %u\n", r->max_depth);
+	if (r->have_sparse)
+		fprintf(out, "  sparse files    %llu, holes of %s never written\n",
+			(unsigned long long)r->sparse_files, human(r->sparse_hole_bytes, b1, sizeof(b1)));
+	fputc('\n', out);
 	report_print_fit(r, out);
 }
 
@@ -334,6 +351,11 @@ void report_print_json(const struct report *r, FILE *out)
 	json_object *o = json_object_new_object();
 
 	report_add_json(r, o);
+	if (r->have_sparse) {
+		json_object_object_add(o, "sparse_files", json_object_new_uint64(r->sparse_files));
+		json_object_object_add(o, "sparse_hole_bytes",
+				       json_object_new_uint64(r->sparse_hole_bytes));
+	}
 	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);

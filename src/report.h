@@ -27,6 +27,10 @@ struct report {
 	uint64_t median_size, max_size;
 	unsigned max_depth;
 
+	/* a plan's sparse files (report_compute() only, when sparse_file_share > 0) */
+	int have_sparse;
+	uint64_t sparse_files, sparse_hole_bytes;
+
 	double size_ks_d, size_ks_crit;   /* vs the truncated hybrid CDF */
 	double depth_ks_d, depth_ks_crit; /* regular files, vs the depth target */
 	double ext_max_abs_diff;

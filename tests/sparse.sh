@@ -46,6 +46,19 @@ for fs in ext4 ext3 ext2; do
 	cp "$WORK/ext" "$WORK/$fs.ext"
 done
 
+# the plan report says beforehand what create leaves unwritten
+if "$IMPRINT" plan --report --json --size 256M "${SET[@]}" -o /dev/null >"$WORK/plan.json" \
+	2>"$WORK/err"; then
+	pf=$(json sparse_files "$WORK/plan.json")
+	pb=$(json sparse_hole_bytes "$WORK/plan.json")
+	cf=$(json sparse_files "$WORK/ext4.json")
+	cb=$(($(json hole_blocks "$WORK/ext4.json") * $(json block_size "$WORK/ext4.json")))
+	[ "$pf $pb" = "$cf $cb" ] && pass "plan --report: $pf sparse files, $pb hole bytes, as created" ||
+		fail "plan --report: $pf sparse files, $pb hole bytes; create: $cf, $cb"
+else
+	fail "plan --report failed: $(head -c 300 "$WORK/err")"
+fi
+
 # fewer blocks than the same plan without holes: the holes are not allocated
 build "ext4 without holes" --seed 7 || true
 dense=$(json blocks_used "$WORK/create.json")
