@@ -23,6 +23,7 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 		   const uint64_t *file_blocks, uint32_t block_size)
 {
 	size_t n = 0, at = 0;
+	uint64_t holes = 0;
 	int sorted = 1, sparse = sparse_enabled(pl);
 	struct sparse_holes h = { 0 };
 
@@ -36,10 +37,14 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 			continue;
 		for (uint64_t e = lo->file_ext[f]; e < lo->file_ext[f + 1]; e++)
 			n += (lo->ext[e].len + EXT4_DATA_PIECE_MAX - 1) / EXT4_DATA_PIECE_MAX;
-		/* a hole inside a run cuts it in two */
-		if (sparse)
+		/* a hole inside a run cuts it in two; it counts as done (progress) */
+		if (sparse) {
 			n += sparse_file_holes(pl, f, &h);
+			holes += h.bytes;
+		}
 	}
+	atomic_init(&d->bytes_done, holes);
+	atomic_init(&d->files_done, 0);
 	d->piece = malloc((n ? n : 1) * sizeof(*d->piece));
 	if (!d->piece)
 		return -ENOMEM;
