@@ -337,7 +337,8 @@ static int build_blockmap(struct ext4_map *m, ext2_filsys fs, const struct layou
 	for (int level = 1; level <= 3 && first < nblocks; level++) {
 		uint64_t span = level_span(apb, level);
 
-		if (!h || !sparse_all_hole(h, bs, first, nblocks - first < span ? nblocks - first : span)) {
+		if (!h || !sparse_all_hole(h, bs, first,
+					   nblocks - first < span ? nblocks - first : span)) {
 			ret = build_indirect(m, bs, src, &c, h, nblocks, level, first,
 					     &m->i_block[EXT2_IND_BLOCK + level - 1]);
 			if (ret)

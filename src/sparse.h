@@ -14,8 +14,8 @@ struct plan;
  * files, VM images and databases that are sparse in real life; a typed
  * format would not survive a run of zeros in its structure).
  */
-#define SPARSE_UNIT      (UINT64_C(65536))
-#define SPARSE_MIN_SIZE  (4 * SPARSE_UNIT)
+#define SPARSE_UNIT	 (UINT64_C(65536))
+#define SPARSE_MIN_SIZE	 (4 * SPARSE_UNIT)
 #define SPARSE_MAX_HOLES 8
 
 /* A hole: bytes [off, off + len), both multiples of SPARSE_UNIT, len > 0. */

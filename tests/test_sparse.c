@@ -25,8 +25,9 @@ static int eligible(const struct plan *pl, uint64_t f)
 	       content_ext_ops(plan_file_ext(pl, c)) == &gen_binary_ops;
 }
 
-static const char *const share_03[] = { "files", "40000", "sparse_file_share", "0.3",
-					"sparse_hole_share", "0.4", NULL };
+static const char *const share_03[] = {
+	"files", "40000", "sparse_file_share", "0.3", "sparse_hole_share", "0.4", NULL
+};
 
 /* Holes are whole units, sorted, apart, inside the file's whole units, with data left over. */
 static void test_shape(void **state)
@@ -72,9 +73,8 @@ static void test_shape(void **state)
 	}
 	printf("# %llu eligible files, %llu sparse (%.4f, target 0.3); hole units %.4f of "
 	       "their units (target 0.4); %.2f holes a file\n",
-	       (unsigned long long)nel, (unsigned long long)nsparse,
-	       (double)nsparse / (double)nel, (double)hole_units / (double)units,
-	       (double)nholes / (double)nsparse);
+	       (unsigned long long)nel, (unsigned long long)nsparse, (double)nsparse / (double)nel,
+	       (double)hole_units / (double)units, (double)nholes / (double)nsparse);
 	assert_true(nel >= 400);
 	/* the share of eligible files made sparse: binomial, within 5 sigma */
 	assert_true(fabs((double)nsparse / (double)nel - 0.3) < 5 * sqrt(0.3 * 0.7 / (double)nel));
@@ -164,7 +164,8 @@ static void test_block_math(void **state)
 					while (e < n && !hole[e])
 						e++;
 					if (e < n)
-						assert_int_equal(sparse_data_left(&h, bs, l), e - l);
+						assert_int_equal(sparse_data_left(&h, bs, l),
+								 e - l);
 					else
 						assert_true(sparse_data_left(&h, bs, l) >= e - l);
 				}
