@@ -148,21 +148,11 @@ static void index_set(struct ext3_extent_idx *ix, uint32_t lblk, uint64_t pblk)
 	ix->ei_unused = 0;
 }
 
-/* Logical block l, or the end of the hole that starts at l. */
-static uint64_t skip_hole(const struct sparse_holes *h, uint32_t bs, uint64_t l)
-{
-	if (h)
-		for (unsigned i = 0; i < h->n; i++)
-			if (h->hole[i].off / bs == l)
-				return l + h->hole[i].len / bs;
-	return l;
-}
-
 static int build_extents(struct ext4_map *m, ext2_filsys fs, const struct layout_extent *runs,
 			 size_t nruns, const struct sparse_holes *h, struct ext4_meta_src *src)
 {
 	uint32_t bs = fs->blocksize, epb = extents_per_block(bs);
-	uint64_t n = ext4_map_extent_count(runs, nruns) + (h ? h->n : 0), lblk = 0;
+	uint64_t n = ext4_map_extent_count(runs, nruns) + (h ? h->n : 0), lblk, done = 0;
 	uint64_t cnt[EXT4_MAP_MAX_DEPTH + 1], span[EXT4_MAP_MAX_DEPTH + 1],
 		base[EXT4_MAP_MAX_DEPTH + 1];
 	struct ext3_extent_header *root = (struct ext3_extent_header *)m->i_block;
@@ -177,7 +167,8 @@ static int build_extents(struct ext4_map *m, ext2_filsys fs, const struct layout
 		m->ext_cap = n;
 	}
 	n = 0;
-	lblk = skip_hole(h, bs, 0);
+	/* the logical block of each allocated block: holes skipped */
+	lblk = h ? sparse_lblk(h, bs, 0) : 0;
 	for (size_t i = 0; i < nruns; i++) {
 		for (uint64_t off = 0, len; off < runs[i].len; off += len) {
 			uint64_t p = runs[i].pblk + off;
@@ -186,7 +177,7 @@ static int build_extents(struct ext4_map *m, ext2_filsys fs, const struct layout
 			len = runs[i].len - off;
 			if (len > EXT4_MAP_MAX_EXTENT)
 				len = EXT4_MAP_MAX_EXTENT;
-			if (h && h->n) {
+			if (h) {
 				/* an extent ends where a hole starts; the next one after it */
 				uint64_t left = sparse_data_left(h, bs, lblk);
 
@@ -199,7 +190,8 @@ static int build_extents(struct ext4_map *m, ext2_filsys fs, const struct layout
 			e->ee_len = ext2fs_cpu_to_le16((uint16_t)len);
 			e->ee_start_hi = ext2fs_cpu_to_le16((uint16_t)(p >> 32));
 			e->ee_start = ext2fs_cpu_to_le32((uint32_t)p);
-			lblk = skip_hole(h, bs, lblk + len);
+			done += len;
+			lblk = h ? sparse_lblk(h, bs, done) : done;
 		}
 	}
 
