@@ -1,7 +1,7 @@
 /* backend.c - the registry of backends: a static array, looked up by name */
 #include <string.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 
 volatile sig_atomic_t backend_interrupted;
 

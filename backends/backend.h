@@ -5,9 +5,9 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "content.h"
-#include "layout.h"
-#include "plan.h"
+#include "content/source.h"
+#include "layout/layout.h"
+#include "plan/plan.h"
 
 /* Capabilities (backend_ops.caps). */
 #define BACKEND_PLACES_BLOCKS 0x01  /* puts every block where the layout says */

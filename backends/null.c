@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 
 static int null_open(struct backend *b, const struct create_opts *o, const struct plan *pl)
 {

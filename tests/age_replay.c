@@ -12,9 +12,9 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
 
-#include "age.h"
-#include "layout.h"
-#include "plan.h"
+#include "layout/age.h"
+#include "layout/layout.h"
+#include "plan/plan.h"
 
 /*
  * Usage:

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "age.h"
-#include "dist.h"
-#include "layout.h"
-#include "plan.h"
+#include "layout/age.h"
+#include "model/dist.h"
+#include "layout/layout.h"
+#include "plan/plan.h"
 #include "testlayout.h"
 #include "testutil.h"
 

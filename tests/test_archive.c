@@ -15,12 +15,12 @@
 #include <magic.h>
 #include <zlib.h>
 
-#include "content.h"
+#include "content/source.h"
 #include "content/gen.h"
 #include "content/model.h"
-#include "content_stats.h"
-#include "ext.h"
-#include "rng.h"
+#include "readback/content_stats.h"
+#include "model/ext.h"
+#include "util/rng.h"
 #include "testtool.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))

@@ -12,9 +12,9 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "content.h"
+#include "content/source.h"
 #include "content/gen.h"
-#include "content_stats.h"
+#include "readback/content_stats.h"
 
 #define MIB (1024 * 1024)
 

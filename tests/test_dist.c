@@ -13,8 +13,8 @@
 #include <gsl/gsl_integration.h>
 #include <gsl/gsl_randist.h>
 
-#include "dist.h"
-#include "rng.h"
+#include "model/dist.h"
+#include "util/rng.h"
 
 #define NDRAW 100000
 #define SEED 20240607

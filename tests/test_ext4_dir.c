@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "ext4_dir.h"
+#include "backends/ext4/dir.h"
 
 #define TIME_STAMP 1700000000u
 

@@ -18,7 +18,7 @@
 #include <zlib.h>
 
 #include "content/gen.h"
-#include "rng.h"
+#include "util/rng.h"
 #include "testtool.h"
 
 #define MAX_SIZE  (UINT64_C(16) << 20)

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "layout.h"
-#include "plan.h"
+#include "layout/layout.h"
+#include "plan/plan.h"
 #include "testlayout.h"
 #include "testutil.h"
 

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "measure.h"
+#include "readback/measure.h"
 
 #define RUN(l, p, n) { (l), (p), (n), 0 }
 

@@ -15,7 +15,7 @@
 #include <magic.h>
 
 #include "content/gen.h"
-#include "rng.h"
+#include "util/rng.h"
 #include "testtool.h"
 
 struct format {

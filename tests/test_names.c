@@ -12,9 +12,9 @@
 #include <strings.h>
 #include <time.h>
 
-#include "ext.h"
-#include "names.h"
-#include "rng.h"
+#include "model/ext.h"
+#include "model/names.h"
+#include "util/rng.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

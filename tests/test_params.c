@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "params.h"
+#include "model/params.h"
 
 #define MiB (UINT64_C(1) << 20)
 #define GiB (UINT64_C(1) << 30)

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "plan.h"
-#include "report.h"
+#include "plan/plan.h"
+#include "readback/report.h"
 #include "testutil.h"
 
 static int cmp_str(const void *a, const void *b)

@@ -9,8 +9,8 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "dist.h"
-#include "rng.h"
+#include "model/dist.h"
+#include "util/rng.h"
 
 static void test_same_triple_same_draws(void **state)
 {

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "content.h"
+#include "content/source.h"
 #include "content/gen.h"
 #include "content/model.h"
-#include "plan.h"
-#include "sparse.h"
+#include "plan/plan.h"
+#include "content/sparse.h"
 #include "testutil.h"
 
 /* Whether file f may be sparse at all: other binary (by its content's file) and big enough. */

@@ -16,11 +16,11 @@
 #include <libxml/tree.h>
 #include <magic.h>
 
-#include "content.h"
+#include "content/source.h"
 #include "content/gen.h"
 #include "content/model.h"
-#include "plan.h"
-#include "rng.h"
+#include "plan/plan.h"
+#include "util/rng.h"
 
 #define KiB (UINT64_C(1) << 10)
 #define MiB (UINT64_C(1) << 20)

@@ -9,7 +9,7 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "tree.h"
+#include "model/tree.h"
 
 #define N 200000
 

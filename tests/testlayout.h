@@ -4,8 +4,8 @@
 
 #include <stdint.h>
 
-#include "layout.h"
-#include "plan.h"
+#include "layout/layout.h"
+#include "plan/plan.h"
 
 /* The arrays of a request, derived from a plan for one block size. */
 struct test_req {

@@ -2,8 +2,8 @@
 #ifndef IMPRINT_TESTUTIL_H
 #define IMPRINT_TESTUTIL_H
 
-#include "params.h"
-#include "plan.h"
+#include "model/params.h"
+#include "plan/plan.h"
 
 /* Defaults, then kv[0] = kv[1], kv[2] = kv[3] ... (NULL-terminated), resolved; fails the test on error. */
 void test_resolved(struct params *p, const char *const *kv);

@@ -11,7 +11,7 @@
 
 #include "content/gen.h"
 #include "content/model.h"
-#include "rng.h"
+#include "util/rng.h"
 
 #define MIN(a, b)     ((a) < (b) ? (a) : (b))
 #define MAX(a, b)     ((a) > (b) ? (a) : (b))

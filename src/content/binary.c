@@ -11,8 +11,8 @@
 
 #include "content/gen.h"
 #include "content/model.h"
-#include "plan.h"
-#include "rng.h"
+#include "plan/plan.h"
+#include "util/rng.h"
 
 #define BLOCK		4096u
 #define CHUNK_BLOCKS	64u	/* zero and duplicate blocks are dealt out per 64-block chunk */

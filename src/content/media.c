@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "content/gen.h"
-#include "rng.h"
+#include "util/rng.h"
 
 /*
  * Every format is laid out the same way: a header computed from the size

@@ -7,9 +7,9 @@
 
 #include "content/gen.h"
 #include "content/model.h"
-#include "params.h"
-#include "plan.h"
-#include "rng.h"
+#include "model/params.h"
+#include "plan/plan.h"
+#include "util/rng.h"
 
 #define WMAX CONTENT_WORD_MAX
 

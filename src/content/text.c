@@ -8,8 +8,8 @@
 
 #include "content/gen.h"
 #include "content/model.h"
-#include "params.h"
-#include "rng.h"
+#include "model/params.h"
+#include "util/rng.h"
 
 /*
  * Random access.  A file is a header, body units and a footer.  Unit u

@@ -1,0 +1,341 @@
+/* data.c - file data written by worker threads in large pwrites at the layout's blocks */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "backends/ext4/data.h"
+#include "content/sparse.h"
+
+#define EXT4_DATA_BATCH_BYTES (8u << 20)
+#define EXT4_DATA_PIECE_MAX   (UINT32_C(1) << 30) /* blocks */
+
+static int piece_cmp(const void *a, const void *b)
+{
+	const struct ext4_piece *x = a, *y = b;
+
+	return x->pblk < y->pblk ? -1 : x->pblk > y->pblk;
+}
+
+int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layout *lo,
+		   const uint64_t *file_blocks, uint32_t block_size)
+{
+	size_t n = 0, at = 0;
+	uint64_t holes = 0;
+	int sorted = 1, sparse = sparse_enabled(pl);
+	struct sparse_holes h = { 0 };
+
+	memset(d, 0, sizeof(*d));
+	d->pl = pl;
+	d->fd = -1;
+	d->block_size = block_size;
+	d->batch_blocks = EXT4_DATA_BATCH_BYTES / block_size;
+	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		if (!file_blocks[f])
+			continue;
+		for (uint64_t e = lo->file_ext[f]; e < lo->file_ext[f + 1]; e++)
+			n += (lo->ext[e].len + EXT4_DATA_PIECE_MAX - 1) / EXT4_DATA_PIECE_MAX;
+		/* a hole inside a run cuts it in two; it counts as done (progress) */
+		if (sparse) {
+			n += sparse_file_holes(pl, f, &h);
+			holes += h.bytes;
+		}
+	}
+	atomic_init(&d->bytes_done, holes);
+	atomic_init(&d->files_done, 0);
+	d->piece = malloc((n ? n : 1) * sizeof(*d->piece));
+	if (!d->piece)
+		return -ENOMEM;
+	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		uint64_t done = 0, lblk;
+
+		if (!file_blocks[f])
+			continue;
+		if (sparse)
+			sparse_file_holes(pl, f, &h);
+		/* logical blocks of a sparse file skip its holes: a piece ends at each */
+		lblk = sparse ? sparse_lblk(&h, block_size, 0) : 0;
+		for (uint64_t e = lo->file_ext[f]; e < lo->file_ext[f + 1]; e++) {
+			for (uint64_t off = 0, len; off < lo->ext[e].len; off += len) {
+				struct ext4_piece *p = &d->piece[at++];
+
+				len = lo->ext[e].len - off;
+				if (len > EXT4_DATA_PIECE_MAX)
+					len = EXT4_DATA_PIECE_MAX;
+				if (sparse && h.n) {
+					uint64_t left = sparse_data_left(&h, block_size, lblk);
+
+					if (len > left)
+						len = left;
+				}
+				p->pblk = lo->ext[e].pblk + off;
+				p->file = f;
+				p->lblk = lblk;
+				p->len = (uint32_t)len;
+				p->last = 0;
+				done += len;
+				lblk = sparse ? sparse_lblk(&h, block_size, done) : done;
+				if (at > 1 && p[-1].pblk >= p->pblk)
+					sorted = 0;
+			}
+		}
+		if (done != file_blocks[f]) {
+			free(d->piece);
+			d->piece = NULL;
+			return -EINVAL;
+		}
+		d->piece[at - 1].last = 1;
+	}
+	d->npieces = at;
+	/* the write order only matters for speed: sequential is what disks like */
+	if (!sorted)
+		qsort(d->piece, d->npieces, sizeof(*d->piece), piece_cmp);
+	return 0;
+}
+
+/*
+ * Hand out the next batch: pieces (or parts of them) within batch_blocks
+ * of the first block.  Called under d->lock.  Returns the count in out.
+ */
+static size_t take_batch(struct ext4_data *d, struct ext4_piece *out, uint64_t *span_start)
+{
+	size_t n = 0;
+	uint64_t start, limit;
+
+	if (d->next >= d->npieces)
+		return 0;
+	start = d->piece[d->next].pblk + d->next_off;
+	limit = start + d->batch_blocks;
+	*span_start = start;
+	while (d->next < d->npieces) {
+		const struct ext4_piece *p = &d->piece[d->next];
+		uint64_t from = p->pblk + d->next_off, len = p->len - d->next_off;
+
+		if (from >= limit)
+			break;
+		if (from + len > limit)
+			len = limit - from;
+		out[n].pblk = from;
+		out[n].file = p->file;
+		out[n].lblk = p->lblk + d->next_off;
+		out[n].len = (uint32_t)len;
+		d->next_off += len;
+		out[n].last = 0;
+		if (d->next_off == p->len) {
+			out[n].last = p->last;
+			d->next++;
+			d->next_off = 0;
+		}
+		n++;
+	}
+	return n;
+}
+
+static int pwrite_all(int fd, const unsigned char *buf, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t w = pwrite(fd, buf, len, (off_t)off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (w == 0)
+			return -EIO;
+		buf += w;
+		len -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+static int write_batch(struct ext4_data *d, const struct ext4_piece *b, size_t n,
+		       uint64_t span_start, unsigned char *buf)
+{
+	uint64_t bs = d->block_size, bytes = 0, files = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t size = d->pl->file_size[b[i].file];
+		uint64_t off = b[i].lblk * bs, want = (uint64_t)b[i].len * bs;
+		uint64_t have = size - off < want ? size - off : want;
+		unsigned char *at = buf + (b[i].pblk - span_start) * bs;
+
+		ret = d->cs->fill(d->cs, b[i].file, off, at, (size_t)have);
+		if (ret)
+			return ret;
+		/* the tail of the last block is zero, as the kernel leaves it */
+		if (have < want)
+			memset(at + have, 0, (size_t)(want - have));
+		bytes += have;
+		files += b[i].last;
+	}
+	/*
+	 * Content is made in parallel, but the writes go one at a time: the
+	 * kernel serializes buffered writes to one file anyway, and waiting
+	 * here sleeps where waiting on the inode lock would spin a CPU.
+	 */
+	pthread_mutex_lock(&d->wlock);
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+
+		while (j < n && b[j].pblk == b[j - 1].pblk + b[j - 1].len)
+			j++;
+		ret = pwrite_all(d->fd, buf + (b[i].pblk - span_start) * bs,
+				 (size_t)((b[j - 1].pblk + b[j - 1].len - b[i].pblk) * bs),
+				 b[i].pblk * bs);
+		if (ret)
+			break;
+		i = j;
+	}
+	pthread_mutex_unlock(&d->wlock);
+	if (ret)
+		return ret;
+	atomic_fetch_add(&d->bytes_done, bytes);
+	atomic_fetch_add(&d->files_done, files);
+	return 0;
+}
+
+static void *worker(void *arg)
+{
+	struct ext4_data *d = arg;
+	unsigned char *buf = malloc((size_t)d->batch_blocks * d->block_size);
+	struct ext4_piece *b = malloc((size_t)d->batch_blocks * sizeof(*b));
+	int ret = buf && b ? 0 : -ENOMEM;
+
+	while (!ret) {
+		uint64_t span_start = 0;
+		size_t n;
+
+		pthread_mutex_lock(&d->lock);
+		n = d->stop ? 0 : take_batch(d, b, &span_start);
+		pthread_mutex_unlock(&d->lock);
+		if (!n)
+			break;
+		if (backend_interrupted) {
+			ret = -EINTR;
+			break;
+		}
+		ret = write_batch(d, b, n, span_start, buf);
+	}
+	free(buf);
+	free(b);
+	pthread_mutex_lock(&d->lock);
+	if (ret && !d->err)
+		d->err = ret;
+	if (ret)
+		d->stop = 1;
+	d->running--;
+	pthread_cond_broadcast(&d->idle);
+	pthread_mutex_unlock(&d->lock);
+	return NULL;
+}
+
+int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd, unsigned jobs)
+{
+	pthread_condattr_t ca;
+	int ret = 0;
+
+	d->cs = cs;
+	d->fd = fd;
+	if (jobs < 1)
+		jobs = 1;
+	d->thread = calloc(jobs, sizeof(*d->thread));
+	if (!d->thread)
+		return -ENOMEM;
+	ret = -pthread_mutex_init(&d->lock, NULL);
+	if (ret)
+		goto out_free_thread;
+	ret = -pthread_mutex_init(&d->wlock, NULL);
+	if (ret)
+		goto out_destroy_lock;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	ret = -pthread_cond_init(&d->idle, &ca);
+	pthread_condattr_destroy(&ca);
+	if (ret)
+		goto out_destroy_wlock;
+	d->started = 1;
+	pthread_mutex_lock(&d->lock);
+	for (unsigned i = 0; i < jobs; i++) {
+		ret = -pthread_create(&d->thread[i], NULL, worker, d);
+		if (ret)
+			break;
+		d->nthreads++;
+		d->running++;
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (ret) {
+		ext4_data_join(d, ret);
+		return ret;
+	}
+	return 0;
+out_destroy_wlock:
+	pthread_mutex_destroy(&d->wlock);
+out_destroy_lock:
+	pthread_mutex_destroy(&d->lock);
+out_free_thread:
+	free(d->thread);
+	d->thread = NULL;
+	return ret;
+}
+
+int ext4_data_wait(struct ext4_data *d, unsigned ms)
+{
+	struct timespec until;
+	int busy;
+
+	if (!d->started)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&d->lock);
+	while (d->running && pthread_cond_timedwait(&d->idle, &d->lock, &until) == 0)
+		;
+	busy = d->running != 0;
+	pthread_mutex_unlock(&d->lock);
+	return busy;
+}
+
+int ext4_data_join(struct ext4_data *d, int err)
+{
+	int ret = 0;
+
+	if (!d->started)
+		return err;
+	pthread_mutex_lock(&d->lock);
+	if (err) {
+		d->stop = 1;
+		if (!d->err)
+			d->err = err;
+	}
+	pthread_mutex_unlock(&d->lock);
+	for (unsigned i = 0; i < d->nthreads; i++)
+		pthread_join(d->thread[i], NULL);
+	d->nthreads = 0;
+	ret = d->err;
+	pthread_cond_destroy(&d->idle);
+	pthread_mutex_destroy(&d->wlock);
+	pthread_mutex_destroy(&d->lock);
+	free(d->thread);
+	d->thread = NULL;
+	d->started = 0;
+	return ret;
+}
+
+void ext4_data_release(struct ext4_data *d)
+{
+	if (d->started)
+		ext4_data_join(d, -ECANCELED);
+	free(d->piece);
+	d->piece = NULL;
+	d->npieces = 0;
+}

@@ -1,0 +1,80 @@
+/* data.h - file data written by worker threads in large pwrites at the layout's blocks */
+#ifndef IMPRINT_EXT4_DATA_H
+#define IMPRINT_EXT4_DATA_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "content/source.h"
+#include "layout/layout.h"
+#include "plan/plan.h"
+
+/* A stretch of one file's data at consecutive physical blocks. */
+struct ext4_piece {
+	uint64_t pblk;
+	uint64_t file;
+	uint64_t lblk; /* first logical block of the file it holds */
+	uint32_t len;  /* blocks */
+	uint32_t last; /* 1: the file's last piece */
+};
+
+struct ext4_data {
+	/* what to write */
+	const struct plan *pl;
+	const struct content_source *cs;
+	int fd;
+	uint32_t block_size;
+	uint32_t batch_blocks;	  /* span of one batch */
+	struct ext4_piece *piece; /* sorted by pblk */
+	size_t npieces;
+
+	/* the batch cursor, under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	pthread_mutex_t wlock; /* one pwrite at a time: see write_batch() */
+	size_t next;
+	uint64_t next_off; /* blocks of piece[next] already handed out */
+	unsigned running;  /* workers not yet done */
+	int err;	   /* first error of any worker */
+	int stop;
+
+	pthread_t *thread;
+	unsigned nthreads;
+	int started;
+
+	atomic_uint_fast64_t bytes_done, files_done;
+};
+
+/*
+ * Collect the data pieces of every file with file_blocks[f] > 0 from the
+ * layout, sorted by physical block.  Returns 0, -ENOMEM, or -EINVAL when
+ * the layout's runs do not add up to file_blocks.
+ */
+int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layout *lo,
+		   const uint64_t *file_blocks, uint32_t block_size);
+
+/*
+ * Start jobs workers writing through fd, content from cs.  Returns 0 or
+ * a negative errno (nothing left running then).
+ */
+int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd, unsigned jobs);
+
+/*
+ * Wait up to ms milliseconds for the workers.  Returns 1 while they run,
+ * 0 when all are done.
+ */
+int ext4_data_wait(struct ext4_data *d, unsigned ms);
+
+/*
+ * Ask the workers to stop after their current batch (err, if nonzero and
+ * the first, becomes the result), wait for them all, and return the first
+ * error, 0 if they finished cleanly.
+ */
+int ext4_data_join(struct ext4_data *d, int err);
+
+/* Free everything; joins workers still running. */
+void ext4_data_release(struct ext4_data *d);
+
+#endif

@@ -1,0 +1,51 @@
+/* create.h - `imprint create`: plan, check the target, run a backend, commit or clean up */
+#ifndef IMPRINT_CREATE_H
+#define IMPRINT_CREATE_H
+
+#include <stdint.h>
+
+#include "model/params.h"
+#include "plan/plan.h"
+
+/* What the command line asked of `imprint create`. */
+struct create_args {
+	const char *target;        /* image file or block device */
+	const char *mkfs_options;  /* extra mke2fs arguments, or NULL */
+	const char *backend;       /* NULL: "ext4" */
+	int no_format;             /* populate an existing, empty ext2/3/4 file system */
+	int force;                 /* overwrite a target holding a signature */
+	int quiet;                 /* no progress line, no text summary */
+	int json;                  /* summary as one JSON object */
+	unsigned jobs;             /* worker threads, >= 1 */
+	const char *extents;       /* write the planned runs of every file here, or NULL */
+};
+
+/* The quick upfront estimate of the space a plan needs, in bytes. */
+struct create_estimate {
+	uint64_t data;             /* file data rounded up to 4 KiB blocks, slow symlinks */
+	uint64_t dirs;             /* directory blocks */
+	uint64_t inodes;           /* inode tables, 256 bytes an inode */
+	uint64_t journal;          /* mke2fs's default journal for ext3/ext4 */
+	uint64_t meta;             /* mapping blocks, bitmaps, descriptors: 1% of the above */
+	uint64_t total;
+};
+
+/*
+ * Estimate what pl needs on a file system of its capacity (pl->prm.size).
+ * A lower bound in spirit: it refuses plans that surely cannot fit and
+ * leaves the exact check to the backend.
+ */
+void create_estimate(const struct plan *pl, struct create_estimate *e);
+
+/*
+ * Run `imprint create`.  p holds the parameters as given, not yet
+ * resolved: on a block device (or with --no-format) the capacity of what
+ * is there fills in 'size' when the user did not set it.  Prints its
+ * messages, the progress line and the summary itself.  Returns 0; -EINVAL
+ * for a parameter or usage error; -EEXIST, -EBUSY, -ENOSPC and the like
+ * for a refused target; -EINTR when interrupted; another negative errno
+ * when the build failed.  Nothing half-built is left behind on failure.
+ */
+int create_run(const struct create_args *a, struct params *p);
+
+#endif

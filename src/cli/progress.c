@@ -1,0 +1,285 @@
+/* progress.c - the progress line of `imprint create` (files, bytes, MB/s, ETA) and its summary */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "cli/progress.h"
+
+/* Redraw at most this often (nanoseconds). */
+#define REDRAW_NS 250000000LL
+
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+void progress_init(struct progress *pr, FILE *out, int enabled, uint64_t total_files,
+		   uint64_t total_bytes)
+{
+	memset(pr, 0, sizeof(*pr));
+	if (enabled && out && isatty(fileno(out)))
+		pr->out = out;
+	pr->total_files = total_files;
+	pr->total_bytes = total_bytes;
+	clock_gettime(CLOCK_MONOTONIC, &pr->start);
+	pr->last = pr->start;
+}
+
+double progress_seconds(const struct progress *pr)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return elapsed(&pr->start, &now);
+}
+
+void progress_fmt_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	unsigned u = 0;
+
+	while (v >= 1024 && u < sizeof(unit) / sizeof(unit[0]) - 1) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64 " B", bytes);
+	else
+		snprintf(buf, len, "%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v, unit[u]);
+}
+
+static void fmt_eta(double s, char *buf, size_t len)
+{
+	unsigned long t = s > 0 ? (unsigned long)(s + 0.5) : 0;
+
+	if (t >= 3600)
+		snprintf(buf, len, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(buf, len, "%lu:%02lu", t / 60, t % 60);
+}
+
+void progress_update(void *ctx, uint64_t files_done, uint64_t bytes_done)
+{
+	struct progress *pr = ctx;
+	struct timespec now;
+	char done[32], total[32], eta[32];
+	double secs, rate;
+
+	if (!pr->out)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (pr->shown && (now.tv_sec - pr->last.tv_sec) * 1000000000LL +
+				 (now.tv_nsec - pr->last.tv_nsec) < REDRAW_NS)
+		return;
+	pr->last = now;
+	secs = elapsed(&pr->start, &now);
+	rate = secs > 0 ? (double)bytes_done / secs : 0;
+	progress_fmt_bytes(bytes_done, done, sizeof(done));
+	progress_fmt_bytes(pr->total_bytes, total, sizeof(total));
+	if (rate > 0 && bytes_done <= pr->total_bytes)
+		fmt_eta((double)(pr->total_bytes - bytes_done) / rate, eta, sizeof(eta));
+	else if (files_done && pr->total_files >= files_done && secs > 0)
+		fmt_eta((double)(pr->total_files - files_done) * secs / (double)files_done, eta,
+			sizeof(eta));
+	else
+		snprintf(eta, sizeof(eta), "?");
+	/* \r and erase to the end: one line, rewritten in place */
+	fprintf(pr->out, "\rimprint: %" PRIu64 "/%" PRIu64 " files, %s / %s, %.1f MB/s, ETA %s\033[K",
+		files_done, pr->total_files, done, total, rate / 1e6, eta);
+	fflush(pr->out);
+	pr->shown = 1;
+}
+
+void progress_end(struct progress *pr)
+{
+	if (pr->out && pr->shown) {
+		fputs("\r\033[K", pr->out);
+		fflush(pr->out);
+	}
+	pr->shown = 0;
+}
+
+/* A double printed with that many decimals, as a person would write it. */
+static struct json_object *new_double(double v, int decimals)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(v, buf);
+}
+
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
+/* The layout's figures: the same keys as `imprint measure --json` where they exist. */
+static int add_layout_json(struct json_object *o, const struct create_result *res)
+{
+	const struct layout_free_hist *h = &res->free;
+	struct json_object *a = json_object_new_array(), *x;
+
+	if (!a)
+		return -ENOMEM;
+	json_object_object_add(o, "layout_score_target",
+			       res->age_rounds ? NULL : new_double(res->layout_target, 4));
+	json_object_object_add(o, "layout_notes", json_object_new_string(res->layout_notes));
+	json_object_object_add(o, "multi_block_files", json_object_new_uint64(res->frag_eligible));
+	json_object_object_add(o, "fragmented_files", json_object_new_uint64(res->frag_files));
+	json_object_object_add(o, "fragmented_share",
+			       new_double(ratio(res->frag_files, res->frag_eligible), 6));
+	json_object_object_add(o, "mean_extents_fragmented",
+			       new_double(ratio(res->frag_runs, res->frag_files), 4));
+	json_object_object_add(o, "free_blocks", json_object_new_uint64(h->free_blocks));
+	json_object_object_add(o, "free_extents", json_object_new_uint64(h->extents));
+	json_object_object_add(o, "chunk_bytes",
+			       json_object_new_uint64(h->chunk_blocks * res->block_size));
+	json_object_object_add(o, "free_chunks", json_object_new_uint64(h->free_chunks));
+	json_object_object_add(o, "free_small_share",
+			       new_double(ratio(h->small_blocks, h->free_blocks), 6));
+	json_object_object_add(o, "free_small_target", new_double(res->free_small_target, 4));
+	for (unsigned b = 0; b < LAYOUT_HIST_BUCKETS; b++) {
+		if (!h->count[b])
+			continue;
+		x = json_object_new_object();
+		if (!x) {
+			json_object_put(a);
+			return -ENOMEM;
+		}
+		json_object_object_add(x, "min_blocks", json_object_new_uint64(1ULL << b));
+		json_object_object_add(x, "min_bytes",
+				       json_object_new_uint64(res->block_size << b));
+		json_object_object_add(x, "extents", json_object_new_uint64(h->count[b]));
+		json_object_object_add(x, "blocks", json_object_new_uint64(h->blocks[b]));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "free_extent_histogram", a);
+	return 0;
+}
+
+/* A bucket's lower bound as e2freefrag labels it: "4K", "1M", "2G". */
+static void bucket_label(uint64_t bytes, char *buf, size_t len)
+{
+	static const char unit[] = "BKMGTPE";
+	unsigned u = 0;
+
+	while (bytes >= 1024 && bytes % 1024 == 0 && u < sizeof(unit) - 2) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%" PRIu64 "%c", bytes, unit[u]);
+}
+
+/* The layout's figures as text: spread, free space, what gave way. */
+static int print_layout_text(const struct create_result *res, FILE *out)
+{
+	const struct layout_free_hist *h = &res->free;
+	char buf[32], chunk[32];
+	int n = 0;
+
+	fprintf(out,
+		"  fragmented files %" PRIu64 " of %" PRIu64
+		" with two or more blocks (%.1f %%), %.2f extents each\n",
+		res->frag_files, res->frag_eligible,
+		100 * ratio(res->frag_files, res->frag_eligible),
+		ratio(res->frag_runs, res->frag_files));
+	progress_fmt_bytes(h->free_blocks * res->block_size, buf, sizeof(buf));
+	progress_fmt_bytes(h->chunk_blocks * res->block_size, chunk, sizeof(chunk));
+	fprintf(out, "  free space %s in %" PRIu64 " extents, %.1f %% below %s", buf, h->extents,
+		100 * ratio(h->small_blocks, h->free_blocks), chunk);
+	if (res->free_small_target > 0)
+		fprintf(out, " (target %.1f %%)", 100 * res->free_small_target);
+	fprintf(out, ", %" PRIu64 " free chunks of %s\n", h->free_chunks, chunk);
+	fprintf(out, "  free extents");
+	for (unsigned b = 0; b < LAYOUT_HIST_BUCKETS; b++) {
+		if (!h->count[b])
+			continue;
+		bucket_label(res->block_size << b, buf, sizeof(buf));
+		if (n && n % 8 == 0)
+			fprintf(out, "\n              ");
+		fprintf(out, "%s %s+ %" PRIu64, n % 8 ? "," : "", buf, h->count[b]);
+		n++;
+	}
+	fprintf(out, "\n");
+	if (res->layout_notes[0])
+		fprintf(out, "  note: %s\n", res->layout_notes);
+	return ferror(out) ? -EIO : 0;
+}
+
+static int print_json(const struct create_result *res, const struct build_summary *s,
+		      double mbps, FILE *out)
+{
+	struct json_object *o = json_object_new_object();
+	int ret = 0;
+
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(o, "target", json_object_new_string(s->target));
+	json_object_object_add(o, "fs", json_object_new_string(s->fs));
+	json_object_object_add(o, "size", json_object_new_uint64(s->size));
+	json_object_object_add(o, "seed", json_object_new_uint64(s->seed));
+	json_object_object_add(o, "files", json_object_new_uint64(res->files));
+	json_object_object_add(o, "dirs", json_object_new_uint64(res->dirs));
+	json_object_object_add(o, "links", json_object_new_uint64(res->links));
+	json_object_object_add(o, "bytes", json_object_new_uint64(res->bytes));
+	json_object_object_add(o, "seconds", new_double(s->seconds, 3));
+	json_object_object_add(o, "mb_per_s", new_double(mbps, 1));
+	json_object_object_add(o, "layout_score", new_double(res->layout_score, 4));
+	json_object_object_add(o, "block_size", json_object_new_uint64(res->block_size));
+	json_object_object_add(o, "blocks_used", json_object_new_uint64(res->blocks_used));
+	json_object_object_add(o, "sparse_files", json_object_new_uint64(res->sparse_files));
+	json_object_object_add(o, "hole_blocks", json_object_new_uint64(res->hole_blocks));
+	if (res->have_layout && add_layout_json(o, res)) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	if (fprintf(out, "%s\n",
+		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						      JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		ret = -EIO;
+	json_object_put(o);
+	return ret;
+}
+
+int progress_print_summary(const struct create_result *res, const struct build_summary *s,
+			   int json, FILE *out)
+{
+	double mbps = s->seconds > 0 ? (double)res->bytes / 1e6 / s->seconds : 0;
+	char bytes[32], size[32];
+	int ret;
+
+	if (json) {
+		ret = print_json(res, s, mbps, out);
+	} else {
+		progress_fmt_bytes(res->bytes, bytes, sizeof(bytes));
+		progress_fmt_bytes(s->size, size, sizeof(size));
+		fprintf(out, "created '%s': %s, %s, seed %" PRIu64 "\n", s->target, s->fs, size,
+			s->seed);
+		fprintf(out, "  %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64 " links\n",
+			res->files, res->dirs, res->links);
+		fprintf(out, "  %s (%" PRIu64 " bytes) of file data in %.2f s, %.1f MB/s\n", bytes,
+			res->bytes, s->seconds, mbps);
+		if (res->sparse_files) {
+			progress_fmt_bytes(res->hole_blocks * res->block_size, bytes, sizeof(bytes));
+			fprintf(out, "  sparse files %" PRIu64 ", holes of %s never written\n",
+				res->sparse_files, bytes);
+		}
+		fprintf(out, "  layout score %.4f", res->layout_score);
+		if (res->have_layout && res->age_rounds)
+			fprintf(out, " (aged %" PRIu32 " rounds: no target)", res->age_rounds);
+		else if (res->have_layout)
+			fprintf(out, " (target %.4f)", res->layout_target);
+		ret = fprintf(out, ", %" PRIu64 " blocks of %" PRIu64 " bytes used\n",
+			      res->blocks_used, res->block_size) < 0 ? -EIO : 0;
+		if (!ret && res->have_layout)
+			ret = print_layout_text(res, out);
+	}
+	if (fflush(out) != 0)
+		ret = -EIO;
+	return ret;
+}

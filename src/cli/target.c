@@ -1,0 +1,832 @@
+/* target.c - the safety rules of `imprint create`: signatures, busy targets, atomic commit */
+#include <blkid/blkid.h>
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "cli/target.h"
+
+/* Zeroed on a device after a failed build: every superblock we care about lives here. */
+#define WIPE_BYTES (64 * 1024)
+
+/* Partitions of one device (and the device itself) that must not be in use. */
+#define MAX_DEVS 256
+
+__attribute__((format(printf, 2, 3)))
+static void set_error(struct target_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* Read a small sysfs or proc file into buf, without its trailing newline. */
+static int read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	close(fd);
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+/* "M:m" text to a dev_t; 0 when it does not parse. */
+static dev_t parse_devnum(const char *s)
+{
+	unsigned ma, mi;
+
+	if (sscanf(s, "%u:%u", &ma, &mi) != 2)
+		return 0;
+	return makedev(ma, mi);
+}
+
+/*
+ * The size of an ext2/3/4 file system from its primary superblock, so
+ * that --no-format can plan for the file system that is there.  0 when the
+ * superblock cannot be read or makes no sense.
+ */
+static uint64_t ext_fs_size(const char *path)
+{
+	unsigned char sb[1024];
+	uint32_t lo, hi = 0, log_bs, incompat;
+	uint16_t magic;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = pread(fd, sb, sizeof(sb), 1024);
+	close(fd);
+	if (n != (ssize_t)sizeof(sb))
+		return 0;
+	memcpy(&magic, sb + 0x38, 2);
+	memcpy(&lo, sb + 0x04, 4);
+	memcpy(&log_bs, sb + 0x18, 4);
+	memcpy(&incompat, sb + 0x60, 4);
+	if (le16toh(magic) != 0xEF53 || le32toh(log_bs) > 6)
+		return 0;
+	if (le32toh(incompat) & 0x80)  /* INCOMPAT_64BIT */
+		memcpy(&hi, sb + 0x150, 4);
+	return (((uint64_t)le32toh(hi) << 32) | le32toh(lo)) << (10 + le32toh(log_bs));
+}
+
+static void copy_value(blkid_probe pr, const char *name, char *buf, size_t len)
+{
+	const char *v;
+
+	if (blkid_probe_lookup_value(pr, name, &v, NULL) == 0)
+		snprintf(buf, len, "%s", v);
+}
+
+static int probe(struct target *t, struct target_error *err)
+{
+	blkid_probe pr;
+	int rc, ret = 0;
+
+	errno = 0;
+	pr = blkid_new_probe_from_filename(t->path);
+	if (!pr) {
+		ret = errno ? -errno : -EIO;
+		set_error(err, "cannot read '%s': %s", t->path, strerror(-ret));
+		return ret;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_LABEL |
+					  BLKID_SUBLKS_UUID | BLKID_SUBLKS_USAGE);
+	blkid_probe_enable_partitions(pr, 1);
+	rc = blkid_do_safeprobe(pr);
+	if (rc == 0) {
+		copy_value(pr, "TYPE", t->type, sizeof(t->type));
+		copy_value(pr, "USAGE", t->usage, sizeof(t->usage));
+		copy_value(pr, "LABEL", t->label, sizeof(t->label));
+		copy_value(pr, "PTTYPE", t->pttype, sizeof(t->pttype));
+	} else if (rc == -2) {
+		/* several signatures and none preferred: name them all */
+		size_t off = 0;
+
+		t->ambivalent = 1;
+		blkid_reset_probe(pr);
+		blkid_probe_enable_partitions(pr, 0);
+		while (blkid_do_probe(pr) == 0 && off < sizeof(t->type) - 1) {
+			const char *v;
+
+			if (blkid_probe_lookup_value(pr, "TYPE", &v, NULL) != 0)
+				continue;
+			off += snprintf(t->type + off, sizeof(t->type) - off, "%s%s",
+					off ? ", " : "", v);
+		}
+	} else if (rc < 0) {
+		ret = -EIO;
+		set_error(err, "cannot probe '%s' for signatures (libblkid failed)", t->path);
+	}
+	blkid_free_probe(pr);
+	if (!ret && (!strcmp(t->type, "ext2") || !strcmp(t->type, "ext3") ||
+		     !strcmp(t->type, "ext4") || !strcmp(t->type, "ext4dev")))
+		t->fs_size = ext_fs_size(t->path);
+	return ret;
+}
+
+/* The directory d must let us create files in it. */
+static int check_dir(const char *path, const char *d, struct target_error *err)
+{
+	struct stat st;
+
+	if (stat(d, &st) != 0) {
+		int ret = -errno;
+
+		set_error(err, "cannot create '%s': %s", path, strerror(-ret));
+		return ret;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		set_error(err, "cannot create '%s': '%s' is not a directory", path, d);
+		return -ENOTDIR;
+	}
+	if (access(d, W_OK | X_OK) != 0) {
+		int ret = -errno;
+
+		set_error(err, "cannot create '%s': %s (directory '%s')", path,
+			  strerror(-ret), d);
+		return ret;
+	}
+	return 0;
+}
+
+static const char *kind_of(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+int target_open(struct target *t, const char *path, struct target_error *err)
+{
+	struct stat st, lst;
+	char *copy;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->path = strdup(path);
+	if (!t->path)
+		return -ENOMEM;
+	if (!*path) {
+		set_error(err, "the target path is empty; expected an image file or a block device");
+		return -EINVAL;
+	}
+	if (stat(path, &st) != 0) {
+		ret = -errno;
+		if (ret == -ENOENT && lstat(path, &lst) == 0) {
+			set_error(err, "'%s' is a dangling symbolic link; expected an image file or a block device",
+				  path);
+			return -ENOENT;
+		}
+		if (ret != -ENOENT) {
+			set_error(err, "cannot access '%s': %s", path, strerror(-ret));
+			return ret;
+		}
+		t->real = strdup(path);
+	} else if (S_ISBLK(st.st_mode)) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			ret = -errno;
+			set_error(err, "cannot open '%s': %s", path, strerror(-ret));
+			return ret;
+		}
+		if (ioctl(fd, BLKGETSIZE64, &t->dev_size) != 0) {
+			ret = -errno;
+			close(fd);
+			set_error(err, "cannot get the size of '%s': %s", path, strerror(-ret));
+			return ret;
+		}
+		close(fd);
+		t->exists = 1;
+		t->is_device = 1;
+		t->rdev = st.st_rdev;
+		return probe(t, err);
+	} else if (S_ISREG(st.st_mode)) {
+		t->exists = 1;
+		t->file_size = (uint64_t)st.st_size;
+		/* replace the file a symlink points to, not the symlink */
+		if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+			t->real = realpath(path, NULL);
+		else
+			t->real = strdup(path);
+	} else {
+		set_error(err, "'%s' is %s; expected an image file or a block device", path,
+			  kind_of(st.st_mode));
+		return -EINVAL;
+	}
+	if (!t->real)
+		return -ENOMEM;
+	copy = strdup(t->real);
+	if (!copy)
+		return -ENOMEM;
+	t->dir = strdup(dirname(copy));
+	free(copy);
+	if (!t->dir)
+		return -ENOMEM;
+	ret = check_dir(path, t->dir, err);
+	if (ret)
+		return ret;
+	if (t->exists && t->file_size)
+		return probe(t, err);
+	return 0;
+}
+
+/* The device numbers of dev and of its partitions, from sysfs. */
+static size_t dev_family(dev_t dev, dev_t *out, size_t max)
+{
+	char path[128], sub[400], buf[32];
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	out[n++] = dev;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	d = opendir(path);
+	if (!d)
+		return n;
+	while ((de = readdir(d)) && n < max) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s/partition", path, de->d_name);
+		if (access(sub, F_OK) != 0)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s/dev", path, de->d_name);
+		if (read_small(sub, buf, sizeof(buf)) == 0 && parse_devnum(buf))
+			out[n++] = parse_devnum(buf);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Unescape a mountinfo field in place (\040 for a space and friends).
+ */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 4;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+}
+
+/*
+ * Where the first mount of one of devs[0..n-1], or of a source that is the
+ * file (dev, ino), is: its mount point into mnt.  Returns 1 when mounted.
+ */
+static int find_mount(const dev_t *devs, size_t n, const struct stat *file, char *mnt,
+		      size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && getline(&line, &cap, f) > 0) {
+		char *save, *fields[10], *src, *sep;
+		int nf = 0;
+		dev_t dev;
+
+		/* id parent M:m root mountpoint opts [optional...] - fstype source superopts */
+		sep = strstr(line, " - ");
+		if (!sep)
+			continue;
+		*sep = '\0';
+		for (char *tok = strtok_r(line, " ", &save); tok && nf < 10;
+		     tok = strtok_r(NULL, " ", &save))
+			fields[nf++] = tok;
+		if (nf < 5)
+			continue;
+		dev = parse_devnum(fields[2]);
+		for (size_t i = 0; i < n; i++)
+			if (dev && dev == devs[i])
+				found = 1;
+		/* fstype then source; btrfs and FUSE mounts show only the source */
+		src = strtok_r(sep + 3, " ", &save);
+		src = src ? strtok_r(NULL, " ", &save) : NULL;
+		if (!found && src && src[0] == '/') {
+			struct stat st;
+
+			unescape(src);
+			if (stat(src, &st) == 0) {
+				for (size_t i = 0; i < n; i++)
+					if (S_ISBLK(st.st_mode) && st.st_rdev == devs[i])
+						found = 1;
+				if (file && S_ISREG(st.st_mode) && st.st_dev == file->st_dev &&
+				    st.st_ino == file->st_ino)
+					found = 1;
+			}
+		}
+		if (found) {
+			unescape(fields[4]);
+			snprintf(mnt, len, "%s", fields[4]);
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* Whether one of devs has a holder (device mapper, RAID, bcache): its name into who. */
+static int find_holder(const dev_t *devs, size_t n, char *who, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		char path[128];
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/holders", major(devs[i]),
+			 minor(devs[i]));
+		d = opendir(path);
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(who, len, "%s", de->d_name);
+			closedir(d);
+			return 1;
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
+/* Whether the device (or a partition) is listed in /proc/swaps. */
+static int find_swap(const dev_t *devs, size_t n)
+{
+	FILE *f = fopen("/proc/swaps", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && getline(&line, &cap, f) > 0) {
+		char *sp = strchr(line, ' ');
+		struct stat st;
+
+		if (line[0] != '/' || !sp)
+			continue;
+		*sp = '\0';
+		unescape(line);
+		if (stat(line, &st) == 0 && S_ISBLK(st.st_mode))
+			for (size_t i = 0; i < n; i++)
+				if (st.st_rdev == devs[i])
+					found = 1;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static int check_device_busy(const struct target *t, struct target_error *err)
+{
+	dev_t devs[MAX_DEVS];
+	size_t n = dev_family(t->rdev, devs, MAX_DEVS);
+	char where[512];
+	int fd;
+
+	if (find_mount(devs, n, NULL, where, sizeof(where))) {
+		set_error(err, "'%s' is mounted on '%s'; unmount it first (--force does not override this)",
+			  t->path, where);
+		return -EBUSY;
+	}
+	if (find_swap(devs, n)) {
+		set_error(err, "'%s' is in use as swap; swapoff it first (--force does not override this)",
+			  t->path);
+		return -EBUSY;
+	}
+	if (find_holder(devs, n, where, sizeof(where))) {
+		set_error(err, "'%s' is held by '%s' (device mapper, RAID or similar); release it first (--force does not override this)",
+			  t->path, where);
+		return -EBUSY;
+	}
+	/* the kernel's own answer: an exclusive open fails while anyone claims it */
+	fd = open(t->path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		int ret = -errno;
+
+		if (ret == -EBUSY)
+			set_error(err, "'%s' is busy (mounted or in use by another program); free it first (--force does not override this)",
+				  t->path);
+		else
+			set_error(err, "cannot open '%s': %s", t->path, strerror(-ret));
+		return ret;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * An image file attached to a loop device: refused when that device (or a
+ * partition of it) is mounted or held, since whoever uses it is reading the
+ * file.  A loop device nobody uses is harmless: the new image replaces the
+ * file by rename, and the loop device keeps the old one.
+ */
+static int check_file_busy(const struct target *t, struct target_error *err)
+{
+	struct stat st;
+	struct dirent *de;
+	char where[512];
+	DIR *d;
+	int ret = 0;
+
+	if (stat(t->path, &st) != 0)
+		return 0;
+	if (find_mount(NULL, 0, &st, where, sizeof(where))) {
+		set_error(err, "'%s' is mounted on '%s'; unmount it first (--force does not override this)",
+			  t->path, where);
+		return -EBUSY;
+	}
+	d = opendir("/sys/block");
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d))) {
+		char path[300], backing[4096], devnum[32];
+		struct stat bst;
+		dev_t devs[MAX_DEVS];
+		size_t n;
+
+		if (strncmp(de->d_name, "loop", 4) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", de->d_name);
+		if (read_small(path, backing, sizeof(backing)) != 0)
+			continue;
+		if (stat(backing, &bst) != 0 || bst.st_dev != st.st_dev || bst.st_ino != st.st_ino)
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/dev", de->d_name);
+		if (read_small(path, devnum, sizeof(devnum)) != 0 || !parse_devnum(devnum))
+			continue;
+		n = dev_family(parse_devnum(devnum), devs, MAX_DEVS);
+		if (find_mount(devs, n, NULL, where, sizeof(where))) {
+			set_error(err, "'%s' is attached to /dev/%s, which is mounted on '%s'; unmount and detach it first (--force does not override this)",
+				  t->path, de->d_name, where);
+			ret = -EBUSY;
+		} else if (find_holder(devs, n, where, sizeof(where))) {
+			set_error(err, "'%s' is attached to /dev/%s, which is held by '%s'; release and detach it first (--force does not override this)",
+				  t->path, de->d_name, where);
+			ret = -EBUSY;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+int target_check_busy(const struct target *t, struct target_error *err)
+{
+	if (!t->exists)
+		return 0;
+	return t->is_device ? check_device_busy(t, err) : check_file_busy(t, err);
+}
+
+static int is_ext(const char *type)
+{
+	return !strcmp(type, "ext2") || !strcmp(type, "ext3") || !strcmp(type, "ext4") ||
+	       !strcmp(type, "ext4dev");
+}
+
+static const char *article(const char *word)
+{
+	return strchr("aeiouAEIOU", word[0]) ? "an" : "a";
+}
+
+/* "an ext4 file system (label 'x')", "a dos partition table", ... into buf. */
+static void describe(const struct target *t, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (t->ambivalent) {
+		snprintf(buf, len, "several conflicting signatures (%s)", t->type);
+		return;
+	}
+	if (t->type[0]) {
+		const char *what = "signature";
+
+		if (!strcmp(t->usage, "filesystem"))
+			what = "file system";
+		else if (!strcmp(t->usage, "raid"))
+			what = "RAID member signature";
+		else if (!strcmp(t->usage, "crypto"))
+			what = "encrypted volume header";
+		off += snprintf(buf + off, len - off, "%s %s %s", article(t->type), t->type, what);
+		if (t->label[0] && off < len)
+			off += snprintf(buf + off, len - off, " (label '%s')", t->label);
+	}
+	if (t->pttype[0] && off < len)
+		snprintf(buf + off, len - off, "%s%s %s partition table", off ? " and " : "",
+			 article(t->pttype), t->pttype);
+}
+
+int target_check_contents(const struct target *t, int force, int no_format,
+			  struct target_error *err)
+{
+	char what[400];
+
+	if (no_format) {
+		if (!t->exists) {
+			set_error(err, "'%s' does not exist; --no-format needs an existing ext2, ext3 or ext4 file system",
+				  t->path);
+			return -ENOENT;
+		}
+		if (!t->ambivalent && !t->pttype[0] && is_ext(t->type))
+			return 0;
+		if (t->type[0] || t->pttype[0]) {
+			describe(t, what, sizeof(what));
+			set_error(err, "'%s' holds %s; --no-format needs an ext2, ext3 or ext4 file system",
+				  t->path, what);
+		} else {
+			set_error(err, "'%s' holds no file system; --no-format needs an ext2, ext3 or ext4 file system (drop --no-format to make one)",
+				  t->path);
+		}
+		return -EMEDIUMTYPE;
+	}
+	if (force || (!t->type[0] && !t->pttype[0]))
+		return 0;
+	describe(t, what, sizeof(what));
+	set_error(err, "'%s' holds %s; use --force to overwrite it", t->path, what);
+	return -EEXIST;
+}
+
+/* Copy the existing image into the temporary file, keeping its holes. */
+static int copy_sparse(int in, int out, uint64_t size)
+{
+	off_t pos = 0, end;
+
+	if (ioctl(out, FICLONE, in) == 0)
+		return 0;
+	while ((uint64_t)pos < size) {
+		pos = lseek(in, pos, SEEK_DATA);
+		if (pos < 0)
+			return errno == ENXIO ? 0 : -errno;
+		end = lseek(in, pos, SEEK_HOLE);
+		if (end < 0)
+			return -errno;
+		while (pos < end) {
+			off_t o = pos;
+			ssize_t n = copy_file_range(in, &pos, out, &o, (size_t)(end - pos), 0);
+
+			if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+				      errno == EOPNOTSUPP)) {
+				char buf[1 << 16];
+				size_t want = end - pos < (off_t)sizeof(buf) ? (size_t)(end - pos)
+									      : sizeof(buf);
+
+				n = pread(in, buf, want, pos);
+				if (n > 0 && pwrite(out, buf, (size_t)n, pos) != n)
+					return errno ? -errno : -EIO;
+				if (n > 0)
+					pos += n;
+			}
+			if (n < 0)
+				return -errno;
+			if (n == 0)
+				return -EIO;
+		}
+	}
+	return 0;
+}
+
+static int prepare_image(struct target *t, uint64_t size, int no_format,
+			 struct target_error *err)
+{
+	const char *slash = strrchr(t->real, '/');
+	const char *base = slash ? slash + 1 : t->real;
+	size_t len = strlen(t->real) + 32;
+	mode_t mask;
+	int fd, ret;
+
+	t->tmp = malloc(len);
+	if (!t->tmp)
+		return -ENOMEM;
+	if (slash)
+		snprintf(t->tmp, len, "%.*s/.%s.imprint-XXXXXX", (int)(slash - t->real), t->real,
+			 base);
+	else
+		snprintf(t->tmp, len, ".%s.imprint-XXXXXX", base);
+	fd = mkostemp(t->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		set_error(err, "cannot create '%s' (a temporary file beside '%s'): %s", t->tmp,
+			  t->path, strerror(-ret));
+		free(t->tmp);
+		t->tmp = NULL;
+		return ret;
+	}
+	t->wrote = 1;
+	/* mkstemp makes 0600; an image is an ordinary file */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0) {
+		ret = -errno;
+		set_error(err, "cannot set the mode of '%s': %s", t->tmp, strerror(-ret));
+		goto out_close;
+	}
+	if (no_format) {
+		int in = open(t->real, O_RDONLY | O_CLOEXEC);
+
+		if (in < 0) {
+			ret = -errno;
+			set_error(err, "cannot open '%s': %s", t->path, strerror(-ret));
+			goto out_close;
+		}
+		ret = copy_sparse(in, fd, t->file_size);
+		close(in);
+		if (ret) {
+			set_error(err, "cannot copy '%s' to '%s': %s", t->path, t->tmp,
+				  strerror(-ret));
+			goto out_close;
+		}
+		size = t->file_size;
+	}
+	if (ftruncate(fd, (off_t)size) != 0) {
+		ret = -errno;
+		set_error(err, "cannot make '%s' %llu bytes large: %s", t->tmp,
+			  (unsigned long long)size, strerror(-ret));
+		goto out_close;
+	}
+	ret = 0;
+out_close:
+	close(fd);
+	return ret;
+}
+
+int target_prepare(struct target *t, uint64_t size, int no_format, const char **path,
+		   struct target_error *err)
+{
+	int fd, ret;
+
+	if (!t->is_device) {
+		ret = prepare_image(t, size, no_format, err);
+		*path = t->tmp;
+		return ret;
+	}
+	/* claim it once, to fail now rather than halfway, then let mke2fs claim it */
+	fd = open(t->path, O_RDWR | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -EBUSY)
+			set_error(err, "'%s' is busy (mounted or in use by another program); free it first",
+				  t->path);
+		else
+			set_error(err, "cannot open '%s' for writing: %s", t->path, strerror(-ret));
+		return ret;
+	}
+	close(fd);
+	t->wrote = 1;
+	*path = t->path;
+	return 0;
+}
+
+static int sync_path(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) != 0)
+		ret = -errno;
+	if (close(fd) != 0 && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int target_commit(struct target *t, struct target_error *err)
+{
+	int ret;
+
+	if (t->is_device) {
+		ret = sync_path(t->path, O_RDONLY);
+		if (ret)
+			set_error(err, "cannot sync '%s': %s", t->path, strerror(-ret));
+		else
+			t->wrote = 0;
+		return ret;
+	}
+	ret = sync_path(t->tmp, O_RDONLY);
+	if (ret) {
+		set_error(err, "cannot sync '%s': %s", t->tmp, strerror(-ret));
+		return ret;
+	}
+	if (rename(t->tmp, t->real) != 0) {
+		ret = -errno;
+		set_error(err, "cannot rename '%s' to '%s': %s", t->tmp, t->path, strerror(-ret));
+		return ret;
+	}
+	free(t->tmp);
+	t->tmp = NULL;
+	t->wrote = 0;
+	/* the rename is durable only once the directory is */
+	ret = sync_path(t->dir, O_RDONLY | O_DIRECTORY);
+	if (ret)
+		set_error(err, "built '%s' but cannot sync its directory '%s': %s", t->path,
+			  t->dir, strerror(-ret));
+	return ret;
+}
+
+void target_untouched(struct target *t)
+{
+	if (t->is_device)
+		t->wrote = 0;
+}
+
+int target_discard(struct target *t, char *what, size_t len, struct target_error *err)
+{
+	static const char zeros[4096];
+	int fd, ret = 0;
+
+	if (what && len)
+		what[0] = '\0';
+	if (!t->wrote)
+		return 0;
+	if (!t->is_device) {
+		if (unlink(t->tmp) != 0 && errno != ENOENT) {
+			ret = -errno;
+			set_error(err, "cannot remove the partial image '%s': %s", t->tmp,
+				  strerror(-ret));
+			return ret;
+		}
+		if (what)
+			snprintf(what, len, "removed the partial image '%s'", t->tmp);
+		free(t->tmp);
+		t->tmp = NULL;
+		t->wrote = 0;
+		return 0;
+	}
+	fd = open(t->path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out_err;
+	}
+	for (off_t off = 0; off < WIPE_BYTES; off += sizeof(zeros)) {
+		if (pwrite(fd, zeros, sizeof(zeros), off) != (ssize_t)sizeof(zeros)) {
+			ret = errno ? -errno : -EIO;
+			break;
+		}
+	}
+	if (!ret && fsync(fd) != 0)
+		ret = -errno;
+	close(fd);
+	if (ret)
+		goto out_err;
+	if (what)
+		snprintf(what, len, "invalidated the partial file system on '%s' (zeroed its first %d KiB)",
+			 t->path, WIPE_BYTES / 1024);
+	t->wrote = 0;
+	return 0;
+out_err:
+	set_error(err, "cannot invalidate the partial file system on '%s': %s; do not use it",
+		  t->path, strerror(-ret));
+	return ret;
+}
+
+void target_release(struct target *t)
+{
+	free(t->path);
+	free(t->real);
+	free(t->dir);
+	free(t->tmp);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,117 @@
+/* plan.h - the logical image: directories, files and links as compact arrays */
+#ifndef IMPRINT_PLAN_H
+#define IMPRINT_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/dist.h"
+#include "model/ext.h"
+#include "model/names.h"
+#include "model/params.h"
+
+#define PLAN_NONE UINT32_MAX
+
+/* Link kinds and flags (plan.link_kind). */
+#define LINK_HARD      0x01  /* extra name of a regular file */
+#define LINK_SYM_FILE  0x02  /* symlink to a regular file */
+#define LINK_SYM_DIR   0x04  /* symlink to a directory */
+#define LINK_RELATIVE  0x10  /* symlink target is relative to the link */
+#define LINK_DANGLING  0x20  /* symlink target does not exist */
+
+/* Entry metadata derived on demand (plan_*_meta). */
+struct plan_meta {
+	uint32_t mode;     /* with the S_IF* type bits */
+	uint32_t uid, gid;
+	int64_t atime, mtime, ctime, crtime;       /* seconds */
+	uint32_t atime_ns, mtime_ns, ctime_ns, crtime_ns;
+};
+
+/*
+ * The plan.  Directories are numbered in creation order (0 = root; parents
+ * before children); files are numbered in directory order, so directory j
+ * holds files [dir_first_file[j], dir_first_file[j] + dir_nfiles[j]); links
+ * likewise.  Names, owners, modes and times are not stored: they are derived
+ * from (seed, id) when asked for.  About 20 bytes per file.
+ */
+struct plan {
+	struct params prm;
+	struct size_model size;
+	struct ext_model ext;
+	struct name_cfg names;
+
+	uint32_t ndirs;
+	uint32_t nregular_dirs;     /* dirs 0..nregular_dirs-1 follow the model */
+	uint32_t *dir_parent;
+	uint8_t *dir_depth;
+	uint8_t *dir_variant;
+	uint32_t *dir_first_child;  /* PLAN_NONE if none */
+	uint32_t *dir_next_sibling; /* PLAN_NONE if last */
+	uint32_t *dir_first_file;
+	uint32_t *dir_nfiles;
+	uint32_t *dir_first_link;
+	uint32_t *dir_nlinks;
+	unsigned maxdepth;          /* deepest directory */
+
+	uint64_t nfiles;
+	uint64_t nregular_files;    /* files outside special directories */
+	uint64_t *file_size;
+	uint16_t *file_ext;
+	uint32_t *file_dir;
+	uint8_t *file_variant;
+	uint32_t *file_nlink;       /* 1 + hard links to it; NULL when none exist */
+	uint32_t *file_dup_of;      /* the file this one is a byte-for-byte copy of, or
+				     * PLAN_NONE; NULL when the plan has no copies */
+	uint64_t ndups;             /* files that are copies */
+
+	uint32_t nlinks;
+	uint32_t *link_dir;
+	uint32_t *link_target;      /* file id (hard, sym file) or dir id */
+	uint8_t *link_kind;
+	uint8_t *link_variant;
+
+	uint64_t bytes;             /* sum of file sizes */
+	double depth_target[256];   /* target share of regular files by depth */
+};
+
+/* Why plan_build failed; message is user-ready. */
+struct plan_error {
+	char msg[512];
+};
+
+/*
+ * Build the plan of resolved parameters p (see params_resolve()).
+ * Returns 0, -ENOMEM, or -EINVAL with err->msg saying why the parameters
+ * cannot be planned (e.g. a special directory deeper than the tree).
+ */
+int plan_build(struct plan *pl, const struct params *p, struct plan_error *err);
+
+/* Free everything plan_build allocated. */
+void plan_release(struct plan *pl);
+
+/* Name of an entry into buf (NAME_MAX_LEN + 1 bytes); returns its length. */
+size_t plan_dir_name(const struct plan *pl, uint32_t dir, char *buf);
+size_t plan_file_name(const struct plan *pl, uint64_t file, char *buf);
+size_t plan_link_name(const struct plan *pl, uint32_t link, char *buf);
+
+/*
+ * Path of a directory from the image root, "/" for the root, "/a/b" else,
+ * into buf of len bytes.  Returns its length, or -ENAMETOOLONG.
+ */
+int plan_dir_path(const struct plan *pl, uint32_t dir, char *buf, size_t len);
+
+/* Target of a symlink (as stored in the link), into buf; length or -ENAMETOOLONG. */
+int plan_symlink_target(const struct plan *pl, uint32_t link, char *buf, size_t len);
+
+/* Metadata of an entry, derived from the seed. */
+void plan_dir_meta(const struct plan *pl, uint32_t dir, struct plan_meta *m);
+void plan_file_meta(const struct plan *pl, uint64_t file, struct plan_meta *m);
+void plan_link_meta(const struct plan *pl, uint32_t link, struct plan_meta *m);
+
+/* Extension text of a file ("" for none). */
+static inline const char *plan_file_ext(const struct plan *pl, uint64_t file)
+{
+	return pl->ext.name[pl->file_ext[file]];
+}
+
+#endif

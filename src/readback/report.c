@@ -1,0 +1,404 @@
+/* report.c - the fit report: K-S distances and share differences, target against achieved */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "readback/report.h"
+#include "content/sparse.h"
+
+/* LSD radix sort of 64-bit keys, 16 bits a pass, skipping passes with one bucket. */
+static int radix_sort_u64(uint64_t *a, uint64_t n)
+{
+	uint64_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	uint64_t *src = a, *dst = tmp;
+	uint64_t *count;
+
+	if (!tmp)
+		return -ENOMEM;
+	count = malloc(65536 * sizeof(*count));
+	if (!count) {
+		free(tmp);
+		return -ENOMEM;
+	}
+	for (int shift = 0; shift < 64; shift += 16) {
+		uint64_t sum = 0;
+		int single = 0;
+
+		memset(count, 0, 65536 * sizeof(*count));
+		for (uint64_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xFFFF]++;
+		for (unsigned b = 0; b < 65536; b++) {
+			uint64_t c = count[b];
+
+			if (c == n)
+				single = 1;
+			count[b] = sum;
+			sum += c;
+		}
+		if (single)
+			continue;
+		for (uint64_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xFFFF]++] = src[i];
+		uint64_t *t = src;
+
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	free(tmp);
+	free(count);
+	return 0;
+}
+
+/* P(floor(X) <= t) = F(t + 1) for the continuous size law. */
+static double size_floor_cdf(const void *ctx, double t)
+{
+	return size_model_cdf(ctx, t + 1.0);
+}
+
+static int cmp_share_desc(const void *a, const void *b)
+{
+	const struct report_share *x = a, *y = b;
+
+	return (x->target < y->target) - (x->target > y->target);
+}
+
+int report_compute_input(const struct report_input *in, struct report *r)
+{
+	const struct params *p = in->prm;
+	const struct ext_model *em = in->ext;
+	unsigned maxbin = p->fpd_max_bin;
+	int ret = -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	r->seed = in->seed;
+	r->files = in->files;
+	r->dirs = in->dirs;
+	r->links = in->links;
+	r->hardlinks = in->hardlinks;
+	r->symlinks = in->symlinks;
+	r->special_dirs = in->special_dirs;
+	r->special_files = in->special_files;
+	r->bytes = in->bytes;
+	r->max_depth = in->max_depth;
+	r->mean_size = in->files ? (double)in->bytes / (double)in->files : 0;
+
+	/* file sizes */
+	if (radix_sort_u64(in->sizes, in->files))
+		goto out_free;
+	if (in->files) {
+		r->median_size = in->sizes[(in->files - 1) / 2];
+		r->max_size = in->sizes[in->files - 1];
+		r->size_ks_d = ks_d_discrete(in->sizes, in->files, size_floor_cdf, in->size);
+		r->size_ks_crit = ks_critical_01(in->files);
+	}
+
+	/* files by depth: the regular files against the depth target */
+	r->ndepth = 0;
+	for (unsigned d = 0; d < REPORT_DEPTHS; d++) {
+		if (in->depth_count[d] || in->depth_target[d] > 1e-12)
+			r->ndepth = d + 1;
+	}
+	for (unsigned d = 0; d < r->ndepth; d++) {
+		r->depth_target[d] = in->depth_target[d];
+		r->depth_achieved[d] = in->nregular_files ?
+			(double)in->depth_count[d] / (double)in->nregular_files : 0;
+	}
+	if (in->nregular_files) {
+		r->depth_ks_d = ks_d_hist(in->depth_count, r->ndepth, r->depth_target);
+		r->depth_ks_crit = ks_critical_01(in->nregular_files);
+	}
+
+	/* extensions */
+	struct report_share *all = calloc(em->count, sizeof(*all));
+
+	if (!all)
+		goto out_free;
+	for (size_t i = 0; i < em->count; i++) {
+		double a = in->files ? (double)in->ext_count[i] / (double)in->files : 0;
+		double diff = fabs(a - em->share[i]);
+
+		all[i].label = em->name[i][0] ? em->name[i] : "(none)";
+		all[i].target = em->share[i];
+		all[i].achieved = a;
+		if (diff > r->ext_max_abs_diff || !r->ext_worst) {
+			r->ext_max_abs_diff = diff;
+			r->ext_worst = all[i].label;
+		}
+	}
+	if (in->ext_unknown && in->files) {
+		double a = (double)in->ext_unknown_count / (double)in->files;
+
+		if (a > r->ext_max_abs_diff) {
+			r->ext_max_abs_diff = a;
+			r->ext_worst = in->ext_unknown;
+		}
+	}
+	qsort(all, em->count, sizeof(*all), cmp_share_desc);
+	r->next = em->count < REPORT_TOP_EXT ? (unsigned)em->count : REPORT_TOP_EXT;
+	memcpy(r->ext_top, all, r->next * sizeof(*all));
+	free(all);
+
+	/* files per directory, regular directories, bins 0..maxbin and the tail */
+	r->fpd_bins = maxbin + 2;
+	r->fpd_target = calloc(r->fpd_bins, sizeof(double));
+	r->fpd_achieved = calloc(r->fpd_bins, sizeof(double));
+	if (!r->fpd_target || !r->fpd_achieved)
+		goto out_free;
+	if (fpd_probs(p->fpd_empty_share, p->fpd_offset, p->fpd_degree, maxbin, r->fpd_target)) {
+		ret = -EINVAL;
+		goto out_free;
+	}
+	for (unsigned b = 0; b < r->fpd_bins; b++) {
+		double diff;
+
+		r->fpd_achieved[b] = in->nregular_dirs ?
+			(double)in->fpd_count[b] / (double)in->nregular_dirs : 0;
+		diff = fabs(r->fpd_achieved[b] - r->fpd_target[b]);
+		if (diff > r->fpd_max_abs_diff) {
+			r->fpd_max_abs_diff = diff;
+			r->fpd_worst = b;
+		}
+	}
+	ret = 0;
+out_free:
+	if (ret)
+		report_release(r);
+	return ret;
+}
+
+int report_compute(const struct plan *pl, struct report *r)
+{
+	const struct params *p = &pl->prm;
+	struct report_input in = { 0 };
+	uint64_t *sorted = NULL, *ext_count = NULL, *fpd_count = NULL;
+	uint64_t depth_count[REPORT_DEPTHS] = { 0 };
+	unsigned maxbin = p->fpd_max_bin;
+	int ret = -ENOMEM;
+
+	in.seed = p->seed;
+	in.files = pl->nfiles;
+	in.dirs = pl->ndirs;
+	in.links = pl->nlinks;
+	for (uint32_t l = 0; l < pl->nlinks; l++) {
+		if (pl->link_kind[l] & LINK_HARD)
+			in.hardlinks++;
+		else
+			in.symlinks++;
+	}
+	in.special_dirs = pl->ndirs - pl->nregular_dirs;
+	in.special_files = pl->nfiles - pl->nregular_files;
+	in.bytes = pl->bytes;
+	in.max_depth = pl->maxdepth;
+
+	sorted = malloc((pl->nfiles ? pl->nfiles : 1) * sizeof(*sorted));
+	if (!sorted)
+		goto out_free;
+	memcpy(sorted, pl->file_size, pl->nfiles * sizeof(*sorted));
+	in.sizes = sorted;
+	in.size = &pl->size;
+
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		if (pl->file_dir[f] < pl->nregular_dirs)
+			depth_count[pl->dir_depth[pl->file_dir[f]]]++;
+	in.depth_count = depth_count;
+	in.nregular_files = pl->nregular_files;
+	in.depth_target = pl->depth_target;
+
+	ext_count = calloc(pl->ext.count, sizeof(*ext_count));
+	if (!ext_count)
+		goto out_free;
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		ext_count[pl->file_ext[f]]++;
+	in.ext = &pl->ext;
+	in.ext_count = ext_count;
+
+	fpd_count = calloc(maxbin + 2, sizeof(*fpd_count));
+	if (!fpd_count)
+		goto out_free;
+	for (uint32_t j = 0; j < pl->nregular_dirs; j++) {
+		uint32_t c = pl->dir_nfiles[j];
+
+		fpd_count[c > maxbin ? maxbin + 1 : c]++;
+	}
+	in.fpd_count = fpd_count;
+	in.nregular_dirs = pl->nregular_dirs;
+	in.prm = p;
+
+	ret = report_compute_input(&in, r);
+	if (!ret && sparse_enabled(pl)) {
+		/* what the plan leaves unwritten: its sparse files and their holes */
+		r->have_sparse = 1;
+		for (uint64_t f = 0; f < pl->nfiles; f++) {
+			struct sparse_holes h;
+
+			if (sparse_file_holes(pl, f, &h)) {
+				r->sparse_files++;
+				r->sparse_hole_bytes += h.bytes;
+			}
+		}
+	}
+out_free:
+	free(sorted);
+	free(ext_count);
+	free(fpd_count);
+	return ret;
+}
+
+void report_release(struct report *r)
+{
+	free(r->fpd_target);
+	free(r->fpd_achieved);
+	r->fpd_target = r->fpd_achieved = NULL;
+}
+
+static const char *human(uint64_t v, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double x = (double)v;
+	unsigned u = 0;
+
+	while (x >= 1024 && u < 5) {
+		x /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%.2f %s", x, unit[u]);
+	return buf;
+}
+
+static const char *verdict(double d, double crit)
+{
+	return d <= crit ? "ok" : "above the 1% critical value";
+}
+
+void report_print_text(const struct report *r, FILE *out)
+{
+	char b1[32], b2[32], b3[32];
+
+	fprintf(out, "imprint plan report (seed %llu)\n\n", (unsigned long long)r->seed);
+	fprintf(out, "  files           %llu (%llu in %llu special directories)\n",
+		(unsigned long long)r->files, (unsigned long long)r->special_files,
+		(unsigned long long)r->special_dirs);
+	fprintf(out, "  directories     %llu\n", (unsigned long long)r->dirs);
+	fprintf(out, "  links           %llu (%llu hard, %llu symbolic)\n",
+		(unsigned long long)r->links, (unsigned long long)r->hardlinks,
+		(unsigned long long)r->symlinks);
+	fprintf(out, "  bytes           %llu (%s)\n", (unsigned long long)r->bytes,
+		human(r->bytes, b1, sizeof(b1)));
+	fprintf(out, "  file size       mean %s, median %s, max %s\n",
+		human((uint64_t)r->mean_size, b1, sizeof(b1)),
+		human(r->median_size, b2, sizeof(b2)), human(r->max_size, b3, sizeof(b3)));
+	fprintf(out, "  max depth       %u\n", r->max_depth);
+	if (r->have_sparse)
+		fprintf(out, "  sparse files    %llu, holes of %s never written\n",
+			(unsigned long long)r->sparse_files, human(r->sparse_hole_bytes, b1, sizeof(b1)));
+	fputc('\n', out);
+	report_print_fit(r, out);
+}
+
+void report_print_fit(const struct report *r, FILE *out)
+{
+	fprintf(out, "fit                     achieved   1%% critical\n");
+	fprintf(out, "  size K-S D            %.6f   %.6f  %s\n", r->size_ks_d, r->size_ks_crit,
+		verdict(r->size_ks_d, r->size_ks_crit));
+	fprintf(out, "  depth K-S D           %.6f   %.6f  %s\n", r->depth_ks_d, r->depth_ks_crit,
+		verdict(r->depth_ks_d, r->depth_ks_crit));
+	fprintf(out, "  extension max |diff|  %.6f   (worst: %s)\n", r->ext_max_abs_diff,
+		r->ext_worst ? r->ext_worst : "-");
+	if (r->fpd_worst + 1 == r->fpd_bins)
+		fprintf(out, "  files/dir max |diff|  %.6f   (worst: > %u files)\n\n",
+			r->fpd_max_abs_diff, r->fpd_bins - 2);
+	else
+		fprintf(out, "  files/dir max |diff|  %.6f   (worst: %u files)\n\n",
+			r->fpd_max_abs_diff, r->fpd_worst);
+
+	fprintf(out, "files by depth (regular files)\n  depth    target  achieved\n");
+	for (unsigned d = 0; d < r->ndepth; d++)
+		fprintf(out, "  %5u  %8.5f  %8.5f\n", d, r->depth_target[d], r->depth_achieved[d]);
+	fprintf(out, "\nfiles per directory (regular directories)\n  files    target  achieved\n");
+	for (unsigned b = 0; b < r->fpd_bins; b++) {
+		if (b + 1 == r->fpd_bins)
+			fprintf(out, "  >%4u  %8.5f  %8.5f\n", b - 1, r->fpd_target[b],
+				r->fpd_achieved[b]);
+		else
+			fprintf(out, "  %5u  %8.5f  %8.5f\n", b, r->fpd_target[b],
+				r->fpd_achieved[b]);
+	}
+	fprintf(out, "\ntop extensions\n  ext       target  achieved\n");
+	for (unsigned i = 0; i < r->next; i++)
+		fprintf(out, "  %-6s  %8.5f  %8.5f\n", r->ext_top[i].label, r->ext_top[i].target,
+			r->ext_top[i].achieved);
+}
+
+static json_object *share_array(const double *v, unsigned n)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_double(v[i]));
+	return a;
+}
+
+void report_print_json(const struct report *r, FILE *out)
+{
+	json_object *o = json_object_new_object();
+
+	report_add_json(r, o);
+	if (r->have_sparse) {
+		json_object_object_add(o, "sparse_files", json_object_new_uint64(r->sparse_files));
+		json_object_object_add(o, "sparse_hole_bytes",
+				       json_object_new_uint64(r->sparse_hole_bytes));
+	}
+	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+void report_add_json(const struct report *r, json_object *o)
+{
+	json_object *ext = json_object_new_array();
+
+	json_object_object_add(o, "seed", json_object_new_uint64(r->seed));
+	json_object_object_add(o, "files", json_object_new_uint64(r->files));
+	json_object_object_add(o, "dirs", json_object_new_uint64(r->dirs));
+	json_object_object_add(o, "links", json_object_new_uint64(r->links));
+	json_object_object_add(o, "hardlinks", json_object_new_uint64(r->hardlinks));
+	json_object_object_add(o, "symlinks", json_object_new_uint64(r->symlinks));
+	json_object_object_add(o, "special_dirs", json_object_new_uint64(r->special_dirs));
+	json_object_object_add(o, "special_files", json_object_new_uint64(r->special_files));
+	json_object_object_add(o, "bytes", json_object_new_uint64(r->bytes));
+	json_object_object_add(o, "mean_size", json_object_new_double(r->mean_size));
+	json_object_object_add(o, "median_size", json_object_new_uint64(r->median_size));
+	json_object_object_add(o, "max_size", json_object_new_uint64(r->max_size));
+	json_object_object_add(o, "max_depth", json_object_new_int((int)r->max_depth));
+	json_object_object_add(o, "size_ks_d", json_object_new_double(r->size_ks_d));
+	json_object_object_add(o, "size_ks_critical_01", json_object_new_double(r->size_ks_crit));
+	json_object_object_add(o, "depth_ks_d", json_object_new_double(r->depth_ks_d));
+	json_object_object_add(o, "depth_ks_critical_01",
+			       json_object_new_double(r->depth_ks_crit));
+	json_object_object_add(o, "ext_max_abs_diff", json_object_new_double(r->ext_max_abs_diff));
+	json_object_object_add(o, "ext_worst",
+			       json_object_new_string(r->ext_worst ? r->ext_worst : ""));
+	json_object_object_add(o, "fpd_max_abs_diff", json_object_new_double(r->fpd_max_abs_diff));
+	json_object_object_add(o, "depth_target", share_array(r->depth_target, r->ndepth));
+	json_object_object_add(o, "depth_achieved", share_array(r->depth_achieved, r->ndepth));
+	json_object_object_add(o, "fpd_target", share_array(r->fpd_target, r->fpd_bins));
+	json_object_object_add(o, "fpd_achieved", share_array(r->fpd_achieved, r->fpd_bins));
+	for (unsigned i = 0; i < r->next; i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "ext", json_object_new_string(r->ext_top[i].label));
+		json_object_object_add(e, "target", json_object_new_double(r->ext_top[i].target));
+		json_object_object_add(e, "achieved",
+				       json_object_new_double(r->ext_top[i].achieved));
+		json_object_array_add(ext, e);
+	}
+	json_object_object_add(o, "ext_top", ext);
+}

@@ -1,0 +1,67 @@
+/* rng.c - named, indexed random streams */
+#include "util/rng.h"
+
+uint64_t rng_mix64(uint64_t z)
+{
+	z ^= z >> 33;
+	z *= UINT64_C(0xFF51AFD7ED558CCD);
+	z ^= z >> 33;
+	z *= UINT64_C(0xC4CEB9FE1A85EC53);
+	z ^= z >> 33;
+	return z;
+}
+
+uint64_t rng_stream_key(uint64_t seed, const char *stream)
+{
+	/* FNV-1a of the name, then mixed with the seed */
+	uint64_t h = UINT64_C(0xCBF29CE484222325);
+
+	for (const unsigned char *p = (const unsigned char *)stream; *p; p++) {
+		h ^= *p;
+		h *= UINT64_C(0x100000001B3);
+	}
+	return rng_mix64(rng_mix64(seed ^ UINT64_C(0x6A09E667F3BCC909)) ^ h);
+}
+
+void rng_open(struct rng *r, uint64_t key, uint64_t index)
+{
+	r->state = rng_mix64(key ^ rng_mix64(index + UINT64_C(0x3C6EF372FE94F82B)));
+}
+
+void rng_init(struct rng *r, uint64_t seed, const char *stream, uint64_t index)
+{
+	rng_open(r, rng_stream_key(seed, stream), index);
+}
+
+uint64_t rng_below(struct rng *r, uint64_t n)
+{
+	if (n == 0)
+		return 0;
+	/* Lemire's multiply-shift with rejection of the biased low range */
+	unsigned __int128 m = (unsigned __int128)rng_next(r) * n;
+	uint64_t lo = (uint64_t)m;
+
+	if (lo < n) {
+		uint64_t t = -n % n;
+
+		while (lo < t) {
+			m = (unsigned __int128)rng_next(r) * n;
+			lo = (uint64_t)m;
+		}
+	}
+	return (uint64_t)(m >> 64);
+}
+
+void rng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t key, uint64_t index)
+{
+	struct rng r;
+
+	rng_open(&r, key, index);
+	for (uint64_t i = n; i > 1; i--) {
+		uint64_t j = rng_below(&r, i);
+		uint32_t t = a[i - 1];
+
+		a[i - 1] = a[j];
+		a[j] = t;
+	}
+}
