@@ -12,17 +12,16 @@ static int null_open(struct backend *b, const struct create_opts *o, const struc
 	return 0;
 }
 
-static int null_populate(struct backend *b, const struct plan *pl, const struct content_source *cs,
-			 struct create_result *res)
+static int null_populate(struct backend *b, const struct plan *pl, const struct layout *lo,
+			 const struct content_source *cs, struct create_result *res)
 {
 	(void)b;
+	(void)lo;
 	(void)cs;
-	memset(res, 0, sizeof(*res));
 	res->files = pl->nfiles;
 	res->dirs = pl->ndirs;
 	res->links = pl->nlinks;
 	res->bytes = pl->bytes;
-	res->layout_score = 1.0;
 	return 0;
 }
 
@@ -40,6 +39,7 @@ static void null_abort(struct backend *b)
 const struct backend_ops null_backend_ops = {
 	.name = "null",
 	.caps = 0,
+	.targets = BACKEND_TARGET_FILE,
 	.open = null_open,
 	.populate = null_populate,
 	.finish = null_finish,

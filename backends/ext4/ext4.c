@@ -17,8 +17,8 @@
 
 #include "backends/backend.h"
 #include "backends/ext4/data.h"
+#include "backends/ext4/estimate.h"
 #include "backends/ext4/dir.h"
-#include "readback/verify.h"
 #include "backends/ext4/err.h"
 #include "backends/ext4/map.h"
 #include "layout/layout.h"
@@ -37,7 +37,8 @@ struct ext4_state {
 	int data_fd;
 	char *target;
 	unsigned jobs;
-	char *extents_path; /* write the planned runs here after the layout, or NULL */
+	volatile sig_atomic_t *cancel; /* the core sets it on SIGINT/SIGTERM */
+	struct ext4_build *x; /* from layout_request() to populate() */
 	void (*progress)(void *ctx, uint64_t files_done, uint64_t bytes_done);
 	void *progress_ctx;
 	int formatted; /* mke2fs ran here: abort() wipes its superblock */
@@ -79,8 +80,7 @@ struct ext4_build {
 	uint32_t *dir_blocks; /* data + mapping blocks per directory */
 	uint8_t *link_blocks;
 
-	struct layout lo;
-	int have_layout;
+	const struct layout *lo; /* the core's, from our layout request */
 	struct ext4_pool pool;
 	struct ext4_map map;
 	struct ext4_ents ents;
@@ -505,13 +505,7 @@ static int ext4_open(struct backend *b, const struct create_opts *o, const struc
 	clock_gettime(CLOCK_MONOTONIC, &st->t0);
 	st->data_fd = -1;
 	st->jobs = o->jobs ? o->jobs : 1;
-	if (o->extents_path) {
-		st->extents_path = strdup(o->extents_path);
-		if (!st->extents_path) {
-			free(st);
-			return set_err(b, -ENOMEM, "out of memory");
-		}
-	}
+	st->cancel = o->cancel;
 	st->progress = o->progress;
 	st->progress_ctx = o->progress_ctx;
 	st->target = strdup(o->target);
@@ -525,7 +519,7 @@ static int ext4_open(struct backend *b, const struct create_opts *o, const struc
 			goto out_free_target;
 		st->formatted = 1;
 	}
-	if (backend_interrupted) {
+	if (create_cancelled(o)) {
 		ret = set_err(b, -EINTR, "interrupted");
 		goto out_free_target;
 	}
@@ -585,7 +579,6 @@ out_free_target:
 		}
 	}
 	free(st->target);
-	free(st->extents_path);
 out_free_state:
 	free(st);
 	return ret;
@@ -710,12 +703,17 @@ static void progress(struct ext4_build *x)
 				atomic_load(&x->data.bytes_done));
 }
 
+static int cancelled(const struct ext4_state *st)
+{
+	return st->cancel && *st->cancel;
+}
+
 /* Every 4096 entries: stop when interrupted, report progress. */
 static int tick(struct ext4_build *x, uint64_t i)
 {
 	if (i % EXT4_CHECK_EVERY)
 		return 0;
-	if (backend_interrupted)
+	if (cancelled(x->st))
 		return set_err(x->b, -EINTR, "interrupted");
 	progress(x);
 	return 0;
@@ -1017,63 +1015,23 @@ static int read_freemap(struct ext4_build *x, struct freemap *fm)
 	return 0;
 }
 
-/* Step 5: place everything. */
-static int place(struct ext4_build *x)
+/*
+ * Step 5: what the layout must place (the core builds it): the blocks of
+ * every entry, this file system's block size, mapping and longest extent,
+ * and a pool of spare blocks for metadata the request cannot foresee.
+ */
+static void fill_request(struct ext4_build *x, struct layout_request *rq)
 {
-	struct layout_request rq = { 0 };
-	struct freemap fm;
-	uint64_t need = 0, free_blocks = 0;
-	int ret;
-
-	ret = read_freemap(x, &fm);
-	if (ret)
-		return ret;
-	rq.pl = x->pl;
-	rq.file_blocks = x->file_blocks;
-	rq.dir_blocks = x->dir_blocks;
-	rq.link_blocks = x->link_blocks;
-	rq.file_holes = x->file_holes;
-	rq.file_lblocks = x->file_lblocks;
-	rq.block_size = x->bs;
-	rq.mapping = x->extents ? LAYOUT_EXTENTS : LAYOUT_BLOCKMAP;
-	rq.max_extent_len = EXT4_MAP_MAX_EXTENT;
-	rq.layout_score = x->pl->prm.layout_score;
-	layout_request_set_params(&rq, &x->pl->prm);
-	rq.pool_blocks = 64 + x->pl->ndirs / 64;
-	rq.seed = x->pl->prm.seed;
-	ret = layout_build(&x->lo, &rq, &fm, &need);
-	for (size_t i = 0; i < fm.nruns; i++)
-		free_blocks += fm.runs[i].len;
-	free(fm.runs);
-	if (ret == -ENOSPC) {
-		char n[32], f[32], b[32];
-
-		fmt_bytes(n, sizeof(n), need * x->bs);
-		fmt_bytes(f, sizeof(f), free_blocks * x->bs);
-		snprintf(b, sizeof(b), "%u KiB", x->bs / 1024);
-		return set_err(
-			x->b, ret,
-			"the plan needs %s (%" PRIu64
-			" blocks of %s) but '%s' has %s free after formatting; use a larger --size",
-			n, need, b, x->st->target, f);
-	}
-	if (ret)
-		return set_err(x->b, ret, "cannot lay out the plan: %s", strerror(-ret));
-	x->have_layout = 1;
-	if (x->st->extents_path) {
-		FILE *f = fopen(x->st->extents_path, "w");
-
-		ret = f ? verify_write_extents(x->pl, &x->lo, x->bs, f) : -errno;
-		if (f && fclose(f) != 0 && !ret)
-			ret = -errno;
-		if (ret)
-			return set_err(x->b, ret, "cannot write the extents to '%s': %s",
-				       x->st->extents_path, strerror(-ret));
-	}
-	x->pool.start = x->lo.pool_start;
-	x->pool.len = x->lo.pool_len;
-	x->pool.used = 0;
-	return 0;
+	rq->pl = x->pl;
+	rq->file_blocks = x->file_blocks;
+	rq->dir_blocks = x->dir_blocks;
+	rq->link_blocks = x->link_blocks;
+	rq->file_holes = x->file_holes;
+	rq->file_lblocks = x->file_lblocks;
+	rq->block_size = x->bs;
+	rq->mapping = x->extents ? LAYOUT_EXTENTS : LAYOUT_BLOCKMAP;
+	rq->max_extent_len = EXT4_MAP_MAX_EXTENT;
+	rq->pool_blocks = 64 + x->pl->ndirs / 64;
 }
 
 static int write_dir(struct ext4_build *x, uint32_t j)
@@ -1082,7 +1040,7 @@ static int write_dir(struct ext4_build *x, uint32_t j)
 	const struct ext4_dir_shape *sh = &x->shape[j];
 	ext2_ino_t ino = x->dir_ino[j];
 	ext2_ino_t parent = j ? x->dir_ino[pl->dir_parent[j]] : EXT2_ROOT_INO;
-	uint64_t start = x->lo.dir_start[j], total = x->dir_blocks[j], off = 0;
+	uint64_t start = x->lo->dir_start[j], total = x->dir_blocks[j], off = 0;
 	struct ext4_meta_src src = { 0 };
 	struct plan_meta m;
 	size_t nruns;
@@ -1170,11 +1128,11 @@ static int write_file(struct ext4_build *x, uint64_t f)
 		}
 	} else {
 		struct ext4_meta_src src = { 0 };
-		const struct layout_extent *runs = &x->lo.ext[x->lo.file_ext[f]];
-		size_t nruns = (size_t)(x->lo.file_ext[f + 1] - x->lo.file_ext[f]);
+		const struct layout_extent *runs = &x->lo->ext[x->lo->file_ext[f]];
+		size_t nruns = (size_t)(x->lo->file_ext[f + 1] - x->lo->file_ext[f]);
 
-		src.start = x->lo.file_meta[f];
-		src.len = x->lo.file_nmeta[f];
+		src.start = x->lo->file_meta[f];
+		src.len = x->lo->file_nmeta[f];
 		src.pool = &x->pool;
 		if (nb == 0)
 			nruns = 0;
@@ -1227,7 +1185,7 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 		memcpy(i_block, x->tbuf, (size_t)len);
 		ret = write_inode(x, ino, &m, 1, (uint64_t)len, 0, 0, i_block);
 	} else {
-		struct layout_extent run = { x->lo.link_block[l], 1 };
+		struct layout_extent run = { x->lo->link_block[l], 1 };
 
 		ret = ext4_map_build(&x->map, x->fs, &run, 1, 1, x->extents, NULL);
 		if (!ret)
@@ -1334,8 +1292,6 @@ static int build_init(struct ext4_build *x)
 static void build_release(struct ext4_build *x)
 {
 	ext4_data_release(&x->data);
-	if (x->have_layout)
-		layout_release(&x->lo);
 	ext4_map_release(&x->map);
 	ents_release(&x->ents);
 	free(x->dir_ino);
@@ -1356,27 +1312,15 @@ static void build_release(struct ext4_build *x)
 }
 
 /*
- * For the summary: what the layout reached, and the free space the block
- * bitmap leaves (free extents across groups, as e2freefrag counts them).
+ * For the summary: the free space the block bitmap leaves (free extents
+ * across groups, as e2freefrag counts them), in res->free, whose
+ * chunk_blocks the core has set.
  */
-static void report_layout(const struct ext4_build *x, struct create_result *res)
+static void report_free(const struct ext4_build *x, struct create_result *res)
 {
 	ext2_filsys fs = x->fs;
 	blk64_t blk = fs->super->s_first_data_block, last = ext2fs_blocks_count(fs->super) - 1;
-	uint64_t chunk = x->pl->prm.free_chunk ? x->pl->prm.free_chunk : 1 << 20;
 
-	res->have_layout = 1;
-	res->layout_target = x->lo.target;
-	res->age_rounds = x->pl->prm.age_rounds;
-	res->frag_eligible = x->lo.frag_eligible;
-	res->sparse_files = x->sparse_files;
-	res->hole_blocks = x->hole_blocks;
-	res->frag_files = x->lo.frag_files;
-	res->frag_runs = x->lo.frag_runs;
-	res->free_small_target = x->pl->prm.age_rounds ? 0 : x->pl->prm.free_frag_share;
-	layout_notes_text(&x->lo, res->layout_notes, sizeof(res->layout_notes));
-	memset(&res->free, 0, sizeof(res->free));
-	res->free.chunk_blocks = chunk / x->bs ? chunk / x->bs : 1;
 	while (blk <= last) {
 		blk64_t zero, set;
 
@@ -1389,58 +1333,76 @@ static void report_layout(const struct ext4_build *x, struct create_result *res)
 	}
 }
 
-static int ext4_populate(struct backend *b, const struct plan *pl, const struct content_source *cs,
-			 struct create_result *res)
+static void build_free(struct ext4_state *st)
+{
+	if (!st->x)
+		return;
+	build_release(st->x);
+	free(st->x);
+	st->x = NULL;
+}
+
+/*
+ * Steps 1 to 4: blocks per file, inode numbers, directory shapes, the free
+ * map; then the request for the core's layout.
+ */
+static int ext4_layout_request(struct backend *b, const struct plan *pl, struct layout_request *rq,
+			       struct freemap *fm)
 {
 	struct ext4_state *st = b->priv;
-	struct ext4_build x = { 0 };
-	uint64_t data_blocks = 0;
-	int ret, data_ret;
+	struct ext4_build *x;
+	int ret;
 
-	b->errmsg[0] = '\0';
 	if (!st || !st->fs)
 		return set_err(b, -EINVAL, "the ext4 backend was not opened");
-	if (st->populated)
-		return set_err(b, -EINVAL, "populate may run only once");
-	x.b = b;
-	x.st = st;
-	x.fs = st->fs;
-	x.pl = pl;
-	x.cs = cs;
-	x.data.fd = -1;
-	ret = build_init(&x);
+	if (st->x)
+		return set_err(b, -EINVAL, "the layout may be requested only once");
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return set_err(b, -ENOMEM, "out of memory");
+	st->x = x;
+	x->b = b;
+	x->st = st;
+	x->fs = st->fs;
+	x->pl = pl;
+	x->data.fd = -1;
+	ret = build_init(x);
 	if (!ret)
-		ret = size_files(&x);
+		ret = size_files(x);
 	if (!ret)
-		ret = alloc_inodes(&x);
+		ret = alloc_inodes(x);
 	if (!ret)
-		ret = shape_entries(&x);
+		ret = shape_entries(x);
 	if (!ret)
-		ret = place(&x);
-	if (ret)
-		goto out_release;
+		ret = read_freemap(x, fm);
+	if (!ret)
+		fill_request(x, rq);
+	return ret;
+}
 
-	/* file data goes out on worker threads while this one writes the metadata */
-	ret = ext4_data_init(&x.data, pl, &x.lo, x.file_blocks, x.bs);
-	if (ret) {
-		set_err(b, ret,
-			ret == -EINVAL ? "the layout's runs do not match the files' blocks" :
-					 "out of memory");
-		goto out_release;
-	}
-	ret = ext4_data_start(&x.data, cs, st->data_fd, st->jobs);
-	if (ret) {
-		set_err(b, ret, "cannot start the data writers: %s", strerror(-ret));
-		goto out_release;
-	}
-	ret = write_metadata(&x);
-	while (!ret && ext4_data_wait(&x.data, EXT4_WAIT_MS)) {
-		if (backend_interrupted)
+/* Steps 6 and 7: file data on worker threads while this one writes the metadata. */
+static int write_all(struct ext4_build *x)
+{
+	struct ext4_state *st = x->st;
+	struct backend *b = x->b;
+	int ret, data_ret;
+
+	ret = ext4_data_init(&x->data, x->pl, x->lo, x->file_blocks, x->bs);
+	if (ret)
+		return set_err(b, ret,
+			       ret == -EINVAL ? "the layout's runs do not match the files' blocks" :
+						"out of memory");
+	ret = ext4_data_start(&x->data, x->cs, st->data_fd, st->jobs, st->cancel);
+	if (ret)
+		return set_err(b, ret, "cannot start the data writers: %s", strerror(-ret));
+	ret = write_metadata(x);
+	while (!ret && ext4_data_wait(&x->data, EXT4_WAIT_MS)) {
+		if (cancelled(st))
 			ret = set_err(b, -EINTR, "interrupted");
 		else
-			progress(&x);
+			progress(x);
 	}
-	data_ret = ext4_data_join(&x.data, ret);
+	data_ret = ext4_data_join(&x->data, ret);
 	if (!ret && data_ret) {
 		ret = data_ret;
 		if (ret == -EINTR)
@@ -1449,28 +1411,49 @@ static int ext4_populate(struct backend *b, const struct plan *pl, const struct 
 			set_err(b, ret, "cannot write file data to '%s': %s", st->target,
 				strerror(-ret));
 	}
+	return ret;
+}
+
+static int ext4_populate(struct backend *b, const struct plan *pl, const struct layout *lo,
+			 const struct content_source *cs, struct create_result *res)
+{
+	struct ext4_state *st = b->priv;
+	struct ext4_build *x = st ? st->x : NULL;
+	uint64_t data_blocks = 0;
+	int ret;
+
+	if (!x || x->pl != pl)
+		return set_err(b, -EINVAL, "the ext4 backend populates only the plan it laid out");
+	if (st->populated)
+		return set_err(b, -EINVAL, "populate may run only once");
+	x->lo = lo;
+	x->cs = cs;
+	x->pool.start = lo->pool_start;
+	x->pool.len = lo->pool_len;
+	x->pool.used = 0;
+	ret = write_all(x);
 	if (ret)
 		goto out_release;
-	progress(&x);
+	progress(x);
 	/* "Lifetime writes" counts what went around libext2fs too, as the kernel's would */
 	for (uint64_t f = 0; f < pl->nfiles; f++)
-		data_blocks += x.file_blocks[f];
-	x.fs->super->s_kbytes_written += data_blocks * x.bs / 1024;
-	ext2fs_mark_super_dirty(x.fs);
+		data_blocks += x->file_blocks[f];
+	x->fs->super->s_kbytes_written += data_blocks * x->bs / 1024;
+	ext2fs_mark_super_dirty(x->fs);
 
-	memset(res, 0, sizeof(*res));
 	res->files = pl->nfiles;
 	res->dirs = pl->ndirs;
 	res->links = pl->nlinks;
 	res->bytes = pl->bytes;
-	res->block_size = x.bs;
-	res->blocks_used = ext2fs_blocks_count(x.fs->super) - ext2fs_free_blocks_count(x.fs->super);
-	res->layout_score = x.lo.score;
-	report_layout(&x, res);
+	res->block_size = x->bs;
+	res->blocks_used = ext2fs_blocks_count(x->fs->super) - ext2fs_free_blocks_count(x->fs->super);
+	res->sparse_files = x->sparse_files;
+	res->hole_blocks = x->hole_blocks;
+	report_free(x, res);
 	res->seconds = elapsed(&st->t0);
 	st->populated = 1;
 out_release:
-	build_release(&x);
+	build_free(st);
 	return ret;
 }
 
@@ -1485,6 +1468,7 @@ static int ext4_finish(struct backend *b)
 
 	if (!st)
 		return set_err(b, -EINVAL, "the ext4 backend was not opened");
+	build_free(st);
 	if (st->fs) {
 		/* superblock, group descriptors, bitmaps; then fsync */
 		err = ext2fs_close2(st->fs, 0);
@@ -1506,7 +1490,6 @@ static int ext4_finish(struct backend *b)
 	if (ret != 0)
 		return set_err(b, -errno, "cannot close '%s': %s", st->target, strerror(errno));
 	free(st->target);
-	free(st->extents_path);
 	free(st);
 	b->priv = NULL;
 	return 0;
@@ -1518,6 +1501,7 @@ static void ext4_abort(struct backend *b)
 
 	if (!st)
 		return;
+	build_free(st);
 	/* no ext2fs_close: the bitmaps and descriptors of this run stay unwritten */
 	if (st->fs)
 		ext2fs_free(st->fs);
@@ -1529,15 +1513,20 @@ static void ext4_abort(struct backend *b)
 		close(st->data_fd);
 	}
 	free(st->target);
-	free(st->extents_path);
 	free(st);
 	b->priv = NULL;
 }
 
+static const char *const ext4_fs_names[] = { "ext2", "ext3", "ext4", NULL };
+
 const struct backend_ops ext4_backend_ops = {
 	.name = "ext4",
-	.caps = BACKEND_PLACES_BLOCKS | BACKEND_FORMATS,
+	.caps = BACKEND_PLACES_BLOCKS | BACKEND_FORMATS | BACKEND_MEASURES,
+	.targets = BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE,
+	.fs_names = ext4_fs_names,
+	.estimate = ext4_estimate,
 	.open = ext4_open,
+	.layout_request = ext4_layout_request,
 	.populate = ext4_populate,
 	.finish = ext4_finish,
 	.abort = ext4_abort,

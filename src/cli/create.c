@@ -1,6 +1,5 @@
 /* create.c - `imprint create`: resolve, plan, check the target, build through a backend, commit */
 #include <errno.h>
-#include <ext2fs/ext2fs.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -9,69 +8,27 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/registry.h"
 #include "content/source.h"
 #include "content/model.h"
 #include "cli/create.h"
 #include "cli/progress.h"
 #include "cli/target.h"
-
-#define EST_BLOCK 4096ULL
-#define EST_INODE 256ULL
-#define EST_DIRENT 24ULL      /* average ext4 directory entry with a short name */
-#define EST_FIRST_INO 11ULL   /* inodes 1..10 are reserved, 11 is lost+found */
-#define FAST_SYMLINK_MAX 59   /* longer targets need a block of their own */
+#include "layout/layout.h"
+#include "readback/verify.h"
 
 static const char *const fs_name[] = { [FS_EXT2] = "ext2", [FS_EXT3] = "ext3", [FS_EXT4] = "ext4" };
-
-static uint64_t blocks_of(uint64_t bytes)
-{
-	return (bytes + EST_BLOCK - 1) / EST_BLOCK;
-}
-
-void create_estimate(const struct plan *pl, struct create_estimate *e)
-{
-	uint64_t data = 0, dir_blocks = 0, nsym = 0, *nchild;
-	char target[PATH_MAX];
-
-	memset(e, 0, sizeof(*e));
-	for (uint64_t f = 0; f < pl->nfiles; f++)
-		data += blocks_of(pl->file_size[f]);
-	for (uint32_t l = 0; l < pl->nlinks; l++) {
-		if (pl->link_kind[l] & LINK_HARD)
-			continue;
-		nsym++;
-		if (plan_symlink_target(pl, l, target, sizeof(target)) > FAST_SYMLINK_MAX)
-			data++;
-	}
-	nchild = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*nchild));
-	for (uint32_t d = 1; nchild && d < pl->ndirs; d++)
-		nchild[pl->dir_parent[d]]++;
-	for (uint32_t d = 0; d < pl->ndirs; d++) {
-		uint64_t n = (uint64_t)pl->dir_nfiles[d] + pl->dir_nlinks[d] + (nchild ? nchild[d] : 0);
-		uint64_t b = blocks_of(24 + n * EST_DIRENT);
-
-		dir_blocks += b ? b : 1;
-	}
-	free(nchild);
-	e->data = data * EST_BLOCK;
-	e->dirs = (dir_blocks + 1) * EST_BLOCK;  /* lost+found */
-	e->inodes = (pl->nfiles + pl->ndirs + nsym + EST_FIRST_INO) * EST_INODE;
-	if (pl->prm.fs != FS_EXT2) {
-		int j = ext2fs_default_journal_size(pl->prm.size / EST_BLOCK);
-
-		e->journal = j > 0 ? (uint64_t)j * EST_BLOCK : 0;
-	}
-	e->meta = (e->data + e->dirs) / 100;
-	e->total = e->data + e->dirs + e->inodes + e->journal + e->meta;
-}
 
 /* The signal that interrupted the build, for the message. */
 static volatile sig_atomic_t caught_signal;
 
+/* The cancellation token handed to the backend (create_opts.cancel). */
+static volatile sig_atomic_t cancel_token;
+
 static void on_signal(int sig)
 {
 	caught_signal = sig;
-	backend_interrupted = 1;
+	cancel_token = 1;
 }
 
 static const int watched[] = { SIGINT, SIGTERM, SIGHUP };
@@ -151,16 +108,17 @@ static int resolve_for_target(const struct create_args *a, const struct target *
  * fit with a 2% margin.  The plan does not depend on 'size', so `imprint
  * plan` still writes the manifest of what is built.
  */
-static void grow_derived_size(struct plan *pl, int quiet)
+static void grow_derived_size(const struct backend_ops *ops, struct plan *pl, int quiet)
 {
-	struct create_estimate e;
+	struct backend_estimate e;
 	uint64_t old = pl->prm.size;
 	char h1[32], h2[32], h3[32];
 
 	for (int it = 0; it < 4; it++) {
 		uint64_t want;
 
-		create_estimate(pl, &e);
+		if (backend_estimate(ops, pl, &e))
+			return;
 		if (e.total <= pl->prm.size)
 			break;
 		want = e.total + e.total / 50;
@@ -175,13 +133,13 @@ static void grow_derived_size(struct plan *pl, int quiet)
 		h1, h2, h3);
 }
 
-static int check_fit(const struct plan *pl, const struct target *t)
+/* Refuse a plan the backend's estimate says cannot fit (no estimate: the backend checks). */
+static int check_fit(const struct backend_ops *ops, const struct plan *pl, const struct target *t)
 {
-	struct create_estimate e;
+	struct backend_estimate e;
 	char need[32], cap[32], data[32], dirs[32], ino[32], jnl[32], meta[32];
 
-	create_estimate(pl, &e);
-	if (e.total <= pl->prm.size)
+	if (backend_estimate(ops, pl, &e) || e.total <= pl->prm.size)
 		return 0;
 	progress_fmt_bytes(e.total, need, sizeof(need));
 	progress_fmt_bytes(pl->prm.size, cap, sizeof(cap));
@@ -214,140 +172,351 @@ static void copy_message(char *msg, size_t len, const char *in, const char *tmp,
 	snprintf(msg, len, "%.*s%s%s", (int)(at - in), in, target, at + strlen(tmp));
 }
 
+/* What build() needs besides the backend's options, and what it leaves. */
+struct build_job {
+	const struct create_opts *o;
+	const struct plan *pl;
+	const char *target;	  /* the user's TARGET, for messages */
+	const char *extents_path; /* --extents, or NULL */
+	struct create_result *res;
+	char *msg;
+	size_t len;
+	int opened; /* open() succeeded (with --no-format, nothing is written before) */
+};
+
+/* The summary's layout figures: what lo reached against what the plan asked. */
+static void result_layout(struct create_result *res, const struct plan *pl, const struct layout *lo)
+{
+	res->have_layout = 1;
+	res->have_score = 1;
+	res->layout_score = lo->score;
+	res->layout_target = lo->target;
+	res->age_rounds = pl->prm.age_rounds;
+	res->frag_eligible = lo->frag_eligible;
+	res->frag_files = lo->frag_files;
+	res->frag_runs = lo->frag_runs;
+	res->free_small_target = pl->prm.age_rounds ? 0 : pl->prm.free_frag_share;
+	layout_notes_text(lo, res->layout_notes, sizeof(res->layout_notes));
+}
+
 /*
- * Open, populate, finish; on failure the backend is aborted.  *opened
- * says whether open() succeeded (with --no-format, nothing is written
- * before that).
+ * Lay out the plan on the free space a block-placing backend hands over,
+ * and write the --extents file.  Returns 0 or a negative errno with
+ * j->msg set; lo is to be released by the caller when 0 is returned.
  */
-static int build(const struct backend_ops *ops, const struct create_opts *o, const struct plan *pl,
-		 const char *target, struct create_result *res, char *msg, size_t len, int *opened)
+static int lay_out(struct backend *b, struct build_job *j, struct layout *lo)
+{
+	struct layout_request rq;
+	struct freemap fm;
+	uint64_t need = 0, free_blocks = 0, chunk;
+	char n[32], f[32];
+	int ret;
+
+	memset(&rq, 0, sizeof(rq));
+	memset(&fm, 0, sizeof(fm));
+	ret = backend_layout_request(b, j->pl, &rq, &fm);
+	if (ret)
+		return ret;
+	rq.layout_score = j->pl->prm.layout_score;
+	layout_request_set_params(&rq, &j->pl->prm);
+	rq.seed = j->pl->prm.seed;
+	/* the free-space summary counts whole chunks of this many blocks */
+	chunk = j->pl->prm.free_chunk ? j->pl->prm.free_chunk : 1 << 20;
+	j->res->free.chunk_blocks = chunk / rq.block_size ? chunk / rq.block_size : 1;
+	ret = layout_build(lo, &rq, &fm, &need);
+	for (size_t i = 0; i < fm.nruns; i++)
+		free_blocks += fm.runs[i].len;
+	free(fm.runs);
+	if (ret == -ENOSPC) {
+		progress_fmt_bytes(need * rq.block_size, n, sizeof(n));
+		progress_fmt_bytes(free_blocks * rq.block_size, f, sizeof(f));
+		snprintf(j->msg, j->len,
+			 "the plan needs %s (%" PRIu64
+			 " blocks of %u KiB) but '%s' has %s free after formatting; use a larger --size",
+			 n, need, rq.block_size / 1024, j->target, f);
+		return ret;
+	}
+	if (ret) {
+		snprintf(j->msg, j->len, "cannot lay out the plan: %s", strerror(-ret));
+		return ret;
+	}
+	if (j->extents_path) {
+		FILE *out = fopen(j->extents_path, "w");
+
+		ret = out ? verify_write_extents(j->pl, lo, rq.block_size, out) : -errno;
+		if (out && fclose(out) != 0 && !ret)
+			ret = -errno;
+		if (ret) {
+			snprintf(j->msg, j->len, "cannot write the extents to '%s': %s",
+				 j->extents_path, strerror(-ret));
+			layout_release(lo);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Through the backend: open, lay out (a backend that places blocks), then
+ * populate and finish; on failure the backend is aborted.
+ */
+static int run_backend(struct backend *b, struct build_job *j, const struct content_source *cs)
+{
+	struct layout lo;
+	int ret, have_layout = 0;
+
+	ret = backend_open(b, j->o, j->pl);
+	j->opened = !ret;
+	if (!ret && cancel_token)
+		ret = -EINTR;
+	if (!ret && (b->ops->caps & BACKEND_PLACES_BLOCKS)) {
+		ret = lay_out(b, j, &lo);
+		have_layout = !ret;
+	}
+	if (!ret && cancel_token)
+		ret = -EINTR;
+	if (!ret)
+		ret = backend_populate(b, j->pl, have_layout ? &lo : NULL, cs, j->res);
+	if (!ret && have_layout)
+		result_layout(j->res, j->pl, &lo);
+	if (have_layout)
+		layout_release(&lo);
+	if (!ret && cancel_token)
+		ret = -EINTR;
+	if (!ret)
+		ret = backend_finish(b);
+	if (ret) {
+		if (!j->msg[0])
+			copy_message(j->msg, j->len, b->errmsg[0] ? b->errmsg : strerror(-ret),
+				     j->o->target, j->target);
+		if (j->opened)
+			backend_abort(b);
+	}
+	return ret;
+}
+
+/* Make the content source, then run the backend. */
+static int build(const struct backend_ops *ops, struct build_job *j)
 {
 	struct backend b;
 	struct content_model cm;
 	struct content_source cs;
 	int ret;
 
-	memset(&b, 0, sizeof(b));
-	b.ops = ops;
-	*opened = 0;
+	backend_init(&b, ops);
+	j->opened = 0;
+	memset(j->res, 0, sizeof(*j->res));
 	/* typed content by extension (content_random_init() is the untyped alternative) */
-	ret = content_model_init(&cm, pl);
+	ret = content_model_init(&cm, j->pl);
 	if (ret) {
-		snprintf(msg, len, "cannot build the content model: %s", strerror(-ret));
+		snprintf(j->msg, j->len, "cannot build the content model: %s", strerror(-ret));
 		return ret;
 	}
-	ret = content_model_source_init(&cs, &cm, pl);
+	ret = content_model_source_init(&cs, &cm, j->pl);
 	if (ret) {
-		snprintf(msg, len, "cannot build the content source: %s", strerror(-ret));
+		snprintf(j->msg, j->len, "cannot build the content source: %s", strerror(-ret));
 		goto out_release_model;
 	}
-	if (backend_interrupted) {
-		ret = -EINTR;
-		goto out_release_source;
-	}
-	ret = ops->open(&b, o, pl);
-	*opened = !ret;
-	if (!ret && backend_interrupted)
-		ret = -EINTR;
-	if (!ret)
-		ret = ops->populate(&b, pl, &cs, res);
-	if (!ret && backend_interrupted)
-		ret = -EINTR;
-	if (!ret)
-		ret = ops->finish(&b);
-	if (ret) {
-		copy_message(msg, len, b.errmsg[0] ? b.errmsg : strerror(-ret), o->target, target);
-		ops->abort(&b);
-	}
-out_release_source:
+	ret = cancel_token ? -EINTR : run_backend(&b, j, &cs);
 	content_source_release(&cs);
 out_release_model:
 	content_model_release(&cm);
 	return ret;
 }
 
-int create_run(const struct create_args *a, struct params *p)
+/* The kind of TARGET t is, as backends declare what they take. */
+static unsigned target_kind(const struct target *t)
 {
-	const struct backend_ops *ops = backend_find(a->backend ? a->backend : "ext4");
-	struct target_error terr = { { 0 } };
-	struct plan_error plerr = { { 0 } };
-	struct sigaction old[sizeof(watched) / sizeof(watched[0])];
-	struct create_result res;
-	struct build_summary sum;
-	struct progress pr;
-	struct create_opts o;
-	struct target t;
-	struct plan pl;
-	char msg[800], what[800];
-	const char *path;
-	int ret, ret2, opened = 0;
+	return t->is_device ? BACKEND_TARGET_DEVICE : BACKEND_TARGET_FILE;
+}
 
-	msg[0] = '\0';
-	what[0] = '\0';
-	if (!ops) {
-		fprintf(stderr, "imprint: unknown backend '%s' (expected ext4 or null)\n", a->backend);
-		return -EINVAL;
+/*
+ * The backend --backend names, or the first that makes 'fs' on this kind
+ * of target.  Returns it, or NULL with the reason printed.
+ */
+static const struct backend_ops *choose_backend(const struct create_args *a, const struct params *p,
+						const struct target *t)
+{
+	const struct backend_ops *const *all;
+	const struct backend_ops *ops;
+	char names[128] = "";
+	size_t n, at = 0;
+
+	if (!a->backend)
+		ops = backend_for(fs_name[p->fs], target_kind(t));
+	else
+		ops = backend_find(a->backend);
+	if (!ops && a->backend) {
+		all = backend_list(&n);
+		for (size_t i = 0; i < n && at < sizeof(names); i++)
+			at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s",
+					       i ? (i + 1 == n ? " or " : ", ") : "", all[i]->name);
+		fprintf(stderr, "imprint: unknown backend '%s' (expected %s)\n", a->backend, names);
+	} else if (!ops) {
+		fprintf(stderr, "imprint: no backend makes %s on '%s'\n", fs_name[p->fs], t->path);
+	} else if (!(ops->targets & target_kind(t))) {
+		fprintf(stderr, "imprint: the %s backend cannot write to '%s' (a %s)\n", ops->name,
+			t->path, t->is_device ? "block device" : "file");
+		ops = NULL;
 	}
-	/* everything that can refuse happens before the first write */
-	ret = target_open(&t, a->target, &terr);
+	return ops;
+}
+
+/* Everything that can refuse TARGET happens here, before the first write. */
+static int check_target(const struct create_args *a, struct target *t)
+{
+	struct target_error terr = { { 0 } };
+	int ret;
+
+	ret = target_open(t, a->target, &terr);
 	if (!ret)
-		ret = target_check_busy(&t, &terr);
+		ret = target_check_busy(t, &terr);
 	if (!ret)
-		ret = target_check_contents(&t, a->force, a->no_format, &terr);
+		ret = target_check_contents(t, a->force, a->no_format, &terr);
 	if (ret) {
 		if (terr.msg[0])
 			fprintf(stderr, "imprint: %s\n", terr.msg);
 		else
 			fprintf(stderr, "imprint: '%s': %s\n", a->target, strerror(-ret));
-		goto out_target;
 	}
-	ret = resolve_for_target(a, &t, p);
+	return ret;
+}
+
+/* Plan for what the target is, and refuse a plan the backend says cannot fit. */
+static int plan_for_target(const struct create_args *a, const struct backend_ops *ops,
+			   const struct target *t, struct params *p, struct plan *pl)
+{
+	struct plan_error plerr = { { 0 } };
+	int ret;
+
+	ret = resolve_for_target(a, t, p);
 	if (ret)
-		goto out_target;
-	ret = plan_build(&pl, p, &plerr);
+		return ret;
+	ret = plan_build(pl, p, &plerr);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", ret == -EINVAL ? plerr.msg : strerror(-ret));
-		goto out_target;
+		return ret;
 	}
-	if (!params_is_set(p, "size") && !t.is_device && !(a->no_format && t.fs_size))
-		grow_derived_size(&pl, a->quiet);
-	ret = check_fit(&pl, &t);
+	if (!params_is_set(p, "size") && !t->is_device && !(a->no_format && t->fs_size))
+		grow_derived_size(ops, pl, a->quiet);
+	ret = check_fit(ops, pl, t);
 	if (ret)
-		goto out_plan;
+		plan_release(pl);
+	return ret;
+}
 
-	backend_interrupted = 0;
-	caught_signal = 0;
-	signals_install(old);
-	ret = target_prepare(&t, pl.prm.size, a->no_format, &path, &terr);
-	if (ret) {
+/* After a failure or a signal: say what happened, remove or invalidate what was written. */
+static void discard(struct target *t, int ret, const char *msg)
+{
+	struct target_error terr = { { 0 } };
+	char what[800] = "";
+	int ret2;
+
+	ret2 = target_discard(t, what, sizeof(what), &terr);
+	if (ret == -EINTR) {
+		if (ret2)
+			fprintf(stderr, "imprint: interrupted (%s); %s\n", signal_name(caught_signal),
+				terr.msg);
+		else if (what[0])
+			fprintf(stderr, "imprint: interrupted (%s): %s\n",
+				signal_name(caught_signal), what);
+		else
+			fprintf(stderr, "imprint: interrupted (%s) before anything was written\n",
+				signal_name(caught_signal));
+		return;
+	}
+	if (msg[0])
+		fprintf(stderr, "imprint: %s\n", msg);
+	if (ret2)
 		fprintf(stderr, "imprint: %s\n", terr.msg);
-		goto out_discard;
+	else if (what[0])
+		fprintf(stderr, "imprint: %s\n", what);
+}
+
+/* Prepare the target, build through the backend, commit; the summary's seconds in *seconds. */
+static int build_target(const struct create_args *a, const struct backend_ops *ops,
+			struct target *t, const struct plan *pl, struct create_result *res,
+			double *seconds, char *msg, size_t len)
+{
+	struct target_error terr = { { 0 } };
+	struct build_job j;
+	struct progress pr;
+	struct create_opts o;
+	const char *path;
+	int ret;
+
+	ret = target_prepare(t, pl->prm.size, a->no_format, &path, &terr);
+	if (ret) {
+		snprintf(msg, len, "%s", terr.msg);
+		return ret;
 	}
 	memset(&o, 0, sizeof(o));
-	memset(&res, 0, sizeof(res));
 	o.target = path;
 	o.mkfs_options = a->mkfs_options;
 	o.no_format = a->no_format;
+	o.force = a->force;
 	o.jobs = a->jobs ? a->jobs : 1;
-	o.extents_path = a->extents;
+	o.cancel = &cancel_token;
 	o.progress = progress_update;
 	o.progress_ctx = &pr;
-	progress_init(&pr, stderr, !a->quiet, pl.nfiles, pl.bytes);
-	ret = build(ops, &o, &pl, t.path, &res, msg, sizeof(msg), &opened);
+	memset(&j, 0, sizeof(j));
+	j.o = &o;
+	j.pl = pl;
+	j.target = t->path;
+	j.extents_path = a->extents;
+	j.res = res;
+	j.msg = msg;
+	j.len = len;
+	progress_init(&pr, stderr, !a->quiet, pl->nfiles, pl->bytes);
+	ret = build(ops, &j);
 	/* a refused --no-format (not empty, say) wrote nothing: keep the user's file system */
-	if (ret && a->no_format && !opened)
-		target_untouched(&t);
-	if (!ret && backend_interrupted)
+	if (ret && a->no_format && !j.opened)
+		target_untouched(t);
+	if (!ret && cancel_token)
 		ret = -EINTR;
 	if (!ret) {
-		ret = target_commit(&t, &terr);
+		ret = target_commit(t, &terr);
 		if (ret)
-			snprintf(msg, sizeof(msg), "%s", terr.msg);
+			snprintf(msg, len, "%s", terr.msg);
 	}
-	sum.seconds = progress_seconds(&pr);
+	*seconds = progress_seconds(&pr);
 	progress_end(&pr);
+	return ret;
+}
+
+int create_run(const struct create_args *a, struct params *p)
+{
+	const struct backend_ops *ops;
+	struct sigaction old[sizeof(watched) / sizeof(watched[0])];
+	struct create_result res;
+	struct build_summary sum;
+	struct target t;
+	struct plan pl;
+	char msg[800] = "";
+	int ret;
+
+	ret = check_target(a, &t);
 	if (ret)
-		goto out_discard;
+		goto out_target;
+	ops = choose_backend(a, p, &t);
+	if (!ops) {
+		ret = -EINVAL;
+		goto out_target;
+	}
+	ret = plan_for_target(a, ops, &t, p, &pl);
+	if (ret)
+		goto out_target;
+
+	cancel_token = 0;
+	caught_signal = 0;
+	signals_install(old);
+	ret = build_target(a, ops, &t, &pl, &res, &sum.seconds, msg, sizeof(msg));
+	if (ret || cancel_token) {
+		discard(&t, cancel_token ? -EINTR : ret, msg);
+		ret = cancel_token ? -EINTR : ret;
+		signals_restore(old);
+		goto out_plan;
+	}
 	signals_restore(old);
 
 	sum.target = t.path;
@@ -360,32 +529,6 @@ int create_run(const struct create_args *a, struct params *p)
 			fprintf(stderr, "imprint: cannot write the summary to stdout: %s\n",
 				strerror(-ret));
 	}
-	goto out_plan;
-
-out_discard:
-	/* ret is set; say what happened, then remove or invalidate what was written */
-	if (backend_interrupted)
-		ret = -EINTR;
-	ret2 = target_discard(&t, what, sizeof(what), &terr);
-	if (ret == -EINTR) {
-		if (ret2)
-			fprintf(stderr, "imprint: interrupted (%s); %s\n", signal_name(caught_signal),
-				terr.msg);
-		else if (what[0])
-			fprintf(stderr, "imprint: interrupted (%s): %s\n",
-				signal_name(caught_signal), what);
-		else
-			fprintf(stderr, "imprint: interrupted (%s) before anything was written\n",
-				signal_name(caught_signal));
-	} else {
-		if (msg[0])
-			fprintf(stderr, "imprint: %s\n", msg);
-		if (ret2)
-			fprintf(stderr, "imprint: %s\n", terr.msg);
-		else if (what[0])
-			fprintf(stderr, "imprint: %s\n", what);
-	}
-	signals_restore(old);
 out_plan:
 	plan_release(&pl);
 out_target:

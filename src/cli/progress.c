@@ -229,7 +229,8 @@ static int print_json(const struct create_result *res, const struct build_summar
 	json_object_object_add(o, "bytes", json_object_new_uint64(res->bytes));
 	json_object_object_add(o, "seconds", new_double(s->seconds, 3));
 	json_object_object_add(o, "mb_per_s", new_double(mbps, 1));
-	json_object_object_add(o, "layout_score", new_double(res->layout_score, 4));
+	json_object_object_add(o, "layout_score",
+			       res->have_score ? new_double(res->layout_score, 4) : NULL);
 	json_object_object_add(o, "block_size", json_object_new_uint64(res->block_size));
 	json_object_object_add(o, "blocks_used", json_object_new_uint64(res->blocks_used));
 	json_object_object_add(o, "sparse_files", json_object_new_uint64(res->sparse_files));
@@ -269,7 +270,10 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 			fprintf(out, "  sparse files %" PRIu64 ", holes of %s never written\n",
 				res->sparse_files, bytes);
 		}
-		fprintf(out, "  layout score %.4f", res->layout_score);
+		if (res->have_score)
+			fprintf(out, "  layout score %.4f", res->layout_score);
+		else
+			fprintf(out, "  layout score unavailable");
 		if (res->have_layout && res->age_rounds)
 			fprintf(out, " (aged %" PRIu32 " rounds: no target)", res->age_rounds);
 		else if (res->have_layout)
