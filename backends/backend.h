@@ -24,6 +24,11 @@
 #define BACKEND_TARGET_DEVICE 0x02 /* a block device, written in place */
 #define BACKEND_TARGET_DIR    0x04 /* a directory of a mounted file system */
 
+/* The options of `imprint create` a backend takes (backend_ops.options); the core refuses the rest. */
+#define BACKEND_OPT_MKFS_OPTIONS 0x01 /* --mkfs-options */
+#define BACKEND_OPT_NO_FORMAT	 0x02 /* --no-format */
+#define BACKEND_OPT_KEEP_PARTIAL 0x04 /* --keep-partial */
+
 /* What `imprint create` asks of a backend. */
 struct create_opts {
 	const char *target;	  /* the path the backend writes (a temporary file, a device, a directory) */
@@ -91,6 +96,7 @@ struct backend {
  * name      what --backend calls it
  * caps      BACKEND_* capability bits
  * targets   BACKEND_TARGET_* kinds of TARGET it takes
+ * options   BACKEND_OPT_* options of create it takes
  * fs_names  the file systems it makes (--fs values), NULL-ended; NULL: any
  * estimate  optional: the space pl needs on it, before anything is written
  * open      take the target (format it, for BACKEND_FORMATS)
@@ -106,6 +112,7 @@ struct backend_ops {
 	const char *name;
 	unsigned caps;
 	unsigned targets;
+	unsigned options;
 	const char *const *fs_names;
 	int (*estimate)(const struct plan *pl, struct backend_estimate *e);
 	int (*open)(struct backend *b, const struct create_opts *o, const struct plan *pl);

@@ -36,10 +36,13 @@ static void null_abort(struct backend *b)
 	(void)b;
 }
 
+static const char *const null_fs_names[] = { NULL };
+
 const struct backend_ops null_backend_ops = {
 	.name = "null",
 	.caps = 0,
 	.targets = BACKEND_TARGET_FILE,
+	.fs_names = null_fs_names, /* none: only --backend null picks it */
 	.open = null_open,
 	.populate = null_populate,
 	.finish = null_finish,

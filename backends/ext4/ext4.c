@@ -1523,6 +1523,7 @@ const struct backend_ops ext4_backend_ops = {
 	.name = "ext4",
 	.caps = BACKEND_PLACES_BLOCKS | BACKEND_FORMATS | BACKEND_MEASURES,
 	.targets = BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE,
+	.options = BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_NO_FORMAT,
 	.fs_names = ext4_fs_names,
 	.estimate = ext4_estimate,
 	.open = ext4_open,

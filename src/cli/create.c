@@ -69,6 +69,8 @@ static int resolve_for_target(const struct create_args *a, const struct target *
 
 	if (t->is_device)
 		cap = t->dev_size;
+	if (t->is_dir)
+		cap = t->dir_free;
 	if (a->no_format && t->fs_size)
 		cap = t->fs_size;
 	if (cap) {
@@ -78,6 +80,7 @@ static int resolve_for_target(const struct create_args *a, const struct target *
 			progress_fmt_bytes(p->size, h1, sizeof(h1));
 			progress_fmt_bytes(cap, h2, sizeof(h2));
 			fprintf(stderr, "imprint: 'size' (%s) is larger than %s '%s' (%s)\n", h1,
+				t->is_dir ? "the free space in" :
 				a->no_format ? "the file system in" : "the device", t->path, h2);
 			return -ENOSPC;
 		}
@@ -151,6 +154,7 @@ static int check_fit(const struct backend_ops *ops, const struct plan *pl, const
 	fprintf(stderr,
 		"imprint: the plan does not fit in '%s': it needs about %s (%" PRIu64 " bytes: %s of file data in 4 KiB blocks, %s of directories, %s of inode tables, %s of journal, %s of other metadata) but %s %s; raise --size or lower --used / --files\n",
 		t->path, need, e.total, data, dirs, ino, jnl, meta,
+		t->is_dir && !params_is_set(&pl->prm, "size") ? "the file system has free" :
 		t->is_device && !params_is_set(&pl->prm, "size") ? "the device holds" : "'size' is",
 		cap);
 	return -ENOSPC;
@@ -327,7 +331,33 @@ out_release_model:
 /* The kind of TARGET t is, as backends declare what they take. */
 static unsigned target_kind(const struct target *t)
 {
-	return t->is_device ? BACKEND_TARGET_DEVICE : BACKEND_TARGET_FILE;
+	return t->is_dir ? BACKEND_TARGET_DIR :
+	       t->is_device ? BACKEND_TARGET_DEVICE : BACKEND_TARGET_FILE;
+}
+
+/* Refuse the options of another backend (--mkfs-options, --no-format, --keep-partial). */
+static int backend_takes_options(const struct backend_ops *ops, const struct create_args *a)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} opts[] = {
+		{ BACKEND_OPT_MKFS_OPTIONS, "--mkfs-options" },
+		{ BACKEND_OPT_NO_FORMAT, "--no-format" },
+		{ BACKEND_OPT_KEEP_PARTIAL, "--keep-partial" },
+	};
+	unsigned given = (a->mkfs_options ? BACKEND_OPT_MKFS_OPTIONS : 0) |
+			 (a->no_format ? BACKEND_OPT_NO_FORMAT : 0) |
+			 (a->keep_partial ? BACKEND_OPT_KEEP_PARTIAL : 0);
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		if ((given & opts[i].bit) && !(ops->options & opts[i].bit)) {
+			fprintf(stderr, "imprint: '%s' is not an option of the %s backend\n",
+				opts[i].name, ops->name);
+			return 0;
+		}
+	}
+	return 1;
 }
 
 /*
@@ -352,11 +382,16 @@ static const struct backend_ops *choose_backend(const struct create_args *a, con
 			at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s",
 					       i ? (i + 1 == n ? " or " : ", ") : "", all[i]->name);
 		fprintf(stderr, "imprint: unknown backend '%s' (expected %s)\n", a->backend, names);
+	} else if (!ops && t->is_dir) {
+		fprintf(stderr, "imprint: '%s' is a directory; expected an image file or a block device\n",
+			t->path);
 	} else if (!ops) {
 		fprintf(stderr, "imprint: no backend makes %s on '%s'\n", fs_name[p->fs], t->path);
 	} else if (!(ops->targets & target_kind(t))) {
 		fprintf(stderr, "imprint: the %s backend cannot write to '%s' (a %s)\n", ops->name,
-			t->path, t->is_device ? "block device" : "file");
+			t->path, t->is_dir ? "directory" : t->is_device ? "block device" : "file");
+		ops = NULL;
+	} else if (!backend_takes_options(ops, a)) {
 		ops = NULL;
 	}
 	return ops;
@@ -373,6 +408,11 @@ static int check_target(const struct create_args *a, struct target *t)
 		ret = target_check_busy(t, &terr);
 	if (!ret)
 		ret = target_check_contents(t, a->force, a->no_format, &terr);
+	if (!ret && t->is_dir && t->dir_readonly) {
+		snprintf(terr.msg, sizeof(terr.msg),
+			 "'%s' is on a read-only file system; expected a writable directory", a->target);
+		ret = -EROFS;
+	}
 	if (ret) {
 		if (terr.msg[0])
 			fprintf(stderr, "imprint: %s\n", terr.msg);
@@ -397,7 +437,8 @@ static int plan_for_target(const struct create_args *a, const struct backend_ops
 		fprintf(stderr, "imprint: %s\n", ret == -EINVAL ? plerr.msg : strerror(-ret));
 		return ret;
 	}
-	if (!params_is_set(p, "size") && !t->is_device && !(a->no_format && t->fs_size))
+	if (!params_is_set(p, "size") && !t->is_device && !t->is_dir &&
+	    !(a->no_format && t->fs_size))
 		grow_derived_size(ops, pl, a->quiet);
 	ret = check_fit(ops, pl, t);
 	if (ret)
@@ -455,6 +496,7 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	o.mkfs_options = a->mkfs_options;
 	o.no_format = a->no_format;
 	o.force = a->force;
+	o.keep_partial = a->keep_partial;
 	o.jobs = a->jobs ? a->jobs : 1;
 	o.cancel = &cancel_token;
 	o.progress = progress_update;
