@@ -81,6 +81,7 @@ struct create_result {
 	double free_small_target;	/* 'free_frag_share' asked (0: no shape asked) */
 	struct layout_free_hist free;	/* the free space left, from the block bitmap */
 	char layout_notes[512];		/* layout_notes_text(): what gave way, or "" */
+	char notes[256];		/* the backend's word on what differs from the plan, or "" */
 };
 
 struct backend {

@@ -7,6 +7,7 @@
 /* Registry order matters to backend_for(): the first that fits wins. */
 static const struct backend_ops *const backends[] = {
 	&ext4_backend_ops,
+	&mounted_backend_ops,
 	&null_backend_ops,
 };
 
@@ -33,8 +34,7 @@ int backend_makes(const struct backend_ops *ops, const char *fs)
 const struct backend_ops *backend_for(const char *fs, unsigned kind)
 {
 	for (size_t i = 0; i < NBACKENDS; i++)
-		if ((backends[i]->targets & kind) && backends[i]->fs_names &&
-		    backend_makes(backends[i], fs))
+		if ((backends[i]->targets & kind) && backend_makes(backends[i], fs))
 			return backends[i];
 	return NULL;
 }

@@ -7,6 +7,7 @@
 #include "backends/backend.h"
 
 extern const struct backend_ops ext4_backend_ops;
+extern const struct backend_ops mounted_backend_ops;
 extern const struct backend_ops null_backend_ops;
 
 /* The backend named name ("ext4", "null"), or NULL. */

@@ -73,11 +73,11 @@ static int resolve_for_target(const struct create_args *a, const struct target *
 	if (cap) {
 		if (!params_is_set(p, "size")) {
 			p->size = cap;
-		} else if (p->size > cap) {
+		} else if (p->size > cap && !t->is_dir) {
+			/* a directory: 'size' scales the plan; its backend checks what the data needs */
 			progress_fmt_bytes(p->size, h1, sizeof(h1));
 			progress_fmt_bytes(cap, h2, sizeof(h2));
 			fprintf(stderr, "imprint: 'size' (%s) is larger than %s '%s' (%s)\n", h1,
-				t->is_dir ? "the free space in" :
 				a->no_format ? "the file system in" : "the device", t->path, h2);
 			return -ENOSPC;
 		}
@@ -164,6 +164,50 @@ static unsigned target_kind(const struct target *t)
 	       t->is_device ? BACKEND_TARGET_DEVICE : BACKEND_TARGET_FILE;
 }
 
+/* The kinds of target in kinds, in words ("image files and block devices"). */
+static void kinds_text(unsigned kinds, char *buf, size_t len)
+{
+	static const char *const word[] = { "image files", "block devices", "directories" };
+	size_t at = 0, n = 0, k = 0;
+
+	for (size_t i = 0; i < 3; i++)
+		n += !!(kinds & (1u << i));
+	buf[0] = '\0';
+	for (size_t i = 0; i < 3 && at < len; i++) {
+		if (!(kinds & (1u << i)))
+			continue;
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       k ? (k + 1 == n ? " and " : ", ") : "", word[i]);
+		k++;
+	}
+}
+
+/* Say that ops does not take t's kind of target, and which backends do. */
+static void refuse_kind(const struct backend_ops *ops, const struct target *t)
+{
+	const struct backend_ops *const *all;
+	char mine[64], others[256] = "";
+	size_t n, at = 0;
+
+	kinds_text(ops->targets, mine, sizeof(mine));
+	all = backend_list(&n);
+	for (size_t i = 0; i < n && at < sizeof(others); i++)
+		if (all[i]->targets & target_kind(t) && all[i]->fs_names != NULL &&
+		    all[i]->fs_names[0] == NULL)
+			continue; /* only by name: not worth naming */
+		else if (all[i]->targets & target_kind(t))
+			at += (size_t)snprintf(others + at, sizeof(others) - at, "%sthe %s backend",
+					       at ? " or " : "", all[i]->name);
+	fprintf(stderr, "imprint: '%s' is %s; the %s backend takes %s", t->path,
+		t->is_dir ? "a directory" : t->is_device ? "a block device" :
+		t->exists ? "a file" : "a new image file",
+		ops->name, mine);
+	if (others[0])
+		fprintf(stderr, " (%s: %s)", t->is_dir ? "directories" :
+				t->is_device ? "block devices" : "image files", others);
+	fputc('\n', stderr);
+}
+
 /* Refuse the options of another backend (--mkfs-options, --no-format, --keep-partial). */
 static int backend_takes_options(const struct backend_ops *ops, const struct create_args *a)
 {
@@ -217,8 +261,7 @@ static const struct backend_ops *choose_backend(const struct create_args *a, con
 	} else if (!ops) {
 		fprintf(stderr, "imprint: no backend makes %s on '%s'\n", fs_name[p->fs], t->path);
 	} else if (!(ops->targets & target_kind(t))) {
-		fprintf(stderr, "imprint: the %s backend cannot write to '%s' (a %s)\n", ops->name,
-			t->path, t->is_dir ? "directory" : t->is_device ? "block device" : "file");
+		refuse_kind(ops, t);
 		ops = NULL;
 	} else if (!backend_takes_options(ops, a)) {
 		ops = NULL;
@@ -391,7 +434,7 @@ int create_run(const struct create_args *a, struct params *p)
 	signals_restore(old);
 
 	sum.target = t.path;
-	sum.fs = fs_name[pl.prm.fs];
+	sum.fs = t.is_dir ? (t.type[0] ? t.type : "mounted") : fs_name[pl.prm.fs];
 	sum.size = pl.prm.size;
 	sum.seed = pl.prm.seed;
 	if (!a->quiet || a->json) {

@@ -191,12 +191,44 @@ static const char *kind_of(mode_t m)
 }
 
 /*
+ * The type of the file system holding st ("xfs", "btrfs", ...) from the
+ * last mount of its device in /proc/self/mountinfo, or "" when not found.
+ */
+static void dir_fstype(const struct stat *st, char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL, *save, *sep, *tok;
+	size_t cap = 0;
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		/* id parent M:m ... - fstype source superopts */
+		sep = strstr(line, " - ");
+		if (!sep)
+			continue;
+		tok = strtok_r(line, " ", &save);
+		tok = tok ? strtok_r(NULL, " ", &save) : NULL;
+		tok = tok ? strtok_r(NULL, " ", &save) : NULL;
+		if (!tok || parse_devnum(tok) != st->st_dev)
+			continue;
+		tok = strtok_r(sep + 3, " ", &save);
+		if (tok)
+			snprintf(out, len, "%s", tok);
+	}
+	free(line);
+	fclose(f);
+}
+
+/*
  * A directory: the backend that writes into it checks what it holds; here,
  * its file system's capacity and free space (statvfs).
  */
 static int open_dir(struct target *t, const char *path, struct target_error *err)
 {
 	struct statvfs sv;
+	struct stat st;
 	int ret;
 
 	if (statvfs(path, &sv) != 0) {
@@ -209,6 +241,8 @@ static int open_dir(struct target *t, const char *path, struct target_error *err
 	t->dir_size = (uint64_t)sv.f_blocks * sv.f_frsize;
 	t->dir_free = (uint64_t)sv.f_bavail * sv.f_frsize;
 	t->dir_readonly = !!(sv.f_flag & ST_RDONLY);
+	if (stat(path, &st) == 0)
+		dir_fstype(&st, t->type, sizeof(t->type));
 	t->real = strdup(path);
 	return t->real ? 0 : -ENOMEM;
 }

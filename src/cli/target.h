@@ -31,7 +31,7 @@ struct target {
 	uint64_t file_size;     /* image: the existing file's size, else 0 */
 
 	/* what the signature probe found (NUL strings when nothing) */
-	char type[32];          /* TYPE: "ext4", "swap", "crypto_LUKS", ... */
+	char type[32];          /* TYPE: "ext4", "swap", "crypto_LUKS", ...; a directory's file system */
 	char usage[32];         /* USAGE: "filesystem", "raid", "crypto", "other" */
 	char label[128];
 	char pttype[32];        /* PTTYPE: "dos", "gpt", ... */
