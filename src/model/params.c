@@ -1,4 +1,4 @@
-/* params.c - parameters: set, load, check, derive (the table, parsing and printing in params_*.c) */
+/* params.c - parameters: set, load, check, derive (table, parsing, printing in params_*.c) */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,4 +1,4 @@
-/* params_int.h - inside params: the table's types and what params*.c share (not for other modules) */
+/* params_int.h - inside params: the table's types and what params*.c share */
 #ifndef IMPRINT_MODEL_PARAMS_INT_H
 #define IMPRINT_MODEL_PARAMS_INT_H
 

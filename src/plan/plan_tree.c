@@ -1,4 +1,4 @@
-/* plan_tree.c - the tree of a plan: depths, files per directory, special directories, placement, links */
+/* plan_tree.c - the tree of a plan: depths, files per directory, placement, links */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

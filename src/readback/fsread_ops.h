@@ -1,4 +1,4 @@
-/* fsread_ops.h - inside fsread: the state of a reader, its ops struct and the helpers both readers share */
+/* fsread_ops.h - inside fsread: a reader's state, its ops struct, the helpers readers share */
 #ifndef IMPRINT_READBACK_FSREAD_OPS_H
 #define IMPRINT_READBACK_FSREAD_OPS_H
 
