@@ -14,21 +14,6 @@
 
 #include "backends/mounted/mounted.h"
 
-int mnt_cancelled(const struct mnt_state *st)
-{
-	return create_cancelled(st->o);
-}
-
-int mnt_err(struct mnt_state *st, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(st->b->errmsg, sizeof(st->b->errmsg), fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
 /* Whether DIR holds nothing but lost+found; -errno when it cannot be read. */
 static int dir_is_empty(struct mnt_state *st, int *empty)
 {
