@@ -175,6 +175,7 @@ static const struct opt_rule {
 	CREATE_OPT('q', "'--quiet'"),
 	CREATE_OPT(OPT_BACKEND, "'--backend'"),
 	CREATE_OPT('j', "'--jobs'"),
+	/* only create has ever refused --report; the others ignore it */
 	{ .opt = OPT_REPORT,
 	  .name = "'--report'",
 	  .takes = ON_ALL & ~ON(CMD_CREATE),
@@ -200,7 +201,7 @@ static const struct opt_rule {
 struct line {
 	const struct command *cmd;
 	struct cli c;
-	unsigned seen[OPT_LAST]; /* 1 + how many options came before its first use; 0: not given */
+	unsigned seen[OPT_LAST]; /* the order of each option's first use, from 1; 0: not given */
 	unsigned nseen;
 };
 
