@@ -92,6 +92,51 @@ expect_err "bad2.cfg line 1" "missing = names the line"
 expect_status 2 "missing config file" "$IMPRINT" config -c "$WORK/nope.cfg"
 expect_err "nope.cfg" "missing file is named"
 
+# options only some commands take: each refusal, and the first wrong option is the one named
+expect_status 2 "unknown command lists the commands" "$IMPRINT" frobnicate
+expect_err "imprint: unknown command 'frobnicate' (expected create, plan, verify, content-report, measure, config or params)" \
+	"unknown command: the whole message"
+expect_status 2 "-o on config" "$IMPRINT" config -o "$WORK/x"
+expect_err "imprint: -o is only for 'plan'" "-o is only for plan"
+expect_status 2 "--output on verify" "$IMPRINT" verify --output "$WORK/x" "$WORK"
+expect_err "imprint: -o is only for 'plan'" "--output is refused as -o"
+expect_status 2 "--report on create" "$IMPRINT" create --report "$WORK/x.img"
+expect_err "imprint: '--report' is only for 'plan'" "--report is only for plan"
+expect_status 2 "--force on plan" "$IMPRINT" plan --force
+expect_err "imprint: '--force' is only for 'create'" "--force is only for create"
+expect_status 2 "--keep-partial on plan" "$IMPRINT" plan --keep-partial
+expect_err "imprint: '--keep-partial' is only for 'create'" "--keep-partial is only for create"
+expect_status 2 "-q then --jobs on config" "$IMPRINT" config -q -j 2
+expect_err "imprint: '--quiet' is only for 'create'" "of create's options, the first given is named"
+expect_status 2 "--jobs then -q on config" "$IMPRINT" config -j 2 -q
+expect_err "imprint: '--jobs' is only for 'create'" "of create's options, the first given is named (2)"
+expect_status 2 "verify takes create's options" "$IMPRINT" verify --keep-partial --force -q
+expect_err "imprint: verify needs the directory where the image is mounted" \
+	"verify with create's options: only the directory is missing"
+expect_status 2 "--extents on plan" "$IMPRINT" plan --extents "$WORK/x"
+expect_err "imprint: '--extents' is only for 'create', 'verify' and 'measure'" \
+	"--extents is only for create, verify and measure"
+expect_status 2 "--sample on measure" "$IMPRINT" measure --sample 0.5 "$WORK"
+expect_err "imprint: '--sample' is only for 'content-report'" "--sample is only for content-report"
+expect_status 2 "--against on config" "$IMPRINT" config --against "$WORK/x.cfg"
+expect_err "imprint: '--against' is only for 'measure'" "--against is only for measure"
+expect_status 2 "--against with -c" "$IMPRINT" measure -c "$WORK/x.cfg" --against "$WORK/x.cfg" "$WORK"
+expect_err "imprint: give the configuration once: '--against' or '-c'" "--against and -c clash"
+expect_status 2 "content-report without a target" "$IMPRINT" content-report
+expect_err "imprint: content-report needs a TARGET: an image, a device or a directory" \
+	"content-report without a target: message"
+expect_status 2 "two wrong options, --sample first" "$IMPRINT" config --sample 0.5 -o "$WORK/x"
+expect_err "imprint: -o is only for 'plan'" "-o is checked before --sample"
+expect_status 2 "create without a target, --sample" "$IMPRINT" create --sample 0.5
+expect_err "imprint: create needs a TARGET" "the missing target is named before --sample"
+expect_status 2 "create without a target, --report" "$IMPRINT" create --report
+expect_err "imprint: '--report' is only for 'plan'" "--report is named before the missing target"
+expect_status 2 "measure: -o before the --against clash" "$IMPRINT" measure -c "$WORK/x.cfg" \
+	--against "$WORK/x.cfg" -o "$WORK/x" "$WORK"
+expect_err "imprint: -o is only for 'plan'" "-o is checked before the --against clash"
+expect_status 0 "params takes any option" "$IMPRINT" params --force --sample 0.5 -o "$WORK/x"
+[ -e "$WORK/x" ] && fail "params wrote '$WORK/x'" || pass "params ignores -o"
+
 # runtime errors: exit 1, nothing left behind
 expect_status 1 "unwritable manifest" "$IMPRINT" plan --files 100 -o "$WORK/no/such/dir/m"
 expect_err "cannot" "unwritable path explained"

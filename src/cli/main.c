@@ -1,24 +1,15 @@
-/* main.c - the imprint command: subcommands, options, exit status */
+/* main.c - the imprint command: the command and option tables, parsing, checks, exit status */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "config.h"
-#include "content/model.h"
-#include "readback/content_stats.h"
-#include "cli/create.h"
-#include "plan/manifest.h"
-#include "readback/measure.h"
+#include "cli/commands.h"
 #include "model/params.h"
-#include "plan/plan.h"
-#include "readback/report.h"
-#include "readback/verify.h"
 
-#define EXIT_USAGE 2
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 enum {
 	OPT_SET = 256,
@@ -37,6 +28,9 @@ enum {
 	OPT_EXTENTS,
 	OPT_SAMPLE,
 	OPT_AGAINST,
+	OPT_KEEP_PARTIAL,
+	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
+	OPT_LAST,
 };
 
 static const struct option long_opts[] = {
@@ -53,6 +47,7 @@ static const struct option long_opts[] = {
 	{ "mkfs-options", required_argument, NULL, OPT_MKFS_OPTIONS },
 	{ "no-format", no_argument, NULL, OPT_NO_FORMAT },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "keep-partial", no_argument, NULL, OPT_KEEP_PARTIAL },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
@@ -64,25 +59,161 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* What the command line asked for, before the parameters are applied. */
-struct cli {
-	const char *cmd;
-	const char *config;
-	const char *output;
-	int report;
-	int json;
-	/* create */
-	struct create_args create;
-	const char *only_create;   /* the first create-only option given, for messages */
-	const char *verify_dir;    /* verify: the mounted tree */
-	const char *measured;      /* content-report, measure: the image, device or directory */
-	double sample;             /* content-report --sample; 0: not given */
-	const char *against;       /* measure --against: the configuration compared with */
-	int jobs_given;
-	/* --set and short forms, in command-line order: "key=value" */
-	char **sets;
-	const char **set_where;
-	size_t nsets;
+/* How a command wants the parameters before it runs. */
+enum param_load {
+	LOAD_NONE,     /* params: none */
+	LOAD_AS_GIVEN, /* create: resolved once the target is known */
+	LOAD_RESOLVED,
+};
+
+/* One subcommand: git's commands[] in git.c. */
+struct command {
+	const char *name;
+	int (*run)(struct cli *c, struct params *p);
+	const char *help;  /* usage()'s text beside the name, wrapped lines included */
+	const char *needs; /* the message when TARGET or DIR is missing; NULL: takes none */
+	enum param_load load;
+	int any_option; /* takes every option and ignores those it does not use */
+};
+
+/* Indexes into commands[], in the order usage() and messages list them. */
+enum {
+	CMD_CREATE,
+	CMD_PLAN,
+	CMD_VERIFY,
+	CMD_CONTENT_REPORT,
+	CMD_MEASURE,
+	CMD_CONFIG,
+	CMD_PARAMS,
+	NCOMMANDS,
+};
+
+#define ON(cmd) (1u << (cmd))
+#define ON_ALL (ON(NCOMMANDS) - 1)
+
+static const struct command commands[NCOMMANDS] = {
+	[CMD_CREATE] = {
+		.name = "create",
+		.run = cmd_create,
+		.help = "build the image: imprint create [options] TARGET",
+		.needs = "create needs a TARGET: an image file or a block device",
+		.load = LOAD_AS_GIVEN,
+	},
+	[CMD_PLAN] = {
+		.name = "plan",
+		.run = cmd_plan,
+		.help = "build the plan and write its manifest (one line per entry)",
+		.load = LOAD_RESOLVED,
+	},
+	[CMD_VERIFY] = {
+		.name = "verify",
+		.run = cmd_verify,
+		.help = "check a mounted image against its plan: imprint verify [options] DIR",
+		.needs = "verify needs the directory where the image is mounted",
+		.load = LOAD_RESOLVED,
+	},
+	[CMD_CONTENT_REPORT] = {
+		.name = "content-report",
+		.run = cmd_content_report,
+		.help = "measure content (compressibility, duplicates, zero blocks,\n"
+			"            types) against the configuration's targets:\n"
+			"            imprint content-report [options] TARGET (an image, a device or a directory)",
+		.needs = "content-report needs a TARGET: an image, a device or a directory",
+		.load = LOAD_RESOLVED,
+	},
+	[CMD_MEASURE] = {
+		.name = "measure",
+		.run = cmd_measure,
+		.help = "measure what an image, device or mounted tree holds (sizes, depths,\n"
+			"            files per directory, extensions, links, ages, layout score, extents,\n"
+			"            free extents): imprint measure [--against CONFIG] [options] TARGET",
+		.needs = "measure needs a TARGET: an image, a device or a directory",
+		.load = LOAD_RESOLVED,
+	},
+	[CMD_CONFIG] = {
+		.name = "config",
+		.run = cmd_config,
+		.help = "print the complete resolved configuration, seed included",
+		.load = LOAD_RESOLVED,
+	},
+	[CMD_PARAMS] = {
+		.name = "params",
+		.run = cmd_params,
+		.help = "list every parameter with type, unit, default and description",
+		.load = LOAD_NONE,
+		.any_option = 1,
+	},
+};
+
+/* verify takes create's options too, so that one command line serves both */
+#define CREATE_OPTS (ON(CMD_CREATE) | ON(CMD_VERIFY))
+#define CREATE_OPT(o, n) \
+	{ .opt = (o), .name = (n), .takes = CREATE_OPTS, .only_for = "'create'" }
+
+/*
+ * The options only some commands take, in the order the checks fire: a
+ * line is refused for the first row it trips, so that a line with two
+ * wrong options always names the same one.  Rows in a run with the same
+ * takes and only_for (create's options) are one check: it names the
+ * option of the run that came first on the line.  The OPT_OPERAND row is
+ * where a missing TARGET or DIR is reported.  Options not here (-c,
+ * --set, --json, ...) are for every command.
+ */
+static const struct opt_rule {
+	int opt;              /* getopt_long()'s value */
+	const char *name;     /* as the refusal spells it (-o always without quotes) */
+	unsigned takes;       /* ON() bits of the commands that accept it */
+	const char *only_for; /* the refusal: "<name> is only for <only_for>" */
+	int clash;            /* an option it cannot go with, or 0 */
+	const char *clash_msg;
+} opt_rules[] = {
+	{ .opt = 'o', .name = "-o", .takes = ON(CMD_PLAN), .only_for = "'plan'" },
+	CREATE_OPT(OPT_MKFS_OPTIONS, "'--mkfs-options'"),
+	CREATE_OPT(OPT_NO_FORMAT, "'--no-format'"),
+	CREATE_OPT(OPT_FORCE, "'--force'"),
+	CREATE_OPT(OPT_KEEP_PARTIAL, "'--keep-partial'"),
+	CREATE_OPT('q', "'--quiet'"),
+	CREATE_OPT(OPT_BACKEND, "'--backend'"),
+	CREATE_OPT('j', "'--jobs'"),
+	/* only create has ever refused --report; the others ignore it */
+	{ .opt = OPT_REPORT,
+	  .name = "'--report'",
+	  .takes = ON_ALL & ~ON(CMD_CREATE),
+	  .only_for = "'plan'" },
+	{ .opt = OPT_EXTENTS,
+	  .name = "'--extents'",
+	  .takes = CREATE_OPTS | ON(CMD_MEASURE),
+	  .only_for = "'create', 'verify' and 'measure'" },
+	{ .opt = OPT_OPERAND },
+	{ .opt = OPT_AGAINST,
+	  .name = "'--against'",
+	  .takes = ON(CMD_MEASURE),
+	  .only_for = "'measure'",
+	  .clash = 'c',
+	  .clash_msg = "give the configuration once: '--against' or '-c'" },
+	{ .opt = OPT_SAMPLE,
+	  .name = "'--sample'",
+	  .takes = ON(CMD_CONTENT_REPORT),
+	  .only_for = "'content-report'" },
+};
+
+/* The command line as parsed: what it asks for and which options it gave. */
+struct line {
+	const struct command *cmd;
+	struct cli c;
+	unsigned seen[OPT_LAST]; /* the order of each option's first use, from 1; 0: not given */
+	unsigned nseen;
+};
+
+/* The short forms of --set KEY=VALUE. */
+static const struct {
+	int opt;
+	const char *key;
+	const char *where; /* for messages */
+} set_opts[] = {
+	{ OPT_SEED, "seed", "--seed" }, { OPT_USED, "used", "--used" },
+	{ OPT_FILES, "files", "--files" }, { OPT_SIZE, "size", "--size" },
+	{ OPT_FS, "fs", "--fs" },
 };
 
 static void usage(FILE *out)
@@ -92,18 +223,10 @@ static void usage(FILE *out)
 		"\n"
 		"Build realistic, reproducible file-system images (Impressions model).\n"
 		"\n"
-		"commands:\n"
-		"  create    build the image: imprint create [options] TARGET\n"
-		"  plan      build the plan and write its manifest (one line per entry)\n"
-		"  verify    check a mounted image against its plan: imprint verify [options] DIR\n"
-		"  content-report  measure content (compressibility, duplicates, zero blocks,\n"
-		"            types) against the configuration's targets:\n"
-		"            imprint content-report [options] TARGET (an image, a device or a directory)\n"
-		"  measure   measure what an image, device or mounted tree holds (sizes, depths,\n"
-		"            files per directory, extensions, links, ages, layout score, extents,\n"
-		"            free extents): imprint measure [--against CONFIG] [options] TARGET\n"
-		"  config    print the complete resolved configuration, seed included\n"
-		"  params    list every parameter with type, unit, default and description\n"
+		"commands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-8s  %s\n", commands[i].name, commands[i].help);
+	fprintf(out,
 		"\n"
 		"options:\n"
 		"  -c, --config FILE    read parameters from FILE ('key = value' lines)\n"
@@ -124,6 +247,7 @@ static void usage(FILE *out)
 		"      --no-format      populate the empty ext2/3/4 file system already in TARGET\n"
 		"      --force          overwrite a TARGET that holds a file system, partition\n"
 		"                       table or other signature (never a mounted or busy one)\n"
+		"      --keep-partial   on failure, leave what was written for inspection\n"
 		"  -q, --quiet          no progress line and no summary (--json still prints)\n"
 		"  -j, --jobs N         worker threads for file data (default: online CPUs)\n"
 		"      --extents FILE   create: write every file's planned physical runs to FILE;\n"
@@ -150,6 +274,27 @@ static void usage(FILE *out)
 		"parameters (--set KEY=VALUE or 'KEY = VALUE' in a config file;\n"
 		"'imprint params' gives each one's type, unit, default and meaning):\n");
 	params_print_names(out, 78);
+}
+
+/* The entry of commands[] named name, or NULL. */
+static const struct command *command_find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* "imprint: unknown command 'x' (expected create, plan, ... or params)" */
+static void unknown_command(const char *name)
+{
+	fprintf(stderr, "imprint: unknown command '%s' (expected ", name);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		const char *sep = i == NCOMMANDS - 1 ? " or " : ", ";
+
+		fprintf(stderr, "%s%s", i == 0 ? "" : sep, commands[i].name);
+	}
+	fprintf(stderr, ")\n");
 }
 
 static int add_set(struct cli *c, const char *key, const char *value, const char *where)
@@ -182,141 +327,191 @@ static void cli_release(struct cli *c)
 	free(c->set_where);
 }
 
-/* Returns 0 to go on, 1 when done (help, version), or EXIT_USAGE. */
-static int parse_cli(struct cli *c, int argc, char **argv)
+/* Returns 0 when arg is a share in (0, 1], else EXIT_USAGE after a message. */
+static int parse_sample(struct cli *c, const char *arg)
 {
-	int opt, ret = 0;
+	char *end;
+
+	errno = 0;
+	c->sample = strtod(arg, &end);
+	if (errno || end == arg || *end || !(c->sample > 0 && c->sample <= 1)) {
+		fprintf(stderr, "imprint: '--sample' must be a share in (0, 1] (got '%s')\n", arg);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Returns 0 when arg is a whole number from 1 to 1024, else EXIT_USAGE after a message. */
+static int parse_jobs(struct cli *c, const char *arg)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || n < 1 || n > 1024) {
+		fprintf(stderr,
+			"imprint: '--jobs' must be a whole number from 1 to 1024 (got '%s')\n", arg);
+		return EXIT_USAGE;
+	}
+	c->create.jobs = (unsigned)n;
+	c->jobs_given = 1;
+	return 0;
+}
+
+/* --set KEY=VALUE and its short forms; 0 or -ENOMEM, EXIT_USAGE after a message. */
+static int parse_set(struct cli *c, int opt, char *arg)
+{
+	char *eq = strchr(arg, '=');
+	int ret;
+
+	for (size_t i = 0; i < ARRAY_SIZE(set_opts); i++)
+		if (set_opts[i].opt == opt)
+			return add_set(c, set_opts[i].key, arg, set_opts[i].where);
+	if (!eq || eq == arg) {
+		fprintf(stderr, "imprint: --set: expected KEY=VALUE (got '%s')\n", arg);
+		return EXIT_USAGE;
+	}
+	*eq = '\0';
+	ret = add_set(c, arg, eq + 1, "--set");
+	*eq = '=';
+	return ret;
+}
+
+/*
+ * One option from getopt_long().  Returns 0 to go on, 1 when done (help,
+ * version), EXIT_USAGE after a message, or -ENOMEM.
+ */
+static int parse_option(struct cli *c, int opt, char **argv)
+{
+	switch (opt) {
+	case 'c':
+		c->config = optarg;
+		break;
+	case 'o':
+		c->output = optarg;
+		break;
+	case OPT_SET:
+	case OPT_SEED:
+	case OPT_USED:
+	case OPT_FILES:
+	case OPT_SIZE:
+	case OPT_FS:
+		return parse_set(c, opt, optarg);
+	case OPT_REPORT:
+		c->report = 1;
+		break;
+	case OPT_JSON:
+		c->json = 1;
+		break;
+	case OPT_MKFS_OPTIONS:
+		c->create.mkfs_options = optarg;
+		break;
+	case OPT_NO_FORMAT:
+		c->create.no_format = 1;
+		break;
+	case OPT_FORCE:
+		c->create.force = 1;
+		break;
+	case OPT_KEEP_PARTIAL:
+		c->create.keep_partial = 1;
+		break;
+	case 'q':
+		c->create.quiet = 1;
+		break;
+	case OPT_BACKEND:
+		c->create.backend = optarg;
+		break;
+	case 'j':
+		return parse_jobs(c, optarg);
+	case OPT_EXTENTS:
+		c->create.extents = optarg;
+		break;
+	case OPT_SAMPLE:
+		return parse_sample(c, optarg);
+	case OPT_AGAINST:
+		c->against = optarg;
+		break;
+	case 'h':
+		usage(stdout);
+		return 1;
+	case OPT_VERSION:
+		printf("imprint %s\n", PACKAGE_VERSION);
+		return 1;
+	case ':':
+		fprintf(stderr, "imprint: option '%s' needs a value\n", argv[optind - 1]);
+		return EXIT_USAGE;
+	default:
+		if (optopt)
+			fprintf(stderr, "imprint: unknown option '-%c'\n", optopt);
+		else
+			fprintf(stderr, "imprint: unknown option '%s'\n", argv[optind - 1]);
+		fprintf(stderr, "Try 'imprint --help'.\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Returns 0 to go on, 1 when done (help, version, out of memory), or EXIT_USAGE. */
+static int parse_line(struct line *l, int argc, char **argv)
+{
+	int opt, ret;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":c:o:hqj:", long_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			c->config = optarg;
-			break;
-		case 'o':
-			c->output = optarg;
-			break;
-		case OPT_SET: {
-			char *eq = strchr(optarg, '=');
-
-			if (!eq || eq == optarg) {
-				fprintf(stderr, "imprint: --set: expected KEY=VALUE (got '%s')\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			*eq = '\0';
-			ret = add_set(c, optarg, eq + 1, "--set");
-			*eq = '=';
-			break;
-		}
-		case OPT_SEED:
-			ret = add_set(c, "seed", optarg, "--seed");
-			break;
-		case OPT_USED:
-			ret = add_set(c, "used", optarg, "--used");
-			break;
-		case OPT_FILES:
-			ret = add_set(c, "files", optarg, "--files");
-			break;
-		case OPT_SIZE:
-			ret = add_set(c, "size", optarg, "--size");
-			break;
-		case OPT_FS:
-			ret = add_set(c, "fs", optarg, "--fs");
-			break;
-		case OPT_REPORT:
-			c->report = 1;
-			break;
-		case OPT_JSON:
-			c->json = 1;
-			break;
-		case OPT_MKFS_OPTIONS:
-			c->create.mkfs_options = optarg;
-			c->only_create = c->only_create ? c->only_create : "--mkfs-options";
-			break;
-		case OPT_NO_FORMAT:
-			c->create.no_format = 1;
-			c->only_create = c->only_create ? c->only_create : "--no-format";
-			break;
-		case OPT_EXTENTS:
-			c->create.extents = optarg;
-			break;
-		case OPT_SAMPLE: {
-			char *end;
-
-			errno = 0;
-			c->sample = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(c->sample > 0 && c->sample <= 1)) {
-				fprintf(stderr, "imprint: '--sample' must be a share in (0, 1] (got '%s')\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		}
-		case OPT_AGAINST:
-			c->against = optarg;
-			break;
-		case OPT_FORCE:
-			c->create.force = 1;
-			c->only_create = c->only_create ? c->only_create : "--force";
-			break;
-		case 'q':
-			c->create.quiet = 1;
-			c->only_create = c->only_create ? c->only_create : "--quiet";
-			break;
-		case OPT_BACKEND:
-			c->create.backend = optarg;
-			c->only_create = c->only_create ? c->only_create : "--backend";
-			break;
-		case 'j': {
-			char *end;
-			unsigned long n;
-
-			errno = 0;
-			n = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || n < 1 || n > 1024) {
-				fprintf(stderr, "imprint: '--jobs' must be a whole number from 1 to 1024 (got '%s')\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			c->create.jobs = (unsigned)n;
-			c->jobs_given = 1;
-			c->only_create = c->only_create ? c->only_create : "--jobs";
-			break;
-		}
-		case 'h':
-			usage(stdout);
-			return 1;
-		case OPT_VERSION:
-			printf("imprint %s\n", PACKAGE_VERSION);
-			return 1;
-		case ':':
-			fprintf(stderr, "imprint: option '%s' needs a value\n", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			if (optopt)
-				fprintf(stderr, "imprint: unknown option '-%c'\n", optopt);
-			else
-				fprintf(stderr, "imprint: unknown option '%s'\n", argv[optind - 1]);
-			fprintf(stderr, "Try 'imprint --help'.\n");
-			return EXIT_USAGE;
-		}
-		if (ret) {
+		ret = parse_option(&l->c, opt, argv);
+		if (ret == -ENOMEM) {
 			fprintf(stderr, "imprint: out of memory\n");
 			return 1;
 		}
+		if (ret)
+			return ret;
+		if (opt < OPT_LAST && !l->seen[opt])
+			l->seen[opt] = ++l->nseen;
 	}
-	if (strcmp(c->cmd, "create") == 0 && optind < argc)
-		c->create.target = argv[optind++];
-	else if (strcmp(c->cmd, "verify") == 0 && optind < argc)
-		c->verify_dir = argv[optind++];
-	else if (strcmp(c->cmd, "content-report") == 0 && optind < argc)
-		c->measured = argv[optind++];
-	else if (strcmp(c->cmd, "measure") == 0 && optind < argc)
-		c->measured = argv[optind++];
+	if (l->cmd->needs && optind < argc)
+		l->c.operand = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "imprint: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Of the run of rows sharing r's check, the one given first on the line. */
+static const struct opt_rule *first_given(const struct line *l, const struct opt_rule *r)
+{
+	const struct opt_rule *first = r;
+
+	for (r++; r < opt_rules + ARRAY_SIZE(opt_rules) && r->takes == first->takes &&
+		  r->only_for && strcmp(r->only_for, first->only_for) == 0;
+	     r++)
+		if (l->seen[r->opt] && l->seen[r->opt] < l->seen[first->opt])
+			first = r;
+	return first;
+}
+
+/* Refuse options the command does not take and a missing operand: 0 or EXIT_USAGE. */
+static int check_line(const struct line *l)
+{
+	unsigned on = ON(l->cmd - commands);
+
+	if (l->cmd->any_option)
+		return 0;
+	for (const struct opt_rule *r = opt_rules; r < opt_rules + ARRAY_SIZE(opt_rules); r++) {
+		if (r->opt == OPT_OPERAND) {
+			if (l->cmd->needs && !l->c.operand) {
+				fprintf(stderr, "imprint: %s\n", l->cmd->needs);
+				return EXIT_USAGE;
+			}
+		} else if (l->seen[r->opt] && !(r->takes & on)) {
+			r = first_given(l, r);
+			fprintf(stderr, "imprint: %s is only for %s\n", r->name, r->only_for);
+			return EXIT_USAGE;
+		} else if (l->seen[r->opt] && r->clash && l->seen[r->clash]) {
+			fprintf(stderr, "imprint: %s\n", r->clash_msg);
+			return EXIT_USAGE;
+		}
 	}
 	return 0;
 }
@@ -350,333 +545,48 @@ out_err:
 	return EXIT_USAGE;
 }
 
-/*
- * Write the manifest to path via a temporary file renamed when complete,
- * so that a failure never leaves a half-written manifest in its place.
- */
-static int write_manifest_file(const struct plan *pl, const char *path)
-{
-	size_t len = strlen(path) + 32;
-	char *tmp = malloc(len);
-	struct stat st;
-	FILE *f;
-	int fd, ret;
-
-	if (!tmp)
-		return -ENOMEM;
-	/* a device or FIFO (/dev/null, a pipe) is written as it is, never replaced */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		free(tmp);
-		f = fopen(path, "w");
-		if (!f) {
-			ret = -errno;
-			fprintf(stderr, "imprint: cannot open '%s': %s\n", path, strerror(errno));
-			return ret;
-		}
-		ret = manifest_write(pl, f);
-		if (fclose(f) != 0 && !ret)
-			ret = -errno;
-		if (ret)
-			fprintf(stderr, "imprint: cannot write manifest '%s': %s\n", path,
-				strerror(-ret));
-		return ret;
-	}
-	snprintf(tmp, len, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = -errno;
-		fprintf(stderr, "imprint: cannot create '%s': %s\n", tmp, strerror(errno));
-		free(tmp);
-		return ret;
-	}
-	/* mkstemp makes 0600; a manifest is an ordinary file */
-	mode_t mask = umask(0);
-
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0) {
-		ret = -errno;
-		close(fd);
-		goto out_unlink;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		goto out_unlink;
-	}
-	ret = manifest_write(pl, f);
-	if (fclose(f) != 0 && !ret)
-		ret = -errno;
-	if (ret)
-		goto out_unlink;
-	if (rename(tmp, path) != 0) {
-		ret = -errno;
-		goto out_unlink;
-	}
-	free(tmp);
-	return 0;
-out_unlink:
-	fprintf(stderr, "imprint: cannot write manifest '%s': %s\n", path, strerror(-ret));
-	unlink(tmp);
-	free(tmp);
-	return ret;
-}
-
-static int cmd_plan(const struct cli *c, const struct params *p)
-{
-	struct plan pl;
-	struct plan_error err = { { 0 } };
-	const char *output = c->output;
-	int ret;
-
-	if (!output && !c->report)
-		output = "-";
-	ret = plan_build(&pl, p, &err);
-	if (ret) {
-		fprintf(stderr, "imprint: %s\n", err.msg);
-		return ret == -EINVAL ? EXIT_USAGE : 1;
-	}
-	if (output && strcmp(output, "-") == 0) {
-		ret = manifest_write(&pl, stdout);
-		if (ret) {
-			fprintf(stderr, "imprint: cannot write manifest to stdout: %s\n",
-				strerror(-ret));
-			goto out_release;
-		}
-	} else if (output) {
-		ret = write_manifest_file(&pl, output);
-		if (ret)
-			goto out_release;
-	}
-	if (c->report) {
-		struct report r;
-		FILE *out = output && strcmp(output, "-") == 0 ? stderr : stdout;
-
-		ret = report_compute(&pl, &r);
-		if (ret) {
-			fprintf(stderr, "imprint: cannot compute the report: %s\n", strerror(-ret));
-			goto out_release;
-		}
-		if (c->json)
-			report_print_json(&r, out);
-		else
-			report_print_text(&r, out);
-		report_release(&r);
-	}
-out_release:
-	plan_release(&pl);
-	return ret ? 1 : 0;
-}
-
-/* Check a mounted image against the plan of the same options. */
-static int cmd_verify(const struct cli *c, const struct params *p)
-{
-	struct plan pl;
-	struct plan_error err = { { 0 } };
-	struct content_model cm;
-	struct content_source cs;
-	struct verify_result res;
-	int ret;
-
-	ret = plan_build(&pl, p, &err);
-	if (ret) {
-		fprintf(stderr, "imprint: %s\n", err.msg);
-		return ret == -EINVAL ? EXIT_USAGE : 1;
-	}
-	/* the same typed content as imprint create */
-	ret = content_model_init(&cm, &pl);
-	if (ret) {
-		fprintf(stderr, "imprint: cannot build the content model: %s\n", strerror(-ret));
-		plan_release(&pl);
-		return 1;
-	}
-	ret = content_model_source_init(&cs, &cm, &pl);
-	if (ret) {
-		fprintf(stderr, "imprint: cannot build the content source: %s\n", strerror(-ret));
-		content_model_release(&cm);
-		plan_release(&pl);
-		return 1;
-	}
-	ret = verify_tree(&pl, &cs, c->verify_dir, c->create.extents, stderr, 20, &res);
-	content_source_release(&cs);
-	content_model_release(&cm);
-	if (ret < 0) {
-		fprintf(stderr, "imprint: cannot verify '%s': %s\n", c->verify_dir, strerror(-ret));
-		plan_release(&pl);
-		return 1;
-	}
-	printf("%llu dirs, %llu files, %llu links, %llu bytes, %llu files' extents checked, "
-	       "%llu sparse files' holes checked: %llu mismatches\n",
-	       (unsigned long long)res.dirs, (unsigned long long)res.files,
-	       (unsigned long long)res.links, (unsigned long long)res.bytes,
-	       (unsigned long long)res.extent_files, (unsigned long long)res.sparse_files,
-	       (unsigned long long)res.mismatches);
-	plan_release(&pl);
-	return ret ? 1 : 0;
-}
-
-/* Measure the content of an image or a directory against the configuration's targets. */
-static int cmd_content_report(const struct cli *c, const struct params *p)
-{
-	struct content_stats_opts o = { .sample_share = c->sample > 0 ? c->sample : 1 };
-	struct content_targets t;
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	/* compressor threads beside the reading one */
-	o.jobs = n < 2 ? 0 : n > 64 ? 64 : (unsigned)n;
-	content_targets_from_params(&t, p);
-	if (content_report_run(c->measured, &o, &t, c->json, stdout))
-		return 1;
-	return fflush(stdout) ? 1 : 0;
-}
-
-/* Measure an image, device or mounted tree; with a configuration, against it. */
-static int cmd_measure(const struct cli *c, const struct params *p)
-{
-	struct measure_opts o = {
-		.json = c->json,
-		.against = c->against || c->config || c->nsets ? p : NULL,
-		.against_name = c->config ? c->config : "the defaults and --set",
-		.extents_path = c->create.extents,
-	};
-
-	if (measure_run(c->measured, &o, stdout))
-		return 1;
-	return fflush(stdout) ? 1 : 0;
-}
-
-static int cmd_create(struct cli *c, struct params *p)
-{
-	int ret;
-
-	if (!c->jobs_given) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-		c->create.jobs = n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
-	}
-	c->create.json = c->json;
-	ret = create_run(&c->create, p);
-	if (ret == -EINVAL)
-		return EXIT_USAGE;
-	return ret ? 1 : 0;
-}
-
 int main(int argc, char **argv)
 {
-	struct cli c = { 0 };
-	struct params p;
+	struct line l = { 0 };
+	struct params p, *pp = NULL;
 	int ret;
 
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	c.cmd = argv[1];
-	if (strcmp(c.cmd, "-h") == 0 || strcmp(c.cmd, "--help") == 0 ||
-	    strcmp(c.cmd, "help") == 0) {
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(c.cmd, "--version") == 0 || strcmp(c.cmd, "version") == 0) {
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
 		printf("imprint %s\n", PACKAGE_VERSION);
 		return 0;
 	}
-	if (strcmp(c.cmd, "plan") && strcmp(c.cmd, "config") && strcmp(c.cmd, "params") &&
-	    strcmp(c.cmd, "create") && strcmp(c.cmd, "verify") &&
-	    strcmp(c.cmd, "content-report") && strcmp(c.cmd, "measure")) {
-		fprintf(stderr, "imprint: unknown command '%s' "
-			"(expected create, plan, verify, content-report, measure, config or params)\n",
-			c.cmd);
+	l.cmd = command_find(argv[1]);
+	if (!l.cmd) {
+		unknown_command(argv[1]);
 		return EXIT_USAGE;
 	}
-	ret = parse_cli(&c, argc - 1, argv + 1);
+	ret = parse_line(&l, argc - 1, argv + 1);
 	if (ret) {
-		cli_release(&c);
+		cli_release(&l.c);
 		return ret == 1 ? 0 : ret;
 	}
-	if (strcmp(c.cmd, "params") == 0) {
-		if (c.json)
-			params_print_list_json(stdout);
-		else
-			params_print_list(stdout);
-		cli_release(&c);
-		return 0;
+	ret = check_line(&l);
+	if (ret)
+		goto out;
+	if (l.c.against)
+		l.c.config = l.c.against;
+	if (l.cmd->load != LOAD_NONE) {
+		ret = load_params(&l.c, &p, l.cmd->load == LOAD_RESOLVED);
+		if (ret)
+			goto out;
+		pp = &p;
 	}
-	if (c.output && strcmp(c.cmd, "plan")) {
-		fprintf(stderr, "imprint: -o is only for 'plan'\n");
-		cli_release(&c);
-		return EXIT_USAGE;
-	}
-	/* verify takes create's options too, so that one command line serves both */
-	if (c.only_create && strcmp(c.cmd, "create") && strcmp(c.cmd, "verify")) {
-		fprintf(stderr, "imprint: '%s' is only for 'create'\n", c.only_create);
-		cli_release(&c);
-		return EXIT_USAGE;
-	}
-	if (strcmp(c.cmd, "create") == 0 && (c.report || !c.create.target)) {
-		if (c.report)
-			fprintf(stderr, "imprint: '--report' is only for 'plan'\n");
-		else
-			fprintf(stderr, "imprint: create needs a TARGET: an image file or a block device\n");
-		cli_release(&c);
-		return EXIT_USAGE;
-	}
-	if (c.create.extents && strcmp(c.cmd, "create") && strcmp(c.cmd, "verify") &&
-	    strcmp(c.cmd, "measure")) {
-		fprintf(stderr, "imprint: '--extents' is only for 'create', 'verify' and 'measure'\n");
-		cli_release(&c);
-		return EXIT_USAGE;
-	}
-	if (strcmp(c.cmd, "verify") == 0 && !c.verify_dir) {
-		fprintf(stderr, "imprint: verify needs the directory where the image is mounted\n");
-		cli_release(&c);
-		return EXIT_USAGE;
-	}
-	if (strcmp(c.cmd, "content-report") == 0 && !c.measured) {
-		fprintf(stderr, "imprint: content-report needs a TARGET: an image, a device or a directory\n");
-		cli_release(&c);
-		return EXIT_USAGE;
-	}
-	if (strcmp(c.cmd, "measure") == 0 && !c.measured) {
-		fprintf(stderr, "imprint: measure needs a TARGET: an image, a device or a directory\n");
-		cli_release(&c);
-		return EXIT_USAGE;
-	}
-	if (c.against && (strcmp(c.cmd, "measure") || c.config)) {
-		fprintf(stderr, strcmp(c.cmd, "measure") ? "imprint: '--against' is only for 'measure'\n" :
-			"imprint: give the configuration once: '--against' or '-c'\n");
-		cli_release(&c);
-		return EXIT_USAGE;
-	}
-	if (c.against)
-		c.config = c.against;
-	if (c.sample > 0 && strcmp(c.cmd, "content-report")) {
-		fprintf(stderr, "imprint: '--sample' is only for 'content-report'\n");
-		cli_release(&c);
-		return EXIT_USAGE;
-	}
-	ret = load_params(&c, &p, strcmp(c.cmd, "create") != 0);
-	if (ret) {
-		cli_release(&c);
-		return ret;
-	}
-	if (strcmp(c.cmd, "create") == 0) {
-		ret = cmd_create(&c, &p);
-	} else if (strcmp(c.cmd, "verify") == 0) {
-		ret = cmd_verify(&c, &p);
-	} else if (strcmp(c.cmd, "content-report") == 0) {
-		ret = cmd_content_report(&c, &p);
-	} else if (strcmp(c.cmd, "measure") == 0) {
-		ret = cmd_measure(&c, &p);
-	} else if (strcmp(c.cmd, "config") == 0) {
-		if (c.json)
-			params_print_config_json(&p, stdout);
-		else
-			params_print_config(&p, stdout);
-		ret = fflush(stdout) ? 1 : 0;
-	} else {
-		ret = cmd_plan(&c, &p);
-	}
-	cli_release(&c);
+	ret = l.cmd->run(&l.c, pp);
+out:
+	cli_release(&l.c);
 	return ret;
 }

@@ -1,0 +1,251 @@
+/* commands.c - what each imprint command does once main.c has checked its command line */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "content/model.h"
+#include "plan/manifest.h"
+#include "plan/plan.h"
+#include "readback/content_stats.h"
+#include "readback/measure.h"
+#include "readback/report.h"
+#include "readback/verify.h"
+
+/*
+ * Write the manifest to path via a temporary file renamed when complete,
+ * so that a failure never leaves a half-written manifest in its place.
+ */
+static int write_manifest_file(const struct plan *pl, const char *path)
+{
+	size_t len = strlen(path) + 32;
+	char *tmp = malloc(len);
+	struct stat st;
+	FILE *f;
+	int fd, ret;
+
+	if (!tmp)
+		return -ENOMEM;
+	/* a device or FIFO (/dev/null, a pipe) is written as it is, never replaced */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		free(tmp);
+		f = fopen(path, "w");
+		if (!f) {
+			ret = -errno;
+			fprintf(stderr, "imprint: cannot open '%s': %s\n", path, strerror(errno));
+			return ret;
+		}
+		ret = manifest_write(pl, f);
+		if (fclose(f) != 0 && !ret)
+			ret = -errno;
+		if (ret)
+			fprintf(stderr, "imprint: cannot write manifest '%s': %s\n", path,
+				strerror(-ret));
+		return ret;
+	}
+	snprintf(tmp, len, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "imprint: cannot create '%s': %s\n", tmp, strerror(errno));
+		free(tmp);
+		return ret;
+	}
+	/* mkstemp makes 0600; a manifest is an ordinary file */
+	mode_t mask = umask(0);
+
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0) {
+		ret = -errno;
+		close(fd);
+		goto out_unlink;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		goto out_unlink;
+	}
+	ret = manifest_write(pl, f);
+	if (fclose(f) != 0 && !ret)
+		ret = -errno;
+	if (ret)
+		goto out_unlink;
+	if (rename(tmp, path) != 0) {
+		ret = -errno;
+		goto out_unlink;
+	}
+	free(tmp);
+	return 0;
+out_unlink:
+	fprintf(stderr, "imprint: cannot write manifest '%s': %s\n", path, strerror(-ret));
+	unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
+/* Build the plan; write its manifest and, with --report, the fit report. */
+int cmd_plan(struct cli *c, struct params *p)
+{
+	struct plan pl;
+	struct plan_error err = { { 0 } };
+	const char *output = c->output;
+	int ret;
+
+	if (!output && !c->report)
+		output = "-";
+	ret = plan_build(&pl, p, &err);
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", err.msg);
+		return ret == -EINVAL ? EXIT_USAGE : 1;
+	}
+	if (output && strcmp(output, "-") == 0) {
+		ret = manifest_write(&pl, stdout);
+		if (ret) {
+			fprintf(stderr, "imprint: cannot write manifest to stdout: %s\n",
+				strerror(-ret));
+			goto out_release;
+		}
+	} else if (output) {
+		ret = write_manifest_file(&pl, output);
+		if (ret)
+			goto out_release;
+	}
+	if (c->report) {
+		struct report r;
+		FILE *out = output && strcmp(output, "-") == 0 ? stderr : stdout;
+
+		ret = report_compute(&pl, &r);
+		if (ret) {
+			fprintf(stderr, "imprint: cannot compute the report: %s\n", strerror(-ret));
+			goto out_release;
+		}
+		if (c->json)
+			report_print_json(&r, out);
+		else
+			report_print_text(&r, out);
+		report_release(&r);
+	}
+out_release:
+	plan_release(&pl);
+	return ret ? 1 : 0;
+}
+
+/* Check a mounted image against the plan of the same options. */
+int cmd_verify(struct cli *c, struct params *p)
+{
+	struct plan pl;
+	struct plan_error err = { { 0 } };
+	struct content_model cm;
+	struct content_source cs;
+	struct verify_result res;
+	int ret;
+
+	ret = plan_build(&pl, p, &err);
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", err.msg);
+		return ret == -EINVAL ? EXIT_USAGE : 1;
+	}
+	/* the same typed content as imprint create */
+	ret = content_model_init(&cm, &pl);
+	if (ret) {
+		fprintf(stderr, "imprint: cannot build the content model: %s\n", strerror(-ret));
+		plan_release(&pl);
+		return 1;
+	}
+	ret = content_model_source_init(&cs, &cm, &pl);
+	if (ret) {
+		fprintf(stderr, "imprint: cannot build the content source: %s\n", strerror(-ret));
+		content_model_release(&cm);
+		plan_release(&pl);
+		return 1;
+	}
+	ret = verify_tree(&pl, &cs, c->operand, c->create.extents, stderr, 20, &res);
+	content_source_release(&cs);
+	content_model_release(&cm);
+	if (ret < 0) {
+		fprintf(stderr, "imprint: cannot verify '%s': %s\n", c->operand, strerror(-ret));
+		plan_release(&pl);
+		return 1;
+	}
+	printf("%llu dirs, %llu files, %llu links, %llu bytes, %llu files' extents checked, "
+	       "%llu sparse files' holes checked: %llu mismatches\n",
+	       (unsigned long long)res.dirs, (unsigned long long)res.files,
+	       (unsigned long long)res.links, (unsigned long long)res.bytes,
+	       (unsigned long long)res.extent_files, (unsigned long long)res.sparse_files,
+	       (unsigned long long)res.mismatches);
+	plan_release(&pl);
+	return ret ? 1 : 0;
+}
+
+/* Measure the content of an image or a directory against the configuration's targets. */
+int cmd_content_report(struct cli *c, struct params *p)
+{
+	struct content_stats_opts o = { .sample_share = c->sample > 0 ? c->sample : 1 };
+	struct content_targets t;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	/* compressor threads beside the reading one */
+	o.jobs = n < 2 ? 0 : n > 64 ? 64 : (unsigned)n;
+	content_targets_from_params(&t, p);
+	if (content_report_run(c->operand, &o, &t, c->json, stdout))
+		return 1;
+	return fflush(stdout) ? 1 : 0;
+}
+
+/* Measure an image, device or mounted tree; with a configuration, against it. */
+int cmd_measure(struct cli *c, struct params *p)
+{
+	struct measure_opts o = {
+		.json = c->json,
+		.against = c->against || c->config || c->nsets ? p : NULL,
+		.against_name = c->config ? c->config : "the defaults and --set",
+		.extents_path = c->create.extents,
+	};
+
+	if (measure_run(c->operand, &o, stdout))
+		return 1;
+	return fflush(stdout) ? 1 : 0;
+}
+
+/* Build the image on TARGET (create.c does the work). */
+int cmd_create(struct cli *c, struct params *p)
+{
+	int ret;
+
+	if (!c->jobs_given) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		c->create.jobs = n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
+	}
+	c->create.target = c->operand;
+	c->create.json = c->json;
+	ret = create_run(&c->create, p);
+	if (ret == -EINVAL)
+		return EXIT_USAGE;
+	return ret ? 1 : 0;
+}
+
+/* Print the complete resolved configuration, seed included. */
+int cmd_config(struct cli *c, struct params *p)
+{
+	if (c->json)
+		params_print_config_json(p, stdout);
+	else
+		params_print_config(p, stdout);
+	return fflush(stdout) ? 1 : 0;
+}
+
+/* List every parameter; p is NULL: nothing is loaded. */
+int cmd_params(struct cli *c, struct params *p)
+{
+	(void)p;
+	if (c->json)
+		params_print_list_json(stdout);
+	else
+		params_print_list(stdout);
+	return 0;
+}

@@ -1,0 +1,44 @@
+/* commands.h - what the command line asked for, and the function that runs each command */
+#ifndef IMPRINT_COMMANDS_H
+#define IMPRINT_COMMANDS_H
+
+#include <stddef.h>
+
+#include "cli/create.h"
+#include "model/params.h"
+
+#define EXIT_USAGE 2
+
+/* What the command line asked for, before the parameters are applied. */
+struct cli {
+	const char *config;
+	const char *output;
+	int report;
+	int json;
+	const char *operand;       /* create, verify, content-report, measure: TARGET or DIR */
+	/* create, and verify with create's options */
+	struct create_args create;
+	double sample;             /* content-report --sample; 0: not given */
+	const char *against;       /* measure --against: the configuration compared with */
+	int jobs_given;
+	/* --set and short forms, in command-line order: "key=value" */
+	char **sets;
+	const char **set_where;
+	size_t nsets;
+};
+
+/*
+ * Each runs one command with the parameters loaded as that command's
+ * entry in main.c says (p is NULL for params) and returns the exit
+ * status: 0, 1 for a runtime failure, EXIT_USAGE for a usage or
+ * parameter error.  Messages go to stderr, results to stdout.
+ */
+int cmd_create(struct cli *c, struct params *p);
+int cmd_plan(struct cli *c, struct params *p);
+int cmd_verify(struct cli *c, struct params *p);
+int cmd_content_report(struct cli *c, struct params *p);
+int cmd_measure(struct cli *c, struct params *p);
+int cmd_config(struct cli *c, struct params *p);
+int cmd_params(struct cli *c, struct params *p);
+
+#endif
