@@ -19,7 +19,6 @@ struct create_args {
 	int json;                  /* summary as one JSON object */
 	unsigned jobs;             /* worker threads, >= 1 */
 	const char *extents;       /* write the planned runs of every file here, or NULL */
-	int keep_partial;          /* on failure, leave what was written for inspection */
 };
 
 /*

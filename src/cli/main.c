@@ -96,7 +96,7 @@ static const struct command commands[NCOMMANDS] = {
 		.name = "create",
 		.run = cmd_create,
 		.help = "build the image: imprint create [options] TARGET",
-		.needs = "create needs a TARGET: an image file or a block device",
+		.needs = "create needs a TARGET: an image file, a block device or a directory",
 		.load = LOAD_AS_GIVEN,
 	},
 	[CMD_PLAN] = {
@@ -242,12 +242,14 @@ static void usage(FILE *out)
 		"  -h, --help           show this help\n"
 		"      --version        show the version\n"
 		"\n"
-		"create options (TARGET is an image file or a block device):\n"
-		"      --mkfs-options S extra mke2fs arguments, e.g. \"-O ^has_journal\"\n"
-		"      --no-format      populate the empty ext2/3/4 file system already in TARGET\n"
+		"create options (TARGET is an image file, a block device or a directory):\n"
+		"      --backend NAME   ext4 (image files and devices), mounted (a directory of\n"
+		"                       a mounted file system), null (writes nothing)\n"
+		"      --mkfs-options S ext4: extra mke2fs arguments, e.g. \"-O ^has_journal\"\n"
+		"      --no-format      ext4: populate the empty ext2/3/4 file system in TARGET\n"
 		"      --force          overwrite a TARGET that holds a file system, partition\n"
 		"                       table or other signature (never a mounted or busy one)\n"
-		"      --keep-partial   on failure, leave what was written for inspection\n"
+		"      --keep-partial   mounted: on failure, leave what was written for inspection\n"
 		"  -q, --quiet          no progress line and no summary (--json still prints)\n"
 		"  -j, --jobs N         worker threads for file data (default: online CPUs)\n"
 		"      --extents FILE   create: write every file's planned physical runs to FILE;\n"
@@ -265,11 +267,14 @@ static void usage(FILE *out)
 		"\n"
 		"create builds an image file of 'size' (default 1G) under a temporary name\n"
 		"beside TARGET and renames it over TARGET when complete; on a block device,\n"
-		"'size' defaults to the whole device.  'imprint plan' with the same options\n"
-		"(and --size on a device) writes the manifest of what create builds.\n"
+		"'size' defaults to the whole device; in a directory (the mounted backend, which\n"
+		"writes through the kernel into any mounted file system) to its free space.\n"
+		"'imprint plan' with the same options (and --size on a device or directory)\n"
+		"writes the manifest of what create builds.\n"
 		"\n"
 		"exit status: 0 success, 1 runtime failure (for create also a refused or\n"
-		"interrupted build: nothing half-built is left), 2 usage or parameter error\n"
+		"interrupted build: nothing half-built is left, unless --keep-partial), 2 usage\n"
+		"or parameter error\n"
 		"\n"
 		"parameters (--set KEY=VALUE or 'KEY = VALUE' in a config file;\n"
 		"'imprint params' gives each one's type, unit, default and meaning):\n");
