@@ -13,6 +13,7 @@
 #include "content/model.h"
 #include "plan/plan.h"
 #include "util/rng.h"
+#include "util/util.h"
 
 #define BLOCK		4096u
 #define CHUNK_BLOCKS	64u	/* zero and duplicate blocks are dealt out per 64-block chunk */
@@ -30,9 +31,6 @@
 #define SALT_BSS	UINT64_C(0xD1310BA698DFB5AC)
 #define SALT_PE		UINT64_C(0x2FFD72DBD01ADFB7)
 
-#define MIN(a, b) ((a) < (b) ? (a) : (b))
-#define MAX(a, b) ((a) > (b) ? (a) : (b))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 
 /* The same mixer as rng_mix64(), inlined: for keys and per-block draws. */

@@ -19,12 +19,15 @@
 
 #include "model/dist.h"
 #include "model/params.h"
+#include "util/strutil.h"
+#include "util/util.h"
+
+/* Sizes in messages: "1 GiB", "1.5 GiB", "512 bytes". */
+#define MSG_BYTES (FMT_BYTES_EXACT | FMT_BYTES_DIGITS(1) | FMT_BYTES_WORD)
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
 #endif
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define KiB (UINT64_C(1) << 10)
 #define MiB (UINT64_C(1) << 20)
@@ -504,25 +507,6 @@ static void fmt_size(uint64_t v, char *buf, size_t len)
 		}
 	}
 	snprintf(buf, len, "%" PRIu64, v);
-}
-
-/* For messages: "1 GiB", "1.5 GiB", "512 bytes". */
-static void fmt_human(uint64_t v, char *buf, size_t len)
-{
-	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	int i;
-
-	if (v < KiB) {
-		snprintf(buf, len, "%" PRIu64 " bytes", v);
-		return;
-	}
-	for (i = 5; i > 0 && v < (UINT64_C(1) << (10 * (i + 1))); i--)
-		;
-	if (!(v & ((UINT64_C(1) << (10 * (i + 1))) - 1))) {
-		snprintf(buf, len, "%" PRIu64 " %s", v >> (10 * (i + 1)), unit[i]);
-		return;
-	}
-	snprintf(buf, len, "%.1f %s", ldexp((double)v, -10 * (i + 1)), unit[i]);
 }
 
 /* A value as the config file spells it. */
@@ -1170,7 +1154,7 @@ static int files_from_used(struct params *p, struct param_error *err)
 	char cap[32];
 
 	if (!isfinite(mean) || mean <= 0) {
-		fmt_human(p->used < p->size_max ? p->used : p->size_max, cap, sizeof(cap));
+		fmt_bytes(p->used < p->size_max ? p->used : p->size_max, MSG_BYTES, cap, sizeof(cap));
 		set_error(err, NULL,
 			  "the file size model ('size_*') has no distribution below %s", cap);
 		return -EINVAL;
@@ -1302,7 +1286,7 @@ int params_resolve(struct params *p, struct param_error *err)
 		double mean = params_mean_file_size(p), u;
 
 		if (!isfinite(mean) || mean <= 0) {
-			fmt_human(p->size_max, a, sizeof(a));
+			fmt_bytes(p->size_max, MSG_BYTES, a, sizeof(a));
 			set_error(err, NULL,
 				  "the file size model ('size_*') has no distribution below %s", a);
 			return -EINVAL;
@@ -1342,8 +1326,8 @@ int params_resolve(struct params *p, struct param_error *err)
 	}
 
 	if (p->used > p->size) {
-		fmt_human(p->used, a, sizeof(a));
-		fmt_human(p->size, b, sizeof(b));
+		fmt_bytes(p->used, MSG_BYTES, a, sizeof(a));
+		fmt_bytes(p->size, MSG_BYTES, b, sizeof(b));
 		if (files_given && !used_given)
 			set_error(err, NULL,
 				  "'files' (%" PRIu64 ") needs about %s of file data, more than 'size' (%s)",

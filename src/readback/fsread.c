@@ -23,6 +23,9 @@
 #include <sys/syscall.h>
 
 #include "readback/fsread.h"
+#include "util/array.h"
+#include "util/e2err.h"
+#include "util/fiemap.h"
 
 /* Deeper than this, a tree is taken for a loop or a corruption. */
 #define FSREAD_MAX_DEPTH 2048
@@ -139,19 +142,11 @@ static const char *ext2_msg(errcode_t code, char *buf, size_t len)
 	return buf;
 }
 
-/* The negative errno of a libext2fs error. */
-static int ext2_errno(errcode_t code)
-{
-	if (code > 0 && code < 4096)
-		return -(int)code;
-	if (code == EXT2_ET_NO_MEMORY)
-		return -ENOMEM;
-	return -EINVAL;
-}
-
 /*
  * Describe a libext2fs failure while reading `what` ("" at open): bad
- * magic, truncation and corruption each get their own words.
+ * magic, truncation and corruption each get their own words.  Returns
+ * -EINVAL for bad magic (not an ext2/3/4 file system), else
+ * e2err_errno(code): -EIO for corruption.
  */
 static int ext2_fail(struct fsread *fs, struct fsread_error *err, errcode_t code,
 		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -178,26 +173,7 @@ static int ext2_fail(struct fsread *fs, struct fsread_error *err, errcode_t code
 	else
 		set_err(err, "'%s': corrupt: %s%s%s", fs->target, what[0] ? what : "",
 			what[0] ? ": " : "", ext2_msg(code, m, sizeof(m)));
-	return ext2_errno(code);
-}
-
-/* ---- growing buffers ------------------------------------------------ */
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	q = realloc(*p, c * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
+	return code == EXT2_ET_BAD_MAGIC ? -EINVAL : e2err_errno(code);
 }
 
 /* The extents of a file that has none (entries' extents are never NULL when known). */
@@ -216,7 +192,7 @@ static int add_run(struct fsread *fs, uint64_t logical, uint64_t physical, uint6
 		l->len += len;
 		return 0;
 	}
-	if (grow((void **)&fs->ext, &fs->ext_cap, fs->next + 1, sizeof(*fs->ext)))
+	if (array_grow(&fs->ext, &fs->ext_cap, fs->next + 1, sizeof(*fs->ext)))
 		return -ENOMEM;
 	fs->ext[fs->next++] = (struct fsread_extent){ logical, physical, len, flags };
 	return 0;
@@ -254,7 +230,7 @@ static void normalize_runs(struct fsread *fs)
 
 static int path_set(struct fsread *fs, size_t base, const char *name, size_t len)
 {
-	if (grow((void **)&fs->path, &fs->path_cap, base + len + 2, 1))
+	if (array_grow(&fs->path, &fs->path_cap, base + len + 2, 1))
 		return -ENOMEM;
 	fs->path[base] = '/';
 	memcpy(fs->path + base + 1, name, len);
@@ -264,8 +240,8 @@ static int path_set(struct fsread *fs, size_t base, const char *name, size_t len
 
 static int level_add(struct fsr_level *lv, uint64_t ino, const char *name, size_t len)
 {
-	if (grow((void **)&lv->d, &lv->cap, lv->n + 1, sizeof(*lv->d)) ||
-	    grow((void **)&lv->names, &lv->ncap, lv->nlen + len + 1, 1))
+	if (array_grow(&lv->d, &lv->cap, lv->n + 1, sizeof(*lv->d)) ||
+	    array_grow(&lv->names, &lv->ncap, lv->nlen + len + 1, 1))
 		return -ENOMEM;
 	memcpy(lv->names + lv->nlen, name, len);
 	lv->names[lv->nlen + len] = '\0';
@@ -442,7 +418,7 @@ static int image_symlink(struct fsread *fs, ext2_ino_t ino, struct fsread_error 
 			fs->target, fs->path, ino, (unsigned long long)size);
 		return -EINVAL;
 	}
-	if (grow((void **)&fs->link, &fs->link_cap, fs->block_size + 1, 1))
+	if (array_grow(&fs->link, &fs->link_cap, fs->block_size + 1, 1))
 		return -ENOMEM;
 	if (in->i_flags & EXT4_INLINE_DATA_FL) {
 		size_t got = 0;
@@ -622,7 +598,7 @@ static int dir_ranges(const struct ext2_inode *in, struct range **r, size_t *n, 
 
 			if (len > EXT_INIT_MAX_LEN)
 				len -= EXT_INIT_MAX_LEN;
-			if (grow((void **)r, cap, *n + 1, sizeof(**r)))
+			if (array_grow(r, cap, *n + 1, sizeof(**r)))
 				return -ENOMEM;
 			(*r)[(*n)++] = (struct range){
 				ext2fs_le32_to_cpu(x[i].ee_start) |
@@ -633,7 +609,7 @@ static int dir_ranges(const struct ext2_inode *in, struct range **r, size_t *n, 
 	for (unsigned i = 0; i < EXT2_NDIR_BLOCKS; i++) {
 		if (!in->i_block[i])
 			continue;
-		if (grow((void **)r, cap, *n + 1, sizeof(**r)))
+		if (array_grow(r, cap, *n + 1, sizeof(**r)))
 			return -ENOMEM;
 		(*r)[(*n)++] = (struct range){ in->i_block[i], 1 };
 	}
@@ -685,13 +661,12 @@ static void prefetch(struct fsread *fs)
 
 static int image_open(struct fsread *fs, struct fsread_error *err)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	int mflags = 0;
 	errcode_t code;
 	struct stat st;
 	uint64_t need;
 
-	pthread_once(&once, initialize_ext2_error_table);
+	e2err_init();
 	code = ext2fs_check_if_mounted(fs->target, &mflags);
 	if (!code && (mflags & EXT2_MF_MOUNTED) && !(mflags & EXT2_MF_READONLY)) {
 		set_err(err, "'%s' is mounted read-write: measure its mount point instead", fs->target);
@@ -846,7 +821,7 @@ static void *prefetch_main(void *arg)
 				continue;
 			if (fstatat(fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
 				continue;
-			if (grow((void **)&sub, &capsub, nsub + 1, sizeof(*sub)))
+			if (array_grow(&sub, &capsub, nsub + 1, sizeof(*sub)))
 				break;
 			p = malloc(plen + strlen(d->d_name) + 2);
 			if (!p)
@@ -861,7 +836,7 @@ static void *prefetch_main(void *arg)
 		pthread_mutex_lock(&pf->mu);
 		pf->busy--;
 		for (size_t i = 0; i < nsub; i++) {
-			if (pf->stop || grow((void **)&pf->stack, &pf->cap, pf->n + 1,
+			if (pf->stop || array_grow(&pf->stack, &pf->cap, pf->n + 1,
 					     sizeof(*pf->stack))) {
 				free(sub[i]);
 				continue;
@@ -884,7 +859,7 @@ static void prefetch_start(struct fsread *fs)
 	pthread_cond_init(&pf->cv, NULL);
 	pf->started = 1;
 	pf->rootfd = fs->rootfd;
-	if (!root || grow((void **)&pf->stack, &pf->cap, 1, sizeof(*pf->stack))) {
+	if (!root || array_grow(&pf->stack, &pf->cap, 1, sizeof(*pf->stack))) {
 		free(root);
 		return;
 	}
@@ -993,67 +968,51 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * One FIEMAP extent of the current file into fs->ext, or fs->unp when it
+ * has no place.  Returns 0, or 1 when out of memory (so that the walk's
+ * own negative errno stays the kernel's).
+ */
+static int mounted_extent(const struct fiemap_extent *x, void *arg)
+{
+	struct fsread *fs = arg;
+	uint64_t bs = fs->block_size;
+
+	if (x->fe_flags & FIEMAP_EXTENT_DATA_INLINE)
+		fs->ent.inline_data = 1;
+	if (x->fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DATA_INLINE |
+			   FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_DELALLOC)) {
+		/* data without a place of its own: not a hole either */
+		uint64_t l = x->fe_logical / bs;
+
+		if (array_grow(&fs->unp, &fs->unp_cap, fs->nunp + 1, sizeof(*fs->unp)))
+			return 1;
+		fs->unp[fs->nunp++] = (struct fsread_extent){
+			l, 0, (x->fe_logical + x->fe_length + bs - 1) / bs - l, 0
+		};
+		return 0;
+	}
+	if (add_run(fs, x->fe_logical / bs, x->fe_physical / bs, (x->fe_length + bs - 1) / bs,
+		    (x->fe_flags & FIEMAP_EXTENT_UNWRITTEN) ? FSREAD_EXTENT_UNWRITTEN : 0))
+		return 1;
+	return 0;
+}
+
 static int mounted_fiemap(struct fsread *fs, struct fsread_error *err)
 {
-	enum { BATCH = 256 };
-	size_t sz = sizeof(struct fiemap) + BATCH * sizeof(struct fiemap_extent);
-	struct fiemap *fm = malloc(sz);
-	uint64_t start = 0, bs = fs->block_size;
-	int last = 0, ret = 0;
+	int ret = fiemap_walk(fs->cur_fd, 0, mounted_extent, fs);
 
-	if (!fm)
-		return -ENOMEM;
-	while (!last) {
-		memset(fm, 0, sizeof(*fm));
-		fm->fm_start = start;
-		fm->fm_length = FIEMAP_MAX_OFFSET - start;
-		fm->fm_extent_count = BATCH;
-		if (ioctl(fs->cur_fd, FS_IOC_FIEMAP, fm)) {
-			if ((errno == EOPNOTSUPP || errno == ENOTTY) && !fs->next) {
-				/* tmpfs, procfs, some FUSE: no extents to report */
-				fs->no_fiemap = 1;
-				goto out_free_fm;
-			}
-			ret = sys_fail(fs, err, errno, "get the extents (FIEMAP) of");
-			goto out_free_fm;
-		}
-		if (!fm->fm_mapped_extents)
-			break;
-		for (unsigned i = 0; i < fm->fm_mapped_extents; i++) {
-			struct fiemap_extent *x = &fm->fm_extents[i];
-
-			if (x->fe_flags & FIEMAP_EXTENT_LAST)
-				last = 1;
-			start = x->fe_logical + x->fe_length;
-			if (x->fe_flags & FIEMAP_EXTENT_DATA_INLINE)
-				fs->ent.inline_data = 1;
-			if (x->fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DATA_INLINE |
-					   FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_DELALLOC)) {
-				/* data without a place of its own: not a hole either */
-				uint64_t l = x->fe_logical / bs;
-
-				if (grow((void **)&fs->unp, &fs->unp_cap, fs->nunp + 1,
-					 sizeof(*fs->unp))) {
-					ret = -ENOMEM;
-					goto out_free_fm;
-				}
-				fs->unp[fs->nunp++] = (struct fsread_extent){
-					l, 0, (x->fe_logical + x->fe_length + bs - 1) / bs - l, 0
-				};
-				continue;
-			}
-			ret = add_run(fs, x->fe_logical / bs, x->fe_physical / bs,
-				      (x->fe_length + bs - 1) / bs,
-				      (x->fe_flags & FIEMAP_EXTENT_UNWRITTEN) ?
-				      FSREAD_EXTENT_UNWRITTEN : 0);
-			if (ret)
-				goto out_free_fm;
-		}
+	if ((ret == -EOPNOTSUPP || ret == -ENOTTY) && !fs->next) {
+		/* tmpfs, procfs, some FUSE: no extents to report */
+		fs->no_fiemap = 1;
+		return 0;
 	}
+	if (ret > 0)
+		return -ENOMEM;
+	if (ret)
+		return sys_fail(fs, err, -ret, "get the extents (FIEMAP) of");
 	normalize_runs(fs);
-out_free_fm:
-	free(fm);
-	return ret;
+	return 0;
 }
 
 /*
@@ -1114,7 +1073,7 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 				fs->path, (unsigned long long)x.stx_size);
 			return -EINVAL;
 		}
-		if (grow((void **)&fs->link, &fs->link_cap, x.stx_size + 2, 1))
+		if (array_grow(&fs->link, &fs->link_cap, x.stx_size + 2, 1))
 			return -ENOMEM;
 		n = readlinkat(dirfd, name, fs->link, x.stx_size + 1);
 		if (n < 0)
@@ -1311,7 +1270,7 @@ static int list_hole(void *arg, uint64_t start, uint64_t len)
 {
 	struct hole_list *h = arg;
 
-	if (grow((void **)h->runs, h->cap, h->n + 1, sizeof(**h->runs)))
+	if (array_grow(h->runs, h->cap, h->n + 1, sizeof(**h->runs)))
 		return -ENOMEM;
 	(*h->runs)[h->n++] = (struct fsread_extent){ start, 0, len, 0 };
 	return 0;
@@ -1350,7 +1309,7 @@ int fsread_walk(struct fsread *fs, int (*fn)(struct fsread *fs, const struct fsr
 	size_t nlv = 0, caplv = 0;
 	int ret;
 
-	if (grow((void **)&fs->path, &fs->path_cap, 2, 1))
+	if (array_grow(&fs->path, &fs->path_cap, 2, 1))
 		return -ENOMEM;
 	strcpy(fs->path, "/");
 	fs->ent.path = fs->path;
@@ -1379,7 +1338,7 @@ int fsread_walk(struct fsread *fs, int (*fn)(struct fsread *fs, const struct fsr
 		goto out_stop;
 
 	/* the root's names */
-	if (grow((void **)&lv, &caplv, 1, sizeof(*lv))) {
+	if (array_grow(&lv, &caplv, 1, sizeof(*lv))) {
 		ret = -ENOMEM;
 		goto out_stop;
 	}
@@ -1451,7 +1410,7 @@ int fsread_walk(struct fsread *fs, int (*fn)(struct fsread *fs, const struct fsr
 			ret = -ELOOP;
 			goto out_free_levels;
 		}
-		if (grow((void **)&lv, &caplv, nlv + 1, sizeof(*lv))) {
+		if (array_grow(&lv, &caplv, nlv + 1, sizeof(*lv))) {
 			ret = -ENOMEM;
 			goto out_free_levels;
 		}
@@ -1637,7 +1596,7 @@ int fsread_free_extents(struct fsread *fs, const struct fsread_extent **ext, siz
 			s = end + 1;
 		else if (code)
 			return ext2_fail(fs, err, code, "the block bitmap");
-		if (grow((void **)&fs->free_ext, &cap, fs->nfree + 1, sizeof(*fs->free_ext))) {
+		if (array_grow(&fs->free_ext, &cap, fs->nfree + 1, sizeof(*fs->free_ext))) {
 			set_err(err, "'%s': out of memory", fs->target);
 			return -ENOMEM;
 		}
