@@ -17,6 +17,7 @@
 #include "readback/fsread.h"
 #include "model/params.h"
 #include "util/strutil.h"
+#include "util/array.h"
 #include "util/util.h"
 
 /* Sizes in the text report: "1.5 GiB", PiB at most. */
@@ -800,15 +801,8 @@ static int block_add(struct cs_priv *p, const uint8_t *b)
 		p->f_zero++;
 		return 0;
 	}
-	if (p->f_nhash == p->f_cap) {
-		size_t cap = p->f_cap ? 2 * p->f_cap : 256;
-		XXH128_hash_t *h = realloc(p->f_hash, cap * sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		p->f_hash = h;
-		p->f_cap = cap;
-	}
+	if (array_grow(&p->f_hash, &p->f_cap, p->f_nhash + 1, sizeof(*p->f_hash)))
+		return -ENOMEM;
 	p->f_hash[p->f_nhash++] = XXH3_128bits(b, BLOCK);
 	return 0;
 }
@@ -860,15 +854,8 @@ int content_stats_hole(struct content_stats *st, uint64_t off, uint64_t len)
 		last->len += len;
 		return 0;
 	}
-	if (p->nhole == p->hole_cap) {
-		size_t cap = p->hole_cap ? 2 * p->hole_cap : 16;
-		struct content_hole *h = realloc(p->hole, cap * sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		p->hole = h;
-		p->hole_cap = cap;
-	}
+	if (array_grow(&p->hole, &p->hole_cap, p->nhole + 1, sizeof(*p->hole)))
+		return -ENOMEM;
 	p->hole[p->nhole++] = (struct content_hole){ off, len };
 	return 0;
 }
@@ -967,10 +954,9 @@ static int mime_count(struct content_stats *st, const char *type, uint64_t bytes
 			return 0;
 		}
 	}
-	m = realloc(st->mime, (st->nmime + 1) * sizeof(*m));
-	if (!m)
+	if (array_resize(&st->mime, st->nmime + 1, sizeof(*st->mime)))
 		return -ENOMEM;
-	st->mime = m;
+	m = st->mime;
 	m[st->nmime].type = strdup(type);
 	if (!m[st->nmime].type)
 		return -ENOMEM;
@@ -1435,14 +1421,8 @@ static int entry_holes(struct report_walk *w, const struct fsread_entry *e, uint
 	w->nhole = 0;
 	if (n <= 0)
 		return (int)n;
-	if ((size_t)n > w->hole_cap) {
-		struct content_hole *h = realloc(w->hole, (size_t)n * sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		w->hole = h;
-		w->hole_cap = (size_t)n;
-	}
+	if (array_grow(&w->hole, &w->hole_cap, (size_t)n, sizeof(*w->hole)))
+		return -ENOMEM;
 	for (ssize_t i = 0; i < n; i++) {
 		uint64_t s = w->run[i].logical * bs, t = (w->run[i].logical + w->run[i].len) * bs;
 

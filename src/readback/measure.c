@@ -14,6 +14,7 @@
 #include "readback/measure.h"
 #include "plan/plan.h"
 #include "readback/report.h"
+#include "util/array.h"
 #include "content/sparse.h"
 #include "util/strutil.h"
 #include "util/util.h"
@@ -208,16 +209,11 @@ static int64_t mext_id(struct mext *t, const char *ext)
 			return t->slot[i] - 1;
 	if (t->n == t->cap) {
 		size_t c = t->cap ? t->cap * 2 : 64;
-		char **nm = realloc(t->name, c * sizeof(*nm));
-		uint64_t *fl;
 
-		if (!nm)
+		/* two arrays, one capacity */
+		if (array_resize(&t->name, c, sizeof(*t->name)) ||
+		    array_resize(&t->files, c, sizeof(*t->files)))
 			return -ENOMEM;
-		t->name = nm;
-		fl = realloc(t->files, c * sizeof(*fl));
-		if (!fl)
-			return -ENOMEM;
-		t->files = fl;
 		t->cap = c;
 	}
 	t->name[t->n] = strdup(ext);
@@ -240,22 +236,15 @@ static void mext_release(struct mext *t)
 static int grow_files(struct mstate *m)
 {
 	uint64_t c = m->fcap ? m->fcap * 2 : 4096;
-	void *p;
 
 	if (m->nfiles < m->fcap)
 		return 0;
-#define GROW(field) do { \
-		p = realloc(m->field, c * sizeof(*m->field)); \
-		if (!p) \
-			return -ENOMEM; \
-		m->field = p; \
-	} while (0)
-	GROW(size);
-	GROW(mtime);
-	GROW(depth);
-	GROW(dir);
-	GROW(ext);
-#undef GROW
+	/* parallel arrays, one capacity */
+	if (array_resize(&m->size, c, sizeof(*m->size)) ||
+	    array_resize(&m->mtime, c, sizeof(*m->mtime)) ||
+	    array_resize(&m->depth, c, sizeof(*m->depth)) ||
+	    array_resize(&m->dir, c, sizeof(*m->dir)) || array_resize(&m->ext, c, sizeof(*m->ext)))
+		return -ENOMEM;
 	m->fcap = c;
 	return 0;
 }
@@ -263,20 +252,14 @@ static int grow_files(struct mstate *m)
 static int grow_dirs(struct mstate *m)
 {
 	uint32_t c = m->dcap ? m->dcap * 2 : 1024;
-	void *p;
 
 	if (m->ndirs < m->dcap)
 		return 0;
 	if (m->dcap >= UINT32_MAX / 2)
 		return -E2BIG;
-	p = realloc(m->ddepth, c * sizeof(*m->ddepth));
-	if (!p)
+	if (array_resize(&m->ddepth, c, sizeof(*m->ddepth)) ||
+	    array_resize(&m->dnfiles, c, sizeof(*m->dnfiles)))
 		return -ENOMEM;
-	m->ddepth = p;
-	p = realloc(m->dnfiles, c * sizeof(*m->dnfiles));
-	if (!p)
-		return -ENOMEM;
-	m->dnfiles = p;
 	m->dcap = c;
 	return 0;
 }
@@ -339,15 +322,8 @@ static int on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		}
 		if (grow_dirs(m))
 			goto out_nomem;
-		if (e->depth + 2 > m->stack_cap) {
-			size_t c = m->stack_cap * 2;
-			uint32_t *s = realloc(m->stack, c * sizeof(*s));
-
-			if (!s)
-				goto out_nomem;
-			m->stack = s;
-			m->stack_cap = c;
-		}
+		if (array_grow(&m->stack, &m->stack_cap, e->depth + 2, sizeof(*m->stack)))
+			goto out_nomem;
 		m->ddepth[m->ndirs] = (uint16_t)(e->depth + 1);
 		m->dnfiles[m->ndirs] = 0;
 		m->stack[e->depth + 1] = m->ndirs;
