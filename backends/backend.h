@@ -1,4 +1,4 @@
-/* backend.h - the backends: a const ops struct each, with capability flags */
+/* backend.h - the seam between the core and the file systems: a const ops struct per backend */
 #ifndef IMPRINT_BACKEND_H
 #define IMPRINT_BACKEND_H
 
@@ -9,73 +9,136 @@
 #include "layout/layout.h"
 #include "plan/plan.h"
 
-/* Capabilities (backend_ops.caps). */
-#define BACKEND_PLACES_BLOCKS 0x01  /* puts every block where the layout says */
-#define BACKEND_FORMATS       0x02  /* makes the file system itself */
-#define BACKEND_MEASURES      0x04  /* can read back what it made */
+/*
+ * Capabilities (backend_ops.caps); the core reads them to decide what to
+ * call.  A backend that places blocks is asked for its free-space map and
+ * the blocks each entry needs (layout_request), and the core builds the
+ * layout it then writes exactly.
+ */
+#define BACKEND_PLACES_BLOCKS 0x01 /* puts every block where the layout says */
+#define BACKEND_FORMATS	      0x02 /* makes the file system itself */
+#define BACKEND_MEASURES      0x04 /* what it made can be read back by readback/ */
+
+/* Target kinds (backend_ops.targets): what TARGET may be. */
+#define BACKEND_TARGET_FILE   0x01 /* an image file, built beside it and renamed into place */
+#define BACKEND_TARGET_DEVICE 0x02 /* a block device, written in place */
+#define BACKEND_TARGET_DIR    0x04 /* a directory of a mounted file system */
+
+/* The options of `imprint create` a backend takes (backend_ops.options); the core refuses the rest. */
+#define BACKEND_OPT_MKFS_OPTIONS 0x01 /* --mkfs-options */
+#define BACKEND_OPT_NO_FORMAT	 0x02 /* --no-format */
+#define BACKEND_OPT_KEEP_PARTIAL 0x04 /* --keep-partial */
 
 /* What `imprint create` asks of a backend. */
 struct create_opts {
-	const char *target;        /* the path the backend writes (a temporary file or a device) */
-	const char *mkfs_options;  /* extra mke2fs arguments, or NULL */
-	int no_format;             /* populate an existing, empty file system */
-	unsigned jobs;             /* worker threads for file data, >= 1 */
-	const char *extents_path;  /* write every file's planned runs here (verify_write_extents), or NULL */
+	const char *target;	  /* the path the backend writes (a temporary file, a device, a directory) */
+	const char *mkfs_options; /* ext4: extra mke2fs arguments, or NULL */
+	int no_format;		  /* ext4: populate an existing, empty file system */
+	int force;		  /* the user allowed overwriting (the target was checked already) */
+	int keep_partial;	  /* on failure, leave what was written for inspection */
+	unsigned jobs;		  /* worker threads for file data, >= 1 */
+	/*
+	 * Set (to non-zero) by the core's SIGINT/SIGTERM handler: backends poll
+	 * it between entries and data batches and fail with -EINTR.  NULL: never.
+	 */
+	volatile sig_atomic_t *cancel;
 	/* called now and then from the populating thread; may be NULL */
 	void (*progress)(void *ctx, uint64_t files_done, uint64_t bytes_done);
 	void *progress_ctx;
 };
 
-/*
- * Set by the SIGINT/SIGTERM handler of `imprint create`; backends poll it
- * between entries and data batches and fail with -EINTR when it is set.
- */
-extern volatile sig_atomic_t backend_interrupted;
+/* Whether the run was cancelled (o->cancel set). */
+static inline int create_cancelled(const struct create_opts *o)
+{
+	return o->cancel && *o->cancel;
+}
+
+/* The quick upfront estimate of the space a plan needs, in bytes. */
+struct backend_estimate {
+	uint64_t data;	  /* file data in whole blocks, slow symlinks */
+	uint64_t dirs;	  /* directory blocks */
+	uint64_t inodes;  /* inode tables */
+	uint64_t journal; /* the journal, if any */
+	uint64_t meta;	  /* mapping blocks, bitmaps, descriptors */
+	uint64_t total;
+};
 
 /* The summary of a build. */
 struct create_result {
 	uint64_t files, dirs, links, bytes;
 	uint64_t blocks_used, block_size;
 	double seconds;
-	double layout_score;
+	int have_score;	     /* layout_score holds a figure (placed, or measured by FIEMAP) */
+	double layout_score; /* image-wide layout score of the files */
 	uint64_t sparse_files, hole_blocks; /* files with holes, and the blocks never written */
 
 	/* what the layout reached beside the score (backends that place blocks) */
 	int have_layout;
-	double layout_target;          /* the score aimed at */
-	uint32_t age_rounds;           /* aged: no score target applies */
-	uint64_t frag_eligible;        /* files of two or more blocks */
+	double layout_target;		/* the score aimed at */
+	uint32_t age_rounds;		/* aged: no score target applies */
+	uint64_t frag_eligible;		/* files of two or more blocks */
 	uint64_t frag_files, frag_runs; /* of them, fragmented, and their runs */
-	double free_small_target;      /* 'free_frag_share' asked (0: no shape asked) */
-	struct layout_free_hist free;  /* the free space left, from the block bitmap */
-	char layout_notes[512];        /* layout_notes_text(): what gave way, or "" */
+	double free_small_target;	/* 'free_frag_share' asked (0: no shape asked) */
+	struct layout_free_hist free;	/* the free space left, from the block bitmap */
+	char layout_notes[512];		/* layout_notes_text(): what gave way, or "" */
+	char notes[256];		/* the backend's word on what differs from the plan, or "" */
 };
 
 struct backend {
 	const struct backend_ops *ops;
 	void *priv;
-	char errmsg[512];          /* user-ready message when a hook fails */
+	char errmsg[512]; /* user-ready message when a hook fails */
 };
 
 /*
- * Hooks return 0 or a negative errno, with b->errmsg set.  populate() may
- * be called once; finish() makes the result durable (fsync); abort()
- * releases everything after a failure and must be safe at any point.
+ * A backend.  Hooks return 0 or a negative errno with b->errmsg set; the
+ * core calls them through the backend_*() wrappers below, never directly.
+ *
+ * name      what --backend calls it
+ * caps      BACKEND_* capability bits
+ * targets   BACKEND_TARGET_* kinds of TARGET it takes
+ * options   BACKEND_OPT_* options of create it takes
+ * fs_names  the file systems it makes (--fs values), NULL-ended; NULL: any
+ * estimate  optional: the space pl needs on it, before anything is written
+ * open      take the target (format it, for BACKEND_FORMATS)
+ * layout_request  BACKEND_PLACES_BLOCKS only: fill rq's block counts,
+ *           block size, mapping and extent limit for pl, and fm with the
+ *           free space; both stay valid until finish() or abort()
+ * populate  write pl: lo is the layout built from layout_request (NULL for
+ *           a backend that does not place blocks); called once
+ * finish    make the result durable (fsync), release everything
+ * abort     release everything after a failure; safe at any point after open
  */
 struct backend_ops {
 	const char *name;
 	unsigned caps;
+	unsigned targets;
+	unsigned options;
+	const char *const *fs_names;
+	int (*estimate)(const struct plan *pl, struct backend_estimate *e);
 	int (*open)(struct backend *b, const struct create_opts *o, const struct plan *pl);
-	int (*populate)(struct backend *b, const struct plan *pl, const struct content_source *cs,
-			struct create_result *res);
+	int (*layout_request)(struct backend *b, const struct plan *pl, struct layout_request *rq,
+			      struct freemap *fm);
+	int (*populate)(struct backend *b, const struct plan *pl, const struct layout *lo,
+			const struct content_source *cs, struct create_result *res);
 	int (*finish)(struct backend *b);
 	void (*abort)(struct backend *b);
 };
 
-extern const struct backend_ops ext4_backend_ops;
-extern const struct backend_ops null_backend_ops;
-
-/* The backend named name ("ext4", "null"), or NULL. */
-const struct backend_ops *backend_find(const char *name);
+/*
+ * The wrappers the core calls.  Each checks its arguments (-EINVAL), and
+ * answers -ENOSYS when the hook is missing or the capability it needs is
+ * not declared, with b->errmsg saying so.  backend_init() prepares b for ops.
+ */
+void backend_init(struct backend *b, const struct backend_ops *ops);
+int backend_estimate(const struct backend_ops *ops, const struct plan *pl,
+		     struct backend_estimate *e);
+int backend_open(struct backend *b, const struct create_opts *o, const struct plan *pl);
+int backend_layout_request(struct backend *b, const struct plan *pl, struct layout_request *rq,
+			   struct freemap *fm);
+int backend_populate(struct backend *b, const struct plan *pl, const struct layout *lo,
+		     const struct content_source *cs, struct create_result *res);
+int backend_finish(struct backend *b);
+void backend_abort(struct backend *b);
 
 #endif

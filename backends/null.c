@@ -12,17 +12,16 @@ static int null_open(struct backend *b, const struct create_opts *o, const struc
 	return 0;
 }
 
-static int null_populate(struct backend *b, const struct plan *pl, const struct content_source *cs,
-			 struct create_result *res)
+static int null_populate(struct backend *b, const struct plan *pl, const struct layout *lo,
+			 const struct content_source *cs, struct create_result *res)
 {
 	(void)b;
+	(void)lo;
 	(void)cs;
-	memset(res, 0, sizeof(*res));
 	res->files = pl->nfiles;
 	res->dirs = pl->ndirs;
 	res->links = pl->nlinks;
 	res->bytes = pl->bytes;
-	res->layout_score = 1.0;
 	return 0;
 }
 
@@ -37,9 +36,13 @@ static void null_abort(struct backend *b)
 	(void)b;
 }
 
+static const char *const null_fs_names[] = { NULL };
+
 const struct backend_ops null_backend_ops = {
 	.name = "null",
 	.caps = 0,
+	.targets = BACKEND_TARGET_FILE,
+	.fs_names = null_fs_names, /* none: only --backend null picks it */
 	.open = null_open,
 	.populate = null_populate,
 	.finish = null_finish,

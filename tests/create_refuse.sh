@@ -121,8 +121,15 @@ expect_err "the plan does not fit in '$WORK/small.img': it needs about" "names w
 # --- bad targets
 expect_status 1 "unwritable path" "$IMPRINT" create --files 10 /proc/nope/img
 expect_err "cannot create '/proc/nope/img': No such file or directory" "names path and errno"
-expect_status 2 "a directory" "$IMPRINT" create "$WORK"
-expect_err "is a directory; expected an image file or a block device" "says what is allowed"
+# a directory goes to the mounted backend, which refuses one that is not empty
+expect_status 1 "a directory that is not empty" "$IMPRINT" create "$WORK"
+expect_err "is not empty; give an empty directory" "says what is allowed"
+expect_status 2 "a directory with the ext4 backend" "$IMPRINT" create --backend ext4 "$WORK"
+expect_err "is a directory; the ext4 backend takes image files and block devices (directories: the mounted backend)" "says which backend takes directories"
+expect_status 2 "an image file with the mounted backend" "$IMPRINT" create --backend mounted "$WORK/new.img"
+expect_err "the mounted backend takes directories (image files: the ext4 backend)" "says which backend takes image files"
+expect_status 2 "an ext4 option with the mounted backend" "$IMPRINT" create --mkfs-options "-b 1024" "$WORK"
+expect_err "'--mkfs-options' is not an option of the mounted backend" "names the option and the backend"
 expect_status 2 "no target" "$IMPRINT" create
 expect_err "create needs a TARGET" "missing target is named"
 if [ "$(id -u)" -ne 0 ]; then

@@ -5,7 +5,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backends/backend.h"
 #include "backends/ext4/data.h"
 #include "content/sparse.h"
 
@@ -215,7 +214,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&d->lock);
 		if (!n)
 			break;
-		if (backend_interrupted) {
+		if (d->cancel && *d->cancel) {
 			ret = -EINTR;
 			break;
 		}
@@ -234,12 +233,14 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd, unsigned jobs)
+int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd, unsigned jobs,
+		    volatile sig_atomic_t *cancel)
 {
 	pthread_condattr_t ca;
 	int ret = 0;
 
 	d->cs = cs;
+	d->cancel = cancel;
 	d->fd = fd;
 	if (jobs < 1)
 		jobs = 1;

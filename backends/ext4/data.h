@@ -3,6 +3,7 @@
 #define IMPRINT_EXT4_DATA_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@ struct ext4_data {
 	/* what to write */
 	const struct plan *pl;
 	const struct content_source *cs;
+	volatile sig_atomic_t *cancel; /* stop with -EINTR when set; may be NULL */
 	int fd;
 	uint32_t block_size;
 	uint32_t batch_blocks;	  /* span of one batch */
@@ -59,7 +61,8 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
  * Start jobs workers writing through fd, content from cs.  Returns 0 or
  * a negative errno (nothing left running then).
  */
-int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd, unsigned jobs);
+int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd, unsigned jobs,
+		    volatile sig_atomic_t *cancel);
 
 /*
  * Wait up to ms milliseconds for the workers.  Returns 1 while they run,

@@ -1,6 +1,5 @@
 /* create.c - `imprint create`: resolve, plan, check the target, build through a backend, commit */
 #include <errno.h>
-#include <ext2fs/ext2fs.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -9,69 +8,24 @@
 #include <string.h>
 
 #include "backends/backend.h"
-#include "content/source.h"
-#include "content/model.h"
+#include "backends/registry.h"
 #include "cli/create.h"
+#include "cli/pipeline.h"
 #include "cli/progress.h"
 #include "cli/target.h"
 
-#define EST_BLOCK 4096ULL
-#define EST_INODE 256ULL
-#define EST_DIRENT 24ULL      /* average ext4 directory entry with a short name */
-#define EST_FIRST_INO 11ULL   /* inodes 1..10 are reserved, 11 is lost+found */
-#define FAST_SYMLINK_MAX 59   /* longer targets need a block of their own */
-
 static const char *const fs_name[] = { [FS_EXT2] = "ext2", [FS_EXT3] = "ext3", [FS_EXT4] = "ext4" };
-
-static uint64_t blocks_of(uint64_t bytes)
-{
-	return (bytes + EST_BLOCK - 1) / EST_BLOCK;
-}
-
-void create_estimate(const struct plan *pl, struct create_estimate *e)
-{
-	uint64_t data = 0, dir_blocks = 0, nsym = 0, *nchild;
-	char target[PATH_MAX];
-
-	memset(e, 0, sizeof(*e));
-	for (uint64_t f = 0; f < pl->nfiles; f++)
-		data += blocks_of(pl->file_size[f]);
-	for (uint32_t l = 0; l < pl->nlinks; l++) {
-		if (pl->link_kind[l] & LINK_HARD)
-			continue;
-		nsym++;
-		if (plan_symlink_target(pl, l, target, sizeof(target)) > FAST_SYMLINK_MAX)
-			data++;
-	}
-	nchild = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*nchild));
-	for (uint32_t d = 1; nchild && d < pl->ndirs; d++)
-		nchild[pl->dir_parent[d]]++;
-	for (uint32_t d = 0; d < pl->ndirs; d++) {
-		uint64_t n = (uint64_t)pl->dir_nfiles[d] + pl->dir_nlinks[d] + (nchild ? nchild[d] : 0);
-		uint64_t b = blocks_of(24 + n * EST_DIRENT);
-
-		dir_blocks += b ? b : 1;
-	}
-	free(nchild);
-	e->data = data * EST_BLOCK;
-	e->dirs = (dir_blocks + 1) * EST_BLOCK;  /* lost+found */
-	e->inodes = (pl->nfiles + pl->ndirs + nsym + EST_FIRST_INO) * EST_INODE;
-	if (pl->prm.fs != FS_EXT2) {
-		int j = ext2fs_default_journal_size(pl->prm.size / EST_BLOCK);
-
-		e->journal = j > 0 ? (uint64_t)j * EST_BLOCK : 0;
-	}
-	e->meta = (e->data + e->dirs) / 100;
-	e->total = e->data + e->dirs + e->inodes + e->journal + e->meta;
-}
 
 /* The signal that interrupted the build, for the message. */
 static volatile sig_atomic_t caught_signal;
 
+/* The cancellation token handed to the backend (create_opts.cancel). */
+static volatile sig_atomic_t cancel_token;
+
 static void on_signal(int sig)
 {
 	caught_signal = sig;
-	backend_interrupted = 1;
+	cancel_token = 1;
 }
 
 static const int watched[] = { SIGINT, SIGTERM, SIGHUP };
@@ -112,12 +66,15 @@ static int resolve_for_target(const struct create_args *a, const struct target *
 
 	if (t->is_device)
 		cap = t->dev_size;
+	if (t->is_dir)
+		cap = t->dir_free;
 	if (a->no_format && t->fs_size)
 		cap = t->fs_size;
 	if (cap) {
 		if (!params_is_set(p, "size")) {
 			p->size = cap;
-		} else if (p->size > cap) {
+		} else if (p->size > cap && !t->is_dir) {
+			/* a directory: 'size' scales the plan; its backend checks what the data needs */
 			progress_fmt_bytes(p->size, h1, sizeof(h1));
 			progress_fmt_bytes(cap, h2, sizeof(h2));
 			fprintf(stderr, "imprint: 'size' (%s) is larger than %s '%s' (%s)\n", h1,
@@ -151,16 +108,17 @@ static int resolve_for_target(const struct create_args *a, const struct target *
  * fit with a 2% margin.  The plan does not depend on 'size', so `imprint
  * plan` still writes the manifest of what is built.
  */
-static void grow_derived_size(struct plan *pl, int quiet)
+static void grow_derived_size(const struct backend_ops *ops, struct plan *pl, int quiet)
 {
-	struct create_estimate e;
+	struct backend_estimate e;
 	uint64_t old = pl->prm.size;
 	char h1[32], h2[32], h3[32];
 
 	for (int it = 0; it < 4; it++) {
 		uint64_t want;
 
-		create_estimate(pl, &e);
+		if (backend_estimate(ops, pl, &e))
+			return;
 		if (e.total <= pl->prm.size)
 			break;
 		want = e.total + e.total / 50;
@@ -175,13 +133,13 @@ static void grow_derived_size(struct plan *pl, int quiet)
 		h1, h2, h3);
 }
 
-static int check_fit(const struct plan *pl, const struct target *t)
+/* Refuse a plan the backend's estimate says cannot fit (no estimate: the backend checks). */
+static int check_fit(const struct backend_ops *ops, const struct plan *pl, const struct target *t)
 {
-	struct create_estimate e;
+	struct backend_estimate e;
 	char need[32], cap[32], data[32], dirs[32], ino[32], jnl[32], meta[32];
 
-	create_estimate(pl, &e);
-	if (e.total <= pl->prm.size)
+	if (backend_estimate(ops, pl, &e) || e.total <= pl->prm.size)
 		return 0;
 	progress_fmt_bytes(e.total, need, sizeof(need));
 	progress_fmt_bytes(pl->prm.size, cap, sizeof(cap));
@@ -193,180 +151,181 @@ static int check_fit(const struct plan *pl, const struct target *t)
 	fprintf(stderr,
 		"imprint: the plan does not fit in '%s': it needs about %s (%" PRIu64 " bytes: %s of file data in 4 KiB blocks, %s of directories, %s of inode tables, %s of journal, %s of other metadata) but %s %s; raise --size or lower --used / --files\n",
 		t->path, need, e.total, data, dirs, ino, jnl, meta,
+		t->is_dir && !params_is_set(&pl->prm, "size") ? "the file system has free" :
 		t->is_device && !params_is_set(&pl->prm, "size") ? "the device holds" : "'size' is",
 		cap);
 	return -ENOSPC;
 }
 
-/*
- * Copy a backend's message into msg, naming the user's TARGET where it
- * names the temporary file the backend was given.
- */
-static void copy_message(char *msg, size_t len, const char *in, const char *tmp,
-			 const char *target)
+/* The kind of TARGET t is, as backends declare what they take. */
+static unsigned target_kind(const struct target *t)
 {
-	const char *at = strcmp(tmp, target) ? strstr(in, tmp) : NULL;
+	return t->is_dir ? BACKEND_TARGET_DIR :
+	       t->is_device ? BACKEND_TARGET_DEVICE : BACKEND_TARGET_FILE;
+}
 
-	if (!at) {
-		snprintf(msg, len, "%s", in);
-		return;
+/* The kinds of target in kinds, in words ("image files and block devices"). */
+static void kinds_text(unsigned kinds, char *buf, size_t len)
+{
+	static const char *const word[] = { "image files", "block devices", "directories" };
+	size_t at = 0, n = 0, k = 0;
+
+	for (size_t i = 0; i < 3; i++)
+		n += !!(kinds & (1u << i));
+	buf[0] = '\0';
+	for (size_t i = 0; i < 3 && at < len; i++) {
+		if (!(kinds & (1u << i)))
+			continue;
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       k ? (k + 1 == n ? " and " : ", ") : "", word[i]);
+		k++;
 	}
-	snprintf(msg, len, "%.*s%s%s", (int)(at - in), in, target, at + strlen(tmp));
+}
+
+/* Say that ops does not take t's kind of target, and which backends do. */
+static void refuse_kind(const struct backend_ops *ops, const struct target *t)
+{
+	const struct backend_ops *const *all;
+	char mine[64], others[256] = "";
+	size_t n, at = 0;
+
+	kinds_text(ops->targets, mine, sizeof(mine));
+	all = backend_list(&n);
+	for (size_t i = 0; i < n && at < sizeof(others); i++)
+		if (all[i]->targets & target_kind(t) && all[i]->fs_names != NULL &&
+		    all[i]->fs_names[0] == NULL)
+			continue; /* only by name: not worth naming */
+		else if (all[i]->targets & target_kind(t))
+			at += (size_t)snprintf(others + at, sizeof(others) - at, "%sthe %s backend",
+					       at ? " or " : "", all[i]->name);
+	fprintf(stderr, "imprint: '%s' is %s; the %s backend takes %s", t->path,
+		t->is_dir ? "a directory" : t->is_device ? "a block device" :
+		t->exists ? "a file" : "a new image file",
+		ops->name, mine);
+	if (others[0])
+		fprintf(stderr, " (%s: %s)", t->is_dir ? "directories" :
+				t->is_device ? "block devices" : "image files", others);
+	fputc('\n', stderr);
+}
+
+/* Refuse the options of another backend (--mkfs-options, --no-format, --keep-partial). */
+static int backend_takes_options(const struct backend_ops *ops, const struct create_args *a)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} opts[] = {
+		{ BACKEND_OPT_MKFS_OPTIONS, "--mkfs-options" },
+		{ BACKEND_OPT_NO_FORMAT, "--no-format" },
+		{ BACKEND_OPT_KEEP_PARTIAL, "--keep-partial" },
+	};
+	unsigned given = (a->mkfs_options ? BACKEND_OPT_MKFS_OPTIONS : 0) |
+			 (a->no_format ? BACKEND_OPT_NO_FORMAT : 0) |
+			 (a->keep_partial ? BACKEND_OPT_KEEP_PARTIAL : 0);
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		if ((given & opts[i].bit) && !(ops->options & opts[i].bit)) {
+			fprintf(stderr, "imprint: '%s' is not an option of the %s backend\n",
+				opts[i].name, ops->name);
+			return 0;
+		}
+	}
+	return 1;
 }
 
 /*
- * Open, populate, finish; on failure the backend is aborted.  *opened
- * says whether open() succeeded (with --no-format, nothing is written
- * before that).
+ * The backend --backend names, or the first that makes 'fs' on this kind
+ * of target.  Returns it, or NULL with the reason printed.
  */
-static int build(const struct backend_ops *ops, const struct create_opts *o, const struct plan *pl,
-		 const char *target, struct create_result *res, char *msg, size_t len, int *opened)
+static const struct backend_ops *choose_backend(const struct create_args *a, const struct params *p,
+						const struct target *t)
 {
-	struct backend b;
-	struct content_model cm;
-	struct content_source cs;
+	const struct backend_ops *const *all;
+	const struct backend_ops *ops;
+	char names[128] = "";
+	size_t n, at = 0;
+
+	if (!a->backend)
+		ops = backend_for(fs_name[p->fs], target_kind(t));
+	else
+		ops = backend_find(a->backend);
+	if (!ops && a->backend) {
+		all = backend_list(&n);
+		for (size_t i = 0; i < n && at < sizeof(names); i++)
+			at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s",
+					       i ? (i + 1 == n ? " or " : ", ") : "", all[i]->name);
+		fprintf(stderr, "imprint: unknown backend '%s' (expected %s)\n", a->backend, names);
+	} else if (!ops && t->is_dir) {
+		fprintf(stderr, "imprint: '%s' is a directory; expected an image file or a block device\n",
+			t->path);
+	} else if (!ops) {
+		fprintf(stderr, "imprint: no backend makes %s on '%s'\n", fs_name[p->fs], t->path);
+	} else if (!(ops->targets & target_kind(t))) {
+		refuse_kind(ops, t);
+		ops = NULL;
+	} else if (!backend_takes_options(ops, a)) {
+		ops = NULL;
+	}
+	return ops;
+}
+
+/* Everything that can refuse TARGET happens here, before the first write. */
+static int check_target(const struct create_args *a, struct target *t)
+{
+	struct target_error terr = { { 0 } };
 	int ret;
 
-	memset(&b, 0, sizeof(b));
-	b.ops = ops;
-	*opened = 0;
-	/* typed content by extension (content_random_init() is the untyped alternative) */
-	ret = content_model_init(&cm, pl);
-	if (ret) {
-		snprintf(msg, len, "cannot build the content model: %s", strerror(-ret));
-		return ret;
-	}
-	ret = content_model_source_init(&cs, &cm, pl);
-	if (ret) {
-		snprintf(msg, len, "cannot build the content source: %s", strerror(-ret));
-		goto out_release_model;
-	}
-	if (backend_interrupted) {
-		ret = -EINTR;
-		goto out_release_source;
-	}
-	ret = ops->open(&b, o, pl);
-	*opened = !ret;
-	if (!ret && backend_interrupted)
-		ret = -EINTR;
+	ret = target_open(t, a->target, &terr);
 	if (!ret)
-		ret = ops->populate(&b, pl, &cs, res);
-	if (!ret && backend_interrupted)
-		ret = -EINTR;
+		ret = target_check_busy(t, &terr);
 	if (!ret)
-		ret = ops->finish(&b);
-	if (ret) {
-		copy_message(msg, len, b.errmsg[0] ? b.errmsg : strerror(-ret), o->target, target);
-		ops->abort(&b);
+		ret = target_check_contents(t, a->force, a->no_format, &terr);
+	if (!ret && t->is_dir && t->dir_readonly) {
+		snprintf(terr.msg, sizeof(terr.msg),
+			 "'%s' is on a read-only file system; expected a writable directory", a->target);
+		ret = -EROFS;
 	}
-out_release_source:
-	content_source_release(&cs);
-out_release_model:
-	content_model_release(&cm);
-	return ret;
-}
-
-int create_run(const struct create_args *a, struct params *p)
-{
-	const struct backend_ops *ops = backend_find(a->backend ? a->backend : "ext4");
-	struct target_error terr = { { 0 } };
-	struct plan_error plerr = { { 0 } };
-	struct sigaction old[sizeof(watched) / sizeof(watched[0])];
-	struct create_result res;
-	struct build_summary sum;
-	struct progress pr;
-	struct create_opts o;
-	struct target t;
-	struct plan pl;
-	char msg[800], what[800];
-	const char *path;
-	int ret, ret2, opened = 0;
-
-	msg[0] = '\0';
-	what[0] = '\0';
-	if (!ops) {
-		fprintf(stderr, "imprint: unknown backend '%s' (expected ext4 or null)\n", a->backend);
-		return -EINVAL;
-	}
-	/* everything that can refuse happens before the first write */
-	ret = target_open(&t, a->target, &terr);
-	if (!ret)
-		ret = target_check_busy(&t, &terr);
-	if (!ret)
-		ret = target_check_contents(&t, a->force, a->no_format, &terr);
 	if (ret) {
 		if (terr.msg[0])
 			fprintf(stderr, "imprint: %s\n", terr.msg);
 		else
 			fprintf(stderr, "imprint: '%s': %s\n", a->target, strerror(-ret));
-		goto out_target;
 	}
-	ret = resolve_for_target(a, &t, p);
+	return ret;
+}
+
+/* Plan for what the target is, and refuse a plan the backend says cannot fit. */
+static int plan_for_target(const struct create_args *a, const struct backend_ops *ops,
+			   const struct target *t, struct params *p, struct plan *pl)
+{
+	struct plan_error plerr = { { 0 } };
+	int ret;
+
+	ret = resolve_for_target(a, t, p);
 	if (ret)
-		goto out_target;
-	ret = plan_build(&pl, p, &plerr);
+		return ret;
+	ret = plan_build(pl, p, &plerr);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", ret == -EINVAL ? plerr.msg : strerror(-ret));
-		goto out_target;
+		return ret;
 	}
-	if (!params_is_set(p, "size") && !t.is_device && !(a->no_format && t.fs_size))
-		grow_derived_size(&pl, a->quiet);
-	ret = check_fit(&pl, &t);
+	if (!params_is_set(p, "size") && !t->is_device && !t->is_dir &&
+	    !(a->no_format && t->fs_size))
+		grow_derived_size(ops, pl, a->quiet);
+	ret = check_fit(ops, pl, t);
 	if (ret)
-		goto out_plan;
+		plan_release(pl);
+	return ret;
+}
 
-	backend_interrupted = 0;
-	caught_signal = 0;
-	signals_install(old);
-	ret = target_prepare(&t, pl.prm.size, a->no_format, &path, &terr);
-	if (ret) {
-		fprintf(stderr, "imprint: %s\n", terr.msg);
-		goto out_discard;
-	}
-	memset(&o, 0, sizeof(o));
-	memset(&res, 0, sizeof(res));
-	o.target = path;
-	o.mkfs_options = a->mkfs_options;
-	o.no_format = a->no_format;
-	o.jobs = a->jobs ? a->jobs : 1;
-	o.extents_path = a->extents;
-	o.progress = progress_update;
-	o.progress_ctx = &pr;
-	progress_init(&pr, stderr, !a->quiet, pl.nfiles, pl.bytes);
-	ret = build(ops, &o, &pl, t.path, &res, msg, sizeof(msg), &opened);
-	/* a refused --no-format (not empty, say) wrote nothing: keep the user's file system */
-	if (ret && a->no_format && !opened)
-		target_untouched(&t);
-	if (!ret && backend_interrupted)
-		ret = -EINTR;
-	if (!ret) {
-		ret = target_commit(&t, &terr);
-		if (ret)
-			snprintf(msg, sizeof(msg), "%s", terr.msg);
-	}
-	sum.seconds = progress_seconds(&pr);
-	progress_end(&pr);
-	if (ret)
-		goto out_discard;
-	signals_restore(old);
+/* After a failure or a signal: say what happened, remove or invalidate what was written. */
+static void discard(struct target *t, int ret, const char *msg)
+{
+	struct target_error terr = { { 0 } };
+	char what[800] = "";
+	int ret2;
 
-	sum.target = t.path;
-	sum.fs = fs_name[pl.prm.fs];
-	sum.size = pl.prm.size;
-	sum.seed = pl.prm.seed;
-	if (!a->quiet || a->json) {
-		ret = progress_print_summary(&res, &sum, a->json, stdout);
-		if (ret)
-			fprintf(stderr, "imprint: cannot write the summary to stdout: %s\n",
-				strerror(-ret));
-	}
-	goto out_plan;
-
-out_discard:
-	/* ret is set; say what happened, then remove or invalidate what was written */
-	if (backend_interrupted)
-		ret = -EINTR;
-	ret2 = target_discard(&t, what, sizeof(what), &terr);
+	ret2 = target_discard(t, what, sizeof(what), &terr);
 	if (ret == -EINTR) {
 		if (ret2)
 			fprintf(stderr, "imprint: interrupted (%s); %s\n", signal_name(caught_signal),
@@ -377,15 +336,113 @@ out_discard:
 		else
 			fprintf(stderr, "imprint: interrupted (%s) before anything was written\n",
 				signal_name(caught_signal));
-	} else {
-		if (msg[0])
-			fprintf(stderr, "imprint: %s\n", msg);
-		if (ret2)
-			fprintf(stderr, "imprint: %s\n", terr.msg);
-		else if (what[0])
-			fprintf(stderr, "imprint: %s\n", what);
+		return;
+	}
+	if (msg[0])
+		fprintf(stderr, "imprint: %s\n", msg);
+	if (ret2)
+		fprintf(stderr, "imprint: %s\n", terr.msg);
+	else if (what[0])
+		fprintf(stderr, "imprint: %s\n", what);
+}
+
+/* Prepare the target, build through the backend, commit; the summary's seconds in *seconds. */
+static int build_target(const struct create_args *a, const struct backend_ops *ops,
+			struct target *t, const struct plan *pl, struct create_result *res,
+			double *seconds, char *msg, size_t len)
+{
+	struct target_error terr = { { 0 } };
+	struct pipeline_job j;
+	struct progress pr;
+	struct create_opts o;
+	const char *path;
+	int ret;
+
+	ret = target_prepare(t, pl->prm.size, a->no_format, &path, &terr);
+	if (ret) {
+		snprintf(msg, len, "%s", terr.msg);
+		return ret;
+	}
+	memset(&o, 0, sizeof(o));
+	o.target = path;
+	o.mkfs_options = a->mkfs_options;
+	o.no_format = a->no_format;
+	o.force = a->force;
+	o.keep_partial = a->keep_partial;
+	o.jobs = a->jobs ? a->jobs : 1;
+	o.cancel = &cancel_token;
+	o.progress = progress_update;
+	o.progress_ctx = &pr;
+	memset(&j, 0, sizeof(j));
+	j.o = &o;
+	j.pl = pl;
+	j.target = t->path;
+	j.extents_path = a->extents;
+	j.res = res;
+	j.msg = msg;
+	j.len = len;
+	progress_init(&pr, stderr, !a->quiet, pl->nfiles, pl->bytes);
+	ret = pipeline_run(ops, &j);
+	/* a refused --no-format (not empty, say) wrote nothing: keep the user's file system */
+	if (ret && a->no_format && !j.opened)
+		target_untouched(t);
+	if (!ret && cancel_token)
+		ret = -EINTR;
+	if (!ret) {
+		ret = target_commit(t, &terr);
+		if (ret)
+			snprintf(msg, len, "%s", terr.msg);
+	}
+	*seconds = progress_seconds(&pr);
+	progress_end(&pr);
+	return ret;
+}
+
+int create_run(const struct create_args *a, struct params *p)
+{
+	const struct backend_ops *ops;
+	struct sigaction old[sizeof(watched) / sizeof(watched[0])];
+	struct create_result res;
+	struct build_summary sum;
+	struct target t;
+	struct plan pl;
+	char msg[800] = "";
+	int ret;
+
+	ret = check_target(a, &t);
+	if (ret)
+		goto out_target;
+	ops = choose_backend(a, p, &t);
+	if (!ops) {
+		ret = -EINVAL;
+		goto out_target;
+	}
+	ret = plan_for_target(a, ops, &t, p, &pl);
+	if (ret)
+		goto out_target;
+
+	cancel_token = 0;
+	caught_signal = 0;
+	signals_install(old);
+	ret = build_target(a, ops, &t, &pl, &res, &sum.seconds, msg, sizeof(msg));
+	if (ret || cancel_token) {
+		discard(&t, cancel_token ? -EINTR : ret, msg);
+		ret = cancel_token ? -EINTR : ret;
+		signals_restore(old);
+		goto out_plan;
 	}
 	signals_restore(old);
+
+	sum.target = t.path;
+	sum.fs = t.is_dir ? (t.type[0] ? t.type : "mounted") : fs_name[pl.prm.fs];
+	sum.size = pl.prm.size;
+	sum.seed = pl.prm.seed;
+	if (!a->quiet || a->json) {
+		ret = progress_print_summary(&res, &sum, a->json, stdout);
+		if (ret)
+			fprintf(stderr, "imprint: cannot write the summary to stdout: %s\n",
+				strerror(-ret));
+	}
 out_plan:
 	plan_release(&pl);
 out_target:

@@ -11,31 +11,15 @@
 struct create_args {
 	const char *target;        /* image file or block device */
 	const char *mkfs_options;  /* extra mke2fs arguments, or NULL */
-	const char *backend;       /* NULL: "ext4" */
+	const char *backend;       /* NULL: the first that makes 'fs' on TARGET */
 	int no_format;             /* populate an existing, empty ext2/3/4 file system */
 	int force;                 /* overwrite a target holding a signature */
+	int keep_partial;          /* on failure, leave what was written (backends that allow it) */
 	int quiet;                 /* no progress line, no text summary */
 	int json;                  /* summary as one JSON object */
 	unsigned jobs;             /* worker threads, >= 1 */
 	const char *extents;       /* write the planned runs of every file here, or NULL */
 };
-
-/* The quick upfront estimate of the space a plan needs, in bytes. */
-struct create_estimate {
-	uint64_t data;             /* file data rounded up to 4 KiB blocks, slow symlinks */
-	uint64_t dirs;             /* directory blocks */
-	uint64_t inodes;           /* inode tables, 256 bytes an inode */
-	uint64_t journal;          /* mke2fs's default journal for ext3/ext4 */
-	uint64_t meta;             /* mapping blocks, bitmaps, descriptors: 1% of the above */
-	uint64_t total;
-};
-
-/*
- * Estimate what pl needs on a file system of its capacity (pl->prm.size).
- * A lower bound in spirit: it refuses plans that surely cannot fit and
- * leaves the exact check to the backend.
- */
-void create_estimate(const struct plan *pl, struct create_estimate *e);
 
 /*
  * Run `imprint create`.  p holds the parameters as given, not yet

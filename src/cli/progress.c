@@ -188,6 +188,8 @@ static int print_layout_text(const struct create_result *res, FILE *out)
 		res->frag_files, res->frag_eligible,
 		100 * ratio(res->frag_files, res->frag_eligible),
 		ratio(res->frag_runs, res->frag_files));
+	if (!h->chunk_blocks) /* no free-space figures (a mounted tree) */
+		return ferror(out) ? -EIO : 0;
 	progress_fmt_bytes(h->free_blocks * res->block_size, buf, sizeof(buf));
 	progress_fmt_bytes(h->chunk_blocks * res->block_size, chunk, sizeof(chunk));
 	fprintf(out, "  free space %s in %" PRIu64 " extents, %.1f %% below %s", buf, h->extents,
@@ -229,11 +231,14 @@ static int print_json(const struct create_result *res, const struct build_summar
 	json_object_object_add(o, "bytes", json_object_new_uint64(res->bytes));
 	json_object_object_add(o, "seconds", new_double(s->seconds, 3));
 	json_object_object_add(o, "mb_per_s", new_double(mbps, 1));
-	json_object_object_add(o, "layout_score", new_double(res->layout_score, 4));
+	json_object_object_add(o, "layout_score",
+			       res->have_score ? new_double(res->layout_score, 4) : NULL);
 	json_object_object_add(o, "block_size", json_object_new_uint64(res->block_size));
 	json_object_object_add(o, "blocks_used", json_object_new_uint64(res->blocks_used));
 	json_object_object_add(o, "sparse_files", json_object_new_uint64(res->sparse_files));
 	json_object_object_add(o, "hole_blocks", json_object_new_uint64(res->hole_blocks));
+	if (res->notes[0])
+		json_object_object_add(o, "notes", json_object_new_string(res->notes));
 	if (res->have_layout && add_layout_json(o, res)) {
 		json_object_put(o);
 		return -ENOMEM;
@@ -269,7 +274,10 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 			fprintf(out, "  sparse files %" PRIu64 ", holes of %s never written\n",
 				res->sparse_files, bytes);
 		}
-		fprintf(out, "  layout score %.4f", res->layout_score);
+		if (res->have_score)
+			fprintf(out, "  layout score %.4f", res->layout_score);
+		else
+			fprintf(out, "  layout score unavailable");
 		if (res->have_layout && res->age_rounds)
 			fprintf(out, " (aged %" PRIu32 " rounds: no target)", res->age_rounds);
 		else if (res->have_layout)
@@ -278,6 +286,8 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 			      res->blocks_used, res->block_size) < 0 ? -EIO : 0;
 		if (!ret && res->have_layout)
 			ret = print_layout_text(res, out);
+		if (!ret && res->notes[0])
+			ret = fprintf(out, "  note: %s\n", res->notes) < 0 ? -EIO : 0;
 	}
 	if (fflush(out) != 0)
 		ret = -EIO;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -189,6 +190,63 @@ static const char *kind_of(mode_t m)
 	return "not a regular file";
 }
 
+/*
+ * The type of the file system holding st ("xfs", "btrfs", ...) from the
+ * last mount of its device in /proc/self/mountinfo, or "" when not found.
+ */
+static void dir_fstype(const struct stat *st, char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL, *save, *sep, *tok;
+	size_t cap = 0;
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		/* id parent M:m ... - fstype source superopts */
+		sep = strstr(line, " - ");
+		if (!sep)
+			continue;
+		tok = strtok_r(line, " ", &save);
+		tok = tok ? strtok_r(NULL, " ", &save) : NULL;
+		tok = tok ? strtok_r(NULL, " ", &save) : NULL;
+		if (!tok || parse_devnum(tok) != st->st_dev)
+			continue;
+		tok = strtok_r(sep + 3, " ", &save);
+		if (tok)
+			snprintf(out, len, "%s", tok);
+	}
+	free(line);
+	fclose(f);
+}
+
+/*
+ * A directory: the backend that writes into it checks what it holds; here,
+ * its file system's capacity and free space (statvfs).
+ */
+static int open_dir(struct target *t, const char *path, struct target_error *err)
+{
+	struct statvfs sv;
+	struct stat st;
+	int ret;
+
+	if (statvfs(path, &sv) != 0) {
+		ret = -errno;
+		set_error(err, "cannot read the file system of '%s': %s", path, strerror(-ret));
+		return ret;
+	}
+	t->exists = 1;
+	t->is_dir = 1;
+	t->dir_size = (uint64_t)sv.f_blocks * sv.f_frsize;
+	t->dir_free = (uint64_t)sv.f_bavail * sv.f_frsize;
+	t->dir_readonly = !!(sv.f_flag & ST_RDONLY);
+	if (stat(path, &st) == 0)
+		dir_fstype(&st, t->type, sizeof(t->type));
+	t->real = strdup(path);
+	return t->real ? 0 : -ENOMEM;
+}
+
 int target_open(struct target *t, const char *path, struct target_error *err)
 {
 	struct stat st, lst;
@@ -234,6 +292,8 @@ int target_open(struct target *t, const char *path, struct target_error *err)
 		t->is_device = 1;
 		t->rdev = st.st_rdev;
 		return probe(t, err);
+	} else if (S_ISDIR(st.st_mode)) {
+		return open_dir(t, path, err);
 	} else if (S_ISREG(st.st_mode)) {
 		t->exists = 1;
 		t->file_size = (uint64_t)st.st_size;
@@ -517,7 +577,7 @@ static int check_file_busy(const struct target *t, struct target_error *err)
 
 int target_check_busy(const struct target *t, struct target_error *err)
 {
-	if (!t->exists)
+	if (!t->exists || t->is_dir)
 		return 0;
 	return t->is_device ? check_device_busy(t, err) : check_file_busy(t, err);
 }
@@ -565,6 +625,8 @@ int target_check_contents(const struct target *t, int force, int no_format,
 {
 	char what[400];
 
+	if (t->is_dir) /* what a directory holds is its backend's to judge */
+		return 0;
 	if (no_format) {
 		if (!t->exists) {
 			set_error(err, "'%s' does not exist; --no-format needs an existing ext2, ext3 or ext4 file system",
@@ -698,6 +760,10 @@ int target_prepare(struct target *t, uint64_t size, int no_format, const char **
 {
 	int fd, ret;
 
+	if (t->is_dir) {
+		*path = t->path;
+		return 0;
+	}
 	if (!t->is_device) {
 		ret = prepare_image(t, size, no_format, err);
 		*path = t->tmp;
@@ -737,6 +803,8 @@ int target_commit(struct target *t, struct target_error *err)
 {
 	int ret;
 
+	if (t->is_dir) /* the backend's finish() made it durable */
+		return 0;
 	if (t->is_device) {
 		ret = sync_path(t->path, O_RDONLY);
 		if (ret)
@@ -779,7 +847,7 @@ int target_discard(struct target *t, char *what, size_t len, struct target_error
 
 	if (what && len)
 		what[0] = '\0';
-	if (!t->wrote)
+	if (!t->wrote || t->is_dir) /* a backend's abort() removes what it made in a directory */
 		return 0;
 	if (!t->is_device) {
 		if (unlink(t->tmp) != 0 && errno != ENOENT) {

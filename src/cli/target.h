@@ -12,7 +12,8 @@ struct target_error {
 
 /*
  * One TARGET: an image file (built under a temporary name beside it and
- * renamed over it when complete) or a block device (written in place).
+ * renamed over it when complete), a block device (written in place), or a
+ * directory of a mounted file system (its backend writes and cleans up).
  */
 struct target {
 	char *path;             /* as the user gave it */
@@ -21,12 +22,16 @@ struct target {
 	char *tmp;              /* image: the temporary file, while it exists */
 	int exists;
 	int is_device;
+	int is_dir;             /* a directory (of a mounted file system) */
+	uint64_t dir_size;      /* directory: its file system's capacity (statvfs) */
+	uint64_t dir_free;      /* directory: the space free to the caller */
+	int dir_readonly;       /* directory: on a read-only mount */
 	dev_t rdev;             /* device: its number */
 	uint64_t dev_size;      /* device: its size in bytes (BLKGETSIZE64) */
 	uint64_t file_size;     /* image: the existing file's size, else 0 */
 
 	/* what the signature probe found (NUL strings when nothing) */
-	char type[32];          /* TYPE: "ext4", "swap", "crypto_LUKS", ... */
+	char type[32];          /* TYPE: "ext4", "swap", "crypto_LUKS", ...; a directory's file system */
 	char usage[32];         /* USAGE: "filesystem", "raid", "crypto", "other" */
 	char label[128];
 	char pttype[32];        /* PTTYPE: "dos", "gpt", ... */
@@ -41,7 +46,8 @@ struct target {
  * its size) or a regular file, and which signatures it holds (libblkid).
  * A missing path is fine if its directory exists and is writable.
  * Returns 0, or a negative errno with err->msg saying what is wrong
- * (-ENOTDIR, -EACCES, -ENOENT, -EINVAL for a directory or other file type).
+ * (-ENOTDIR, -EACCES, -ENOENT, -EINVAL for another file type).  A
+ * directory is taken with its file system's capacity and free space.
  */
 int target_open(struct target *t, const char *path, struct target_error *err);
 

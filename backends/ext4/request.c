@@ -1,0 +1,276 @@
+/* request.c - what the ext2/3/4 backend asks the layout to place, and the free space it offers */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/ext4/request.h"
+#include "backends/ext4/err.h"
+#include "content/sparse.h"
+
+/* Step 1: blocks per file; inline and empty files take none. */
+static int size_files(struct ext4_build *x)
+{
+	const struct plan *pl = x->pl;
+	uint64_t apb = x->bs / 4, max;
+
+	max = x->extents ? UINT32_MAX : EXT2_NDIR_BLOCKS + apb + apb * apb + apb * apb * apb;
+	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		uint64_t size = pl->file_size[f];
+		char path[PATH_MAX], name[NAME_MAX_LEN + 1], sz[32];
+
+		if (size == 0 || (x->inline_ok && size <= EXT4_MIN_INLINE_DATA_SIZE)) {
+			x->file_blocks[f] = 0;
+			continue;
+		}
+		x->file_blocks[f] = (size + x->bs - 1) / x->bs;
+		if (x->file_holes) {
+			struct sparse_holes h;
+
+			if (sparse_file_holes(pl, f, &h)) {
+				/* holes are whole 64 KiB units: whole blocks of any size up to 64 KiB */
+				x->file_lblocks[f] = x->file_blocks[f];
+				x->file_blocks[f] -= h.bytes / x->bs;
+				x->file_holes[f] = (uint8_t)h.n;
+				x->sparse_files++;
+				x->hole_blocks += h.bytes / x->bs;
+			}
+		}
+		if ((x->file_lblocks && x->file_lblocks[f] > max) || x->file_blocks[f] > max) {
+			plan_file_name(pl, f, name);
+			ext4_fmt_bytes(sz, sizeof(sz), size);
+			return ext4_set_err(
+				x->b, -EFBIG,
+				"file '%s' (%s) is larger than %s with %u-byte blocks allows",
+				ext4_entry_path(x, pl->file_dir[f], name, path, sizeof(path)), sz,
+				x->extents ? "ext4" : "the block map of ext2/3", x->bs);
+		}
+		if (pl->file_nlink && pl->file_nlink[f] > EXT2_LINK_MAX)
+			return ext4_set_err(x->b, -EMLINK,
+					    "file %" PRIu64 " has %u links; at most %u allowed", f,
+					    pl->file_nlink[f], EXT2_LINK_MAX);
+	}
+	return 0;
+}
+
+static int new_inode(struct ext4_build *x, ext2_ino_t parent, int mode, ext2_ino_t *ino)
+{
+	errcode_t err = ext2fs_new_inode(x->fs, parent, mode, NULL, ino);
+
+	if (err == EXT2_ET_INODE_ALLOC_FAIL)
+		return ext4_set_err(
+			x->b, -ENOSPC,
+			"'%s' has %u inodes but the plan needs %" PRIu64
+			" (directories, files and symlinks); give more with --mkfs-options '-N N'",
+			x->st->target, x->fs->super->s_inodes_count,
+			(uint64_t)EXT2_FIRST_INO(x->fs->super) + x->pl->ndirs + x->pl->nfiles +
+				x->nsym);
+	if (err)
+		return ext4_set_err(x->b, ext4_errno(err), "cannot allocate an inode: %s",
+				    error_message(err));
+	ext2fs_inode_alloc_stats2(x->fs, *ino, +1, LINUX_S_ISDIR(mode));
+	return 0;
+}
+
+/*
+ * Step 2: inode numbers in a fixed order, each directory followed by its
+ * files and symlinks, so numbers follow directory locality as under Orlov.
+ */
+static int alloc_inodes(struct ext4_build *x)
+{
+	const struct plan *pl = x->pl;
+	uint64_t done = 0;
+	int ret;
+
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		if (j == 0)
+			x->dir_ino[0] = EXT2_ROOT_INO;
+		else {
+			ret = new_inode(x, x->dir_ino[pl->dir_parent[j]], LINUX_S_IFDIR,
+					&x->dir_ino[j]);
+			if (ret)
+				return ret;
+		}
+		for (uint64_t f = pl->dir_first_file[j];
+		     f < pl->dir_first_file[j] + pl->dir_nfiles[j]; f++) {
+			ret = new_inode(x, x->dir_ino[j], LINUX_S_IFREG, &x->file_ino[f]);
+			if (!ret)
+				ret = ext4_tick(x, ++done);
+			if (ret)
+				return ret;
+		}
+		for (uint32_t l = pl->dir_first_link[j];
+		     l < pl->dir_first_link[j] + pl->dir_nlinks[j]; l++) {
+			if (pl->link_kind[l] & LINK_HARD)
+				continue;
+			ret = new_inode(x, x->dir_ino[j], LINUX_S_IFLNK, &x->link_ino[l]);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* Step 3: directory shapes, and symlink blocks. */
+static int shape_entries(struct ext4_build *x)
+{
+	const struct plan *pl = x->pl;
+	char path[PATH_MAX];
+	int ret;
+
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		uint64_t nd, total;
+
+		ret = ext4_collect_entries(x, j);
+		if (ret)
+			return ext4_set_err(x->b, ret, "out of memory");
+		ret = ext4_dir_shape(x->fs, x->ents.e, x->ents.n, &x->shape[j]);
+		if (ret == -EFBIG)
+			return ext4_set_err(
+				x->b, ret,
+				"directory '%s' has %zu entries, more than an htree of this file system holds (try -O large_dir)",
+				ext4_entry_path(x, j, NULL, path, sizeof(path)), x->ents.n);
+		if (ret)
+			return ext4_set_err(x->b, ret, "cannot shape directory '%s': %s",
+					    ext4_entry_path(x, j, NULL, path, sizeof(path)),
+					    strerror(-ret));
+		nd = x->shape[j].nblocks;
+		total = nd +
+			ext4_map_meta_count(x->extents, x->bs, nd,
+					    (nd + EXT4_MAP_MAX_EXTENT - 1) / EXT4_MAP_MAX_EXTENT);
+		if (total > UINT32_MAX / 2)
+			return ext4_set_err(x->b, -EFBIG, "directory '%s' is too large",
+					    ext4_entry_path(x, j, NULL, path, sizeof(path)));
+		x->dir_blocks[j] = (uint32_t)total;
+		if (total > x->dcap)
+			x->dcap = total;
+		ret = ext4_tick(x, j + 1);
+		if (ret)
+			return ret;
+	}
+	for (uint32_t l = 0; l < pl->nlinks; l++) {
+		int len;
+
+		x->link_blocks[l] = 0;
+		if (pl->link_kind[l] & LINK_HARD)
+			continue;
+		len = plan_symlink_target(pl, l, x->tbuf, x->bs);
+		if (len < 0) {
+			char name[NAME_MAX_LEN + 1];
+
+			plan_link_name(pl, l, name);
+			return ext4_set_err(
+				x->b, -ENAMETOOLONG,
+				"the target of symlink '%s' is longer than a %u-byte block",
+				ext4_entry_path(x, pl->link_dir[l], name, path, sizeof(path)),
+				x->bs);
+		}
+		x->link_blocks[l] = len >= (int)sizeof(((struct ext2_inode *)0)->i_block);
+	}
+	x->druns = malloc((x->dcap ? x->dcap : 1) * sizeof(*x->druns));
+	x->dmeta = malloc((x->dcap ? x->dcap : 1) * sizeof(*x->dmeta));
+	if (!x->druns || !x->dmeta)
+		return ext4_set_err(x->b, -ENOMEM, "out of memory");
+	return 0;
+}
+
+static int old_root_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
+			  int ref_offset, void *priv)
+{
+	(void)blockcnt;
+	(void)ref_blk;
+	(void)ref_offset;
+	ext2fs_block_alloc_stats2(fs, *blocknr, -1);
+	(void)priv;
+	return 0;
+}
+
+/*
+ * Step 4: the free map.  The root's old blocks go back first: the root is
+ * rebuilt like any other directory at the layout's blocks.
+ */
+static int read_freemap(struct ext4_build *x, struct freemap *fm)
+{
+	ext2_filsys fs = x->fs;
+	blk64_t blk = fs->super->s_first_data_block, last = ext2fs_blocks_count(fs->super) - 1;
+	size_t cap = 256;
+	errcode_t err;
+
+	err = ext2fs_block_iterate3(fs, EXT2_ROOT_INO, BLOCK_FLAG_READ_ONLY, NULL, old_root_block,
+				    NULL);
+	if (err)
+		return ext4_set_err(x->b, ext4_errno(err),
+				    "cannot read the root directory of '%s': %s", x->st->target,
+				    error_message(err));
+	memset(fm, 0, sizeof(*fm));
+	fm->nblocks = ext2fs_blocks_count(fs->super);
+	fm->first_data_block = fs->super->s_first_data_block;
+	fm->blocks_per_group = fs->super->s_blocks_per_group;
+	fm->ngroups = fs->group_desc_count;
+	fm->flex_groups =
+		ext2fs_has_feature_flex_bg(fs->super) ? 1u << fs->super->s_log_groups_per_flex : 1;
+	fm->runs = malloc(cap * sizeof(*fm->runs));
+	if (!fm->runs)
+		return ext4_set_err(x->b, -ENOMEM, "out of memory");
+	while (blk <= last) {
+		blk64_t zero, set;
+
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk, last, &zero))
+			break;
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, zero, last, &set))
+			set = last + 1;
+		if (fm->nruns == cap) {
+			struct free_run *r = realloc(fm->runs, cap * 2 * sizeof(*r));
+
+			if (!r) {
+				free(fm->runs);
+				fm->runs = NULL;
+				return ext4_set_err(x->b, -ENOMEM, "out of memory");
+			}
+			fm->runs = r;
+			cap *= 2;
+		}
+		fm->runs[fm->nruns].start = zero;
+		fm->runs[fm->nruns].len = set - zero;
+		fm->nruns++;
+		blk = set;
+	}
+	return 0;
+}
+
+/*
+ * Step 5: what the layout must place (the core builds it): the blocks of
+ * every entry, this file system's block size, mapping and longest extent,
+ * and a pool of spare blocks for metadata the request cannot foresee.
+ */
+static void fill_request(struct ext4_build *x, struct layout_request *rq)
+{
+	rq->pl = x->pl;
+	rq->file_blocks = x->file_blocks;
+	rq->dir_blocks = x->dir_blocks;
+	rq->link_blocks = x->link_blocks;
+	rq->file_holes = x->file_holes;
+	rq->file_lblocks = x->file_lblocks;
+	rq->block_size = x->bs;
+	rq->mapping = x->extents ? LAYOUT_EXTENTS : LAYOUT_BLOCKMAP;
+	rq->max_extent_len = EXT4_MAP_MAX_EXTENT;
+	rq->pool_blocks = 64 + x->pl->ndirs / 64;
+}
+
+int ext4_request(struct ext4_build *x, struct layout_request *rq, struct freemap *fm)
+{
+	int ret;
+
+	ret = size_files(x);
+	if (!ret)
+		ret = alloc_inodes(x);
+	if (!ret)
+		ret = shape_entries(x);
+	if (!ret)
+		ret = read_freemap(x, fm);
+	if (!ret)
+		fill_request(x, rq);
+	return ret;
+}

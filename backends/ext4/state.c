@@ -1,0 +1,264 @@
+/* state.c - what the parts of the ext2/3/4 backend share: its state, messages, progress */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backends/ext4/state.h"
+#include "content/sparse.h"
+
+int ext4_set_err(struct backend *b, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+int ext4_set_err(struct backend *b, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b->errmsg, sizeof(b->errmsg), fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* "1.2 GiB": binary units, one decimal above bytes. */
+void ext4_fmt_bytes(char *buf, size_t len, uint64_t v)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double d = (double)v;
+	unsigned u = 0;
+
+	while (d >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		d /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64 " B", v);
+	else
+		snprintf(buf, len, "%.1f %s", d, unit[u]);
+}
+
+double ext4_elapsed(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Populating */
+
+static int ents_add(struct ext4_ents *d, const char *name, size_t len, ext2_ino_t ino, uint8_t type)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 64;
+		struct ext4_dirent_in *e = realloc(d->e, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		d->e = e;
+		size_t *off = realloc(d->off, cap * sizeof(*off));
+
+		if (!off)
+			return -ENOMEM;
+		d->off = off;
+		d->cap = cap;
+	}
+	if (d->len + len > d->ncap) {
+		size_t cap = d->ncap ? d->ncap : 4096;
+		char *names;
+
+		while (cap < d->len + len)
+			cap *= 2;
+		names = realloc(d->names, cap);
+		if (!names)
+			return -ENOMEM;
+		d->names = names;
+		d->ncap = cap;
+	}
+	memcpy(d->names + d->len, name, len);
+	d->off[d->n] = d->len;
+	d->e[d->n].name_len = (uint32_t)len;
+	d->e[d->n].ino = ino;
+	d->e[d->n].type = type;
+	d->len += len;
+	d->n++;
+	return 0;
+}
+
+/* Entries of directory j: subdirectories, files, links, and lost+found in the root. */
+int ext4_collect_entries(struct ext4_build *x, uint32_t j)
+{
+	const struct plan *pl = x->pl;
+	struct ext4_ents *d = &x->ents;
+	char name[NAME_MAX_LEN + 1];
+	int ret = 0;
+
+	d->n = 0;
+	d->len = 0;
+	for (uint32_t c = pl->dir_first_child[j]; c != PLAN_NONE && !ret;
+	     c = pl->dir_next_sibling[c])
+		ret = ents_add(d, name, plan_dir_name(pl, c, name), x->dir_ino[c], EXT2_FT_DIR);
+	for (uint64_t f = pl->dir_first_file[j];
+	     f < pl->dir_first_file[j] + pl->dir_nfiles[j] && !ret; f++)
+		ret = ents_add(d, name, plan_file_name(pl, f, name), x->file_ino[f],
+			       EXT2_FT_REG_FILE);
+	for (uint32_t l = pl->dir_first_link[j];
+	     l < pl->dir_first_link[j] + pl->dir_nlinks[j] && !ret; l++) {
+		int hard = pl->link_kind[l] & LINK_HARD;
+
+		ret = ents_add(d, name, plan_link_name(pl, l, name),
+			       hard ? x->file_ino[pl->link_target[l]] : x->link_ino[l],
+			       hard ? EXT2_FT_REG_FILE : EXT2_FT_SYMLINK);
+	}
+	if (!ret && j == 0 && x->st->lpf_ino)
+		ret = ents_add(d, "lost+found", 10, x->st->lpf_ino, EXT2_FT_DIR);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < d->n; i++)
+		d->e[i].name = d->names + d->off[i];
+	return 0;
+}
+
+void ext4_ents_release(struct ext4_ents *d)
+{
+	free(d->e);
+	free(d->off);
+	free(d->names);
+}
+
+int ext4_buf_reserve(struct ext4_build *x, size_t len)
+{
+	unsigned char *nb;
+
+	if (len <= x->buf_cap)
+		return 0;
+	nb = realloc(x->buf, len);
+	if (!nb)
+		return -ENOMEM;
+	x->buf = nb;
+	x->buf_cap = len;
+	return 0;
+}
+
+/* Path of a directory, or of an entry in it, for messages. */
+const char *ext4_entry_path(const struct ext4_build *x, uint32_t dir, const char *name, char *buf,
+			    size_t len)
+{
+	int n = plan_dir_path(x->pl, dir, buf, len);
+
+	if (n < 0)
+		snprintf(buf, len, "(directory %u)", dir);
+	if (name) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len - at, "%s%s", at > 1 ? "/" : "", name);
+	}
+	return buf;
+}
+
+void ext4_progress(struct ext4_build *x)
+{
+	if (x->st->progress)
+		x->st->progress(x->st->progress_ctx, x->meta_files,
+				atomic_load(&x->data.bytes_done));
+}
+
+int ext4_cancelled(const struct ext4_state *st)
+{
+	return st->cancel && *st->cancel;
+}
+
+/* Every 4096 entries: stop when interrupted, report progress. */
+int ext4_tick(struct ext4_build *x, uint64_t i)
+{
+	if (i % EXT4_CHECK_EVERY)
+		return 0;
+	if (ext4_cancelled(x->st))
+		return ext4_set_err(x->b, -EINTR, "interrupted");
+	ext4_progress(x);
+	return 0;
+}
+
+int ext4_build_init(struct ext4_build *x)
+{
+	const struct plan *pl = x->pl;
+	ext2_filsys fs = x->fs;
+	size_t nf = pl->nfiles ? (size_t)pl->nfiles : 1, nd = pl->ndirs ? pl->ndirs : 1;
+	size_t nl = pl->nlinks ? pl->nlinks : 1;
+
+	x->bs = fs->blocksize;
+	x->extents = ext2fs_has_feature_extents(fs->super);
+	x->isize = EXT2_INODE_SIZE(fs->super);
+	x->extra = 0;
+	if (x->isize > EXT2_GOOD_OLD_INODE_SIZE) {
+		x->extra = sizeof(struct ext2_inode_large) - EXT2_GOOD_OLD_INODE_SIZE;
+		if (x->extra > x->isize - EXT2_GOOD_OLD_INODE_SIZE)
+			x->extra = x->isize - EXT2_GOOD_OLD_INODE_SIZE;
+	}
+	/* the system.data xattr needs in-inode space */
+	x->inline_ok =
+		ext2fs_has_feature_inline_data(fs->super) && x->isize > EXT2_GOOD_OLD_INODE_SIZE;
+	for (uint32_t l = 0; l < pl->nlinks; l++)
+		x->nsym += !(pl->link_kind[l] & LINK_HARD);
+
+	x->dir_ino = calloc(nd, sizeof(*x->dir_ino));
+	x->file_ino = calloc(nf, sizeof(*x->file_ino));
+	x->link_ino = calloc(nl, sizeof(*x->link_ino));
+	x->nsub = calloc(nd, sizeof(*x->nsub));
+	x->shape = calloc(nd, sizeof(*x->shape));
+	x->file_blocks = calloc(nf, sizeof(*x->file_blocks));
+	x->dir_blocks = calloc(nd, sizeof(*x->dir_blocks));
+	x->link_blocks = calloc(nl, sizeof(*x->link_blocks));
+	if (sparse_enabled(pl)) {
+		x->file_holes = calloc(nf, sizeof(*x->file_holes));
+		x->file_lblocks = calloc(nf, sizeof(*x->file_lblocks));
+		if (!x->file_holes || !x->file_lblocks)
+			return ext4_set_err(x->b, -ENOMEM, "out of memory");
+	}
+	x->ibuf = calloc(1, x->isize);
+	x->tbuf = malloc(x->bs);
+	if (!x->dir_ino || !x->file_ino || !x->link_ino || !x->nsub || !x->shape ||
+	    !x->file_blocks || !x->dir_blocks || !x->link_blocks || !x->ibuf || !x->tbuf)
+		return ext4_set_err(x->b, -ENOMEM, "out of memory");
+	for (uint32_t j = 1; j < pl->ndirs; j++)
+		x->nsub[pl->dir_parent[j]]++;
+	ext4_map_init(&x->map);
+	return 0;
+}
+
+void ext4_build_release(struct ext4_build *x)
+{
+	ext4_data_release(&x->data);
+	ext4_map_release(&x->map);
+	ext4_ents_release(&x->ents);
+	free(x->dir_ino);
+	free(x->file_ino);
+	free(x->link_ino);
+	free(x->nsub);
+	free(x->shape);
+	free(x->file_blocks);
+	free(x->file_holes);
+	free(x->file_lblocks);
+	free(x->dir_blocks);
+	free(x->link_blocks);
+	free(x->ibuf);
+	free(x->buf);
+	free(x->druns);
+	free(x->dmeta);
+	free(x->tbuf);
+}
+
+void ext4_build_free(struct ext4_state *st)
+{
+	if (!st->x)
+		return;
+	ext4_build_release(st->x);
+	free(st->x);
+	st->x = NULL;
+}

@@ -1,0 +1,131 @@
+/* state.h - what the parts of the ext2/3/4 backend share: its state, messages, progress (not for the core) */
+#ifndef IMPRINT_BACKENDS_EXT4_STATE_H
+#define IMPRINT_BACKENDS_EXT4_STATE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "backends/backend.h"
+#include "backends/ext4/data.h"
+#include "backends/ext4/dir.h"
+#include "backends/ext4/map.h"
+#include "layout/layout.h"
+#include "plan/plan.h"
+
+#define EXT4_CHECK_EVERY   4096 /* entries between interrupt and progress checks */
+#define EXT4_WAIT_MS	   200	/* progress period while the data workers run */
+#define EXT4_MKE2FS_ERRMAX 400	/* bytes of mke2fs' stderr kept for the message */
+
+#define EXT4_CHECK_EVERY   4096 /* entries between interrupt and progress checks */
+#define EXT4_WAIT_MS	   200	/* progress period while the data workers run */
+#define EXT4_MKE2FS_ERRMAX 400	/* bytes of mke2fs' stderr kept for the message */
+
+/* What open() leaves for populate(), finish() and abort(). */
+struct ext4_state {
+	ext2_filsys fs;
+	int data_fd;
+	char *target;
+	unsigned jobs;
+	volatile sig_atomic_t *cancel; /* the core sets it on SIGINT/SIGTERM */
+	struct ext4_build *x;	       /* from layout_request() to populate() */
+	void (*progress)(void *ctx, uint64_t files_done, uint64_t bytes_done);
+	void *progress_ctx;
+	int formatted; /* mke2fs ran here: abort() wipes its superblock */
+	int populated;
+	ext2_ino_t lpf_ino; /* lost+found, 0 if none */
+	struct timespec t0;
+};
+
+/* A directory's entries, names in one arena. */
+struct ext4_ents {
+	struct ext4_dirent_in *e;
+	size_t *off;
+	size_t n, cap;
+	char *names;
+	size_t len, ncap;
+};
+
+/* Everything populate() works with. */
+struct ext4_build {
+	struct backend *b;
+	struct ext4_state *st;
+	ext2_filsys fs;
+	const struct plan *pl;
+	const struct content_source *cs;
+	uint32_t bs;
+	int extents;	/* map with extents (else direct/indirect blocks) */
+	int inline_ok;	/* small files go inline */
+	unsigned isize; /* on-disk inode size */
+	unsigned extra; /* i_extra_isize written; 0 with 128-byte inodes */
+	uint64_t nsym;	/* symlinks (links that take an inode) */
+
+	ext2_ino_t *dir_ino, *file_ino, *link_ino;
+	uint32_t *nsub; /* subdirectories per directory */
+	struct ext4_dir_shape *shape;
+	uint64_t *file_blocks;	/* allocated data blocks (holes not counted) */
+	uint8_t *file_holes;	/* sparse files: holes per file; NULL when none can be */
+	uint64_t *file_lblocks; /* sparse files: logical blocks, holes included */
+	uint64_t sparse_files, hole_blocks;
+	uint32_t *dir_blocks; /* data + mapping blocks per directory */
+	uint8_t *link_blocks;
+
+	const struct layout *lo; /* the core's, from our layout request */
+	struct ext4_pool pool;
+	struct ext4_map map;
+	struct ext4_ents ents;
+	unsigned char *ibuf; /* one on-disk inode */
+	unsigned char *buf;  /* directory blocks, a symlink block */
+	size_t buf_cap;
+	struct layout_extent *druns;
+	uint64_t *dmeta;
+	size_t dcap;
+	char *tbuf; /* a symlink target, block size bytes */
+	struct ext4_data data;
+	uint64_t meta_files; /* files whose inode is written, for progress */
+};
+
+/* Set b->errmsg from fmt; returns ret, so that `return ext4_set_err(b, -E, ...)` reads as one. */
+int ext4_set_err(struct backend *b, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "1.2 GiB": binary units, one decimal above bytes. */
+void ext4_fmt_bytes(char *buf, size_t len, uint64_t v);
+
+/* Seconds since t0 (CLOCK_MONOTONIC). */
+double ext4_elapsed(const struct timespec *t0);
+
+/*
+ * The entries of directory j into x->ents (subdirectories, files, links,
+ * and lost+found in the root).  Returns 0 or -ENOMEM.
+ */
+int ext4_collect_entries(struct ext4_build *x, uint32_t j);
+void ext4_ents_release(struct ext4_ents *d);
+
+/* Grow x->buf to at least len bytes.  Returns 0 or -ENOMEM. */
+int ext4_buf_reserve(struct ext4_build *x, size_t len);
+
+/* Path of directory dir, or of the entry name in it, into buf, for messages; returns buf. */
+const char *ext4_entry_path(const struct ext4_build *x, uint32_t dir, const char *name, char *buf,
+			    size_t len);
+
+/* Report progress to the core's callback, if any. */
+void ext4_progress(struct ext4_build *x);
+
+/* Whether the core's cancellation token is set. */
+int ext4_cancelled(const struct ext4_state *st);
+
+/* Every EXT4_CHECK_EVERY entries (i): -EINTR when cancelled, else progress and 0. */
+int ext4_tick(struct ext4_build *x, uint64_t i);
+
+/* Allocate x's per-entry arrays for x->pl on x->fs.  Returns 0 or -ENOMEM (message set). */
+int ext4_build_init(struct ext4_build *x);
+void ext4_build_release(struct ext4_build *x);
+
+/* Release and free st->x, if any. */
+void ext4_build_free(struct ext4_state *st);
+
+#endif

@@ -1,0 +1,346 @@
+/* write.c - the ext2/3/4 backend's writing: inodes, directories, mapping blocks, and the data workers */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/ext4/write.h"
+#include "backends/ext4/err.h"
+#include "content/sparse.h"
+
+static uint32_t xtime_extra(int64_t sec, uint32_t ns)
+{
+	int64_t epoch = (sec - (int64_t)(int32_t)sec) >> 32;
+
+	return (uint32_t)(epoch & EXT4_EPOCH_MASK) | (ns << EXT4_EPOCH_BITS);
+}
+
+/* Write inode ino from scratch. */
+static int write_inode(struct ext4_build *x, ext2_ino_t ino, const struct plan_meta *m,
+		       uint32_t links, uint64_t size, uint64_t blocks, uint32_t flags,
+		       const uint32_t *i_block)
+{
+	struct ext2_inode_large *in = (struct ext2_inode_large *)x->ibuf;
+	struct ext2_inode *small = (struct ext2_inode *)x->ibuf;
+	errcode_t err;
+
+	memset(x->ibuf, 0, x->isize);
+	in->i_mode = (uint16_t)m->mode;
+	in->i_uid = (uint16_t)m->uid;
+	in->osd2.linux2.l_i_uid_high = (uint16_t)(m->uid >> 16);
+	in->i_gid = (uint16_t)m->gid;
+	in->osd2.linux2.l_i_gid_high = (uint16_t)(m->gid >> 16);
+	in->i_links_count = (uint16_t)links;
+	in->i_atime = (uint32_t)m->atime;
+	in->i_ctime = (uint32_t)m->ctime;
+	in->i_mtime = (uint32_t)m->mtime;
+	in->i_flags = flags;
+	memcpy(in->i_block, i_block, sizeof(in->i_block));
+	err = ext2fs_inode_size_set(x->fs, small, (ext2_off64_t)size);
+	if (!err)
+		err = ext2fs_iblk_set(x->fs, small, blocks);
+	if (err)
+		return ext4_errno(err);
+	if (x->extra) {
+		in->i_extra_isize = (uint16_t)x->extra;
+		in->i_atime_extra = xtime_extra(m->atime, m->atime_ns);
+		in->i_ctime_extra = xtime_extra(m->ctime, m->ctime_ns);
+		in->i_mtime_extra = xtime_extra(m->mtime, m->mtime_ns);
+		in->i_crtime = (uint32_t)m->crtime;
+		in->i_crtime_extra = xtime_extra(m->crtime, m->crtime_ns);
+	}
+	err = ext2fs_write_inode_full(x->fs, ino, small, (int)x->isize);
+	return ext4_errno(err);
+}
+
+/* Mark blocks used, one call per consecutive stretch. */
+static void mark_range(ext2_filsys fs, uint64_t start, uint64_t len)
+{
+	while (len) {
+		blk_t n = len > (1u << 30) ? (1u << 30) : (blk_t)len;
+
+		ext2fs_block_alloc_stats_range(fs, start, n, +1);
+		start += n;
+		len -= n;
+	}
+}
+
+static void mark_meta(ext2_filsys fs, const struct ext4_map *m)
+{
+	for (uint64_t i = 0; i < m->nmeta;) {
+		uint64_t j = i + 1;
+
+		while (j < m->nmeta && m->meta_blk[j] == m->meta_blk[j - 1] + 1)
+			j++;
+		mark_range(fs, m->meta_blk[i], j - i);
+		i = j;
+	}
+}
+
+static int write_dir(struct ext4_build *x, uint32_t j)
+{
+	const struct plan *pl = x->pl;
+	const struct ext4_dir_shape *sh = &x->shape[j];
+	ext2_ino_t ino = x->dir_ino[j];
+	ext2_ino_t parent = j ? x->dir_ino[pl->dir_parent[j]] : EXT2_ROOT_INO;
+	uint64_t start = x->lo->dir_start[j], total = x->dir_blocks[j], off = 0;
+	struct ext4_meta_src src = { 0 };
+	struct plan_meta m;
+	size_t nruns;
+	uint64_t nmeta, links;
+	char path[PATH_MAX];
+	errcode_t err;
+	int ret;
+
+	ret = ext4_collect_entries(x, j);
+	if (ret)
+		return ext4_set_err(x->b, ret, "out of memory");
+	ext4_map_place_dir(x->extents, x->bs, start, sh->nblocks, x->druns, &nruns, x->dmeta,
+			   &nmeta);
+	src.list = x->dmeta;
+	src.len = nmeta;
+	ret = ext4_map_build(&x->map, x->fs, x->druns, nruns, sh->nblocks, x->extents, &src);
+	if (!ret && nmeta + sh->nblocks != total)
+		ret = -EIO;
+	if (ret)
+		goto out_err;
+
+	plan_dir_meta(pl, j, &m);
+	links = 2 + (uint64_t)x->nsub[j] + (j == 0 && x->st->lpf_ino ? 1 : 0);
+	if (links > EXT2_LINK_MAX) {
+		if (!ext2fs_has_feature_dir_nlink(x->fs->super))
+			return ext4_set_err(
+				x->b, -EMLINK,
+				"directory '%s' has %u subdirectories; without dir_nlink at most %u are allowed",
+				ext4_entry_path(x, j, NULL, path, sizeof(path)), x->nsub[j],
+				EXT2_LINK_MAX - 2);
+		links = 1;
+	}
+	ret = write_inode(x, ino, &m, (uint32_t)links, (uint64_t)sh->nblocks * x->bs, total,
+			  (x->extents ? EXT4_EXTENTS_FL : 0) | (sh->indexed ? EXT2_INDEX_FL : 0),
+			  x->map.i_block);
+	if (!ret)
+		ret = ext4_map_write(&x->map, x->fs, ino);
+	if (ret)
+		goto out_err;
+
+	ret = ext4_buf_reserve(x, (size_t)sh->nblocks * x->bs);
+	if (ret)
+		goto out_err;
+	ret = ext4_dir_format(x->fs, ino, parent, x->ents.e, x->ents.n, sh, x->buf);
+	if (ret)
+		goto out_err;
+	for (size_t r = 0; r < nruns; r++) {
+		err = io_channel_write_blk64(x->fs->io, x->druns[r].pblk, (int)x->druns[r].len,
+					     x->buf + off * x->bs);
+		if (err) {
+			ret = ext4_errno(err);
+			goto out_err;
+		}
+		off += x->druns[r].len;
+	}
+	mark_range(x->fs, start, total);
+	return 0;
+out_err:
+	return ext4_set_err(x->b, ret, "cannot write directory '%s': %s",
+			    ext4_entry_path(x, j, NULL, path, sizeof(path)), strerror(-ret));
+}
+
+static int write_file(struct ext4_build *x, uint64_t f)
+{
+	const struct plan *pl = x->pl;
+	ext2_ino_t ino = x->file_ino[f];
+	uint64_t size = pl->file_size[f], nb = x->file_blocks[f];
+	uint32_t links = pl->file_nlink ? pl->file_nlink[f] : 1;
+	struct plan_meta m;
+	char path[PATH_MAX], name[NAME_MAX_LEN + 1];
+	errcode_t err;
+	int ret;
+
+	plan_file_meta(pl, f, &m);
+	if (nb == 0 && size > 0) {
+		/* inline: the bytes live in i_block, plus an empty system.data xattr */
+		uint32_t i_block[EXT2_N_BLOCKS] = { 0 };
+
+		ret = x->cs->fill(x->cs, f, 0, i_block, (size_t)size);
+		if (!ret)
+			ret = write_inode(x, ino, &m, links, size, 0, EXT4_INLINE_DATA_FL, i_block);
+		if (!ret) {
+			err = ext2fs_inline_data_init(x->fs, ino);
+			ret = ext4_errno(err);
+		}
+	} else {
+		struct ext4_meta_src src = { 0 };
+		const struct layout_extent *runs = &x->lo->ext[x->lo->file_ext[f]];
+		size_t nruns = (size_t)(x->lo->file_ext[f + 1] - x->lo->file_ext[f]);
+
+		src.start = x->lo->file_meta[f];
+		src.len = x->lo->file_nmeta[f];
+		src.pool = &x->pool;
+		if (nb == 0)
+			nruns = 0;
+		if (x->file_holes && x->file_holes[f]) {
+			struct sparse_holes h;
+
+			sparse_file_holes(pl, f, &h);
+			ret = ext4_map_build_sparse(&x->map, x->fs, runs, nruns, nb, &h,
+						    x->file_lblocks[f], x->extents, &src);
+		} else {
+			ret = ext4_map_build(&x->map, x->fs, runs, nruns, nb, x->extents, &src);
+		}
+		if (!ret)
+			ret = write_inode(x, ino, &m, links, size, nb + x->map.nmeta,
+					  x->extents ? EXT4_EXTENTS_FL : 0, x->map.i_block);
+		if (!ret)
+			ret = ext4_map_write(&x->map, x->fs, ino);
+		if (!ret) {
+			for (size_t r = 0; r < nruns; r++)
+				mark_range(x->fs, runs[r].pblk, runs[r].len);
+			mark_meta(x->fs, &x->map);
+		}
+	}
+	if (ret) {
+		plan_file_name(pl, f, name);
+		return ext4_set_err(x->b, ret, "cannot write file '%s': %s",
+				    ext4_entry_path(x, pl->file_dir[f], name, path, sizeof(path)),
+				    ret == -ENOSPC ? "no blocks left for its mapping" :
+						     strerror(-ret));
+	}
+	x->meta_files++;
+	return 0;
+}
+
+static int write_symlink(struct ext4_build *x, uint32_t l)
+{
+	const struct plan *pl = x->pl;
+	ext2_ino_t ino = x->link_ino[l];
+	uint32_t i_block[EXT2_N_BLOCKS] = { 0 };
+	struct plan_meta m;
+	char path[PATH_MAX], name[NAME_MAX_LEN + 1];
+	errcode_t err;
+	int len, ret;
+
+	plan_link_meta(pl, l, &m);
+	len = plan_symlink_target(pl, l, x->tbuf, x->bs);
+	if (len < 0) {
+		ret = len;
+	} else if (!x->link_blocks[l]) {
+		/* fast: the target in i_block, no mapping */
+		memcpy(i_block, x->tbuf, (size_t)len);
+		ret = write_inode(x, ino, &m, 1, (uint64_t)len, 0, 0, i_block);
+	} else {
+		struct layout_extent run = { x->lo->link_block[l], 1 };
+
+		ret = ext4_map_build(&x->map, x->fs, &run, 1, 1, x->extents, NULL);
+		if (!ret)
+			ret = write_inode(x, ino, &m, 1, (uint64_t)len, 1,
+					  x->extents ? EXT4_EXTENTS_FL : 0, x->map.i_block);
+		if (!ret)
+			ret = ext4_buf_reserve(x, x->bs);
+		if (!ret) {
+			memset(x->buf, 0, x->bs);
+			memcpy(x->buf, x->tbuf, (size_t)len);
+			err = io_channel_write_blk64(x->fs->io, run.pblk, 1, x->buf);
+			ret = ext4_errno(err);
+		}
+		if (!ret)
+			mark_range(x->fs, run.pblk, 1);
+	}
+	if (ret) {
+		plan_link_name(pl, l, name);
+		return ext4_set_err(x->b, ret, "cannot write symlink '%s': %s",
+				    ext4_entry_path(x, pl->link_dir[l], name, path, sizeof(path)),
+				    strerror(-ret));
+	}
+	return 0;
+}
+
+/* Step 7: every inode, directory block and mapping block, in inode order. */
+static int write_metadata(struct ext4_build *x)
+{
+	const struct plan *pl = x->pl;
+	uint64_t done = 0;
+	int ret;
+
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		ret = write_dir(x, j);
+		if (ret)
+			return ret;
+		for (uint64_t f = pl->dir_first_file[j];
+		     f < pl->dir_first_file[j] + pl->dir_nfiles[j]; f++) {
+			ret = write_file(x, f);
+			if (!ret)
+				ret = ext4_tick(x, ++done);
+			if (ret)
+				return ret;
+		}
+		for (uint32_t l = pl->dir_first_link[j];
+		     l < pl->dir_first_link[j] + pl->dir_nlinks[j]; l++) {
+			if (pl->link_kind[l] & LINK_HARD)
+				continue;
+			ret = write_symlink(x, l);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* Steps 6 and 7: file data on worker threads while this one writes the metadata. */
+int ext4_write_all(struct ext4_build *x)
+{
+	struct ext4_state *st = x->st;
+	struct backend *b = x->b;
+	int ret, data_ret;
+
+	ret = ext4_data_init(&x->data, x->pl, x->lo, x->file_blocks, x->bs);
+	if (ret)
+		return ext4_set_err(b, ret,
+				    ret == -EINVAL ?
+					    "the layout's runs do not match the files' blocks" :
+					    "out of memory");
+	ret = ext4_data_start(&x->data, x->cs, st->data_fd, st->jobs, st->cancel);
+	if (ret)
+		return ext4_set_err(b, ret, "cannot start the data writers: %s", strerror(-ret));
+	ret = write_metadata(x);
+	while (!ret && ext4_data_wait(&x->data, EXT4_WAIT_MS)) {
+		if (ext4_cancelled(st))
+			ret = ext4_set_err(b, -EINTR, "interrupted");
+		else
+			ext4_progress(x);
+	}
+	data_ret = ext4_data_join(&x->data, ret);
+	if (!ret && data_ret) {
+		ret = data_ret;
+		if (ret == -EINTR)
+			ext4_set_err(b, ret, "interrupted");
+		else
+			ext4_set_err(b, ret, "cannot write file data to '%s': %s", st->target,
+				     strerror(-ret));
+	}
+	return ret;
+}
+
+/*
+ * For the summary: the free space the block bitmap leaves (free extents
+ * across groups, as e2freefrag counts them), in res->free, whose
+ * chunk_blocks the core has set.
+ */
+void ext4_report_free(const struct ext4_build *x, struct create_result *res)
+{
+	ext2_filsys fs = x->fs;
+	blk64_t blk = fs->super->s_first_data_block, last = ext2fs_blocks_count(fs->super) - 1;
+
+	while (blk <= last) {
+		blk64_t zero, set;
+
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk, last, &zero))
+			break;
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, zero, last, &set))
+			set = last + 1;
+		layout_free_hist_add(&res->free, zero, set - zero);
+		blk = set;
+	}
+}

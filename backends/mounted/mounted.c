@@ -1,0 +1,249 @@
+/* mounted.c - the mounted-path backend: writes the plan into a directory through the kernel */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends/mounted/mounted.h"
+
+int mnt_cancelled(const struct mnt_state *st)
+{
+	return create_cancelled(st->o);
+}
+
+int mnt_err(struct mnt_state *st, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st->b->errmsg, sizeof(st->b->errmsg), fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* Whether DIR holds nothing but lost+found; -errno when it cannot be read. */
+static int dir_is_empty(struct mnt_state *st, int *empty)
+{
+	int fd = openat(st->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	*empty = 1;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    strcmp(de->d_name, "lost+found"))
+			*empty = 0;
+	closedir(d);
+	return 0;
+}
+
+static int check_dir(struct mnt_state *st)
+{
+	int ret = dir_is_empty(st, &st->root_empty);
+
+	if (ret)
+		return mnt_err(st, ret, "cannot read directory '%s': %s", st->root, strerror(-ret));
+	if (!st->root_empty && !st->o->force)
+		return mnt_err(st, -EEXIST,
+			       "'%s' is not empty; give an empty directory (lost+found is allowed), or --force to add to it (nothing there is overwritten)",
+			       st->root);
+	if (fstatvfs(st->rootfd, &st->vfs) != 0)
+		return mnt_err(st, -errno, "cannot statvfs '%s': %s", st->root, strerror(errno));
+	return 0;
+}
+
+static int mounted_open(struct backend *b, const struct create_opts *o, const struct plan *pl)
+{
+	struct mnt_state *st = calloc(1, sizeof(*st));
+	int ret;
+
+	if (!st)
+		return -ENOMEM;
+	b->priv = st;
+	st->b = b;
+	st->o = o;
+	st->pl = pl;
+	st->rootfd = -1;
+	st->as_root = geteuid() == 0;
+	st->root = strdup(o->target);
+	if (!st->root)
+		return mnt_err(st, -ENOMEM, "out of memory");
+	ret = mnt_open_root(st);
+	if (!ret)
+		ret = check_dir(st);
+	if (!ret)
+		ret = mnt_check_space(st);  /* read-only first: the probe writes */
+	if (!ret)
+		ret = mnt_probe(st);
+	if (!ret)
+		ret = mnt_check_plan(st);
+	return ret;
+}
+
+static int undo_alloc(struct mnt_state *st)
+{
+	const struct plan *pl = st->pl;
+
+	st->undo.dir = calloc(pl->ndirs + 1, 1);
+	st->undo.file = calloc(pl->nfiles + 1, 1);
+	st->undo.link = calloc(pl->nlinks + 1, 1);
+	if (!st->undo.dir || !st->undo.file || !st->undo.link)
+		return mnt_err(st, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* After a failure: remove what was made (or keep it) and say so in the message. */
+static void undo_after_failure(struct mnt_state *st)
+{
+	size_t at = strlen(st->b->errmsg);
+	char *m = st->b->errmsg + at;
+	size_t left = sizeof(st->b->errmsg) - at;
+	const char *sep = at ? "; " : "";
+
+	if (st->o->keep_partial) {
+		snprintf(m, left, "%skept what was made in '%s' (--keep-partial)", sep, st->root);
+		st->cleaned = 1;
+		return;
+	}
+	mnt_remove_made(st);
+	if (st->remove_failed)
+		snprintf(m, left, "%sremoved %llu entries it had created in '%s', %llu could not be removed",
+			 sep, st->removed, st->root, st->remove_failed);
+	else
+		snprintf(m, left, "%sremoved the %llu entries it had created in '%s'", sep,
+			 st->removed, st->root);
+}
+
+static void fill_result(struct mnt_state *st, struct create_result *res, double t)
+{
+	const struct plan *pl = st->pl;
+	struct statvfs v;
+
+	res->files = pl->nfiles;
+	res->dirs = pl->ndirs;
+	res->links = pl->nlinks;
+	res->bytes = pl->bytes;
+	res->seconds = t;
+	res->block_size = st->vfs.f_bsize;
+	res->sparse_files = st->sparse_files;
+	res->hole_blocks = st->hole_blocks;
+	if (fstatvfs(st->rootfd, &v) == 0 && v.f_frsize)
+		res->blocks_used = (uint64_t)(v.f_blocks - v.f_bfree) * v.f_frsize / st->vfs.f_bsize;
+}
+
+static int mounted_populate(struct backend *b, const struct plan *pl, const struct layout *lo,
+			    const struct content_source *cs, struct create_result *res)
+{
+	struct mnt_state *st = b->priv;
+	struct timespec t0, t1;
+	double target = pl->prm.layout_score;
+	mode_t mask;
+	int ret;
+
+	(void)lo; /* the kernel places the blocks */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	st->cs = cs;
+	ret = undo_alloc(st);
+	if (ret)
+		return ret;
+	st->populating = 1;
+	if (!st->as_root)
+		snprintf(res->notes, sizeof(res->notes),
+			 "not root: owners are the caller's (%u:%u), not the planned ones",
+			 (unsigned)geteuid(), (unsigned)getegid());
+	mask = umask(0);
+	ret = mnt_make_dirs(st);
+	if (!ret)
+		ret = mnt_fragment(st, &target);
+	if (!ret)
+		ret = mnt_write_files(st);
+	if (!ret)
+		ret = mnt_make_links(st);
+	if (!ret)
+		ret = mnt_set_dir_meta(st);
+	umask(mask);
+	if (!ret && mnt_cancelled(st))
+		ret = -EINTR;
+	if (ret) {
+		undo_after_failure(st);
+		return ret;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fill_result(st, res, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	res->layout_target = target;
+	/* FIEMAP sees only what is allocated: write back first */
+	if (syncfs(st->rootfd) != 0)
+		return mnt_err(st, -errno, "cannot sync the file system of '%s': %s", st->root,
+			       strerror(errno));
+	return mnt_measure(st, res);
+}
+
+static void mounted_abort(struct backend *b);
+
+/* Make it durable, then release (on failure abort() removes it all). */
+static int mounted_finish(struct backend *b)
+{
+	struct mnt_state *st = b->priv;
+
+	if (syncfs(st->rootfd) != 0)
+		return mnt_err(st, -errno, "cannot sync the file system of '%s': %s", st->root,
+			       strerror(errno));
+	st->populating = 0;  /* a success: nothing to remove */
+	mounted_abort(b);
+	return 0;
+}
+
+static void mounted_abort(struct backend *b)
+{
+	struct mnt_state *st = b->priv;
+
+	if (!st)
+		return;
+	if (st->populating && !st->cleaned) {
+		if (st->o->keep_partial) {
+			fprintf(stderr, "imprint: kept what was made in '%s' (--keep-partial)\n",
+				st->root);
+		} else {
+			mnt_remove_made(st);
+			fprintf(stderr, "imprint: removed the %llu entries it had created in '%s'%s\n",
+				st->removed, st->root,
+				st->remove_failed ? " (some could not be removed)" : "");
+		}
+	}
+	if (st->rootfd >= 0)
+		close(st->rootfd);
+	free(st->undo.dir);
+	free(st->undo.file);
+	free(st->undo.link);
+	free(st->skip);
+	free(st->root);
+	free(st);
+	b->priv = NULL;
+}
+
+const struct backend_ops mounted_backend_ops = {
+	.name = "mounted",
+	.caps = BACKEND_MEASURES,
+	.targets = BACKEND_TARGET_DIR,
+	.options = BACKEND_OPT_KEEP_PARTIAL,
+	.fs_names = NULL, /* whatever is mounted there */
+	.open = mounted_open,
+	.populate = mounted_populate,
+	.finish = mounted_finish,
+	.abort = mounted_abort,
+};

@@ -1,0 +1,81 @@
+/* mounted.h - the mounted-path backend's shared state and its subsystems' entry points */
+#ifndef IMPRINT_MOUNTED_H
+#define IMPRINT_MOUNTED_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "backends/backend.h"
+
+/* What the file system under DIR can hold (mnt_probe). */
+struct mnt_caps {
+	int symlinks, hardlinks, chown, modes, case_sensitive, holes, fiemap;
+	long name_max;
+};
+
+/* Everything the backend made, so that it can remove exactly that. */
+struct mnt_undo {
+	uint8_t *dir;   /* per plan directory (0, DIR itself, is never made) */
+	uint8_t *file;  /* per plan file; set by the worker that created it */
+	uint8_t *link;  /* per plan link */
+	int root_meta;  /* DIR's owner, mode and times were changed */
+	struct stat root_orig;
+};
+
+struct mnt_state {
+	struct backend *b;
+	const struct create_opts *o;
+	const struct plan *pl;
+	const struct content_source *cs;
+	char *root;              /* DIR as given */
+	int rootfd;              /* DIR, opened once with O_DIRECTORY | O_NOFOLLOW */
+	int root_empty;          /* DIR held nothing (lost+found aside) */
+	int have_openat2;        /* the kernel has openat2 (else O_NOFOLLOW walking) */
+	int as_root;             /* owners can be set */
+	struct statvfs vfs;
+	struct mnt_caps caps;
+	struct mnt_undo undo;
+	int populating;          /* populate() has started: abort() has work to do */
+	int cleaned;             /* removal already done (or kept) */
+	uint8_t *skip;           /* per file: written by frag.c, not by the workers (or NULL) */
+	int quiet;
+	uint64_t sparse_files, hole_blocks;
+	uint64_t frag_files, frag_breaks, frag_fillers; /* what mnt_fragment did */
+	int frag_reverse;        /* write the pieces last first (xfs: no speculative preallocation) */
+	unsigned long long removed, remove_failed;
+};
+
+/* Whether the run was cancelled (the one place that knows how). */
+int mnt_cancelled(const struct mnt_state *st);
+
+/* Set b->errmsg; returns ret (a negative errno). */
+int mnt_err(struct mnt_state *st, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* safe.c: DIR, directories beneath it, removal of what was made */
+int mnt_open_root(struct mnt_state *st);
+int mnt_open_dir(struct mnt_state *st, uint32_t dir, int *fd);
+int mnt_open_rel(struct mnt_state *st, const char *rel, int *fd);
+void mnt_remove_made(struct mnt_state *st);
+
+/* probe.c: capabilities, the plan's needs against them, free space */
+int mnt_probe(struct mnt_state *st);
+int mnt_check_plan(struct mnt_state *st);
+int mnt_check_space(struct mnt_state *st);
+
+/* write.c: directories, file data (worker threads), links, metadata */
+int mnt_make_dirs(struct mnt_state *st);
+int mnt_write_files(struct mnt_state *st);
+int mnt_make_links(struct mnt_state *st);
+int mnt_set_dir_meta(struct mnt_state *st);
+int mnt_write_range(struct mnt_state *st, int fd, uint64_t f, uint64_t off, uint64_t end,
+		    unsigned char *buf, size_t len);
+struct plan_meta;
+int mnt_file_meta(struct mnt_state *st, int fd, const struct plan_meta *m);
+int mnt_write_file(struct mnt_state *st, int dirfd, uint64_t f, unsigned char *buf, size_t len);
+
+/* frag.c: fragmentation through the kernel, and the FIEMAP measure */
+int mnt_fragment(struct mnt_state *st, double *target);
+int mnt_measure(struct mnt_state *st, struct create_result *res);
+
+#endif

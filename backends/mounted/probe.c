@@ -1,0 +1,240 @@
+/* probe.c - what the mounted file system can hold, what the plan needs of it, and whether it fits */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backends/mounted/mounted.h"
+#include "content/sparse.h"
+
+#define PROBE_UID 54321
+#define PROBE_SPAN (1 << 20)
+
+/* Whether FIEMAP answers on fd (tmpfs and some FUSE file systems do not). */
+static int has_fiemap(int fd)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent e[1];
+	} q;
+
+	memset(&q, 0, sizeof(q));
+	q.fm.fm_length = FIEMAP_MAX_OFFSET;
+	q.fm.fm_flags = FIEMAP_FLAG_SYNC;
+	q.fm.fm_extent_count = 1;
+	return ioctl(fd, FS_IOC_FIEMAP, &q.fm) == 0;
+}
+
+/* Holes are reported: a file with data only at its middle has a hole at 0. */
+static int has_holes(int fd)
+{
+	static const char data[4096] = { 1 };
+
+	if (ftruncate(fd, PROBE_SPAN) != 0 ||
+	    pwrite(fd, data, sizeof(data), PROBE_SPAN / 2) != (ssize_t)sizeof(data))
+		return 0;
+	return lseek(fd, 0, SEEK_HOLE) == 0;
+}
+
+static void probe_file(struct mnt_state *st, int dfd, int fd)
+{
+	struct mnt_caps *c = &st->caps;
+	struct stat s;
+	int cfd;
+
+	c->holes = has_holes(fd);
+	c->fiemap = has_fiemap(fd);
+	c->modes = fchmod(fd, 04751) == 0 && fstat(fd, &s) == 0 && (s.st_mode & 07777) == 04751;
+	c->chown = st->as_root && fchown(fd, PROBE_UID, PROBE_UID) == 0 && fstat(fd, &s) == 0 &&
+		   s.st_uid == PROBE_UID && s.st_gid == PROBE_UID;
+	c->symlinks = symlinkat("f", dfd, "s") == 0;
+	c->hardlinks = linkat(dfd, "f", dfd, "h", 0) == 0;
+	/* "F" finds "f" only where names are compared without case */
+	cfd = openat(dfd, "F", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	c->case_sensitive = cfd >= 0;
+	if (cfd >= 0)
+		close(cfd);
+	c->name_max = fpathconf(dfd, _PC_NAME_MAX);
+}
+
+/*
+ * Probe the file system in a scratch directory made (and removed) inside
+ * DIR: symbolic and hard links, owners, mode bits, case, name length,
+ * holes and FIEMAP.
+ */
+int mnt_probe(struct mnt_state *st)
+{
+	char name[64];
+	int dfd = -1, fd, ret = 0;
+
+	snprintf(name, sizeof(name), ".imprint-probe-%ld", (long)getpid());
+	if (mkdirat(st->rootfd, name, 0700) != 0) {
+		ret = -errno;
+		return mnt_err(st, ret, "cannot create a scratch directory '%s' in '%s': %s", name,
+			       st->root, strerror(-ret));
+	}
+	dfd = openat(st->rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		ret = -errno;
+		goto out_rmdir;
+	}
+	fd = openat(dfd, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	probe_file(st, dfd, fd);
+	close(fd);
+	unlinkat(dfd, "h", 0);
+	unlinkat(dfd, "s", 0);
+	unlinkat(dfd, "F", 0);
+	unlinkat(dfd, "f", 0);
+out_close:
+	close(dfd);
+out_rmdir:
+	if (unlinkat(st->rootfd, name, AT_REMOVEDIR) != 0 && !ret)
+		ret = -errno;
+	if (ret)
+		return mnt_err(st, ret, "cannot probe the file system in '%s' (scratch '%s'): %s",
+			       st->root, name, strerror(-ret));
+	return 0;
+}
+
+/* The longest name of the plan, in bytes. */
+static size_t longest_name(const struct plan *pl)
+{
+	char name[NAME_MAX_LEN + 1];
+	size_t m = 0, n;
+
+	for (uint32_t d = 1; d < pl->ndirs; d++)
+		if ((n = plan_dir_name(pl, d, name)) > m)
+			m = n;
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		if ((n = plan_file_name(pl, f, name)) > m)
+			m = n;
+	for (uint32_t l = 0; l < pl->nlinks; l++)
+		if ((n = plan_link_name(pl, l, name)) > m)
+			m = n;
+	return m;
+}
+
+static void add_missing(char *buf, size_t len, const char *what)
+{
+	size_t at = strlen(buf);
+
+	snprintf(buf + at, len - at, "%s%s", at ? ", " : "", what);
+}
+
+/* Refuse a plan that needs what the file system lacks, with the list. */
+int mnt_check_plan(struct mnt_state *st)
+{
+	const struct plan *pl = st->pl;
+	const struct mnt_caps *c = &st->caps;
+	int hard = 0, sym = 0, sparse = 0;
+	char miss[512] = "";
+	size_t longest = 0;
+
+	for (uint32_t l = 0; l < pl->nlinks; l++) {
+		if (pl->link_kind[l] & LINK_HARD)
+			hard = 1;
+		else
+			sym = 1;
+	}
+	if (sparse_enabled(pl)) {
+		struct sparse_holes h;
+
+		for (uint64_t f = 0; f < pl->nfiles && !sparse; f++)
+			sparse = sparse_file_holes(pl, f, &h) > 0;
+	}
+	if (sym && !c->symlinks)
+		add_missing(miss, sizeof(miss), "symbolic links");
+	if (hard && !c->hardlinks)
+		add_missing(miss, sizeof(miss), "hard links");
+	if (!c->modes)
+		add_missing(miss, sizeof(miss), "mode bits (setuid, setgid, sticky)");
+	if (st->as_root && !c->chown)
+		add_missing(miss, sizeof(miss), "owners (chown)");
+	if (!c->case_sensitive)
+		add_missing(miss, sizeof(miss), "names that differ only in case");
+	if (sparse && !c->holes)
+		add_missing(miss, sizeof(miss), "sparse files (SEEK_HOLE)");
+	if (c->name_max > 0 && c->name_max < NAME_MAX_LEN &&
+	    (longest = longest_name(pl)) > (size_t)c->name_max) {
+		char buf[80];
+
+		snprintf(buf, sizeof(buf), "names of %zu bytes (at most %ld)", longest, c->name_max);
+		add_missing(miss, sizeof(miss), buf);
+	}
+	if (!miss[0])
+		return 0;
+	return mnt_err(st, -EOPNOTSUPP,
+		       "the file system of '%s' cannot hold this plan: it lacks %s; choose a file system that has them or a plan without them",
+		       st->root, miss);
+}
+
+/* File data in blocks of bs bytes, holes left out; slow symlinks and directories a block each. */
+static uint64_t plan_need(struct mnt_state *st, uint64_t bs, uint64_t *entries)
+{
+	const struct plan *pl = st->pl;
+	uint64_t data = 0, blocks;
+	char target[PATH_MAX];
+
+	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		struct sparse_holes h = { 0 };
+
+		blocks = (pl->file_size[f] + bs - 1) / bs;
+		if (sparse_enabled(pl) && sparse_file_holes(pl, f, &h))
+			blocks -= h.bytes / bs;
+		data += blocks * bs;
+	}
+	for (uint32_t l = 0; l < pl->nlinks; l++)
+		if (!(pl->link_kind[l] & LINK_HARD) &&
+		    plan_symlink_target(pl, l, target, sizeof(target)) > 60)
+			data += bs;
+	data += (uint64_t)pl->ndirs * bs;
+	*entries = pl->nfiles + pl->ndirs + pl->nlinks;
+	/* metadata: inodes, directory growth, extent maps, journal churn */
+	return data + data / 32 + *entries * 1024;
+}
+
+/*
+ * Refuse a read-only mount, and a plan that does not fit the free space
+ * and inodes statvfs reports (IMPRINT_MOUNTED_ASSUME_FREE, bytes, stands
+ * in for the free space: a test hook to reach ENOSPC mid-way).
+ */
+int mnt_check_space(struct mnt_state *st)
+{
+	const struct statvfs *v = &st->vfs;
+	uint64_t bs = v->f_bsize ? v->f_bsize : 4096, entries;
+	uint64_t need = plan_need(st, bs, &entries);
+	uint64_t fr = v->f_frsize ? v->f_frsize : bs;
+	uint64_t avail = (uint64_t)(st->as_root ? v->f_bfree : v->f_bavail) * fr;
+	const char *hook = getenv("IMPRINT_MOUNTED_ASSUME_FREE");
+	char h1[32], h2[32];
+
+	if (v->f_flag & ST_RDONLY)
+		return mnt_err(st, -EROFS, "'%s' is on a read-only file system; remount it read-write or choose another directory",
+			       st->root);
+	if (hook && *hook)
+		avail = strtoull(hook, NULL, 10);
+	if (need > avail) {
+		snprintf(h1, sizeof(h1), "%.1f MiB", (double)need / 1048576);
+		snprintf(h2, sizeof(h2), "%.1f MiB", (double)avail / 1048576);
+		return mnt_err(st, -ENOSPC,
+			       "the plan does not fit in '%s': it needs about %s (%" PRIu64 " bytes: data in blocks of %" PRIu64 " bytes plus metadata) but %s is free; free space or lower --used / --files",
+			       st->root, h1, need, bs, h2);
+	}
+	if (v->f_files && entries + 16 > (uint64_t)v->f_favail)
+		return mnt_err(st, -ENOSPC,
+			       "the plan does not fit in '%s': it needs %" PRIu64 " inodes but %llu are free; lower --files",
+			       st->root, entries, (unsigned long long)v->f_favail);
+	return 0;
+}

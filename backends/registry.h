@@ -1,0 +1,28 @@
+/* registry.h - the backends there are, and how the core finds one */
+#ifndef IMPRINT_BACKENDS_REGISTRY_H
+#define IMPRINT_BACKENDS_REGISTRY_H
+
+#include <stddef.h>
+
+#include "backends/backend.h"
+
+extern const struct backend_ops ext4_backend_ops;
+extern const struct backend_ops mounted_backend_ops;
+extern const struct backend_ops null_backend_ops;
+
+/* The backend named name ("ext4", "null"), or NULL. */
+const struct backend_ops *backend_find(const char *name);
+
+/*
+ * The first backend, in registry order, that declares file system fs in
+ * its fs_names and takes kind (BACKEND_TARGET_*), or NULL.
+ */
+const struct backend_ops *backend_for(const char *fs, unsigned kind);
+
+/* Whether ops makes file system fs (any, when ops->fs_names is NULL). */
+int backend_makes(const struct backend_ops *ops, const char *fs);
+
+/* The registered backends, for listings: *n of them. */
+const struct backend_ops *const *backend_list(size_t *n);
+
+#endif

@@ -1,0 +1,109 @@
+/* params_int.h - inside params: the table's types and what params*.c share */
+#ifndef IMPRINT_MODEL_PARAMS_INT_H
+#define IMPRINT_MODEL_PARAMS_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/params.h"
+#include "util/strutil.h"
+#include "util/util.h"
+
+/* Sizes in messages: "1 GiB", "1.5 GiB", "512 bytes". */
+#define MSG_BYTES (FMT_BYTES_EXACT | FMT_BYTES_DIGITS(1) | FMT_BYTES_WORD)
+
+#define KiB (UINT64_C(1) << 10)
+#define MiB (UINT64_C(1) << 20)
+#define GiB (UINT64_C(1) << 30)
+
+/* Derived image sizes are rounded up to this, a multiple of any block size. */
+#define SIZE_GRANULE (4 * MiB)
+
+/* Longest key and value params_set() accepts, terminating NUL included. */
+#define KEY_MAX	  64
+#define VALUE_MAX 128
+
+enum param_type {
+	PT_SEED,   /* uint64_t, or the word 'random' */
+	PT_UINT,   /* uint32_t */
+	PT_INT,	   /* int64_t */
+	PT_DOUBLE, /* double, finite */
+	PT_SHARE,  /* double within [0, 1] */
+	PT_SIZE,   /* uint64_t bytes, binary suffixes */
+	PT_COUNT,  /* uint64_t, decimal suffixes */
+	PT_ENUM,   /* an int-sized enum, named by choices[] */
+};
+
+/* Flags of a table entry: which bounds apply, and whether 0 means derived. */
+#define PF_MIN	    0x01
+#define PF_MIN_OPEN 0x02 /* value > min rather than >= min */
+#define PF_MAX	    0x04
+#define PF_MAX_OPEN 0x08 /* value < max rather than <= max */
+#define PF_DERIVED  0x10 /* 0 = filled in by params_resolve() */
+
+union param_value {
+	uint64_t u; /* PT_SEED, PT_UINT, PT_SIZE, PT_COUNT */
+	int64_t i;  /* PT_INT */
+	double d;   /* PT_DOUBLE, PT_SHARE */
+	int e;	    /* PT_ENUM */
+};
+
+struct param_def {
+	const char *name;  /* the field name, normalized: lowercase, '_' */
+	const char *group; /* heading in the printed configuration */
+	enum param_type type;
+	const char *unit;
+	size_t offset; /* into struct params */
+	size_t size;   /* of the field, checked against type */
+	union param_value def;
+	unsigned int flags;
+	double min, max;
+	const char *const *choices; /* PT_ENUM: names by value, NULL-ended */
+	const char *desc;
+};
+
+/* ---- params.c */
+
+/* Format a message into err (when not NULL), after "where: " when where is given. */
+void set_error(struct param_error *err, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The value of parameter d in p */
+union param_value value_get(const struct params *p, const struct param_def *d);
+
+/* ---- params_table.c: every parameter, in the order they are printed */
+
+extern const struct param_def param_table[64];
+
+/*
+ * ---- params_parse.c
+ *
+ * copy_trimmed() and normalize_key() clean a key or value into buf;
+ * param_index() and lookup() find a key in the table (-1 when unknown);
+ * range_error() and enum_error() say what is allowed; value_ok() checks a
+ * value against the table; parse_value() reads one.  Those returning int
+ * return 0 or a negative errno.
+ */
+
+int copy_trimmed(char *buf, size_t len, const char *s);
+int normalize_key(char *buf, size_t len, const char *key);
+int param_index(const char *norm);
+int lookup(const char *key);
+void range_error(struct param_error *err, const char *where, const struct param_def *d,
+		 const char *got);
+void enum_error(struct param_error *err, const char *where, const struct param_def *d,
+		const char *got);
+int value_ok(const struct param_def *d, union param_value v);
+int parse_value(const struct param_def *d, const char *text, const char *where,
+		union param_value *v, struct param_error *err);
+
+/* ---- params_print.c: a value, its bounds or its choices as text, into buf */
+
+void fmt_double(double v, char *buf, size_t len);
+void fmt_size(uint64_t v, char *buf, size_t len);
+void fmt_value(const struct param_def *d, union param_value v, char *buf, size_t len);
+void fmt_interval(const struct param_def *d, char *buf, size_t len);
+void fmt_range(const struct param_def *d, char *buf, size_t len);
+void fmt_allowed(const struct param_def *d, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,425 @@
+/* params_parse.c - parameter names and values from text: sizes, counts, numbers, choices, seeds */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+
+#include "model/params_int.h"
+
+/* --- parsing ------------------------------------------------------------- */
+
+/*
+ * "digits[.digits][ ][suffix]" scaled by the suffix: binary K M G T P
+ * (2^10..2^50) with an optional "iB" or "B" when binary, else decimal K M G
+ * T P (10^3..10^15).  Binary results round a fraction to the nearest byte;
+ * decimal ones must come out whole.  Returns 0, -EINVAL on bad syntax or an
+ * inexact count, -ERANGE when the value does not fit in 64 bits.
+ */
+static int parse_scaled(const char *s, int binary, uint64_t *out)
+{
+	static const char suffixes[] = "kmgtp";
+	unsigned __int128 whole, frac_part, num;
+	uint64_t ip = 0, fd = 0, fscale = 1, mult = 1;
+	int overflow = 0, digits = 0;
+	const char *c;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		unsigned int dig = (unsigned int)(*s - '0');
+
+		if (ip > (UINT64_MAX - dig) / 10)
+			overflow = 1;
+		else
+			ip = ip * 10 + dig;
+	}
+	if (*s == '.') {
+		s++;
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		/* digits past the 18th cannot change a 64-bit result that matters */
+		for (; isdigit((unsigned char)*s); s++) {
+			if (digits++ < 18) {
+				fd = fd * 10 + (uint64_t)(*s - '0');
+				fscale *= 10;
+			}
+		}
+	}
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s && (c = strchr(suffixes, tolower((unsigned char)*s)))) {
+		int e = (int)(c - suffixes) + 1;
+
+		for (int i = 0; i < e; i++)
+			mult = binary ? mult << 10 : mult * 1000;
+		s++;
+		if (binary && tolower((unsigned char)s[0]) == 'i' &&
+		    tolower((unsigned char)s[1]) == 'b')
+			s += 2;
+		else if (binary && tolower((unsigned char)s[0]) == 'b')
+			s++;
+	} else if (binary && tolower((unsigned char)*s) == 'b') {
+		s++;
+	}
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s)
+		return -EINVAL;
+	if (overflow)
+		return -ERANGE;
+
+	whole = (unsigned __int128)ip * mult;
+	if (whole > UINT64_MAX)
+		return -ERANGE;
+	num = (unsigned __int128)fd * mult;
+	frac_part = num / fscale;
+	if (binary) {
+		if (2 * (num % fscale) >= fscale)
+			frac_part++;
+	} else if (num % fscale) {
+		return -EINVAL;
+	}
+	whole += frac_part;
+	if (whole > UINT64_MAX)
+		return -ERANGE;
+	*out = (uint64_t)whole;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+	return parse_scaled(s, 1, out) ? -EINVAL : 0;
+}
+
+int parse_count(const char *s, uint64_t *out)
+{
+	return parse_scaled(s, 0, out) ? -EINVAL : 0;
+}
+
+/* Plain decimal digits into a uint64.  Returns 0, -EINVAL or -ERANGE. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		unsigned int dig = (unsigned int)(*s - '0');
+
+		if (v > (UINT64_MAX - dig) / 10)
+			return -ERANGE;
+		v = v * 10 + dig;
+	}
+	if (*s)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+	const char *digits = *s == '-' ? s + 1 : s;
+	char *end;
+	long long v;
+
+	if (!isdigit((unsigned char)*digits))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || errno == ERANGE || !isfinite(v))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Copy s without surrounding white space.  Returns 0, or -E2BIG. */
+int copy_trimmed(char *buf, size_t len, const char *s)
+{
+	size_t n;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (n >= len)
+		return -E2BIG;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Keys compare lowercase, with '-' spelt '_'.  Returns 0, or -E2BIG. */
+int normalize_key(char *buf, size_t len, const char *key)
+{
+	int ret = copy_trimmed(buf, len, key);
+
+	if (ret)
+		return ret;
+	for (char *c = buf; *c; c++)
+		*c = *c == '-' ? '_' : (char)tolower((unsigned char)*c);
+	return 0;
+}
+
+/* Table index of a normalized key, or -1. */
+int param_index(const char *norm)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++)
+		if (!strcmp(param_table[i].name, norm))
+			return (int)i;
+	return -1;
+}
+
+int lookup(const char *key)
+{
+	char norm[KEY_MAX];
+
+	if (normalize_key(norm, sizeof(norm), key))
+		return -1;
+	return param_index(norm);
+}
+
+static size_t levenshtein(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[KEY_MAX + 1];
+
+	if (lb > KEY_MAX)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+const char *params_suggest(const char *key)
+{
+	char norm[KEY_MAX];
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX, len;
+
+	if (normalize_key(norm, sizeof(norm), key))
+		return NULL;
+	len = strlen(norm);
+	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++) {
+		size_t d = levenshtein(param_table[i].name, norm);
+
+		if (d < best_d) {
+			best_d = d;
+			best = param_table[i].name;
+		}
+	}
+	/* a far guess is noise: only small edits, and less than half the key */
+	if (best_d > 3 || 2 * best_d >= len)
+		return NULL;
+	return best;
+}
+
+static int in_range(const struct param_def *d, double v)
+{
+	if (d->flags & PF_MIN && (d->flags & PF_MIN_OPEN ? v <= d->min : v < d->min))
+		return 0;
+	if (d->flags & PF_MAX && (d->flags & PF_MAX_OPEN ? v >= d->max : v > d->max))
+		return 0;
+	return 1;
+}
+
+/* The message for a value of entry d that is out of its range or type. */
+void range_error(struct param_error *err, const char *where,
+			const struct param_def *d, const char *got)
+{
+	char range[64];
+
+	if (d->type == PT_SHARE) {
+		fmt_interval(d, range, sizeof(range));
+		set_error(err, where, "'%s' must be a share in %s (got '%s')", d->name,
+			  range, got);
+		return;
+	}
+	fmt_range(d, range, sizeof(range));
+	set_error(err, where, "'%s' must be %s (got '%s')", d->name, range, got);
+}
+
+void enum_error(struct param_error *err, const char *where,
+		       const struct param_def *d, const char *got)
+{
+	char allowed[128];
+
+	fmt_allowed(d, allowed, sizeof(allowed));
+	set_error(err, where, "'%s' must be one of %s (got '%s')", d->name, allowed, got);
+}
+
+/* Whether a stored value is acceptable for its entry. */
+int value_ok(const struct param_def *d, union param_value v)
+{
+	switch (d->type) {
+	case PT_DOUBLE:
+	case PT_SHARE:
+		return isfinite(v.d) && in_range(d, v.d);
+	case PT_INT:
+		return in_range(d, (double)v.i);
+	case PT_ENUM:
+		for (int i = 0; d->choices[i]; i++)
+			if (i == v.e)
+				return 1;
+		return 0;
+	case PT_SIZE:
+	case PT_COUNT:
+		if (d->flags & PF_DERIVED && !v.u)
+			return 1;
+		return in_range(d, (double)v.u);
+	case PT_UINT:
+		return v.u <= UINT32_MAX && in_range(d, (double)v.u);
+	case PT_SEED:
+		break;
+	}
+	return 1;
+}
+
+static int draw_seed(uint64_t *seed)
+{
+	ssize_t n;
+
+	do {
+		n = getrandom(seed, sizeof(*seed), 0);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)sizeof(*seed) ? 0 : -EIO;
+}
+
+/* Parse text (trimmed) for entry d.  Returns 0 or -EINVAL with err set. */
+int parse_value(const struct param_def *d, const char *text, const char *where,
+		       union param_value *v, struct param_error *err)
+{
+	int ret = 0;
+
+	switch (d->type) {
+	case PT_SEED:
+		if (!strcasecmp(text, "random")) {
+			ret = draw_seed(&v->u);
+			if (ret) {
+				set_error(err, where, "'%s': cannot draw a random seed: %s",
+					  d->name, strerror(-ret));
+				return -EINVAL;
+			}
+			return 0;
+		}
+		if (parse_u64(text, &v->u)) {
+			set_error(err, where,
+				  "'%s' must be an integer in [0, 18446744073709551615] or 'random' (got '%s')",
+				  d->name, text);
+			return -EINVAL;
+		}
+		return 0;
+	case PT_UINT:
+		ret = parse_u64(text, &v->u);
+		if (ret == -EINVAL) {
+			set_error(err, where, "'%s' must be a whole number (got '%s')",
+				  d->name, text);
+			return -EINVAL;
+		}
+		break;
+	case PT_INT:
+		ret = parse_i64(text, &v->i);
+		if (ret == -EINVAL) {
+			set_error(err, where, "'%s' must be an integer (got '%s')", d->name, text);
+			return -EINVAL;
+		}
+		if (ret) {
+			set_error(err, where, "'%s' must fit in 64 bits (got '%s')", d->name, text);
+			return -EINVAL;
+		}
+		break;
+	case PT_DOUBLE:
+		if (parse_double(text, &v->d)) {
+			set_error(err, where, "'%s' must be a number (got '%s')", d->name, text);
+			return -EINVAL;
+		}
+		break;
+	case PT_SHARE:
+		if (parse_double(text, &v->d)) {
+			range_error(err, where, d, text);
+			return -EINVAL;
+		}
+		break;
+	case PT_SIZE:
+		ret = parse_scaled(text, 1, &v->u);
+		if (ret == -EINVAL) {
+			set_error(err, where,
+				  "'%s' must be a size like 4096, 512M or 1.5G (got '%s')",
+				  d->name, text);
+			return -EINVAL;
+		}
+		if (ret) {
+			set_error(err, where, "'%s' must be below 16 EiB (got '%s')", d->name, text);
+			return -EINVAL;
+		}
+		break;
+	case PT_COUNT:
+		ret = parse_scaled(text, 0, &v->u);
+		if (ret == -EINVAL) {
+			set_error(err, where,
+				  "'%s' must be a whole count like 1000, 10K or 2.5M (got '%s')",
+				  d->name, text);
+			return -EINVAL;
+		}
+		if (ret) {
+			set_error(err, where, "'%s' must fit in 64 bits (got '%s')", d->name, text);
+			return -EINVAL;
+		}
+		break;
+	case PT_ENUM:
+		for (int i = 0; d->choices[i]; i++) {
+			if (!strcasecmp(text, d->choices[i])) {
+				v->e = i;
+				return 0;
+			}
+		}
+		enum_error(err, where, d, text);
+		return -EINVAL;
+	}
+	if (ret || !value_ok(d, *v)) {
+		range_error(err, where, d, text);
+		return -EINVAL;
+	}
+	return 0;
+}

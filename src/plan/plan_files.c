@@ -1,0 +1,400 @@
+/* plan_files.c - the files of a plan: sizes, extensions and whole-file duplicates */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan_int.h"
+
+#define FIX_TOP 256
+
+/*
+ * Spread target - sum over the FIX_TOP largest files: raise them toward
+ * the cap, or level them down to a common size no lower than the smallest
+ * of them.  Returns 1 when that reached the target exactly.
+ */
+static int sizes_fix_top(uint64_t *s, const uint32_t *pin, uint64_t n, uint64_t target, uint64_t sum,
+			 uint64_t cap)
+{
+	uint64_t top[FIX_TOP];
+	unsigned k = 0;
+
+	/* indices of the largest sizes, descending (insertion into a short list) */
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned at;
+
+		if (pin && pin[i] != PLAN_NONE)
+			continue;
+		if (k == FIX_TOP && s[i] <= s[top[k - 1]])
+			continue;
+		at = k < FIX_TOP ? k++ : k - 1;
+		while (at > 0 && s[top[at - 1]] < s[i]) {
+			top[at] = top[at - 1];
+			at--;
+		}
+		top[at] = i;
+	}
+	if (k == 0)
+		return 0;
+	if (target > sum) {
+		uint64_t room = 0, want = target - sum;
+
+		for (unsigned i = 0; i < k; i++)
+			room += cap - s[top[i]];
+		if (room < want)
+			return 0;
+		for (unsigned i = 0; i < k && want; i++) {
+			uint64_t add = cap - s[top[i]] < want ? cap - s[top[i]] : want;
+
+			s[top[i]] += add;
+			want -= add;
+		}
+		return 1;
+	}
+
+	/* level down: find L with sum(max(0, s - L)) over the top = sum - target */
+	uint64_t want = sum - target, floor_v = s[top[k - 1]], above = 0;
+	unsigned m;
+
+	for (unsigned i = 0; i < k; i++)
+		above += s[top[i]] - floor_v;
+	if (above < want)
+		return 0;
+	/* the top m files are cut to a level L >= s[top[m]] */
+	uint64_t acc = 0;
+
+	for (m = 1; m <= k; m++) {
+		uint64_t next = m < k ? s[top[m]] : floor_v;
+
+		acc += s[top[m - 1]];
+		/* cutting the top m to `next` removes acc - m * next */
+		if (acc - (uint64_t)m * next >= want)
+			break;
+	}
+	if (m > k)
+		m = k;
+	/* level L = (acc - want) / m, the remainder spread one byte each */
+	uint64_t keep = acc - want, level = keep / m, rest = keep % m;
+
+	for (unsigned i = 0; i < m; i++)
+		s[top[i]] = level + (i < rest);
+	return 1;
+}
+
+/*
+ * Make the sizes sum to target exactly.  The largest file absorbs the
+ * difference when it stays the largest and within the cap (the sample's
+ * order statistics are then unchanged but for the maximum); otherwise
+ * all sizes are scaled by one factor and the rounding rest goes to the
+ * largest files.  Feasibility (target <= n * cap) is checked by the caller.
+ */
+static void sizes_fix_total(uint64_t *s, const uint32_t *pin, uint64_t n, uint64_t target,
+			    uint64_t cap)
+{
+	uint64_t sum = 0, big = 0, second = 0, pinned = 0, free_n = 0;
+	uint64_t l = UINT64_MAX;
+
+	for (uint64_t k = 0; k < n; k++) {
+		sum += s[k];
+		if (pin && pin[k] != PLAN_NONE) {
+			pinned += s[k];
+			continue;
+		}
+		free_n++;
+		if (l == UINT64_MAX || s[k] > big) {
+			second = big;
+			big = s[k];
+			l = k;
+		} else if (s[k] > second) {
+			second = s[k];
+		}
+	}
+	if (sum == target || free_n == 0)
+		return;
+	if (target > sum && target - sum <= cap - s[l]) {
+		s[l] += target - sum;
+		return;
+	}
+	if (target < sum && sum - target <= s[l] - second) {
+		s[l] -= sum - target;
+		return;
+	}
+	if (sum == pinned) {
+		/* every free file is empty: share the rest out evenly */
+		uint64_t rest = target - pinned, i = 0;
+
+		for (uint64_t k = 0; k < n; k++) {
+			if (pin && pin[k] != PLAN_NONE)
+				continue;
+			s[k] = rest / free_n + (i++ < rest % free_n);
+		}
+		return;
+	}
+	if (sizes_fix_top(s, pin, n, target, sum, cap))
+		return;
+
+	/* the caller keeps pinned bytes below target */
+	long double f = (long double)(target - pinned) / (long double)(sum - pinned);
+
+	sum = pinned;
+	for (uint64_t k = 0; k < n; k++) {
+		if (pin && pin[k] != PLAN_NONE)
+			continue;
+		long double v = floorl((long double)s[k] * f);
+
+		s[k] = v > (long double)cap ? cap : (uint64_t)v;
+		sum += s[k];
+	}
+	/* the rest is below n bytes unless the cap clipped: top up in index order */
+	for (uint64_t k = 0; sum < target && k < n; k++) {
+		if (pin && pin[k] != PLAN_NONE)
+			continue;
+		uint64_t room = cap - s[k], add = target - sum;
+
+		if (add > room)
+			add = room;
+		s[k] += add;
+		sum += add;
+	}
+}
+
+int plan_sizes(struct plan *pl, uint64_t *s, struct plan_error *err)
+{
+	const struct params *p = &pl->prm;
+	uint64_t n = pl->nfiles;
+	uint64_t key = rng_stream_key(p->seed, "size");
+	uint64_t cap = (uint64_t)floor(pl->size.cap);
+	uint32_t *order = NULL;
+	struct rng r;
+
+	if (n == 0)
+		return 0;
+	if ((long double)p->used > (long double)cap * (long double)n) {
+		plan_fail(err, "%llu bytes cannot fit in %llu files of at most %llu bytes "
+			  "('size_max'); raise 'files' or 'size_max'",
+			  (unsigned long long)p->used, (unsigned long long)n,
+			  (unsigned long long)cap);
+		return -EINVAL;
+	}
+	if (p->sampling == SAMPLING_STRATIFIED) {
+		order = malloc(n * sizeof(*order));
+		if (!order)
+			return -ENOMEM;
+		for (uint64_t k = 0; k < n; k++)
+			order[k] = (uint32_t)k;
+		rng_shuffle_u32(order, n, rng_stream_key(p->seed, "size.order"), 0);
+	}
+	for (uint64_t k = 0; k < n; k++) {
+		double u;
+
+		rng_open(&r, key, k);
+		u = rng_uniform(&r);
+		if (order)
+			u = ((double)order[k] + u) / (double)n;
+		s[k] = size_model_bytes(&pl->size, u);
+	}
+	free(order);
+	return 0;
+}
+
+/*
+ * Typed extensions never get sizes their formats cannot hold (ext_min_size):
+ * such a file swaps extensions with a random file that can take the typed
+ * one and whose own extension fits this size.  Extension counts and sizes
+ * stay exactly as drawn; only their pairing changes.  Pinned samples
+ * (duplicates and their sources) are left alone.
+ */
+static void plan_ext_floors(struct plan *pl, const uint64_t *s, uint16_t *e, const uint32_t *pin,
+			    uint64_t n, unsigned pass)
+{
+	uint64_t *fl = xalloc(pl->ext.count, sizeof(*fl));
+	uint64_t key = rng_stream_key(pl->prm.seed, "ext.floor");
+	struct rng r;
+
+	if (!fl)
+		return;
+	for (size_t i = 0; i < pl->ext.count; i++)
+		fl[i] = ext_min_size(pl->ext.name[i]);
+	for (uint64_t k = 0; k < n; k++) {
+		if (s[k] >= fl[e[k]] || (pin && pin[k] != PLAN_NONE))
+			continue;
+		rng_open(&r, key, k * 2 + pass);
+		for (int tries = 0; tries < 4096; tries++) {
+			uint64_t j = rng_below(&r, n);
+
+			if ((pin && pin[j] != PLAN_NONE) || s[j] < fl[e[k]] || fl[e[j]] > s[k])
+				continue;
+			uint16_t t = e[k];
+
+			e[k] = e[j];
+			e[j] = t;
+			break;
+		}
+	}
+	free(fl);
+}
+
+/*
+ * Whole-file duplicates: round(dup_file_share * n) samples become copies
+ * (same size and extension; the content source gives them the same bytes)
+ * of a random other sample.  The source is drawn without looking at
+ * extensions, so sizes never depend on the extension model; a free sample
+ * of the copied extension then takes the copy's old one, so that extension
+ * counts stay as drawn.  pin[k] is the source of copy k, DUP_SOURCE for
+ * a source, PLAN_NONE otherwise.  Copies are drawn among the samples in a
+ * random order; a source is never itself a copy.
+ */
+static int plan_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin, uint64_t n)
+{
+	const struct params *p = &pl->prm;
+	uint64_t m = (uint64_t)llround(p->dup_file_share * (double)n), made = 0;
+	uint32_t *order;
+	struct rng r, rx;
+
+	for (uint64_t k = 0; k < n; k++)
+		pin[k] = PLAN_NONE;
+	if (m == 0 || n < 2)
+		return 0;
+	if (m > n / 2)
+		m = n / 2;
+	/* samples grouped by their drawn extension, for the count-keeping swaps */
+	size_t ne = pl->ext.count;
+	uint64_t *start = xalloc(ne + 1, sizeof(*start)), *fill = xalloc(ne, sizeof(*fill));
+	uint32_t *by_ext = xalloc(n, sizeof(*by_ext));
+	uint64_t *fl = xalloc(ne, sizeof(*fl));
+
+	order = malloc(n * sizeof(*order));
+	if (!order || !start || !fill || !by_ext || !fl) {
+		free(order);
+		free(start);
+		free(fill);
+		free(by_ext);
+		free(fl);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ne; i++)
+		fl[i] = ext_min_size(pl->ext.name[i]);
+	for (uint64_t k = 0; k < n; k++)
+		start[e[k] + 1]++;
+	for (size_t i = 0; i < ne; i++) {
+		start[i + 1] += start[i];
+		fill[i] = start[i];
+	}
+	for (uint64_t k = 0; k < n; k++)
+		by_ext[fill[e[k]]++] = (uint32_t)k;
+	for (uint64_t k = 0; k < n; k++)
+		order[k] = (uint32_t)k;
+	rng_shuffle_u32(order, n, rng_stream_key(p->seed, "dup.order"), 0);
+	rng_init(&r, p->seed, "dup.source", 0);
+	rng_init(&rx, p->seed, "dup.ext", 0);
+	for (uint64_t i = 0; i < n && made < m; i++) {
+		uint32_t k = order[i], src;
+		uint16_t old = e[k];
+
+		if (pin[k] != PLAN_NONE)
+			continue;
+		/* any sample that is not a copy: sizes never depend on extensions */
+		src = PLAN_NONE;
+		for (int tries = 0; tries < 256 && src == PLAN_NONE; tries++) {
+			uint32_t c = (uint32_t)rng_below(&r, n);
+
+			if (c != k && (pin[c] == PLAN_NONE || pin[c] == DUP_SOURCE) &&
+			    s[c] >= fl[e[c]])
+				src = c;
+		}
+		if (src == PLAN_NONE)
+			continue;
+		pin[k] = src;
+		pin[src] = DUP_SOURCE;
+		s[k] = s[src];
+		e[k] = e[src];
+		made++;
+		if (e[k] == old)
+			continue;
+		/* keep extension counts as drawn: a free sample of the copied extension takes k's */
+		uint64_t lo = start[e[k]], len = start[e[k] + 1] - lo;
+
+		for (int tries = 0; tries < 64 && len; tries++) {
+			uint32_t c = by_ext[lo + rng_below(&rx, len)];
+
+			if (pin[c] == PLAN_NONE && e[c] == e[k] && s[c] >= fl[old]) {
+				e[c] = old;
+				break;
+			}
+		}
+	}
+	free(start);
+	free(fill);
+	free(by_ext);
+	free(fl);
+	free(order);
+	return 0;
+}
+
+int plan_ext_floors_and_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin)
+{
+	uint64_t n = pl->nfiles, pinned = 0;
+	uint64_t cap = (uint64_t)floor(pl->size.cap);
+	int ret;
+
+	plan_ext_floors(pl, s, e, NULL, n, 0);
+	ret = plan_dups(pl, s, e, pin, n);
+	if (ret)
+		return ret;
+	for (uint64_t k = 0; k < n; k++)
+		if (pin[k] != PLAN_NONE)
+			pinned += s[k];
+	if (pinned >= pl->prm.used) {
+		/* copies of a few huge files would hold all the bytes: no copies */
+		for (uint64_t k = 0; k < n; k++)
+			pin[k] = PLAN_NONE;
+	}
+	sizes_fix_total(s, pin, n, pl->prm.used, cap);
+	plan_ext_floors(pl, s, e, pin, n, 1);
+	return 0;
+}
+
+int plan_exts(struct plan *pl, uint16_t *e)
+{
+	const struct params *p = &pl->prm;
+	const struct ext_model *m = &pl->ext;
+	uint64_t n = pl->nfiles;
+
+	if (p->sampling == SAMPLING_STRATIFIED) {
+		uint64_t *q = xalloc(m->count, sizeof(*q));
+		uint64_t k = 0;
+
+		if (!q)
+			return -ENOMEM;
+		quotas_from_probs(m->share, m->count, n, q);
+		for (size_t i = 0; i < m->count; i++)
+			for (uint64_t c = 0; c < q[i]; c++)
+				e[k++] = (uint16_t)i;
+		free(q);
+		shuffle_u16(e, n, rng_stream_key(p->seed, "ext.order"), 0);
+	} else {
+		double *cum = xalloc(m->count, sizeof(*cum));
+		uint64_t key = rng_stream_key(p->seed, "ext");
+		double acc = 0;
+		struct rng r;
+
+		if (!cum)
+			return -ENOMEM;
+		for (size_t i = 0; i < m->count; i++) {
+			acc += m->share[i];
+			cum[i] = acc;
+		}
+		for (uint64_t k = 0; k < n; k++) {
+			rng_open(&r, key, k);
+			e[k] = (uint16_t)cum_search(cum, m->count, rng_uniform(&r) * acc);
+		}
+		free(cum);
+	}
+	return 0;
+}
+
+/*
+ * Depth of each regular sample k < nreg: Poisson (stratified quotas or iid
+ * draws) or "depth with care" (conditional on the sample's size).  Also
+ * fills pl->depth_target with the target share by depth.
+ */

@@ -1,0 +1,58 @@
+/* plan_int.h - inside the planner: the steps of plan_build() and the helpers plan*.c share */
+#ifndef IMPRINT_PLAN_PLAN_INT_H
+#define IMPRINT_PLAN_PLAN_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/tree.h"
+#include "plan/plan.h"
+#include "util/rng.h"
+
+/* Depths a plan tells apart (per-depth tables) */
+#define DEPTH_SLOTS 256
+
+/* pin[] of a sample that is the source of duplicates (plan_ext_floors_and_dups()) */
+#define DUP_SOURCE (PLAN_NONE - 1)
+
+/*
+ * ---- plan.c: helpers
+ *
+ * plan_fail() formats a message into err (when not NULL); xalloc() is
+ * calloc() that never asks for 0 elements; the shuffles draw as
+ * rng_shuffle_u32 does; cum_search() finds u in a cumulative table.
+ */
+
+void plan_fail(struct plan_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void *xalloc(size_t count, size_t size);
+void shuffle_u16(uint16_t *a, uint64_t n, uint64_t key, uint64_t index);
+void shuffle_u8(uint8_t *a, uint64_t n, uint64_t key, uint64_t index);
+size_t cum_search(const double *cum, size_t len, double u);
+int cmp_u32_desc(const void *a, const void *b);
+
+/*
+ * ---- plan_build()'s steps, in the order it calls them; each returns 0 or
+ * a negative errno (plan_fail() says why where the user can act on it).
+ */
+
+/* plan_files.c: sizes, extensions, duplicates */
+
+int plan_sizes(struct plan *pl, uint64_t *s, struct plan_error *err);
+int plan_ext_floors_and_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin);
+int plan_exts(struct plan *pl, uint16_t *e);
+
+/* plan_tree.c: depths, files per directory, special directories, placement, links */
+
+int plan_depths(struct plan *pl, const uint64_t *s, uint8_t *d, const uint32_t *m_d);
+int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d);
+int plan_special_dirs(struct plan *pl, struct plan_error *err);
+void plan_children(struct plan *pl);
+int plan_place(struct plan *pl, const uint64_t *s, const uint16_t *e, const uint8_t *d,
+	       uint32_t *pin);
+int plan_links(struct plan *pl);
+
+/* plan_names.c: names made unique within their directory */
+
+int plan_unique_names(struct plan *pl);
+
+#endif

@@ -1,0 +1,293 @@
+/* plan_names.c - names of a plan's entries: unique variants, paths and symbolic link targets */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan_int.h"
+#include "util/array.h"
+
+struct name_set {
+	uint64_t *hash;       /* 0 = empty slot */
+	uint32_t *off;        /* offset of the name in arena */
+	uint32_t cap;         /* slots in use for this directory, a power of two */
+	uint32_t alloc;       /* slots allocated */
+	char *arena;
+	size_t arena_len, arena_cap;
+};
+
+static uint64_t name_hash(const char *s, size_t len)
+{
+	uint64_t h = UINT64_C(0xCBF29CE484222325);
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= UINT64_C(0x100000001B3);
+	}
+	h = rng_mix64(h);
+	return h ? h : 1;
+}
+
+/* Size the set for one directory; clears only the slots it will use. */
+static int name_set_reset(struct name_set *ns, uint64_t entries)
+{
+	uint64_t want = 16;
+
+	while (want < entries * 2)
+		want <<= 1;
+	if (want > ns->alloc) {
+		free(ns->hash);
+		free(ns->off);
+		ns->hash = malloc(want * sizeof(*ns->hash));
+		ns->off = malloc(want * sizeof(*ns->off));
+		if (!ns->hash || !ns->off)
+			return -ENOMEM;
+		ns->alloc = (uint32_t)want;
+	}
+	ns->cap = (uint32_t)want;
+	memset(ns->hash, 0, want * sizeof(*ns->hash));
+	ns->arena_len = 0;
+	return 0;
+}
+
+/* Insert name; returns 1 if inserted, 0 if already present, -ENOMEM. */
+static int name_set_add(struct name_set *ns, const char *s, size_t len)
+{
+	uint64_t h = name_hash(s, len);
+	uint32_t mask = ns->cap - 1, i = (uint32_t)h & mask;
+
+	while (ns->hash[i]) {
+		if (ns->hash[i] == h) {
+			const char *o = ns->arena + ns->off[i];
+
+			if (strlen(o) == len && memcmp(o, s, len) == 0)
+				return 0;
+		}
+		i = (i + 1) & mask;
+	}
+	if (array_grow(&ns->arena, &ns->arena_cap, ns->arena_len + len + 1, 1))
+		return -ENOMEM;
+	memcpy(ns->arena + ns->arena_len, s, len + 1);
+	ns->hash[i] = h;
+	ns->off[i] = (uint32_t)ns->arena_len;
+	ns->arena_len += len + 1;
+	return 1;
+}
+
+static const char *link_ext(const struct plan *pl, uint32_t l)
+{
+	if (pl->link_kind[l] & (LINK_HARD | LINK_SYM_FILE))
+		return plan_file_ext(pl, pl->link_target[l]);
+	return "";
+}
+
+static unsigned next_variant(unsigned v)
+{
+	return v < NAME_VARIANT_REDRAWS ? v + 1 : NAME_VARIANT_UNIQUE;
+}
+
+/* Choose each entry's name variant so that names are unique per directory. */
+int plan_unique_names(struct plan *pl)
+{
+	struct name_set ns = { 0 };
+	char buf[NAME_MAX_LEN + 1];
+	int ret = 0;
+
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		uint64_t entries = (uint64_t)pl->dir_nfiles[j] + pl->dir_nlinks[j] + 1;
+
+		for (uint32_t c = pl->dir_first_child[j]; c != PLAN_NONE; c = pl->dir_next_sibling[c])
+			entries++;
+		ret = name_set_reset(&ns, entries);
+		if (ret)
+			goto out_free;
+		if (j == 0 && name_set_add(&ns, "lost+found", 10) < 0) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		for (uint32_t c = pl->dir_first_child[j]; c != PLAN_NONE;
+		     c = pl->dir_next_sibling[c]) {
+			unsigned v = 0;
+
+			for (;; v = next_variant(v)) {
+				size_t len = name_make(buf, &pl->names, NAME_DIR, c, "", v);
+
+				ret = name_set_add(&ns, buf, len);
+				if (ret)
+					break;
+			}
+			if (ret < 0)
+				goto out_free;
+			pl->dir_variant[c] = (uint8_t)v;
+		}
+		for (uint64_t f = pl->dir_first_file[j];
+		     f < (uint64_t)pl->dir_first_file[j] + pl->dir_nfiles[j]; f++) {
+			unsigned v = 0;
+
+			for (;; v = next_variant(v)) {
+				size_t len = name_make(buf, &pl->names, NAME_FILE, f,
+						       plan_file_ext(pl, f), v);
+
+				ret = name_set_add(&ns, buf, len);
+				if (ret)
+					break;
+			}
+			if (ret < 0)
+				goto out_free;
+			pl->file_variant[f] = (uint8_t)v;
+		}
+		for (uint32_t l = pl->dir_first_link[j];
+		     l < pl->dir_first_link[j] + pl->dir_nlinks[j]; l++) {
+			unsigned v = 0;
+
+			for (;; v = next_variant(v)) {
+				size_t len = name_make(buf, &pl->names, NAME_LINK, l,
+						       link_ext(pl, l), v);
+
+				ret = name_set_add(&ns, buf, len);
+				if (ret)
+					break;
+			}
+			if (ret < 0)
+				goto out_free;
+			pl->link_variant[l] = (uint8_t)v;
+		}
+	}
+	ret = 0;
+out_free:
+	free(ns.hash);
+	free(ns.off);
+	free(ns.arena);
+	return ret;
+}
+
+size_t plan_dir_name(const struct plan *pl, uint32_t dir, char *buf)
+{
+	if (dir == 0) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return name_make(buf, &pl->names, NAME_DIR, dir, "", pl->dir_variant[dir]);
+}
+
+size_t plan_file_name(const struct plan *pl, uint64_t file, char *buf)
+{
+	return name_make(buf, &pl->names, NAME_FILE, file, plan_file_ext(pl, file),
+			 pl->file_variant[file]);
+}
+
+size_t plan_link_name(const struct plan *pl, uint32_t link, char *buf)
+{
+	return name_make(buf, &pl->names, NAME_LINK, link, link_ext(pl, link),
+			 pl->link_variant[link]);
+}
+
+/* Append "/" name components of dirs from below `top` (exclusive) down to dir. */
+static int append_down(const struct plan *pl, uint32_t top, uint32_t dir, char *buf,
+		       size_t len, size_t *at)
+{
+	uint32_t chain[DEPTH_SLOTS];
+	unsigned n = 0;
+	char name[NAME_MAX_LEN + 1];
+
+	for (uint32_t c = dir; c != top; c = pl->dir_parent[c])
+		chain[n++] = c;
+	while (n--) {
+		size_t l = plan_dir_name(pl, chain[n], name);
+
+		if (*at + l + 2 > len)
+			return -ENAMETOOLONG;
+		if (*at && buf[*at - 1] != '/')
+			buf[(*at)++] = '/';
+		memcpy(buf + *at, name, l);
+		*at += l;
+	}
+	buf[*at] = '\0';
+	return 0;
+}
+
+int plan_dir_path(const struct plan *pl, uint32_t dir, char *buf, size_t len)
+{
+	size_t at = 1;
+
+	if (len < 2)
+		return -ENAMETOOLONG;
+	buf[0] = '/';
+	buf[1] = '\0';
+	if (append_down(pl, 0, dir, buf, len, &at))
+		return -ENAMETOOLONG;
+	return (int)at;
+}
+
+static int append_str(char *buf, size_t len, size_t *at, const char *s, size_t l)
+{
+	if (*at + l + 1 > len)
+		return -ENAMETOOLONG;
+	memcpy(buf + *at, s, l);
+	*at += l;
+	buf[*at] = '\0';
+	return 0;
+}
+
+int plan_symlink_target(const struct plan *pl, uint32_t link, char *buf, size_t len)
+{
+	uint8_t k = pl->link_kind[link];
+	uint32_t tdir, from = pl->link_dir[link];
+	char name[NAME_MAX_LEN + 1];
+	size_t nl = 0, at = 0;
+	int ret;
+
+	if (len < 2)
+		return -ENAMETOOLONG;
+	buf[0] = '\0';
+	if (k & LINK_SYM_FILE) {
+		uint64_t f = pl->link_target[link];
+
+		tdir = pl->file_dir[f];
+		nl = plan_file_name(pl, f, name);
+	} else {
+		tdir = pl->link_target[link];
+	}
+	if (k & LINK_DANGLING) {
+		/* a name of the link kind with an id no link has: never exists */
+		nl = name_make(name, &pl->names, NAME_LINK, (uint64_t)pl->nlinks + link,
+			       link_ext(pl, link), NAME_VARIANT_UNIQUE);
+	}
+
+	if (!(k & LINK_RELATIVE)) {
+		buf[at++] = '/';
+		buf[at] = '\0';
+		ret = append_down(pl, 0, tdir, buf, len, &at);
+	} else {
+		/* climb from the link's directory to the common ancestor */
+		uint32_t a = from, b = tdir;
+
+		while (pl->dir_depth[a] > pl->dir_depth[b])
+			a = pl->dir_parent[a];
+		while (pl->dir_depth[b] > pl->dir_depth[a])
+			b = pl->dir_parent[b];
+		while (a != b) {
+			a = pl->dir_parent[a];
+			b = pl->dir_parent[b];
+		}
+		for (unsigned up = pl->dir_depth[from] - pl->dir_depth[a]; up; up--) {
+			ret = append_str(buf, len, &at, at ? "/.." : "..", at ? 3 : 2);
+			if (ret)
+				return ret;
+		}
+		ret = append_down(pl, a, tdir, buf, len, &at);
+	}
+	if (ret)
+		return ret;
+	if (nl) {
+		if (at && buf[at - 1] != '/' && append_str(buf, len, &at, "/", 1))
+			return -ENAMETOOLONG;
+		if (append_str(buf, len, &at, name, nl))
+			return -ENAMETOOLONG;
+	}
+	if (at == 0 && append_str(buf, len, &at, ".", 1))
+		return -ENAMETOOLONG;
+	return (int)at;
+}
+
+/* Owner: root with owner_root_share, else one of owner_users, Zipf-like. */

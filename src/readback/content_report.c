@@ -1,0 +1,351 @@
+/* content_report.c - `imprint report --content`: achieved content statistics against the targets */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "model/params.h"
+#include "readback/content_stats_int.h"
+#include "readback/fsread.h"
+#include "util/array.h"
+#include "util/strutil.h"
+
+/* Sizes in the text report: "1.5 GiB", PiB at most. */
+#define HUMAN (FMT_BYTES_DIGITS(1) | FMT_BYTES_PIB)
+
+/* ---- the report ------------------------------------------------------------ */
+
+static double typed_share(const struct content_stats *st)
+{
+	return st->typed_files ? (double)st->typed_identified / (double)st->typed_files : 0;
+}
+
+/* One line: name, target, achieved, relative difference (absolute when the target is 0). */
+static void print_figure(FILE *out, const char *name, double target, double achieved,
+			 const char *fmt_note)
+{
+	fprintf(out, "  %-24s", name);
+	if (isnan(target))
+		fprintf(out, " %10s", "-");
+	else
+		fprintf(out, " %10.4f", target);
+	fprintf(out, " %10.4f", achieved);
+	if (isnan(target))
+		fprintf(out, " %10s", "");
+	else if (target != 0)
+		fprintf(out, " %+9.2f%%", 100 * (achieved - target) / target);
+	else
+		fprintf(out, " %+10.4f", achieved - target);
+	fprintf(out, "%s%s\n", fmt_note ? "  " : "", fmt_note ? fmt_note : "");
+}
+
+void content_report_print_text(const struct content_stats *st, const struct content_targets *t,
+			       const char *name, FILE *out)
+{
+	const struct content_group_stats *b = &st->group[CONTENT_BINARY];
+	char h1[32], h2[32];
+
+	fprintf(out, "imprint content report: %s\n\n", name);
+	fprintf(out, "  files        %llu (%s), %llu distinct\n", (unsigned long long)st->all.files,
+		fmt_bytes(st->all.bytes, HUMAN, h1, sizeof(h1)),
+		(unsigned long long)(st->all.files - st->all.dup_files));
+	fprintf(out, "  other binary %llu files (%s), %llu blocks of distinct files\n",
+		(unsigned long long)b->files, fmt_bytes(b->bytes, HUMAN, h1, sizeof(h1)),
+		(unsigned long long)b->blocks);
+	if (st->holes_unknown)
+		fprintf(out, "  holes        not known (the file system reports no extents)\n");
+	else
+		fprintf(out, "  holes        %llu blocks (%s) of distinct files: not content, "
+			"left out of every figure\n", (unsigned long long)st->all.hole_blocks,
+			fmt_bytes(st->all.hole_blocks * BLOCK, HUMAN, h1, sizeof(h1)));
+	fprintf(out, "  compressed   %s in 1 MiB segments (sample share %g), holes left out\n\n",
+		fmt_bytes(st->all.sampled_bytes, HUMAN, h2, sizeof(h2)), st->opts.sample_share);
+
+	fprintf(out, "  %-24s %10s %10s %10s\n", "figure", "target", "achieved", "rel. diff");
+	print_figure(out, "compress_ratio zlib", t->compress_ratio, content_ratio_zlib(b),
+		     "other binary, level 6");
+	print_figure(out, "compress_ratio zstd", t->compress_ratio, content_ratio_zstd(b),
+		     "other binary, level 3");
+	print_figure(out, "compress_ratio_exec zlib", t->compress_ratio_exec,
+		     content_ratio_zlib(&st->group[CONTENT_EXEC]), "executables, level 6");
+	print_figure(out, "compress_ratio_exec zstd", t->compress_ratio_exec,
+		     content_ratio_zstd(&st->group[CONTENT_EXEC]), "executables, level 3");
+	print_figure(out, "dup_file_share", t->dup_file_share, content_dup_file_share(&st->all),
+		     "all files");
+	print_figure(out, "dup_block_share", t->dup_block_share, content_dup_block_share(b),
+		     "other binary");
+	print_figure(out, "zero_block_share", t->zero_block_share, content_zero_block_share(b),
+		     "other binary");
+	if (st->typed_files)
+		print_figure(out, "typed identified", t->typed_identified_share, typed_share(st),
+			     NULL);
+	else
+		fprintf(out, "  %-22s %10.4f %10s\n", "typed identified", t->typed_identified_share,
+			"-");
+	fprintf(out, "  (%llu of %llu typed files identified by libmagic as their type; "
+		"target is a minimum)\n\n",
+		(unsigned long long)st->typed_identified, (unsigned long long)st->typed_files);
+
+	fprintf(out, "  %-12s %8s %11s %8s %8s %8s %8s %8s %8s\n", "group", "files", "bytes",
+		"dupfile", "blocks", "zero", "dup", "zlib", "zstd");
+	for (int g = 0; g <= CONTENT_GROUPS; g++) {
+		const struct content_group_stats *s = g < CONTENT_GROUPS ? &st->group[g] : &st->all;
+
+		fprintf(out, "  %-12s %8llu %11s %8.4f %8llu %8.4f %8.4f %8.3f %8.3f\n",
+			g < CONTENT_GROUPS ? content_group_name(g) : "all",
+			(unsigned long long)s->files, fmt_bytes(s->bytes, HUMAN, h1, sizeof(h1)),
+			content_dup_file_share(s), (unsigned long long)s->blocks,
+			content_zero_block_share(s), content_dup_block_share(s),
+			content_ratio_zlib(s), content_ratio_zstd(s));
+	}
+	fprintf(out, "  (blocks, zero, dup and ratios over distinct files; dup counts every "
+		"occurrence of a repeated block;\n   block-level dedup would save %.4f of all "
+		"blocks)\n", content_dedup_block_share(&st->all));
+
+	if (st->nmime) {
+		fprintf(out, "\n  %-44s %8s %8s\n", "type mix (libmagic)", "files", "share");
+		for (size_t i = 0; i < st->nmime; i++)
+			fprintf(out, "  %-44s %8llu %8.4f\n", st->mime[i].type,
+				(unsigned long long)st->mime[i].files,
+				(double)st->mime[i].files / (double)st->all.files);
+	}
+	if (st->nmiss) {
+		fprintf(out, "\n  typed files not identified as their type (first %zu)\n", st->nmiss);
+		for (size_t i = 0; i < st->nmiss; i++)
+			fprintf(out, "  %s: %s\n", st->miss[i].path, st->miss[i].got);
+	}
+}
+
+static json_object *json_num(double v)
+{
+	return isnan(v) ? NULL : json_object_new_double(v);
+}
+
+static json_object *json_group(const struct content_group_stats *s)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "files", json_object_new_uint64(s->files));
+	json_object_object_add(o, "bytes", json_object_new_uint64(s->bytes));
+	json_object_object_add(o, "dup_files", json_object_new_uint64(s->dup_files));
+	json_object_object_add(o, "blocks", json_object_new_uint64(s->blocks));
+	json_object_object_add(o, "hole_blocks", json_object_new_uint64(s->hole_blocks));
+	json_object_object_add(o, "zero_blocks", json_object_new_uint64(s->zero_blocks));
+	json_object_object_add(o, "dup_blocks", json_object_new_uint64(s->dup_blocks));
+	json_object_object_add(o, "dedup_blocks", json_object_new_uint64(s->dedup_blocks));
+	json_object_object_add(o, "sampled_bytes", json_object_new_uint64(s->sampled_bytes));
+	json_object_object_add(o, "zlib_bytes", json_object_new_uint64(s->zlib_bytes));
+	json_object_object_add(o, "zstd_bytes", json_object_new_uint64(s->zstd_bytes));
+	json_object_object_add(o, "dup_file_share", json_object_new_double(content_dup_file_share(s)));
+	json_object_object_add(o, "dup_block_share",
+			       json_object_new_double(content_dup_block_share(s)));
+	json_object_object_add(o, "dedup_block_share",
+			       json_object_new_double(content_dedup_block_share(s)));
+	json_object_object_add(o, "zero_block_share",
+			       json_object_new_double(content_zero_block_share(s)));
+	json_object_object_add(o, "compress_ratio_zlib", json_object_new_double(content_ratio_zlib(s)));
+	json_object_object_add(o, "compress_ratio_zstd", json_object_new_double(content_ratio_zstd(s)));
+	return o;
+}
+
+void content_report_print_json(const struct content_stats *st, const struct content_targets *t,
+			       const char *name, FILE *out)
+{
+	const struct content_group_stats *b = &st->group[CONTENT_BINARY];
+	json_object *o = json_object_new_object();
+	json_object *tg = json_object_new_object(), *mix = json_object_new_object();
+	json_object *groups = json_object_new_object(), *miss = json_object_new_array();
+
+	json_object_object_add(o, "target", json_object_new_string(name));
+	json_object_object_add(o, "files", json_object_new_uint64(st->all.files));
+	json_object_object_add(o, "bytes", json_object_new_uint64(st->all.bytes));
+	json_object_object_add(o, "sample_share", json_object_new_double(st->opts.sample_share));
+	json_object_object_add(o, "compress_ratio_zlib", json_object_new_double(content_ratio_zlib(b)));
+	json_object_object_add(o, "compress_ratio_zstd", json_object_new_double(content_ratio_zstd(b)));
+	json_object_object_add(o, "compress_ratio_exec_zlib",
+			       json_object_new_double(content_ratio_zlib(&st->group[CONTENT_EXEC])));
+	json_object_object_add(o, "compress_ratio_exec_zstd",
+			       json_object_new_double(content_ratio_zstd(&st->group[CONTENT_EXEC])));
+	json_object_object_add(o, "dup_file_share",
+			       json_object_new_double(content_dup_file_share(&st->all)));
+	json_object_object_add(o, "dup_block_share",
+			       json_object_new_double(content_dup_block_share(b)));
+	json_object_object_add(o, "dedup_block_share",
+			       json_object_new_double(content_dedup_block_share(b)));
+	json_object_object_add(o, "zero_block_share",
+			       json_object_new_double(content_zero_block_share(b)));
+	/* of all distinct files; null when the holes were not known */
+	json_object_object_add(o, "hole_blocks", st->holes_unknown ? NULL :
+			       json_object_new_uint64(st->all.hole_blocks));
+	json_object_object_add(o, "typed_files", json_object_new_uint64(st->typed_files));
+	json_object_object_add(o, "typed_identified", json_object_new_uint64(st->typed_identified));
+	json_object_object_add(o, "typed_identified_share",
+			       st->typed_files ? json_object_new_double(typed_share(st)) : NULL);
+	for (size_t i = 0; i < st->nmime; i++)
+		json_object_object_add(mix, st->mime[i].type,
+				       json_object_new_double((double)st->mime[i].files /
+							      (double)st->all.files));
+	json_object_object_add(o, "type_mix", mix);
+
+	json_object_object_add(tg, "compress_ratio", json_num(t->compress_ratio));
+	json_object_object_add(tg, "compress_ratio_exec", json_num(t->compress_ratio_exec));
+	json_object_object_add(tg, "dup_file_share", json_num(t->dup_file_share));
+	json_object_object_add(tg, "dup_block_share", json_num(t->dup_block_share));
+	json_object_object_add(tg, "zero_block_share", json_num(t->zero_block_share));
+	json_object_object_add(tg, "typed_identified_share", json_num(t->typed_identified_share));
+	json_object_object_add(o, "targets", tg);
+
+	for (int g = 0; g < CONTENT_GROUPS; g++)
+		json_object_object_add(groups, content_group_name(g), json_group(&st->group[g]));
+	json_object_object_add(groups, "all", json_group(&st->all));
+	json_object_object_add(o, "groups", groups);
+	for (size_t i = 0; i < st->nmiss; i++) {
+		json_object *m = json_object_new_object();
+
+		json_object_object_add(m, "path", json_object_new_string(st->miss[i].path));
+		json_object_object_add(m, "mime_type", json_object_new_string(st->miss[i].got));
+		json_object_array_add(miss, m);
+	}
+	json_object_object_add(o, "not_identified", miss);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							     JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+/* ---- running it ------------------------------------------------------------ */
+
+void content_targets_from_params(struct content_targets *t, const struct params *p)
+{
+	t->compress_ratio = p->compress_ratio;
+	t->compress_ratio_exec = p->compress_ratio_exec;
+	t->dup_file_share = p->dup_file_share;
+	t->dup_block_share = p->dup_block_share;
+	t->zero_block_share = p->zero_block_share;
+	t->typed_identified_share = 0.99;
+}
+
+struct entry_read {
+	struct fsread *fs;
+	const struct fsread_entry *e;
+	struct fsread_error *err;
+};
+
+/* content_stats_read()'s reader over fsread_read(): exactly len bytes. */
+static int entry_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	struct entry_read *r = ctx;
+	uint8_t *b = buf;
+
+	while (len) {
+		ssize_t n = fsread_read(r->fs, r->e, b, len, off, r->err);
+
+		if (n < 0)
+			return (int)n;
+		if (n == 0) {
+			snprintf(r->err->msg, sizeof(r->err->msg),
+				 "'%s': shorter than its size (changed while read?)", r->e->path);
+			return -EIO;
+		}
+		b += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+struct report_walk {
+	struct content_stats *st;
+	struct fsread_error *err;
+	struct fsread_extent *run;   /* the current file's holes in blocks ... */
+	size_t run_cap;
+	struct content_hole *hole;   /* ... and in bytes */
+	size_t nhole, hole_cap;
+};
+
+/*
+ * The holes of e into w->hole: fsread_holes()'s runs of blocks of bs bytes
+ * as byte ranges, the last one cut at the size.  Returns 0 or -ENOMEM.
+ */
+static int entry_holes(struct report_walk *w, const struct fsread_entry *e, uint64_t bs)
+{
+	ssize_t n = fsread_holes(e, (unsigned)bs, &w->run, &w->run_cap);
+
+	w->nhole = 0;
+	if (n <= 0)
+		return (int)n;
+	if (array_grow(&w->hole, &w->hole_cap, (size_t)n, sizeof(*w->hole)))
+		return -ENOMEM;
+	for (ssize_t i = 0; i < n; i++) {
+		uint64_t s = w->run[i].logical * bs, t = (w->run[i].logical + w->run[i].len) * bs;
+
+		w->hole[i].off = s;
+		w->hole[i].len = (t < e->size ? t : e->size) - s;
+	}
+	w->nhole = (size_t)n;
+	return 0;
+}
+
+/* Every regular file once: a hard link's other names are not copies. */
+static int report_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
+{
+	struct report_walk *w = arg;
+	struct entry_read r = { .fs = fs, .e = e, .err = w->err };
+	int ret;
+
+	if (e->type != FSREAD_FILE || !e->first_name)
+		return 0;
+	w->err->msg[0] = '\0';
+	ret = entry_holes(w, e, fsread_block_size(fs));
+	if (!ret)
+		ret = content_stats_read(w->st, e->path, e->size, w->hole, w->nhole, entry_read, &r);
+	if (ret && !w->err->msg[0])
+		snprintf(w->err->msg, sizeof(w->err->msg), "'%s': %s", e->path, strerror(-ret));
+	return ret;
+}
+
+int content_report_run(const char *target, const struct content_stats_opts *o,
+		       const struct content_targets *t, int json, FILE *out)
+{
+	struct content_stats st;
+	struct fsread_error err = { { 0 } };
+	struct report_walk w = { .st = &st, .err = &err };
+	struct fsread *fs;
+	int ret;
+
+	ret = fsread_open(target, FSREAD_EXTENTS, &fs, &err);
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", err.msg);
+		return ret;
+	}
+	ret = content_stats_init(&st, o);
+	if (ret) {
+		fprintf(stderr, "imprint: cannot start the measurement: %s\n", strerror(-ret));
+		goto out_close;
+	}
+	ret = fsread_walk(fs, report_entry, &w, &err);
+	if (ret) {
+		fprintf(stderr, "imprint: cannot measure '%s': %s\n", target, err.msg);
+		goto out_release;
+	}
+	st.holes_unknown = !fsread_has_extents(fs);
+	ret = content_stats_finish(&st);
+	if (ret) {
+		fprintf(stderr, "imprint: cannot compress the sample of '%s': %s\n", target,
+			strerror(-ret));
+		goto out_release;
+	}
+	if (json)
+		content_report_print_json(&st, t, target, out);
+	else
+		content_report_print_text(&st, t, target, out);
+out_release:
+	content_stats_release(&st);
+	free(w.run);
+	free(w.hole);
+out_close:
+	fsread_close(fs);
+	return ret;
+}

@@ -1,0 +1,102 @@
+/* measure_int.h - inside measure: the walk's tallies, the figures, measure_run()'s steps */
+#ifndef IMPRINT_READBACK_MEASURE_INT_H
+#define IMPRINT_READBACK_MEASURE_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plan/plan.h"
+#include "readback/content_stats.h"
+#include "readback/fsread.h"
+#include "readback/measure.h"
+#include "readback/report.h"
+
+/* Files-per-directory bins shown without a configuration (as the default model's). */
+#define MEASURE_FPD_BINS 28
+/* Longest extension counted (content_ext_of_path: longer ones are none). */
+#define MEASURE_EXT_LEN 64
+
+/* Distinct extensions met, by hash. */
+struct mext {
+	char **name;
+	uint64_t *files;
+	size_t n, cap;
+	uint32_t *slot; /* index + 1; 0 is empty */
+	size_t nslot;
+};
+
+struct mstate {
+	const struct measure_opts *o;
+	struct fsread *fs;
+	FILE *ext_out;
+	int ret;
+
+	/* regular files, once per inode */
+	uint64_t nfiles, fcap;
+	uint64_t *size;
+	int64_t *mtime;
+	uint16_t *depth;
+	uint32_t *dir;
+	uint32_t *ext;
+
+	/* directories (root first), their model depth and files */
+	uint32_t ndirs, dcap;
+	uint16_t *ddepth;
+	uint32_t *dnfiles;
+	uint32_t *stack; /* directory index by entry depth */
+	size_t stack_cap;
+
+	unsigned skip_below; /* skipping the entries deeper than this ... */
+	int skipping;	     /* ... (lost+found in the root) */
+
+	uint64_t hardlinks, symlinks, others, bytes, skipped;
+	uint64_t sparse_files, hole_blocks; /* files with holes; their unmapped blocks */
+	int64_t max_mtime;
+	struct measure_layout lay;
+	struct mext ext_tab;
+};
+
+struct mresult {
+	const char *target;
+	int image;
+	unsigned block_size;
+	uint64_t total_blocks;
+	uint64_t *sorted_size; /* ascending */
+	int64_t *ages;	       /* seconds before ref, ascending */
+	int64_t age_ref;
+	uint64_t size_hist[MEASURE_BUCKETS + 1]; /* [0] empty files, [b + 1] log2 bucket b */
+	uint64_t depth_files[REPORT_DEPTHS + 1]; /* every file; last: deeper */
+	unsigned max_file_depth, max_dir_depth;
+	uint64_t fpd[MEASURE_FPD_BINS + 2]; /* every directory */
+	size_t *ext_order;		    /* extension table ids, most files first */
+	int have_free;
+	int have_layout;     /* the reader gave extents */
+	uint64_t unreadable; /* entries not read for want of permission */
+	struct measure_free fr;
+
+	/* --against */
+	int against;
+	struct report rep;
+	uint64_t special_dirs, special_files;
+	uint64_t sparse_files_target, hole_blocks_target;
+	const struct params *p;
+};
+
+/* ---- measure_walk.c: on_entry() is fsread_walk()'s callback, arg a struct mstate */
+
+int on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg);
+void mstate_release(struct mstate *m);
+
+/* ---- measure_result.c: compute() fills r from the tallies in m; 0 or a negative errno */
+
+void mresult_release(struct mresult *r);
+int compute(struct mresult *r, struct mstate *m, const struct measure_opts *o);
+
+/* ---- measure_print.c: the figures to out, as text or JSON */
+
+void print_text(const struct mresult *r, const struct mstate *m, const struct measure_opts *o,
+		FILE *out);
+void print_json(const struct mresult *r, const struct mstate *m, const struct measure_opts *o,
+		FILE *out);
+
+#endif

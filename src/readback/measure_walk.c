@@ -1,0 +1,224 @@
+/* measure_walk.c - the measure walk: what every entry of an image or tree adds to the tallies */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "readback/extents_file.h"
+#include "readback/measure_int.h"
+#include "util/array.h"
+
+/* ---- the walk ---------------------------------------------------------- */
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Id of ext in the table, added when new; -ENOMEM. */
+static int64_t mext_id(struct mext *t, const char *ext)
+{
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->nslot) {
+		size_t ns = t->nslot ? t->nslot * 2 : 256;
+		uint32_t *slot = calloc(ns, sizeof(*slot));
+
+		if (!slot)
+			return -ENOMEM;
+		for (size_t k = 0; k < t->n; k++) {
+			for (i = str_hash(t->name[k]) & (ns - 1); slot[i]; i = (i + 1) & (ns - 1))
+				;
+			slot[i] = (uint32_t)k + 1;
+		}
+		free(t->slot);
+		t->slot = slot;
+		t->nslot = ns;
+	}
+	for (i = str_hash(ext) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1))
+		if (!strcmp(t->name[t->slot[i] - 1], ext))
+			return t->slot[i] - 1;
+	if (t->n == t->cap) {
+		size_t c = t->cap ? t->cap * 2 : 64;
+
+		/* two arrays, one capacity */
+		if (array_resize(&t->name, c, sizeof(*t->name)) ||
+		    array_resize(&t->files, c, sizeof(*t->files)))
+			return -ENOMEM;
+		t->cap = c;
+	}
+	t->name[t->n] = strdup(ext);
+	if (!t->name[t->n])
+		return -ENOMEM;
+	t->files[t->n] = 0;
+	t->slot[i] = (uint32_t)t->n + 1;
+	return (int64_t)t->n++;
+}
+
+static void mext_release(struct mext *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->name[i]);
+	free(t->name);
+	free(t->files);
+	free(t->slot);
+}
+
+static int grow_files(struct mstate *m)
+{
+	uint64_t c = m->fcap ? m->fcap * 2 : 4096;
+
+	if (m->nfiles < m->fcap)
+		return 0;
+	/* parallel arrays, one capacity */
+	if (array_resize(&m->size, c, sizeof(*m->size)) ||
+	    array_resize(&m->mtime, c, sizeof(*m->mtime)) ||
+	    array_resize(&m->depth, c, sizeof(*m->depth)) ||
+	    array_resize(&m->dir, c, sizeof(*m->dir)) || array_resize(&m->ext, c, sizeof(*m->ext)))
+		return -ENOMEM;
+	m->fcap = c;
+	return 0;
+}
+
+static int grow_dirs(struct mstate *m)
+{
+	uint32_t c = m->dcap ? m->dcap * 2 : 1024;
+
+	if (m->ndirs < m->dcap)
+		return 0;
+	if (m->dcap >= UINT32_MAX / 2)
+		return -E2BIG;
+	if (array_resize(&m->ddepth, c, sizeof(*m->ddepth)) ||
+	    array_resize(&m->dnfiles, c, sizeof(*m->dnfiles)))
+		return -ENOMEM;
+	m->dcap = c;
+	return 0;
+}
+
+static void write_extents_line(struct mstate *m, const struct fsread_entry *e)
+{
+	FILE *f = m->ext_out;
+	size_t nruns = 0;
+
+	extents_file_begin_line(f, m->nfiles - 1, e->path, NULL);
+	for (size_t i = 0; i < e->nextents;) {
+		uint64_t start = e->extents[i].physical, len = e->extents[i].len;
+		size_t j = i + 1;
+
+		while (j < e->nextents &&
+		       e->extents[j - 1].physical + e->extents[j - 1].len == e->extents[j].physical)
+			len += e->extents[j++].len;
+		extents_file_put_run(f, nruns++, start, len);
+		i = j;
+	}
+	extents_file_end_line(f, nruns);
+}
+
+int on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
+{
+	struct mstate *m = arg;
+	char ext[MEASURE_EXT_LEN + 1];
+	int64_t id;
+	uint64_t f, holes;
+
+	if (m->skipping) {
+		if (e->depth > m->skip_below) {
+			m->skipped++;
+			return 0;
+		}
+		m->skipping = 0;
+	}
+	if (e->path[1] == '\0') {
+		/* the root */
+		if (grow_dirs(m))
+			goto out_nomem;
+		m->ddepth[0] = 0;
+		m->dnfiles[0] = 0;
+		m->ndirs = 1;
+		m->stack[0] = 0;
+		return 0;
+	}
+	switch (e->type) {
+	case FSREAD_DIR:
+		if (e->depth == 0 && !strcmp(e->name, "lost+found")) {
+			/* mke2fs's, not the model's */
+			m->skipping = 1;
+			m->skip_below = 0;
+			m->skipped++;
+			return 0;
+		}
+		if (e->depth + 1 >= 65535) {
+			m->ret = -E2BIG;
+			return -E2BIG;
+		}
+		if (grow_dirs(m))
+			goto out_nomem;
+		if (array_grow(&m->stack, &m->stack_cap, e->depth + 2, sizeof(*m->stack)))
+			goto out_nomem;
+		m->ddepth[m->ndirs] = (uint16_t)(e->depth + 1);
+		m->dnfiles[m->ndirs] = 0;
+		m->stack[e->depth + 1] = m->ndirs;
+		m->ndirs++;
+		return 0;
+	case FSREAD_SYMLINK:
+		m->symlinks++;
+		return 0;
+	case FSREAD_OTHER:
+		m->others++;
+		return 0;
+	case FSREAD_FILE:
+		break;
+	}
+	if (!e->first_name) {
+		m->hardlinks++;
+		return 0;
+	}
+	if (grow_files(m))
+		goto out_nomem;
+	content_ext_of_path(e->name, ext, sizeof(ext));
+	id = mext_id(&m->ext_tab, ext);
+	if (id < 0)
+		goto out_nomem;
+	m->ext_tab.files[id]++;
+	f = m->nfiles++;
+	m->size[f] = e->size;
+	m->mtime[f] = e->mtime.sec;
+	m->depth[f] = (uint16_t)e->depth;
+	m->dir[f] = m->stack[e->depth];
+	m->ext[f] = (uint32_t)id;
+	m->dnfiles[m->dir[f]]++;
+	m->bytes += e->size;
+	if (f == 0 || e->mtime.sec > m->max_mtime)
+		m->max_mtime = e->mtime.sec;
+	if (e->extents_unknown)
+		return 0;
+	holes = fsread_hole_blocks(e, fsread_block_size(fs));
+	if (holes) {
+		m->sparse_files++;
+		m->hole_blocks += holes;
+	}
+	measure_layout_add(&m->lay, e->extents, e->nextents);
+	if (m->ext_out)
+		write_extents_line(m, e);
+	return 0;
+out_nomem:
+	m->ret = -ENOMEM;
+	return -ENOMEM;
+}
+
+void mstate_release(struct mstate *m)
+{
+	free(m->size);
+	free(m->mtime);
+	free(m->depth);
+	free(m->dir);
+	free(m->ext);
+	free(m->ddepth);
+	free(m->dnfiles);
+	free(m->stack);
+	mext_release(&m->ext_tab);
+}

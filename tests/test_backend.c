@@ -1,0 +1,245 @@
+/* test_backend.c - the backend seam: the core calls hooks by capability, wrappers, failures, cancellation */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "backends/backend.h"
+#include "backends/registry.h"
+#include "cli/pipeline.h"
+#include "testbackend.h"
+#include "testutil.h"
+
+static const char *const small[] = { "files", "300", "used", "20M", "size", "64M", "seed", "3", NULL };
+
+/* One run of the pipeline through ops on target (NULL: none), the plan of small. */
+struct run {
+	struct plan pl;
+	struct create_opts o;
+	struct create_result res;
+	struct pipeline_job j;
+	char msg[800];
+	char path[64];
+	volatile sig_atomic_t cancel;
+};
+
+/* A sparse image file of the plan's size, for a backend that formats one. */
+static void make_image(struct run *r)
+{
+	int fd;
+
+	snprintf(r->path, sizeof(r->path), "%s/imprint-seam-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	fd = mkstemp(r->path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)r->pl.prm.size), 0);
+	close(fd);
+}
+
+static int run_pipeline(struct run *r, const struct backend_ops *ops, int image)
+{
+	memset(r, 0, sizeof(*r));
+	test_build_plan(&r->pl, small);
+	if (image)
+		make_image(r);
+	r->o.target = image ? r->path : "unused";
+	r->o.jobs = 2;
+	r->o.cancel = &r->cancel;
+	r->j.o = &r->o;
+	r->j.pl = &r->pl;
+	r->j.target = "TARGET";
+	r->j.res = &r->res;
+	r->j.msg = r->msg;
+	r->j.len = sizeof(r->msg);
+	return pipeline_run(ops, &r->j);
+}
+
+static void run_release(struct run *r)
+{
+	if (r->path[0])
+		unlink(r->path);
+	plan_release(&r->pl);
+}
+
+/* e2fsck -fn's exit status on the image. */
+static int fsck(const char *path)
+{
+	char cmd[256];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "e2fsck -fn '%s' >/dev/null 2>&1", path);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A backend without PLACES_BLOCKS is never asked for a layout, and gets none. */
+static void test_null_no_layout(void **state)
+{
+	struct backend_ops ops;
+	struct run r;
+
+	(void)state;
+	wrap_reset(&null_backend_ops, &ops);
+	assert_int_equal(run_pipeline(&r, &ops, 0), 0);
+	assert_int_equal(wrap.opens, 1);
+	assert_int_equal(wrap.layout_requests, 0);
+	assert_int_equal(wrap.populates, 1);
+	assert_false(wrap.populate_had_layout);
+	assert_int_equal(wrap.finishes, 1);
+	assert_int_equal(wrap.aborts, 0);
+	assert_int_equal(r.res.files, r.pl.nfiles);
+	assert_false(r.res.have_layout);
+	assert_false(r.res.have_score);
+	run_release(&r);
+}
+
+/* ext4 places blocks: one layout request, a layout handed to populate, a clean image. */
+static void test_ext4_layout(void **state)
+{
+	struct backend_ops ops;
+	struct run r;
+
+	(void)state;
+	wrap_reset(&ext4_backend_ops, &ops);
+	assert_int_equal(run_pipeline(&r, &ops, 1), 0);
+	assert_int_equal(wrap.opens, 1);
+	assert_int_equal(wrap.layout_requests, 1);
+	assert_int_equal(wrap.populates, 1);
+	assert_true(wrap.populate_had_layout);
+	assert_int_equal(wrap.finishes, 1);
+	assert_int_equal(wrap.aborts, 0);
+	assert_true(wrap.fills > 0);
+	assert_true(r.res.have_layout && r.res.have_score);
+	assert_true(r.res.layout_score > 0.99);
+	assert_int_equal(fsck(r.path), 0);
+	run_release(&r);
+}
+
+/* A content failure at one file aborts the backend, which leaves no valid file system. */
+static void test_fail_at_file(void **state)
+{
+	struct backend_ops ops;
+	struct run r;
+	int ret;
+
+	(void)state;
+	wrap_reset(&ext4_backend_ops, &ops);
+	wrap.fail_file = 150;
+	ret = run_pipeline(&r, &ops, 1);
+	assert_int_equal(ret, -EIO);
+	assert_int_equal(wrap.populates, 1);
+	assert_int_equal(wrap.finishes, 0);
+	assert_int_equal(wrap.aborts, 1);
+	assert_non_null(strstr(r.msg, "cannot write file data"));
+	assert_int_not_equal(fsck(r.path), 0);
+	run_release(&r);
+}
+
+/* A failed open is not aborted (nothing to release) and its message reaches the user. */
+static void test_fail_open(void **state)
+{
+	struct backend_ops ops;
+	struct run r;
+
+	(void)state;
+	wrap_reset(&null_backend_ops, &ops);
+	wrap.fail_open = -EACCES;
+	assert_int_equal(run_pipeline(&r, &ops, 0), -EACCES);
+	assert_int_equal(wrap.aborts, 0);
+	assert_int_equal(wrap.populates, 0);
+	assert_string_equal(r.msg, strerror(EACCES));
+	run_release(&r);
+}
+
+/* The core reads the flags: a backend claiming to place blocks without the hook gets -ENOSYS. */
+static void test_missing_hooks(void **state)
+{
+	struct backend_ops ops;
+	struct run r;
+
+	(void)state;
+	wrap_reset(&null_backend_ops, &ops);
+	ops.caps |= BACKEND_PLACES_BLOCKS;
+	assert_int_equal(run_pipeline(&r, &ops, 0), -ENOSYS);
+	assert_non_null(strstr(r.msg, "cannot place blocks"));
+	assert_int_equal(wrap.populates, 0);
+	assert_int_equal(wrap.aborts, 1);
+	run_release(&r);
+
+	wrap_reset(&null_backend_ops, &ops);
+	ops.populate = NULL;
+	assert_int_equal(run_pipeline(&r, &ops, 0), -ENOSYS);
+	assert_non_null(strstr(r.msg, "cannot write a plan"));
+	run_release(&r);
+
+	wrap_reset(&null_backend_ops, &ops);
+	ops.open = NULL;
+	assert_int_equal(run_pipeline(&r, &ops, 0), -ENOSYS);
+	assert_non_null(strstr(r.msg, "cannot open a target"));
+	run_release(&r);
+}
+
+/* A set cancellation token stops the run before the backend is opened. */
+static void test_cancelled(void **state)
+{
+	struct backend_ops ops;
+	struct run r;
+
+	(void)state;
+	wrap_reset(&null_backend_ops, &ops);
+	memset(&r, 0, sizeof(r));
+	test_build_plan(&r.pl, small);
+	r.cancel = 1;
+	r.o.cancel = &r.cancel;
+	r.o.jobs = 1;
+	r.j.o = &r.o;
+	r.j.pl = &r.pl;
+	r.j.target = "TARGET";
+	r.j.res = &r.res;
+	r.j.msg = r.msg;
+	r.j.len = sizeof(r.msg);
+	assert_int_equal(pipeline_run(&ops, &r.j), -EINTR);
+	assert_int_equal(wrap.opens, 0);
+	run_release(&r);
+}
+
+/* The registry: by name, by file system and target kind; the null backend only by name. */
+static void test_registry(void **state)
+{
+	struct backend_estimate e;
+	struct plan pl;
+
+	(void)state;
+	assert_ptr_equal(backend_find("ext4"), &ext4_backend_ops);
+	assert_ptr_equal(backend_find("null"), &null_backend_ops);
+	assert_null(backend_find("nope"));
+	assert_null(backend_find(NULL));
+	assert_ptr_equal(backend_for("ext3", BACKEND_TARGET_FILE), &ext4_backend_ops);
+	assert_ptr_equal(backend_for("ext2", BACKEND_TARGET_DEVICE), &ext4_backend_ops);
+	assert_null(backend_for("vfat", BACKEND_TARGET_FILE));
+	assert_false(backend_makes(&null_backend_ops, "ext4"));
+	test_build_plan(&pl, small);
+	assert_int_equal(backend_estimate(&null_backend_ops, &pl, &e), -ENOSYS);
+	assert_int_equal(backend_estimate(&ext4_backend_ops, &pl, &e), 0);
+	assert_true(e.total >= e.data && e.data >= pl.bytes);
+	plan_release(&pl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null_no_layout), cmocka_unit_test(test_ext4_layout),
+		cmocka_unit_test(test_fail_at_file),   cmocka_unit_test(test_fail_open),
+		cmocka_unit_test(test_missing_hooks),  cmocka_unit_test(test_cancelled),
+		cmocka_unit_test(test_registry),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
