@@ -17,6 +17,7 @@
 #include "plan/plan.h"
 #include "readback/report.h"
 #include "readback/verify.h"
+#include "util/array.h"
 
 #define EXIT_USAGE 2
 
@@ -155,16 +156,10 @@ static void usage(FILE *out)
 static int add_set(struct cli *c, const char *key, const char *value, const char *where)
 {
 	size_t len = strlen(key) + strlen(value) + 2;
-	char **sets = realloc(c->sets, (c->nsets + 1) * sizeof(*sets));
-	const char **wh;
 
-	if (!sets)
+	if (array_resize(&c->sets, c->nsets + 1, sizeof(*c->sets)) ||
+	    array_resize(&c->set_where, c->nsets + 1, sizeof(*c->set_where)))
 		return -ENOMEM;
-	c->sets = sets;
-	wh = realloc(c->set_where, (c->nsets + 1) * sizeof(*wh));
-	if (!wh)
-		return -ENOMEM;
-	c->set_where = wh;
 	c->sets[c->nsets] = malloc(len);
 	if (!c->sets[c->nsets])
 		return -ENOMEM;
