@@ -3,6 +3,7 @@
 
 #include "backends/backend.h"
 #include "backends/registry.h"
+#include "util/util.h"
 
 /* Registry order matters to backend_for(): the first that fits wins. */
 static const struct backend_ops *const backends[] = {
@@ -11,7 +12,7 @@ static const struct backend_ops *const backends[] = {
 	&null_backend_ops,
 };
 
-#define NBACKENDS (sizeof(backends) / sizeof(backends[0]))
+#define NBACKENDS ARRAY_SIZE(backends)
 
 const struct backend_ops *backend_find(const char *name)
 {

@@ -437,7 +437,7 @@ static void measure_shares(double dup, double zero, double *mdup, double *mzero)
 	buf = xmalloc(4 * MiB);
 	assert_non_null(h);
 	for (int i = 0; i < NFILES; i++) {
-		gen_binary_bytes(&cm, mix(i + 1), 0, buf, sizes[i]);
+		gen_binary_bytes(&cm, rng_mix64(i + 1), 0, buf, sizes[i]);
 		for (uint64_t b = 0; b < sizes[i] / BLOCK; b++) {
 			if (!memcmp(buf + b * BLOCK, zeros, BLOCK))
 				nzero++;

@@ -15,8 +15,7 @@
 #include "model/ext.h"
 #include "model/names.h"
 #include "util/rng.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/util.h"
 
 static const struct name_cfg cfg_default = {
 	.seed = 1,

@@ -8,12 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backends/ext4/err.h"
 #include "backends/ext4/estimate.h"
 #include "backends/ext4/format.h"
 #include "backends/ext4/request.h"
 #include "backends/ext4/state.h"
 #include "backends/ext4/write.h"
+#include "util/e2err.h"
 
 static int root_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent, int offset,
 		      int blocksize, char *buf, void *priv)
@@ -48,7 +48,7 @@ static int check_empty(struct backend *b, struct ext4_state *st)
 				    st->target);
 	err = ext2fs_dir_iterate2(fs, EXT2_ROOT_INO, 0, NULL, root_entry, &others);
 	if (err)
-		return ext4_set_err(b, ext4_errno(err),
+		return ext4_set_err(b, e2err_errno(err),
 				    "cannot read the root directory of '%s': %s", st->target,
 				    error_message(err));
 	if (others || used != want)
@@ -62,15 +62,11 @@ static int check_empty(struct backend *b, struct ext4_state *st)
 
 static int ext4_open(struct backend *b, const struct create_opts *o, const struct plan *pl)
 {
-	static int tables;
 	struct ext4_state *st;
 	errcode_t err;
 	int ret;
 
-	if (!tables) {
-		initialize_ext2_error_table();
-		tables = 1;
-	}
+	e2err_init();
 	b->errmsg[0] = '\0';
 	st = calloc(1, sizeof(*st));
 	if (!st)
@@ -99,7 +95,7 @@ static int ext4_open(struct backend *b, const struct create_opts *o, const struc
 	err = ext2fs_open2(st->target, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS | EXT2_FLAG_EXCLUSIVE,
 			   0, 0, unix_io_manager, &st->fs);
 	if (err) {
-		ret = ext4_set_err(b, ext4_errno(err), "cannot open '%s' as ext2/3/4: %s",
+		ret = ext4_set_err(b, e2err_errno(err), "cannot open '%s' as ext2/3/4: %s",
 				   st->target, error_message(err));
 		st->fs = NULL;
 		goto out_free_target;
@@ -121,7 +117,7 @@ static int ext4_open(struct backend *b, const struct create_opts *o, const struc
 	}
 	err = ext2fs_read_bitmaps(st->fs);
 	if (err) {
-		ret = ext4_set_err(b, ext4_errno(err), "cannot read the bitmaps of '%s': %s",
+		ret = ext4_set_err(b, e2err_errno(err), "cannot read the bitmaps of '%s': %s",
 				   st->target, error_message(err));
 		goto out_free_fs;
 	}
@@ -248,7 +244,7 @@ static int ext4_finish(struct backend *b)
 		/* superblock, group descriptors, bitmaps; then fsync */
 		err = ext2fs_close2(st->fs, 0);
 		if (err) {
-			ret = ext4_set_err(b, ext4_errno(err),
+			ret = ext4_set_err(b, e2err_errno(err),
 					   "cannot write the file system to '%s': %s", st->target,
 					   error_message(err));
 			ext2fs_free(st->fs);

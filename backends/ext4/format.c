@@ -14,6 +14,7 @@
 #include "backends/ext4/format.h"
 #include "backends/ext4/state.h"
 #include "util/rng.h"
+#include "util/util.h"
 
 extern char **environ;
 
@@ -143,7 +144,7 @@ static int spawn_wait(char **argv, char **env, char *err, size_t err_len, int *s
 		goto out_destroy_fa;
 	}
 	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
-	for (size_t i = 0; ret == ENOENT && i < sizeof(fallback) / sizeof(fallback[0]); i++)
+	for (size_t i = 0; ret == ENOENT && i < ARRAY_SIZE(fallback); i++)
 		ret = posix_spawn(&pid, fallback[i], &fa, NULL, argv, env);
 	if (ret) {
 		ret = -ret;

@@ -3,9 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/ext4/err.h"
 #include "backends/ext4/map.h"
 #include "content/sparse.h"
+#include "util/array.h"
+#include "util/e2err.h"
 
 #define EXT4_MAP_MAX_DEPTH 5 /* the kernel's EXT4_MAX_EXTENT_DEPTH */
 #define EXT4_MAP_IN_INODE  4 /* extents (or index entries) in i_block */
@@ -93,16 +94,11 @@ static int meta_new(struct ext4_map *m, uint32_t bs, struct ext4_meta_src *src, 
 
 	if (m->nmeta == m->meta_cap) {
 		uint64_t cap = m->meta_cap ? m->meta_cap * 2 : 16;
-		uint64_t *nb = realloc(m->meta_blk, cap * sizeof(*nb));
 
-		if (!nb)
+		/* two arrays, one capacity: block numbers and their blocks */
+		if (array_resize(&m->meta_blk, cap, sizeof(*m->meta_blk)) ||
+		    array_resize(&m->meta_buf, cap, bs))
 			return -ENOMEM;
-		m->meta_blk = nb;
-		unsigned char *buf = realloc(m->meta_buf, cap * bs);
-
-		if (!buf)
-			return -ENOMEM;
-		m->meta_buf = buf;
 		m->meta_cap = cap;
 	}
 	ret = meta_take(src, &blk);
@@ -159,11 +155,8 @@ static int build_extents(struct ext4_map *m, ext2_filsys fs, const struct layout
 	int top, ret;
 
 	if (n > m->ext_cap) {
-		struct ext3_extent *e = realloc(m->ext, n * sizeof(*e));
-
-		if (!e)
+		if (array_resize(&m->ext, n, sizeof(*m->ext)))
 			return -ENOMEM;
-		m->ext = e;
 		m->ext_cap = n;
 	}
 	n = 0;
@@ -386,7 +379,7 @@ int ext4_map_write(struct ext4_map *m, ext2_filsys fs, ext2_ino_t ino)
 			err = ext2fs_extent_block_csum_set(
 				fs, ino, (struct ext3_extent_header *)(m->meta_buf + i * bs));
 			if (err)
-				return ext4_errno(err);
+				return e2err_errno(err);
 		}
 	}
 	/* one write per physically consecutive stretch */
@@ -398,7 +391,7 @@ int ext4_map_write(struct ext4_map *m, ext2_filsys fs, ext2_ino_t ino)
 		err = io_channel_write_blk64(fs->io, m->meta_blk[i], (int)(j - i),
 					     m->meta_buf + i * bs);
 		if (err)
-			return ext4_errno(err);
+			return e2err_errno(err);
 		i = j;
 	}
 	return 0;

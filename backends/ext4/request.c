@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "backends/ext4/request.h"
-#include "backends/ext4/err.h"
 #include "content/sparse.h"
+#include "util/array.h"
+#include "util/e2err.h"
 
 /* Step 1: blocks per file; inline and empty files take none. */
 static int size_files(struct ext4_build *x)
@@ -40,7 +41,7 @@ static int size_files(struct ext4_build *x)
 		}
 		if ((x->file_lblocks && x->file_lblocks[f] > max) || x->file_blocks[f] > max) {
 			plan_file_name(pl, f, name);
-			ext4_fmt_bytes(sz, sizeof(sz), size);
+			fmt_bytes(size, EXT4_BYTES, sz, sizeof(sz));
 			return ext4_set_err(
 				x->b, -EFBIG,
 				"file '%s' (%s) is larger than %s with %u-byte blocks allows",
@@ -68,7 +69,7 @@ static int new_inode(struct ext4_build *x, ext2_ino_t parent, int mode, ext2_ino
 			(uint64_t)EXT2_FIRST_INO(x->fs->super) + x->pl->ndirs + x->pl->nfiles +
 				x->nsym);
 	if (err)
-		return ext4_set_err(x->b, ext4_errno(err), "cannot allocate an inode: %s",
+		return ext4_set_err(x->b, e2err_errno(err), "cannot allocate an inode: %s",
 				    error_message(err));
 	ext2fs_inode_alloc_stats2(x->fs, *ino, +1, LINUX_S_ISDIR(mode));
 	return 0;
@@ -201,7 +202,7 @@ static int read_freemap(struct ext4_build *x, struct freemap *fm)
 	err = ext2fs_block_iterate3(fs, EXT2_ROOT_INO, BLOCK_FLAG_READ_ONLY, NULL, old_root_block,
 				    NULL);
 	if (err)
-		return ext4_set_err(x->b, ext4_errno(err),
+		return ext4_set_err(x->b, e2err_errno(err),
 				    "cannot read the root directory of '%s': %s", x->st->target,
 				    error_message(err));
 	memset(fm, 0, sizeof(*fm));
@@ -221,16 +222,10 @@ static int read_freemap(struct ext4_build *x, struct freemap *fm)
 			break;
 		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, zero, last, &set))
 			set = last + 1;
-		if (fm->nruns == cap) {
-			struct free_run *r = realloc(fm->runs, cap * 2 * sizeof(*r));
-
-			if (!r) {
-				free(fm->runs);
-				fm->runs = NULL;
-				return ext4_set_err(x->b, -ENOMEM, "out of memory");
-			}
-			fm->runs = r;
-			cap *= 2;
+		if (array_grow(&fm->runs, &cap, fm->nruns + 1, sizeof(*fm->runs))) {
+			free(fm->runs);
+			fm->runs = NULL;
+			return ext4_set_err(x->b, -ENOMEM, "out of memory");
 		}
 		fm->runs[fm->nruns].start = zero;
 		fm->runs[fm->nruns].len = set - zero;

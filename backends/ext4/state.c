@@ -11,6 +11,7 @@
 
 #include "backends/ext4/state.h"
 #include "content/sparse.h"
+#include "util/array.h"
 
 int ext4_set_err(struct backend *b, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -23,23 +24,6 @@ int ext4_set_err(struct backend *b, int ret, const char *fmt, ...)
 	vsnprintf(b->errmsg, sizeof(b->errmsg), fmt, ap);
 	va_end(ap);
 	return ret;
-}
-
-/* "1.2 GiB": binary units, one decimal above bytes. */
-void ext4_fmt_bytes(char *buf, size_t len, uint64_t v)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double d = (double)v;
-	unsigned u = 0;
-
-	while (d >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
-		d /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%" PRIu64 " B", v);
-	else
-		snprintf(buf, len, "%.1f %s", d, unit[u]);
 }
 
 double ext4_elapsed(const struct timespec *t0)
@@ -57,30 +41,15 @@ static int ents_add(struct ext4_ents *d, const char *name, size_t len, ext2_ino_
 {
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 64;
-		struct ext4_dirent_in *e = realloc(d->e, cap * sizeof(*e));
 
-		if (!e)
+		/* two arrays, one capacity */
+		if (array_resize(&d->e, cap, sizeof(*d->e)) ||
+		    array_resize(&d->off, cap, sizeof(*d->off)))
 			return -ENOMEM;
-		d->e = e;
-		size_t *off = realloc(d->off, cap * sizeof(*off));
-
-		if (!off)
-			return -ENOMEM;
-		d->off = off;
 		d->cap = cap;
 	}
-	if (d->len + len > d->ncap) {
-		size_t cap = d->ncap ? d->ncap : 4096;
-		char *names;
-
-		while (cap < d->len + len)
-			cap *= 2;
-		names = realloc(d->names, cap);
-		if (!names)
-			return -ENOMEM;
-		d->names = names;
-		d->ncap = cap;
-	}
+	if (array_grow(&d->names, &d->ncap, d->len + len, 1))
+		return -ENOMEM;
 	memcpy(d->names + d->len, name, len);
 	d->off[d->n] = d->len;
 	d->e[d->n].name_len = (uint32_t)len;
@@ -134,14 +103,10 @@ void ext4_ents_release(struct ext4_ents *d)
 
 int ext4_buf_reserve(struct ext4_build *x, size_t len)
 {
-	unsigned char *nb;
-
 	if (len <= x->buf_cap)
 		return 0;
-	nb = realloc(x->buf, len);
-	if (!nb)
+	if (array_resize(&x->buf, len, 1))
 		return -ENOMEM;
-	x->buf = nb;
 	x->buf_cap = len;
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include "backends/ext4/map.h"
 #include "layout/layout.h"
 #include "plan/plan.h"
+#include "util/strutil.h"
 
 #define EXT4_CHECK_EVERY   4096 /* entries between interrupt and progress checks */
 #define EXT4_WAIT_MS	   200	/* progress period while the data workers run */
@@ -92,8 +93,8 @@ struct ext4_build {
 int ext4_set_err(struct backend *b, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* "1.2 GiB": binary units, one decimal above bytes. */
-void ext4_fmt_bytes(char *buf, size_t len, uint64_t v);
+/* Sizes in the backend's messages: "1.2 GiB", PiB at most (fmt_bytes()). */
+#define EXT4_BYTES (FMT_BYTES_DIGITS(1) | FMT_BYTES_PIB)
 
 /* Seconds since t0 (CLOCK_MONOTONIC). */
 double ext4_elapsed(const struct timespec *t0);

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "backends/ext4/write.h"
-#include "backends/ext4/err.h"
 #include "content/sparse.h"
+#include "util/e2err.h"
 
 static uint32_t xtime_extra(int64_t sec, uint32_t ns)
 {
@@ -42,7 +42,7 @@ static int write_inode(struct ext4_build *x, ext2_ino_t ino, const struct plan_m
 	if (!err)
 		err = ext2fs_iblk_set(x->fs, small, blocks);
 	if (err)
-		return ext4_errno(err);
+		return e2err_errno(err);
 	if (x->extra) {
 		in->i_extra_isize = (uint16_t)x->extra;
 		in->i_atime_extra = xtime_extra(m->atime, m->atime_ns);
@@ -52,7 +52,7 @@ static int write_inode(struct ext4_build *x, ext2_ino_t ino, const struct plan_m
 		in->i_crtime_extra = xtime_extra(m->crtime, m->crtime_ns);
 	}
 	err = ext2fs_write_inode_full(x->fs, ino, small, (int)x->isize);
-	return ext4_errno(err);
+	return e2err_errno(err);
 }
 
 /* Mark blocks used, one call per consecutive stretch. */
@@ -136,7 +136,7 @@ static int write_dir(struct ext4_build *x, uint32_t j)
 		err = io_channel_write_blk64(x->fs->io, x->druns[r].pblk, (int)x->druns[r].len,
 					     x->buf + off * x->bs);
 		if (err) {
-			ret = ext4_errno(err);
+			ret = e2err_errno(err);
 			goto out_err;
 		}
 		off += x->druns[r].len;
@@ -169,7 +169,7 @@ static int write_file(struct ext4_build *x, uint64_t f)
 			ret = write_inode(x, ino, &m, links, size, 0, EXT4_INLINE_DATA_FL, i_block);
 		if (!ret) {
 			err = ext2fs_inline_data_init(x->fs, ino);
-			ret = ext4_errno(err);
+			ret = e2err_errno(err);
 		}
 	} else {
 		struct ext4_meta_src src = { 0 };
@@ -243,7 +243,7 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 			memset(x->buf, 0, x->bs);
 			memcpy(x->buf, x->tbuf, (size_t)len);
 			err = io_channel_write_blk64(x->fs->io, run.pblk, 1, x->buf);
-			ret = ext4_errno(err);
+			ret = e2err_errno(err);
 		}
 		if (!ret)
 			mark_range(x->fs, run.pblk, 1);

@@ -14,6 +14,7 @@
 
 #include "backends/mounted/mounted.h"
 #include "content/sparse.h"
+#include "util/strutil.h"
 
 #define PROBE_UID 54321
 #define PROBE_SPAN (1 << 20)
@@ -226,8 +227,8 @@ int mnt_check_space(struct mnt_state *st)
 	if (hook && *hook)
 		avail = strtoull(hook, NULL, 10);
 	if (need > avail) {
-		snprintf(h1, sizeof(h1), "%.1f MiB", (double)need / 1048576);
-		snprintf(h2, sizeof(h2), "%.1f MiB", (double)avail / 1048576);
+		fmt_bytes(need, FMT_BYTES_ADAPTIVE, h1, sizeof(h1));
+		fmt_bytes(avail, FMT_BYTES_ADAPTIVE, h2, sizeof(h2));
 		return mnt_err(st, -ENOSPC,
 			       "the plan does not fit in '%s': it needs about %s (%" PRIu64 " bytes: data in blocks of %" PRIu64 " bytes plus metadata) but %s is free; free space or lower --used / --files",
 			       st->root, h1, need, bs, h2);

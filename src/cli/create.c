@@ -13,6 +13,8 @@
 #include "cli/pipeline.h"
 #include "cli/progress.h"
 #include "cli/target.h"
+#include "util/strutil.h"
+#include "util/util.h"
 
 static const char *const fs_name[] = { [FS_EXT2] = "ext2", [FS_EXT3] = "ext3", [FS_EXT4] = "ext4" };
 
@@ -43,13 +45,13 @@ static void signals_install(struct sigaction *old)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(watched); i++)
 		sigaction(watched[i], &sa, &old[i]);
 }
 
 static void signals_restore(const struct sigaction *old)
 {
-	for (size_t i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(watched); i++)
 		sigaction(watched[i], &old[i], NULL);
 }
 
@@ -75,8 +77,8 @@ static int resolve_for_target(const struct create_args *a, const struct target *
 			p->size = cap;
 		} else if (p->size > cap && !t->is_dir) {
 			/* a directory: 'size' scales the plan; its backend checks what the data needs */
-			progress_fmt_bytes(p->size, h1, sizeof(h1));
-			progress_fmt_bytes(cap, h2, sizeof(h2));
+			fmt_bytes(p->size, FMT_BYTES_ADAPTIVE, h1, sizeof(h1));
+			fmt_bytes(cap, FMT_BYTES_ADAPTIVE, h2, sizeof(h2));
 			fprintf(stderr, "imprint: 'size' (%s) is larger than %s '%s' (%s)\n", h1,
 				a->no_format ? "the file system in" : "the device", t->path, h2);
 			return -ENOSPC;
@@ -126,9 +128,9 @@ static void grow_derived_size(const struct backend_ops *ops, struct plan *pl, in
 	}
 	if (pl->prm.size == old || quiet)
 		return;
-	progress_fmt_bytes(old, h1, sizeof(h1));
-	progress_fmt_bytes(e.total, h2, sizeof(h2));
-	progress_fmt_bytes(pl->prm.size, h3, sizeof(h3));
+	fmt_bytes(old, FMT_BYTES_ADAPTIVE, h1, sizeof(h1));
+	fmt_bytes(e.total, FMT_BYTES_ADAPTIVE, h2, sizeof(h2));
+	fmt_bytes(pl->prm.size, FMT_BYTES_ADAPTIVE, h3, sizeof(h3));
 	fprintf(stderr, "imprint: note: the derived 'size' (%s) is too small for the plan (about %s with metadata); using %s (give --size to choose)\n",
 		h1, h2, h3);
 }
@@ -141,13 +143,13 @@ static int check_fit(const struct backend_ops *ops, const struct plan *pl, const
 
 	if (backend_estimate(ops, pl, &e) || e.total <= pl->prm.size)
 		return 0;
-	progress_fmt_bytes(e.total, need, sizeof(need));
-	progress_fmt_bytes(pl->prm.size, cap, sizeof(cap));
-	progress_fmt_bytes(e.data, data, sizeof(data));
-	progress_fmt_bytes(e.dirs, dirs, sizeof(dirs));
-	progress_fmt_bytes(e.inodes, ino, sizeof(ino));
-	progress_fmt_bytes(e.journal, jnl, sizeof(jnl));
-	progress_fmt_bytes(e.meta, meta, sizeof(meta));
+	fmt_bytes(e.total, FMT_BYTES_ADAPTIVE, need, sizeof(need));
+	fmt_bytes(pl->prm.size, FMT_BYTES_ADAPTIVE, cap, sizeof(cap));
+	fmt_bytes(e.data, FMT_BYTES_ADAPTIVE, data, sizeof(data));
+	fmt_bytes(e.dirs, FMT_BYTES_ADAPTIVE, dirs, sizeof(dirs));
+	fmt_bytes(e.inodes, FMT_BYTES_ADAPTIVE, ino, sizeof(ino));
+	fmt_bytes(e.journal, FMT_BYTES_ADAPTIVE, jnl, sizeof(jnl));
+	fmt_bytes(e.meta, FMT_BYTES_ADAPTIVE, meta, sizeof(meta));
 	fprintf(stderr,
 		"imprint: the plan does not fit in '%s': it needs about %s (%" PRIu64 " bytes: %s of file data in 4 KiB blocks, %s of directories, %s of inode tables, %s of journal, %s of other metadata) but %s %s; raise --size or lower --used / --files\n",
 		t->path, need, e.total, data, dirs, ino, jnl, meta,
@@ -223,7 +225,7 @@ static int backend_takes_options(const struct backend_ops *ops, const struct cre
 			 (a->no_format ? BACKEND_OPT_NO_FORMAT : 0) |
 			 (a->keep_partial ? BACKEND_OPT_KEEP_PARTIAL : 0);
 
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
 		if ((given & opts[i].bit) && !(ops->options & opts[i].bit)) {
 			fprintf(stderr, "imprint: '%s' is not an option of the %s backend\n",
 				opts[i].name, ops->name);
@@ -401,7 +403,7 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 int create_run(const struct create_args *a, struct params *p)
 {
 	const struct backend_ops *ops;
-	struct sigaction old[sizeof(watched) / sizeof(watched[0])];
+	struct sigaction old[ARRAY_SIZE(watched)];
 	struct create_result res;
 	struct build_summary sum;
 	struct target t;

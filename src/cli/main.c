@@ -8,8 +8,8 @@
 #include "config.h"
 #include "cli/commands.h"
 #include "model/params.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/array.h"
+#include "util/util.h"
 
 enum {
 	OPT_SET = 256,
@@ -305,16 +305,10 @@ static void unknown_command(const char *name)
 static int add_set(struct cli *c, const char *key, const char *value, const char *where)
 {
 	size_t len = strlen(key) + strlen(value) + 2;
-	char **sets = realloc(c->sets, (c->nsets + 1) * sizeof(*sets));
-	const char **wh;
 
-	if (!sets)
+	if (array_resize(&c->sets, c->nsets + 1, sizeof(*c->sets)) ||
+	    array_resize(&c->set_where, c->nsets + 1, sizeof(*c->set_where)))
 		return -ENOMEM;
-	c->sets = sets;
-	wh = realloc(c->set_where, (c->nsets + 1) * sizeof(*wh));
-	if (!wh)
-		return -ENOMEM;
-	c->set_where = wh;
 	c->sets[c->nsets] = malloc(len);
 	if (!c->sets[c->nsets])
 		return -ENOMEM;

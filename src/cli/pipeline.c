@@ -11,6 +11,7 @@
 #include "content/source.h"
 #include "layout/layout.h"
 #include "readback/verify.h"
+#include "util/strutil.h"
 
 /*
  * Copy a backend's message into msg, naming the user's TARGET where it
@@ -73,8 +74,8 @@ static int lay_out(struct backend *b, struct pipeline_job *j, struct layout *lo)
 		free_blocks += fm.runs[i].len;
 	free(fm.runs);
 	if (ret == -ENOSPC) {
-		progress_fmt_bytes(need * rq.block_size, n, sizeof(n));
-		progress_fmt_bytes(free_blocks * rq.block_size, f, sizeof(f));
+		fmt_bytes(need * rq.block_size, FMT_BYTES_ADAPTIVE, n, sizeof(n));
+		fmt_bytes(free_blocks * rq.block_size, FMT_BYTES_ADAPTIVE, f, sizeof(f));
 		snprintf(j->msg, j->len,
 			 "the plan needs %s (%" PRIu64
 			 " blocks of %u KiB) but '%s' has %s free after formatting; use a larger --size",

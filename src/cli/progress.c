@@ -8,6 +8,7 @@
 
 #include "backends/backend.h"
 #include "cli/progress.h"
+#include "util/strutil.h"
 
 /* Redraw at most this often (nanoseconds). */
 #define REDRAW_NS 250000000LL
@@ -37,22 +38,6 @@ double progress_seconds(const struct progress *pr)
 	return elapsed(&pr->start, &now);
 }
 
-void progress_fmt_bytes(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double v = (double)bytes;
-	unsigned u = 0;
-
-	while (v >= 1024 && u < sizeof(unit) / sizeof(unit[0]) - 1) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%" PRIu64 " B", bytes);
-	else
-		snprintf(buf, len, "%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v, unit[u]);
-}
-
 static void fmt_eta(double s, char *buf, size_t len)
 {
 	unsigned long t = s > 0 ? (unsigned long)(s + 0.5) : 0;
@@ -79,8 +64,8 @@ void progress_update(void *ctx, uint64_t files_done, uint64_t bytes_done)
 	pr->last = now;
 	secs = elapsed(&pr->start, &now);
 	rate = secs > 0 ? (double)bytes_done / secs : 0;
-	progress_fmt_bytes(bytes_done, done, sizeof(done));
-	progress_fmt_bytes(pr->total_bytes, total, sizeof(total));
+	fmt_bytes(bytes_done, FMT_BYTES_ADAPTIVE, done, sizeof(done));
+	fmt_bytes(pr->total_bytes, FMT_BYTES_ADAPTIVE, total, sizeof(total));
 	if (rate > 0 && bytes_done <= pr->total_bytes)
 		fmt_eta((double)(pr->total_bytes - bytes_done) / rate, eta, sizeof(eta));
 	else if (files_done && pr->total_files >= files_done && secs > 0)
@@ -190,8 +175,8 @@ static int print_layout_text(const struct create_result *res, FILE *out)
 		ratio(res->frag_runs, res->frag_files));
 	if (!h->chunk_blocks) /* no free-space figures (a mounted tree) */
 		return ferror(out) ? -EIO : 0;
-	progress_fmt_bytes(h->free_blocks * res->block_size, buf, sizeof(buf));
-	progress_fmt_bytes(h->chunk_blocks * res->block_size, chunk, sizeof(chunk));
+	fmt_bytes(h->free_blocks * res->block_size, FMT_BYTES_ADAPTIVE, buf, sizeof(buf));
+	fmt_bytes(h->chunk_blocks * res->block_size, FMT_BYTES_ADAPTIVE, chunk, sizeof(chunk));
 	fprintf(out, "  free space %s in %" PRIu64 " extents, %.1f %% below %s", buf, h->extents,
 		100 * ratio(h->small_blocks, h->free_blocks), chunk);
 	if (res->free_small_target > 0)
@@ -261,8 +246,8 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 	if (json) {
 		ret = print_json(res, s, mbps, out);
 	} else {
-		progress_fmt_bytes(res->bytes, bytes, sizeof(bytes));
-		progress_fmt_bytes(s->size, size, sizeof(size));
+		fmt_bytes(res->bytes, FMT_BYTES_ADAPTIVE, bytes, sizeof(bytes));
+		fmt_bytes(s->size, FMT_BYTES_ADAPTIVE, size, sizeof(size));
 		fprintf(out, "created '%s': %s, %s, seed %" PRIu64 "\n", s->target, s->fs, size,
 			s->seed);
 		fprintf(out, "  %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64 " links\n",
@@ -270,7 +255,7 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 		fprintf(out, "  %s (%" PRIu64 " bytes) of file data in %.2f s, %.1f MB/s\n", bytes,
 			res->bytes, s->seconds, mbps);
 		if (res->sparse_files) {
-			progress_fmt_bytes(res->hole_blocks * res->block_size, bytes, sizeof(bytes));
+			fmt_bytes(res->hole_blocks * res->block_size, FMT_BYTES_ADAPTIVE, bytes, sizeof(bytes));
 			fprintf(out, "  sparse files %" PRIu64 ", holes of %s never written\n",
 				res->sparse_files, bytes);
 		}

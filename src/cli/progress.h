@@ -37,9 +37,6 @@ void progress_end(struct progress *pr);
 /* Seconds since progress_init(). */
 double progress_seconds(const struct progress *pr);
 
-/* "1.5 GiB", "312 KiB", "17 B" into buf. */
-void progress_fmt_bytes(uint64_t bytes, char *buf, size_t len);
-
 /* What the summary of a build shows besides the backend's result. */
 struct build_summary {
 	const char *target;

@@ -13,6 +13,7 @@
 #include "content/model.h"
 #include "plan/plan.h"
 #include "util/rng.h"
+#include "util/util.h"
 
 #define BLOCK		4096u
 #define CHUNK_BLOCKS	64u	/* zero and duplicate blocks are dealt out per 64-block chunk */
@@ -30,21 +31,7 @@
 #define SALT_BSS	UINT64_C(0xD1310BA698DFB5AC)
 #define SALT_PE		UINT64_C(0x2FFD72DBD01ADFB7)
 
-#define MIN(a, b) ((a) < (b) ? (a) : (b))
-#define MAX(a, b) ((a) > (b) ? (a) : (b))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
-
-/* The same mixer as rng_mix64(), inlined: for keys and per-block draws. */
-static inline uint64_t mix(uint64_t z)
-{
-	z ^= z >> 33;
-	z *= UINT64_C(0xFF51AFD7ED558CCD);
-	z ^= z >> 33;
-	z *= UINT64_C(0xC4CEB9FE1A85EC53);
-	z ^= z >> 33;
-	return z;
-}
 
 /* A uniform integer in [0, n) from 64 random bits (multiply-high; bias < 2^-32 for n < 2^32). */
 static inline uint64_t below(uint64_t x, uint64_t n)
@@ -74,7 +61,7 @@ static inline uint64_t wy_at(uint64_t s)
 
 static inline void wy_open(struct wy *r, uint64_t key, uint64_t index)
 {
-	r->s = mix(key ^ mix(index + WY_P1));
+	r->s = rng_mix64(key ^ rng_mix64(index + WY_P1));
 }
 
 static inline uint64_t wy_next(struct wy *r)
@@ -514,14 +501,14 @@ static enum block_kind block_kind(const struct binary_model *bm, uint64_t key, u
 
 	if (!bm->zero_frac && !bm->dup_frac)
 		return BLOCK_UNIQUE;
-	h = mix(key ^ mix(c ^ SALT_KIND));
+	h = rng_mix64(key ^ rng_mix64(c ^ SALT_KIND));
 	/* an affine permutation of the chunk's 64 positions */
 	slot = (unsigned)(((b % CHUNK_BLOCKS) ^ (h >> 12)) * ((h & 63) | 1) + (h >> 6)) &
 	       (CHUNK_BLOCKS - 1);
-	nz = chunk_count(c, bm->zero_frac, mix(key ^ SALT_ZERO) >> 32);
+	nz = chunk_count(c, bm->zero_frac, rng_mix64(key ^ SALT_ZERO) >> 32);
 	if (slot < nz)
 		return BLOCK_ZERO;
-	nd = chunk_count(c, bm->dup_frac, mix(key ^ SALT_DUP) >> 32);
+	nd = chunk_count(c, bm->dup_frac, rng_mix64(key ^ SALT_DUP) >> 32);
 	return slot < nz + nd ? BLOCK_DUP : BLOCK_UNIQUE;
 }
 
@@ -533,7 +520,7 @@ static void binary_block(const struct binary_model *bm, uint64_t key, uint64_t b
 		break;
 	case BLOCK_DUP:
 		block_unique(bm, bm->pool_key,
-			     below(mix(key ^ mix(b ^ SALT_POOL)), bm->pool_blocks), out);
+			     below(rng_mix64(key ^ rng_mix64(b ^ SALT_POOL)), bm->pool_blocks), out);
 		break;
 	case BLOCK_UNIQUE:
 		block_unique(bm, key, b, out);
@@ -922,7 +909,7 @@ static uint16_t elf_type(const char *ext)
  */
 static unsigned elf_sym_name(const struct elf_layout *el, uint64_t key, unsigned i, char *p)
 {
-	uint64_t x = mix(key ^ mix(i ^ SALT_META));
+	uint64_t x = rng_mix64(key ^ rng_mix64(i ^ SALT_META));
 	unsigned n = 0, words;
 
 	if (i == 1) {
@@ -942,7 +929,7 @@ static unsigned elf_sym_name(const struct elf_layout *el, uint64_t key, unsigned
 	for (unsigned k = 0; k < words; k++) {
 		if (k)
 			p[n++] = '_';
-		n += put_word(p + n, mix(x + k));
+		n += put_word(p + n, rng_mix64(x + k));
 	}
 	return n;
 }
@@ -1030,7 +1017,7 @@ static int elf_layout(const struct gen_file *g, struct elf_layout *el)
 	el->s[ES_DATA].off = cut2;
 	el->s[ES_DATA].size = el->s[ES_SYMTAB].off - cut2;
 	el->s[ES_BSS].off = el->s[ES_SYMTAB].off;
-	el->s[ES_BSS].size = el->small ? 0 : 64 * (1 + (mix(g->key ^ SALT_BSS) & 1023));
+	el->s[ES_BSS].size = el->small ? 0 : 64 * (1 + (rng_mix64(g->key ^ SALT_BSS) & 1023));
 
 	/* addresses: one R+X segment from offset 0, one RW segment for data and bss */
 	if (el->type != ET_REL) {
@@ -1124,7 +1111,7 @@ static void elf_head(const struct elf_layout *el, uint64_t key, uint8_t *h)
 		put32(n + 8, NT_GNU_BUILD_ID);
 		memcpy(n + 12, "GNU", 4);
 		for (int i = 0; i < 20; i += 4)
-			put32(n + 16 + i, (uint32_t)mix(key ^ mix((uint64_t)i ^ SALT_NOTE)));
+			put32(n + 16 + i, (uint32_t)rng_mix64(key ^ rng_mix64((uint64_t)i ^ SALT_NOTE)));
 	}
 }
 
@@ -1368,7 +1355,7 @@ static void pe_head(const struct pe_layout *pl, uint64_t key, uint8_t *h)
 		0x0e, 0x1f, 0xba, 0x0e, 0x00, 0xb4, 0x09, 0xcd, 0x21, 0xb8, 0x01, 0x4c, 0xcd, 0x21,
 	};
 	static const char stub_msg[] = "This program cannot be run in DOS mode.\r\r\n$";
-	uint64_t x = mix(key ^ SALT_PE);
+	uint64_t x = rng_mix64(key ^ SALT_PE);
 	uint8_t *coff = h + 0x84, *opt = h + 0x98, *sec = opt + 240;
 	uint16_t subsystem = pl->kind == PE_SYS ? 1 : pl->kind == PE_DLL ? 2 : 2 + (x & 1);
 	uint16_t chars = 0x0022 | (pl->kind == PE_DLL ? 0x2000 : 0);
@@ -1393,7 +1380,7 @@ static void pe_head(const struct pe_layout *pl, uint64_t key, uint8_t *h)
 	put16(coff, 0x8664);
 	put16(coff + 2, 3);
 	/* link time: 2015 .. 2025 */
-	put32(coff + 4, (uint32_t)(1420070400 + below(mix(x), 11 * UINT64_C(31556952))));
+	put32(coff + 4, (uint32_t)(1420070400 + below(rng_mix64(x), 11 * UINT64_C(31556952))));
 	put16(coff + 16, 240);
 	put16(coff + 18, chars);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/ext.h"
+#include "util/util.h"
 
 struct ext_pct {
 	const char *name;
@@ -101,14 +102,14 @@ static int in_table(const struct ext_pct *t, size_t n, const char *name)
 int ext_model_init(struct ext_model *m, enum ext_table which)
 {
 	const struct ext_pct *t = table_default;
-	size_t nt = sizeof(table_default) / sizeof(table_default[0]);
-	size_t ntail = sizeof(tail_names) / sizeof(tail_names[0]);
+	size_t nt = ARRAY_SIZE(table_default);
+	size_t ntail = ARRAY_SIZE(tail_names);
 	double head_sum = 0, tail_w = 0, rest;
 	size_t n = 0;
 
 	if (which == EXT_TABLE_LARGE) {
 		t = table_large;
-		nt = sizeof(table_large) / sizeof(table_large[0]);
+		nt = ARRAY_SIZE(table_large);
 	}
 	memset(m, 0, sizeof(*m));
 	m->name = malloc((nt + ntail) * sizeof(*m->name));
@@ -176,7 +177,7 @@ uint64_t ext_min_size(const char *ext)
 {
 	if (!ext)
 		return 0;
-	for (size_t i = 0; i < sizeof(ext_floor) / sizeof(ext_floor[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(ext_floor); i++)
 		if (!strcmp(ext_floor[i].ext, ext))
 			return ext_floor[i].min;
 	return 0;

@@ -8,8 +8,7 @@
 
 #include "model/names.h"
 #include "util/rng.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/util.h"
 
 /* Longest stem a pattern writes; the rest of NAME_MAX_LEN is for the tail */
 #define STEM_MAX 200

@@ -249,7 +249,7 @@ static int files_from_used(struct params *p, struct param_error *err)
 	char cap[32];
 
 	if (!isfinite(mean) || mean <= 0) {
-		fmt_human(p->used < p->size_max ? p->used : p->size_max, cap, sizeof(cap));
+		fmt_bytes(p->used < p->size_max ? p->used : p->size_max, MSG_BYTES, cap, sizeof(cap));
 		set_error(err, NULL,
 			  "the file size model ('size_*') has no distribution below %s", cap);
 		return -EINVAL;
@@ -381,7 +381,7 @@ int params_resolve(struct params *p, struct param_error *err)
 		double mean = params_mean_file_size(p), u;
 
 		if (!isfinite(mean) || mean <= 0) {
-			fmt_human(p->size_max, a, sizeof(a));
+			fmt_bytes(p->size_max, MSG_BYTES, a, sizeof(a));
 			set_error(err, NULL,
 				  "the file size model ('size_*') has no distribution below %s", a);
 			return -EINVAL;
@@ -421,8 +421,8 @@ int params_resolve(struct params *p, struct param_error *err)
 	}
 
 	if (p->used > p->size) {
-		fmt_human(p->used, a, sizeof(a));
-		fmt_human(p->size, b, sizeof(b));
+		fmt_bytes(p->used, MSG_BYTES, a, sizeof(a));
+		fmt_bytes(p->size, MSG_BYTES, b, sizeof(b));
 		if (files_given && !used_given)
 			set_error(err, NULL,
 				  "'files' (%" PRIu64 ") needs about %s of file data, more than 'size' (%s)",

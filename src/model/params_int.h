@@ -6,8 +6,11 @@
 #include <stdint.h>
 
 #include "model/params.h"
+#include "util/strutil.h"
+#include "util/util.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* Sizes in messages: "1 GiB", "1.5 GiB", "512 bytes". */
+#define MSG_BYTES (FMT_BYTES_EXACT | FMT_BYTES_DIGITS(1) | FMT_BYTES_WORD)
 
 #define KiB (UINT64_C(1) << 10)
 #define MiB (UINT64_C(1) << 20)
@@ -98,7 +101,6 @@ int parse_value(const struct param_def *d, const char *text, const char *where,
 
 void fmt_double(double v, char *buf, size_t len);
 void fmt_size(uint64_t v, char *buf, size_t len);
-void fmt_human(uint64_t v, char *buf, size_t len);
 void fmt_value(const struct param_def *d, union param_value v, char *buf, size_t len);
 void fmt_interval(const struct param_def *d, char *buf, size_t len);
 void fmt_range(const struct param_def *d, char *buf, size_t len);

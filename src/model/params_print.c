@@ -52,25 +52,6 @@ void fmt_size(uint64_t v, char *buf, size_t len)
 	snprintf(buf, len, "%" PRIu64, v);
 }
 
-/* For messages: "1 GiB", "1.5 GiB", "512 bytes". */
-void fmt_human(uint64_t v, char *buf, size_t len)
-{
-	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	int i;
-
-	if (v < KiB) {
-		snprintf(buf, len, "%" PRIu64 " bytes", v);
-		return;
-	}
-	for (i = 5; i > 0 && v < (UINT64_C(1) << (10 * (i + 1))); i--)
-		;
-	if (!(v & ((UINT64_C(1) << (10 * (i + 1))) - 1))) {
-		snprintf(buf, len, "%" PRIu64 " %s", v >> (10 * (i + 1)), unit[i]);
-		return;
-	}
-	snprintf(buf, len, "%.1f %s", ldexp((double)v, -10 * (i + 1)), unit[i]);
-}
-
 /* A value as the config file spells it. */
 void fmt_value(const struct param_def *d, union param_value v, char *buf, size_t len)
 {

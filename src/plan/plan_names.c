@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "plan/plan_int.h"
+#include "util/array.h"
 
 struct name_set {
 	uint64_t *hash;       /* 0 = empty slot */
@@ -64,18 +65,8 @@ static int name_set_add(struct name_set *ns, const char *s, size_t len)
 		}
 		i = (i + 1) & mask;
 	}
-	if (ns->arena_len + len + 1 > ns->arena_cap) {
-		size_t c = ns->arena_cap ? ns->arena_cap * 2 : 1 << 16;
-		char *a;
-
-		while (c < ns->arena_len + len + 1)
-			c *= 2;
-		a = realloc(ns->arena, c);
-		if (!a)
-			return -ENOMEM;
-		ns->arena = a;
-		ns->arena_cap = c;
-	}
+	if (array_grow(&ns->arena, &ns->arena_cap, ns->arena_len + len + 1, 1))
+		return -ENOMEM;
 	memcpy(ns->arena + ns->arena_len, s, len + 1);
 	ns->hash[i] = h;
 	ns->off[i] = (uint32_t)ns->arena_len;

@@ -10,6 +10,11 @@
 #include "model/params.h"
 #include "readback/content_stats_int.h"
 #include "readback/fsread.h"
+#include "util/array.h"
+#include "util/strutil.h"
+
+/* Sizes in the text report: "1.5 GiB", PiB at most. */
+#define HUMAN (FMT_BYTES_DIGITS(1) | FMT_BYTES_PIB)
 
 /* ---- the report ------------------------------------------------------------ */
 
@@ -37,20 +42,6 @@ static void print_figure(FILE *out, const char *name, double target, double achi
 	fprintf(out, "%s%s\n", fmt_note ? "  " : "", fmt_note ? fmt_note : "");
 }
 
-static const char *human(uint64_t n, char *buf, size_t len)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = (double)n;
-	unsigned u = 0;
-
-	while (v >= 1024 && u + 1 < ARRAY_SIZE(unit)) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
-	return buf;
-}
-
 void content_report_print_text(const struct content_stats *st, const struct content_targets *t,
 			       const char *name, FILE *out)
 {
@@ -59,19 +50,19 @@ void content_report_print_text(const struct content_stats *st, const struct cont
 
 	fprintf(out, "imprint content report: %s\n\n", name);
 	fprintf(out, "  files        %llu (%s), %llu distinct\n", (unsigned long long)st->all.files,
-		human(st->all.bytes, h1, sizeof(h1)),
+		fmt_bytes(st->all.bytes, HUMAN, h1, sizeof(h1)),
 		(unsigned long long)(st->all.files - st->all.dup_files));
 	fprintf(out, "  other binary %llu files (%s), %llu blocks of distinct files\n",
-		(unsigned long long)b->files, human(b->bytes, h1, sizeof(h1)),
+		(unsigned long long)b->files, fmt_bytes(b->bytes, HUMAN, h1, sizeof(h1)),
 		(unsigned long long)b->blocks);
 	if (st->holes_unknown)
 		fprintf(out, "  holes        not known (the file system reports no extents)\n");
 	else
 		fprintf(out, "  holes        %llu blocks (%s) of distinct files: not content, "
 			"left out of every figure\n", (unsigned long long)st->all.hole_blocks,
-			human(st->all.hole_blocks * BLOCK, h1, sizeof(h1)));
+			fmt_bytes(st->all.hole_blocks * BLOCK, HUMAN, h1, sizeof(h1)));
 	fprintf(out, "  compressed   %s in 1 MiB segments (sample share %g), holes left out\n\n",
-		human(st->all.sampled_bytes, h2, sizeof(h2)), st->opts.sample_share);
+		fmt_bytes(st->all.sampled_bytes, HUMAN, h2, sizeof(h2)), st->opts.sample_share);
 
 	fprintf(out, "  %-24s %10s %10s %10s\n", "figure", "target", "achieved", "rel. diff");
 	print_figure(out, "compress_ratio zlib", t->compress_ratio, content_ratio_zlib(b),
@@ -105,7 +96,7 @@ void content_report_print_text(const struct content_stats *st, const struct cont
 
 		fprintf(out, "  %-12s %8llu %11s %8.4f %8llu %8.4f %8.4f %8.3f %8.3f\n",
 			g < CONTENT_GROUPS ? content_group_name(g) : "all",
-			(unsigned long long)s->files, human(s->bytes, h1, sizeof(h1)),
+			(unsigned long long)s->files, fmt_bytes(s->bytes, HUMAN, h1, sizeof(h1)),
 			content_dup_file_share(s), (unsigned long long)s->blocks,
 			content_zero_block_share(s), content_dup_block_share(s),
 			content_ratio_zlib(s), content_ratio_zstd(s));
@@ -285,14 +276,8 @@ static int entry_holes(struct report_walk *w, const struct fsread_entry *e, uint
 	w->nhole = 0;
 	if (n <= 0)
 		return (int)n;
-	if ((size_t)n > w->hole_cap) {
-		struct content_hole *h = realloc(w->hole, (size_t)n * sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		w->hole = h;
-		w->hole_cap = (size_t)n;
-	}
+	if (array_grow(&w->hole, &w->hole_cap, (size_t)n, sizeof(*w->hole)))
+		return -ENOMEM;
 	for (ssize_t i = 0; i < n; i++) {
 		uint64_t s = w->run[i].logical * bs, t = (w->run[i].logical + w->run[i].len) * bs;
 

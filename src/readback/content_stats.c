@@ -17,6 +17,7 @@
 #include "readback/content_stats_int.h"
 #include "readback/fsread.h"
 #include "model/params.h"
+#include "util/array.h"
 
 /* ---- the measurement ----------------------------------------------------- */
 
@@ -182,15 +183,8 @@ static int block_add(struct cs_priv *p, const uint8_t *b)
 		p->f_zero++;
 		return 0;
 	}
-	if (p->f_nhash == p->f_cap) {
-		size_t cap = p->f_cap ? 2 * p->f_cap : 256;
-		XXH128_hash_t *h = realloc(p->f_hash, cap * sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		p->f_hash = h;
-		p->f_cap = cap;
-	}
+	if (array_grow(&p->f_hash, &p->f_cap, p->f_nhash + 1, sizeof(*p->f_hash)))
+		return -ENOMEM;
 	p->f_hash[p->f_nhash++] = XXH3_128bits(b, BLOCK);
 	return 0;
 }
@@ -242,15 +236,8 @@ int content_stats_hole(struct content_stats *st, uint64_t off, uint64_t len)
 		last->len += len;
 		return 0;
 	}
-	if (p->nhole == p->hole_cap) {
-		size_t cap = p->hole_cap ? 2 * p->hole_cap : 16;
-		struct content_hole *h = realloc(p->hole, cap * sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		p->hole = h;
-		p->hole_cap = cap;
-	}
+	if (array_grow(&p->hole, &p->hole_cap, p->nhole + 1, sizeof(*p->hole)))
+		return -ENOMEM;
 	p->hole[p->nhole++] = (struct content_hole){ off, len };
 	return 0;
 }
@@ -349,10 +336,9 @@ static int mime_count(struct content_stats *st, const char *type, uint64_t bytes
 			return 0;
 		}
 	}
-	m = realloc(st->mime, (st->nmime + 1) * sizeof(*m));
-	if (!m)
+	if (array_resize(&st->mime, st->nmime + 1, sizeof(*st->mime)))
 		return -ENOMEM;
-	st->mime = m;
+	m = st->mime;
 	m[st->nmime].type = strdup(type);
 	if (!m[st->nmime].type)
 		return -ENOMEM;

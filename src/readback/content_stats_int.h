@@ -12,8 +12,7 @@
 #include <zstd.h>
 
 #include "readback/content_stats.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/util.h"
 
 #define BLOCK	   4096
 #define SEGMENT	   (1024 * 1024)

@@ -25,25 +25,6 @@ void set_err(struct fsread_error *err, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ---- growing buffers ------------------------------------------------ */
-
-int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	q = realloc(*p, c * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 /* The extents of a file that has none (entries' extents are never NULL when known). */
 const struct fsread_extent no_extents[1];
 
@@ -60,7 +41,7 @@ int add_run(struct fsread *fs, uint64_t logical, uint64_t physical, uint64_t len
 		l->len += len;
 		return 0;
 	}
-	if (grow((void **)&fs->ext, &fs->ext_cap, fs->next + 1, sizeof(*fs->ext)))
+	if (array_grow(&fs->ext, &fs->ext_cap, fs->next + 1, sizeof(*fs->ext)))
 		return -ENOMEM;
 	fs->ext[fs->next++] = (struct fsread_extent){ logical, physical, len, flags };
 	return 0;
@@ -98,7 +79,7 @@ void normalize_runs(struct fsread *fs)
 
 static int path_set(struct fsread *fs, size_t base, const char *name, size_t len)
 {
-	if (grow((void **)&fs->path, &fs->path_cap, base + len + 2, 1))
+	if (array_grow(&fs->path, &fs->path_cap, base + len + 2, 1))
 		return -ENOMEM;
 	fs->path[base] = '/';
 	memcpy(fs->path + base + 1, name, len);
@@ -108,8 +89,8 @@ static int path_set(struct fsread *fs, size_t base, const char *name, size_t len
 
 int level_add(struct fsr_level *lv, uint64_t ino, const char *name, size_t len)
 {
-	if (grow((void **)&lv->d, &lv->cap, lv->n + 1, sizeof(*lv->d)) ||
-	    grow((void **)&lv->names, &lv->ncap, lv->nlen + len + 1, 1))
+	if (array_grow(&lv->d, &lv->cap, lv->n + 1, sizeof(*lv->d)) ||
+	    array_grow(&lv->names, &lv->ncap, lv->nlen + len + 1, 1))
 		return -ENOMEM;
 	memcpy(lv->names + lv->nlen, name, len);
 	lv->names[lv->nlen + len] = '\0';
@@ -305,7 +286,7 @@ static int list_hole(void *arg, uint64_t start, uint64_t len)
 {
 	struct hole_list *h = arg;
 
-	if (grow((void **)h->runs, h->cap, h->n + 1, sizeof(**h->runs)))
+	if (array_grow(h->runs, h->cap, h->n + 1, sizeof(**h->runs)))
 		return -ENOMEM;
 	(*h->runs)[h->n++] = (struct fsread_extent){ start, 0, len, 0 };
 	return 0;
@@ -351,7 +332,7 @@ static int walk_root(struct fsr_walk *w)
 	struct fsread *fs = w->fs;
 	int ret;
 
-	if (grow((void **)&fs->path, &fs->path_cap, 2, 1))
+	if (array_grow(&fs->path, &fs->path_cap, 2, 1))
 		return -ENOMEM;
 	strcpy(fs->path, "/");
 	fs->ent.path = fs->path;
@@ -383,7 +364,7 @@ static int walk_enter(struct fsr_walk *w, const char *name)
 			FSREAD_MAX_DEPTH);
 		return -ELOOP;
 	}
-	if (grow((void **)&w->lv, &w->caplv, w->nlv + 1, sizeof(*w->lv)))
+	if (array_grow(&w->lv, &w->caplv, w->nlv + 1, sizeof(*w->lv)))
 		return -ENOMEM;
 	top = &w->lv[w->nlv];
 	memset(top, 0, sizeof(*top));
@@ -453,7 +434,7 @@ int fsread_walk(struct fsread *fs, int (*fn)(struct fsread *fs, const struct fsr
 		goto out_stop;
 
 	/* the root's names */
-	if (grow((void **)&w.lv, &w.caplv, 1, sizeof(*w.lv))) {
+	if (array_grow(&w.lv, &w.caplv, 1, sizeof(*w.lv))) {
 		ret = -ENOMEM;
 		goto out_stop;
 	}

@@ -110,8 +110,9 @@ struct fsread_error {
 /*
  * Open target for reading.  Returns 0 with *out set, or a negative errno
  * with err->msg set: -ENOENT/-EACCES/... for the target itself, -EINVAL
- * for something that is not an ext2/3/4 file system or is corrupt,
- * -EBUSY for a mounted device.
+ * for something that is not an ext2/3/4 file system, -EIO for one that is
+ * corrupt (libext2fs' codes through e2err_errno()), -EBUSY for a mounted
+ * device.
  */
 int fsread_open(const char *target, unsigned flags, struct fsread **out,
 		struct fsread_error *err);

@@ -16,6 +16,7 @@
 #include <linux/fs.h>
 
 #include "readback/fsread_ops.h"
+#include "util/e2err.h"
 
 _Static_assert(FSREAD_ROOT_INO == EXT2_ROOT_INO, "the walk names the root by its ext2 inode");
 
@@ -33,19 +34,11 @@ static const char *ext2_msg(errcode_t code, char *buf, size_t len)
 	return buf;
 }
 
-/* The negative errno of a libext2fs error. */
-static int ext2_errno(errcode_t code)
-{
-	if (code > 0 && code < 4096)
-		return -(int)code;
-	if (code == EXT2_ET_NO_MEMORY)
-		return -ENOMEM;
-	return -EINVAL;
-}
-
 /*
  * Describe a libext2fs failure while reading `what` ("" at open): bad
- * magic, truncation and corruption each get their own words.
+ * magic, truncation and corruption each get their own words.  Returns
+ * -EINVAL for bad magic (not an ext2/3/4 file system), else
+ * e2err_errno(code): -EIO for corruption.
  */
 static int ext2_fail(struct fsread *fs, struct fsread_error *err, errcode_t code,
 		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -72,7 +65,7 @@ static int ext2_fail(struct fsread *fs, struct fsread_error *err, errcode_t code
 	else
 		set_err(err, "'%s': corrupt: %s%s%s", fs->target, what[0] ? what : "",
 			what[0] ? ": " : "", ext2_msg(code, m, sizeof(m)));
-	return ext2_errno(code);
+	return code == EXT2_ET_BAD_MAGIC ? -EINVAL : e2err_errno(code);
 }
 
 /* ---- images and devices: libext2fs --------------------------------- */
@@ -214,7 +207,7 @@ static int image_symlink(struct fsread *fs, ext2_ino_t ino, struct fsread_error 
 			fs->target, fs->path, ino, (unsigned long long)size);
 		return -EINVAL;
 	}
-	if (grow((void **)&fs->link, &fs->link_cap, fs->block_size + 1, 1))
+	if (array_grow(&fs->link, &fs->link_cap, fs->block_size + 1, 1))
 		return -ENOMEM;
 	if (in->i_flags & EXT4_INLINE_DATA_FL) {
 		size_t got = 0;
@@ -379,7 +372,7 @@ static int dir_ranges(const struct ext2_inode *in, struct range **r, size_t *n, 
 
 			if (len > EXT_INIT_MAX_LEN)
 				len -= EXT_INIT_MAX_LEN;
-			if (grow((void **)r, cap, *n + 1, sizeof(**r)))
+			if (array_grow(r, cap, *n + 1, sizeof(**r)))
 				return -ENOMEM;
 			(*r)[(*n)++] = (struct range){
 				ext2fs_le32_to_cpu(x[i].ee_start) |
@@ -390,7 +383,7 @@ static int dir_ranges(const struct ext2_inode *in, struct range **r, size_t *n, 
 	for (unsigned i = 0; i < EXT2_NDIR_BLOCKS; i++) {
 		if (!in->i_block[i])
 			continue;
-		if (grow((void **)r, cap, *n + 1, sizeof(**r)))
+		if (array_grow(r, cap, *n + 1, sizeof(**r)))
 			return -ENOMEM;
 		(*r)[(*n)++] = (struct range){ in->i_block[i], 1 };
 	}
@@ -442,13 +435,12 @@ static void prefetch(struct fsread *fs)
 
 static int image_open(struct fsread *fs, struct fsread_error *err)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	int mflags = 0;
 	errcode_t code;
 	struct stat st;
 	uint64_t need;
 
-	pthread_once(&once, initialize_ext2_error_table);
+	e2err_init();
 	code = ext2fs_check_if_mounted(fs->target, &mflags);
 	if (!code && (mflags & EXT2_MF_MOUNTED) && !(mflags & EXT2_MF_READONLY)) {
 		set_err(err, "'%s' is mounted read-write: measure its mount point instead", fs->target);
@@ -616,7 +608,7 @@ static int image_free_extents(struct fsread *fs, const struct fsread_extent **ex
 			s = end + 1;
 		else if (code)
 			return ext2_fail(fs, err, code, "the block bitmap");
-		if (grow((void **)&fs->free_ext, &cap, fs->nfree + 1, sizeof(*fs->free_ext))) {
+		if (array_grow(&fs->free_ext, &cap, fs->nfree + 1, sizeof(*fs->free_ext))) {
 			set_err(err, "'%s': out of memory", fs->target);
 			return -ENOMEM;
 		}

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 
 #include "readback/fsread_ops.h"
+#include "util/fiemap.h"
 
 static uint64_t mix64(uint64_t x)
 {
@@ -112,7 +113,7 @@ static void *prefetch_main(void *arg)
 				continue;
 			if (fstatat(fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
 				continue;
-			if (grow((void **)&sub, &capsub, nsub + 1, sizeof(*sub)))
+			if (array_grow(&sub, &capsub, nsub + 1, sizeof(*sub)))
 				break;
 			p = malloc(plen + strlen(d->d_name) + 2);
 			if (!p)
@@ -127,7 +128,7 @@ static void *prefetch_main(void *arg)
 		pthread_mutex_lock(&pf->mu);
 		pf->busy--;
 		for (size_t i = 0; i < nsub; i++) {
-			if (pf->stop || grow((void **)&pf->stack, &pf->cap, pf->n + 1,
+			if (pf->stop || array_grow(&pf->stack, &pf->cap, pf->n + 1,
 					     sizeof(*pf->stack))) {
 				free(sub[i]);
 				continue;
@@ -150,7 +151,7 @@ static void prefetch_start(struct fsread *fs)
 	pthread_cond_init(&pf->cv, NULL);
 	pf->started = 1;
 	pf->rootfd = fs->rootfd;
-	if (!root || grow((void **)&pf->stack, &pf->cap, 1, sizeof(*pf->stack))) {
+	if (!root || array_grow(&pf->stack, &pf->cap, 1, sizeof(*pf->stack))) {
 		free(root);
 		return;
 	}
@@ -259,67 +260,51 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * One FIEMAP extent of the current file into fs->ext, or fs->unp when it
+ * has no place.  Returns 0, or 1 when out of memory (so that the walk's
+ * own negative errno stays the kernel's).
+ */
+static int mounted_extent(const struct fiemap_extent *x, void *arg)
+{
+	struct fsread *fs = arg;
+	uint64_t bs = fs->block_size;
+
+	if (x->fe_flags & FIEMAP_EXTENT_DATA_INLINE)
+		fs->ent.inline_data = 1;
+	if (x->fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DATA_INLINE |
+			   FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_DELALLOC)) {
+		/* data without a place of its own: not a hole either */
+		uint64_t l = x->fe_logical / bs;
+
+		if (array_grow(&fs->unp, &fs->unp_cap, fs->nunp + 1, sizeof(*fs->unp)))
+			return 1;
+		fs->unp[fs->nunp++] = (struct fsread_extent){
+			l, 0, (x->fe_logical + x->fe_length + bs - 1) / bs - l, 0
+		};
+		return 0;
+	}
+	if (add_run(fs, x->fe_logical / bs, x->fe_physical / bs, (x->fe_length + bs - 1) / bs,
+		    (x->fe_flags & FIEMAP_EXTENT_UNWRITTEN) ? FSREAD_EXTENT_UNWRITTEN : 0))
+		return 1;
+	return 0;
+}
+
 static int mounted_fiemap(struct fsread *fs, struct fsread_error *err)
 {
-	enum { BATCH = 256 };
-	size_t sz = sizeof(struct fiemap) + BATCH * sizeof(struct fiemap_extent);
-	struct fiemap *fm = malloc(sz);
-	uint64_t start = 0, bs = fs->block_size;
-	int last = 0, ret = 0;
+	int ret = fiemap_walk(fs->cur_fd, 0, mounted_extent, fs);
 
-	if (!fm)
-		return -ENOMEM;
-	while (!last) {
-		memset(fm, 0, sizeof(*fm));
-		fm->fm_start = start;
-		fm->fm_length = FIEMAP_MAX_OFFSET - start;
-		fm->fm_extent_count = BATCH;
-		if (ioctl(fs->cur_fd, FS_IOC_FIEMAP, fm)) {
-			if ((errno == EOPNOTSUPP || errno == ENOTTY) && !fs->next) {
-				/* tmpfs, procfs, some FUSE: no extents to report */
-				fs->no_fiemap = 1;
-				goto out_free_fm;
-			}
-			ret = sys_fail(fs, err, errno, "get the extents (FIEMAP) of");
-			goto out_free_fm;
-		}
-		if (!fm->fm_mapped_extents)
-			break;
-		for (unsigned i = 0; i < fm->fm_mapped_extents; i++) {
-			struct fiemap_extent *x = &fm->fm_extents[i];
-
-			if (x->fe_flags & FIEMAP_EXTENT_LAST)
-				last = 1;
-			start = x->fe_logical + x->fe_length;
-			if (x->fe_flags & FIEMAP_EXTENT_DATA_INLINE)
-				fs->ent.inline_data = 1;
-			if (x->fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DATA_INLINE |
-					   FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_DELALLOC)) {
-				/* data without a place of its own: not a hole either */
-				uint64_t l = x->fe_logical / bs;
-
-				if (grow((void **)&fs->unp, &fs->unp_cap, fs->nunp + 1,
-					 sizeof(*fs->unp))) {
-					ret = -ENOMEM;
-					goto out_free_fm;
-				}
-				fs->unp[fs->nunp++] = (struct fsread_extent){
-					l, 0, (x->fe_logical + x->fe_length + bs - 1) / bs - l, 0
-				};
-				continue;
-			}
-			ret = add_run(fs, x->fe_logical / bs, x->fe_physical / bs,
-				      (x->fe_length + bs - 1) / bs,
-				      (x->fe_flags & FIEMAP_EXTENT_UNWRITTEN) ?
-				      FSREAD_EXTENT_UNWRITTEN : 0);
-			if (ret)
-				goto out_free_fm;
-		}
+	if ((ret == -EOPNOTSUPP || ret == -ENOTTY) && !fs->next) {
+		/* tmpfs, procfs, some FUSE: no extents to report */
+		fs->no_fiemap = 1;
+		return 0;
 	}
+	if (ret > 0)
+		return -ENOMEM;
+	if (ret)
+		return sys_fail(fs, err, -ret, "get the extents (FIEMAP) of");
 	normalize_runs(fs);
-out_free_fm:
-	free(fm);
-	return ret;
+	return 0;
 }
 
 /*
@@ -380,7 +365,7 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 				fs->path, (unsigned long long)x.stx_size);
 			return -EINVAL;
 		}
-		if (grow((void **)&fs->link, &fs->link_cap, x.stx_size + 2, 1))
+		if (array_grow(&fs->link, &fs->link_cap, x.stx_size + 2, 1))
 			return -ENOMEM;
 		n = readlinkat(dirfd, name, fs->link, x.stx_size + 1);
 		if (n < 0)

@@ -11,6 +11,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "readback/fsread.h"
+#include "util/array.h"
 
 /* The inode number the walk names when the root is not a directory (EXT2_ROOT_INO). */
 #define FSREAD_ROOT_INO 2
@@ -147,9 +148,6 @@ extern const struct fsread_extent no_extents[1];
 
 /* Format a message into err (when not NULL). */
 void set_err(struct fsread_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Make room for need elements of elem bytes in *p (doubling *cap); 0 or -ENOMEM. */
-int grow(void **p, size_t *cap, size_t need, size_t elem);
 
 /* Append a run to fs->ext, merging it into the last one when it continues it; 0 or -ENOMEM. */
 int add_run(struct fsread *fs, uint64_t logical, uint64_t physical, uint64_t len, uint32_t flags);

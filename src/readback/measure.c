@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "readback/content_stats.h"
+#include "readback/extents_file.h"
 #include "model/dist.h"
 #include "model/ext.h"
 #include "readback/measure.h"
@@ -154,7 +155,7 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 				strerror(errno));
 			goto out_release;
 		}
-		fprintf(m.ext_out, "# imprint extents block_size=%u\n", fsread_block_size(fs));
+		extents_file_write_header(m.ext_out, fsread_block_size(fs));
 	}
 	ret = fsread_walk(fs, on_entry, &m, &err);
 	if (ret) {

@@ -8,25 +8,13 @@
 #include <json-c/json.h>
 
 #include "readback/measure_int.h"
+#include "util/strutil.h"
+#include "util/util.h"
+
+/* Sizes in the text report: "1.50 GiB". */
+#define HUMAN (FMT_BYTES_DIGITS(2))
 
 /* ---- printing -------------------------------------------------------- */
-
-static const char *human(uint64_t v, char *buf, size_t len)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double x = (double)v;
-	unsigned u = 0;
-
-	while (x >= 1024 && u < 6) {
-		x /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%" PRIu64 " B", v);
-	else
-		snprintf(buf, len, "%.2f %s", x, unit[u]);
-	return buf;
-}
 
 /* e2freefrag's range label of bucket b (extents of [2^b, 2^(b+1)) blocks): "  4K...    8K-" */
 static void free_range(unsigned block_size, unsigned b, char *buf, size_t len)
@@ -105,11 +93,11 @@ void print_text(const struct mresult *r, const struct mstate *m,
 		m->hardlinks + m->symlinks, m->hardlinks, m->symlinks);
 	if (m->others)
 		fprintf(out, "  other entries   %" PRIu64 " (devices, FIFOs, sockets)\n", m->others);
-	fprintf(out, "  bytes           %" PRIu64 " (%s)\n", m->bytes, human(m->bytes, b1, sizeof(b1)));
+	fprintf(out, "  bytes           %" PRIu64 " (%s)\n", m->bytes, fmt_bytes(m->bytes, HUMAN, b1, sizeof(b1)));
 	fprintf(out, "  file size       mean %s, median %s, max %s\n",
-		human(n ? m->bytes / n : 0, b1, sizeof(b1)),
-		human(n ? r->sorted_size[(n - 1) / 2] : 0, b2, sizeof(b2)),
-		human(n ? r->sorted_size[n - 1] : 0, b3, sizeof(b3)));
+		fmt_bytes(n ? m->bytes / n : 0, HUMAN, b1, sizeof(b1)),
+		fmt_bytes(n ? r->sorted_size[(n - 1) / 2] : 0, HUMAN, b2, sizeof(b2)),
+		fmt_bytes(n ? r->sorted_size[n - 1] : 0, HUMAN, b3, sizeof(b3)));
 	fprintf(out, "  max depth       %u (directories), %u (files)\n\n", r->max_dir_depth,
 		r->max_file_depth);
 
@@ -123,7 +111,7 @@ void print_text(const struct mresult *r, const struct mstate *m,
 		else {
 			char range[48];
 
-			snprintf(range, sizeof(range), "%s..", human(1ULL << (b - 1), b1, sizeof(b1)));
+			snprintf(range, sizeof(range), "%s..", fmt_bytes(1ULL << (b - 1), HUMAN, b1, sizeof(b1)));
 			fprintf(out, "  %-20s %7" PRIu64 "  %8.5f\n", range, r->size_hist[b],
 				share(r->size_hist[b], n));
 		}
@@ -154,7 +142,7 @@ void print_text(const struct mresult *r, const struct mstate *m,
 	}
 	fprintf(out, "\nfile ages (days before %s)\n ",
 		o->against ? "the configuration's time_ref" : "the newest mtime");
-	for (size_t i = 0; i < sizeof(age_q) / sizeof(age_q[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(age_q); i++)
 		fprintf(out, " %s %.1f", age_qname[i], days(measure_quantile(r->ages, n, age_q[i])));
 	fprintf(out, "\n\nlayout\n");
 	if (!r->have_layout)
@@ -173,7 +161,7 @@ void print_text(const struct mresult *r, const struct mstate *m,
 			f->extents ? f->free_blocks / f->extents * kb : 0);
 		fprintf(out, "  free chunks     %" PRIu64 " of %" PRIu64 " (%s chunks)\n",
 			f->free_chunks, f->total_chunks,
-			human(f->chunk_blocks * r->block_size, b1, sizeof(b1)));
+			fmt_bytes(f->chunk_blocks * r->block_size, HUMAN, b1, sizeof(b1)));
 		fprintf(out, "  Extent Size Range :  Free extents   Free Blocks  Percent\n");
 		for (unsigned b = 0; b < MEASURE_BUCKETS; b++) {
 			char range[48];
@@ -277,7 +265,7 @@ void print_json(const struct mresult *r, const struct mstate *m,
 	ADD("ext_top", a);
 	x = json_object_new_object();
 	json_object_object_add(x, "ref", json_object_new_int64(r->age_ref));
-	for (size_t i = 0; i < sizeof(age_q) / sizeof(age_q[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(age_q); i++)
 		json_object_object_add(x, age_qname[i],
 				       json_object_new_double(days(measure_quantile(r->ages, n, age_q[i]))));
 	ADD("age_days", x);

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "readback/extents_file.h"
 #include "readback/measure_int.h"
+#include "util/array.h"
 
 /* ---- the walk ---------------------------------------------------------- */
 static uint64_t str_hash(const char *s)
@@ -42,16 +44,11 @@ static int64_t mext_id(struct mext *t, const char *ext)
 			return t->slot[i] - 1;
 	if (t->n == t->cap) {
 		size_t c = t->cap ? t->cap * 2 : 64;
-		char **nm = realloc(t->name, c * sizeof(*nm));
-		uint64_t *fl;
 
-		if (!nm)
+		/* two arrays, one capacity */
+		if (array_resize(&t->name, c, sizeof(*t->name)) ||
+		    array_resize(&t->files, c, sizeof(*t->files)))
 			return -ENOMEM;
-		t->name = nm;
-		fl = realloc(t->files, c * sizeof(*fl));
-		if (!fl)
-			return -ENOMEM;
-		t->files = fl;
 		t->cap = c;
 	}
 	t->name[t->n] = strdup(ext);
@@ -74,22 +71,15 @@ static void mext_release(struct mext *t)
 static int grow_files(struct mstate *m)
 {
 	uint64_t c = m->fcap ? m->fcap * 2 : 4096;
-	void *p;
 
 	if (m->nfiles < m->fcap)
 		return 0;
-#define GROW(field) do { \
-		p = realloc(m->field, c * sizeof(*m->field)); \
-		if (!p) \
-			return -ENOMEM; \
-		m->field = p; \
-	} while (0)
-	GROW(size);
-	GROW(mtime);
-	GROW(depth);
-	GROW(dir);
-	GROW(ext);
-#undef GROW
+	/* parallel arrays, one capacity */
+	if (array_resize(&m->size, c, sizeof(*m->size)) ||
+	    array_resize(&m->mtime, c, sizeof(*m->mtime)) ||
+	    array_resize(&m->depth, c, sizeof(*m->depth)) ||
+	    array_resize(&m->dir, c, sizeof(*m->dir)) || array_resize(&m->ext, c, sizeof(*m->ext)))
+		return -ENOMEM;
 	m->fcap = c;
 	return 0;
 }
@@ -97,20 +87,14 @@ static int grow_files(struct mstate *m)
 static int grow_dirs(struct mstate *m)
 {
 	uint32_t c = m->dcap ? m->dcap * 2 : 1024;
-	void *p;
 
 	if (m->ndirs < m->dcap)
 		return 0;
 	if (m->dcap >= UINT32_MAX / 2)
 		return -E2BIG;
-	p = realloc(m->ddepth, c * sizeof(*m->ddepth));
-	if (!p)
+	if (array_resize(&m->ddepth, c, sizeof(*m->ddepth)) ||
+	    array_resize(&m->dnfiles, c, sizeof(*m->dnfiles)))
 		return -ENOMEM;
-	m->ddepth = p;
-	p = realloc(m->dnfiles, c * sizeof(*m->dnfiles));
-	if (!p)
-		return -ENOMEM;
-	m->dnfiles = p;
 	m->dcap = c;
 	return 0;
 }
@@ -118,10 +102,9 @@ static int grow_dirs(struct mstate *m)
 static void write_extents_line(struct mstate *m, const struct fsread_entry *e)
 {
 	FILE *f = m->ext_out;
+	size_t nruns = 0;
 
-	fprintf(f, "%" PRIu64 "\t%s\t", m->nfiles - 1, e->path);
-	if (!e->nextents)
-		fputc('-', f);
+	extents_file_begin_line(f, m->nfiles - 1, e->path, NULL);
 	for (size_t i = 0; i < e->nextents;) {
 		uint64_t start = e->extents[i].physical, len = e->extents[i].len;
 		size_t j = i + 1;
@@ -129,10 +112,10 @@ static void write_extents_line(struct mstate *m, const struct fsread_entry *e)
 		while (j < e->nextents &&
 		       e->extents[j - 1].physical + e->extents[j - 1].len == e->extents[j].physical)
 			len += e->extents[j++].len;
-		fprintf(f, "%s%" PRIu64 "+%" PRIu64, i ? "," : "", start, len);
+		extents_file_put_run(f, nruns++, start, len);
 		i = j;
 	}
-	fputc('\n', f);
+	extents_file_end_line(f, nruns);
 }
 
 int on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
@@ -174,15 +157,8 @@ int on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		}
 		if (grow_dirs(m))
 			goto out_nomem;
-		if (e->depth + 2 > m->stack_cap) {
-			size_t c = m->stack_cap * 2;
-			uint32_t *s = realloc(m->stack, c * sizeof(*s));
-
-			if (!s)
-				goto out_nomem;
-			m->stack = s;
-			m->stack_cap = c;
-		}
+		if (array_grow(&m->stack, &m->stack_cap, e->depth + 2, sizeof(*m->stack)))
+			goto out_nomem;
 		m->ddepth[m->ndirs] = (uint16_t)(e->depth + 1);
 		m->dnfiles[m->ndirs] = 0;
 		m->stack[e->depth + 1] = m->ndirs;

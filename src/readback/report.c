@@ -8,6 +8,11 @@
 
 #include "readback/report.h"
 #include "content/sparse.h"
+#include "util/strutil.h"
+#include "util/util.h"
+
+/* Sizes in the text report: "1.50 GiB", PiB at most. */
+#define HUMAN (FMT_BYTES_DIGITS(2) | FMT_BYTES_PIB)
 
 /* LSD radix sort of 64-bit keys, 16 bits a pass, skipping passes with one bucket. */
 static int radix_sort_u64(uint64_t *a, uint64_t n)
@@ -256,23 +261,6 @@ void report_release(struct report *r)
 	r->fpd_target = r->fpd_achieved = NULL;
 }
 
-static const char *human(uint64_t v, char *buf, size_t len)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double x = (double)v;
-	unsigned u = 0;
-
-	while (x >= 1024 && u < 5) {
-		x /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%llu B", (unsigned long long)v);
-	else
-		snprintf(buf, len, "%.2f %s", x, unit[u]);
-	return buf;
-}
-
 static const char *verdict(double d, double crit)
 {
 	return d <= crit ? "ok" : "above the 1% critical value";
@@ -291,14 +279,14 @@ void report_print_text(const struct report *r, FILE *out)
 		(unsigned long long)r->links, (unsigned long long)r->hardlinks,
 		(unsigned long long)r->symlinks);
 	fprintf(out, "  bytes           %llu (%s)\n", (unsigned long long)r->bytes,
-		human(r->bytes, b1, sizeof(b1)));
+		fmt_bytes(r->bytes, HUMAN, b1, sizeof(b1)));
 	fprintf(out, "  file size       mean %s, median %s, max %s\n",
-		human((uint64_t)r->mean_size, b1, sizeof(b1)),
-		human(r->median_size, b2, sizeof(b2)), human(r->max_size, b3, sizeof(b3)));
+		fmt_bytes((uint64_t)r->mean_size, HUMAN, b1, sizeof(b1)),
+		fmt_bytes(r->median_size, HUMAN, b2, sizeof(b2)), fmt_bytes(r->max_size, HUMAN, b3, sizeof(b3)));
 	fprintf(out, "  max depth       %u\n", r->max_depth);
 	if (r->have_sparse)
 		fprintf(out, "  sparse files    %llu, holes of %s never written\n",
-			(unsigned long long)r->sparse_files, human(r->sparse_hole_bytes, b1, sizeof(b1)));
+			(unsigned long long)r->sparse_files, fmt_bytes(r->sparse_hole_bytes, HUMAN, b1, sizeof(b1)));
 	fputc('\n', out);
 	report_print_fit(r, out);
 }

@@ -2,21 +2,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/fiemap.h>
-#include <linux/fs.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "content/sparse.h"
+#include "readback/extents_file.h"
 #include "readback/verify.h"
+#include "util/fiemap.h"
 
 #define VERIFY_PATH 65536
 #define VERIFY_CHUNK (1 << 20)
-#define FIEMAP_BATCH 512
 
 struct vctx {
 	const struct plan *pl;
@@ -27,7 +25,6 @@ struct vctx {
 	char *path;             /* root + entry path */
 	size_t root_len;
 	unsigned char *got, *want;
-	struct fiemap *fm;
 	FILE *ext;              /* the extents file, or NULL */
 	uint32_t block_size;
 	char *line;
@@ -167,90 +164,70 @@ static int check_holes(struct vctx *v, int fd, uint64_t file, uint64_t size)
 /* Read the next line of the extents file for file id f; NULL when absent. */
 static const char *extents_line(struct vctx *v, uint64_t f)
 {
-	ssize_t n;
-
 	if (!v->ext)
 		return NULL;
-	n = getline(&v->line, &v->line_cap, v->ext);
-	if (n <= 0)
-		return NULL;
-	if (v->line[n - 1] == '\n')
-		v->line[n - 1] = '\0';
-	char *end;
-	unsigned long long id = strtoull(v->line, &end, 10);
-
-	if (id != f || *end != '\t')
-		return NULL;
-	end = strchr(end + 1, '\t');
-	return end ? end + 1 : NULL;
+	return extents_file_read_line(v->ext, &v->line, &v->line_cap, f);
 }
 
-/* FIEMAP runs of fd, merged where physically adjacent, compared with "s+l,s+l". */
+/* A file's FIEMAP runs, merged where physically adjacent, against its planned ones. */
+struct extent_check {
+	struct vctx *v;
+	const char *p;          /* the planned runs not compared yet: "s+l,s+l" */
+	uint64_t nrun;          /* runs compared */
+	uint64_t run_p, run_l;  /* the run being merged, in blocks (run_l 0: none yet) */
+};
+
+/* Compare the finished run with the next planned one: 0, or 1 on a (reported) mismatch. */
+static int check_run(struct extent_check *c)
+{
+	unsigned long long ps, pl;
+
+	if (sscanf(c->p, "%llu+%llu", &ps, &pl) != 2 || ps != c->run_p || pl != c->run_l) {
+		mismatch(c->v, "extent %llu is %llu+%llu, planned '%.40s'",
+			 (unsigned long long)c->nrun, (unsigned long long)c->run_p,
+			 (unsigned long long)c->run_l, c->p);
+		return 1;
+	}
+	c->p = strchr(c->p, ',');
+	c->p = c->p ? c->p + 1 : "";
+	c->nrun++;
+	return 0;
+}
+
+/* fiemap_walk() callback: merge x into the run, or compare the run and start another. */
+static int check_extent(const struct fiemap_extent *x, void *arg)
+{
+	struct extent_check *c = arg;
+	uint64_t bs = c->v->block_size;
+	uint64_t pb = x->fe_physical / bs, lb = (x->fe_length + bs - 1) / bs;
+
+	if (x->fe_flags & FIEMAP_EXTENT_DATA_INLINE)
+		return 0;
+	if (c->run_l && c->run_p + c->run_l == pb) {
+		c->run_l += lb;
+		return 0;
+	}
+	if (c->run_l && check_run(c))
+		return 1;
+	c->run_p = pb;
+	c->run_l = lb;
+	return 0;
+}
+
+/* FIEMAP runs of fd compared with planned; 0 (mismatches reported) or -errno. */
 static int check_extents(struct vctx *v, int fd, const char *planned)
 {
-	uint64_t start = 0, nrun = 0, run_p = 0, run_l = 0;
-	const char *p = planned;
-	int last = 0;
+	struct extent_check c = { .v = v, .p = strcmp(planned, "-") == 0 ? "" : planned };
+	int ret;
 
-	if (strcmp(planned, "-") == 0)
-		p = "";
 	v->res->extent_files++;
-	while (!last) {
-		memset(v->fm, 0, sizeof(*v->fm));
-		v->fm->fm_start = start;
-		v->fm->fm_length = FIEMAP_MAX_OFFSET - start;
-		v->fm->fm_flags = FIEMAP_FLAG_SYNC;
-		v->fm->fm_extent_count = FIEMAP_BATCH;
-		if (ioctl(fd, FS_IOC_FIEMAP, v->fm) < 0)
-			return -errno;
-		if (v->fm->fm_mapped_extents == 0)
-			break;
-		for (unsigned i = 0; i < v->fm->fm_mapped_extents; i++) {
-			struct fiemap_extent *e = &v->fm->fm_extents[i];
-			uint64_t pb = e->fe_physical / v->block_size;
-			uint64_t lb = (e->fe_length + v->block_size - 1) / v->block_size;
-
-			if (e->fe_flags & FIEMAP_EXTENT_LAST)
-				last = 1;
-			start = e->fe_logical + e->fe_length;
-			if (e->fe_flags & FIEMAP_EXTENT_DATA_INLINE)
-				continue;
-			if (run_l && run_p + run_l == pb) {
-				run_l += lb;
-				continue;
-			}
-			if (run_l) {
-				/* compare the finished run with the next planned one */
-				unsigned long long ps, pl;
-
-				if (sscanf(p, "%llu+%llu", &ps, &pl) != 2 || ps != run_p || pl != run_l) {
-					mismatch(v, "extent %llu is %llu+%llu, planned '%.40s'",
-						 (unsigned long long)nrun, (unsigned long long)run_p,
-						 (unsigned long long)run_l, p);
-					return 0;
-				}
-				p = strchr(p, ',');
-				p = p ? p + 1 : "";
-				nrun++;
-			}
-			run_p = pb;
-			run_l = lb;
-		}
-	}
-	if (run_l) {
-		unsigned long long ps, pl;
-
-		if (sscanf(p, "%llu+%llu", &ps, &pl) != 2 || ps != run_p || pl != run_l) {
-			mismatch(v, "extent %llu is %llu+%llu, planned '%.40s'",
-				 (unsigned long long)nrun, (unsigned long long)run_p,
-				 (unsigned long long)run_l, p);
-			return 0;
-		}
-		p = strchr(p, ',');
-		p = p ? p + 1 : "";
-	}
-	if (*p)
-		mismatch(v, "fewer extents than planned (next planned '%.40s')", p);
+	ret = fiemap_walk(fd, FIEMAP_FLAG_SYNC, check_extent, &c);
+	if (ret < 0)
+		return ret;
+	if (ret || (c.run_l && check_run(&c)))
+		return 0;
+	if (*c.p)
+		mismatch(v, "fewer extents than planned (next planned '%.40s')", c.p);
 	return 0;
 }
 
@@ -375,29 +352,24 @@ int verify_tree(const struct plan *pl, const struct content_source *cs, const ch
 	v.path = malloc(VERIFY_PATH);
 	v.got = malloc(VERIFY_CHUNK);
 	v.want = malloc(VERIFY_CHUNK);
-	v.fm = malloc(sizeof(*v.fm) + FIEMAP_BATCH * sizeof(struct fiemap_extent));
-	if (!v.path || !v.got || !v.want || !v.fm || v.root_len + 2 > VERIFY_PATH)
+	if (!v.path || !v.got || !v.want || v.root_len + 2 > VERIFY_PATH)
 		goto out_free;
 	memcpy(v.path, root, v.root_len);
 	v.path[v.root_len] = '\0';
 	if (v.root_len == 1 && root[0] == '/')
 		v.root_len = 0;
 	if (extents) {
-		unsigned bs = 0;
-
 		v.ext = fopen(extents, "r");
 		if (!v.ext) {
 			ret = -errno;
 			fprintf(log, "imprint: cannot open '%s': %s\n", extents, strerror(errno));
 			goto out_free;
 		}
-		if (getline(&v.line, &v.line_cap, v.ext) <= 0 ||
-		    sscanf(v.line, "# imprint extents block_size=%u", &bs) != 1 || bs == 0) {
+		ret = extents_file_read_header(v.ext, &v.line, &v.line_cap, &v.block_size);
+		if (ret) {
 			fprintf(log, "imprint: '%s' is not an extents file\n", extents);
-			ret = -EINVAL;
 			goto out_free;
 		}
-		v.block_size = bs;
 	}
 	for (uint32_t j = 0; j < pl->ndirs; j++) {
 		ret = verify_dir(&v, j);
@@ -412,7 +384,6 @@ out_free:
 	free(v.path);
 	free(v.got);
 	free(v.want);
-	free(v.fm);
 	return ret;
 }
 
@@ -421,20 +392,18 @@ int verify_write_extents(const struct plan *pl, const struct layout *lo, uint32_
 {
 	char path[VERIFY_PATH], name[NAME_MAX_LEN + 1];
 
-	fprintf(out, "# imprint extents block_size=%u\n", block_size);
+	extents_file_write_header(out, block_size);
 	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		uint64_t first = lo->file_ext[f], end = lo->file_ext[f + 1];
 		int l = plan_dir_path(pl, pl->file_dir[f], path, sizeof(path));
 
 		if (l < 0)
 			return l;
 		plan_file_name(pl, f, name);
-		fprintf(out, "%" PRIu64 "\t%s%s%s\t", f, path, l > 1 ? "/" : "", name);
-		if (lo->file_ext[f] == lo->file_ext[f + 1])
-			fputs("-", out);
-		for (uint64_t e = lo->file_ext[f]; e < lo->file_ext[f + 1]; e++)
-			fprintf(out, "%s%" PRIu64 "+%" PRIu64, e == lo->file_ext[f] ? "" : ",",
-				lo->ext[e].pblk, lo->ext[e].len);
-		fputc('\n', out);
+		extents_file_begin_line(out, f, path, name);
+		for (uint64_t e = first; e < end; e++)
+			extents_file_put_run(out, (size_t)(e - first), lo->ext[e].pblk, lo->ext[e].len);
+		extents_file_end_line(out, (size_t)(end - first));
 	}
 	return ferror(out) ? -EIO : 0;
 }

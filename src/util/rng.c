@@ -1,16 +1,6 @@
 /* rng.c - named, indexed random streams */
 #include "util/rng.h"
 
-uint64_t rng_mix64(uint64_t z)
-{
-	z ^= z >> 33;
-	z *= UINT64_C(0xFF51AFD7ED558CCD);
-	z ^= z >> 33;
-	z *= UINT64_C(0xC4CEB9FE1A85EC53);
-	z ^= z >> 33;
-	return z;
-}
-
 uint64_t rng_stream_key(uint64_t seed, const char *stream)
 {
 	/* FNV-1a of the name, then mixed with the seed */

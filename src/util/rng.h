@@ -43,8 +43,19 @@ static inline double rng_uniform(struct rng *r)
 /* Uniform integer in [0, n), unbiased; returns 0 when n is 0. */
 uint64_t rng_below(struct rng *r, uint64_t n);
 
-/* Stateless 64-bit mixer, for hashing ids into draws. */
-uint64_t rng_mix64(uint64_t x);
+/*
+ * Stateless 64-bit mixer, for hashing ids into draws; returns x mixed.
+ * Inline: content generators call it for every block.
+ */
+static inline uint64_t rng_mix64(uint64_t z)
+{
+	z ^= z >> 33;
+	z *= UINT64_C(0xFF51AFD7ED558CCD);
+	z ^= z >> 33;
+	z *= UINT64_C(0xC4CEB9FE1A85EC53);
+	z ^= z >> 33;
+	return z;
+}
 
 /*
  * Fisher-Yates shuffle of a uint32 array, drawing from one sequence of

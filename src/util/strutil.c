@@ -1,0 +1,40 @@
+/* strutil.c - text of numbers for people: human byte sizes */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "util/strutil.h"
+
+char *fmt_bytes(uint64_t v, unsigned flags, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	unsigned max = (flags & FMT_BYTES_PIB) ? 5 : 6, u = 0;
+	double x = (double)v;
+	int digits;
+
+	if (v < 1024) {
+		snprintf(buf, len, "%" PRIu64 " %s", v, (flags & FMT_BYTES_WORD) ? "bytes" : "B");
+		return buf;
+	}
+	if (flags & FMT_BYTES_EXACT) {
+		while (u < max && (v >> (10 * (u + 1))) != 0)
+			u++;
+		if (!(v & ((UINT64_C(1) << (10 * u)) - 1))) {
+			snprintf(buf, len, "%" PRIu64 " %s", v >> (10 * u), unit[u]);
+			return buf;
+		}
+		/* division by a power of two is exact: the same as ldexp() */
+		for (unsigned i = 0; i < u; i++)
+			x /= 1024;
+	} else {
+		while (x >= 1024 && u < max) {
+			x /= 1024;
+			u++;
+		}
+	}
+	if (flags & FMT_BYTES_ADAPTIVE)
+		digits = x < 10 ? 2 : x < 100 ? 1 : 0;
+	else
+		digits = (int)FMT_BYTES_DIGITS(flags);
+	snprintf(buf, len, "%.*f %s", digits, x, unit[u]);
+	return buf;
+}

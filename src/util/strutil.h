@@ -1,0 +1,35 @@
+/* strutil.h - text of numbers for people: human byte sizes */
+#ifndef IMPRINT_STRUTIL_H
+#define IMPRINT_STRUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * fmt_bytes() styles, or-ed.  Each output is pinned somewhere (messages,
+ * reports), so each caller keeps the style it has always printed:
+ *
+ *	FMT_BYTES_DIGITS(2)                         "1.50 GiB"   (measure)
+ *	FMT_BYTES_DIGITS(2) | FMT_BYTES_PIB         "1.50 GiB"   (plan report)
+ *	FMT_BYTES_DIGITS(1) | FMT_BYTES_PIB         "1.5 GiB"    (content report, ext4)
+ *	FMT_BYTES_ADAPTIVE                          "1.50 GiB", "15.0 GiB", "150 GiB" (progress)
+ *	FMT_BYTES_EXACT | FMT_BYTES_DIGITS(1) | FMT_BYTES_WORD
+ *	                                            "1 GiB", "1.5 GiB", "512 bytes" (parameters)
+ */
+#define FMT_BYTES_DIGITS(n) ((unsigned)(n) & 0x3u) /* digits after the point, 0..3 */
+#define FMT_BYTES_ADAPTIVE  0x04u /* three figures: 2 digits below 10, 1 below 100, else 0 */
+#define FMT_BYTES_EXACT     0x08u /* a whole number of units without a point ("1 GiB") */
+#define FMT_BYTES_WORD      0x10u /* below 1 KiB "512 bytes" rather than "512 B" */
+#define FMT_BYTES_PIB       0x20u /* PiB is the largest unit ("2048.0 PiB"), else EiB */
+
+/*
+ * Write v bytes for people into buf (len bytes, truncated like snprintf):
+ * below 1 KiB the exact count ("512 B"), else in the largest binary unit
+ * (KiB, MiB, ... EiB) the value reaches, with the digits `flags` asks
+ * for.  The unit is chosen on the value as a double, so a count a few
+ * bytes below 1 EiB reads "1.0 EiB"; with FMT_BYTES_EXACT it is chosen on
+ * the exact count ("1024.0 PiB").  Returns buf, for use in a printf list.
+ */
+char *fmt_bytes(uint64_t v, unsigned flags, char *buf, size_t len);
+
+#endif
