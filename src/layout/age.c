@@ -1292,7 +1292,7 @@ int age_build(struct layout *lo, const struct layout_request *rq, const struct f
 	/* a plan given both files and used scaled its sizes: so are the temporaries' */
 	if (pl->size.sigma > 0 && pl->size.mean > 0 && n) {
 		s.scale = 1;
-		if (params_is_set(&pl->prm, "files") && params_is_set(&pl->prm, "used"))
+		if (rq->age_scaled_sizes)
 			s.scale = (double)pl->bytes / ((double)n * pl->size.mean);
 	}
 	/* ext4 keeps min(2 %, 4096) clusters for metadata: data cannot have them */

@@ -2244,6 +2244,7 @@ void layout_request_set_params(struct layout_request *rq, const struct params *p
 	rq->age_churn = p->age_churn;
 	rq->age_stream_req = p->age_stream_req;
 	rq->age_group_prealloc = p->age_group_prealloc;
+	rq->age_scaled_sizes = params_is_set(p, "files") && params_is_set(p, "used");
 }
 
 void layout_release(struct layout *lo)

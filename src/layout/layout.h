@@ -76,6 +76,7 @@ struct layout_request {
 	double age_churn;             /* share of live files replaced per round; <= 0: 0.1 */
 	uint32_t age_stream_req;      /* blocks: files up to this use the locality group */
 	uint32_t age_group_prealloc;  /* blocks of a locality-group preallocation; 0: 512 */
+	int age_scaled_sizes;         /* 'files' and 'used' both given: temporaries scale as the plan */
 	const struct age_trace *age_trace; /* sees every aging operation, or NULL */
 };
 
