@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "layout/age.h"
+#include "layout/arith.h"
 #include "model/dist.h"
 #include "util/rng.h"
 
@@ -179,16 +180,6 @@ struct sim {
 	uint64_t temps, dropped, forced;
 	const struct age_trace *trace;
 };
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
-static uint64_t div_up(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
 
 static unsigned ilog2(uint64_t x)
 {
@@ -651,16 +642,6 @@ static void mb_release(struct mb *m)
 
 /* ---- files ---- */
 
-static uint64_t file_blocks(const struct layout_request *rq, uint64_t f)
-{
-	return rq->file_blocks ? rq->file_blocks[f] : 0;
-}
-
-static uint64_t ext_count(const struct sim *s, uint64_t len)
-{
-	return s->max_ext ? div_up(len, s->max_ext) : 1;
-}
-
 static int runs_add(struct runs *rs, uint64_t p, uint64_t n)
 {
 	if (rs->n && rs->r[rs->n - 1].s + rs->r[rs->n - 1].n == p) {
@@ -865,7 +846,7 @@ static int alloc_file(struct sim *s, struct fobj *o, uint64_t f, uint64_t n, uin
 		return ret;
 	}
 	for (size_t i = 0; i < s->rs.n; i++)
-		E += ext_count(s, s->rs.r[i].n);
+		E += ext_count(s->max_ext, s->rs.r[i].n);
 	nmeta = layout_file_meta(rq, f, n, E);
 	if (nmeta) {
 		ret = mb_alloc_whole(&s->m, mb_group_of(&s->m, s->rs.r[0].s), nmeta, &meta);
@@ -1124,7 +1105,7 @@ static int new_temp(struct sim *s, uint32_t round, int has_dir, uint32_t dir)
 static int new_plan_file(struct sim *s, uint64_t f, uint32_t round)
 {
 	const struct plan *pl = s->pl;
-	uint64_t n = file_blocks(s->rq, f);
+	uint64_t n = layout_file_blocks(s->rq, f);
 	int ret;
 
 	/* room for the blocks and a guess at the metadata before any attempt */
@@ -1187,12 +1168,13 @@ int age_build(struct layout *lo, const struct layout_request *rq, const struct f
 	      uint64_t *need)
 {
 	const struct plan *pl = rq->pl;
-	uint64_t N = rq->age_rounds, n = pl->nfiles, data = 0, meta = 0, dirs = 0, links = 0;
-	uint64_t total_free = 0, base, *quota = NULL, *rstart = NULL, pool = rq->pool_blocks;
+	uint64_t N = rq->age_rounds, n = pl->nfiles, total_free, base;
+	uint64_t *quota = NULL, *rstart = NULL, pool = rq->pool_blocks;
 	double c = rq->age_churn > 0 && rq->age_churn <= 1 ? rq->age_churn : 0.1, *prob = NULL;
 	uint32_t *rfiles = NULL, *round_of = NULL, *itdir = NULL, *scratch = NULL;
 	uint64_t *itstart = NULL;
 	uint8_t *kinds = NULL;
+	struct layout_need nd;
 	struct sim s;
 	int ret;
 
@@ -1201,26 +1183,14 @@ int age_build(struct layout *lo, const struct layout_request *rq, const struct f
 	s.rq = rq;
 	s.pl = pl;
 	s.trace = rq->age_trace;
-	s.max_ext = rq->max_extent_len;
-	if (rq->mapping == LAYOUT_EXTENTS && !s.max_ext)
-		s.max_ext = 32768;
+	s.max_ext = layout_max_ext(rq);
 
-	for (uint64_t f = 0; f < n; f++) {
-		uint64_t b = file_blocks(rq, f);
-
-		data += b;
-		if (b)
-			meta += layout_file_meta(rq, f, b, ext_count(&s, b));
+	for (uint64_t f = 0; f < n; f++)
 		if (pl->file_size[f] > s.max_bytes)
 			s.max_bytes = pl->file_size[f];
-	}
-	for (uint32_t j = 0; j < pl->ndirs; j++)
-		dirs += rq->dir_blocks ? rq->dir_blocks[j] : 0;
-	for (uint32_t l = 0; l < pl->nlinks; l++)
-		links += rq->link_blocks ? rq->link_blocks[l] : 0;
-	for (size_t i = 0; i < fm->nruns; i++)
-		total_free += fm->runs[i].len;
-	base = data + meta + dirs + links + pool;
+	layout_need_count(&nd, rq, fm);
+	total_free = nd.free;
+	base = nd.base;
 	if (need)
 		*need = base;
 	if (base > total_free)
@@ -1259,12 +1229,9 @@ int age_build(struct layout *lo, const struct layout_request *rq, const struct f
 		}
 	}
 
-	lo->nfiles = n;
-	lo->file_ext = calloc(n + 1, sizeof(*lo->file_ext));
-	lo->file_meta = calloc(n ? n : 1, sizeof(*lo->file_meta));
-	lo->file_nmeta = calloc(n ? n : 1, sizeof(*lo->file_nmeta));
-	lo->dir_start = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*lo->dir_start));
-	lo->link_block = calloc(pl->nlinks ? pl->nlinks : 1, sizeof(*lo->link_block));
+	ret = layout_arrays_alloc(lo, pl);
+	if (ret)
+		goto out_free;
 	s.pf = calloc(n ? n : 1, sizeof(*s.pf));
 	s.dgrp = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*s.dgrp));
 	s.fdirs = calloc(s.m.nflex, sizeof(*s.fdirs));
@@ -1280,8 +1247,7 @@ int age_build(struct layout *lo, const struct layout_request *rq, const struct f
 	rstart = calloc(N + 2, sizeof(*rstart));
 	round_of = calloc(n ? n : 1, sizeof(*round_of));
 	rfiles = calloc(n ? n : 1, sizeof(*rfiles));
-	if (!lo->file_ext || !lo->file_meta || !lo->file_nmeta || !lo->dir_start ||
-	    !lo->link_block || !s.pf || !s.dgrp || !s.fdirs || !s.tf || !s.tbytes || !s.tid ||
+	if (!s.pf || !s.dgrp || !s.fdirs || !s.tf || !s.tbytes || !s.tid ||
 	    !s.tdir || !s.tfree || !s.live || !prob || !quota || !rstart || !round_of || !rfiles) {
 		ret = -ENOMEM;
 		goto out_free;
@@ -1442,11 +1408,7 @@ int age_build(struct layout *lo, const struct layout_request *rq, const struct f
 	ret = assemble(&s, lo);
 	if (ret)
 		goto out_free;
-	meta = 0;
-	for (uint64_t f = 0; f < n; f++)
-		meta += lo->file_nmeta[f];
-	lo->blocks_used = data + meta + dirs + links + lo->pool_len;
-	layout_tally(lo);
+	layout_finish(lo, &nd);
 	lo->notes |= LAYOUT_NOTE_AGED;
 	lo->target = 1.0;
 	if (rq->layout_score < 1.0 || rq->order != ORDER_DIR || rq->frag_file_share > 0 ||

@@ -1,0 +1,218 @@
+/* units.c - allocation units (flex groups or groups) and an Orlov-like unit for every directory */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "layout/arith.h"
+#include "layout/units.h"
+#include "util/rng.h"
+
+/*
+ * Spread.  Block groups are gathered into allocation units (flex groups
+ * with flex_bg, else groups), as the kernel's Orlov allocator does, and
+ * each directory gets a unit from projected free blocks (a directory's
+ * own blocks plus its files and slow symlinks).  The root takes unit 0; a
+ * top-level directory the unit with the most projected free blocks,
+ * searched from a seeded start (stream "layout.orlov"), like Orlov's
+ * hashed start; a deeper one stays in its parent's unit while that keeps
+ * at least the average free minus a quarter unit (Orlov's min_blocks),
+ * else the first unit after it (wrapping) that does, else one that holds
+ * it, else the most free.  What a unit cannot hold spills into the next.
+ * Directories are then packed unit by unit, in creation order within a
+ * unit: a directory's blocks, its files in id order right after, then its
+ * slow symlinks.  On entering a unit the packing jumps to the unit's first
+ * block unless earlier units overflowed past it.
+ */
+
+/* Projected free blocks per unit, with a max tree (values may go negative). */
+struct units {
+	size_t n, size;
+	int64_t *t;
+};
+
+static void un_set(struct units *u, size_t i, int64_t v)
+{
+	size_t k = u->size + i;
+
+	u->t[k] = v;
+	for (k >>= 1; k; k >>= 1)
+		u->t[k] = u->t[2 * k] > u->t[2 * k + 1] ? u->t[2 * k] : u->t[2 * k + 1];
+}
+
+/* Lowest unit holding the maximum. */
+static size_t un_argmax(const struct units *u)
+{
+	size_t k = 1;
+
+	while (k < u->size)
+		k = u->t[2 * k] >= u->t[2 * k + 1] ? 2 * k : 2 * k + 1;
+	return k - u->size;
+}
+
+static size_t un_find(const struct units *u, size_t k, size_t kl, size_t kr, size_t lo, size_t hi,
+		      int64_t v)
+{
+	size_t mid, r;
+
+	if (kr <= lo || hi <= kl || u->t[k] < v)
+		return SIZE_MAX;
+	if (kr - kl == 1)
+		return kl;
+	mid = kl + (kr - kl) / 2;
+	r = un_find(u, 2 * k, kl, mid, lo, hi, v);
+	if (r != SIZE_MAX)
+		return r;
+	return un_find(u, 2 * k + 1, mid, kr, lo, hi, v);
+}
+
+/* First unit in [lo, hi) with at least v projected free blocks, or SIZE_MAX. */
+static size_t un_first(const struct units *u, size_t lo, size_t hi, int64_t v)
+{
+	if (lo >= hi)
+		return SIZE_MAX;
+	return un_find(u, 1, 0, u->size, lo, hi, v);
+}
+
+int units_assign(const struct layout_request *rq, const struct alloc *al, double gap_per_file,
+		 const struct units_geom *ug, uint32_t *dunit, uint32_t *order)
+{
+	const struct plan *pl = rq->pl;
+	uint64_t ustart0 = ug->start, usize = ug->size;
+	size_t nunits = ug->n;
+	struct units u = { 0 };
+	uint64_t okey = rng_stream_key(rq->seed, "layout.orlov");
+	int64_t *pf, sum = 0;
+	size_t *cnt = NULL;
+	int ret = 0;
+
+	u.n = nunits;
+	u.size = 1;
+	while (u.size < nunits)
+		u.size <<= 1;
+	u.t = calloc(2 * u.size, sizeof(*u.t));
+	pf = calloc(nunits, sizeof(*pf));
+	cnt = calloc(nunits + 1, sizeof(*cnt));
+	if (!u.t || !pf || !cnt) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (size_t k = 0; k < 2 * u.size; k++)
+		u.t[k] = INT64_MIN;
+
+	/* free blocks per unit */
+	for (size_t i = 0; i < al->nruns; i++) {
+		uint64_t s = al->cur[i], e = al->end[i];
+
+		while (s < e) {
+			uint64_t k = s >= ustart0 ? (s - ustart0) / usize : 0, ue;
+
+			if (k >= nunits - 1) {
+				k = nunits - 1;
+				ue = e;
+			} else {
+				ue = min_u64(e, ustart0 + (k + 1) * usize);
+			}
+			pf[k] += (int64_t)(ue - s);
+			s = ue;
+		}
+	}
+	for (size_t k = 0; k < nunits; k++) {
+		un_set(&u, k, pf[k]);
+		sum += pf[k];
+	}
+
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		uint64_t need = layout_dir_blocks(rq, j), left;
+		uint32_t f0 = pl->dir_first_file[j], l0 = pl->dir_first_link[j];
+		int64_t minfree = sum / (int64_t)nunits - (int64_t)(usize / 4), thr;
+		size_t k, v;
+
+		for (uint32_t c = 0; c < pl->dir_nfiles[j]; c++) {
+			uint64_t n = layout_file_blocks(rq, (uint64_t)f0 + c);
+
+			need += n + layout_contig_meta(rq, (uint64_t)f0 + c, n);
+			if (n)
+				need += (uint64_t)gap_per_file;
+		}
+		for (uint32_t c = 0; c < pl->dir_nlinks[j]; c++)
+			need += layout_link_blocks(rq, l0 + c);
+
+		if (j == 0) {
+			k = 0;
+		} else if (pl->dir_depth[j] <= 1) {
+			/* the most free unit, searched from a seeded start */
+			struct rng r;
+			size_t start;
+
+			rng_open(&r, okey, j);
+			start = (size_t)rng_below(&r, nunits);
+			k = un_first(&u, start, nunits, u.t[1]);
+			if (k == SIZE_MAX)
+				k = un_first(&u, 0, start, u.t[1]);
+		} else {
+			/* the parent's unit while it stays above a quarter group below average */
+			size_t pu = dunit[pl->dir_parent[j]];
+
+			thr = (minfree > 0 ? minfree : 0) + (int64_t)need;
+			k = pf[pu] >= thr ? pu : un_first(&u, pu + 1, nunits, thr);
+			if (k == SIZE_MAX)
+				k = un_first(&u, 0, pu, thr);
+			if (k == SIZE_MAX)
+				k = pf[pu] >= (int64_t)need ?
+					    pu :
+					    un_first(&u, pu + 1, nunits, (int64_t)need);
+			if (k == SIZE_MAX)
+				k = un_first(&u, 0, pu, (int64_t)need);
+			if (k == SIZE_MAX)
+				k = un_argmax(&u);
+		}
+		dunit[j] = (uint32_t)k;
+		cnt[k + 1]++;
+
+		/* what does not fit spills into the following units */
+		left = need;
+		v = k;
+		while (left) {
+			uint64_t take = pf[v] > 0 ? min_u64(left, (uint64_t)pf[v]) : 0;
+
+			pf[v] -= (int64_t)take;
+			un_set(&u, v, pf[v]);
+			left -= take;
+			if (!left)
+				break;
+			v = un_first(&u, v + 1, nunits, 1);
+			if (v == SIZE_MAX)
+				break;
+		}
+		if (left) {
+			pf[k] -= (int64_t)left;
+			un_set(&u, k, pf[k]);
+		}
+		sum -= (int64_t)need;
+	}
+
+	for (size_t k = 0; k < nunits; k++)
+		cnt[k + 1] += cnt[k];
+	for (uint32_t j = 0; j < pl->ndirs; j++)
+		order[cnt[dunit[j]]++] = j;
+
+out_free:
+	free(u.t);
+	free(pf);
+	free(cnt);
+	return ret;
+}
+
+
+void units_geom(const struct freemap *fm, enum layout_order order, struct units_geom *ug)
+{
+	ug->start = fm->first_data_block;
+	if (fm->blocks_per_group && fm->ngroups && order == ORDER_DIR) {
+		uint64_t flex = fm->flex_groups ? fm->flex_groups : 1;
+
+		ug->size = (uint64_t)fm->blocks_per_group * flex;
+		ug->n = (size_t)div_up(fm->ngroups, flex);
+	} else {
+		ug->size = fm->nblocks ? fm->nblocks : 1;
+		ug->n = 1;
+	}
+}
