@@ -28,8 +28,8 @@ void alloc_update(struct alloc *a, size_t i)
 	}
 }
 
-static size_t alloc_find(const struct alloc *a, size_t k, size_t kl, size_t kr, size_t lo, size_t hi,
-		      uint64_t n)
+static size_t alloc_find(const struct alloc *a, size_t k, size_t kl, size_t kr, size_t lo,
+			 size_t hi, uint64_t n)
 {
 	size_t mid, r;
 
@@ -70,7 +70,7 @@ uint64_t alloc_take(struct alloc *a, size_t i, uint64_t n)
 }
 
 int alloc_init(struct alloc *a, const struct freemap *fm, size_t nholes, uint64_t pool,
-		   uint64_t *pool_start)
+	       uint64_t *pool_start)
 {
 	size_t n = 0;
 	uint64_t last = 0;

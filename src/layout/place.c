@@ -328,8 +328,8 @@ static uint64_t frag_plan(struct build *b, uint64_t f, uint64_t n, struct frag *
 			e->extra = n - e->P;
 			e->sigma = 0;
 			if (b->rq->frag_sizes == FRAG_SIZES_LOGNORMAL)
-				e->sigma = b->rq->frag_size_sigma > 0 ? b->rq->frag_size_sigma :
-									1.0;
+				e->sigma =
+					b->rq->frag_size_sigma > 0 ? b->rq->frag_size_sigma : 1.0;
 			tmp = *e;
 			for (uint64_t i = 0; i < e->P; i++)
 				e->W += frag_weight(&tmp);
@@ -644,9 +644,9 @@ static int b_breaks(struct build *b, double target, uint64_t pairs)
 	b->S = pairs;
 	b->frag = b->R > 0;
 	b->key = rng_stream_key(rq->seed, "layout.frag");
-	if (!(b->frag && (rq->frag_file_share > 0 || rq->frag_extents > 0 ||
-			  rq->frag_select != FRAG_SELECT_WEIGHTED ||
-			  rq->frag_sizes != FRAG_SIZES_RANDOM)))
+	if (!(b->frag &&
+	      (rq->frag_file_share > 0 || rq->frag_extents > 0 ||
+	       rq->frag_select != FRAG_SELECT_WEIGHTED || rq->frag_sizes != FRAG_SIZES_RANDOM)))
 		return 0;
 	b->spread = 1;
 	b->kb = calloc(b->pl->nfiles ? b->pl->nfiles : 1, sizeof(*b->kb));
