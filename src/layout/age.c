@@ -683,292 +683,352 @@ static int assemble(struct sim *s, struct layout *lo)
 	return 0;
 }
 
-int age_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm,
-	      uint64_t *need)
+/* The free runs of fm are free, less the pool taken off the tail of the last run that holds it. */
+static int sim_free_space(struct sim *s, struct layout *lo, const struct freemap *fm)
 {
-	const struct plan *pl = rq->pl;
-	uint64_t N = rq->age_rounds, n = pl->nfiles, total_free, base;
-	uint64_t *quota = NULL, *rstart = NULL, pool = rq->pool_blocks;
-	double c = rq->age_churn > 0 && rq->age_churn <= 1 ? rq->age_churn : 0.1, *prob = NULL;
-	uint32_t *rfiles = NULL, *round_of = NULL, *itdir = NULL, *scratch = NULL;
-	uint64_t *itstart = NULL;
-	uint8_t *kinds = NULL;
-	struct layout_need nd;
-	struct sim s;
-	int ret;
+	uint64_t pool = s->rq->pool_blocks;
+	size_t pr = SIZE_MAX;
 
-	memset(lo, 0, sizeof(*lo));
-	memset(&s, 0, sizeof(s));
-	s.rq = rq;
-	s.pl = pl;
-	s.trace = rq->age_trace;
-	s.max_ext = layout_max_ext(rq);
-
-	for (uint64_t f = 0; f < n; f++)
-		if (pl->file_size[f] > s.max_bytes)
-			s.max_bytes = pl->file_size[f];
-	layout_need_count(&nd, rq, fm);
-	total_free = nd.free;
-	base = nd.base;
-	if (need)
-		*need = base;
-	if (base > total_free)
+	for (size_t i = fm->nruns; pool && i-- > 0;)
+		if (fm->runs[i].len >= pool) {
+			pr = i;
+			break;
+		}
+	if (pool && pr == SIZE_MAX)
 		return -ENOSPC;
+	for (size_t i = 0; i < fm->nruns; i++) {
+		uint64_t st = fm->runs[i].start, len = fm->runs[i].len;
 
-	ret = mb_init(&s.m, fm, rq->block_size);
-	if (ret)
-		goto out_free;
-	{
-		/* the free runs, the pool taken off the tail of the last that holds it */
-		size_t pr = SIZE_MAX;
-
-		for (size_t i = fm->nruns; pool && i-- > 0;)
-			if (fm->runs[i].len >= pool) {
-				pr = i;
-				break;
-			}
-		if (pool && pr == SIZE_MAX) {
-			ret = -ENOSPC;
-			goto out_free;
+		if (st < s->m.fdb || st + len > fm->nblocks || st + len < st)
+			return -EINVAL;
+		if (i == pr) {
+			len -= pool;
+			lo->pool_start = st + len;
+			lo->pool_len = pool;
 		}
-		for (size_t i = 0; i < fm->nruns; i++) {
-			uint64_t st = fm->runs[i].start, len = fm->runs[i].len;
-
-			if (st < s.m.fdb || st + len > fm->nblocks || st + len < st) {
-				ret = -EINVAL;
-				goto out_free;
-			}
-			if (i == pr) {
-				len -= pool;
-				lo->pool_start = st + len;
-				lo->pool_len = pool;
-			}
-			if (len)
-				mb_mark(&s.m, st, len, 1);
-		}
+		if (len)
+			mb_mark(&s->m, st, len, 1);
 	}
+	return 0;
+}
 
-	ret = layout_arrays_alloc(lo, pl);
-	if (ret)
-		goto out_free;
-	s.pf = calloc(n ? n : 1, sizeof(*s.pf));
-	s.dgrp = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*s.dgrp));
-	s.fdirs = calloc(s.m.nflex, sizeof(*s.fdirs));
-	s.cap_t = 2 * n + 2;
-	s.tf = calloc(s.cap_t, sizeof(*s.tf));
-	s.tbytes = calloc(s.cap_t, sizeof(*s.tbytes));
-	s.tid = calloc(s.cap_t, sizeof(*s.tid));
-	s.tdir = calloc(s.cap_t, sizeof(*s.tdir));
-	s.tfree = calloc(s.cap_t, sizeof(*s.tfree));
-	s.live = calloc(s.cap_t, sizeof(*s.live));
-	prob = calloc(N + 1, sizeof(*prob));
-	quota = calloc(N + 1, sizeof(*quota));
-	rstart = calloc(N + 2, sizeof(*rstart));
-	round_of = calloc(n ? n : 1, sizeof(*round_of));
-	rfiles = calloc(n ? n : 1, sizeof(*rfiles));
-	if (!s.pf || !s.dgrp || !s.fdirs || !s.tf || !s.tbytes || !s.tid ||
-	    !s.tdir || !s.tfree || !s.live || !prob || !quota || !rstart || !round_of || !rfiles) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	s.ipf = (uint64_t)s.m.bpg * rq->block_size / 16384 * s.m.flex;
-	if (!s.ipf)
-		s.ipf = 1;
+/*
+ * The simulation's arrays (plan files, directories, temporary slots) and
+ * settings: inodes per flex group, the temporaries' size scale, ext4's
+ * reserve, the streams.  Returns 0 or -ENOMEM.
+ */
+static int sim_setup(struct sim *s, const struct freemap *fm, const struct layout_need *nd)
+{
+	const struct layout_request *rq = s->rq;
+	const struct plan *pl = s->pl;
+	uint64_t n = pl->nfiles;
+
+	s->pf = calloc(n ? n : 1, sizeof(*s->pf));
+	s->dgrp = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*s->dgrp));
+	s->fdirs = calloc(s->m.nflex, sizeof(*s->fdirs));
+	s->cap_t = 2 * n + 2;
+	s->tf = calloc(s->cap_t, sizeof(*s->tf));
+	s->tbytes = calloc(s->cap_t, sizeof(*s->tbytes));
+	s->tid = calloc(s->cap_t, sizeof(*s->tid));
+	s->tdir = calloc(s->cap_t, sizeof(*s->tdir));
+	s->tfree = calloc(s->cap_t, sizeof(*s->tfree));
+	s->live = calloc(s->cap_t, sizeof(*s->live));
+	if (!s->pf || !s->dgrp || !s->fdirs || !s->tf || !s->tbytes || !s->tid || !s->tdir ||
+	    !s->tfree || !s->live)
+		return -ENOMEM;
+	s->ipf = (uint64_t)s->m.bpg * rq->block_size / 16384 * s->m.flex;
+	if (!s->ipf)
+		s->ipf = 1;
 	/* a plan given both files and used scaled its sizes: so are the temporaries' */
 	if (pl->size.sigma > 0 && pl->size.mean > 0 && n) {
-		s.scale = 1;
+		s->scale = 1;
 		if (rq->age_scaled_sizes)
-			s.scale = (double)pl->bytes / ((double)n * pl->size.mean);
+			s->scale = (double)pl->bytes / ((double)n * pl->size.mean);
 	}
 	/* ext4 keeps min(2 %, 4096) clusters for metadata: data cannot have them */
-	s.resv = min_u64(fm->nblocks / 50, 4096);
-	if (s.resv > total_free - base)
-		s.resv = total_free - base;
-	s.kdir = rng_stream_key(rq->seed, "age.dir");
-	s.ksize = rng_stream_key(rq->seed, "age.size");
-	rng_init(&s.rdel, rq->seed, "age.del", 0);
+	s->resv = min_u64(fm->nblocks / 50, 4096);
+	if (s->resv > nd->free - nd->base)
+		s->resv = nd->free - nd->base;
+	s->kdir = rng_stream_key(rq->seed, "age.dir");
+	s->ksize = rng_stream_key(rq->seed, "age.size");
+	rng_init(&s->rdel, rq->seed, "age.del", 0);
+	return 0;
+}
 
-	/* the round each plan file is created in */
+static void sim_release(struct sim *s)
+{
+	if (s->pf)
+		for (uint64_t f = 0; f < s->pl->nfiles; f++)
+			free(s->pf[f].more);
+	if (s->tf)
+		for (uint64_t t = 0; t < s->ntf; t++)
+			free(s->tf[t].more);
+	free(s->pf);
+	free(s->tf);
+	free(s->tbytes);
+	free(s->tid);
+	free(s->tdir);
+	free(s->tfree);
+	free(s->live);
+	free(s->dgrp);
+	free(s->fdirs);
+	free(s->rs.r);
+	free(s->pend.r);
+	mb_release(&s->m);
+}
+
+/* When each plan file is created (see the top of the file), and a round's operations. */
+struct sched {
+	uint64_t N;	    /* rounds after the initial population */
+	double c;	    /* share of the live files replaced per round */
+	uint64_t *quota;    /* plan files created in round r, r = 0..N */
+	uint64_t *rstart;   /* round r creates rfiles[rstart[r] .. rstart[r + 1]) */
+	uint32_t *rfiles;   /* plan files by round, shuffled */
+	uint32_t *round_of; /* plan file -> its round */
+	uint8_t *kinds;	    /* a round's operations: 0 delete, 1 plan file, 2 temporary */
+};
+
+/* Every plan file's round: exact quotas of the survival law, shuffled.  Returns 0 or -ENOMEM. */
+static int sched_make(struct sched *h, const struct layout_request *rq)
+{
+	uint64_t N = h->N, n = rq->pl->nfiles, maxops = 0;
+	double c = h->c, *prob = calloc(N + 1, sizeof(*prob));
+	int ret = -ENOMEM;
+
+	h->quota = calloc(N + 1, sizeof(*h->quota));
+	h->rstart = calloc(N + 2, sizeof(*h->rstart));
+	h->round_of = calloc(n ? n : 1, sizeof(*h->round_of));
+	h->rfiles = calloc(n ? n : 1, sizeof(*h->rfiles));
+	if (!prob || !h->quota || !h->rstart || !h->round_of || !h->rfiles)
+		goto out_free_prob;
 	prob[0] = pow(1 - c, (double)N);
 	for (uint64_t r = 1; r <= N; r++)
 		prob[r] = c * pow(1 - c, (double)(N - r));
-	quotas_from_probs(prob, N + 1, n, quota);
+	quotas_from_probs(prob, N + 1, n, h->quota);
 	for (uint64_t f = 0; f < n; f++)
-		rfiles[f] = (uint32_t)f;
-	rng_shuffle_u32(rfiles, n, rng_stream_key(rq->seed, "age.round"), 0);
+		h->rfiles[f] = (uint32_t)f;
+	rng_shuffle_u32(h->rfiles, n, rng_stream_key(rq->seed, "age.round"), 0);
 	for (uint64_t r = 0, k = 0; r <= N; r++) {
-		rstart[r] = k;
-		for (uint64_t q = 0; q < quota[r]; q++)
-			round_of[rfiles[k++]] = (uint32_t)r;
+		h->rstart[r] = k;
+		for (uint64_t q = 0; q < h->quota[r]; q++)
+			h->round_of[h->rfiles[k++]] = (uint32_t)r;
 	}
-	rstart[N + 1] = n;
+	h->rstart[N + 1] = n;
 
-	/* round 0: the tree, then each directory's files and temporaries */
-	ret = trace_op(&s, AGE_ROUND, 0, 0, 0, 0, 0) ? -ECANCELED : 0;
-	if (ret)
-		goto out_free;
-	{
-		uint64_t t0 = n - quota[0], maxd = 0;
-		struct rng r;
-
-		itdir = calloc(t0 ? t0 : 1, sizeof(*itdir));
-		itstart = calloc((uint64_t)pl->ndirs + 1, sizeof(*itstart));
-		if (!itdir || !itstart) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
-		/* the initial temporaries' directories, counted by directory */
-		for (uint64_t i = 0; i < t0; i++) {
-			rng_open(&r, s.kdir, i);
-			itdir[i] = n ? pl->file_dir[rng_below(&r, n)] : 0;
-			itstart[itdir[i] + 1]++;
-		}
-		for (uint32_t j = 0; j < pl->ndirs; j++) {
-			uint64_t here = itstart[j + 1] + pl->dir_nfiles[j];
-
-			if (here > maxd)
-				maxd = here;
-			itstart[j + 1] += itstart[j];
-		}
-		scratch = calloc(maxd + 1, sizeof(*scratch));
-		if (!scratch) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
-		for (uint32_t j = 0; j < pl->ndirs; j++) {
-			uint64_t k = 0, nt = itstart[j + 1] - itstart[j];
-
-			ret = make_dir(&s, j);
-			if (!ret)
-				ret = dir_blocks_place(&s, lo, j);
-			if (ret)
-				goto out_free;
-			/* entries: plan file ids, or UINT32_MAX for a temporary */
-			for (uint32_t i = 0; i < pl->dir_nfiles[j]; i++)
-				if (!round_of[pl->dir_first_file[j] + i])
-					scratch[k++] = pl->dir_first_file[j] + i;
-			for (uint64_t i = 0; i < nt; i++)
-				scratch[k++] = UINT32_MAX;
-			rng_shuffle_u32(scratch, k, rng_stream_key(rq->seed, "age.ops"),
-					(uint64_t)UINT32_MAX + j);
-			for (uint64_t i = 0; i < k && !ret; i++)
-				ret = scratch[i] == UINT32_MAX ? new_temp(&s, 0, 1, j) :
-								 new_plan_file(&s, scratch[i], 0);
-			if (ret)
-				goto out_free;
-		}
-		/* the initial temporaries took ids 0..t0-1 in directory order */
-	}
-
-	/* rounds 1..N */
-	{
-		uint64_t maxops = 0;
-
-		for (uint64_t r = 1; r <= N; r++) {
-			uint64_t d = (uint64_t)llround(c * (double)n);
-
-			if (d < quota[r])
-				d = quota[r];
-			if (d > maxops)
-				maxops = d;
-		}
-		kinds = malloc(2 * maxops + 2);
-		if (!kinds && maxops) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
-	}
+	/* room for the busiest round's operations */
 	for (uint64_t r = 1; r <= N; r++) {
-		uint64_t D = (uint64_t)llround(c * (double)n), T = s.nlive, nk = 0, pi = rstart[r];
-		uint64_t C;
-		struct rng ro;
+		uint64_t d = (uint64_t)llround(c * (double)n);
 
-		/* a round ends with a commit (the replay syncs the file system there) */
-		commit(&s);
-		ret = trace_op(&s, AGE_ROUND, (uint32_t)r, 0, r, 0, 0) ? -ECANCELED : 0;
-		if (ret)
-			goto out_free;
-		if (D < quota[r])
-			D = quota[r];
-		if (D > T || r == N)
-			D = T;
-		C = D > quota[r] ? D - quota[r] : 0;
-		for (uint64_t i = 0; i < D; i++)
-			kinds[nk++] = 0;
-		for (uint64_t i = 0; i < quota[r]; i++)
-			kinds[nk++] = 1;
-		for (uint64_t i = 0; i < C; i++)
-			kinds[nk++] = 2;
-		rng_init(&ro, rq->seed, "age.ops", r);
-		for (uint64_t i = nk; i > 1; i--) {
-			uint64_t x = rng_below(&ro, i);
-			uint8_t t = kinds[i - 1];
-
-			kinds[i - 1] = kinds[x];
-			kinds[x] = t;
-		}
-		for (uint64_t i = 0; i < nk && !ret; i++) {
-			if (kinds[i] == 0)
-				ret = del_temp(&s, (uint32_t)r);
-			else if (kinds[i] == 1)
-				ret = new_plan_file(&s, rfiles[pi++], (uint32_t)r);
-			else
-				ret = new_temp(&s, (uint32_t)r, 0, 0);
-		}
-		while (!ret && r == N && s.nlive)
-			ret = del_temp(&s, (uint32_t)r);
-		if (ret)
-			goto out_free;
+		if (d < h->quota[r])
+			d = h->quota[r];
+		if (d > maxops)
+			maxops = d;
 	}
-	/* unmount: the last commit, and the locality group's preallocations go back */
-	commit(&s);
-	pa_discard_all(&s);
+	h->kinds = malloc(2 * maxops + 2);
+	if (!h->kinds && maxops)
+		goto out_free_prob;
+	ret = 0;
 
-	ret = assemble(&s, lo);
+out_free_prob:
+	free(prob);
+	return ret;
+}
+
+static void sched_release(struct sched *h)
+{
+	free(h->quota);
+	free(h->rstart);
+	free(h->round_of);
+	free(h->rfiles);
+	free(h->kinds);
+}
+
+/* Round 0: the tree, then each directory's round-0 files and temporaries in random order. */
+static int round_zero(struct sim *s, struct layout *lo, const struct sched *h)
+{
+	const struct plan *pl = s->pl;
+	uint64_t n = pl->nfiles, t0 = n - h->quota[0], maxd = 0, *itstart = NULL;
+	uint32_t *itdir = NULL, *scratch = NULL;
+	struct rng r;
+	int ret;
+
+	ret = trace_op(s, AGE_ROUND, 0, 0, 0, 0, 0) ? -ECANCELED : 0;
 	if (ret)
-		goto out_free;
-	layout_finish(lo, &nd);
+		return ret;
+	itdir = calloc(t0 ? t0 : 1, sizeof(*itdir));
+	itstart = calloc((uint64_t)pl->ndirs + 1, sizeof(*itstart));
+	ret = -ENOMEM;
+	if (!itdir || !itstart)
+		goto out_free_scratch;
+	/* the initial temporaries' directories, counted by directory */
+	for (uint64_t i = 0; i < t0; i++) {
+		rng_open(&r, s->kdir, i);
+		itdir[i] = n ? pl->file_dir[rng_below(&r, n)] : 0;
+		itstart[itdir[i] + 1]++;
+	}
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		uint64_t here = itstart[j + 1] + pl->dir_nfiles[j];
+
+		if (here > maxd)
+			maxd = here;
+		itstart[j + 1] += itstart[j];
+	}
+	scratch = calloc(maxd + 1, sizeof(*scratch));
+	if (!scratch)
+		goto out_free_scratch;
+	ret = 0;
+	for (uint32_t j = 0; j < pl->ndirs && !ret; j++) {
+		uint64_t k = 0, nt = itstart[j + 1] - itstart[j];
+
+		ret = make_dir(s, j);
+		if (!ret)
+			ret = dir_blocks_place(s, lo, j);
+		if (ret)
+			break;
+		/* entries: plan file ids, or UINT32_MAX for a temporary */
+		for (uint32_t i = 0; i < pl->dir_nfiles[j]; i++)
+			if (!h->round_of[pl->dir_first_file[j] + i])
+				scratch[k++] = pl->dir_first_file[j] + i;
+		for (uint64_t i = 0; i < nt; i++)
+			scratch[k++] = UINT32_MAX;
+		rng_shuffle_u32(scratch, k, rng_stream_key(s->rq->seed, "age.ops"),
+				(uint64_t)UINT32_MAX + j);
+		for (uint64_t i = 0; i < k && !ret; i++)
+			ret = scratch[i] == UINT32_MAX ? new_temp(s, 0, 1, j) :
+							 new_plan_file(s, scratch[i], 0);
+	}
+	/* the initial temporaries took ids 0..t0-1 in directory order */
+
+out_free_scratch:
+	free(itdir);
+	free(itstart);
+	free(scratch);
+	return ret;
+}
+
+/*
+ * Round r >= 1: after a commit, D deletions, the round's plan files and
+ * D - (those) temporaries in random order; the last round deletes every
+ * temporary left.
+ */
+static int round_run(struct sim *s, struct sched *h, uint64_t r)
+{
+	uint64_t D = (uint64_t)llround(h->c * (double)s->pl->nfiles), T = s->nlive, nk = 0;
+	uint64_t C, pi = h->rstart[r], q = h->quota[r];
+	uint8_t *kinds = h->kinds;
+	struct rng ro;
+	int ret;
+
+	/* a round ends with a commit (the replay syncs the file system there) */
+	commit(s);
+	ret = trace_op(s, AGE_ROUND, (uint32_t)r, 0, r, 0, 0) ? -ECANCELED : 0;
+	if (ret)
+		return ret;
+	if (D < q)
+		D = q;
+	if (D > T || r == h->N)
+		D = T;
+	C = D > q ? D - q : 0;
+	for (uint64_t i = 0; i < D; i++)
+		kinds[nk++] = 0;
+	for (uint64_t i = 0; i < q; i++)
+		kinds[nk++] = 1;
+	for (uint64_t i = 0; i < C; i++)
+		kinds[nk++] = 2;
+	rng_init(&ro, s->rq->seed, "age.ops", r);
+	for (uint64_t i = nk; i > 1; i--) {
+		uint64_t x = rng_below(&ro, i);
+		uint8_t t = kinds[i - 1];
+
+		kinds[i - 1] = kinds[x];
+		kinds[x] = t;
+	}
+	for (uint64_t i = 0; i < nk && !ret; i++) {
+		if (kinds[i] == 0)
+			ret = del_temp(s, (uint32_t)r);
+		else if (kinds[i] == 1)
+			ret = new_plan_file(s, h->rfiles[pi++], (uint32_t)r);
+		else
+			ret = new_temp(s, (uint32_t)r, 0, 0);
+	}
+	while (!ret && r == h->N && s->nlive)
+		ret = del_temp(s, (uint32_t)r);
+	return ret;
+}
+
+/* The aged layout's notes and counts. */
+static void age_notes(struct layout *lo, const struct layout_request *rq, const struct sim *s)
+{
 	lo->notes |= LAYOUT_NOTE_AGED;
 	lo->target = 1.0;
 	if (rq->layout_score < 1.0 || rq->order != ORDER_DIR || rq->frag_file_share > 0 ||
 	    rq->frag_extents > 0 || rq->frag_select != FRAG_SELECT_WEIGHTED ||
 	    rq->frag_sizes != FRAG_SIZES_RANDOM || rq->free_frag_share > 0)
 		lo->notes |= LAYOUT_NOTE_IGNORED;
-	lo->age_temps = s.temps;
-	lo->age_dropped = s.dropped;
-	lo->age_forced = s.forced;
+	lo->age_temps = s->temps;
+	lo->age_dropped = s->dropped;
+	lo->age_forced = s->forced;
+}
 
-out_free:
-	if (ret == -ENOSPC && need && *need <= total_free)
-		*need = total_free + 1;
+int age_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm,
+	      uint64_t *need)
+{
+	const struct plan *pl = rq->pl;
+	struct layout_need nd;
+	struct sched h;
+	struct sim s;
+	int ret;
+
+	memset(lo, 0, sizeof(*lo));
+	memset(&s, 0, sizeof(s));
+	memset(&h, 0, sizeof(h));
+	s.rq = rq;
+	s.pl = pl;
+	s.trace = rq->age_trace;
+	s.max_ext = layout_max_ext(rq);
+	h.N = rq->age_rounds;
+	h.c = rq->age_churn > 0 && rq->age_churn <= 1 ? rq->age_churn : 0.1;
+
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		if (pl->file_size[f] > s.max_bytes)
+			s.max_bytes = pl->file_size[f];
+	layout_need_count(&nd, rq, fm);
+	if (need)
+		*need = nd.base;
+	if (nd.base > nd.free)
+		return -ENOSPC;
+
+	ret = mb_init(&s.m, fm, rq->block_size);
+	if (!ret)
+		ret = sim_free_space(&s, lo, fm);
+	if (!ret)
+		ret = layout_arrays_alloc(lo, pl);
+	if (!ret)
+		ret = sim_setup(&s, fm, &nd);
+	if (!ret)
+		ret = sched_make(&h, rq);
+	if (!ret)
+		ret = round_zero(&s, lo, &h);
+	for (uint64_t r = 1; !ret && r <= h.N; r++)
+		ret = round_run(&s, &h, r);
+	if (ret)
+		goto out_free_sim;
+	/* unmount: the last commit, and the locality group's preallocations go back */
+	commit(&s);
+	pa_discard_all(&s);
+
+	ret = assemble(&s, lo);
+	if (ret)
+		goto out_free_sim;
+	layout_finish(lo, &nd);
+	age_notes(lo, rq, &s);
+
+out_free_sim:
+	if (ret == -ENOSPC && need && *need <= nd.free)
+		*need = nd.free + 1;
 	if (ret)
 		layout_release(lo);
-	if (s.pf)
-		for (uint64_t f = 0; f < n; f++)
-			free(s.pf[f].more);
-	if (s.tf)
-		for (uint64_t t = 0; t < s.ntf; t++)
-			free(s.tf[t].more);
-	free(s.pf);
-	free(s.tf);
-	free(s.tbytes);
-	free(s.tid);
-	free(s.tdir);
-	free(s.tfree);
-	free(s.live);
-	free(s.dgrp);
-	free(s.fdirs);
-	free(s.rs.r);
-	free(s.pend.r);
-	free(prob);
-	free(quota);
-	free(rstart);
-	free(round_of);
-	free(rfiles);
-	free(itdir);
-	free(itstart);
-	free(scratch);
-	free(kinds);
-	mb_release(&s.m);
+	sched_release(&h);
+	sim_release(&s);
 	return ret;
 }
