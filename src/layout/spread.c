@@ -84,43 +84,23 @@ static uint64_t spread_total(const double *d, const uint64_t *cap, uint64_t m, d
 	return t;
 }
 
-int spread_plan(const struct layout_request *rq, uint64_t B, uint64_t pairs, uint32_t *kb,
-		uint32_t *notes)
+/*
+ * The files of two or more blocks in frag_select order: key[i] holds a
+ * file id in its low 32 bits, sorted.  Returns how many (N) or -ENOMEM.
+ */
+static int64_t spread_keys(const struct layout_request *rq, uint64_t *key)
 {
 	const struct plan *pl = rq->pl;
-	uint64_t kr = rng_stream_key(rq->seed, "layout.select");
-	uint64_t ke = rng_stream_key(rq->seed, "layout.extents");
-	uint64_t N = 0, m, asked, C = 0, sum, *key = NULL, *cap = NULL;
-	double p = (double)B / (double)pairs, mauto = 0, M, q, lo, hi, *d = NULL;
+	uint64_t kr = rng_stream_key(rq->seed, "layout.select"), N = 0;
 	unsigned char *grp = NULL;
-	int ret = 0;
 
-	for (uint64_t f = 0; f < pl->nfiles; f++) {
-		uint64_t n = layout_file_blocks(rq, f);
-
-		if (n < 2)
-			continue;
-		N++;
-		/* the chance that pair sampling at rate p breaks this file at all */
-		mauto += p >= 1 ? 1 : -expm1((double)(n - 1) * log1p(-p));
-	}
-	if (!N || !B)
-		return 0;
-	key = malloc(N * sizeof(*key));
-	if (!key) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
 	if (rq->frag_select == FRAG_SELECT_TYPE && pl->file_ext && pl->ext.name) {
 		grp = malloc(pl->ext.count ? pl->ext.count : 1);
-		if (!grp) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
+		if (!grp)
+			return -ENOMEM;
 		for (size_t e = 0; e < pl->ext.count; e++)
 			grp[e] = (unsigned char)ext_group(pl->ext.name[e]);
 	}
-	N = 0;
 	for (uint64_t f = 0; f < pl->nfiles; f++) {
 		uint64_t n = layout_file_blocks(rq, f), x;
 		uint32_t k32 = 0;
@@ -151,6 +131,19 @@ int spread_plan(const struct layout_request *rq, uint64_t B, uint64_t pairs, uin
 		key[N++] = (uint64_t)k32 << 32 | f;
 	}
 	qsort(key, N, sizeof(*key), cmp_u64);
+	free(grp);
+	return (int64_t)N;
+}
+
+/*
+ * How many of the N ordered files are fragmented: as asked (share, mean
+ * extents or, on auto, mauto), then more until their pairs hold the B
+ * breaks (LAYOUT_NOTE_SHARE when the share gave way).
+ */
+static uint64_t spread_count(const struct layout_request *rq, const uint64_t *key, uint64_t N,
+			     uint64_t B, double mauto, uint32_t *notes)
+{
+	uint64_t asked, m, C = 0;
 
 	if (rq->frag_file_share > 0)
 		asked = (uint64_t)llround(rq->frag_file_share * (double)N);
@@ -168,31 +161,20 @@ int spread_plan(const struct layout_request *rq, uint64_t B, uint64_t pairs, uin
 	if (rq->frag_file_share > 0 &&
 	    (m > asked ? m - asked : asked - m) > (N / 200 > 1 ? N / 200 : 1))
 		*notes |= LAYOUT_NOTE_SHARE;
+	return m;
+}
 
-	/* wants: 1 + Geometric extra breaks of mean M - 2 */
-	M = rq->frag_extents > 0 ? rq->frag_extents : 1.0 + (double)B / (double)m;
-	q = M > 2 ? (M - 2) / (M - 1) : 0;
-	d = malloc(m * sizeof(*d));
-	cap = malloc(m * sizeof(*cap));
-	if (!d || !cap) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	for (uint64_t i = 0; i < m; i++) {
-		uint64_t f = (uint32_t)key[i];
-		struct rng r;
-		double g = 0;
+/*
+ * The breaks of the m chosen files from their wants d (capped at their
+ * pairs, cap), scaled by one factor so that they sum to B, the rounding
+ * corrected a break at a time, into kb.
+ */
+static void spread_scale(const uint64_t *key, const double *d, const uint64_t *cap, uint64_t m,
+			 uint64_t B, uint32_t *kb)
+{
+	double lo = 0, hi = 1;
+	uint64_t sum = 0;
 
-		rng_open(&r, ke, f);
-		if (q > 0)
-			g = floor(log(rng_uniform(&r)) / log(q));
-		cap[i] = layout_file_blocks(rq, f) - 1;
-		d[i] = 1 + (g < 1e15 ? g : 1e15);
-	}
-
-	/* one factor for all, so that the breaks sum to B */
-	lo = 0;
-	hi = 1;
 	while (spread_total(d, cap, m, hi) < B && hi < 1e30)
 		hi *= 2;
 	for (int it = 0; it < 64; it++) {
@@ -203,7 +185,6 @@ int spread_plan(const struct layout_request *rq, uint64_t B, uint64_t pairs, uin
 		else
 			lo = mid;
 	}
-	sum = 0;
 	for (uint64_t i = 0; i < m; i++) {
 		double v = nearbyint(hi * d[i]);
 		uint64_t k = v < 1 ? 1 : v >= (double)cap[i] ? cap[i] : (uint64_t)v;
@@ -234,12 +215,65 @@ int spread_plan(const struct layout_request *rq, uint64_t B, uint64_t pairs, uin
 			sum++;
 		}
 	}
+}
+
+int spread_plan(const struct layout_request *rq, uint64_t B, uint64_t pairs, uint32_t *kb,
+		uint32_t *notes)
+{
+	const struct plan *pl = rq->pl;
+	uint64_t ke = rng_stream_key(rq->seed, "layout.extents");
+	uint64_t N = 0, m, *key = NULL, *cap = NULL;
+	double p = (double)B / (double)pairs, mauto = 0, M, q, *d = NULL;
+	int64_t nk;
+	int ret = 0;
+
+	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		uint64_t n = layout_file_blocks(rq, f);
+
+		if (n < 2)
+			continue;
+		N++;
+		/* the chance that pair sampling at rate p breaks this file at all */
+		mauto += p >= 1 ? 1 : -expm1((double)(n - 1) * log1p(-p));
+	}
+	if (!N || !B)
+		return 0;
+	key = malloc(N * sizeof(*key));
+	if (!key)
+		return -ENOMEM;
+	nk = spread_keys(rq, key);
+	if (nk < 0) {
+		ret = (int)nk;
+		goto out_free;
+	}
+	m = spread_count(rq, key, (uint64_t)nk, B, mauto, notes);
+
+	/* wants: 1 + Geometric extra breaks of mean M - 2 */
+	M = rq->frag_extents > 0 ? rq->frag_extents : 1.0 + (double)B / (double)m;
+	q = M > 2 ? (M - 2) / (M - 1) : 0;
+	d = malloc(m * sizeof(*d));
+	cap = malloc(m * sizeof(*cap));
+	if (!d || !cap) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (uint64_t i = 0; i < m; i++) {
+		uint64_t f = (uint32_t)key[i];
+		struct rng r;
+		double g = 0;
+
+		rng_open(&r, ke, f);
+		if (q > 0)
+			g = floor(log(rng_uniform(&r)) / log(q));
+		cap[i] = layout_file_blocks(rq, f) - 1;
+		d[i] = 1 + (g < 1e15 ? g : 1e15);
+	}
+	spread_scale(key, d, cap, m, B, kb);
 	if (rq->frag_extents > 0 && fabs(1.0 + (double)B / (double)m - M) > 0.05 * M)
 		*notes |= LAYOUT_NOTE_EXTENTS;
 
 out_free:
 	free(key);
-	free(grp);
 	free(d);
 	free(cap);
 	return ret;
