@@ -16,39 +16,12 @@
 
 void alloc_update(struct alloc *a, size_t i)
 {
-	size_t k = a->size + i;
-
-	a->max[k] = a->end[i] - a->cur[i];
-	for (k >>= 1; k; k >>= 1) {
-		uint64_t l = a->max[2 * k], r = a->max[2 * k + 1], m = l > r ? l : r;
-
-		if (a->max[k] == m)
-			break;
-		a->max[k] = m;
-	}
-}
-
-static size_t alloc_find(const struct alloc *a, size_t k, size_t kl, size_t kr, size_t lo,
-			 size_t hi, uint64_t n)
-{
-	size_t mid, r;
-
-	if (kr <= lo || hi <= kl || a->max[k] < n)
-		return SIZE_MAX;
-	if (kr - kl == 1)
-		return kl;
-	mid = kl + (kr - kl) / 2;
-	r = alloc_find(a, 2 * k, kl, mid, lo, hi, n);
-	if (r != SIZE_MAX)
-		return r;
-	return alloc_find(a, 2 * k + 1, mid, kr, lo, hi, n);
+	maxtree_set(&a->tree, i, (int64_t)(a->end[i] - a->cur[i]));
 }
 
 size_t alloc_first(const struct alloc *a, size_t lo, size_t hi, uint64_t n)
 {
-	if (lo >= hi)
-		return SIZE_MAX;
-	return alloc_find(a, 1, 0, a->size, lo, hi, n);
+	return maxtree_first(&a->tree, lo, hi, (int64_t)n);
 }
 
 static void alloc_advance(struct alloc *a)
@@ -112,16 +85,11 @@ int alloc_init(struct alloc *a, const struct freemap *fm, size_t nholes, uint64_
 		*pool_start = a->end[i];
 	}
 
-	a->size = 1;
-	while (a->size < a->cap)
-		a->size <<= 1;
-	a->max = calloc(2 * a->size, sizeof(*a->max));
-	if (!a->max)
+	if (maxtree_init(&a->tree, a->cap, 0))
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		a->max[a->size + i] = a->end[i] - a->cur[i];
-	for (size_t k = a->size - 1; k; k--)
-		a->max[k] = a->max[2 * k] > a->max[2 * k + 1] ? a->max[2 * k] : a->max[2 * k + 1];
+		maxtree_put(&a->tree, i, (int64_t)(a->end[i] - a->cur[i]));
+	maxtree_rebuild(&a->tree);
 	a->ci = 0;
 	if (n && a->cur[0] == a->end[0])
 		alloc_advance(a);
@@ -134,7 +102,7 @@ void alloc_release(struct alloc *a)
 {
 	free(a->cur);
 	free(a->end);
-	free(a->max);
+	maxtree_release(&a->tree);
 	memset(a, 0, sizeof(*a));
 }
 

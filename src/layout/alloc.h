@@ -6,19 +6,18 @@
 #include <stdint.h>
 
 #include "layout/layout.h"
+#include "layout/maxtree.h"
 
 /*
  * Free slots [cur[i], end[i]): the free runs first, in address order, then
- * the holes the packing left behind; max is a tree over their free lengths
- * (max[1]: the longest free slot).
+ * the holes the packing left behind; tree holds their free lengths.
  */
 struct alloc {
 	size_t nruns;  /* slots [0, nruns) are runs, in address order */
 	size_t nslots; /* then the holes left behind */
 	size_t cap;
-	size_t size; /* tree leaves, a power of two >= cap */
 	uint64_t *cur, *end;
-	uint64_t *max;	 /* 2 * size nodes: longest free slot below */
+	struct maxtree tree; /* free length per slot */
 	size_t ci;	 /* cursor run, nruns when the space ahead is used up */
 	uint64_t leaked; /* blocks skipped or abandoned, never used */
 	uint64_t spare;	 /* free blocks beyond what the plan needs */
@@ -40,6 +39,12 @@ void alloc_update(struct alloc *a, size_t i);
 
 /* First slot in [lo, hi) with at least n (>= 1) free blocks, or SIZE_MAX. */
 size_t alloc_first(const struct alloc *a, size_t lo, size_t hi, uint64_t n);
+
+/* The longest free slot's length. */
+static inline uint64_t alloc_longest(const struct alloc *a)
+{
+	return (uint64_t)maxtree_top(&a->tree);
+}
 
 /* Take n blocks from the front of slot i; returns the first. */
 uint64_t alloc_take(struct alloc *a, size_t i, uint64_t n);

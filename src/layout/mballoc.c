@@ -5,6 +5,7 @@
 
 #include "layout/arith.h"
 #include "layout/mballoc.h"
+#include "layout/maxtree.h"
 
 /*
  * Free space is a buddy system per block group, as mballoc keeps it:
@@ -52,37 +53,6 @@ static uint64_t pair_and(uint64_t x)
 	return y;
 }
 
-static void t_set(struct mb *m, uint32_t g, int8_t v)
-{
-	size_t k = m->tsize + g;
-
-	m->tmax[k] = v;
-	for (k >>= 1; k; k >>= 1) {
-		int8_t a = m->tmax[2 * k], b = m->tmax[2 * k + 1], x = a > b ? a : b;
-
-		if (m->tmax[k] == x)
-			break;
-		m->tmax[k] = x;
-	}
-}
-
-static int64_t t_find(const struct mb *m, size_t k, size_t kl, size_t kr, size_t lo, size_t hi,
-		      int v)
-{
-	size_t mid;
-	int64_t r;
-
-	if (kr <= lo || hi <= kl || m->tmax[k] < v)
-		return -1;
-	if (kr - kl == 1)
-		return (int64_t)kl;
-	mid = kl + (kr - kl) / 2;
-	r = t_find(m, 2 * k, kl, mid, lo, hi, v);
-	if (r >= 0)
-		return r;
-	return t_find(m, 2 * k + 1, mid, kr, lo, hi, v);
-}
-
 /* Groups whose largest free chunk has level >= v, from g0 on, wrapping. */
 struct giter {
 	uint32_t g0;
@@ -94,11 +64,11 @@ static int64_t giter_next(const struct mb *m, struct giter *it, int v)
 {
 	for (;;) {
 		size_t hi = it->wrapped ? it->g0 : m->ngroups;
-		int64_t g = it->next < hi ? t_find(m, 1, 0, m->tsize, it->next, hi, v) : -1;
+		size_t g = maxtree_first(&m->top, it->next, hi, v);
 
-		if (g >= 0) {
-			it->next = (size_t)g + 1;
-			return g;
+		if (g != SIZE_MAX) {
+			it->next = g + 1;
+			return (int64_t)g;
 		}
 		if (it->wrapped)
 			return -1;
@@ -167,7 +137,7 @@ static void mb_mark_group(struct mb *m, uint32_t g, uint32_t off, uint32_t len, 
 	for (unsigned k = 0; k <= m->K; k++)
 		if (c[k])
 			top = (int)k;
-	t_set(m, g, (int8_t)top);
+	maxtree_set(&m->top, g, top);
 }
 
 void mb_mark(struct mb *m, uint64_t s, uint64_t n, int fr)
@@ -438,13 +408,10 @@ int mb_init(struct mb *m, const struct freemap *fm, uint32_t block_size)
 	m->cnt = calloc((size_t)m->ngroups * (m->K + 1), sizeof(*m->cnt));
 	m->frags = calloc(m->ngroups, sizeof(*m->frags));
 	m->ffree = calloc(m->nflex, sizeof(*m->ffree));
-	m->tsize = 1;
-	while (m->tsize < m->ngroups)
-		m->tsize <<= 1;
-	m->tmax = malloc(2 * m->tsize);
-	if (!m->bits || !m->cnt || !m->frags || !m->ffree || !m->tmax)
+	if (maxtree_init(&m->top, m->ngroups, -1))
 		return -ENOMEM;
-	memset(m->tmax, -1, 2 * m->tsize);
+	if (!m->bits || !m->cnt || !m->frags || !m->ffree)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -454,6 +421,6 @@ void mb_release(struct mb *m)
 	free(m->cnt);
 	free(m->frags);
 	free(m->ffree);
-	free(m->tmax);
+	maxtree_release(&m->top);
 	memset(m, 0, sizeof(*m));
 }

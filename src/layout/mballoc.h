@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "layout/layout.h"
+#include "layout/maxtree.h"
 
 #define MAX_LEVELS 40
 
@@ -26,8 +27,7 @@ struct mb {
 	uint32_t *frags; /* free extents per group (bb_fragments) */
 	uint64_t *ffree; /* free blocks per flex group */
 	uint64_t free;
-	size_t tsize;
-	int8_t *tmax; /* over groups: highest level with a free chunk, -1 none */
+	struct maxtree top; /* per group: highest level with a free chunk, -1 none */
 	uint32_t last_group;
 };
 

@@ -178,7 +178,7 @@ static int b_piece(struct build *b, uint64_t f, uint64_t n, uint64_t *prev_end, 
 		return b_record(b, f, p, n, first);
 	}
 	while (left) {
-		uint64_t m = b->al.max[1], take;
+		uint64_t m = alloc_longest(&b->al), take;
 		size_t j;
 
 		if (!m)
@@ -452,7 +452,7 @@ static int b_file(struct build *b, uint64_t f, struct frag *pend)
 		uint64_t rest = E - ext_count(b->max_ext, len1), m1, m2, e1, q = 0;
 		size_t o0 = b->novf;
 
-		e1 = div_up(len1, b->al.max[1] ? b->al.max[1] : 1);
+		e1 = div_up(len1, alloc_longest(&b->al) ? alloc_longest(&b->al) : 1);
 		if (e1 < ext_count(b->max_ext, len1))
 			e1 = ext_count(b->max_ext, len1);
 		m1 = layout_file_meta(rq, f, n, rest + e1);

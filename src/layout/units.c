@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "layout/arith.h"
+#include "layout/maxtree.h"
 #include "layout/units.h"
 #include "util/rng.h"
 
@@ -23,80 +24,26 @@
  * block unless earlier units overflowed past it.
  */
 
-/* Projected free blocks per unit, with a max tree (values may go negative). */
-struct units {
-	size_t n, size;
-	int64_t *t;
-};
-
-static void un_set(struct units *u, size_t i, int64_t v)
-{
-	size_t k = u->size + i;
-
-	u->t[k] = v;
-	for (k >>= 1; k; k >>= 1)
-		u->t[k] = u->t[2 * k] > u->t[2 * k + 1] ? u->t[2 * k] : u->t[2 * k + 1];
-}
-
-/* Lowest unit holding the maximum. */
-static size_t un_argmax(const struct units *u)
-{
-	size_t k = 1;
-
-	while (k < u->size)
-		k = u->t[2 * k] >= u->t[2 * k + 1] ? 2 * k : 2 * k + 1;
-	return k - u->size;
-}
-
-static size_t un_find(const struct units *u, size_t k, size_t kl, size_t kr, size_t lo, size_t hi,
-		      int64_t v)
-{
-	size_t mid, r;
-
-	if (kr <= lo || hi <= kl || u->t[k] < v)
-		return SIZE_MAX;
-	if (kr - kl == 1)
-		return kl;
-	mid = kl + (kr - kl) / 2;
-	r = un_find(u, 2 * k, kl, mid, lo, hi, v);
-	if (r != SIZE_MAX)
-		return r;
-	return un_find(u, 2 * k + 1, mid, kr, lo, hi, v);
-}
-
-/* First unit in [lo, hi) with at least v projected free blocks, or SIZE_MAX. */
-static size_t un_first(const struct units *u, size_t lo, size_t hi, int64_t v)
-{
-	if (lo >= hi)
-		return SIZE_MAX;
-	return un_find(u, 1, 0, u->size, lo, hi, v);
-}
-
 int units_assign(const struct layout_request *rq, const struct alloc *al, double gap_per_file,
 		 const struct units_geom *ug, uint32_t *dunit, uint32_t *order)
 {
 	const struct plan *pl = rq->pl;
 	uint64_t ustart0 = ug->start, usize = ug->size;
 	size_t nunits = ug->n;
-	struct units u = { 0 };
+	struct maxtree u = { 0 };
 	uint64_t okey = rng_stream_key(rq->seed, "layout.orlov");
 	int64_t *pf, sum = 0;
 	size_t *cnt = NULL;
 	int ret = 0;
 
-	u.n = nunits;
-	u.size = 1;
-	while (u.size < nunits)
-		u.size <<= 1;
-	u.t = calloc(2 * u.size, sizeof(*u.t));
+	/* projected free blocks per unit (they may go negative), with a max tree */
+	ret = maxtree_init(&u, nunits, INT64_MIN);
 	pf = calloc(nunits, sizeof(*pf));
 	cnt = calloc(nunits + 1, sizeof(*cnt));
-	if (!u.t || !pf || !cnt) {
+	if (ret || !pf || !cnt) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	for (size_t k = 0; k < 2 * u.size; k++)
-		u.t[k] = INT64_MIN;
 
 	/* free blocks per unit */
 	for (size_t i = 0; i < al->nruns; i++) {
@@ -116,7 +63,7 @@ int units_assign(const struct layout_request *rq, const struct alloc *al, double
 		}
 	}
 	for (size_t k = 0; k < nunits; k++) {
-		un_set(&u, k, pf[k]);
+		maxtree_set(&u, k, pf[k]);
 		sum += pf[k];
 	}
 
@@ -145,25 +92,25 @@ int units_assign(const struct layout_request *rq, const struct alloc *al, double
 
 			rng_open(&r, okey, j);
 			start = (size_t)rng_below(&r, nunits);
-			k = un_first(&u, start, nunits, u.t[1]);
+			k = maxtree_first(&u, start, nunits, maxtree_top(&u));
 			if (k == SIZE_MAX)
-				k = un_first(&u, 0, start, u.t[1]);
+				k = maxtree_first(&u, 0, start, maxtree_top(&u));
 		} else {
 			/* the parent's unit while it stays above a quarter group below average */
 			size_t pu = dunit[pl->dir_parent[j]];
 
 			thr = (minfree > 0 ? minfree : 0) + (int64_t)need;
-			k = pf[pu] >= thr ? pu : un_first(&u, pu + 1, nunits, thr);
+			k = pf[pu] >= thr ? pu : maxtree_first(&u, pu + 1, nunits, thr);
 			if (k == SIZE_MAX)
-				k = un_first(&u, 0, pu, thr);
+				k = maxtree_first(&u, 0, pu, thr);
 			if (k == SIZE_MAX)
 				k = pf[pu] >= (int64_t)need ?
 					    pu :
-					    un_first(&u, pu + 1, nunits, (int64_t)need);
+					    maxtree_first(&u, pu + 1, nunits, (int64_t)need);
 			if (k == SIZE_MAX)
-				k = un_first(&u, 0, pu, (int64_t)need);
+				k = maxtree_first(&u, 0, pu, (int64_t)need);
 			if (k == SIZE_MAX)
-				k = un_argmax(&u);
+				k = maxtree_argmax(&u);
 		}
 		dunit[j] = (uint32_t)k;
 		cnt[k + 1]++;
@@ -175,17 +122,17 @@ int units_assign(const struct layout_request *rq, const struct alloc *al, double
 			uint64_t take = pf[v] > 0 ? min_u64(left, (uint64_t)pf[v]) : 0;
 
 			pf[v] -= (int64_t)take;
-			un_set(&u, v, pf[v]);
+			maxtree_set(&u, v, pf[v]);
 			left -= take;
 			if (!left)
 				break;
-			v = un_first(&u, v + 1, nunits, 1);
+			v = maxtree_first(&u, v + 1, nunits, 1);
 			if (v == SIZE_MAX)
 				break;
 		}
 		if (left) {
 			pf[k] -= (int64_t)left;
-			un_set(&u, k, pf[k]);
+			maxtree_set(&u, k, pf[k]);
 		}
 		sum -= (int64_t)need;
 	}
@@ -196,7 +143,7 @@ int units_assign(const struct layout_request *rq, const struct alloc *al, double
 		order[cnt[dunit[j]]++] = j;
 
 out_free:
-	free(u.t);
+	maxtree_release(&u);
 	free(pf);
 	free(cnt);
 	return ret;
