@@ -7,6 +7,7 @@
 
 #include "layout/age.h"
 #include "layout/arith.h"
+#include "layout/grow.h"
 #include "layout/mballoc.h"
 #include "model/dist.h"
 #include "util/rng.h"
@@ -163,19 +164,16 @@ struct sim {
 
 static int runs_add(struct runs *rs, uint64_t p, uint64_t n)
 {
+	struct ex *r;
+
 	if (rs->n && rs->r[rs->n - 1].s + rs->r[rs->n - 1].n == p) {
 		rs->r[rs->n - 1].n += n;
 		return 0;
 	}
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 64;
-		struct ex *r = realloc(rs->r, cap * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		rs->r = r;
-		rs->cap = cap;
-	}
+	r = grow_array(rs->r, &rs->cap, rs->n + 1, sizeof(*r), 64);
+	if (!r)
+		return -ENOMEM;
+	rs->r = r;
 	rs->r[rs->n].s = p;
 	rs->r[rs->n].n = n;
 	rs->n++;

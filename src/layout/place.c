@@ -7,6 +7,7 @@
 #include "layout/alloc.h"
 #include "layout/arith.h"
 #include "layout/frag.h"
+#include "layout/grow.h"
 #include "layout/place.h"
 #include "layout/spread.h"
 #include "layout/units.h"
@@ -139,16 +140,11 @@ static int b_record(struct build *b, uint64_t f, uint64_t pblk, uint64_t len, in
 	}
 	while (len) {
 		uint64_t chunk = min_u64(len, UINT32_MAX);
+		struct ovf *o = grow_array(b->ovf, &b->ovf_cap, b->novf + 1, sizeof(*o), 4096);
 
-		if (b->novf == b->ovf_cap) {
-			size_t cap = b->ovf_cap ? 2 * b->ovf_cap : 4096;
-			struct ovf *o = realloc(b->ovf, cap * sizeof(*o));
-
-			if (!o)
-				return -ENOMEM;
-			b->ovf = o;
-			b->ovf_cap = cap;
-		}
+		if (!o)
+			return -ENOMEM;
+		b->ovf = o;
 		b->ovf[b->novf].pblk = pblk;
 		b->ovf[b->novf].len = (uint32_t)chunk;
 		b->ovf[b->novf].file = (uint32_t)f;
@@ -233,21 +229,14 @@ static int pool_step(struct build *b, uint64_t steps_left)
 	per = div_up(want, rounds);
 	for (uint64_t r = 0; r < rounds && want && b->wait.nwait; r++) {
 		size_t cnt = 0, n = (size_t)min_u64(min_u64(per, want), b->wait.nwait);
+		struct frag *e;
 
 		if (r && b->wait.nwait < 2)
 			break;
-		if (n > b->step_cap) {
-			size_t cap = b->step_cap ? b->step_cap : 64;
-			struct frag *e;
-
-			while (cap < n)
-				cap *= 2;
-			e = realloc(b->step, cap * sizeof(*e));
-			if (!e)
-				return -ENOMEM;
-			b->step = e;
-			b->step_cap = cap;
-		}
+		e = grow_array(b->step, &b->step_cap, n, sizeof(*e), 64);
+		if (!e)
+			return -ENOMEM;
+		b->step = e;
 		while (cnt < n && frag_pool_take(&b->wait, &b->step[cnt]))
 			cnt++;
 		for (size_t k = 0; k < cnt && !ret; k++)

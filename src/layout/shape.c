@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "layout/arith.h"
+#include "layout/grow.h"
 #include "layout/place.h"
 #include "layout/shape.h"
 #include "util/rng.h"
@@ -45,7 +46,8 @@ static double shape_draw(double a, double lo, double hi, double u)
 static int64_t gaps_make(const double *want, unsigned b0, unsigned b1, uint64_t gmin, uint64_t c,
 			 double a, uint64_t seed, unsigned pass, uint64_t **gap, uint64_t *total)
 {
-	uint64_t key = rng_stream_key(seed, "layout.gaps"), n = 0, cap = 1024, *g;
+	uint64_t key = rng_stream_key(seed, "layout.gaps"), n = 0, *g, *grown;
+	size_t cap = 1024;
 
 	*total = 0;
 	g = malloc(cap * sizeof(*g));
@@ -69,16 +71,12 @@ static int64_t gaps_make(const double *want, unsigned b0, unsigned b1, uint64_t 
 				x = (uint64_t)ceil(hi) - 1;
 			if ((double)x > left)
 				x = (uint64_t)left;
-			if (n == cap) {
-				uint64_t *t = realloc(g, 2 * cap * sizeof(*g));
-
-				if (!t) {
-					free(g);
-					return -ENOMEM;
-				}
-				g = t;
-				cap *= 2;
+			grown = grow_array(g, &cap, n + 1, sizeof(*g), 1024);
+			if (!grown) {
+				free(g);
+				return -ENOMEM;
 			}
+			g = grown;
 			g[n++] = x;
 			*total += x;
 			left -= (double)x;
