@@ -24,17 +24,102 @@
  * block unless earlier units overflowed past it.
  */
 
+/* Free blocks of al per unit into pf. */
+static void units_free(const struct alloc *al, const struct units_geom *ug, int64_t *pf)
+{
+	for (size_t i = 0; i < al->nruns; i++) {
+		uint64_t s = al->cur[i], e = al->end[i];
+
+		while (s < e) {
+			uint64_t k = s >= ug->start ? (s - ug->start) / ug->size : 0, ue;
+
+			if (k >= ug->n - 1) {
+				k = ug->n - 1;
+				ue = e;
+			} else {
+				ue = min_u64(e, ug->start + (k + 1) * ug->size);
+			}
+			pf[k] += (int64_t)(ue - s);
+			s = ue;
+		}
+	}
+}
+
+/* What directory j will hold: its blocks, its files contiguous with their gaps, its slow symlinks. */
+static uint64_t dir_need(const struct layout_request *rq, uint32_t j, double gap_per_file)
+{
+	const struct plan *pl = rq->pl;
+	uint64_t need = layout_dir_blocks(rq, j);
+	uint32_t f0 = pl->dir_first_file[j], l0 = pl->dir_first_link[j];
+
+	for (uint32_t c = 0; c < pl->dir_nfiles[j]; c++) {
+		uint64_t n = layout_file_blocks(rq, (uint64_t)f0 + c);
+
+		need += n + layout_contig_meta(rq, (uint64_t)f0 + c, n);
+		if (n)
+			need += (uint64_t)gap_per_file;
+	}
+	for (uint32_t c = 0; c < pl->dir_nlinks[j]; c++)
+		need += layout_link_blocks(rq, l0 + c);
+	return need;
+}
+
+/*
+ * A deeper directory's unit: its parent's pu while that keeps minfree
+ * beside need, else the first after it (wrapping) that does, else one that
+ * holds need, else the most free.
+ */
+static size_t unit_near(const struct maxtree *u, const int64_t *pf, size_t nunits, size_t pu,
+			int64_t minfree, uint64_t need)
+{
+	int64_t thr = (minfree > 0 ? minfree : 0) + (int64_t)need;
+	size_t k;
+
+	k = pf[pu] >= thr ? pu : maxtree_first(u, pu + 1, nunits, thr);
+	if (k == SIZE_MAX)
+		k = maxtree_first(u, 0, pu, thr);
+	if (k == SIZE_MAX)
+		k = pf[pu] >= (int64_t)need ? pu : maxtree_first(u, pu + 1, nunits, (int64_t)need);
+	if (k == SIZE_MAX)
+		k = maxtree_first(u, 0, pu, (int64_t)need);
+	if (k == SIZE_MAX)
+		k = maxtree_argmax(u);
+	return k;
+}
+
+/* Take need blocks from unit k's projection; what does not fit spills into the following units. */
+static void unit_take(struct maxtree *u, int64_t *pf, size_t nunits, size_t k, uint64_t need)
+{
+	uint64_t left = need;
+	size_t v = k;
+
+	while (left) {
+		uint64_t take = pf[v] > 0 ? min_u64(left, (uint64_t)pf[v]) : 0;
+
+		pf[v] -= (int64_t)take;
+		maxtree_set(u, v, pf[v]);
+		left -= take;
+		if (!left)
+			break;
+		v = maxtree_first(u, v + 1, nunits, 1);
+		if (v == SIZE_MAX)
+			break;
+	}
+	if (left) {
+		pf[k] -= (int64_t)left;
+		maxtree_set(u, k, pf[k]);
+	}
+}
+
 int units_assign(const struct layout_request *rq, const struct alloc *al, double gap_per_file,
 		 const struct units_geom *ug, uint32_t *dunit, uint32_t *order)
 {
 	const struct plan *pl = rq->pl;
-	uint64_t ustart0 = ug->start, usize = ug->size;
-	size_t nunits = ug->n;
-	struct maxtree u = { 0 };
+	size_t nunits = ug->n, *cnt = NULL;
 	uint64_t okey = rng_stream_key(rq->seed, "layout.orlov");
+	struct maxtree u = { 0 };
 	int64_t *pf, sum = 0;
-	size_t *cnt = NULL;
-	int ret = 0;
+	int ret;
 
 	/* projected free blocks per unit (they may go negative), with a max tree */
 	ret = maxtree_init(&u, nunits, INT64_MIN);
@@ -44,44 +129,16 @@ int units_assign(const struct layout_request *rq, const struct alloc *al, double
 		ret = -ENOMEM;
 		goto out_free;
 	}
-
-	/* free blocks per unit */
-	for (size_t i = 0; i < al->nruns; i++) {
-		uint64_t s = al->cur[i], e = al->end[i];
-
-		while (s < e) {
-			uint64_t k = s >= ustart0 ? (s - ustart0) / usize : 0, ue;
-
-			if (k >= nunits - 1) {
-				k = nunits - 1;
-				ue = e;
-			} else {
-				ue = min_u64(e, ustart0 + (k + 1) * usize);
-			}
-			pf[k] += (int64_t)(ue - s);
-			s = ue;
-		}
-	}
+	units_free(al, ug, pf);
 	for (size_t k = 0; k < nunits; k++) {
 		maxtree_set(&u, k, pf[k]);
 		sum += pf[k];
 	}
 
 	for (uint32_t j = 0; j < pl->ndirs; j++) {
-		uint64_t need = layout_dir_blocks(rq, j), left;
-		uint32_t f0 = pl->dir_first_file[j], l0 = pl->dir_first_link[j];
-		int64_t minfree = sum / (int64_t)nunits - (int64_t)(usize / 4), thr;
-		size_t k, v;
-
-		for (uint32_t c = 0; c < pl->dir_nfiles[j]; c++) {
-			uint64_t n = layout_file_blocks(rq, (uint64_t)f0 + c);
-
-			need += n + layout_contig_meta(rq, (uint64_t)f0 + c, n);
-			if (n)
-				need += (uint64_t)gap_per_file;
-		}
-		for (uint32_t c = 0; c < pl->dir_nlinks[j]; c++)
-			need += layout_link_blocks(rq, l0 + c);
+		uint64_t need = dir_need(rq, j, gap_per_file);
+		int64_t minfree = sum / (int64_t)nunits - (int64_t)(ug->size / 4);
+		size_t k;
 
 		if (j == 0) {
 			k = 0;
@@ -97,43 +154,11 @@ int units_assign(const struct layout_request *rq, const struct alloc *al, double
 				k = maxtree_first(&u, 0, start, maxtree_top(&u));
 		} else {
 			/* the parent's unit while it stays above a quarter group below average */
-			size_t pu = dunit[pl->dir_parent[j]];
-
-			thr = (minfree > 0 ? minfree : 0) + (int64_t)need;
-			k = pf[pu] >= thr ? pu : maxtree_first(&u, pu + 1, nunits, thr);
-			if (k == SIZE_MAX)
-				k = maxtree_first(&u, 0, pu, thr);
-			if (k == SIZE_MAX)
-				k = pf[pu] >= (int64_t)need ?
-					    pu :
-					    maxtree_first(&u, pu + 1, nunits, (int64_t)need);
-			if (k == SIZE_MAX)
-				k = maxtree_first(&u, 0, pu, (int64_t)need);
-			if (k == SIZE_MAX)
-				k = maxtree_argmax(&u);
+			k = unit_near(&u, pf, nunits, dunit[pl->dir_parent[j]], minfree, need);
 		}
 		dunit[j] = (uint32_t)k;
 		cnt[k + 1]++;
-
-		/* what does not fit spills into the following units */
-		left = need;
-		v = k;
-		while (left) {
-			uint64_t take = pf[v] > 0 ? min_u64(left, (uint64_t)pf[v]) : 0;
-
-			pf[v] -= (int64_t)take;
-			maxtree_set(&u, v, pf[v]);
-			left -= take;
-			if (!left)
-				break;
-			v = maxtree_first(&u, v + 1, nunits, 1);
-			if (v == SIZE_MAX)
-				break;
-		}
-		if (left) {
-			pf[k] -= (int64_t)left;
-			maxtree_set(&u, k, pf[k]);
-		}
+		unit_take(&u, pf, nunits, k, need);
 		sum -= (int64_t)need;
 	}
 
@@ -148,7 +173,6 @@ out_free:
 	free(cnt);
 	return ret;
 }
-
 
 void units_geom(const struct freemap *fm, enum layout_order order, struct units_geom *ug)
 {
