@@ -98,13 +98,52 @@ static int64_t gaps_make(const double *want, unsigned b0, unsigned b1, uint64_t 
 	return (int64_t)n;
 }
 
+/*
+ * The blocks each bucket b0..b1 of the free space should hold (target):
+ * free_frag_share of the free space h measured, spread by the gap size
+ * density; and what gaps must add to what the packing left (want).
+ */
+static void shape_targets(const struct layout_request *rq, const struct layout_free_hist *h,
+			  uint64_t gmin, uint64_t c, unsigned b0, unsigned b1, double *target,
+			  double *want)
+{
+	double a = rq->free_gap_shape, mass = 0, T;
+
+	for (unsigned bk = b0; bk <= b1; bk++) {
+		double l = fmax((double)(UINT64_C(1) << bk), (double)gmin);
+		double u = fmin((double)(UINT64_C(1) << (bk + 1)), (double)c);
+
+		target[bk] = u > l ? shape_mass(a, l, u) : 0;
+		mass += target[bk];
+	}
+	T = rq->free_frag_share * (double)h->free_blocks;
+	for (unsigned bk = b0; bk <= b1; bk++) {
+		target[bk] = mass > 0 ? T * target[bk] / mass : 0;
+		want[bk] = fmax(0, target[bk] - (double)h->blocks[bk]);
+	}
+}
+
+/* How far h is from target over buckets 0..b1: the sum, and the worst bucket in *worst. */
+static double shape_error(const struct layout_free_hist *h, const double *target, unsigned b1,
+			  double *worst)
+{
+	double err = 0;
+
+	*worst = 0;
+	for (unsigned bk = 0; bk < b1 + 1; bk++) {
+		err += fabs((double)h->blocks[bk] - target[bk]);
+		*worst = fmax(*worst, fabs((double)h->blocks[bk] - target[bk]));
+	}
+	return err;
+}
+
 int shape_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm,
 		uint64_t *need)
 {
 	uint64_t bs = rq->block_size, chunk = rq->free_chunk ? rq->free_chunk : 1 << 20;
 	uint64_t c = chunk / bs, gmin = rq->free_gap_min ? div_up(rq->free_gap_min, bs) : 1;
 	double a = rq->free_gap_shape, target[LAYOUT_HIST_BUCKETS] = { 0 };
-	double want[LAYOUT_HIST_BUCKETS] = { 0 }, mass = 0, best_err = INFINITY, best_worst = 0, T;
+	double want[LAYOUT_HIST_BUCKETS] = { 0 }, best_err = INFINITY, best_worst = 0;
 	double best_small = 0;
 	struct layout_free_hist h;
 	struct layout cur;
@@ -122,25 +161,14 @@ int shape_build(struct layout *lo, const struct layout_request *rq, const struct
 	ret = layout_free_hist(lo, rq, fm, chunk, &h);
 	if (ret)
 		goto out_release;
-	b0 = 63 - (unsigned)__builtin_clzll(gmin);
-	b1 = 63 - (unsigned)__builtin_clzll(c - 1);
-	for (unsigned bk = b0; bk <= b1; bk++) {
-		double l = fmax((double)(UINT64_C(1) << bk), (double)gmin);
-		double u = fmin((double)(UINT64_C(1) << (bk + 1)), (double)c);
-
-		target[bk] = u > l ? shape_mass(a, l, u) : 0;
-		mass += target[bk];
-	}
-	T = rq->free_frag_share * (double)h.free_blocks;
-	for (unsigned bk = b0; bk <= b1; bk++) {
-		target[bk] = mass > 0 ? T * target[bk] / mass : 0;
-		want[bk] = fmax(0, target[bk] - (double)h.blocks[bk]);
-	}
+	b0 = ilog2(gmin);
+	b1 = ilog2(c - 1);
+	shape_targets(rq, &h, gmin, c, b0, b1, target, want);
 
 	for (unsigned pass = 0; pass < 6; pass++) {
 		uint64_t *gap = NULL, total, spare;
 		int64_t n;
-		double err = 0, worst;
+		double err, worst;
 
 		n = gaps_make(want, b0, b1, gmin, c, a, rq->seed, pass, &gap, &total);
 		if (n < 0) {
@@ -168,11 +196,7 @@ int shape_build(struct layout *lo, const struct layout_request *rq, const struct
 			layout_release(&cur);
 			goto out_release;
 		}
-		worst = 0;
-		for (unsigned bk = 0; bk < b1 + 1; bk++) {
-			err += fabs((double)h.blocks[bk] - target[bk]);
-			worst = fmax(worst, fabs((double)h.blocks[bk] - target[bk]));
-		}
+		err = shape_error(&h, target, b1, &worst);
 		if (err < best_err) {
 			best_err = err;
 			best_worst = worst / (double)h.free_blocks;
