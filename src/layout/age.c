@@ -7,6 +7,7 @@
 
 #include "layout/age.h"
 #include "layout/arith.h"
+#include "layout/churn.h"
 #include "layout/grow.h"
 #include "layout/mballoc.h"
 #include "model/dist.h"
@@ -775,74 +776,8 @@ static void sim_release(struct sim *s)
 	mb_release(&s->m);
 }
 
-/* When each plan file is created (see the top of the file), and a round's operations. */
-struct sched {
-	uint64_t N;	    /* rounds after the initial population */
-	double c;	    /* share of the live files replaced per round */
-	uint64_t *quota;    /* plan files created in round r, r = 0..N */
-	uint64_t *rstart;   /* round r creates rfiles[rstart[r] .. rstart[r + 1]) */
-	uint32_t *rfiles;   /* plan files by round, shuffled */
-	uint32_t *round_of; /* plan file -> its round */
-	uint8_t *kinds;	    /* a round's operations: 0 delete, 1 plan file, 2 temporary */
-};
-
-/* Every plan file's round: exact quotas of the survival law, shuffled.  Returns 0 or -ENOMEM. */
-static int sched_make(struct sched *h, const struct layout_request *rq)
-{
-	uint64_t N = h->N, n = rq->pl->nfiles, maxops = 0;
-	double c = h->c, *prob = calloc(N + 1, sizeof(*prob));
-	int ret = -ENOMEM;
-
-	h->quota = calloc(N + 1, sizeof(*h->quota));
-	h->rstart = calloc(N + 2, sizeof(*h->rstart));
-	h->round_of = calloc(n ? n : 1, sizeof(*h->round_of));
-	h->rfiles = calloc(n ? n : 1, sizeof(*h->rfiles));
-	if (!prob || !h->quota || !h->rstart || !h->round_of || !h->rfiles)
-		goto out_free_prob;
-	prob[0] = pow(1 - c, (double)N);
-	for (uint64_t r = 1; r <= N; r++)
-		prob[r] = c * pow(1 - c, (double)(N - r));
-	quotas_from_probs(prob, N + 1, n, h->quota);
-	for (uint64_t f = 0; f < n; f++)
-		h->rfiles[f] = (uint32_t)f;
-	rng_shuffle_u32(h->rfiles, n, rng_stream_key(rq->seed, "age.round"), 0);
-	for (uint64_t r = 0, k = 0; r <= N; r++) {
-		h->rstart[r] = k;
-		for (uint64_t q = 0; q < h->quota[r]; q++)
-			h->round_of[h->rfiles[k++]] = (uint32_t)r;
-	}
-	h->rstart[N + 1] = n;
-
-	/* room for the busiest round's operations */
-	for (uint64_t r = 1; r <= N; r++) {
-		uint64_t d = (uint64_t)llround(c * (double)n);
-
-		if (d < h->quota[r])
-			d = h->quota[r];
-		if (d > maxops)
-			maxops = d;
-	}
-	h->kinds = malloc(2 * maxops + 2);
-	if (!h->kinds && maxops)
-		goto out_free_prob;
-	ret = 0;
-
-out_free_prob:
-	free(prob);
-	return ret;
-}
-
-static void sched_release(struct sched *h)
-{
-	free(h->quota);
-	free(h->rstart);
-	free(h->round_of);
-	free(h->rfiles);
-	free(h->kinds);
-}
-
 /* Round 0: the tree, then each directory's round-0 files and temporaries in random order. */
-static int round_zero(struct sim *s, struct layout *lo, const struct sched *h)
+static int round_zero(struct sim *s, struct layout *lo, const struct churn *h)
 {
 	const struct plan *pl = s->pl;
 	uint64_t n = pl->nfiles, t0 = n - h->quota[0], maxd = 0, *itstart = NULL;
@@ -909,7 +844,7 @@ out_free_scratch:
  * D - (those) temporaries in random order; the last round deletes every
  * temporary left.
  */
-static int round_run(struct sim *s, struct sched *h, uint64_t r)
+static int round_run(struct sim *s, struct churn *h, uint64_t r)
 {
 	uint64_t D = (uint64_t)llround(h->c * (double)s->pl->nfiles), T = s->nlive, nk = 0;
 	uint64_t C, pi = h->rstart[r], q = h->quota[r];
@@ -973,7 +908,7 @@ int age_build(struct layout *lo, const struct layout_request *rq, const struct f
 {
 	const struct plan *pl = rq->pl;
 	struct layout_need nd;
-	struct sched h;
+	struct churn h;
 	struct sim s;
 	int ret;
 
@@ -1004,7 +939,7 @@ int age_build(struct layout *lo, const struct layout_request *rq, const struct f
 	if (!ret)
 		ret = sim_setup(&s, fm, &nd);
 	if (!ret)
-		ret = sched_make(&h, rq);
+		ret = churn_plan(&h, rq);
 	if (!ret)
 		ret = round_zero(&s, lo, &h);
 	for (uint64_t r = 1; !ret && r <= h.N; r++)
@@ -1026,7 +961,7 @@ out_free_sim:
 		*need = nd.free + 1;
 	if (ret)
 		layout_release(lo);
-	sched_release(&h);
+	churn_release(&h);
 	sim_release(&s);
 	return ret;
 }
