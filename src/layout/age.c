@@ -520,7 +520,7 @@ static int dir_blocks_place(struct sim *s, struct layout *lo, uint32_t j)
 {
 	const struct layout_request *rq = s->rq;
 	const struct plan *pl = s->pl;
-	uint64_t nb = rq->dir_blocks ? rq->dir_blocks[j] : 0;
+	uint64_t nb = layout_dir_blocks(rq, j);
 	int ret;
 
 	if (nb) {
@@ -531,7 +531,7 @@ static int dir_blocks_place(struct sim *s, struct layout *lo, uint32_t j)
 	for (uint32_t c = 0; c < pl->dir_nlinks[j]; c++) {
 		uint32_t l = pl->dir_first_link[j] + c;
 
-		if (!rq->link_blocks || !rq->link_blocks[l])
+		if (!layout_link_blocks(rq, l))
 			continue;
 		ret = plan_whole(s, s->dgrp[j], 1, &lo->link_block[l]);
 		if (ret)

@@ -14,9 +14,10 @@
 #include "util/rng.h"
 
 /*
- * How it works.  The free space is in alloc.c, the units of the spread in
- * units.c, the choice of the fragmented files in spread.c and the gaps of
- * the free space's shape in shape.c.
+ * How it works.  The free space is in alloc.c, the units of the spread
+ * (Orlov) in units.c, the choice of the fragmented files in spread.c, a
+ * file's pieces and the pool in frag.c, and the gaps of the free space's
+ * shape in shape.c.
  *
  * Packing.  An object goes at the packing cursor if it fits in what is left
  * of the cursor's run.  Otherwise, if the next non-empty run can hold it,
@@ -51,11 +52,10 @@
  * consecutive, and forced splits add extents; *need is then above the
  * free space.
  *
- * Order.  layout_order = dir is the spread above; creation packs the
+ * Order.  layout_order = dir is the spread of units.c; creation packs the
  * directories in id order (a file's id is its creation order) from the
  * start of the disk with no spread; shuffled packs a seeded permutation of
  * directories and files (stream "layout.order").
- *
  *
  * Tiny plans: the score moves in steps of 1 / pairs, so a plan with few
  * pairs gets the nearest reachable value; a file with nothing to interleave
