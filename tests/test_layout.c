@@ -10,7 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "layout/grow.h"
 #include "layout/layout.h"
+#include "layout/maxtree.h"
 #include "plan/plan.h"
 #include "testlayout.h"
 #include "testutil.h"
@@ -930,6 +932,54 @@ static void test_orders(void **state)
 	}
 }
 
+/* The shared max tree against a linear scan, values negative too; the growth helper. */
+static void test_maxtree_grow(void **state)
+{
+	struct maxtree mt;
+	int64_t v[37];
+	uint64_t x = 12345;
+	size_t cap = 0;
+	int *a = NULL;
+
+	(void)state;
+	assert_int_equal(maxtree_init(&mt, 37, INT64_MIN), 0);
+	for (size_t i = 0; i < 37; i++)
+		v[i] = INT64_MIN;
+	for (int step = 0; step < 2000; step++) {
+		size_t i, lo, hi, want = SIZE_MAX, arg = 0;
+		int64_t q;
+
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		i = (size_t)(x >> 33) % 37;
+		v[i] = (int64_t)((x >> 20) % 2001) - 1000;
+		maxtree_set(&mt, i, v[i]);
+		lo = (size_t)(x >> 40) % 38;
+		hi = (size_t)(x >> 50) % 38;
+		q = (int64_t)((x >> 8) % 2001) - 1000;
+		for (size_t k = lo; k < hi && want == SIZE_MAX; k++)
+			if (v[k] >= q)
+				want = k;
+		assert_int_equal(maxtree_first(&mt, lo, hi, q), want);
+		for (size_t k = 1; k < 37; k++)
+			if (v[k] > v[arg])
+				arg = k;
+		assert_int_equal(maxtree_argmax(&mt), arg);
+		assert_true(maxtree_top(&mt) == v[arg]);
+	}
+	maxtree_release(&mt);
+
+	a = grow_array(a, &cap, 1, sizeof(*a), 4);
+	assert_non_null(a);
+	assert_int_equal(cap, 4);
+	a = grow_array(a, &cap, 4, sizeof(*a), 4);
+	assert_int_equal(cap, 4);
+	a = grow_array(a, &cap, 17, sizeof(*a), 4);
+	assert_non_null(a);
+	assert_int_equal(cap, 32);
+	a[16] = 1;
+	free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -942,7 +992,7 @@ int main(void)
 		cmocka_unit_test(test_spread_extents), cmocka_unit_test(test_spread_conflict),
 		cmocka_unit_test(test_select),		cmocka_unit_test(test_piece_sizes),
 		cmocka_unit_test(test_free_shape),	cmocka_unit_test(test_orders),
-		cmocka_unit_test(test_free_hist_add),
+		cmocka_unit_test(test_free_hist_add),	cmocka_unit_test(test_maxtree_grow),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

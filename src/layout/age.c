@@ -6,6 +6,10 @@
 #include <string.h>
 
 #include "layout/age.h"
+#include "layout/arith.h"
+#include "layout/churn.h"
+#include "layout/grow.h"
+#include "layout/mballoc.h"
 #include "model/dist.h"
 #include "util/rng.h"
 
@@ -100,30 +104,7 @@
  * stripe, no bigalloc.
  */
 
-#define MB_MIN_TO_SCAN 10
-#define MB_MAX_TO_SCAN 200
 #define LG_MAX_PAS 8
-#define MAX_LEVELS 40
-
-struct mb {
-	uint64_t fdb, nblocks;
-	uint32_t bpg, ngroups, flex, nflex;
-	unsigned K; /* highest buddy order */
-	size_t lvoff[MAX_LEVELS], lvwords[MAX_LEVELS];
-	size_t gwords;	 /* words a group's levels take */
-	uint64_t *bits;	 /* free bits: group by group, level by level */
-	uint32_t *cnt;	 /* wholly free chunks per group and level */
-	uint32_t *frags; /* free extents per group (bb_fragments) */
-	uint64_t *ffree; /* free blocks per flex group */
-	uint64_t free;
-	size_t tsize;
-	int8_t *tmax; /* over groups: highest level with a free chunk, -1 none */
-	uint32_t last_group;
-};
-
-struct ex {
-	uint64_t s, n;
-};
 
 /* A group preallocation of the locality group. */
 struct pa {
@@ -180,502 +161,20 @@ struct sim {
 	const struct age_trace *trace;
 };
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
-static uint64_t div_up(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
-
-static unsigned ilog2(uint64_t x)
-{
-	return 63 - (unsigned)__builtin_clzll(x);
-}
-
-/* ---- the buddy model ---- */
-
-static uint64_t g_start(const struct mb *m, uint32_t g)
-{
-	return m->fdb + (uint64_t)g * m->bpg;
-}
-
-static uint32_t g_len(const struct mb *m, uint32_t g)
-{
-	uint64_t s = g_start(m, g);
-
-	return s + m->bpg <= m->nblocks ? m->bpg : (uint32_t)(m->nblocks - s);
-}
-
-static uint64_t *lv(const struct mb *m, uint32_t g, unsigned k)
-{
-	return m->bits + (size_t)g * m->gwords + m->lvoff[k];
-}
-
-static uint32_t *gcnt(const struct mb *m, uint32_t g)
-{
-	return m->cnt + (size_t)g * (m->K + 1);
-}
-
-/* Bit i of the result: bits 2i and 2i + 1 of x are both set. */
-static uint64_t pair_and(uint64_t x)
-{
-	uint64_t y = x & (x >> 1) & UINT64_C(0x5555555555555555);
-
-	y = (y | (y >> 1)) & UINT64_C(0x3333333333333333);
-	y = (y | (y >> 2)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
-	y = (y | (y >> 4)) & UINT64_C(0x00FF00FF00FF00FF);
-	y = (y | (y >> 8)) & UINT64_C(0x0000FFFF0000FFFF);
-	y = (y | (y >> 16)) & UINT64_C(0x00000000FFFFFFFF);
-	return y;
-}
-
-static void t_set(struct mb *m, uint32_t g, int8_t v)
-{
-	size_t k = m->tsize + g;
-
-	m->tmax[k] = v;
-	for (k >>= 1; k; k >>= 1) {
-		int8_t a = m->tmax[2 * k], b = m->tmax[2 * k + 1], x = a > b ? a : b;
-
-		if (m->tmax[k] == x)
-			break;
-		m->tmax[k] = x;
-	}
-}
-
-static int64_t t_find(const struct mb *m, size_t k, size_t kl, size_t kr, size_t lo, size_t hi,
-		      int v)
-{
-	size_t mid;
-	int64_t r;
-
-	if (kr <= lo || hi <= kl || m->tmax[k] < v)
-		return -1;
-	if (kr - kl == 1)
-		return (int64_t)kl;
-	mid = kl + (kr - kl) / 2;
-	r = t_find(m, 2 * k, kl, mid, lo, hi, v);
-	if (r >= 0)
-		return r;
-	return t_find(m, 2 * k + 1, mid, kr, lo, hi, v);
-}
-
-/* Groups whose largest free chunk has level >= v, from g0 on, wrapping. */
-struct giter {
-	uint32_t g0;
-	int wrapped;
-	size_t next;
-};
-
-static int64_t giter_next(const struct mb *m, struct giter *it, int v)
-{
-	for (;;) {
-		size_t hi = it->wrapped ? it->g0 : m->ngroups;
-		int64_t g = it->next < hi ? t_find(m, 1, 0, m->tsize, it->next, hi, v) : -1;
-
-		if (g >= 0) {
-			it->next = (size_t)g + 1;
-			return g;
-		}
-		if (it->wrapped)
-			return -1;
-		it->wrapped = 1;
-		it->next = 0;
-	}
-}
-
-/* Free extents starting at a position in [a, b] (b included) of a group's bitmap of len bits. */
-static uint32_t starts_in(const uint64_t *w, uint32_t len, uint32_t a, uint32_t b)
-{
-	uint32_t n = 0;
-
-	if (b >= len)
-		b = len - 1;
-	for (uint32_t wi = a / 64; wi <= b / 64; wi++) {
-		uint64_t x = w[wi], carry = wi ? w[wi - 1] >> 63 : 0, st = x & ~(x << 1 | carry);
-		uint32_t lo = wi * 64 < a ? a - wi * 64 : 0;
-		uint32_t hi = b - wi * 64 < 63 ? b - wi * 64 : 63;
-		uint64_t mask = (hi == 63 ? ~UINT64_C(0) : (UINT64_C(1) << (hi + 1)) - 1) &
-				~((UINT64_C(1) << lo) - 1);
-
-		n += (uint32_t)__builtin_popcountll(st & mask);
-	}
-	return n;
-}
-
-/* Mark [off, off + len) of group g free or used, and the levels above. */
-static void mb_mark_group(struct mb *m, uint32_t g, uint32_t off, uint32_t len, int fr)
-{
-	uint64_t *w0 = lv(m, g, 0);
-	uint32_t *c = gcnt(m, g), end = off + len, glen = g_len(m, g), s0;
-	int64_t d0 = 0;
-	int top = -1;
-
-	s0 = starts_in(w0, glen, off, end);
-	for (uint32_t i = off; i < end;) {
-		uint32_t b = i % 64, n = (uint32_t)min_u64(64 - b, end - i);
-		uint64_t mask = (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1) << b;
-		uint64_t old = w0[i / 64], nw = fr ? old | mask : old & ~mask;
-
-		d0 += __builtin_popcountll(nw) - __builtin_popcountll(old);
-		w0[i / 64] = nw;
-		i += n;
-	}
-	c[0] = (uint32_t)((int64_t)c[0] + d0);
-	m->frags[g] = m->frags[g] + starts_in(w0, glen, off, end) - s0;
-	m->ffree[g / m->flex] = (uint64_t)((int64_t)m->ffree[g / m->flex] + d0);
-	m->free = (uint64_t)((int64_t)m->free + d0);
-	for (unsigned k = 1; k <= m->K; k++) {
-		const uint64_t *ch = lv(m, g, k - 1);
-		uint64_t *pa = lv(m, g, k);
-		size_t cw = m->lvwords[k - 1], a = (off >> k) / 64, z = ((end - 1) >> k) / 64;
-		int64_t dk = 0;
-
-		for (size_t w = a; w <= z && w < m->lvwords[k]; w++) {
-			uint64_t lo = 2 * w < cw ? ch[2 * w] : 0;
-			uint64_t hi = 2 * w + 1 < cw ? ch[2 * w + 1] : 0;
-			uint64_t nw = pair_and(lo) | pair_and(hi) << 32;
-
-			dk += __builtin_popcountll(nw) - __builtin_popcountll(pa[w]);
-			pa[w] = nw;
-		}
-		c[k] = (uint32_t)((int64_t)c[k] + dk);
-	}
-	for (unsigned k = 0; k <= m->K; k++)
-		if (c[k])
-			top = (int)k;
-	t_set(m, g, (int8_t)top);
-}
-
-/* Mark n blocks from s (any groups) free or used. */
-static void mb_mark(struct mb *m, uint64_t s, uint64_t n, int fr)
-{
-	while (n) {
-		uint32_t g = (uint32_t)((s - m->fdb) / m->bpg), off = (uint32_t)(s - g_start(m, g));
-		uint32_t take = (uint32_t)min_u64(n, g_len(m, g) - off);
-
-		mb_mark_group(m, g, off, take, fr);
-		s += take;
-		n -= take;
-	}
-}
-
-static uint32_t mb_group_of(const struct mb *m, uint64_t b)
-{
-	uint64_t g = b >= m->fdb ? (b - m->fdb) / m->bpg : 0;
-
-	return g < m->ngroups ? (uint32_t)g : m->ngroups - 1;
-}
-
-/* First bit at or after from that is set (set) or clear (!set), or n. */
-static uint32_t bit_next(const uint64_t *w, uint32_t n, uint32_t from, int set)
-{
-	while (from < n) {
-		uint64_t x = set ? w[from / 64] : ~w[from / 64];
-
-		x &= ~UINT64_C(0) << (from % 64);
-		if (x) {
-			uint32_t r = (from & ~63u) + (uint32_t)__builtin_ctzll(x);
-
-			return r < n ? r : n;
-		}
-		from = (from & ~63u) + 64;
-	}
-	return n;
-}
-
-/* Free blocks from b on within its group, up to limit. */
-static uint64_t mb_run_at(const struct mb *m, uint64_t b, uint64_t limit)
-{
-	uint32_t g, off, len, e;
-
-	if (b < m->fdb || b >= m->nblocks)
-		return 0;
-	g = mb_group_of(m, b);
-	off = (uint32_t)(b - g_start(m, g));
-	len = g_len(m, g);
-	e = bit_next(lv(m, g, 0), len, off, 0);
-	return min_u64(e - off, limit);
-}
-
-static int64_t mb_first_buddy(const struct mb *m, uint32_t g, unsigned k)
-{
-	const uint64_t *w = lv(m, g, k);
-
-	for (size_t i = 0; i < m->lvwords[k]; i++) {
-		uint64_t x = w[i], b = x;
-
-		if (!x)
-			continue;
-		if (k < m->K) {
-			uint64_t y = x & (x >> 1) & UINT64_C(0x5555555555555555);
-
-			b = x & ~(y | (y << 1));
-		}
-		if (b)
-			return ((int64_t)(i * 64) + __builtin_ctzll(b)) << k;
-	}
-	return -1;
-}
-
-static uint64_t mb_buddies(const struct mb *m, uint32_t g, unsigned k)
-{
-	const uint32_t *c = gcnt(m, g);
-
-	return k < m->K ? c[k] - 2 * c[k + 1] : c[k];
-}
-
-/*
- * Free extents of group g in address order, as ext4_mb_complex_scan_group
- * measures them against the goal length L.  Returns 1 when *best is to be
- * used, -1 when the scan limit was reached, 0 to go on.
- */
-static int mb_scan_group(const struct mb *m, uint32_t g, uint64_t L, unsigned *found,
-			 struct ex *best)
-{
-	const uint64_t *w = lv(m, g, 0);
-	uint32_t len = g_len(m, g), pos = 0;
-
-	while (pos < len) {
-		uint32_t s = bit_next(w, len, pos, 1), e;
-		struct ex x;
-
-		if (s >= len)
-			break;
-		e = bit_next(w, len, s, 0);
-		x.s = g_start(m, g) + s;
-		x.n = e - s;
-		(*found)++;
-		if (x.n == L) {
-			*best = x;
-			return 1;
-		}
-		if (!best->n)
-			*best = x;
-		else if (best->n < L) {
-			if (x.n > best->n)
-				*best = x;
-		} else if (x.n > L && x.n < best->n) {
-			*best = x;
-		}
-		if (*found > MB_MAX_TO_SCAN)
-			return -1;
-		if (best->n >= L && *found > MB_MIN_TO_SCAN)
-			return 1;
-		pos = e;
-	}
-	return best->n >= L;
-}
-
-/* The kernel's group criteria after the buddy pass: average extent, free blocks, any. */
-enum { CR_AVG, CR_FREE, CR_ANY };
-
-/*
- * One criterion's pass over the groups from g0 (linear, wrapping): the
- * good ones are scanned (mb_scan_group) against goal L.  Returns 1 found,
- * -1 scan limit, 0 nothing.
- */
-static int mb_pass(const struct mb *m, uint32_t g0, uint64_t L, int cr, unsigned *found,
-		   struct ex *best)
-{
-	for (uint32_t i = 0; i < m->ngroups; i++) {
-		uint32_t g = (g0 + i) % m->ngroups, fr = m->frags[g];
-		uint64_t free = gcnt(m, g)[0];
-		int st;
-
-		if (!free || !fr)
-			continue;
-		if (cr != CR_ANY && free < L)
-			continue;
-		if (cr == CR_AVG && free / fr < L)
-			continue;
-		st = mb_scan_group(m, g, L, found, best);
-		if (st)
-			return st;
-	}
-	return 0;
-}
-
-/*
- * Find room for a request of L blocks (o of them needed, o <= L) from
- * group g0, as ext4_mb_regular_allocator does without mb_optimize_scan
- * (see the top of the file); data requests keep out of the first group
- * of a flex group in the buddy pass.  Sets *out to a start and a length
- * of at most L: at least o unless the free space is too broken (a partial
- * allocation).  Returns 0 or -ENOSPC.
- */
-static int mb_search(const struct mb *m, uint32_t g0, uint64_t L, uint64_t o, int data,
-		     struct ex *out)
-{
-	struct ex best = { 0, 0 };
-	unsigned found = 0;
-	uint64_t goal = L;
-	int st = 0;
-
-	if (!m->free)
-		return -ENOSPC;
-	if (g0 >= m->ngroups)
-		g0 = 0;
-	if (L >= 2 && !(L & (L - 1)) && ilog2(L) <= m->K) {
-		unsigned r = ilog2(L);
-		struct giter it = { g0, 0, g0 };
-		int64_t g;
-
-		while ((g = giter_next(m, &it, (int)r)) >= 0) {
-			if (data && m->flex >= 4 && g % m->flex == 0)
-				continue;
-			for (unsigned k = r; k <= m->K; k++) {
-				if (mb_buddies(m, (uint32_t)g, k)) {
-					out->s = g_start(m, (uint32_t)g) +
-						 (uint64_t)mb_first_buddy(m, (uint32_t)g, k);
-					out->n = L;
-					return 0;
-				}
-			}
-		}
-	}
-	st = mb_pass(m, g0, L, CR_AVG, &found, &best);
-	/* CR_BEST_AVAIL_LEN: the goal trimmed by up to three orders, not below the need */
-	for (unsigned t = 1; !st && t <= 3 && (L >> t) >= o && (L >> t); t++) {
-		goal = L >> t;
-		st = mb_pass(m, g0, goal, CR_AVG, &found, &best);
-	}
-	if (!st) {
-		goal = L;
-		st = mb_pass(m, g0, L, CR_FREE, &found, &best);
-	}
-	if (!st)
-		st = mb_pass(m, g0, L, CR_ANY, &found, &best);
-	if (!best.n)
-		return -ENOSPC;
-	/* found, or the best so far when the scan gave up (a partial allocation) */
-	*out = best;
-	out->n = min_u64(best.n, st == 1 ? goal : L);
-	return 0;
-}
-
-/* n blocks in one piece near group g0 (directories, symlinks, metadata). */
-static int mb_alloc_whole(struct mb *m, uint32_t g0, uint64_t n, uint64_t *start)
-{
-	struct ex e;
-	int ret = mb_search(m, g0, n, n, 0, &e);
-
-	if (ret || e.n < n) {
-		/* first fit anywhere, without the scan limit */
-		int lvl = n >= 4 ? (int)ilog2(n) - 1 : 0;
-		struct giter it = { g0 < m->ngroups ? g0 : 0, 0, g0 < m->ngroups ? g0 : 0 };
-		int64_t g;
-
-		ret = -ENOSPC;
-		while ((g = giter_next(m, &it, lvl)) >= 0) {
-			const uint64_t *w = lv(m, (uint32_t)g, 0);
-			uint32_t len = g_len(m, (uint32_t)g), pos = 0;
-
-			while (pos < len) {
-				uint32_t s = bit_next(w, len, pos, 1), x;
-
-				if (s >= len)
-					break;
-				x = bit_next(w, len, s, 0);
-				if (x - s >= n) {
-					e.s = g_start(m, (uint32_t)g) + s;
-					ret = 0;
-					break;
-				}
-				pos = x;
-			}
-			if (!ret)
-				break;
-		}
-		if (ret)
-			return ret;
-	}
-	mb_mark(m, e.s, n, 0);
-	*start = e.s;
-	return 0;
-}
-
-static int mb_init(struct mb *m, const struct freemap *fm, uint32_t block_size)
-{
-	uint64_t w = 0;
-	unsigned bsbits = ilog2(block_size);
-
-	memset(m, 0, sizeof(*m));
-	m->fdb = fm->first_data_block;
-	m->nblocks = fm->nblocks;
-	m->bpg = fm->blocks_per_group;
-	if (!m->bpg || m->nblocks <= m->fdb)
-		return -EINVAL;
-	m->ngroups = (uint32_t)div_up(m->nblocks - m->fdb, m->bpg);
-	m->flex = fm->flex_groups ? fm->flex_groups : 1;
-	m->nflex = (uint32_t)div_up(m->ngroups, m->flex);
-	m->K = ilog2(m->bpg);
-	if (m->K > bsbits + 1)
-		m->K = bsbits + 1;
-	if (m->K >= MAX_LEVELS)
-		m->K = MAX_LEVELS - 1;
-	for (unsigned k = 0; k <= m->K; k++) {
-		uint64_t chunks = div_up(m->bpg, UINT64_C(1) << k);
-
-		m->lvoff[k] = (size_t)w;
-		m->lvwords[k] = (size_t)div_up(chunks, 64);
-		w += m->lvwords[k];
-	}
-	m->gwords = (size_t)w;
-	m->bits = calloc((size_t)m->ngroups * m->gwords, sizeof(*m->bits));
-	m->cnt = calloc((size_t)m->ngroups * (m->K + 1), sizeof(*m->cnt));
-	m->frags = calloc(m->ngroups, sizeof(*m->frags));
-	m->ffree = calloc(m->nflex, sizeof(*m->ffree));
-	m->tsize = 1;
-	while (m->tsize < m->ngroups)
-		m->tsize <<= 1;
-	m->tmax = malloc(2 * m->tsize);
-	if (!m->bits || !m->cnt || !m->frags || !m->ffree || !m->tmax)
-		return -ENOMEM;
-	memset(m->tmax, -1, 2 * m->tsize);
-	return 0;
-}
-
-static void mb_release(struct mb *m)
-{
-	free(m->bits);
-	free(m->cnt);
-	free(m->frags);
-	free(m->ffree);
-	free(m->tmax);
-	memset(m, 0, sizeof(*m));
-}
-
 /* ---- files ---- */
-
-static uint64_t file_blocks(const struct layout_request *rq, uint64_t f)
-{
-	return rq->file_blocks ? rq->file_blocks[f] : 0;
-}
-
-static uint64_t ext_count(const struct sim *s, uint64_t len)
-{
-	return s->max_ext ? div_up(len, s->max_ext) : 1;
-}
 
 static int runs_add(struct runs *rs, uint64_t p, uint64_t n)
 {
+	struct ex *r;
+
 	if (rs->n && rs->r[rs->n - 1].s + rs->r[rs->n - 1].n == p) {
 		rs->r[rs->n - 1].n += n;
 		return 0;
 	}
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 64;
-		struct ex *r = realloc(rs->r, cap * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		rs->r = r;
-		rs->cap = cap;
-	}
+	r = grow_array(rs->r, &rs->cap, rs->n + 1, sizeof(*r), 64);
+	if (!r)
+		return -ENOMEM;
+	rs->r = r;
 	rs->r[rs->n].s = p;
 	rs->r[rs->n].n = n;
 	rs->n++;
@@ -722,7 +221,7 @@ static uint32_t goal_group(const struct sim *s, uint32_t j)
 static int alloc_small(struct sim *s, uint64_t n, uint32_t j)
 {
 	uint32_t g = goal_group(s, j);
-	uint64_t goal = g_start(&s->m, g), best = UINT64_MAX, L;
+	uint64_t goal = mb_group_start(&s->m, g), best = UINT64_MAX, L;
 	unsigned pick = UINT_MAX;
 	struct ex e;
 	int ret;
@@ -865,7 +364,7 @@ static int alloc_file(struct sim *s, struct fobj *o, uint64_t f, uint64_t n, uin
 		return ret;
 	}
 	for (size_t i = 0; i < s->rs.n; i++)
-		E += ext_count(s, s->rs.r[i].n);
+		E += ext_count(s->max_ext, s->rs.r[i].n);
 	nmeta = layout_file_meta(rq, f, n, E);
 	if (nmeta) {
 		ret = mb_alloc_whole(&s->m, mb_group_of(&s->m, s->rs.r[0].s), nmeta, &meta);
@@ -1021,7 +520,7 @@ static int dir_blocks_place(struct sim *s, struct layout *lo, uint32_t j)
 {
 	const struct layout_request *rq = s->rq;
 	const struct plan *pl = s->pl;
-	uint64_t nb = rq->dir_blocks ? rq->dir_blocks[j] : 0;
+	uint64_t nb = layout_dir_blocks(rq, j);
 	int ret;
 
 	if (nb) {
@@ -1032,7 +531,7 @@ static int dir_blocks_place(struct sim *s, struct layout *lo, uint32_t j)
 	for (uint32_t c = 0; c < pl->dir_nlinks[j]; c++) {
 		uint32_t l = pl->dir_first_link[j] + c;
 
-		if (!rq->link_blocks || !rq->link_blocks[l])
+		if (!layout_link_blocks(rq, l))
 			continue;
 		ret = plan_whole(s, s->dgrp[j], 1, &lo->link_block[l]);
 		if (ret)
@@ -1124,7 +623,7 @@ static int new_temp(struct sim *s, uint32_t round, int has_dir, uint32_t dir)
 static int new_plan_file(struct sim *s, uint64_t f, uint32_t round)
 {
 	const struct plan *pl = s->pl;
-	uint64_t n = file_blocks(s->rq, f);
+	uint64_t n = layout_file_blocks(s->rq, f);
 	int ret;
 
 	/* room for the blocks and a guess at the metadata before any attempt */
@@ -1183,311 +682,286 @@ static int assemble(struct sim *s, struct layout *lo)
 	return 0;
 }
 
-int age_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm,
-	      uint64_t *need)
+/* The free runs of fm are free, less the pool taken off the tail of the last run that holds it. */
+static int sim_free_space(struct sim *s, struct layout *lo, const struct freemap *fm)
 {
-	const struct plan *pl = rq->pl;
-	uint64_t N = rq->age_rounds, n = pl->nfiles, data = 0, meta = 0, dirs = 0, links = 0;
-	uint64_t total_free = 0, base, *quota = NULL, *rstart = NULL, pool = rq->pool_blocks;
-	double c = rq->age_churn > 0 && rq->age_churn <= 1 ? rq->age_churn : 0.1, *prob = NULL;
-	uint32_t *rfiles = NULL, *round_of = NULL, *itdir = NULL, *scratch = NULL;
-	uint64_t *itstart = NULL;
-	uint8_t *kinds = NULL;
-	struct sim s;
-	int ret;
+	uint64_t pool = s->rq->pool_blocks;
+	size_t pr = SIZE_MAX;
 
-	memset(lo, 0, sizeof(*lo));
-	memset(&s, 0, sizeof(s));
-	s.rq = rq;
-	s.pl = pl;
-	s.trace = rq->age_trace;
-	s.max_ext = rq->max_extent_len;
-	if (rq->mapping == LAYOUT_EXTENTS && !s.max_ext)
-		s.max_ext = 32768;
-
-	for (uint64_t f = 0; f < n; f++) {
-		uint64_t b = file_blocks(rq, f);
-
-		data += b;
-		if (b)
-			meta += layout_file_meta(rq, f, b, ext_count(&s, b));
-		if (pl->file_size[f] > s.max_bytes)
-			s.max_bytes = pl->file_size[f];
-	}
-	for (uint32_t j = 0; j < pl->ndirs; j++)
-		dirs += rq->dir_blocks ? rq->dir_blocks[j] : 0;
-	for (uint32_t l = 0; l < pl->nlinks; l++)
-		links += rq->link_blocks ? rq->link_blocks[l] : 0;
-	for (size_t i = 0; i < fm->nruns; i++)
-		total_free += fm->runs[i].len;
-	base = data + meta + dirs + links + pool;
-	if (need)
-		*need = base;
-	if (base > total_free)
+	for (size_t i = fm->nruns; pool && i-- > 0;)
+		if (fm->runs[i].len >= pool) {
+			pr = i;
+			break;
+		}
+	if (pool && pr == SIZE_MAX)
 		return -ENOSPC;
+	for (size_t i = 0; i < fm->nruns; i++) {
+		uint64_t st = fm->runs[i].start, len = fm->runs[i].len;
 
-	ret = mb_init(&s.m, fm, rq->block_size);
-	if (ret)
-		goto out_free;
-	{
-		/* the free runs, the pool taken off the tail of the last that holds it */
-		size_t pr = SIZE_MAX;
-
-		for (size_t i = fm->nruns; pool && i-- > 0;)
-			if (fm->runs[i].len >= pool) {
-				pr = i;
-				break;
-			}
-		if (pool && pr == SIZE_MAX) {
-			ret = -ENOSPC;
-			goto out_free;
+		if (st < s->m.fdb || st + len > fm->nblocks || st + len < st)
+			return -EINVAL;
+		if (i == pr) {
+			len -= pool;
+			lo->pool_start = st + len;
+			lo->pool_len = pool;
 		}
-		for (size_t i = 0; i < fm->nruns; i++) {
-			uint64_t st = fm->runs[i].start, len = fm->runs[i].len;
-
-			if (st < s.m.fdb || st + len > fm->nblocks || st + len < st) {
-				ret = -EINVAL;
-				goto out_free;
-			}
-			if (i == pr) {
-				len -= pool;
-				lo->pool_start = st + len;
-				lo->pool_len = pool;
-			}
-			if (len)
-				mb_mark(&s.m, st, len, 1);
-		}
+		if (len)
+			mb_mark(&s->m, st, len, 1);
 	}
+	return 0;
+}
 
-	lo->nfiles = n;
-	lo->file_ext = calloc(n + 1, sizeof(*lo->file_ext));
-	lo->file_meta = calloc(n ? n : 1, sizeof(*lo->file_meta));
-	lo->file_nmeta = calloc(n ? n : 1, sizeof(*lo->file_nmeta));
-	lo->dir_start = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*lo->dir_start));
-	lo->link_block = calloc(pl->nlinks ? pl->nlinks : 1, sizeof(*lo->link_block));
-	s.pf = calloc(n ? n : 1, sizeof(*s.pf));
-	s.dgrp = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*s.dgrp));
-	s.fdirs = calloc(s.m.nflex, sizeof(*s.fdirs));
-	s.cap_t = 2 * n + 2;
-	s.tf = calloc(s.cap_t, sizeof(*s.tf));
-	s.tbytes = calloc(s.cap_t, sizeof(*s.tbytes));
-	s.tid = calloc(s.cap_t, sizeof(*s.tid));
-	s.tdir = calloc(s.cap_t, sizeof(*s.tdir));
-	s.tfree = calloc(s.cap_t, sizeof(*s.tfree));
-	s.live = calloc(s.cap_t, sizeof(*s.live));
-	prob = calloc(N + 1, sizeof(*prob));
-	quota = calloc(N + 1, sizeof(*quota));
-	rstart = calloc(N + 2, sizeof(*rstart));
-	round_of = calloc(n ? n : 1, sizeof(*round_of));
-	rfiles = calloc(n ? n : 1, sizeof(*rfiles));
-	if (!lo->file_ext || !lo->file_meta || !lo->file_nmeta || !lo->dir_start ||
-	    !lo->link_block || !s.pf || !s.dgrp || !s.fdirs || !s.tf || !s.tbytes || !s.tid ||
-	    !s.tdir || !s.tfree || !s.live || !prob || !quota || !rstart || !round_of || !rfiles) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	s.ipf = (uint64_t)s.m.bpg * rq->block_size / 16384 * s.m.flex;
-	if (!s.ipf)
-		s.ipf = 1;
+/*
+ * The simulation's arrays (plan files, directories, temporary slots) and
+ * settings: inodes per flex group, the temporaries' size scale, ext4's
+ * reserve, the streams.  Returns 0 or -ENOMEM.
+ */
+static int sim_setup(struct sim *s, const struct freemap *fm, const struct layout_need *nd)
+{
+	const struct layout_request *rq = s->rq;
+	const struct plan *pl = s->pl;
+	uint64_t n = pl->nfiles;
+
+	s->pf = calloc(n ? n : 1, sizeof(*s->pf));
+	s->dgrp = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*s->dgrp));
+	s->fdirs = calloc(s->m.nflex, sizeof(*s->fdirs));
+	s->cap_t = 2 * n + 2;
+	s->tf = calloc(s->cap_t, sizeof(*s->tf));
+	s->tbytes = calloc(s->cap_t, sizeof(*s->tbytes));
+	s->tid = calloc(s->cap_t, sizeof(*s->tid));
+	s->tdir = calloc(s->cap_t, sizeof(*s->tdir));
+	s->tfree = calloc(s->cap_t, sizeof(*s->tfree));
+	s->live = calloc(s->cap_t, sizeof(*s->live));
+	if (!s->pf || !s->dgrp || !s->fdirs || !s->tf || !s->tbytes || !s->tid || !s->tdir ||
+	    !s->tfree || !s->live)
+		return -ENOMEM;
+	s->ipf = (uint64_t)s->m.bpg * rq->block_size / 16384 * s->m.flex;
+	if (!s->ipf)
+		s->ipf = 1;
 	/* a plan given both files and used scaled its sizes: so are the temporaries' */
 	if (pl->size.sigma > 0 && pl->size.mean > 0 && n) {
-		s.scale = 1;
-		if (params_is_set(&pl->prm, "files") && params_is_set(&pl->prm, "used"))
-			s.scale = (double)pl->bytes / ((double)n * pl->size.mean);
+		s->scale = 1;
+		if (rq->age_scaled_sizes)
+			s->scale = (double)pl->bytes / ((double)n * pl->size.mean);
 	}
 	/* ext4 keeps min(2 %, 4096) clusters for metadata: data cannot have them */
-	s.resv = min_u64(fm->nblocks / 50, 4096);
-	if (s.resv > total_free - base)
-		s.resv = total_free - base;
-	s.kdir = rng_stream_key(rq->seed, "age.dir");
-	s.ksize = rng_stream_key(rq->seed, "age.size");
-	rng_init(&s.rdel, rq->seed, "age.del", 0);
+	s->resv = min_u64(fm->nblocks / 50, 4096);
+	if (s->resv > nd->free - nd->base)
+		s->resv = nd->free - nd->base;
+	s->kdir = rng_stream_key(rq->seed, "age.dir");
+	s->ksize = rng_stream_key(rq->seed, "age.size");
+	rng_init(&s->rdel, rq->seed, "age.del", 0);
+	return 0;
+}
 
-	/* the round each plan file is created in */
-	prob[0] = pow(1 - c, (double)N);
-	for (uint64_t r = 1; r <= N; r++)
-		prob[r] = c * pow(1 - c, (double)(N - r));
-	quotas_from_probs(prob, N + 1, n, quota);
-	for (uint64_t f = 0; f < n; f++)
-		rfiles[f] = (uint32_t)f;
-	rng_shuffle_u32(rfiles, n, rng_stream_key(rq->seed, "age.round"), 0);
-	for (uint64_t r = 0, k = 0; r <= N; r++) {
-		rstart[r] = k;
-		for (uint64_t q = 0; q < quota[r]; q++)
-			round_of[rfiles[k++]] = (uint32_t)r;
-	}
-	rstart[N + 1] = n;
+static void sim_release(struct sim *s)
+{
+	if (s->pf)
+		for (uint64_t f = 0; f < s->pl->nfiles; f++)
+			free(s->pf[f].more);
+	if (s->tf)
+		for (uint64_t t = 0; t < s->ntf; t++)
+			free(s->tf[t].more);
+	free(s->pf);
+	free(s->tf);
+	free(s->tbytes);
+	free(s->tid);
+	free(s->tdir);
+	free(s->tfree);
+	free(s->live);
+	free(s->dgrp);
+	free(s->fdirs);
+	free(s->rs.r);
+	free(s->pend.r);
+	mb_release(&s->m);
+}
 
-	/* round 0: the tree, then each directory's files and temporaries */
-	ret = trace_op(&s, AGE_ROUND, 0, 0, 0, 0, 0) ? -ECANCELED : 0;
+/* Round 0: the tree, then each directory's round-0 files and temporaries in random order. */
+static int round_zero(struct sim *s, struct layout *lo, const struct churn *h)
+{
+	const struct plan *pl = s->pl;
+	uint64_t n = pl->nfiles, t0 = n - h->quota[0], maxd = 0, *itstart = NULL;
+	uint32_t *itdir = NULL, *scratch = NULL;
+	struct rng r;
+	int ret;
+
+	ret = trace_op(s, AGE_ROUND, 0, 0, 0, 0, 0) ? -ECANCELED : 0;
 	if (ret)
-		goto out_free;
-	{
-		uint64_t t0 = n - quota[0], maxd = 0;
-		struct rng r;
-
-		itdir = calloc(t0 ? t0 : 1, sizeof(*itdir));
-		itstart = calloc((uint64_t)pl->ndirs + 1, sizeof(*itstart));
-		if (!itdir || !itstart) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
-		/* the initial temporaries' directories, counted by directory */
-		for (uint64_t i = 0; i < t0; i++) {
-			rng_open(&r, s.kdir, i);
-			itdir[i] = n ? pl->file_dir[rng_below(&r, n)] : 0;
-			itstart[itdir[i] + 1]++;
-		}
-		for (uint32_t j = 0; j < pl->ndirs; j++) {
-			uint64_t here = itstart[j + 1] + pl->dir_nfiles[j];
-
-			if (here > maxd)
-				maxd = here;
-			itstart[j + 1] += itstart[j];
-		}
-		scratch = calloc(maxd + 1, sizeof(*scratch));
-		if (!scratch) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
-		for (uint32_t j = 0; j < pl->ndirs; j++) {
-			uint64_t k = 0, nt = itstart[j + 1] - itstart[j];
-
-			ret = make_dir(&s, j);
-			if (!ret)
-				ret = dir_blocks_place(&s, lo, j);
-			if (ret)
-				goto out_free;
-			/* entries: plan file ids, or UINT32_MAX for a temporary */
-			for (uint32_t i = 0; i < pl->dir_nfiles[j]; i++)
-				if (!round_of[pl->dir_first_file[j] + i])
-					scratch[k++] = pl->dir_first_file[j] + i;
-			for (uint64_t i = 0; i < nt; i++)
-				scratch[k++] = UINT32_MAX;
-			rng_shuffle_u32(scratch, k, rng_stream_key(rq->seed, "age.ops"),
-					(uint64_t)UINT32_MAX + j);
-			for (uint64_t i = 0; i < k && !ret; i++)
-				ret = scratch[i] == UINT32_MAX ? new_temp(&s, 0, 1, j) :
-								 new_plan_file(&s, scratch[i], 0);
-			if (ret)
-				goto out_free;
-		}
-		/* the initial temporaries took ids 0..t0-1 in directory order */
+		return ret;
+	itdir = calloc(t0 ? t0 : 1, sizeof(*itdir));
+	itstart = calloc((uint64_t)pl->ndirs + 1, sizeof(*itstart));
+	ret = -ENOMEM;
+	if (!itdir || !itstart)
+		goto out_free_scratch;
+	/* the initial temporaries' directories, counted by directory */
+	for (uint64_t i = 0; i < t0; i++) {
+		rng_open(&r, s->kdir, i);
+		itdir[i] = n ? pl->file_dir[rng_below(&r, n)] : 0;
+		itstart[itdir[i] + 1]++;
 	}
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		uint64_t here = itstart[j + 1] + pl->dir_nfiles[j];
 
-	/* rounds 1..N */
-	{
-		uint64_t maxops = 0;
-
-		for (uint64_t r = 1; r <= N; r++) {
-			uint64_t d = (uint64_t)llround(c * (double)n);
-
-			if (d < quota[r])
-				d = quota[r];
-			if (d > maxops)
-				maxops = d;
-		}
-		kinds = malloc(2 * maxops + 2);
-		if (!kinds && maxops) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
+		if (here > maxd)
+			maxd = here;
+		itstart[j + 1] += itstart[j];
 	}
-	for (uint64_t r = 1; r <= N; r++) {
-		uint64_t D = (uint64_t)llround(c * (double)n), T = s.nlive, nk = 0, pi = rstart[r];
-		uint64_t C;
-		struct rng ro;
+	scratch = calloc(maxd + 1, sizeof(*scratch));
+	if (!scratch)
+		goto out_free_scratch;
+	ret = 0;
+	for (uint32_t j = 0; j < pl->ndirs && !ret; j++) {
+		uint64_t k = 0, nt = itstart[j + 1] - itstart[j];
 
-		/* a round ends with a commit (the replay syncs the file system there) */
-		commit(&s);
-		ret = trace_op(&s, AGE_ROUND, (uint32_t)r, 0, r, 0, 0) ? -ECANCELED : 0;
+		ret = make_dir(s, j);
+		if (!ret)
+			ret = dir_blocks_place(s, lo, j);
 		if (ret)
-			goto out_free;
-		if (D < quota[r])
-			D = quota[r];
-		if (D > T || r == N)
-			D = T;
-		C = D > quota[r] ? D - quota[r] : 0;
-		for (uint64_t i = 0; i < D; i++)
-			kinds[nk++] = 0;
-		for (uint64_t i = 0; i < quota[r]; i++)
-			kinds[nk++] = 1;
-		for (uint64_t i = 0; i < C; i++)
-			kinds[nk++] = 2;
-		rng_init(&ro, rq->seed, "age.ops", r);
-		for (uint64_t i = nk; i > 1; i--) {
-			uint64_t x = rng_below(&ro, i);
-			uint8_t t = kinds[i - 1];
-
-			kinds[i - 1] = kinds[x];
-			kinds[x] = t;
-		}
-		for (uint64_t i = 0; i < nk && !ret; i++) {
-			if (kinds[i] == 0)
-				ret = del_temp(&s, (uint32_t)r);
-			else if (kinds[i] == 1)
-				ret = new_plan_file(&s, rfiles[pi++], (uint32_t)r);
-			else
-				ret = new_temp(&s, (uint32_t)r, 0, 0);
-		}
-		while (!ret && r == N && s.nlive)
-			ret = del_temp(&s, (uint32_t)r);
-		if (ret)
-			goto out_free;
+			break;
+		/* entries: plan file ids, or UINT32_MAX for a temporary */
+		for (uint32_t i = 0; i < pl->dir_nfiles[j]; i++)
+			if (!h->round_of[pl->dir_first_file[j] + i])
+				scratch[k++] = pl->dir_first_file[j] + i;
+		for (uint64_t i = 0; i < nt; i++)
+			scratch[k++] = UINT32_MAX;
+		rng_shuffle_u32(scratch, k, rng_stream_key(s->rq->seed, "age.ops"),
+				(uint64_t)UINT32_MAX + j);
+		for (uint64_t i = 0; i < k && !ret; i++)
+			ret = scratch[i] == UINT32_MAX ? new_temp(s, 0, 1, j) :
+							 new_plan_file(s, scratch[i], 0);
 	}
-	/* unmount: the last commit, and the locality group's preallocations go back */
-	commit(&s);
-	pa_discard_all(&s);
+	/* the initial temporaries took ids 0..t0-1 in directory order */
 
-	ret = assemble(&s, lo);
+out_free_scratch:
+	free(itdir);
+	free(itstart);
+	free(scratch);
+	return ret;
+}
+
+/*
+ * Round r >= 1: after a commit, D deletions, the round's plan files and
+ * D - (those) temporaries in random order; the last round deletes every
+ * temporary left.
+ */
+static int round_run(struct sim *s, struct churn *h, uint64_t r)
+{
+	uint64_t D = (uint64_t)llround(h->c * (double)s->pl->nfiles), T = s->nlive, nk = 0;
+	uint64_t C, pi = h->rstart[r], q = h->quota[r];
+	uint8_t *kinds = h->kinds;
+	struct rng ro;
+	int ret;
+
+	/* a round ends with a commit (the replay syncs the file system there) */
+	commit(s);
+	ret = trace_op(s, AGE_ROUND, (uint32_t)r, 0, r, 0, 0) ? -ECANCELED : 0;
 	if (ret)
-		goto out_free;
-	meta = 0;
-	for (uint64_t f = 0; f < n; f++)
-		meta += lo->file_nmeta[f];
-	lo->blocks_used = data + meta + dirs + links + lo->pool_len;
-	layout_tally(lo);
+		return ret;
+	if (D < q)
+		D = q;
+	if (D > T || r == h->N)
+		D = T;
+	C = D > q ? D - q : 0;
+	for (uint64_t i = 0; i < D; i++)
+		kinds[nk++] = 0;
+	for (uint64_t i = 0; i < q; i++)
+		kinds[nk++] = 1;
+	for (uint64_t i = 0; i < C; i++)
+		kinds[nk++] = 2;
+	rng_init(&ro, s->rq->seed, "age.ops", r);
+	for (uint64_t i = nk; i > 1; i--) {
+		uint64_t x = rng_below(&ro, i);
+		uint8_t t = kinds[i - 1];
+
+		kinds[i - 1] = kinds[x];
+		kinds[x] = t;
+	}
+	for (uint64_t i = 0; i < nk && !ret; i++) {
+		if (kinds[i] == 0)
+			ret = del_temp(s, (uint32_t)r);
+		else if (kinds[i] == 1)
+			ret = new_plan_file(s, h->rfiles[pi++], (uint32_t)r);
+		else
+			ret = new_temp(s, (uint32_t)r, 0, 0);
+	}
+	while (!ret && r == h->N && s->nlive)
+		ret = del_temp(s, (uint32_t)r);
+	return ret;
+}
+
+/* The aged layout's notes and counts. */
+static void age_notes(struct layout *lo, const struct layout_request *rq, const struct sim *s)
+{
 	lo->notes |= LAYOUT_NOTE_AGED;
 	lo->target = 1.0;
 	if (rq->layout_score < 1.0 || rq->order != ORDER_DIR || rq->frag_file_share > 0 ||
 	    rq->frag_extents > 0 || rq->frag_select != FRAG_SELECT_WEIGHTED ||
 	    rq->frag_sizes != FRAG_SIZES_RANDOM || rq->free_frag_share > 0)
 		lo->notes |= LAYOUT_NOTE_IGNORED;
-	lo->age_temps = s.temps;
-	lo->age_dropped = s.dropped;
-	lo->age_forced = s.forced;
+	lo->age_temps = s->temps;
+	lo->age_dropped = s->dropped;
+	lo->age_forced = s->forced;
+}
 
-out_free:
-	if (ret == -ENOSPC && need && *need <= total_free)
-		*need = total_free + 1;
+int age_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm,
+	      uint64_t *need)
+{
+	const struct plan *pl = rq->pl;
+	struct layout_need nd;
+	struct churn h;
+	struct sim s;
+	int ret;
+
+	memset(lo, 0, sizeof(*lo));
+	memset(&s, 0, sizeof(s));
+	memset(&h, 0, sizeof(h));
+	s.rq = rq;
+	s.pl = pl;
+	s.trace = rq->age_trace;
+	s.max_ext = layout_max_ext(rq);
+	h.N = rq->age_rounds;
+	h.c = rq->age_churn > 0 && rq->age_churn <= 1 ? rq->age_churn : 0.1;
+
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		if (pl->file_size[f] > s.max_bytes)
+			s.max_bytes = pl->file_size[f];
+	layout_need_count(&nd, rq, fm);
+	if (need)
+		*need = nd.base;
+	if (nd.base > nd.free)
+		return -ENOSPC;
+
+	ret = mb_init(&s.m, fm, rq->block_size);
+	if (!ret)
+		ret = sim_free_space(&s, lo, fm);
+	if (!ret)
+		ret = layout_arrays_alloc(lo, pl);
+	if (!ret)
+		ret = sim_setup(&s, fm, &nd);
+	if (!ret)
+		ret = churn_plan(&h, rq);
+	if (!ret)
+		ret = round_zero(&s, lo, &h);
+	for (uint64_t r = 1; !ret && r <= h.N; r++)
+		ret = round_run(&s, &h, r);
+	if (ret)
+		goto out_free_sim;
+	/* unmount: the last commit, and the locality group's preallocations go back */
+	commit(&s);
+	pa_discard_all(&s);
+
+	ret = assemble(&s, lo);
+	if (ret)
+		goto out_free_sim;
+	layout_finish(lo, &nd);
+	age_notes(lo, rq, &s);
+
+out_free_sim:
+	if (ret == -ENOSPC && need && *need <= nd.free)
+		*need = nd.free + 1;
 	if (ret)
 		layout_release(lo);
-	if (s.pf)
-		for (uint64_t f = 0; f < n; f++)
-			free(s.pf[f].more);
-	if (s.tf)
-		for (uint64_t t = 0; t < s.ntf; t++)
-			free(s.tf[t].more);
-	free(s.pf);
-	free(s.tf);
-	free(s.tbytes);
-	free(s.tid);
-	free(s.tdir);
-	free(s.tfree);
-	free(s.live);
-	free(s.dgrp);
-	free(s.fdirs);
-	free(s.rs.r);
-	free(s.pend.r);
-	free(prob);
-	free(quota);
-	free(rstart);
-	free(round_of);
-	free(rfiles);
-	free(itdir);
-	free(itstart);
-	free(scratch);
-	free(kinds);
-	mb_release(&s.m);
+	churn_release(&h);
+	sim_release(&s);
 	return ret;
 }

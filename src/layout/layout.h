@@ -76,8 +76,33 @@ struct layout_request {
 	double age_churn;             /* share of live files replaced per round; <= 0: 0.1 */
 	uint32_t age_stream_req;      /* blocks: files up to this use the locality group */
 	uint32_t age_group_prealloc;  /* blocks of a locality-group preallocation; 0: 512 */
+	int age_scaled_sizes;         /* 'files' and 'used' both given: temporaries scale as the plan */
 	const struct age_trace *age_trace; /* sees every aging operation, or NULL */
 };
+
+/* Data blocks of file f, blocks of directory j, of symlink l under rq (0 without the array). */
+static inline uint64_t layout_file_blocks(const struct layout_request *rq, uint64_t f)
+{
+	return rq->file_blocks ? rq->file_blocks[f] : 0;
+}
+
+static inline uint64_t layout_dir_blocks(const struct layout_request *rq, uint32_t j)
+{
+	return rq->dir_blocks ? rq->dir_blocks[j] : 0;
+}
+
+static inline uint64_t layout_link_blocks(const struct layout_request *rq, uint32_t l)
+{
+	return rq->link_blocks ? rq->link_blocks[l] : 0;
+}
+
+/* The longest extent under rq in blocks: 32768 for extents left at 0, else max_extent_len. */
+static inline uint64_t layout_max_ext(const struct layout_request *rq)
+{
+	if (rq->mapping == LAYOUT_EXTENTS && !rq->max_extent_len)
+		return 32768;
+	return rq->max_extent_len;
+}
 
 /* Copy the layout and aging parameters of p into rq (the rest untouched). */
 void layout_request_set_params(struct layout_request *rq, const struct params *p);
@@ -187,6 +212,35 @@ uint64_t layout_meta_blocks(enum layout_mapping m, uint32_t block_size, uint64_t
  * layout_meta_blocks(), sparse files sized for their holes.
  */
 uint64_t layout_file_meta(const struct layout_request *rq, uint64_t f, uint64_t n, uint64_t E);
+
+/* Metadata blocks file f of n data blocks needs when contiguous: the least it can (0 for n = 0). */
+uint64_t layout_contig_meta(const struct layout_request *rq, uint64_t f, uint64_t n);
+
+/* What a request needs before any placement choice: every file contiguous. */
+struct layout_need {
+	uint64_t data;  /* data blocks */
+	uint64_t meta;  /* mapping metadata of the files, each contiguous */
+	uint64_t dirs;  /* directory blocks */
+	uint64_t links; /* slow symlink blocks */
+	uint64_t pairs; /* block pairs of the files (blocks - 1 for two or more) */
+	uint64_t nne;   /* files with data */
+	uint64_t free;  /* free blocks in the map */
+	uint64_t base;  /* data + meta + dirs + links + the pool */
+};
+
+/* Count what rq needs, and the free blocks of fm, into *n (for the strategies). */
+void layout_need_count(struct layout_need *n, const struct layout_request *rq,
+		       const struct freemap *fm);
+
+/*
+ * Allocate lo's per-file (nfiles set), per-directory and per-symlink arrays
+ * for pl, zeroed; not the runs (ext).  Returns 0 or -ENOMEM (release lo
+ * with layout_release() in both cases).
+ */
+int layout_arrays_alloc(struct layout *lo, const struct plan *pl);
+
+/* A strategy's last step: lo's blocks_used from n and lo's metadata, then layout_tally(). */
+void layout_finish(struct layout *lo, const struct layout_need *n);
 
 /*
  * Place everything.  Returns 0; -ENOSPC when it does not fit, with *need
