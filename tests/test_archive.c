@@ -15,7 +15,7 @@
 #include <magic.h>
 #include <zlib.h>
 
-#include "content/source.h"
+#include "content/registry.h"
 #include "content/gen.h"
 #include "content/model.h"
 #include "readback/content_stats.h"

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "content/source.h"
+#include "content/registry.h"
 #include "content/gen.h"
 #include "content/model.h"
 #include "plan/plan.h"

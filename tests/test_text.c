@@ -17,6 +17,7 @@
 #include <magic.h>
 
 #include "content/source.h"
+#include "content/registry.h"
 #include "content/gen.h"
 #include "content/model.h"
 #include "plan/plan.h"
