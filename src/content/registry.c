@@ -12,6 +12,7 @@
  * never gives it a file too small to be valid; the text formats take any
  * size.
  */
+/* clang-format off */
 static const struct {
 	const char *ext;
 	const struct gen_ops *ops;
@@ -76,6 +77,7 @@ static const struct {
 	{ "t", &gen_source_ops }, { "rb", &gen_source_ops }, { "css", &gen_source_ops },
 	{ "less", &gen_source_ops }, { "scss", &gen_source_ops },
 };
+/* clang-format on */
 
 const struct gen_ops *content_ext_ops(const char *ext)
 {
