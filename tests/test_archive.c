@@ -17,7 +17,7 @@
 
 #include "content/registry.h"
 #include "content/gen.h"
-#include "content/model.h"
+#include "content/setup.h"
 #include "readback/content_stats.h"
 #include "model/ext.h"
 #include "util/rng.h"

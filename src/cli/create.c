@@ -10,7 +10,7 @@
 
 #include "backends/backend.h"
 #include "content/source.h"
-#include "content/model.h"
+#include "content/setup.h"
 #include "cli/create.h"
 #include "cli/progress.h"
 #include "cli/target.h"

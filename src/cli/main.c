@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "content/model.h"
+#include "content/setup.h"
 #include "readback/content_stats.h"
 #include "cli/create.h"
 #include "plan/manifest.h"

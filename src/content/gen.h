@@ -73,7 +73,7 @@ uint32_t gen_crc32(uint32_t crc, const uint8_t *buf, size_t len);
 uint32_t gen_adler32(uint32_t adler, const uint8_t *buf, size_t len);
 
 /*
- * The binary part of the content model (binary.c), called by
+ * The binary part of the content model (binary.c), built by
  * content_model_init() once cm->seed, cm->pl, compress_ratio,
  * dup_block_share and zero_block_share are set.  Builds cm->binary_priv:
  * the mixing parameter of unique blocks (from a fixed calibration table)
@@ -94,5 +94,23 @@ uint32_t gen_adler32(uint32_t adler, const uint8_t *buf, size_t len);
  */
 int content_binary_init(struct content_model *cm);
 void content_binary_release(struct content_model *cm);
+
+/*
+ * The text part of the model (text.c), built once the vocabulary,
+ * zipf_exponent and text_mode are set: the Zipf inverse-CDF tables and
+ * the words by length.  Needs at least one word of every length
+ * 1..CONTENT_WORD_MAX.  Until it has run, the text generators fail with
+ * -EINVAL (gen_text_bytes() gives spaces).  Returns 0, -EINVAL or -ENOMEM.
+ */
+int content_text_init(struct content_model *cm);
+void content_text_release(struct content_model *cm);
+
+/*
+ * The archive part (archive.c), built once the text part is: the
+ * deflated size of samples of the model's text by size band, which gives
+ * the geometry of the deflate streams of ZIP and gzip files.  Returns 0,
+ * -ENOMEM or -EIO.
+ */
+int content_archive_init(struct content_model *cm);
 
 #endif

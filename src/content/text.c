@@ -266,27 +266,6 @@ void content_text_release(struct content_model *cm)
 	cm->text_priv = NULL;
 }
 
-/*
- * Generators called without a model (cm NULL, or one built by hand for
- * the binary tests) use the default one, built once.
- */
-static struct content_model default_model;
-static pthread_once_t default_once = PTHREAD_ONCE_INIT;
-
-static void default_init(void)
-{
-	if (content_model_init(&default_model, NULL))
-		memset(&default_model, 0, sizeof(default_model));
-}
-
-static const struct content_model *model_of(const struct content_model *cm)
-{
-	if (cm && cm->text_priv)
-		return cm;
-	pthread_once(&default_once, default_init);
-	return default_model.text_priv ? &default_model : NULL;
-}
-
 /* ------------------------------------------------------------------------- */
 /* The writer: words, sentences and lines into a unit buffer */
 
@@ -750,14 +729,14 @@ struct tfmt {
 static int text_fill(const struct tfmt *f, const struct gen_file *g, uint64_t off, uint8_t *buf,
 		     size_t len)
 {
-	const struct content_model *cm = model_of(g->cm);
+	const struct content_model *cm = g->cm;
 	uint8_t tmp[UNIT + SLACK];
 	struct frame *fr;
 	uint64_t b0, b1;
 	int ret = 0;
 
-	if (!cm)
-		return -ENOMEM;
+	if (!cm || !cm->text_priv)
+		return -EINVAL;
 	if (off > g->size || len > g->size - off)
 		return -EINVAL;
 	fr = malloc(sizeof(*fr));
