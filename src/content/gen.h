@@ -33,11 +33,11 @@ struct gen_ops {
 };
 
 /* The formats (src/content/<name>.c). */
-extern const struct gen_ops gen_text_ops;    /* txt, log, csv, md, ... (text.c) */
-extern const struct gen_ops gen_html_ops;    /* htm, html (text.c) */
-extern const struct gen_ops gen_source_ops;  /* c, cpp, h, py, js, java, ... (text.c) */
-extern const struct gen_ops gen_json_ops;    /* json (text.c) */
-extern const struct gen_ops gen_xml_ops;     /* xml (text.c) */
+extern const struct gen_ops gen_text_ops;    /* txt, log, csv, md, ... (text/) */
+extern const struct gen_ops gen_html_ops;    /* htm, html (text/) */
+extern const struct gen_ops gen_source_ops;  /* c, cpp, h, py, js, java, ... (text/) */
+extern const struct gen_ops gen_json_ops;    /* json (text/) */
+extern const struct gen_ops gen_xml_ops;     /* xml (text/) */
 extern const struct gen_ops gen_png_ops;     /* image.c */
 extern const struct gen_ops gen_jpeg_ops;
 extern const struct gen_ops gen_gif_ops;
@@ -57,7 +57,7 @@ extern const struct gen_ops gen_binary_ops;  /* everything else (binary.c) */
  * Shared building blocks, safe to call from any generator.
  * gen_random(): incompressible bytes of stream (key, off).
  * gen_text_bytes(): bytes [off, off + len) of an endless plain-text stream
- *   of the word model for key (text.c).
+ *   of the word model for key (text/).
  * gen_binary_bytes(): bytes [off, off + len) of "other binary" content for
  *   key, following the model's compressibility, duplicate-block and
  *   zero-block targets (binary.c).
@@ -96,7 +96,7 @@ int content_binary_init(struct content_model *cm);
 void content_binary_release(struct content_model *cm);
 
 /*
- * The text part of the model (text.c), built once the vocabulary,
+ * The text part of the model (text/sampler.c), built once the vocabulary,
  * zipf_exponent and text_mode are set: the Zipf inverse-CDF tables and
  * the words by length.  Needs at least one word of every length
  * 1..CONTENT_WORD_MAX.  Until it has run, the text generators fail with

@@ -30,14 +30,14 @@ struct content_model {
 	uint64_t seed;              /* content key of the plan */
 	const struct plan *pl;
 
-	/* word model (text.c, model.c) */
+	/* word model (model.c, text/) */
 	size_t nwords;
 	const char **word;          /* vocabulary, by popularity rank, NUL-terminated */
 	const uint8_t *word_len;
 	const char *vocab;          /* where the words came from: a path, or "built-in" */
 	double zipf_exponent;       /* text_zipf */
 	int text_mode;              /* enum text_mode: words, repeat, wordlen (Impressions) */
-	void *text_priv;            /* sampler tables (text.c) */
+	void *text_priv;            /* sampler tables (text/sampler.c) */
 	char *word_buf;             /* storage of word[] */
 
 	/* targets (binary.c) */

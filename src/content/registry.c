@@ -37,7 +37,7 @@ static const struct {
 	{ "acm", &gen_pe_ops },
 	{ "o", &gen_elf_ops }, { "so", &gen_elf_ops }, { "ko", &gen_elf_ops },
 	{ "elf", &gen_elf_ops }, { "out", &gen_elf_ops },
-	/* plain text and its line-structured kinds (text.c picks the kind) */
+	/* plain text and its line-structured kinds (text/ops.c picks the kind) */
 	{ "txt", &gen_text_ops }, { "text", &gen_text_ops }, { "log", &gen_text_ops },
 	{ "csv", &gen_text_ops }, { "tsv", &gen_text_ops }, { "md", &gen_text_ops },
 	{ "markdown", &gen_text_ops }, { "rst", &gen_text_ops }, { "nfo", &gen_text_ops },
@@ -59,7 +59,7 @@ static const struct {
 	{ "kml", &gen_xml_ops }, { "gpx", &gen_xml_ops }, { "svg", &gen_xml_ops },
 	{ "ui", &gen_xml_ops }, { "qrc", &gen_xml_ops }, { "resx", &gen_xml_ops },
 	{ "xul", &gen_xml_ops }, { "ovf", &gen_xml_ops }, { "plist", &gen_xml_ops },
-	/* source code (text.c picks the language) */
+	/* source code (text/code.c picks the language) */
 	{ "c", &gen_source_ops }, { "h", &gen_source_ops }, { "cpp", &gen_source_ops },
 	{ "cc", &gen_source_ops }, { "cxx", &gen_source_ops }, { "hpp", &gen_source_ops },
 	{ "hh", &gen_source_ops }, { "hxx", &gen_source_ops }, { "inl", &gen_source_ops },
