@@ -45,7 +45,7 @@ extern const struct gen_ops gen_bmp_ops;
 extern const struct gen_ops gen_wav_ops;     /* media.c */
 extern const struct gen_ops gen_mp3_ops;
 extern const struct gen_ops gen_mp4_ops;
-extern const struct gen_ops gen_pdf_ops;     /* archive.c */
+extern const struct gen_ops gen_pdf_ops;     /* archive/ */
 extern const struct gen_ops gen_zip_ops;
 extern const struct gen_ops gen_gzip_ops;
 extern const struct gen_ops gen_tar_ops;
@@ -106,7 +106,7 @@ int content_text_init(struct content_model *cm);
 void content_text_release(struct content_model *cm);
 
 /*
- * The archive part (archive.c), built once the text part is: the
+ * The archive part (archive/deflate.c), built once the text part is: the
  * deflated size of samples of the model's text by size band, which gives
  * the geometry of the deflate streams of ZIP and gzip files.  Returns 0,
  * -ENOMEM or -EIO.

@@ -13,7 +13,7 @@ struct plan;
 /* Most words a vocabulary keeps (its most popular): ranks fit in 16 bits. */
 #define CONTENT_WORDS_MAX 65535
 
-/* Data size bands of the deflate calibration of archives (archive.c). */
+/* Data size bands of the deflate calibration of archives (archive/deflate.c). */
 #define CONTENT_DFL_BANDS 5
 
 /* The system word list used when it is readable (Debian package wamerican). */
@@ -48,7 +48,7 @@ struct content_model {
 	void *binary_priv;
 	void *binary_exec_priv;     /* the data of executables, for compress_ratio_exec */
 
-	/* archives (archive.c): deflated / data bytes of text by size band, with margin */
+	/* archives (archive/deflate.c): deflated / data bytes of text by size band, with margin */
 	double dfl_ratio[CONTENT_DFL_BANDS];
 };
 
