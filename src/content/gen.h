@@ -49,7 +49,7 @@ extern const struct gen_ops gen_pdf_ops;     /* archive/ */
 extern const struct gen_ops gen_zip_ops;
 extern const struct gen_ops gen_gzip_ops;
 extern const struct gen_ops gen_tar_ops;
-extern const struct gen_ops gen_elf_ops;     /* binary.c */
+extern const struct gen_ops gen_elf_ops;     /* exec.c */
 extern const struct gen_ops gen_pe_ops;
 extern const struct gen_ops gen_binary_ops;  /* everything else (binary.c) */
 
