@@ -38,7 +38,7 @@ extern const struct gen_ops gen_html_ops;    /* htm, html (text/) */
 extern const struct gen_ops gen_source_ops;  /* c, cpp, h, py, js, java, ... (text/) */
 extern const struct gen_ops gen_json_ops;    /* json (text/) */
 extern const struct gen_ops gen_xml_ops;     /* xml (text/) */
-extern const struct gen_ops gen_png_ops;     /* image.c */
+extern const struct gen_ops gen_png_ops;     /* image/ */
 extern const struct gen_ops gen_jpeg_ops;
 extern const struct gen_ops gen_gif_ops;
 extern const struct gen_ops gen_bmp_ops;
