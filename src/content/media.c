@@ -876,13 +876,70 @@ static void matrix(struct win *w)
 	win_be32(w, 0x40000000);
 }
 
+/*
+ * The sample table box (stbl, stbl bytes): one sound description, one
+ * duration, the frames by chunk (rest: frames of a shorter last chunk, 0
+ * for none), their size and the chunk offsets (stco bytes).
+ */
+static void mp4_sample_table(const struct mp4 *x, struct win *w, uint64_t stbl, uint64_t stco,
+			     uint64_t rest)
+{
+	const struct synth *s = &x->syn;
+	uint32_t bpf = s->channels * 2;
+	unsigned int esz = x->co64 ? 8 : 4;
+	uint64_t j;
+
+	box(w, stbl, "stbl");
+	full_box(w, 52, "stsd", 0);
+	win_be32(w, 1);
+	box(w, 36, "sowt"); /* 16-bit little-endian PCM */
+	win_zeros(w, 6);
+	win_be16(w, 1);	 /* data reference */
+	win_zeros(w, 8); /* version, revision, vendor */
+	win_be16(w, s->channels);
+	win_be16(w, 16);
+	win_be32(w, 0); /* compression id, packet size */
+	win_be32(w, s->rate << 16);
+	full_box(w, 24, "stts", 0);
+	win_be32(w, 1);
+	win_be32(w, (uint32_t)x->frames);
+	win_be32(w, 1);
+	full_box(w, rest ? 40 : 28, "stsc", 0);
+	win_be32(w, rest ? 2 : 1);
+	win_be32(w, 1);
+	win_be32(w, x->frames < MP4_CHUNK ? (uint32_t)x->frames : MP4_CHUNK);
+	win_be32(w, 1);
+	if (rest) {
+		win_be32(w, (uint32_t)x->chunks);
+		win_be32(w, (uint32_t)rest);
+		win_be32(w, 1);
+	}
+	full_box(w, 20, "stsz", 0);
+	win_be32(w, bpf);
+	win_be32(w, (uint32_t)x->frames);
+	full_box(w, stco, x->co64 ? "co64" : "stco", 0);
+	win_be32(w, (uint32_t)x->chunks);
+	if (!win_meets(w, esz * x->chunks)) {
+		w->pos += esz * x->chunks;
+	} else {
+		for (j = 0; j < x->chunks; j++) {
+			uint64_t at = x->data + j * MP4_CHUNK * bpf;
+
+			if (x->co64)
+				win_be64(w, at);
+			else
+				win_be32(w, (uint32_t)at);
+		}
+	}
+}
+
 static void mp4_header(const struct mp4 *x, struct win *w)
 {
 	const struct synth *s = &x->syn;
 	uint32_t bpf = s->channels * 2;
 	uint32_t ms = (uint32_t)((x->frames * 1000 + s->rate / 2) / s->rate);
 	uint64_t rest = mp4_short_tail(x->frames) ? x->frames % MP4_CHUNK : 0;
-	uint64_t stbl, minf, mdia, trak, stco, j;
+	uint64_t stbl, minf, mdia, trak, stco;
 	unsigned int esz = x->co64 ? 8 : 4;
 
 	box(w, MP4_FTYP, "ftyp");
@@ -947,48 +1004,7 @@ static void mp4_header(const struct mp4 *x, struct win *w)
 	win_be32(w, 1);
 	full_box(w, 12, "url ", 1); /* data in this file */
 
-	box(w, stbl, "stbl");
-	full_box(w, 52, "stsd", 0);
-	win_be32(w, 1);
-	box(w, 36, "sowt"); /* 16-bit little-endian PCM */
-	win_zeros(w, 6);
-	win_be16(w, 1);	 /* data reference */
-	win_zeros(w, 8); /* version, revision, vendor */
-	win_be16(w, s->channels);
-	win_be16(w, 16);
-	win_be32(w, 0); /* compression id, packet size */
-	win_be32(w, s->rate << 16);
-	full_box(w, 24, "stts", 0);
-	win_be32(w, 1);
-	win_be32(w, (uint32_t)x->frames);
-	win_be32(w, 1);
-	full_box(w, rest ? 40 : 28, "stsc", 0);
-	win_be32(w, rest ? 2 : 1);
-	win_be32(w, 1);
-	win_be32(w, x->frames < MP4_CHUNK ? (uint32_t)x->frames : MP4_CHUNK);
-	win_be32(w, 1);
-	if (rest) {
-		win_be32(w, (uint32_t)x->chunks);
-		win_be32(w, (uint32_t)rest);
-		win_be32(w, 1);
-	}
-	full_box(w, 20, "stsz", 0);
-	win_be32(w, bpf);
-	win_be32(w, (uint32_t)x->frames);
-	full_box(w, stco, x->co64 ? "co64" : "stco", 0);
-	win_be32(w, (uint32_t)x->chunks);
-	if (!win_meets(w, esz * x->chunks)) {
-		w->pos += esz * x->chunks;
-	} else {
-		for (j = 0; j < x->chunks; j++) {
-			uint64_t at = x->data + j * MP4_CHUNK * bpf;
-
-			if (x->co64)
-				win_be64(w, at);
-			else
-				win_be32(w, (uint32_t)at);
-		}
-	}
+	mp4_sample_table(x, w, stbl, stco, rest);
 
 	if (x->free) {
 		box(w, x->free, "free");
