@@ -42,7 +42,7 @@ extern const struct gen_ops gen_png_ops;     /* image/ */
 extern const struct gen_ops gen_jpeg_ops;
 extern const struct gen_ops gen_gif_ops;
 extern const struct gen_ops gen_bmp_ops;
-extern const struct gen_ops gen_wav_ops;     /* media.c */
+extern const struct gen_ops gen_wav_ops;     /* media/ */
 extern const struct gen_ops gen_mp3_ops;
 extern const struct gen_ops gen_mp4_ops;
 extern const struct gen_ops gen_pdf_ops;     /* archive/ */
