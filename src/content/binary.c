@@ -1,4 +1,4 @@
-/* binary.c - other-binary content (compressibility, duplicate and zero blocks), random bytes, checksums */
+/* binary.c - other binary (compressibility, duplicate and zero blocks), random bytes, checksums */
 #include <endian.h>
 #include <errno.h>
 #include <math.h>

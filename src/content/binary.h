@@ -1,4 +1,4 @@
-/* binary.h - internal to src/content: what the executables (exec.c) take from other binary (binary.c) */
+/* binary.h - internal to src/content: what the executables (exec.c) take from binary.c */
 #ifndef IMPRINT_CONTENT_BINARY_H
 #define IMPRINT_CONTENT_BINARY_H
 

@@ -1,4 +1,4 @@
-/* model.c - the content model's data: the vocabulary by popularity rank and the targets of the plan */
+/* model.c - the content model's data: the vocabulary by popularity rank, the plan's targets */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

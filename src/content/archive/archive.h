@@ -1,4 +1,4 @@
-/* archive.h - internal to src/content/archive: members, deflate streams and helpers the formats share */
+/* archive.h - internal to archive/: the members, deflate streams and helpers the formats share */
 #ifndef IMPRINT_CONTENT_ARCHIVE_ARCHIVE_H
 #define IMPRINT_CONTENT_ARCHIVE_ARCHIVE_H
 

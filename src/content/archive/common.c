@@ -1,4 +1,4 @@
-/* common.c - helpers the archive formats share: byte ranges, little-endian fields, names, DOS times */
+/* common.c - what the archive formats share: byte ranges, little-endian fields, names, DOS times */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>

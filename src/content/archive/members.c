@@ -1,4 +1,4 @@
-/* members.c - the members of ZIP and tar archives: a directory tree of text, binary and archive files */
+/* members.c - the members of ZIP and tar archives: a tree of text, binary and archive files */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>

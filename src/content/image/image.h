@@ -1,4 +1,4 @@
-/* image.h - internal to src/content/image: the texture and the layout helpers every image format shares */
+/* image.h - internal to image/: the texture and layout helpers every image format shares */
 #ifndef IMPRINT_CONTENT_IMAGE_IMAGE_H
 #define IMPRINT_CONTENT_IMAGE_IMAGE_H
 

@@ -1,4 +1,4 @@
-/* media.h - internal to src/content/media: the window, per-file draws and the synthesiser the formats share */
+/* media.h - internal to media/: the window, per-file draws and synthesiser the formats share */
 #ifndef IMPRINT_CONTENT_MEDIA_MEDIA_H
 #define IMPRINT_CONTENT_MEDIA_MEDIA_H
 

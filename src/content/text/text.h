@@ -1,4 +1,4 @@
-/* text.h - internal to src/content/text: the unit writer, the frame and the formats the text generators share */
+/* text.h - internal to text/: the unit writer, the frame and the formats the generators share */
 #ifndef IMPRINT_CONTENT_TEXT_TEXT_H
 #define IMPRINT_CONTENT_TEXT_TEXT_H
 
