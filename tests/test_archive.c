@@ -15,9 +15,9 @@
 #include <magic.h>
 #include <zlib.h>
 
-#include "content/source.h"
+#include "content/registry.h"
 #include "content/gen.h"
-#include "content/model.h"
+#include "content/setup.h"
 #include "readback/content_stats.h"
 #include "model/ext.h"
 #include "util/rng.h"

@@ -16,11 +16,13 @@
 #include <zstd.h>
 
 /*
- * The module itself, not only its header: --calibrate drives the
+ * The modules themselves, not only their header: --calibrate drives the
  * unique-block generator with an explicit mixing parameter, which is
- * internal.  Its public symbols then come from here, not libimprint.a.
+ * internal, and the ELF and PE checks read the executables' layouts.
+ * Their public symbols then come from here, not libimprint.a.
  */
 #include "content/binary.c"
+#include "content/exec.c"
 #include "testtool.h"
 
 #define KiB (UINT64_C(1) << 10)

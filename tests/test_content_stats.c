@@ -12,7 +12,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "content/source.h"
+#include "content/registry.h"
 #include "content/gen.h"
 #include "readback/content_stats.h"
 

@@ -10,8 +10,9 @@
 #include <cmocka.h>
 
 #include "content/source.h"
+#include "content/registry.h"
 #include "content/gen.h"
-#include "content/model.h"
+#include "content/setup.h"
 #include "plan/plan.h"
 #include "content/sparse.h"
 #include "testutil.h"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "content/model.h"
+#include "content/setup.h"
 #include "plan/manifest.h"
 #include "plan/plan.h"
 #include "readback/content_stats.h"

@@ -7,7 +7,7 @@
 
 #include "cli/pipeline.h"
 #include "cli/progress.h"
-#include "content/model.h"
+#include "content/setup.h"
 #include "content/source.h"
 #include "layout/layout.h"
 #include "readback/verify.h"

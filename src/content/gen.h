@@ -33,23 +33,23 @@ struct gen_ops {
 };
 
 /* The formats (src/content/<name>.c). */
-extern const struct gen_ops gen_text_ops;    /* txt, log, csv, md, ... (text.c) */
-extern const struct gen_ops gen_html_ops;    /* htm, html (text.c) */
-extern const struct gen_ops gen_source_ops;  /* c, cpp, h, py, js, java, ... (text.c) */
-extern const struct gen_ops gen_json_ops;    /* json (text.c) */
-extern const struct gen_ops gen_xml_ops;     /* xml (text.c) */
-extern const struct gen_ops gen_png_ops;     /* image.c */
+extern const struct gen_ops gen_text_ops;    /* txt, log, csv, md, ... (text/) */
+extern const struct gen_ops gen_html_ops;    /* htm, html (text/) */
+extern const struct gen_ops gen_source_ops;  /* c, cpp, h, py, js, java, ... (text/) */
+extern const struct gen_ops gen_json_ops;    /* json (text/) */
+extern const struct gen_ops gen_xml_ops;     /* xml (text/) */
+extern const struct gen_ops gen_png_ops;     /* image/ */
 extern const struct gen_ops gen_jpeg_ops;
 extern const struct gen_ops gen_gif_ops;
 extern const struct gen_ops gen_bmp_ops;
-extern const struct gen_ops gen_wav_ops;     /* media.c */
+extern const struct gen_ops gen_wav_ops;     /* media/ */
 extern const struct gen_ops gen_mp3_ops;
 extern const struct gen_ops gen_mp4_ops;
-extern const struct gen_ops gen_pdf_ops;     /* archive.c */
+extern const struct gen_ops gen_pdf_ops;     /* archive/ */
 extern const struct gen_ops gen_zip_ops;
 extern const struct gen_ops gen_gzip_ops;
 extern const struct gen_ops gen_tar_ops;
-extern const struct gen_ops gen_elf_ops;     /* binary.c */
+extern const struct gen_ops gen_elf_ops;     /* exec.c */
 extern const struct gen_ops gen_pe_ops;
 extern const struct gen_ops gen_binary_ops;  /* everything else (binary.c) */
 
@@ -57,7 +57,7 @@ extern const struct gen_ops gen_binary_ops;  /* everything else (binary.c) */
  * Shared building blocks, safe to call from any generator.
  * gen_random(): incompressible bytes of stream (key, off).
  * gen_text_bytes(): bytes [off, off + len) of an endless plain-text stream
- *   of the word model for key (text.c).
+ *   of the word model for key (text/).
  * gen_binary_bytes(): bytes [off, off + len) of "other binary" content for
  *   key, following the model's compressibility, duplicate-block and
  *   zero-block targets (binary.c).
@@ -73,7 +73,7 @@ uint32_t gen_crc32(uint32_t crc, const uint8_t *buf, size_t len);
 uint32_t gen_adler32(uint32_t adler, const uint8_t *buf, size_t len);
 
 /*
- * The binary part of the content model (binary.c), called by
+ * The binary part of the content model (binary.c), built by
  * content_model_init() once cm->seed, cm->pl, compress_ratio,
  * dup_block_share and zero_block_share are set.  Builds cm->binary_priv:
  * the mixing parameter of unique blocks (from a fixed calibration table)
@@ -94,5 +94,23 @@ uint32_t gen_adler32(uint32_t adler, const uint8_t *buf, size_t len);
  */
 int content_binary_init(struct content_model *cm);
 void content_binary_release(struct content_model *cm);
+
+/*
+ * The text part of the model (text/sampler.c), built once the vocabulary,
+ * zipf_exponent and text_mode are set: the Zipf inverse-CDF tables and
+ * the words by length.  Needs at least one word of every length
+ * 1..CONTENT_WORD_MAX.  Until it has run, the text generators fail with
+ * -EINVAL (gen_text_bytes() gives spaces).  Returns 0, -EINVAL or -ENOMEM.
+ */
+int content_text_init(struct content_model *cm);
+void content_text_release(struct content_model *cm);
+
+/*
+ * The archive part (archive/deflate.c), built once the text part is: the
+ * deflated size of samples of the model's text by size band, which gives
+ * the geometry of the deflate streams of ZIP and gzip files.  Returns 0,
+ * -ENOMEM or -EIO.
+ */
+int content_archive_init(struct content_model *cm);
 
 #endif

@@ -1,11 +1,10 @@
-/* model.c - the content model: the vocabulary by popularity rank, then the text and binary parts */
+/* model.c - the content model's data: the vocabulary by popularity rank, the plan's targets */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "content/gen.h"
 #include "content/model.h"
 #include "model/params.h"
 #include "plan/plan.h"
@@ -437,7 +436,7 @@ out_free_all:
 	return ret;
 }
 
-int content_model_init_words(struct content_model *cm, const struct plan *pl, const char *path)
+int content_model_data_init(struct content_model *cm, const struct plan *pl, const char *path)
 {
 	struct params def;
 	const struct params *p = pl ? &pl->prm : &def;
@@ -470,31 +469,15 @@ int content_model_init_words(struct content_model *cm, const struct plan *pl, co
 	vocab_free(&v);
 	if (ret)
 		goto out_release;
-	ret = content_text_init(cm);
-	if (ret)
-		goto out_release;
-	ret = content_binary_init(cm);
-	if (ret)
-		goto out_release;
-	ret = content_archive_init(cm);
-	if (ret)
-		goto out_release;
 	return 0;
 
 out_release:
-	content_model_release(cm);
+	content_model_data_release(cm);
 	return ret;
 }
 
-int content_model_init(struct content_model *cm, const struct plan *pl)
+void content_model_data_release(struct content_model *cm)
 {
-	return content_model_init_words(cm, pl, CONTENT_WORDLIST);
-}
-
-void content_model_release(struct content_model *cm)
-{
-	content_binary_release(cm);
-	content_text_release(cm);
 	free(cm->word_buf);
 	free(cm->word);
 	free((void *)cm->word_len);

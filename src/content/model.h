@@ -1,4 +1,4 @@
-/* model.h - the content model: what the generators share (word model, targets), built once per plan */
+/* model.h - the content model: what the generators share (word model, targets), data only */
 #ifndef IMPRINT_CONTENT_MODEL_H
 #define IMPRINT_CONTENT_MODEL_H
 
@@ -13,28 +13,31 @@ struct plan;
 /* Most words a vocabulary keeps (its most popular): ranks fit in 16 bits. */
 #define CONTENT_WORDS_MAX 65535
 
-/* Data size bands of the deflate calibration of archives (archive.c). */
+/* Data size bands of the deflate calibration of archives (archive/deflate.c). */
 #define CONTENT_DFL_BANDS 5
 
 /* The system word list used when it is readable (Debian package wamerican). */
 #define CONTENT_WORDLIST "/usr/share/dict/words"
 
 /*
- * Read-only after content_model_init(); shared by all generator threads.
- * Owned by src/content/model.c; fields may be added.
+ * Data only: the vocabulary and targets (model.c), and the parts each
+ * generator derives from them (text_priv, binary_priv, dfl_ratio: built
+ * by the generators' own init, see content/setup.h).  Read-only once
+ * built; shared by all generator threads, passed to the generators in
+ * struct gen_file.  Fields may be added.
  */
 struct content_model {
 	uint64_t seed;              /* content key of the plan */
 	const struct plan *pl;
 
-	/* word model (text.c, model.c) */
+	/* word model (model.c, text/) */
 	size_t nwords;
 	const char **word;          /* vocabulary, by popularity rank, NUL-terminated */
 	const uint8_t *word_len;
 	const char *vocab;          /* where the words came from: a path, or "built-in" */
 	double zipf_exponent;       /* text_zipf */
 	int text_mode;              /* enum text_mode: words, repeat, wordlen (Impressions) */
-	void *text_priv;            /* sampler tables (text.c) */
+	void *text_priv;            /* sampler tables (text/sampler.c) */
 	char *word_buf;             /* storage of word[] */
 
 	/* targets (binary.c) */
@@ -45,42 +48,22 @@ struct content_model {
 	void *binary_priv;
 	void *binary_exec_priv;     /* the data of executables, for compress_ratio_exec */
 
-	/* archives (archive.c): deflated / data bytes of text by size band, with margin */
+	/* archives (archive/deflate.c): deflated / data bytes of text by size band, with margin */
 	double dfl_ratio[CONTENT_DFL_BANDS];
 };
 
 /*
- * Build the model for plan pl (NULL: the default parameters, seed 1):
- * the vocabulary from CONTENT_WORDLIST when it is readable, else the
- * built-in lexicon, the text samplers and the binary targets.  Returns 0,
- * -EINVAL (a parameter out of range) or -ENOMEM.
+ * The data of the model for plan pl (NULL: the default parameters, seed
+ * 1): its seed and targets, and the vocabulary from the word list at
+ * `path` (one word a line; NULL or an unreadable file: the built-in
+ * lexicon).  Only lines of 1 to CONTENT_WORD_MAX lowercase ASCII letters
+ * are kept.  The generators' parts are not built (content_model_init() in
+ * content/setup.h builds both).  Returns 0, -EINVAL or -ENOMEM; on error
+ * *cm holds nothing to release.
  */
-int content_model_init(struct content_model *cm, const struct plan *pl);
+int content_model_data_init(struct content_model *cm, const struct plan *pl, const char *path);
 
-/*
- * The same with the vocabulary from the word list at `path` (one word a
- * line; NULL or an unreadable file: the built-in lexicon).  Only lines of
- * 1 to CONTENT_WORD_MAX lowercase ASCII letters are kept.
- */
-int content_model_init_words(struct content_model *cm, const struct plan *pl, const char *path);
-
-void content_model_release(struct content_model *cm);
-
-/*
- * The text part of the model (text.c), called by content_model_init()
- * once the vocabulary, zipf_exponent and text_mode are set: the Zipf
- * inverse-CDF tables and the words by length.  Needs at least one word of
- * every length 1..CONTENT_WORD_MAX.  Returns 0, -EINVAL or -ENOMEM.
- */
-int content_text_init(struct content_model *cm);
-void content_text_release(struct content_model *cm);
-
-/*
- * The archive part (archive.c), called once the text part is built: the
- * deflated size of samples of the model's text by size band, which gives
- * the geometry of the deflate streams of ZIP and gzip files.  Returns 0,
- * -ENOMEM or -EIO.
- */
-int content_archive_init(struct content_model *cm);
+/* Free the vocabulary and clear *cm (the generators' parts must be released first). */
+void content_model_data_release(struct content_model *cm);
 
 #endif

@@ -36,7 +36,7 @@ struct gen_ops;
 
 /*
  * The typed source: each file is made by the generator of its extension
- * (content_ext_ops()) from its key, a mix of the plan's content key and
+ * (content_ext_ops(), content/registry.h) from its key, a mix of the plan's content key and
  * its id; a whole-file copy (plan.file_dup_of) gets exactly its source's
  * bytes.  A file smaller than its format's min_size is made as other
  * binary (the plan never asks for that; content_source_too_small() counts
@@ -51,14 +51,5 @@ uint64_t content_source_too_small(const struct content_source *cs);
 
 /* Free what an init allocated (nothing for the random source). */
 void content_source_release(struct content_source *cs);
-
-/*
- * The file whose bytes file has: its source when it is a whole-file copy
- * (plan.file_dup_of, same size), else file itself.
- */
-uint64_t content_file_of(const struct plan *pl, uint64_t file);
-
-/* The generator of an extension, compared without case; other binary if unknown. */
-const struct gen_ops *content_ext_ops(const char *ext);
 
 #endif

@@ -1,7 +1,7 @@
 /* sparse.c - which files have holes, and where */
 #include <string.h>
 
-#include "content/source.h"
+#include "content/registry.h"
 #include "content/gen.h"
 #include "plan/plan.h"
 #include "util/rng.h"

@@ -7,6 +7,7 @@
 
 #include "content/gen.h"
 #include "content/source.h"
+#include "content/registry.h"
 #include "readback/content_stats_int.h"
 
 /* ---- extensions and groups -------------------------------------------- */

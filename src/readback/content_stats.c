@@ -11,7 +11,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "content/source.h"
+#include "content/registry.h"
 #include "content/gen.h"
 #include "readback/content_stats.h"
 #include "readback/content_stats_int.h"

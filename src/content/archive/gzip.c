@@ -1,0 +1,143 @@
+/* gzip.c - gzip files: a header, a deflate stream of text or of a tar, the trailer */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "content/gen.h"
+#include "util/rng.h"
+#include "content/archive/archive.h"
+
+/*
+ * gzip: the header (with the original name once the file is 128 bytes or
+ * more), the data as a deflate stream (see above; "gzip -1"), the CRC-32
+ * and length of the data.  The data is text, or for "tgz" and one gz file
+ * in five of 1 MiB or more a tar archive of text files, as much as the
+ * stream's geometry takes.  The tar holds a file for every 256 KiB or so,
+ * so that its headers, which deflate better than text, leave little
+ * padding.  The trailer's CRC-32 costs one pass over the data, unless the
+ * request holds all of it.
+ */
+
+#define GZ_NAME_MIN 128u
+#define GZ_TAR_MIN  (1u << 20)
+
+static const struct entries_fmt tar_text_fmt = {
+	.left = tar_left,
+	.part_max = TAR_PART_MAX,
+	.blocks = true,
+	.text_only = true,
+	.file_bytes = 256u << 10,
+};
+
+struct gz_layout {
+	struct entry data;
+	struct dfl_geom dg;
+	uint64_t hdr; /* header bytes */
+};
+
+static void gz_layout(const struct gen_file *g, struct gz_layout *gl)
+{
+	static const char *const ext[] = { ".tar", ".txt", ".log" };
+	bool tgz = g->ext && !strcmp(g->ext, "tgz");
+	char *name = gl->data.name;
+	unsigned int u;
+	size_t n = 0;
+	struct rng r;
+
+	memset(gl, 0, sizeof(*gl));
+	rng_open(&r, g->key ^ SALT_GZIP, 0);
+	u = (unsigned int)rng_below(&r, 100);
+	gl->data.mtime = TIME_BASE + (uint32_t)rng_below(&r, TIME_SPAN);
+	gl->data.key = sub_key(g->key, SALT_GZIP, 0);
+	if (g->size >= GZ_NAME_MIN) {
+		n = catf(name, 0, 16, "%s", pick_word(g->cm, &r));
+		if (rng_below(&r, 2))
+			n = catf(name, n, 16, "-%u", 1 + (unsigned int)rng_below(&r, 30));
+		n += 4; /* every extension is four bytes: the layout does not depend on it */
+	}
+	gl->hdr = 10 + (n ? n + 1 : 0);
+	/* a tar for tgz, and for one gz file in five of 1 MiB or more */
+	dfl_geom(g->cm, g->size - gl->hdr - 8, 2 * TAR_BLOCK + TAR_BLOCK / 2, &gl->dg);
+	gl->data.kind = ENTRY_TAR;
+	if (gl->dg.n < TAR_MIN || !(tgz || (u < 20 && g->size >= GZ_TAR_MIN))) {
+		dfl_geom(g->cm, g->size - gl->hdr - 8, 0, &gl->dg);
+		gl->data.kind = ENTRY_TEXT;
+	}
+	gl->data.size = gl->dg.n;
+	if (n) {
+		memcpy(name + n - 4, ext[gl->data.kind == ENTRY_TAR ? 0 : 1 + (u & 1)], 5);
+		gl->data.name_len = (uint8_t)n;
+	}
+}
+
+static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
+{
+	struct inner_tar inner = { .es = { NULL, 0 } };
+	struct dfl_work w = { .ready = false };
+	uint8_t h[10 + 20 + 1], b[8];
+	uint8_t *scratch = NULL;
+	struct gz_layout gl;
+	uint64_t from;
+	uint32_t crc = 0;
+	bool whole;
+	size_t cnt;
+	int ret;
+
+	ret = check_request(g, GZIP_MIN, off, len);
+	if (ret || !len)
+		return ret;
+	gz_layout(g, &gl);
+	if (gl.data.kind == ENTRY_TAR) {
+		inner.g = (struct gen_file){ .key = gl.data.key,
+					     .file = g->file,
+					     .size = gl.data.size,
+					     .ext = "tar",
+					     .cm = g->cm };
+		ret = entries_build(&inner.g, &tar_text_fmt, &inner.es);
+		if (ret)
+			return ret;
+	}
+	/* the request holds all the data: its CRC comes along */
+	whole = off <= gl.hdr && off + len >= g->size - 8;
+
+	h[0] = 0x1f;
+	h[1] = 0x8b;
+	h[2] = 8;			 /* deflate */
+	h[3] = gl.data.name_len ? 8 : 0; /* FNAME */
+	put32(h + 4, gl.data.mtime);
+	h[8] = 4; /* XFL: the fastest compression */
+	h[9] = 3; /* Unix */
+	if (gl.data.name_len)
+		memcpy(h + 10, gl.data.name, gl.data.name_len + 1);
+	put_region(h, 0, gl.hdr, off, buf, len);
+	if (clip(gl.hdr, g->size - 8 - gl.hdr, off, len, &from, &cnt)) {
+		ret = dfl_fill(g, &gl.data, &inner, &gl.dg, &w, from - gl.hdr, buf + (from - off),
+			       cnt, whole ? &crc : NULL);
+		if (ret)
+			goto out_free;
+	}
+	if (clip(g->size - 8, 8, off, len, &from, &cnt)) {
+		if (whole) {
+			gl.data.crc = crc;
+			gl.data.has_crc = 1;
+		}
+		ret = entry_crc(g, &gl.data, &inner, &scratch);
+		if (ret)
+			goto out_free;
+		put32(b, gl.data.crc);
+		put32(b + 4, (uint32_t)gl.data.size);
+		put_region(b, g->size - 8, 8, off, buf, len);
+	}
+
+out_free:
+	dfl_work_release(&w);
+	free(scratch);
+	free(inner.es.e);
+	return ret;
+}
+
+const struct gen_ops gen_gzip_ops = {
+	.name = "gzip",
+	.min_size = GZIP_MIN,
+	.fill = gzip_fill,
+};

@@ -1,0 +1,71 @@
+/* binary.h - internal to src/content: what the executables (exec.c) take from binary.c */
+#ifndef IMPRINT_CONTENT_BINARY_H
+#define IMPRINT_CONTENT_BINARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "content/model.h"
+#include "util/rng.h"
+#include "util/util.h"
+
+#define BLOCK		4096u
+#define CHUNK_BLOCKS	64u	/* zero and duplicate blocks are dealt out per 64-block chunk */
+
+/* Salts: every draw of this file comes from (key, salt, index), never twice the same. */
+#define SALT_KIND	UINT64_C(0x243F6A8885A308D3)
+#define SALT_ZERO	UINT64_C(0x13198A2E03707344)
+#define SALT_DUP	UINT64_C(0xA4093822299F31D0)
+#define SALT_POOL	UINT64_C(0x082EFA98EC4E6C89)
+#define SALT_UNIQUE	UINT64_C(0x452821E638D01377)
+#define SALT_CODE	UINT64_C(0xBE5466CF34E90C6C)
+#define SALT_STR	UINT64_C(0xC0AC29B7C97C50DD)
+#define SALT_META	UINT64_C(0x3F84D5B5B5470917)
+#define SALT_NOTE	UINT64_C(0x9216D5D98979FB1B)
+#define SALT_BSS	UINT64_C(0xD1310BA698DFB5AC)
+#define SALT_PE		UINT64_C(0x2FFD72DBD01ADFB7)
+
+#define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+
+/* A uniform integer in [0, n) from 64 random bits (multiply-high; bias < 2^-32 for n < 2^32). */
+static inline uint64_t below(uint64_t x, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)x * n) >> 64);
+}
+
+/*
+ * The bulk generator: wyrand (Wang Yi's counter generator, which passes
+ * BigCrush and PractRand), word w of stream key being the output for
+ * state key + (w + 1) P0.  One 64x64->128 multiply per 8 bytes, so it is
+ * random-access and about three times faster than a splitmix64 stream.
+ */
+#define WY_P0 UINT64_C(0xA0761D6478BD642F)
+#define WY_P1 UINT64_C(0xE7037ED1A0B428DB)
+
+struct wy {
+	uint64_t s;
+};
+
+static inline uint64_t wy_at(uint64_t s)
+{
+	unsigned __int128 m = (unsigned __int128)s * (s ^ WY_P1);
+
+	return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
+static inline void wy_open(struct wy *r, uint64_t key, uint64_t index)
+{
+	r->s = rng_mix64(key ^ rng_mix64(index + WY_P1));
+}
+
+static inline uint64_t wy_next(struct wy *r)
+{
+	r->s += WY_P0;
+	return wy_at(r->s);
+}
+
+/* The data of executables: made for compress_ratio_exec when the model has it. */
+void exec_bytes(const struct content_model *cm, uint64_t key, uint64_t off, uint8_t *buf,
+		size_t len);
+
+#endif

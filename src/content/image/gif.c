@@ -1,0 +1,318 @@
+/* gif.c - GIF: header and palette, comment padding, one image of fixed-width LZW codes */
+#include <errno.h>
+#include <string.h>
+
+#include "content/gen.h"
+#include "content/image/image.h"
+
+/*
+ * GIF: header and palette, a comment extension as padding, one image whose
+ * LZW stream clears the table before it would widen the codes, so that
+ * every code is (min code size + 1) bits and each one is known from its
+ * index alone: random access to any byte.
+ */
+
+#define GIF_HEAD	13u /* signature and logical screen descriptor */
+#define GIF_IMAGE	11u /* image descriptor and LZW minimum code size */
+#define GIF_COMMENT_MIN 5u  /* a comment with one one-byte sub-block */
+#define GIF_MIN		35u /* a 1x1 two-colour image */
+#define GIF_MAX_DIM	65535u
+
+struct gif_layout {
+	uint64_t w, h;
+	unsigned bits;	  /* palette of 2^bits colours */
+	unsigned m;	  /* LZW minimum code size; codes are m + 1 bits */
+	uint64_t comment; /* comment extension bytes: 0 or at least GIF_COMMENT_MIN */
+	uint64_t pixels, run, ncodes, data, nsub;
+	uint64_t comment_at, blocks_at, end_at;
+};
+
+/* Derive the rest of l from w, h and bits; returns the file size without the comment. */
+static uint64_t gif_measure(struct gif_layout *l)
+{
+	l->m = l->bits < 2 ? 2 : l->bits;
+	l->pixels = l->w * l->h;
+	/*
+	 * After a clear, each literal but the first adds a table entry, and the
+	 * decoder widens its codes when the next entry would need m + 2 bits:
+	 * 2^m - 2 literals is the most that stay at m + 1 bits (giflib and
+	 * netpbm reject one more).
+	 */
+	l->run = (UINT64_C(1) << l->m) - 2;
+	l->ncodes = l->pixels + (l->pixels + l->run - 1) / l->run + 1;
+	l->data = (l->ncodes * (l->m + 1) + 7) / 8;
+	l->nsub = (l->data + 254) / 255;
+	return GIF_HEAD + (UINT64_C(3) << l->bits) + GIF_IMAGE + l->nsub + l->data + 2;
+}
+
+static uint64_t gif_size_w(void *ctx, uint64_t w)
+{
+	struct gif_layout *l = ctx;
+
+	l->w = w;
+	return gif_measure(l);
+}
+
+static uint64_t gif_size_h(void *ctx, uint64_t h)
+{
+	struct gif_layout *l = ctx;
+
+	l->h = h;
+	return gif_measure(l);
+}
+
+/* Returns 0, or -EINVAL when no GIF has this size. */
+static int gif_layout(uint64_t key, uint64_t size, struct gif_layout *l)
+{
+	uint64_t cap = size - GIF_COMMENT_MIN;
+
+	memset(l, 0, sizeof(*l));
+	l->w = l->h = 1;
+	/* small files have small palettes: 3 * 2^bits at most an eighth of the file */
+	for (l->bits = 1; l->bits < 8 && (UINT64_C(24) << (l->bits + 1)) <= size; l->bits++)
+		;
+	if (gif_measure(l) > cap) {
+		l->bits = 1;
+		if (gif_measure(l) > cap) {
+			/* no room for a comment: one row of the exact length */
+			for (l->w = 1; l->w <= 16 && gif_measure(l) != size; l->w++)
+				;
+			if (l->w > 16)
+				return -EINVAL;
+			goto out_offsets;
+		}
+	}
+	l->w = img_width(key, (cap - gif_measure(l)) * 8 / (l->m + 2), GIF_MAX_DIM);
+	l->w = img_fit(1, l->w, cap, gif_size_w, l);
+	l->h = img_fit(1, GIF_MAX_DIM, cap, gif_size_h, l);
+	l->comment = size - gif_measure(l);
+out_offsets:
+	l->comment_at = GIF_HEAD + (UINT64_C(3) << l->bits);
+	l->blocks_at = l->comment_at + l->comment + GIF_IMAGE;
+	l->end_at = l->blocks_at + l->nsub + l->data;
+	return 0;
+}
+
+struct gif_gen {
+	struct gif_layout l;
+	struct img_tex t;
+	uint64_t key;
+};
+
+static size_t gif_head(const struct gif_gen *g, uint8_t *h)
+{
+	const struct gif_layout *l = &g->l;
+	unsigned n = 1u << l->bits;
+	uint8_t a[3], b[3];
+
+	memcpy(h, "GIF89a", 6);
+	put_le16(h + 6, (uint32_t)l->w);
+	put_le16(h + 8, (uint32_t)l->h);
+	h[10] = (uint8_t)(0x80 | (l->bits - 1) << 4 | (l->bits - 1)); /* global colour table */
+	h[11] = 0;
+	h[12] = 0;
+	/* a ramp between two colours drawn from the key, with a little jitter */
+	for (unsigned c = 0; c < 3; c++) {
+		uint64_t r = img_hash(g->key, 0x70616c, c);
+
+		a[c] = (uint8_t)r;
+		b[c] = (uint8_t)(r >> 8);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t r = img_hash(g->key, 0x6a6974, i);
+
+		for (unsigned c = 0; c < 3; c++) {
+			int v = a[c] + ((int)b[c] - a[c]) * (int)i / (int)(n > 1 ? n - 1 : 1);
+
+			v += (int)((r >> (8 * c)) & 15) - 8;
+			h[GIF_HEAD + 3 * i + c] = v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v;
+		}
+	}
+	return GIF_HEAD + 3 * n;
+}
+
+/* Literal codes before code index k: also the pixel a literal code k carries. */
+static uint64_t gif_lits_before(const struct gif_layout *l, uint64_t k)
+{
+	uint64_t r = k % (l->run + 1);
+
+	return (k / (l->run + 1)) * l->run + (r ? r - 1 : 0);
+}
+
+static void gif_pixels(const struct gif_gen *g, uint64_t p, uint8_t *px, size_t n)
+{
+	unsigned shift = 8 - g->l.bits;
+
+	for (size_t i = 0; i < n;) {
+		uint64_t y = (p + i) / g->l.w, x = (p + i) % g->l.w;
+		size_t k = (size_t)IMG_MIN((uint64_t)(n - i), g->l.w - x);
+
+		img_tex_row(&g->t, y, x, k, px + i);
+		for (size_t j = i; j < i + k; j++)
+			px[j] >>= shift;
+		i += k;
+	}
+}
+
+#define GIF_PIECE 255u
+
+/* LZW bytes [d, d + n), n <= GIF_PIECE: codes packed LSB first, each a function of its index. */
+static void gif_lzw_piece(const struct gif_gen *g, uint64_t d, uint8_t *out, size_t n)
+{
+	const struct gif_layout *l = &g->l;
+	unsigned width = l->m + 1, period = (unsigned)l->run + 1;
+	uint32_t clear = 1u << l->m;
+	uint64_t k = d * 8 / width, kend = IMG_MIN(l->ncodes, ((d + n) * 8 + width - 1) / width);
+	uint64_t p0 = gif_lits_before(l, k), p1 = IMG_MIN(l->pixels, gif_lits_before(l, kend));
+	unsigned skip = (unsigned)(d * 8 % width), nacc = 0, r = (unsigned)(k % period);
+	uint8_t px[GIF_PIECE * 8 / 3 + 4];
+	const uint8_t *next = px;
+	uint64_t acc = 0;
+	size_t o = 0;
+
+	gif_pixels(g, p0, px, (size_t)(p1 - p0));
+	for (; k < kend; k++) {
+		uint32_t code;
+
+		if (k == l->ncodes - 1)
+			code = clear + 1; /* end of information */
+		else if (!r)
+			code = clear;
+		else
+			code = *next++;
+		if (++r == period)
+			r = 0;
+		acc |= (uint64_t)code << nacc;
+		nacc += width;
+		if (skip) {
+			acc >>= skip;
+			nacc -= skip;
+			skip = 0;
+		}
+		while (nacc >= 8 && o < n) {
+			out[o++] = (uint8_t)acc;
+			acc >>= 8;
+			nacc -= 8;
+		}
+	}
+	/* the last byte's spare bits are zero */
+	if (o < n)
+		out[o++] = (uint8_t)acc;
+	memset(out + o, 0, n - o);
+}
+
+static void gif_lzw(const struct gif_gen *g, uint64_t d, uint8_t *out, size_t n)
+{
+	while (n) {
+		size_t k = (size_t)IMG_MIN((uint64_t)n, GIF_PIECE);
+
+		gif_lzw_piece(g, d, out, k);
+		d += k;
+		out += k;
+		n -= k;
+	}
+}
+
+/* Bytes of the comment extension from position pos, up to n and its end. */
+static size_t gif_comment(const struct gif_gen *g, uint64_t pos, uint8_t *buf, size_t n)
+{
+	uint64_t t = g->l.comment - 3, nsub = (t + 255) / 256;
+	size_t done = 0;
+
+	n = (size_t)IMG_MIN((uint64_t)n, g->l.comment - pos);
+	while (done < n) {
+		uint64_t at = pos + done;
+
+		if (at < 2) {
+			buf[done++] = at ? 0xfe : 0x21;
+		} else if (at == g->l.comment - 1) {
+			buf[done++] = 0;
+		} else {
+			uint64_t p = at - 2, j = split_part(t, nsub, p);
+			uint64_t s = split_start(t, nsub, j), e = split_start(t, nsub, j + 1);
+
+			if (p == s) {
+				buf[done++] = (uint8_t)(e - s - 1);
+			} else {
+				size_t k = (size_t)IMG_MIN((uint64_t)(n - done), e - p);
+
+				img_words(g->key, s - j + (p - s - 1), buf + done, k);
+				done += k;
+			}
+		}
+	}
+	return done;
+}
+
+/* Bytes of the image's data sub-blocks from position pos, up to n and their end. */
+static size_t gif_blocks(const struct gif_gen *g, uint64_t pos, uint8_t *buf, size_t n)
+{
+	const struct gif_layout *l = &g->l;
+	size_t done = 0;
+
+	n = (size_t)IMG_MIN((uint64_t)n, l->nsub + l->data - pos);
+	while (done < n) {
+		uint64_t at = pos + done, j = at / 256, r = at % 256;
+		uint64_t blen = j == l->nsub - 1 ? l->data - 255 * j : 255;
+
+		if (!r) {
+			buf[done++] = (uint8_t)blen;
+		} else {
+			size_t k = (size_t)IMG_MIN((uint64_t)(n - done), blen - (r - 1));
+
+			gif_lzw(g, 255 * j + r - 1, buf + done, k);
+			done += k;
+		}
+	}
+	return done;
+}
+
+static int gif_fill(const struct gen_file *f, uint64_t off, uint8_t *buf, size_t len)
+{
+	struct gif_gen g = { .key = f->key };
+
+	if (f->size < GIF_MIN || off > f->size || len > f->size - off)
+		return -EINVAL;
+	if (gif_layout(f->key, f->size, &g.l))
+		return -EINVAL;
+	img_tex_init(&g.t, f->key, g.l.w, g.l.h, 1);
+	while (len) {
+		size_t k;
+
+		if (off < g.l.comment_at) {
+			uint8_t h[GIF_HEAD + 3 * 256];
+
+			gif_head(&g, h);
+			k = img_part(buf, h, off,
+				     (size_t)IMG_MIN((uint64_t)len, g.l.comment_at - off));
+		} else if (off < g.l.comment_at + g.l.comment) {
+			k = gif_comment(&g, off - g.l.comment_at, buf, len);
+		} else if (off < g.l.blocks_at) {
+			uint8_t d[GIF_IMAGE] = { 0x2c, 0, 0, 0, 0 };
+
+			put_le16(d + 5, (uint32_t)g.l.w);
+			put_le16(d + 7, (uint32_t)g.l.h);
+			d[9] = 0; /* no local colour table, not interlaced */
+			d[10] = (uint8_t)g.l.m;
+			k = img_part(buf, d, off - (g.l.blocks_at - GIF_IMAGE),
+				     (size_t)IMG_MIN((uint64_t)len, g.l.blocks_at - off));
+		} else if (off < g.l.end_at) {
+			k = gif_blocks(&g, off - g.l.blocks_at, buf, len);
+		} else {
+			static const uint8_t tail[2] = { 0x00,
+							 0x3b }; /* block terminator, trailer */
+
+			k = img_part(buf, tail, off - g.l.end_at, len);
+		}
+		off += k;
+		buf += k;
+		len -= k;
+	}
+	return 0;
+}
+
+const struct gen_ops gen_gif_ops = {
+	.name = "gif",
+	.min_size = GIF_MIN,
+	.fill = gif_fill,
+};

@@ -1,0 +1,80 @@
+/* image.h - internal to image/: the texture and layout helpers every image format shares */
+#ifndef IMPRINT_CONTENT_IMAGE_IMAGE_H
+#define IMPRINT_CONTENT_IMAGE_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Every format follows one plan: a layout computed from (key, size) alone
+ * (dimensions chosen so the pixels fill the file, the remainder going to
+ * padding the format allows), then bytes made region by region, so a fill
+ * only generates the units it touches.  Pixels come from one texture
+ * (gradients, flat tiles, fine noise), a pure function of (key, x, y).
+ */
+
+#define IMG_MIN(a, b) ((a) < (b) ? (a) : (b))
+
+static inline uint64_t img_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= UINT64_C(0xBF58476D1CE4E5B9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94D049BB133111EB);
+	return x ^ (x >> 31);
+}
+
+static inline uint64_t img_hash(uint64_t key, uint64_t a, uint64_t b)
+{
+	return img_mix(
+		key ^ img_mix(a * UINT64_C(0x9E3779B97F4A7C15) + b + UINT64_C(0x632BE59BD9B4E019)));
+}
+
+/* Big- and little-endian fields. */
+void put_be16(uint8_t *p, uint32_t v);
+void put_be32(uint8_t *p, uint32_t v);
+void put_le16(uint8_t *p, uint32_t v);
+void put_le32(uint8_t *p, uint32_t v);
+
+/* Bytes [pos, pos + n) of a small region made whole in src; returns n. */
+size_t img_part(uint8_t *buf, const uint8_t *src, uint64_t pos, size_t n);
+
+/*
+ * Largest v in [lo, hi] with size_of(ctx, v) <= cap, size_of being
+ * nondecreasing in v; lo when even lo does not fit.
+ */
+uint64_t img_fit(uint64_t lo, uint64_t hi, uint64_t cap, uint64_t (*size_of)(void *, uint64_t),
+		 void *ctx);
+
+/* A width for about `pixels` pixels at an aspect ratio drawn from the key, within [1, max]. */
+uint64_t img_width(uint64_t key, uint64_t pixels, uint64_t max);
+
+/* t split into k parts as evenly as possible, the first t % k one larger: where part j starts. */
+uint64_t split_start(uint64_t t, uint64_t k, uint64_t j);
+
+/* The part holding position p of the split above. */
+uint64_t split_part(uint64_t t, uint64_t k, uint64_t p);
+
+/* Bytes [off, off + n) of an endless run of lowercase pseudo-words, for comments. */
+void img_words(uint64_t key, uint64_t off, uint8_t *out, size_t n);
+
+struct img_tex {
+	uint64_t key;
+	unsigned chans;
+	unsigned tile_shift;  /* tiles of 2^tile_shift pixels */
+	int amp;	      /* tile offsets within +-amp */
+	unsigned noise;	      /* per-byte noise mask */
+	int64_t base[4];      /* 16.16 fixed point */
+	int64_t gx[4], gy[4]; /* 16.16 slopes per pixel */
+};
+
+/* The texture of an image of w x h pixels of chans channels, for key. */
+void img_tex_init(struct img_tex *t, uint64_t key, uint64_t w, uint64_t h, unsigned chans);
+
+/* Bytes [b0, b0 + n) of texture row y, byte b being channel b % chans of pixel b / chans. */
+void img_tex_row(const struct img_tex *t, uint64_t y, uint64_t b0, size_t n, uint8_t *out);
+
+/* Channel c of pixel (x, y) without the noise: a local mean. */
+int img_tex_mean(const struct img_tex *t, uint64_t x, uint64_t y, unsigned c);
+
+#endif

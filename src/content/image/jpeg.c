@@ -1,0 +1,465 @@
+/* jpeg.c - baseline JPEG (YCbCr 4:2:0): headers, Huffman tables, restart intervals of fixed size */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "content/gen.h"
+#include "content/image/image.h"
+
+/*
+ * JPEG: baseline, YCbCr 4:2:0, restart markers every JPEG_RST MCUs.  Each
+ * restart interval is coded on its own (DC predictions restart) into
+ * exactly JPEG_MCU bytes per MCU: a rate control spends the budget on AC
+ * coefficients, and the last bits are padded with 0xFF fill bytes, which
+ * may precede any marker.  So an interval's place in the file is known
+ * from its index, and a fill codes only the intervals it touches.
+ */
+
+#define JPEG_RST      32u    /* MCUs per restart interval */
+#define JPEG_MCU      48u    /* coded bytes per MCU (16x16 pixels: 1.5 bits a pixel) */
+#define JPEG_APP0     20u    /* SOI and a JFIF APP0 segment */
+#define JPEG_TABLES   183u   /* DQT, SOF0, DHT, DRI, SOS */
+#define JPEG_COM_MAX  65537u /* a COM segment, marker included */
+#define JPEG_MIN      (JPEG_APP0 + JPEG_TABLES + JPEG_MCU + 2)
+#define JPEG_MAX_MCUS 4096u /* per side: 65536 pixels */
+#define JPEG_QDC      8	    /* DC quantizer */
+
+/* Huffman tables: code counts per length 1..16, then symbols. */
+static const uint8_t jpeg_dc_bits[16] = { 0, 1, 5, 1, 1, 1, 1, 1, 1 };
+
+static const uint8_t jpeg_dc_vals[12] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+
+static const uint8_t jpeg_ac_bits[16] = { 0, 1, 2, 4, 4, 4, 4, 3, 3 };
+
+static const uint8_t jpeg_ac_vals[25] = {
+	0x01, 0x02, 0x00, 0x03, 0x04, 0x11, 0x12, 0x05, 0x13, 0x21, 0x22, 0x06, 0x14,
+	0x23, 0x31, 0x15, 0x24, 0x32, 0x33, 0x16, 0x25, 0x34, 0x26, 0x35, 0x36,
+};
+
+struct jpeg_layout {
+	uint64_t w, h, mw, mh, mcus, nint;
+	uint64_t com, ncom; /* COM segments: bytes and count */
+	unsigned fill;	    /* fill bytes before EOI */
+	uint64_t data_at, eoi_at;
+};
+
+static uint64_t jpeg_data_len(uint64_t mcus)
+{
+	uint64_t n = (mcus + JPEG_RST - 1) / JPEG_RST;
+
+	return (n - 1) * (JPEG_RST * JPEG_MCU + 2) + (mcus - (n - 1) * JPEG_RST) * JPEG_MCU;
+}
+
+static uint64_t jpeg_size_w(void *ctx, uint64_t mw)
+{
+	(void)ctx;
+	return JPEG_APP0 + JPEG_TABLES + jpeg_data_len(mw) + 2;
+}
+
+static uint64_t jpeg_size_h(void *ctx, uint64_t mh)
+{
+	return jpeg_size_w(NULL, *(uint64_t *)ctx * mh);
+}
+
+static void jpeg_layout(uint64_t key, uint64_t size, struct jpeg_layout *l)
+{
+	uint64_t r = img_hash(key, 0x6a7067, 0), pad;
+
+	memset(l, 0, sizeof(*l));
+	l->mw = img_width(key, (size - JPEG_MIN) / JPEG_MCU + 1, JPEG_MAX_MCUS);
+	l->mw = img_fit(1, l->mw, size, jpeg_size_w, NULL);
+	l->mh = img_fit(1, JPEG_MAX_MCUS, size, jpeg_size_h, &l->mw);
+	l->mcus = l->mw * l->mh;
+	l->nint = (l->mcus + JPEG_RST - 1) / JPEG_RST;
+	/* real sizes are rarely multiples of 16 */
+	l->w = 16 * l->mw - r % 16;
+	l->h = 16 * l->mh - (r >> 4) % 16;
+	pad = size - jpeg_size_w(NULL, l->mcus);
+	if (pad < 4) {
+		l->fill = (unsigned)pad;
+	} else {
+		l->com = pad;
+		l->ncom = (pad + JPEG_COM_MAX - 1) / JPEG_COM_MAX;
+	}
+	l->data_at = JPEG_APP0 + l->com + JPEG_TABLES;
+	l->eoi_at = l->data_at + jpeg_data_len(l->mcus);
+}
+
+struct jpeg_gen {
+	struct jpeg_layout l;
+	struct img_tex t;
+	uint64_t key;
+	uint16_t dc_code[12], ac_code[256];
+	uint8_t dc_len[12], ac_len[256];
+};
+
+static void jpeg_codes(const uint8_t *bits, const uint8_t *vals, uint16_t *code, uint8_t *len)
+{
+	unsigned c = 0, k = 0;
+
+	for (unsigned l = 1; l <= 16; l++) {
+		for (unsigned i = 0; i < bits[l - 1]; i++) {
+			code[vals[k]] = (uint16_t)c++;
+			len[vals[k++]] = (uint8_t)l;
+		}
+		c <<= 1;
+	}
+}
+
+static size_t jpeg_dht(uint8_t *p, unsigned tc, const uint8_t *bits, const uint8_t *vals,
+		       size_t nvals)
+{
+	p[0] = (uint8_t)(tc << 4);
+	memcpy(p + 1, bits, 16);
+	memcpy(p + 17, vals, nvals);
+	return 17 + nvals;
+}
+
+static void jpeg_tables(const struct jpeg_layout *l, uint8_t *h)
+{
+	uint8_t *p = h;
+
+	/*
+	 * DQT: one table for all components, zigzag order.  Fine AC steps: the
+	 * coded values are large (they carry the bits), their amplitude small.
+	 */
+	put_be16(p, 0xffdb);
+	put_be16(p + 2, 67);
+	p[4] = 0;
+	p[5] = JPEG_QDC;
+	for (unsigned k = 1; k < 64; k++)
+		p[5 + k] = (uint8_t)(1 + k / 16);
+	p += 69;
+	/* SOF0: 8 bits, Y at 2x2, Cb and Cr at 1x1, all on table 0 */
+	put_be16(p, 0xffc0);
+	put_be16(p + 2, 17);
+	p[4] = 8;
+	put_be16(p + 5, (uint32_t)l->h);
+	put_be16(p + 7, (uint32_t)l->w);
+	p[9] = 3;
+	for (unsigned c = 0; c < 3; c++) {
+		p[10 + 3 * c] = (uint8_t)(c + 1);
+		p[11 + 3 * c] = c ? 0x11 : 0x22;
+		p[12 + 3 * c] = 0;
+	}
+	p += 19;
+	/* DHT: DC and AC table 0 */
+	put_be16(p, 0xffc4);
+	put_be16(p + 2, 2 + 17 + sizeof(jpeg_dc_vals) + 17 + sizeof(jpeg_ac_vals));
+	p += 4;
+	p += jpeg_dht(p, 0, jpeg_dc_bits, jpeg_dc_vals, sizeof(jpeg_dc_vals));
+	p += jpeg_dht(p, 1, jpeg_ac_bits, jpeg_ac_vals, sizeof(jpeg_ac_vals));
+	/* DRI */
+	put_be16(p, 0xffdd);
+	put_be16(p + 2, 4);
+	put_be16(p + 4, JPEG_RST);
+	p += 6;
+	/* SOS: three components, tables 0/0, full spectrum */
+	put_be16(p, 0xffda);
+	put_be16(p + 2, 12);
+	p[4] = 3;
+	for (unsigned c = 0; c < 3; c++) {
+		p[5 + 2 * c] = (uint8_t)(c + 1);
+		p[6 + 2 * c] = 0;
+	}
+	p[11] = 0;
+	p[12] = 63;
+	p[13] = 0;
+}
+
+/* An entropy-coded segment being written, 0xFF bytes stuffed with 0x00. */
+struct jpeg_bits {
+	uint8_t *p;
+	size_t n, cap;
+	uint64_t acc; /* pending bits, the last nacc */
+	unsigned nacc;
+};
+
+static void jpeg_byte(struct jpeg_bits *b, uint8_t c)
+{
+	if (b->n < b->cap)
+		b->p[b->n] = c;
+	b->n++;
+	if (c == 0xff) {
+		if (b->n < b->cap)
+			b->p[b->n] = 0;
+		b->n++;
+	}
+}
+
+/* Emit the oldest 32 pending bits: four bytes at once unless one is 0xFF. */
+static void jpeg_emit32(struct jpeg_bits *b)
+{
+	uint32_t w = (uint32_t)(b->acc >> (b->nacc - 32)), nw = ~w;
+
+	b->nacc -= 32;
+	if (!((nw - 0x01010101u) & ~nw & 0x80808080u) && b->n + 4 <= b->cap) {
+		put_be32(b->p + b->n, w);
+		b->n += 4;
+		return;
+	}
+	for (int sh = 24; sh >= 0; sh -= 8)
+		jpeg_byte(b, (uint8_t)(w >> sh));
+}
+
+static inline void jpeg_put(struct jpeg_bits *b, uint32_t code, unsigned len)
+{
+	b->acc = (b->acc << len) | code;
+	b->nacc += len;
+	if (b->nacc >= 32)
+		jpeg_emit32(b);
+}
+
+/* Pad the last byte with 1 bits and emit everything. */
+static void jpeg_flush(struct jpeg_bits *b)
+{
+	if (b->nacc & 7)
+		jpeg_put(b, (1u << (8 - (b->nacc & 7))) - 1, 8 - (b->nacc & 7));
+	while (b->nacc) {
+		b->nacc -= 8;
+		jpeg_byte(b, (uint8_t)(b->acc >> b->nacc));
+	}
+}
+
+/*
+ * Whether a put of len bits keeps the interval within cap bits whatever
+ * follows.  The bound counts every pending bit twice (each pending byte
+ * may turn out 0xFF and take a stuffed 0x00), this block's EOB (3 bits),
+ * a minimal block (DC 0, EOB: 5 bits) for every later block, and the final
+ * padding (at most 7 bits, stuffed: 14).
+ */
+static bool jpeg_fits(const struct jpeg_bits *b, unsigned len, unsigned later, uint64_t cap)
+{
+	return 8 * (uint64_t)b->n + 2 * (uint64_t)(b->nacc + len) + 6 + 10 * (uint64_t)later + 14 <=
+	       cap;
+}
+
+/* A lower estimate of the bits so far, for the rate control's soft targets. */
+static uint64_t jpeg_bits_now(const struct jpeg_bits *b)
+{
+	return 8 * (uint64_t)b->n + b->nacc;
+}
+
+/* Magnitude category of v and its extra bits. */
+static unsigned jpeg_cat(int v, uint32_t *extra)
+{
+	unsigned a = (unsigned)(v < 0 ? -v : v), s = a ? 32 - (unsigned)__builtin_clz(a) : 0;
+
+	*extra = v < 0 ? (uint32_t)(v + (1 << s) - 1) : (uint32_t)v;
+	return s;
+}
+
+/*
+ * AC draws, from 4 random bits each: zero runs (mostly none) and, by
+ * position (the first 5 zigzag positions or later), magnitude categories.
+ */
+static const uint8_t jpeg_run_of[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3 };
+
+static const uint8_t jpeg_cat_of[2][16] = {
+	{ 2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6 },
+	{ 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4, 4, 5, 6 },
+};
+
+/* Code one block: DC towards dc_target, then AC coefficients until the block's target. */
+static void jpeg_block(const struct jpeg_gen *j, struct jpeg_bits *out, int *pred, int dc_target,
+		       uint64_t seed, uint64_t target, unsigned later, uint64_t cap)
+{
+	/* a local copy: the output bytes cannot alias it, so it stays in registers */
+	struct jpeg_bits w = *out, *b = &w;
+	uint64_t s = seed;
+	unsigned cat, last = 0, pos = 0;
+	uint32_t extra;
+	int diff = dc_target - *pred;
+
+	cat = jpeg_cat(diff, &extra);
+	if (!jpeg_fits(b, j->dc_len[cat] + cat, later, cap)) {
+		diff = 0;
+		cat = jpeg_cat(0, &extra);
+	}
+	jpeg_put(b, (uint32_t)j->dc_code[cat] << cat | extra, j->dc_len[cat] + cat);
+	*pred += diff;
+	for (;;) {
+		uint64_t z = img_mix(s += UINT64_C(0x9E3779B97F4A7C15));
+
+		/* one 64-bit draw makes up to three coefficients, 21 bits each */
+		for (unsigned d = 0; d < 3; d++, z >>= 21) {
+			unsigned run = jpeg_run_of[z & 15], sym, len;
+			uint32_t neg = (z >> 20) & 1, mag;
+
+			pos += run + 1;
+			if (pos > 63)
+				goto out_eob;
+			cat = jpeg_cat_of[pos > 5][(z >> 4) & 15];
+			mag = (1u << (cat - 1)) | ((uint32_t)(z >> 8) & ((1u << (cat - 1)) - 1));
+			/* a negative value's extra bits are the complement of its magnitude */
+			extra = (mag ^ (0u - neg)) & ((1u << cat) - 1);
+			sym = run << 4 | cat;
+			len = j->ac_len[sym] + cat;
+			if (jpeg_bits_now(b) + len + 3 > target || !jpeg_fits(b, len, later, cap))
+				goto out_eob;
+			jpeg_put(b, (uint32_t)j->ac_code[sym] << cat | extra, len);
+			last = pos;
+		}
+	}
+out_eob:
+	if (last < 63)
+		jpeg_put(b, j->ac_code[0x00], j->ac_len[0x00]);
+	*out = w;
+}
+
+#define JPEG_INTERVAL (JPEG_RST * JPEG_MCU + 2)
+
+/* Code restart interval i into out; returns its length in bytes or -EOVERFLOW. */
+static int jpeg_interval(const struct jpeg_gen *j, uint64_t i, uint8_t *out)
+{
+	const struct jpeg_layout *l = &j->l;
+	uint64_t first = i * JPEG_RST;
+	unsigned m = (unsigned)IMG_MIN((uint64_t)JPEG_RST, l->mcus - first), nb = 6 * m;
+	uint64_t cap = 8 * (uint64_t)m * JPEG_MCU, spend = cap - 32, sum = 0, acc = 0;
+	struct jpeg_bits b = { .p = out, .cap = (size_t)m * JPEG_MCU };
+	unsigned busy[JPEG_RST];
+	int pred[3] = { 0, 0, 0 };
+	uint64_t mx, my;
+
+	/* luma gets the bits, more in busy regions of 64x64 pixels */
+	mx = first % l->mw;
+	my = first / l->mw;
+	for (unsigned u = 0; u < m; u++) {
+		busy[u] = 6 + (unsigned)(img_hash(j->key, mx >> 2, my >> 2) % 12);
+		sum += 4 * busy[u] + 4;
+		if (++mx == l->mw) {
+			mx = 0;
+			my++;
+		}
+	}
+	mx = first % l->mw;
+	my = first / l->mw;
+	for (unsigned u = 0; u < m; u++) {
+		for (unsigned k = 0; k < 6; k++) {
+			unsigned comp = k < 4 ? 0 : k - 3, t = 6 * u + k;
+			int dc;
+
+			if (k < 4) {
+				uint64_t x = 16 * mx + 8 * (k & 1) + 4,
+					 y = 16 * my + 8 * (k >> 1) + 4;
+
+				dc = (img_tex_mean(&j->t, x, y, 0) - 128) * 8 / JPEG_QDC;
+			} else {
+				dc = (img_tex_mean(&j->t, 16 * mx + 8, 16 * my + 8, comp) - 128) *
+				     4 / JPEG_QDC;
+			}
+			acc += k < 4 ? busy[u] : 2;
+			jpeg_block(j, &b, &pred[comp], dc,
+				   img_hash(j->key ^ 0x6a6163, first + u, k), spend * acc / sum,
+				   nb - 1 - t, cap);
+		}
+		if (++mx == l->mw) {
+			mx = 0;
+			my++;
+		}
+	}
+	jpeg_flush(&b);
+	if (b.n > b.cap)
+		return -EOVERFLOW;
+	memset(out + b.n, 0xff, b.cap - b.n);
+	if (i == l->nint - 1)
+		return (int)b.cap;
+	out[b.cap] = 0xff;
+	out[b.cap + 1] = (uint8_t)(0xd0 + (i & 7));
+	return (int)b.cap + 2;
+}
+
+/* The last interval coded, per thread: a fill of small blocks codes each one once. */
+static _Thread_local struct {
+	bool valid;
+	uint64_t key, size, i;
+	unsigned n;
+	uint8_t bytes[JPEG_INTERVAL];
+} jpeg_last;
+
+/* Bytes of the COM segments from position pos, up to n and their end. */
+static size_t jpeg_com(const struct jpeg_gen *j, uint64_t pos, uint8_t *buf, size_t n)
+{
+	uint64_t s = split_part(j->l.com, j->l.ncom, pos);
+	uint64_t start = split_start(j->l.com, j->l.ncom, s),
+		 end = split_start(j->l.com, j->l.ncom, s + 1);
+	uint64_t at = pos - start;
+	size_t k;
+
+	if (at < 4) {
+		uint8_t h[4];
+
+		put_be16(h, 0xfffe);
+		put_be16(h + 2, (uint32_t)(end - start - 2));
+		return img_part(buf, h, at, (size_t)IMG_MIN((uint64_t)n, 4 - at));
+	}
+	k = (size_t)IMG_MIN((uint64_t)n, end - pos);
+	img_words(j->key, start - 4 * s + at - 4, buf, k);
+	return k;
+}
+
+static int jpeg_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
+{
+	static const uint8_t app0[JPEG_APP0] = {
+		0xff, 0xd8, 0xff, 0xe0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0,
+	};
+	struct jpeg_gen j = { .key = g->key };
+
+	if (g->size < JPEG_MIN || off > g->size || len > g->size - off)
+		return -EINVAL;
+	jpeg_layout(g->key, g->size, &j.l);
+	img_tex_init(&j.t, g->key, j.l.w, j.l.h, 3);
+	jpeg_codes(jpeg_dc_bits, jpeg_dc_vals, j.dc_code, j.dc_len);
+	jpeg_codes(jpeg_ac_bits, jpeg_ac_vals, j.ac_code, j.ac_len);
+	while (len) {
+		size_t k;
+
+		if (off < JPEG_APP0) {
+			k = img_part(buf, app0, off,
+				     (size_t)IMG_MIN((uint64_t)len, JPEG_APP0 - off));
+		} else if (off < JPEG_APP0 + j.l.com) {
+			k = jpeg_com(&j, off - JPEG_APP0, buf, len);
+		} else if (off < j.l.data_at) {
+			uint8_t h[JPEG_TABLES];
+
+			jpeg_tables(&j.l, h);
+			k = img_part(buf, h, off - (j.l.data_at - JPEG_TABLES),
+				     (size_t)IMG_MIN((uint64_t)len, j.l.data_at - off));
+		} else if (off < j.l.eoi_at) {
+			uint64_t i = (off - j.l.data_at) / JPEG_INTERVAL,
+				 at = off - j.l.data_at - i * JPEG_INTERVAL;
+
+			if (!jpeg_last.valid || jpeg_last.key != g->key ||
+			    jpeg_last.size != g->size || jpeg_last.i != i) {
+				int n = jpeg_interval(&j, i, jpeg_last.bytes);
+
+				jpeg_last.valid = n > 0;
+				if (n < 0)
+					return n;
+				jpeg_last.key = g->key;
+				jpeg_last.size = g->size;
+				jpeg_last.i = i;
+				jpeg_last.n = (unsigned)n;
+			}
+			k = img_part(buf, jpeg_last.bytes, at,
+				     (size_t)IMG_MIN((uint64_t)len, jpeg_last.n - at));
+		} else {
+			uint8_t tail[5] = { 0xff, 0xff, 0xff };
+
+			/* fill bytes, then EOI */
+			tail[j.l.fill] = 0xff;
+			tail[j.l.fill + 1] = 0xd9;
+			k = img_part(buf, tail, off - j.l.eoi_at, len);
+		}
+		off += k;
+		buf += k;
+		len -= k;
+	}
+	return 0;
+}
+
+const struct gen_ops gen_jpeg_ops = {
+	.name = "jpeg",
+	.min_size = JPEG_MIN,
+	.fill = jpeg_fill,
+};

@@ -1,0 +1,286 @@
+/* text.h - internal to text/: the unit writer, the frame and the formats the generators share */
+#ifndef IMPRINT_CONTENT_TEXT_TEXT_H
+#define IMPRINT_CONTENT_TEXT_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "content/gen.h"
+#include "content/model.h"
+
+/*
+ * Random access.  A file is a header, body units and a footer.  Unit u
+ * holds bytes [hlen + u UNIT, hlen + (u + 1) UNIT) of the file (the last
+ * one is cut at size - flen) and is made from (file key, u, its length)
+ * alone, as a whole: sentences, lines and elements never cross a unit
+ * boundary, and each unit ends exactly at its last byte (its last
+ * sentence, line or element is sized to fit).  The header and footer
+ * depend on (key, size).  So any byte range is made by building the units
+ * it touches, and a file is the same whether it is made in one call or in
+ * many.
+ */
+#define UNIT		4096u
+#define SLACK		8192u	/* unit buffers are this much longer (roll-back) */
+#define FRAME_MAX	1536u	/* longest header or footer */
+#define WMAX		CONTENT_WORD_MAX
+#define WFIN		12u	/* longest exact-length word closing a line */
+
+/*
+ * Topic words.  Popularity ranks TOPIC_AT .. TOPIC_AT + NTOPIC - 1 of a
+ * document are given to words drawn per file from ranks TOPIC_LO ..
+ * TOPIC_HI: each document has a few frequent content words of its own, as
+ * real ones do, while its rank-frequency curve stays the same.
+ */
+#define TOPIC_AT	30u
+#define NTOPIC		8u
+#define TOPIC_LO	200u
+#define TOPIC_HI	20000u
+
+/* Identifiers, names and keys come from these ranks: content words, not "the". */
+#define IDENT_LO	40u
+#define IDENT_HI	2500u
+
+#define SALT_UNIT	UINT64_C(0x7A3F9E2C41D85B17)
+#define SALT_FRAME	UINT64_C(0x1F83D9ABFB41BD6B)
+#define SALT_DOC	UINT64_C(0x5BE0CD19137E2179)
+#define SALT_TOPIC	UINT64_C(0x6A09E667F3BCC908)
+#define SALT_REP	UINT64_C(0xBB67AE8584CAA73B)
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The Zipf sampler: Walker's alias table (Vose's construction) over all
+ * ranks, one 32-bit entry a column: a 16-bit keep threshold and the 16-bit
+ * rank given instead.  A draw is one read of a 256 KiB table and no
+ * branch, which matters: a CDF search with a guide table (branches, two
+ * dependent reads) made text generation 1.5 times slower.  Exact up to
+ * the 16-bit rounding of the keep shares: a relative error of at most
+ * about 2^-16 on a rank's probability, 2^-16 / (n p(r)) for rare ranks.
+ * Ranks fit in 16 bits: vocabularies have at most CONTENT_WORDS_MAX words.
+ */
+struct text_model {
+	uint32_t n;                 /* words */
+	uint32_t *alias;            /* column c: keep threshold (low 16 bits), other rank */
+	uint8_t (*slot)[WMAX];      /* word r, zero-padded: copied WMAX bytes at a time */
+	const uint8_t *len;
+	uint32_t lfirst[WMAX + 2];  /* words of length l: by_len[lfirst[l] .. lfirst[l + 1]) */
+	uint32_t *by_len;           /* ranks by length, then by rank */
+	uint8_t wl[1024];           /* Impressions' F(L) as an inverse CDF */
+	uint8_t *keyword;           /* keyword[r]: word r is a keyword of some language */
+	int mode;
+};
+
+/* A counter-based generator (wyrand): one multiply per 64 bits. */
+#define WY_P0 UINT64_C(0xA0761D6478BD642F)
+#define WY_P1 UINT64_C(0xE7037ED1A0B428DB)
+
+struct trng {
+	uint64_t s;
+};
+
+static inline uint64_t tnext(struct trng *r)
+{
+	unsigned __int128 m;
+
+	r->s += WY_P0;
+	m = (unsigned __int128)r->s * (r->s ^ WY_P1);
+	return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
+/* Uniform in [0, n) from 64 random bits. */
+static inline uint64_t below(uint64_t x, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)x * n) >> 64);
+}
+
+struct tw {
+	uint8_t *p;                 /* next byte */
+	uint8_t *stop;              /* T_STOP text may end early once p is past it */
+	const struct text_model *tm;
+	struct trng r;
+	uint64_t key;               /* the file's */
+	uint64_t pos, pos_next;     /* word position (Heaps); when to widen the vocabulary */
+	uint32_t vcur, vhalf;       /* V(pos) and V(pos) / 2 */
+	uint32_t topic[NTOPIC];
+	uint32_t rep;               /* text_mode repeat: the word */
+	unsigned col, width;        /* column, and where lines wrap */
+};
+
+/* A content word (identifiers, names): uniform over IDENT_LO..IDENT_HI. */
+uint32_t name_word(struct tw *w);
+
+static inline void put_rank(struct tw *w, uint32_t r, int cap)
+{
+	memcpy(w->p, w->tm->slot[r], WMAX);
+	if (cap)
+		w->p[0] -= 'a' - 'A';
+	w->p += w->tm->len[r];
+}
+
+static inline void put_mem(struct tw *w, const char *s, size_t n)
+{
+	memcpy(w->p, s, n);
+	w->p += n;
+}
+
+static inline void put_str(struct tw *w, const char *s)
+{
+	put_mem(w, s, strlen(s));
+}
+
+static inline void put_ch(struct tw *w, char c)
+{
+	*w->p++ = (uint8_t)c;
+}
+
+/* n copies of c. */
+void put_chars(struct tw *w, char c, size_t n);
+
+/* Decimal, at least `digits` digits (zero-padded, up to 20), two digits a division. */
+void put_dec(struct tw *w, uint64_t v, unsigned digits);
+
+/* A number as code and data have them: mostly small. */
+void put_number(struct tw *w);
+
+/*
+ * Open a writer on buf for unit `unit` of the file of key `key`: its
+ * random stream, line width, topic words and Heaps position.
+ */
+void tw_open(struct tw *w, const struct content_model *cm, uint64_t key, uint64_t unit,
+	     uint8_t *buf);
+
+#define T_WRAP	0x01	/* break lines at the document's width */
+#define T_PARA	0x02	/* blank lines between paragraphs */
+#define T_NL	0x04	/* end with a line break */
+#define T_PLAIN	0x08	/* words only: no capitals, no punctuation */
+#define T_CAPS	0x10	/* capitalize every word (titles) */
+#define T_STOP	0x20	/* may end at a sentence past w->stop (top-level only) */
+
+/*
+ * Exactly n bytes of text: sentences of 3 to 24 words (mean 13.5) with
+ * commas, paragraphs of 1 to 6 sentences, lines wrapped at the width; the
+ * last sentence is shaped to end at the last byte.
+ */
+void put_text(struct tw *w, size_t n, unsigned fl);
+
+/* A short plain phrase (names, titles, values) of lo..hi bytes. */
+void put_phrase(struct tw *w, unsigned lo, unsigned hi, unsigned fl);
+
+/*
+ * Comment lines filling exactly n bytes: indent, pre, a sentence, post,
+ * newline, about 40 to 78 bytes each; blank lines when n is too short.
+ */
+void comment_lines(struct tw *w, size_t n, const char *indent, const char *pre, const char *post);
+
+/* Civil date of a day count from 1970-01-01 (proleptic Gregorian). */
+void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d);
+
+extern const char *const month_abbr[];
+
+/* A date YYYY-MM-DD between 2000 and 2025. */
+void put_date(struct tw *w);
+
+/* Record fields (CSV columns, JSON members, XML elements). */
+enum ftype { F_ID, F_WORD, F_WORDS, F_INT, F_DEC, F_DATE, F_BOOL, F_TAGS, F_TEXT };
+
+#define FIELDS_MAX 8
+
+struct schema {
+	unsigned n;
+	uint32_t name[FIELDS_MAX];  /* ranks; field 0 is "id" */
+	uint8_t type[FIELDS_MAX];   /* the last is F_TEXT */
+	uint32_t rec, root;         /* record and root element names (XML) */
+};
+
+struct frame {
+	size_t hlen, flen;
+	unsigned variant;           /* format-specific */
+	unsigned depth0;            /* source: depth of top-level items */
+	const struct lang *lang;    /* source */
+	uint32_t name[2];           /* file-level identifier */
+	struct schema sc;
+	uint8_t head[FRAME_MAX + SLACK];
+	uint8_t foot[FRAME_MAX + SLACK];
+};
+
+struct tfmt {
+	/* set hlen, flen (hlen + flen <= size) and their bytes; NULL: none */
+	void (*frame)(const struct gen_file *g, const struct content_model *cm, struct frame *fr);
+	/* write exactly len bytes of unit u at w->p (or stop early past w->stop) */
+	void (*unit)(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
+		     size_t len);
+};
+
+/*
+ * Bytes [off, off + len) of file g in format f: the frame's bytes and the
+ * units they touch.  Returns 0, -EINVAL (no text model in g->cm, or a
+ * range past the size), -ENOMEM or -EIO (a unit of the wrong length).
+ */
+int text_fill(const struct tfmt *f, const struct gen_file *g, uint64_t off, uint8_t *buf,
+	      size_t len);
+
+/* Frame helpers: write the header or footer with a writer of its own. */
+void frame_open(struct tw *w, const struct content_model *cm, const struct gen_file *g,
+		uint8_t *buf, uint64_t salt);
+
+/* The file's extension, "" for none. */
+const char *file_ext(const struct gen_file *g);
+
+/* The per-file schema of records (variant: the format's). */
+void schema_init(struct tw *w, struct schema *sc, unsigned variant);
+
+/* A collection's name: the word, with an s unless it ends in one. */
+void put_plural(struct tw *w, uint32_t r);
+
+/* The name of field i of the schema. */
+void put_field_name(struct tw *w, const struct schema *sc, unsigned i);
+
+/* A value; quote: the quote character strings are wrapped in (0: none). */
+void put_value(struct tw *w, unsigned type, uint64_t id, char quote);
+
+/*
+ * The length of the closing text field of a record: natural, or all that
+ * is left when another record would not fit after this one.  0: the
+ * record does not fit (roll it back).
+ */
+size_t text_len(struct tw *w, const uint8_t *end, size_t closing, size_t next_min);
+
+/*
+ * A unit of records: rec() writes record i of unit u before end, or
+ * returns -ENOSPC when it does not fit; then it is rolled back and rest()
+ * fills what is left.
+ */
+struct records {
+	int (*rec)(const struct frame *fr, struct tw *w, uint64_t u, unsigned i, const uint8_t *end);
+	void (*rest)(struct tw *w, size_t n);
+};
+
+/* Unit u of records, exactly len bytes. */
+void records_unit(const struct records *rs, const struct frame *fr, struct tw *w, uint64_t u,
+		  size_t len);
+
+/* Fill what a unit of records has left: words, blanks, or whole lines. */
+void rest_words(struct tw *w, size_t n);
+void rest_blanks(struct tw *w, size_t n);
+void rest_lines(struct tw *w, size_t n);
+
+/*
+ * The formats (prose.c, log.c, csv.c, json.c, xml.c, conf.c, html.c,
+ * code.c), chosen by ops.c from the file's generator and extension.
+ */
+extern const struct tfmt fmt_prose;
+extern const struct tfmt fmt_md;
+extern const struct tfmt fmt_log;
+extern const struct tfmt fmt_csv;
+extern const struct tfmt fmt_tsv;
+extern const struct tfmt fmt_json;
+extern const struct tfmt fmt_xml;
+extern const struct tfmt fmt_ini;
+extern const struct tfmt fmt_yaml;
+extern const struct tfmt fmt_html;
+extern const struct tfmt fmt_src;
+
+#endif

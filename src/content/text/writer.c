@@ -1,0 +1,368 @@
+/* writer.c - the unit writer: words, sentences, lines and dates of an exact length into a buffer */
+#include <math.h>
+#include <string.h>
+
+#include "content/model.h"
+#include "model/params.h"
+#include "util/rng.h"
+#include "content/text/text.h"
+
+/*
+ * Heaps' law.  A document at word position n (counted from the start of
+ * the file; unit u starts at n = u UNIT_WORDS) has a vocabulary of the
+ * V(n) = HEAPS_V0 + HEAPS_K n^HEAPS_BETA most popular words.  A rank is
+ * drawn from the Zipf law over the whole vocabulary; one at or beyond V(n)
+ * (a word the document has not reached yet) is redirected uniformly into
+ * ranks [V(n) / 2, V(n)), so the document reuses its own rarer words
+ * instead.  Ranks below V(n) / 2 keep their exact Zipf shares at every
+ * position (truncating instead would inflate "the" at the start of every
+ * document), and the distinct words of a document grow like K' N^0.6 (see
+ * doc/model.md for the measured curve).
+ */
+#define HEAPS_V0	2000.0
+#define HEAPS_K		15.0
+#define HEAPS_BETA	0.6
+#define UNIT_WORDS	640u
+
+/* ------------------------------------------------------------------------- */
+/* The writer: words, sentences and lines into a unit buffer */
+
+static void heaps_update(struct tw *w)
+{
+	const struct text_model *tm = w->tm;
+	double v = HEAPS_V0 + HEAPS_K * pow((double)w->pos, HEAPS_BETA);
+	uint32_t nv = v >= tm->n ? tm->n : (uint32_t)v;
+
+	w->vcur = nv;
+	w->vhalf = nv / 2;
+	w->pos_next = nv == tm->n ? UINT64_MAX : w->pos + (w->pos >> 4) + 16;
+}
+
+/* A rank of the Zipf law from bits 16..63 of x. */
+static inline uint32_t zipf_rank(const struct text_model *tm, uint64_t x)
+{
+	uint32_t c = (uint32_t)(((x >> 32) * tm->n) >> 32), e = tm->alias[c];
+
+	return ((x >> 16) & 0xFFFF) < (e & 0xFFFF) ? c : e >> 16;
+}
+
+/* A word's rank by the text mode, from bits 16..63 of x (the caller may use bits 0..15). */
+static inline uint32_t draw_word(struct tw *w, uint64_t x)
+{
+	const struct text_model *tm = w->tm;
+
+	if (tm->mode == TEXT_WORDS) {
+		uint32_t r = zipf_rank(tm, x);
+
+		if (r >= w->vcur) {
+			uint64_t span = w->vcur - w->vhalf;
+
+			r = w->vhalf + (uint32_t)(((tnext(&w->r) >> 32) * span) >> 32);
+		}
+		if (r - TOPIC_AT < NTOPIC)
+			r = w->topic[r - TOPIC_AT];
+		if (++w->pos >= w->pos_next)
+			heaps_update(w);
+		return r;
+	}
+	if (tm->mode == TEXT_REPEAT)
+		return w->rep;
+	{
+		unsigned l = tm->wl[(x >> 32) & 1023];
+		uint32_t first = tm->lfirst[l], cnt = tm->lfirst[l + 1] - first;
+
+		return tm->by_len[first + (uint32_t)(((x >> 42) * cnt) >> 22)];
+	}
+}
+
+/* A popular word of exactly l letters (1 <= l <= WMAX). */
+static uint32_t exact_word(struct tw *w, unsigned l)
+{
+	const struct text_model *tm = w->tm;
+	uint32_t first = tm->lfirst[l], cnt = tm->lfirst[l + 1] - first;
+
+	if (tm->mode == TEXT_REPEAT && tm->len[w->rep] == l)
+		return w->rep;
+	return tm->by_len[first + (uint32_t)below(tnext(&w->r), MIN(cnt, 64))];
+}
+
+uint32_t name_word(struct tw *w)
+{
+	uint32_t lo = MIN(IDENT_LO, w->tm->n - 1), hi = MIN(IDENT_HI, w->tm->n);
+
+	return lo + (uint32_t)below(tnext(&w->r), hi - lo);
+}
+
+void put_chars(struct tw *w, char c, size_t n)
+{
+	memset(w->p, c, n);
+	w->p += n;
+}
+
+void put_dec(struct tw *w, uint64_t v, unsigned digits)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char t[40] = { 0 };
+	char *end = t + 20, *q = end;
+	size_t n;
+
+	while (v >= 100) {
+		q -= 2;
+		memcpy(q, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, pairs + 2 * v, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	while ((size_t)(end - q) < digits && q > t)
+		*--q = '0';
+	n = (size_t)(end - q);
+	memcpy(w->p, q, 16);	/* t has 16 bytes past end: one copy for most numbers */
+	if (n > 16)
+		memcpy(w->p + 16, q + 16, n - 16);
+	w->p += n;
+}
+
+void put_number(struct tw *w)
+{
+	uint64_t x = tnext(&w->r);
+	unsigned k = (unsigned)(x & 15);
+
+	put_dec(w, below(x, k < 9 ? 17 : k < 14 ? 1000 : 65536), 1);
+}
+
+void tw_open(struct tw *w, const struct content_model *cm, uint64_t key, uint64_t unit,
+	     uint8_t *buf)
+{
+	const struct text_model *tm = cm->text_priv;
+	uint64_t d = rng_mix64(key ^ SALT_DOC);
+	uint32_t span = tm->n > TOPIC_LO ? MIN(tm->n, TOPIC_HI) - TOPIC_LO : 0;
+
+	w->tm = tm;
+	w->p = buf;
+	w->stop = NULL;
+	w->key = key;
+	w->r.s = rng_mix64(key ^ rng_mix64(unit ^ SALT_UNIT));
+	w->col = 0;
+	/* a document's line width: 64..80, or none (paragraphs on one line) */
+	w->width = (d & 7) == 0 ? 1u << 30 : 64 + (unsigned)((d >> 8) % 17);
+	for (unsigned i = 0; i < NTOPIC; i++) {
+		uint64_t h = rng_mix64(key ^ (SALT_TOPIC + i));
+
+		w->topic[i] = span ? TOPIC_LO + (uint32_t)below(h, span) : TOPIC_AT + i;
+	}
+	w->rep = zipf_rank(tm, rng_mix64(key ^ SALT_REP));
+	w->pos = unit >= UINT64_MAX / UNIT_WORDS ? 0 : unit * UNIT_WORDS;
+	heaps_update(w);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Text of an exact length */
+
+static inline unsigned text_tail(unsigned fl)
+{
+	return (fl & T_PLAIN ? 0 : 1) + (fl & T_NL ? 1 : 0);
+}
+
+static inline void put_sep(struct tw *w, unsigned l, unsigned fl)
+{
+	if ((fl & T_WRAP) && w->col + 1 + l > w->width) {
+		*w->p++ = '\n';
+		w->col = 0;
+	} else {
+		*w->p++ = ' ';
+		w->col++;
+	}
+}
+
+/* Blank filler for a remainder too short for a word. */
+static void put_pad(struct tw *w, size_t n, unsigned fl)
+{
+	put_chars(w, fl & T_NL ? '\n' : ' ', n);
+	if (fl & T_NL)
+		w->col = 0;
+}
+
+/*
+ * Close the text with exactly `room` bytes: model words while there is
+ * room, then a word of the exact remaining length, then the tail.
+ */
+static void text_finish(struct tw *w, size_t room, unsigned fl, int sep, int cap)
+{
+	const unsigned tail = text_tail(fl);
+
+	for (;;) {
+		size_t avail;
+		uint32_t r;
+		unsigned l;
+		int last = 0;
+
+		if (room < (size_t)sep + 1 + tail) {
+			put_pad(w, room, fl);
+			return;
+		}
+		avail = room - (size_t)sep - tail;
+		if (avail <= WFIN) {
+			l = (unsigned)avail;
+			r = exact_word(w, l);
+			last = 1;
+		} else {
+			r = draw_word(w, tnext(&w->r));
+			l = w->tm->len[r];
+			if (l + 2 > avail) {
+				l = (unsigned)avail - 2;
+				r = exact_word(w, l);
+			}
+		}
+		if (sep)
+			put_sep(w, l + (last ? tail : 0), fl);
+		put_rank(w, r, cap || (fl & T_CAPS));
+		w->col += l;
+		room -= (size_t)sep + l;
+		sep = 1;
+		cap = 0;
+		if (last) {
+			if (!(fl & T_PLAIN))
+				put_ch(w, '.');
+			if (fl & T_NL) {
+				put_ch(w, '\n');
+				w->col = 0;
+			}
+			return;
+		}
+	}
+}
+
+void put_text(struct tw *w, size_t n, unsigned fl)
+{
+	const struct text_model *tm = w->tm;
+	uint8_t *end = w->p + n;
+	const unsigned tail = text_tail(fl);
+	const size_t reserve = WFIN + 2 + tail;
+	const int plain = (fl & T_PLAIN) != 0;
+	unsigned left = 0, sents = 0;
+	int sep = 0, cap = 0;
+
+	for (;;) {
+		size_t room = (size_t)(end - w->p);
+		unsigned l, punct = 0, para = 0;
+		uint64_t x;
+		uint32_t r;
+
+		if (!left) {
+			if ((fl & T_STOP) && w->p >= w->stop)
+				return;
+			if (room < reserve) {
+				text_finish(w, room, fl, sep, !plain);
+				return;
+			}
+			x = tnext(&w->r);
+			left = 3 + (unsigned)(x & 7) + (unsigned)((x >> 3) & 7) +
+			       (unsigned)((x >> 6) & 7);
+			if (!sents)
+				sents = 1 + (unsigned)((x >> 9) % 6);
+			cap = !plain;
+		}
+		x = tnext(&w->r);
+		r = draw_word(w, x);
+		l = tm->len[r];
+		if (left == 1) {
+			punct = !plain;
+			if ((fl & T_PARA) && --sents == 0)
+				para = 2;
+		} else if (!plain && (x & 15) == 0) {
+			punct = 1;
+		}
+		if (room < sep + l + punct + para + reserve) {
+			text_finish(w, room, fl, sep, cap);
+			return;
+		}
+		if (sep)
+			put_sep(w, l + punct, fl);
+		put_rank(w, r, cap || (fl & T_CAPS));
+		w->col += l + punct;
+		if (punct) {
+			unsigned e = (unsigned)(x >> 3) & 31;
+
+			*w->p++ = left > 1 ? ',' : e == 0 ? '?' : e == 1 ? '!' : '.';
+		}
+		sep = 1;
+		if (para) {
+			*w->p++ = '\n';
+			*w->p++ = '\n';
+			w->col = 0;
+			sep = 0;
+		}
+		cap = 0;
+		left--;
+	}
+}
+
+void put_phrase(struct tw *w, unsigned lo, unsigned hi, unsigned fl)
+{
+	put_text(w, lo + below(tnext(&w->r), hi - lo + 1), T_PLAIN | fl);
+}
+
+void comment_lines(struct tw *w, size_t n, const char *indent, const char *pre, const char *post)
+{
+	size_t fixed = strlen(indent) + strlen(pre) + strlen(post) + 1;
+
+	while (n) {
+		size_t len;
+
+		if (n < fixed + 2) {
+			put_chars(w, '\n', n);
+			return;
+		}
+		len = 40 + below(tnext(&w->r), 39);
+		if (len < fixed + 2)
+			len = fixed + 2;
+		if (n < len + fixed + 12)
+			len = n;
+		put_str(w, indent);
+		put_str(w, pre);
+		put_text(w, len - fixed, 0);
+		put_str(w, post);
+		put_ch(w, '\n');
+		n -= len;
+	}
+}
+
+/* ------------------------------------------------------------------------- */
+/* Dates */
+
+void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
+{
+	int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+	unsigned doe = (unsigned)(z - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	unsigned mp = (5 * doy + 2) / 153;
+
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+const char *const month_abbr[] = {
+	"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+};
+
+void put_date(struct tw *w)
+{
+	int64_t y;
+	unsigned m, d;
+
+	civil(10957 + (int64_t)below(tnext(&w->r), 9497), &y, &m, &d);
+	put_dec(w, (uint64_t)y, 4);
+	put_ch(w, '-');
+	put_dec(w, m, 2);
+	put_ch(w, '-');
+	put_dec(w, d, 2);
+}
