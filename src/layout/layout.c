@@ -1352,7 +1352,7 @@ static int in_list(const char *e, const char *const *list)
  * databases, disk images) first, then media, then archives and binaries,
  * then everything else.
  */
-static unsigned ext_group(const char *e)
+unsigned layout_ext_group(const char *e)
 {
 	static const char *const grow[] = { "log",  "pst", "ost",   "mbox", "db",  "sqlite",
 					    "vhd",  "vhdx", "vmdk", "qcow2", "vdi", "img",
@@ -1430,7 +1430,7 @@ static int spread_plan(struct build *b, uint64_t B, uint64_t pairs)
 			goto out_free;
 		}
 		for (size_t e = 0; e < pl->ext.count; e++)
-			grp[e] = (unsigned char)ext_group(pl->ext.name[e]);
+			grp[e] = (unsigned char)layout_ext_group(pl->ext.name[e]);
 	}
 	N = 0;
 	for (uint64_t f = 0; f < pl->nfiles; f++) {

@@ -79,6 +79,13 @@ struct layout_request {
 	const struct age_trace *age_trace; /* sees every aging operation, or NULL */
 };
 
+/*
+ * frag_select = type's group of an extension (no dot): 0 files that grow in
+ * place (logs, mailboxes, databases, disk images), 1 media, 2 archives and
+ * binaries, 3 the rest.
+ */
+unsigned layout_ext_group(const char *e);
+
 /* Copy the layout and aging parameters of p into rq (the rest untouched). */
 void layout_request_set_params(struct layout_request *rq, const struct params *p);
 
