@@ -153,7 +153,9 @@ static int mounted_populate(struct backend *b, const struct plan *pl, const stru
 			 (unsigned)geteuid(), (unsigned)getegid());
 	mask = umask(0);
 	ret = mnt_make_dirs(st);
-	if (!ret)
+	if (!ret && pl->prm.age_rounds)
+		ret = mnt_age(st, res);  /* aged: no score target applies */
+	else if (!ret)
 		ret = mnt_fragment(st, &target);
 	if (!ret)
 		ret = mnt_write_files(st);
