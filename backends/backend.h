@@ -63,6 +63,16 @@ struct backend_estimate {
 	uint64_t total;
 };
 
+/* One round of aging through the kernel (a mounted backend): measured after its commit. */
+struct create_age_round {
+	uint32_t round;		      /* 0: the initial population */
+	double layout_score;	      /* by FIEMAP over the live files; < 0: unavailable */
+	uint64_t files, fragmented;   /* live files of two or more blocks, and of them fragmented */
+	uint64_t free_blocks, total_blocks; /* statvfs, in block_size blocks */
+};
+
+#define CREATE_AGE_SERIES 64 /* rounds kept: the last ones */
+
 /* The summary of a build. */
 struct create_result {
 	uint64_t files, dirs, links, bytes;
@@ -82,6 +92,9 @@ struct create_result {
 	struct layout_free_hist free;	/* the free space left, from the block bitmap */
 	char layout_notes[512];		/* layout_notes_text(): what gave way, or "" */
 	char notes[256];		/* the backend's word on what differs from the plan, or "" */
+	/* aging through the kernel: rounds measured (the last CREATE_AGE_SERIES kept, a ring) */
+	uint32_t age_series_n;
+	struct create_age_round age_series[CREATE_AGE_SERIES];
 };
 
 struct backend {

@@ -98,22 +98,49 @@ for fs in ext4 xfs btrfs; do
 	mkdir "$WORK/$fs/d"
 	check "$fs" "$WORK/$fs/d"
 done
-# fragmentation through the kernel on ext4: the score FIEMAP measures meets the target
-if mountpoint -q "$WORK/ext4"; then
-	mkdir "$WORK/ext4/frag"
-	FRAG=(--size 256M --used 20M --seed 12 --set layout_score=0.8)
-	if "$IMPRINT" create --json "${FRAG[@]}" "$WORK/ext4/frag" >"$WORK/frag.json" 2>"$WORK/err"; then
-		got=$("$IMPRINT" measure "$WORK/ext4/frag" | sed -n 's/^ *layout score *\([0-9.]*\).*/\1/p' | head -1)
-		python3 -c "import sys; sys.exit(abs($got - 0.8) > 0.01)" &&
-			pass "ext4: layout score $got by measure for a target of 0.8" ||
-			fail "ext4: layout score $got for a target of 0.8"
-		"$IMPRINT" verify "${FRAG[@]}" "$WORK/ext4/frag" >"$WORK/out" 2>&1 &&
-			pass "ext4 fragmented: verify: $(tail -1 "$WORK/out")" || fail "ext4 fragmented: $(head -3 "$WORK/out")"
-		ls -A "$WORK/ext4/frag" | grep -q imprint && fail "fillers left behind" || pass "no filler left behind"
-	else
-		fail "ext4 fragmented: create failed: $(head -c 300 "$WORK/err")"
+# jget FILE KEY: a top-level value of a JSON file
+jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+
+# frag FS TARGET: the score FIEMAP measures (imprint measure) meets TARGET within 0.01
+frag() {
+	local fs=$1 t=$2 d="$WORK/$1/frag$2"
+	local args=(--size 256M --used 6M --seed 12 --set layout_score="$t")
+	mkdir "$d"
+	if ! "$IMPRINT" create -q "${args[@]}" "$d" 2>"$WORK/err"; then
+		fail "$fs fragmented to $t: create failed: $(head -c 300 "$WORK/err")"
+		return
 	fi
-fi
+	"$IMPRINT" measure --json "$d" >"$WORK/m.json"
+	got=$(jget "$WORK/m.json" layout_score)
+	python3 -c "import sys; sys.exit(abs($got - $t) > 0.01)" &&
+		pass "$fs: layout score $got by measure for a target of $t" ||
+		fail "$fs: layout score $got for a target of $t"
+	ls -A "$d" | grep -q imprint && fail "$fs: fillers left behind" || pass "$fs: no filler left behind"
+	# filefrag counts the same fragmented files (one name per inode)
+	ff=$(find "$d" -type f -printf '%i %p\n' | sort -u -k1,1 | cut -d' ' -f2- |
+		while read -r f; do filefrag "$f"; done | awk -F': ' '{ split($NF, a, " "); if (a[1] > 1) n++ } END { print n + 0 }')
+	[ "$ff" = "$(jget "$WORK/m.json" fragmented_files)" ] &&
+		pass "$fs $t: filefrag agrees: $ff fragmented files" ||
+		fail "$fs $t: filefrag finds $ff fragmented files, imprint measure $(jget "$WORK/m.json" fragmented_files)"
+}
+
+# fragmentation and aging through the kernel on each file system
+for fs in ext4 xfs btrfs; do
+	mountpoint -q "$WORK/$fs" || continue
+	frag "$fs" 0.6
+	frag "$fs" 0.85
+	mkdir "$WORK/$fs/aged"
+	if "$IMPRINT" create --json --size 256M --used 6M --seed 12 --set age_rounds=3 \
+		"$WORK/$fs/aged" >"$WORK/aged.json" 2>"$WORK/err"; then
+		n=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["age_series"]; print(len(s), *[r["round"] for r in s])' "$WORK/aged.json")
+		[ "$n" = "4 0 1 2 3" ] && pass "$fs: age_rounds=3 through the kernel: series of rounds $n" ||
+			fail "$fs: age_series rounds '$n', expected 4 0 1 2 3"
+		find "$WORK/$fs/aged" -name '.age~*' | grep -q . && fail "$fs: temporaries left behind" ||
+			pass "$fs: no temporary left behind"
+	else
+		fail "$fs: age_rounds=3 through the kernel failed: $(head -c 300 "$WORK/err")"
+	fi
+done
 mount_at "$WORK/tmpfs" -t tmpfs -o size=300M tmpfs || fail "cannot mount a tmpfs"
 mkdir "$WORK/tmpfs/d"
 check "tmpfs" "$WORK/tmpfs/d"

@@ -15,6 +15,7 @@
 #include "readback/fsread.h"
 #include "readback/measure.h"
 #include "backends/mounted/mounted.h"
+#include "layout/layout.h"
 #include "util/rng.h"
 #include "content/sparse.h"
 
@@ -64,8 +65,9 @@ int mnt_measure(struct mnt_state *st, struct create_result *res)
 
 #define FRAG_BATCH 256
 #define XFS_MAGIC 0x58465342
+#define EXT4_MAGIC 0xEF53
 #define FRAG_BUF (1 << 20)
-#define FRAG_MAX_PIECES 64 /* at least this cap, when frag_extents is auto: rounds cost a syncfs each */
+#define FRAG_BATCH_FILES 64
 
 /* Breaks of an open file by FIEMAP: boundaries between physically non-adjacent runs. */
 static int file_breaks(int fd, uint64_t *breaks)
@@ -102,22 +104,29 @@ static int file_breaks(int fd, uint64_t *breaks)
 	return ret;
 }
 
-/* A filler: one block, made to take the place after the piece just written. */
-static int filler(struct mnt_state *st, int sfd, uint64_t i, const unsigned char *buf,
-		  size_t bs)
+/*
+ * Start writeback of [off, off + len) now: the kernel allocates the blocks
+ * of a delayed allocation when writeback starts (ext4, xfs, btrfs), so
+ * allocations follow the order of these calls, without a journal commit.
+ */
+static int flush_range(int fd, uint64_t off, uint64_t len)
+{
+	return sync_file_range(fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE) ? -errno : 0;
+}
+
+/* A filler: one block, allocated right after the piece just written; *fd: its fd, or -1. */
+static int filler(struct mnt_state *st, int sfd, const unsigned char *buf, size_t bs, int *fd)
 {
 	char name[32];
-	int fd, ret = 0;
 
-	snprintf(name, sizeof(name), "f%llu", (unsigned long long)i);
-	fd = openat(sfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	snprintf(name, sizeof(name), "f%llu", (unsigned long long)st->frag_fillers);
+	*fd = openat(sfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (*fd < 0)
 		return -errno;
 	st->frag_fillers++;
-	if (pwrite(fd, buf, bs, 0) != (ssize_t)bs || fsync(fd) != 0)
-		ret = errno ? -errno : -EIO;
-	close(fd);
-	return ret;
+	if (pwrite(*fd, buf, bs, 0) != (ssize_t)bs)
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
 /* Reopen fd for writing through /proc (the same inode, whatever its name is now). */
@@ -129,59 +138,60 @@ static int reopen(int keep)
 	return open(p, O_WRONLY | O_CLOEXEC);
 }
 
-/* One file being fragmented: its id, pieces, and an O_RDONLY fd kept open. */
-struct piece_file {
-	uint64_t f;
-	unsigned k;
-	int keep;
-};
-
-/* Create the batch's files (their names, never an existing one); keep a read fd each. */
-static int batch_open(struct mnt_state *st, struct piece_file *p, unsigned n)
+/* Create plan file f (never over an existing name); *keep: an O_RDONLY fd on it. */
+static int frag_create(struct mnt_state *st, uint64_t f, int *keep)
 {
 	char name[NAME_MAX_LEN + 1];
 	struct plan_meta m;
-	int dfd, fd, ret = 0;
+	int dfd, fd, ret;
 
-	for (unsigned i = 0; i < n && !ret; i++) {
-		ret = mnt_open_dir(st, st->pl->file_dir[p[i].f], &dfd);
-		if (ret)
-			break;
-		plan_file_name(st->pl, p[i].f, name);
-		plan_file_meta(st->pl, p[i].f, &m);
-		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    m.mode & 0777);
-		if (fd < 0) {
+	*keep = -1;
+	ret = mnt_open_dir(st, st->pl->file_dir[f], &dfd);
+	if (ret)
+		return ret;
+	plan_file_name(st->pl, f, name);
+	plan_file_meta(st->pl, f, &m);
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, m.mode & 0777);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		st->undo.file[f] = 1;
+		st->skip[f] = 1;
+		*keep = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (*keep < 0)
 			ret = -errno;
-		} else {
-			st->undo.file[p[i].f] = 1;
-			st->skip[p[i].f] = 1;
-			p[i].keep = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-			if (p[i].keep < 0)
-				ret = -errno;
-			close(fd);
-		}
-		close(dfd);
+		close(fd);
 	}
+	close(dfd);
 	return ret;
 }
 
+/* One file being fragmented: its id, pieces, and an O_RDONLY fd kept open. */
+struct piece_file {
+	uint64_t f, k;
+	int keep;
+};
+
 /*
- * Piece r of every file of the batch that has one, a filler after each,
- * then one syncfs: the kernel allocates the pieces one after another, so
- * each file's next piece cannot follow its last.  Opening and closing a
- * file for writing before its piece drops its preallocation (ext4).
+ * Piece r of every file of the batch that has one, a filler block after
+ * each, then their writeback started in that order: the kernel allocates
+ * them one after another, as syncfs() would but without a journal
+ * commit, so a file's next piece cannot follow its last.  Opening and
+ * closing a file for writing before its piece drops its preallocation
+ * (ext4); on xfs the pieces go last first (speculative preallocation past
+ * EOF would otherwise hold the place).
  */
-static int batch_round(struct mnt_state *st, struct piece_file *p, unsigned n, unsigned r,
+static int batch_round(struct mnt_state *st, struct piece_file *p, unsigned n, uint64_t r,
 		       int sfd, unsigned char *buf)
 {
 	uint64_t bs = st->vfs.f_bsize;
+	int fds[2 * FRAG_BATCH_FILES];
+	unsigned nf = 0;
 	int ret = 0;
 
 	for (unsigned i = 0; i < n && !ret; i++) {
 		uint64_t size = st->pl->file_size[p[i].f], blocks = (size + bs - 1) / bs;
-		unsigned q = st->frag_reverse ? p[i].k - 1 - r : r;
-		uint64_t a, b;
+		uint64_t q = st->frag_reverse ? p[i].k - 1 - r : r, a, b;
 		int fd;
 
 		if (r >= p[i].k)
@@ -192,33 +202,47 @@ static int batch_round(struct mnt_state *st, struct piece_file *p, unsigned n, u
 		if (fd >= 0)
 			close(fd);
 		fd = reopen(p[i].keep);
-		if (fd < 0)
-			return -errno;
+		if (fd < 0) {
+			ret = -errno;
+			break;
+		}
+		fds[nf++] = fd;
 		ret = mnt_write_range(st, fd, p[i].f, a, b, buf, FRAG_BUF);
-		close(fd);
 		if (!ret && r + 1 < p[i].k)
-			ret = filler(st, sfd, st->frag_fillers, buf, bs);
+			ret = filler(st, sfd, buf, bs, &fds[nf++]);
 	}
-	if (!ret && syncfs(st->rootfd) != 0)
+	for (unsigned i = 0; i < nf; i++) {
+		if (!ret && fds[i] >= 0 && !st->frag_syncfs)
+			ret = flush_range(fds[i], 0, 0);
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	if (!ret && st->frag_syncfs && syncfs(st->rootfd) != 0)
 		ret = -errno;
 	return ret;
 }
 
-/* Write a batch in rounds, then count its breaks and set its files' metadata. */
+/* Write a batch in rounds, then count its breaks by FIEMAP and set its files' metadata. */
 static int batch_write(struct mnt_state *st, struct piece_file *p, unsigned n, int sfd,
 		       unsigned char *buf)
 {
-	unsigned rounds = 0;
+	uint64_t rounds = 0;
 	struct plan_meta m;
-	int ret = batch_open(st, p, n);
+	int ret = 0;
 
-	for (unsigned i = 0; i < n; i++)
-		if (p[i].k > rounds)
-			rounds = p[i].k;
-	for (unsigned r = 0; r < rounds && !ret; r++)
+	for (unsigned i = 0; i < n; i++) {
+		if (!ret)
+			ret = frag_create(st, p[i].f, &p[i].keep);
+		rounds = p[i].k > rounds ? p[i].k : rounds;
+	}
+	for (uint64_t r = 0; r < rounds && !ret; r++)
 		ret = mnt_cancelled(st) ? -EINTR : batch_round(st, p, n, r, sfd, buf);
 	for (unsigned i = 0; i < n && !ret; i++) {
-		ret = file_breaks(p[i].keep, &st->frag_breaks);
+		uint64_t got = 0;
+
+		ret = file_breaks(p[i].keep, &got);
+		st->frag_breaks += got;
+		st->frag_files += got > 0;
 		plan_file_meta(st->pl, p[i].f, &m);
 		if (!ret)
 			ret = mnt_file_meta(st, p[i].keep, &m);
@@ -226,7 +250,6 @@ static int batch_write(struct mnt_state *st, struct piece_file *p, unsigned n, i
 	for (unsigned i = 0; i < n; i++)
 		if (p[i].keep >= 0)
 			close(p[i].keep);
-	st->frag_files += n;
 	return ret;
 }
 
@@ -250,23 +273,45 @@ static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
 
-	return x->key < y->key ? -1 : x->key > y->key;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->f < y->f ? -1 : x->f > y->f;
+}
+
+/* The order key of file f of b blocks under frag_select (smallest first); u in (0, 1). */
+static double select_key(const struct plan *pl, uint64_t f, uint64_t b, double u)
+{
+	switch (pl->prm.frag_select) {
+	case FRAG_SELECT_RANDOM:
+		return u;
+	case FRAG_SELECT_SIZE:
+		return -(double)b;
+	case FRAG_SELECT_TYPE:
+		if (pl->file_ext && pl->ext.name)
+			return layout_ext_group(plan_file_ext(pl, f)) + u;
+		return 3 + u;
+	default:
+		/* weighted, Efraimidis-Spirakis: the smallest -ln(u) / pairs first */
+		return -log(u) / (double)(b - 1);
+	}
 }
 
 /*
- * Files that can be fragmented (two or more blocks, no holes), in a
- * size-weighted random order from the seed (exponential race: smaller
- * -log(u)/blocks first).  Also the score's pairs over every file.
+ * Files that can be fragmented (two or more blocks, no holes), in
+ * frag_select order from the seed.  Also the score's pairs over every
+ * file, and *mauto: the files pair sampling at the target's rate touches.
  */
 static struct cand *candidates(struct mnt_state *st, uint64_t *n, uint64_t *pairs,
-			       uint64_t *cpairs)
+			       double *mauto)
 {
 	const struct plan *pl = st->pl;
 	uint64_t bs = st->vfs.f_bsize, key = rng_stream_key(pl->prm.seed, "mounted-frag");
+	double p = 1 - pl->prm.layout_score;
 	struct cand *c = malloc((pl->nfiles + 1) * sizeof(*c));
 	struct sparse_holes h;
 
-	*n = *pairs = *cpairs = 0;
+	*n = *pairs = 0;
+	*mauto = 0;
 	for (uint64_t f = 0; c && f < pl->nfiles; f++) {
 		uint64_t b = plan_blocks(pl, f, bs);
 		double u;
@@ -276,9 +321,9 @@ static struct cand *candidates(struct mnt_state *st, uint64_t *n, uint64_t *pair
 		*pairs += b - 1;
 		if (sparse_enabled(pl) && sparse_file_holes(pl, f, &h))
 			continue;
+		*mauto += p >= 1 ? 1 : -expm1((double)(b - 1) * log1p(-p));
 		u = ((double)(rng_mix64(key ^ rng_mix64(f)) >> 11) + 0.5) / 9007199254740992.0;
-		*cpairs += b - 1;
-		c[*n].key = -log(u) / (double)b;
+		c[*n].key = select_key(pl, f, b, u);
 		c[(*n)++].f = f;
 	}
 	if (c)
@@ -286,26 +331,38 @@ static struct cand *candidates(struct mnt_state *st, uint64_t *n, uint64_t *pair
 	return c;
 }
 
-#define FRAG_BATCH_FILES 256
+/* How many of the n candidates are fragmented: frag_file_share, else from frag_extents, else auto. */
+static uint64_t chosen_files(const struct plan *pl, uint64_t n, uint64_t need, double mauto)
+{
+	double m = mauto;
+
+	if (pl->prm.frag_file_share > 0)
+		m = pl->prm.frag_file_share * (double)n;
+	else if (pl->prm.frag_extents >= 2)
+		m = (double)need / (pl->prm.frag_extents - 1);
+	m = nearbyint(m);
+	return m < 1 ? 1 : m > (double)n ? n : m > (double)need ? need : (uint64_t)m;
+}
 
 /*
- * Fragment files, a batch at a time, until the breaks FIEMAP sees reach
- * the target's.  A file's pieces: frag_extents when set, else its share
- * of the breaks still needed, spread over a share of the candidates
- * (frag_file_share, or half when auto).
+ * Fragment files in candidate order, a batch at a time, until the breaks
+ * FIEMAP sees reach the target's (the score wins).  The first m chosen
+ * files share the breaks still needed in proportion to their pairs
+ * (frag_extents set alone: that many extents each); when they cannot hold
+ * them (too small, or the kernel merged pieces), more files follow.
  */
 static int fragment_files(struct mnt_state *st, int sfd, const struct cand *c, uint64_t n,
-			  uint64_t need, uint64_t cpairs, unsigned char *buf)
+			  uint64_t need, double mauto, unsigned char *buf)
 {
 	const struct plan *pl = st->pl;
-	double share = pl->prm.frag_file_share > 0 ? pl->prm.frag_file_share : 0.5;
-	uint64_t bs = st->vfs.f_bsize, i = 0;
-	uint64_t cap = n ? 4 * need / n : 0;
+	uint64_t bs = st->vfs.f_bsize, m = chosen_files(pl, n, need, mauto), mpairs = 0, i = 0;
+	int by_extents = pl->prm.frag_extents >= 2 && !(pl->prm.frag_file_share > 0);
 	struct piece_file p[FRAG_BATCH_FILES];
 	int ret = 0;
 
-	cap = cap < FRAG_MAX_PIECES ? FRAG_MAX_PIECES : cap;
-
+	for (uint64_t j = 0; j < m; j++)
+		mpairs += plan_blocks(pl, c[j].f, bs) - 1;
+	st->frag_chosen = m;
 	while (i < n && st->frag_breaks < need && !ret) {
 		uint64_t left = need - st->frag_breaks, planned = 0;
 		unsigned nb = 0;
@@ -313,18 +370,17 @@ static int fragment_files(struct mnt_state *st, int sfd, const struct cand *c, u
 		for (; i < n && nb < FRAG_BATCH_FILES && planned < left; i++) {
 			uint64_t b = plan_blocks(pl, c[i].f, bs), k;
 
-			if (pl->prm.frag_extents >= 2)
+			if (i >= m)
+				k = 1 + left - planned; /* past the chosen files: the score wins */
+			else if (by_extents)
 				k = (uint64_t)(pl->prm.frag_extents + 0.5);
 			else
-				k = 1 + (uint64_t)ceil((double)left * (double)(b - 1) /
-						       (share * (double)cpairs));
-			if (pl->prm.frag_extents < 2 && k > cap)
-				k = cap;
-			k = k < 2 ? 2 : k > b ? b : k;
-			if (k - 1 > left - planned)
-				k = 1 + left - planned;
-			cpairs -= b - 1;
-			p[nb++] = (struct piece_file){ .f = c[i].f, .k = (unsigned)k, .keep = -1 };
+				k = 1 + (uint64_t)ceil((double)left * (double)(b - 1) / (double)mpairs);
+			if (i < m)
+				mpairs -= b - 1;
+			k = k > b ? b : k;
+			k = k - 1 > left - planned ? 1 + left - planned : k;
+			p[nb++] = (struct piece_file){ .f = c[i].f, .k = k, .keep = -1 };
 			planned += k - 1;
 		}
 		ret = batch_write(st, p, nb, sfd, buf);
@@ -353,7 +409,8 @@ static void remove_fillers(struct mnt_state *st, int sfd, const char *scratch)
 int mnt_fragment(struct mnt_state *st, double *target)
 {
 	double t = st->pl->prm.layout_score;
-	uint64_t n, pairs, cpairs, need;
+	uint64_t n, pairs, need;
+	double mauto;
 	struct statfs sfs;
 	unsigned char *buf = NULL;
 	struct cand *c = NULL;
@@ -364,7 +421,7 @@ int mnt_fragment(struct mnt_state *st, double *target)
 	if (!(t < 1) || !st->caps.fiemap)
 		return 0;
 	st->skip = calloc(st->pl->nfiles + 1, 1);
-	c = candidates(st, &n, &pairs, &cpairs);
+	c = candidates(st, &n, &pairs, &mauto);
 	buf = malloc(FRAG_BUF);
 	if (!st->skip || !c || !buf) {
 		ret = mnt_err(st, -ENOMEM, "out of memory");
@@ -373,6 +430,8 @@ int mnt_fragment(struct mnt_state *st, double *target)
 	memset(buf, 0xa5, FRAG_BUF);
 	/* xfs keeps speculative preallocation past EOF across closes: fill holes instead */
 	st->frag_reverse = fstatfs(st->rootfd, &sfs) == 0 && sfs.f_type == XFS_MAGIC;
+	/* ext4 merges pieces whose writeback is merely started: commit a round at a time */
+	st->frag_syncfs = fstatfs(st->rootfd, &sfs) == 0 && sfs.f_type == EXT4_MAGIC;
 	need = (uint64_t)ceil((1 - t) * (double)pairs);
 	snprintf(scratch, sizeof(scratch), ".imprint-frag-%ld", (long)getpid());
 	if (mkdirat(st->rootfd, scratch, 0700) != 0 ||
@@ -381,7 +440,8 @@ int mnt_fragment(struct mnt_state *st, double *target)
 			      scratch, st->root, strerror(errno));
 		goto out_free;
 	}
-	ret = fragment_files(st, sfd, c, n, need, cpairs, buf);
+	st->frag_need = need;
+	ret = fragment_files(st, sfd, c, n, need, mauto, buf);
 	remove_fillers(st, sfd, scratch);
 	if (ret == -EINTR)
 		st->b->errmsg[0] = '\0';
@@ -392,4 +452,17 @@ out_free:
 	free(c);
 	free(buf);
 	return ret;
+}
+
+/* Say in notes how close the breaks came when the kernel would not take them all. */
+void mnt_frag_note(const struct mnt_state *st, char *notes, size_t len)
+{
+	size_t at = strlen(notes);
+
+	if (st->frag_breaks >= st->frag_need || at + 1 >= len)
+		return;
+	snprintf(notes + at, len - at,
+		 "%slayout_score not reached: %llu of the %llu breaks it needs (the kernel merged pieces, or too few files of two or more blocks)",
+		 at ? "; " : "", (unsigned long long)st->frag_breaks,
+		 (unsigned long long)st->frag_need);
 }

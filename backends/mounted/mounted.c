@@ -153,7 +153,9 @@ static int mounted_populate(struct backend *b, const struct plan *pl, const stru
 			 (unsigned)geteuid(), (unsigned)getegid());
 	mask = umask(0);
 	ret = mnt_make_dirs(st);
-	if (!ret)
+	if (!ret && pl->prm.age_rounds)
+		ret = mnt_age(st, res);  /* aged: no score target applies */
+	else if (!ret)
 		ret = mnt_fragment(st, &target);
 	if (!ret)
 		ret = mnt_write_files(st);
@@ -171,6 +173,7 @@ static int mounted_populate(struct backend *b, const struct plan *pl, const stru
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	fill_result(st, res, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	res->layout_target = target;
+	mnt_frag_note(st, res->notes, sizeof(res->notes));
 	/* FIEMAP sees only what is allocated: write back first */
 	if (syncfs(st->rootfd) != 0)
 		return mnt_err(st, -errno, "cannot sync the file system of '%s': %s", st->root,

@@ -42,6 +42,10 @@ struct mnt_state {
 	int quiet;
 	uint64_t sparse_files, hole_blocks;
 	uint64_t frag_files, frag_breaks, frag_fillers; /* what mnt_fragment did */
+	int frag_syncfs;          /* a syncfs() per round (ext4), not writeback of each piece */
+	uint8_t *age_live;        /* per temporary of the aging churn: it exists now */
+	uint64_t frag_need;       /* breaks the target needs */
+	uint64_t frag_chosen;     /* files frag_file_share/frag_extents chose */
 	int frag_reverse;        /* write the pieces last first (xfs: no speculative preallocation) */
 	unsigned long long removed, remove_failed;
 };
@@ -77,5 +81,9 @@ int mnt_write_file(struct mnt_state *st, int dirfd, uint64_t f, unsigned char *b
 /* frag.c: fragmentation through the kernel, and the FIEMAP measure */
 int mnt_fragment(struct mnt_state *st, double *target);
 int mnt_measure(struct mnt_state *st, struct create_result *res);
+/* age.c: the aging churn through the kernel */
+int mnt_age(struct mnt_state *st, struct create_result *res);
+
+void mnt_frag_note(const struct mnt_state *st, char *notes, size_t len);
 
 #endif

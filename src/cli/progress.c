@@ -198,6 +198,61 @@ static int print_layout_text(const struct create_result *res, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* The rounds kept of aging through the kernel, oldest first: ring index of the i-th. */
+static const struct create_age_round *age_round(const struct create_result *res, uint32_t i)
+{
+	uint32_t n = res->age_series_n, kept = n < CREATE_AGE_SERIES ? n : CREATE_AGE_SERIES;
+
+	return &res->age_series[(n - kept + i) % CREATE_AGE_SERIES];
+}
+
+static uint32_t age_kept(const struct create_result *res)
+{
+	return res->age_series_n < CREATE_AGE_SERIES ? res->age_series_n : CREATE_AGE_SERIES;
+}
+
+/* "age_series": per round, its score, fragmented files and free space (aging through the kernel). */
+static int add_age_json(struct json_object *o, const struct create_result *res)
+{
+	struct json_object *a = json_object_new_array(), *x;
+
+	if (!a)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < age_kept(res); i++) {
+		const struct create_age_round *r = age_round(res, i);
+
+		x = json_object_new_object();
+		if (!x) {
+			json_object_put(a);
+			return -ENOMEM;
+		}
+		json_object_object_add(x, "round", json_object_new_uint64(r->round));
+		json_object_object_add(x, "layout_score",
+				       r->layout_score >= 0 ? new_double(r->layout_score, 6) : NULL);
+		json_object_object_add(x, "multi_block_files", json_object_new_uint64(r->files));
+		json_object_object_add(x, "fragmented_files", json_object_new_uint64(r->fragmented));
+		json_object_object_add(x, "free_blocks", json_object_new_uint64(r->free_blocks));
+		json_object_object_add(x, "total_blocks", json_object_new_uint64(r->total_blocks));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "age_series", a);
+	return 0;
+}
+
+/* The aging series as text: one line per round kept. */
+static int print_age_text(const struct create_result *res, FILE *out)
+{
+	fprintf(out, "  aged through the kernel: round, layout score, fragmented files, free %%\n");
+	for (uint32_t i = 0; i < age_kept(res); i++) {
+		const struct create_age_round *r = age_round(res, i);
+
+		fprintf(out, "    %4" PRIu32 "  %.6f  %" PRIu64 " of %" PRIu64 "  %.1f %%\n", r->round,
+			r->layout_score, r->fragmented, r->files,
+			100 * ratio(r->free_blocks, r->total_blocks));
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
 static int print_json(const struct create_result *res, const struct build_summary *s,
 		      double mbps, FILE *out)
 {
@@ -224,7 +279,8 @@ static int print_json(const struct create_result *res, const struct build_summar
 	json_object_object_add(o, "hole_blocks", json_object_new_uint64(res->hole_blocks));
 	if (res->notes[0])
 		json_object_object_add(o, "notes", json_object_new_string(res->notes));
-	if (res->have_layout && add_layout_json(o, res)) {
+	if ((res->have_layout && add_layout_json(o, res)) ||
+	    (res->age_series_n && add_age_json(o, res))) {
 		json_object_put(o);
 		return -ENOMEM;
 	}
@@ -271,6 +327,8 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 			      res->blocks_used, res->block_size) < 0 ? -EIO : 0;
 		if (!ret && res->have_layout)
 			ret = print_layout_text(res, out);
+		if (!ret && res->age_series_n)
+			ret = print_age_text(res, out);
 		if (!ret && res->notes[0])
 			ret = fprintf(out, "  note: %s\n", res->notes) < 0 ? -EIO : 0;
 	}

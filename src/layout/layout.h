@@ -104,6 +104,13 @@ static inline uint64_t layout_max_ext(const struct layout_request *rq)
 	return rq->max_extent_len;
 }
 
+/*
+ * frag_select = type's group of an extension (no dot): 0 files that grow in
+ * place (logs, mailboxes, databases, disk images), 1 media, 2 archives and
+ * binaries, 3 the rest.
+ */
+unsigned layout_ext_group(const char *e);
+
 /* Copy the layout and aging parameters of p into rq (the rest untouched). */
 void layout_request_set_params(struct layout_request *rq, const struct params *p);
 

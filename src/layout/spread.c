@@ -48,7 +48,7 @@ static int in_list(const char *e, const char *const *list)
  * databases, disk images) first, then media, then archives and binaries,
  * then everything else.
  */
-static unsigned ext_group(const char *e)
+unsigned layout_ext_group(const char *e)
 {
 	static const char *const grow[] = { "log",  "pst", "ost",   "mbox", "db",  "sqlite",
 					    "vhd",  "vhdx", "vmdk", "qcow2", "vdi", "img",
@@ -99,7 +99,7 @@ static int64_t spread_keys(const struct layout_request *rq, uint64_t *key)
 		if (!grp)
 			return -ENOMEM;
 		for (size_t e = 0; e < pl->ext.count; e++)
-			grp[e] = (unsigned char)ext_group(pl->ext.name[e]);
+			grp[e] = (unsigned char)layout_ext_group(pl->ext.name[e]);
 	}
 	for (uint64_t f = 0; f < pl->nfiles; f++) {
 		uint64_t n = layout_file_blocks(rq, f), x;
