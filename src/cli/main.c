@@ -34,6 +34,7 @@ enum {
 	OPT_NO_FORMAT,
 	OPT_FORCE,
 	OPT_BACKEND,
+	OPT_KEEP_PARTIAL,
 	OPT_EXTENTS,
 	OPT_SAMPLE,
 	OPT_AGAINST,
@@ -56,6 +57,7 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "keep-partial", no_argument, NULL, OPT_KEEP_PARTIAL },
 	{ "extents", required_argument, NULL, OPT_EXTENTS },
 	{ "sample", required_argument, NULL, OPT_SAMPLE },
 	{ "against", required_argument, NULL, OPT_AGAINST },
@@ -112,15 +114,19 @@ static void usage(FILE *out)
 		"      --used SIZE      bytes of file data (K/M/G/T binary suffixes)\n"
 		"      --files N        number of regular files (K/M decimal suffixes)\n"
 		"      --size SIZE      capacity of the image (default 1G)\n"
-		"      --fs FS          ext2, ext3 or ext4 (default ext4)\n"
+		"      --fs FS          ext2, ext3, ext4 (default), or xfs, btrfs, f2fs (create as\n"
+		"                       root: mkfs, a loop device and a mount)\n"
 		"  -o, --output FILE    plan: write the manifest to FILE ('-' for stdout)\n"
 		"      --report         plan: print the fit report (target against achieved)\n"
 		"      --json           print reports, config, params and the create summary as JSON\n"
 		"  -h, --help           show this help\n"
 		"      --version        show the version\n"
 		"\n"
-		"create options (TARGET is an image file or a block device):\n"
-		"      --mkfs-options S extra mke2fs arguments, e.g. \"-O ^has_journal\"\n"
+		"create options (TARGET is an image file, a block device or a directory):\n"
+		"      --mkfs-options S extra mke2fs (or mkfs.xfs, mkfs.btrfs) arguments, e.g.\n"
+		"                       \"-O ^has_journal\"\n"
+		"      --backend NAME   ext4, mounted (a directory) or loopfs (xfs, btrfs, f2fs)\n"
+		"      --keep-partial   mounted, loopfs: keep what was made when the build fails\n"
 		"      --no-format      populate the empty ext2/3/4 file system already in TARGET\n"
 		"      --force          overwrite a TARGET that holds a file system, partition\n"
 		"                       table or other signature (never a mounted or busy one)\n"
@@ -267,6 +273,10 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 		case OPT_BACKEND:
 			c->create.backend = optarg;
 			c->only_create = c->only_create ? c->only_create : "--backend";
+			break;
+		case OPT_KEEP_PARTIAL:
+			c->create.keep_partial = 1;
+			c->only_create = c->only_create ? c->only_create : "--keep-partial";
 			break;
 		case 'j': {
 			char *end;
