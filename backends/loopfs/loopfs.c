@@ -39,20 +39,36 @@ static const char *fs_of(const struct plan *pl)
 
 /*
  * The mounted backend's message as ours: its 'MOUNT POINT' becomes the
- * new file system in the target (which the core names as the user did).
+ * new file system in the target (which the core names as the user did),
+ * and paths under it are given from the file system's root.
  */
 static int inner_failed(struct lfs_state *st, int ret)
 {
 	const char *in = st->inner.errmsg[0] ? st->inner.errmsg : strerror(-ret);
-	char quoted[PATH_MAX + 2];
-	const char *at;
+	char out[sizeof(st->b->errmsg)], where[PATH_MAX + 64];
+	size_t at = 0, mlen = strlen(st->mnt);
+	int named = 0;
 
-	snprintf(quoted, sizeof(quoted), "'%s'", st->mnt);
-	at = st->mnt[0] ? strstr(in, quoted) : NULL;
-	if (!at)
-		return lfs_err(st, ret, "%s", in);
-	return lfs_err(st, ret, "%.*sthe new %s file system in '%s'%s", (int)(at - in), in, st->fs,
-		       st->o->target, at + strlen(quoted));
+	snprintf(where, sizeof(where), "the new %s file system in '%s'", st->fs, st->o->target);
+	while (*in && at + 1 < sizeof(out)) {
+		if (mlen && in[0] == '\'' && !strncmp(in + 1, st->mnt, mlen) && in[1 + mlen] == '\'') {
+			at += (size_t)snprintf(out + at, sizeof(out) - at, "%s", where);
+			in += mlen + 2;
+			named = 1;
+		} else if (mlen && in[0] == '\'' && !strncmp(in + 1, st->mnt, mlen) &&
+			   in[1 + mlen] == '/') {
+			out[at++] = '\'';
+			in += mlen + 1;
+		} else {
+			out[at++] = *in++;
+		}
+		if (at >= sizeof(out))
+			at = sizeof(out) - 1;
+	}
+	out[at] = '\0';
+	if (named || !mlen || !strstr(st->inner.errmsg, st->mnt))
+		return lfs_err(st, ret, "%s", out);
+	return lfs_err(st, ret, "%s (in %s)", out, where);
 }
 
 /*

@@ -249,9 +249,8 @@ static int backend_takes_fs(const struct backend_ops *ops, const struct params *
 	for (size_t i = 0; i < n && at < sizeof(names); i++)
 		at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s",
 				       i ? (i + 1 == n ? " or " : ", ") : "", ops->fs_names[i]);
-	fprintf(stderr, "imprint: the %s backend makes %s, not %s%s; give --fs %s\n", ops->name,
-		names, fs_name[p->fs], params_is_set(p, "fs") ? "" : " (the default)",
-		ops->fs_names[0]);
+	fprintf(stderr, "imprint: the %s backend makes %s, not %s%s; give one of those with --fs\n",
+		ops->name, names, fs_name[p->fs], params_is_set(p, "fs") ? "" : " (the default)");
 	return 0;
 }
 
