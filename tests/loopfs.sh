@@ -131,6 +131,22 @@ for fs in xfs btrfs; do
 	check "$fs"
 done
 
+# a block device holding no signature: formatted and mounted as it is (a loop device of the test's own)
+if [[ " ${HAVE[*]} " = *" xfs "* ]]; then
+	truncate -s 300M "$WORK/blank.img"
+	DEV=$(losetup -f --show "$WORK/blank.img") && LOOPS+=("$DEV")
+	if "$IMPRINT" create -q --fs xfs --used 40M --seed 11 "$DEV" 2>"$WORK/err" &&
+		xfs_repair -n "$DEV" >"$WORK/fsck" 2>&1; then
+		pass "xfs on a blank block device: created, xfs_repair -n clean"
+	else
+		fail "xfs on a blank block device: $(head -c 300 "$WORK/err") $(tail -3 "$WORK/fsck")"
+	fi
+	[ "$(losetup -a | grep -c -F "$WORK/")" -eq "${#LOOPS[@]}" ] &&
+		pass "xfs on a block device: no loop device besides the test's own" ||
+		fail "xfs on a block device: loop devices: $(losetup -a | grep -F "$WORK/")"
+	losetup -d "$DEV" && unset "LOOPS[$((${#LOOPS[@]} - 1))]"
+fi
+
 # --- refusals and failures: each leaves nothing behind
 F="$WORK/fail"
 expect_status 2 "the ext4 backend refuses --fs xfs" "$IMPRINT" create --backend ext4 --fs xfs "${ARGS[@]}" "$F/x.img"
