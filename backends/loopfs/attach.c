@@ -171,7 +171,10 @@ int lfs_mount(struct lfs_state *st)
 	return 0;
 }
 
-/* Unmount, retrying while busy; a last resort detaches it lazily and says so. */
+/*
+ * Unmount, retrying while busy.  A last resort detaches it lazily: -EBUSY
+ * then means it is gone from the mount point (the image may be incomplete).
+ */
 static int unmount(struct lfs_state *st)
 {
 	int ret = 0;
@@ -181,14 +184,17 @@ static int unmount(struct lfs_state *st)
 			return 0;
 		ret = -errno;
 		if (ret != -EBUSY)
-			break;
+			return lfs_err(st, ret, "cannot unmount '%s': %s", st->mnt, strerror(-ret));
 		nap_ms(100);
 	}
-	if (ret == -EBUSY && umount2(st->mnt, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
-		return lfs_err(st, ret,
-			       "'%s' stayed busy: detached it lazily, the image may be incomplete",
-			       st->mnt);
-	return lfs_err(st, ret, "cannot unmount '%s': %s", st->mnt, strerror(-ret));
+	if (umount2(st->mnt, MNT_DETACH | UMOUNT_NOFOLLOW) != 0) {
+		ret = -errno;
+		return lfs_err(st, ret == -EBUSY ? -EIO : ret, "cannot unmount '%s': %s", st->mnt,
+			       strerror(-ret));
+	}
+	return lfs_err(st, -EBUSY,
+		       "'%s' stayed busy: detached it lazily, the image may be incomplete",
+		       st->mnt);
 }
 
 int lfs_release(struct lfs_state *st)
