@@ -9,6 +9,7 @@
 static const struct backend_ops *const backends[] = {
 	&ext4_backend_ops,
 	&mounted_backend_ops,
+	&loopfs_backend_ops,
 	&null_backend_ops,
 };
 

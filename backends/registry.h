@@ -8,6 +8,7 @@
 
 extern const struct backend_ops ext4_backend_ops;
 extern const struct backend_ops mounted_backend_ops;
+extern const struct backend_ops loopfs_backend_ops;
 extern const struct backend_ops null_backend_ops;
 
 /* The backend named name ("ext4", "null"), or NULL. */

@@ -77,8 +77,8 @@ expect_status 2 "negative sigma" "$IMPRINT" plan --set size_sigma=-1
 expect_err "'size_sigma' must be > 0 (got '-1')" "sigma range"
 expect_status 2 "share above 1" "$IMPRINT" plan --set fpd_empty_share=1.5
 expect_err "'fpd_empty_share'" "share range names the key"
-expect_status 2 "bad fs" "$IMPRINT" config --fs xfs
-expect_err "'fs' must be one of ext2, ext3, ext4 (got 'xfs')" "fs choices"
+expect_status 2 "bad fs" "$IMPRINT" config --fs vfat
+expect_err "'fs' must be one of ext2, ext3, ext4, xfs, btrfs, f2fs (got 'vfat')" "fs choices"
 expect_status 2 "bad size" "$IMPRINT" config --size 12Q
 expect_err "'12Q'" "bad size is quoted"
 expect_status 2 "used above size" "$IMPRINT" config --size 1G --used 2G

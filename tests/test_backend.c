@@ -224,11 +224,25 @@ static void test_registry(void **state)
 	assert_ptr_equal(backend_for("ext3", BACKEND_TARGET_FILE), &ext4_backend_ops);
 	assert_ptr_equal(backend_for("ext2", BACKEND_TARGET_DEVICE), &ext4_backend_ops);
 	assert_null(backend_for("vfat", BACKEND_TARGET_FILE));
+	/* xfs, btrfs and f2fs images and devices: loopfs; directories of any: mounted */
+	assert_ptr_equal(backend_find("loopfs"), &loopfs_backend_ops);
+	assert_ptr_equal(backend_for("xfs", BACKEND_TARGET_FILE), &loopfs_backend_ops);
+	assert_ptr_equal(backend_for("btrfs", BACKEND_TARGET_DEVICE), &loopfs_backend_ops);
+	assert_ptr_equal(backend_for("f2fs", BACKEND_TARGET_FILE), &loopfs_backend_ops);
+	assert_ptr_equal(backend_for("xfs", BACKEND_TARGET_DIR), &mounted_backend_ops);
+	assert_false(backend_makes(&loopfs_backend_ops, "ext4"));
 	assert_false(backend_makes(&null_backend_ops, "ext4"));
 	test_build_plan(&pl, small);
 	assert_int_equal(backend_estimate(&null_backend_ops, &pl, &e), -ENOSYS);
 	assert_int_equal(backend_estimate(&ext4_backend_ops, &pl, &e), 0);
 	assert_true(e.total >= e.data && e.data >= pl.bytes);
+	/* loopfs: the file system's own overhead (an xfs log, btrfs DUP metadata) on top */
+	pl.prm.fs = FS_XFS;
+	assert_int_equal(backend_estimate(&loopfs_backend_ops, &pl, &e), 0);
+	assert_true(e.journal > 0 && e.total >= e.data + e.journal);
+	pl.prm.fs = FS_BTRFS;
+	assert_int_equal(backend_estimate(&loopfs_backend_ops, &pl, &e), 0);
+	assert_true(e.meta > 0 && e.total >= e.data + e.meta);
 	plan_release(&pl);
 }
 

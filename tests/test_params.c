@@ -231,8 +231,9 @@ static void test_set_errors(void **state)
 		  "--set: 'symlink_share' must be a share in [0, 1] (got 'lots')");
 	set_fails("fill_share", "0", "--set",
 		  "--set: 'fill_share' must be a share in (0, 1] (got '0')");
-	set_fails("fs", "xfs", "config.cfg line 3",
-		  "config.cfg line 3: 'fs' must be one of ext2, ext3, ext4 (got 'xfs')");
+	set_fails("fs", "vfat", "config.cfg line 3",
+		  "config.cfg line 3: 'fs' must be one of ext2, ext3, ext4, xfs, btrfs, f2fs (got "
+		  "'vfat')");
 	set_fails("sampling", "sobol", "--set",
 		  "--set: 'sampling' must be one of stratified, iid (got 'sobol')");
 	set_fails("seed", "-1", "--seed",
@@ -254,7 +255,8 @@ static void test_set_errors(void **state)
 		  "--set: 'files' must be a whole count like 1000, 10K or 2.5M (got '1.5')");
 	set_fails("time_ref", "soon", "--set", "--set: 'time_ref' must be an integer (got 'soon')");
 	/* no where: no prefix */
-	set_fails("fs", "xfs", NULL, "'fs' must be one of ext2, ext3, ext4 (got 'xfs')");
+	set_fails("fs", "vfat", NULL,
+		  "'fs' must be one of ext2, ext3, ext4, xfs, btrfs, f2fs (got 'vfat')");
 }
 
 static void test_suggest(void **state)
@@ -419,9 +421,9 @@ static void test_file_errors(void **state)
 	assert_string_equal(err.msg, want);
 	free(path);
 
-	assert_int_equal(load_text(&p, "\n\nfs = xfs\n", &err, &path), -EINVAL);
-	snprintf(want, sizeof(want), "%s line 3: 'fs' must be one of ext2, ext3, ext4 (got 'xfs')",
-		 path);
+	assert_int_equal(load_text(&p, "\n\nfs = vfat\n", &err, &path), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s line 3: 'fs' must be one of ext2, ext3, ext4, xfs, btrfs, f2fs (got 'vfat')", path);
 	assert_string_equal(err.msg, want);
 	free(path);
 
@@ -623,7 +625,7 @@ static void test_resolve_errors(void **state)
 	resolve_fails(&p, "'symlink_share' must be a share in [0, 1] (got '2')");
 	params_init(&p);
 	p.fs = (enum fs_kind)7;
-	resolve_fails(&p, "'fs' must be one of ext2, ext3, ext4 (got '7')");
+	resolve_fails(&p, "'fs' must be one of ext2, ext3, ext4, xfs, btrfs, f2fs (got '7')");
 }
 
 static char *config_text(const struct params *p)
@@ -762,7 +764,7 @@ static void test_print_list(void **state)
 	assert_true(json_object_object_get_ex(item, "default", &v));
 	assert_string_equal(json_object_get_string(v), "ext4");
 	assert_true(json_object_object_get_ex(item, "allowed", &v));
-	assert_string_equal(json_object_get_string(v), "ext2, ext3, ext4");
+	assert_string_equal(json_object_get_string(v), "ext2, ext3, ext4, xfs, btrfs, f2fs");
 	for (size_t i = 0; i < nparams; i++) {
 		item = json_object_array_get_idx(obj, i);
 		assert_true(json_object_object_get_ex(item, "type", &v));

@@ -16,7 +16,10 @@
 #include "util/strutil.h"
 #include "util/util.h"
 
-static const char *const fs_name[] = { [FS_EXT2] = "ext2", [FS_EXT3] = "ext3", [FS_EXT4] = "ext4" };
+static const char *const fs_name[] = {
+	[FS_EXT2] = "ext2", [FS_EXT3] = "ext3", [FS_EXT4] = "ext4",
+	[FS_XFS] = "xfs",   [FS_BTRFS] = "btrfs", [FS_F2FS] = "f2fs",
+};
 
 /* The signal that interrupted the build, for the message. */
 static volatile sig_atomic_t caught_signal;
@@ -184,8 +187,8 @@ static void kinds_text(unsigned kinds, char *buf, size_t len)
 	}
 }
 
-/* Say that ops does not take t's kind of target, and which backends do. */
-static void refuse_kind(const struct backend_ops *ops, const struct target *t)
+/* Say that ops does not take t's kind of target, and which backends making fs do. */
+static void refuse_kind(const struct backend_ops *ops, const struct target *t, const char *fs)
 {
 	const struct backend_ops *const *all;
 	char mine[64], others[256] = "";
@@ -197,7 +200,7 @@ static void refuse_kind(const struct backend_ops *ops, const struct target *t)
 		if (all[i]->targets & target_kind(t) && all[i]->fs_names != NULL &&
 		    all[i]->fs_names[0] == NULL)
 			continue; /* only by name: not worth naming */
-		else if (all[i]->targets & target_kind(t))
+		else if ((all[i]->targets & target_kind(t)) && backend_makes(all[i], fs))
 			at += (size_t)snprintf(others + at, sizeof(others) - at, "%sthe %s backend",
 					       at ? " or " : "", all[i]->name);
 	fprintf(stderr, "imprint: '%s' is %s; the %s backend takes %s", t->path,
@@ -235,6 +238,24 @@ static int backend_takes_options(const struct backend_ops *ops, const struct cre
 	return 1;
 }
 
+/* Refuse a --backend that does not make 'fs' (one picked only by name makes what it is given). */
+static int backend_takes_fs(const struct backend_ops *ops, const struct params *p)
+{
+	char names[128] = "";
+	size_t n = 0, at = 0;
+
+	if (!ops->fs_names || !ops->fs_names[0] || backend_makes(ops, fs_name[p->fs]))
+		return 1;
+	while (ops->fs_names[n])
+		n++;
+	for (size_t i = 0; i < n && at < sizeof(names); i++)
+		at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s",
+				       i ? (i + 1 == n ? " or " : ", ") : "", ops->fs_names[i]);
+	fprintf(stderr, "imprint: the %s backend makes %s, not %s%s; give one of those with --fs\n",
+		ops->name, names, fs_name[p->fs], params_is_set(p, "fs") ? "" : " (the default)");
+	return 0;
+}
+
 /*
  * The backend --backend names, or the first that makes 'fs' on this kind
  * of target.  Returns it, or NULL with the reason printed.
@@ -263,9 +284,9 @@ static const struct backend_ops *choose_backend(const struct create_args *a, con
 	} else if (!ops) {
 		fprintf(stderr, "imprint: no backend makes %s on '%s'\n", fs_name[p->fs], t->path);
 	} else if (!(ops->targets & target_kind(t))) {
-		refuse_kind(ops, t);
+		refuse_kind(ops, t, fs_name[p->fs]);
 		ops = NULL;
-	} else if (!backend_takes_options(ops, a)) {
+	} else if (!backend_takes_options(ops, a) || !backend_takes_fs(ops, p)) {
 		ops = NULL;
 	}
 	return ops;
@@ -320,14 +341,20 @@ static int plan_for_target(const struct create_args *a, const struct backend_ops
 	return ret;
 }
 
-/* After a failure or a signal: say what happened, remove or invalidate what was written. */
-static void discard(struct target *t, int ret, const char *msg)
+/*
+ * After a failure or a signal: say what happened, remove or invalidate
+ * what was written (keep it with --keep-partial).
+ */
+static void discard(struct target *t, int ret, const char *msg, int keep)
 {
 	struct target_error terr = { { 0 } };
 	char what[800] = "";
 	int ret2;
 
-	ret2 = target_discard(t, what, sizeof(what), &terr);
+	if (keep)
+		ret2 = target_keep(t, what, sizeof(what));
+	else
+		ret2 = target_discard(t, what, sizeof(what), &terr);
 	if (ret == -EINTR) {
 		if (ret2)
 			fprintf(stderr, "imprint: interrupted (%s); %s\n", signal_name(caught_signal),
@@ -428,7 +455,7 @@ int create_run(const struct create_args *a, struct params *p)
 	signals_install(old);
 	ret = build_target(a, ops, &t, &pl, &res, &sum.seconds, msg, sizeof(msg));
 	if (ret || cancel_token) {
-		discard(&t, cancel_token ? -EINTR : ret, msg);
+		discard(&t, cancel_token ? -EINTR : ret, msg, a->keep_partial);
 		ret = cancel_token ? -EINTR : ret;
 		signals_restore(old);
 		goto out_plan;

@@ -25,10 +25,10 @@ enum {
 	OPT_NO_FORMAT,
 	OPT_FORCE,
 	OPT_BACKEND,
+	OPT_KEEP_PARTIAL,
 	OPT_EXTENTS,
 	OPT_SAMPLE,
 	OPT_AGAINST,
-	OPT_KEEP_PARTIAL,
 	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
 	OPT_LAST,
 };
@@ -235,7 +235,8 @@ static void usage(FILE *out)
 		"      --used SIZE      bytes of file data (K/M/G/T binary suffixes)\n"
 		"      --files N        number of regular files (K/M decimal suffixes)\n"
 		"      --size SIZE      capacity of the image (default 1G)\n"
-		"      --fs FS          ext2, ext3 or ext4 (default ext4)\n"
+		"      --fs FS          ext2, ext3, ext4 (default), or xfs, btrfs, f2fs (create as\n"
+		"                       root: mkfs, a loop device and a mount)\n"
 		"  -o, --output FILE    plan: write the manifest to FILE ('-' for stdout)\n"
 		"      --report         plan: print the fit report (target against achieved)\n"
 		"      --json           print reports, config, params and the create summary as JSON\n"
@@ -244,12 +245,14 @@ static void usage(FILE *out)
 		"\n"
 		"create options (TARGET is an image file, a block device or a directory):\n"
 		"      --backend NAME   ext4 (image files and devices), mounted (a directory of\n"
-		"                       a mounted file system), null (writes nothing)\n"
-		"      --mkfs-options S ext4: extra mke2fs arguments, e.g. \"-O ^has_journal\"\n"
+		"                       a mounted file system), loopfs (xfs, btrfs, f2fs images,\n"
+		"                       as root), null (writes nothing)\n"
+		"      --mkfs-options S ext4, loopfs: extra mke2fs (or mkfs.xfs, mkfs.btrfs)\n"
+		"                       arguments, e.g. \"-O ^has_journal\"\n"
 		"      --no-format      ext4: populate the empty ext2/3/4 file system in TARGET\n"
 		"      --force          overwrite a TARGET that holds a file system, partition\n"
 		"                       table or other signature (never a mounted or busy one)\n"
-		"      --keep-partial   mounted: on failure, leave what was written for inspection\n"
+		"      --keep-partial   mounted, loopfs: on failure, keep what was written\n"
 		"  -q, --quiet          no progress line and no summary (--json still prints)\n"
 		"  -j, --jobs N         worker threads for file data (default: online CPUs)\n"
 		"      --extents FILE   create: write every file's planned physical runs to FILE;\n"

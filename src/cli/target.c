@@ -890,6 +890,19 @@ out_err:
 	return ret;
 }
 
+int target_keep(struct target *t, char *what, size_t len)
+{
+	if (what && len)
+		what[0] = '\0';
+	if (!t->wrote || t->is_dir) /* the backend said what it kept */
+		return 0;
+	if (what)
+		snprintf(what, len, "kept the partial %s '%s' (--keep-partial)",
+			 t->is_device ? "file system on" : "image", t->is_device ? t->path : t->tmp);
+	t->wrote = 0;
+	return 0;
+}
+
 void target_release(struct target *t)
 {
 	free(t->path);

@@ -106,4 +106,10 @@ int target_discard(struct target *t, char *what, size_t len, struct target_error
 /* Free what target_open() allocated. */
 void target_release(struct target *t);
 
+/*
+ * --keep-partial after a failure: leave the partial image under its
+ * temporary name (or the device as it is) and say so in what.  Returns 0.
+ */
+int target_keep(struct target *t, char *what, size_t len);
+
 #endif

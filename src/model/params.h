@@ -5,7 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum fs_kind { FS_EXT2, FS_EXT3, FS_EXT4 };
+/* appended only: the values are printed and pinned (tests/golden) */
+enum fs_kind { FS_EXT2, FS_EXT3, FS_EXT4, FS_XFS, FS_BTRFS, FS_F2FS };
 enum depth_mode { DEPTH_POISSON, DEPTH_CARE };
 enum sampling_mode { SAMPLING_STRATIFIED, SAMPLING_IID };
 enum name_style { NAMES_REALISTIC, NAMES_NUMERIC };

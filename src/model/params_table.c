@@ -21,7 +21,8 @@ _Static_assert(sizeof(enum text_mode) == sizeof(int), "enum text_mode is not int
 #define R_SHARE		R_CLOSED(0, 1)
 
 static const char *const fs_names[] = {
-	[FS_EXT2] = "ext2", [FS_EXT3] = "ext3", [FS_EXT4] = "ext4", NULL
+	[FS_EXT2] = "ext2", [FS_EXT3] = "ext3", [FS_EXT4] = "ext4",
+	[FS_XFS] = "xfs", [FS_BTRFS] = "btrfs", [FS_F2FS] = "f2fs", NULL
 };
 static const char *const sampling_names[] = {
 	[SAMPLING_STRATIFIED] = "stratified", [SAMPLING_IID] = "iid", NULL

@@ -1,0 +1,35 @@
+/* loopfs.h - the loopfs backend's state: mkfs, a loop device and a private mount around the mounted backend */
+#ifndef IMPRINT_LOOPFS_H
+#define IMPRINT_LOOPFS_H
+
+#include <limits.h>
+
+#include "backends/backend.h"
+
+/* Everything the backend made, so that abort() undoes exactly that. */
+struct lfs_state {
+	struct backend *b;
+	const struct create_opts *o;
+	const char *fs;	       /* "xfs", "btrfs", "f2fs" */
+	char dev[64];	       /* what is mounted: the loop device, or the target device */
+	int loopfd;	       /* the loop device we configured, open until detached; -1: none */
+	char mnt[PATH_MAX];    /* the private mount point ("" until made) */
+	int mounted;	       /* mnt holds our mount */
+	struct create_opts io; /* the mounted backend's options: target = mnt */
+	struct backend inner;  /* the mounted backend, called through the backend_*() wrappers */
+	int inner_open;	       /* inner was opened: its abort() has work to do */
+};
+
+/* Set b->errmsg; returns ret (a negative errno). */
+int lfs_err(struct lfs_state *st, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* mkfs.c: make fs on st->o->target with mkfs.<fs>, its UUID drawn from seed */
+int lfs_mkfs(struct lfs_state *st, uint64_t seed);
+
+/* attach.c: the loop device, the private mount point and the mount; undone by lfs_release */
+int lfs_attach(struct lfs_state *st);
+int lfs_mount(struct lfs_state *st);
+int lfs_release(struct lfs_state *st);
+
+#endif
