@@ -45,13 +45,18 @@ static const char *fs_name(enum fs_kind k)
 	return k == FS_EXT2 ? "ext2" : k == FS_EXT3 ? "ext3" : "ext4";
 }
 
-/* The environment with E2FSPROGS_FAKE_TIME set to t (NULL on no memory). */
 /*
  * imprint's own mke2fs.conf, so that an image does not depend on the
- * host's /etc/mke2fs.conf: 4 KiB blocks and 256-byte inodes at every size
- * (no "small"/"floppy" size types), and each file system's usual features.
+ * host's /etc/mke2fs.conf: 4 KiB blocks and 256-byte inodes at every size,
+ * and each file system's usual features.  The usage types mke2fs looks up
+ * by size (floppy, small, default, big, huge) are defined, each with the
+ * values of [defaults], only so that mke2fs does not warn about them.
  * --mkfs-options still override any of it.
  */
+/* A usage type with the values of [defaults]: the same file system, no warning. */
+#define USAGE_TYPE(name)                                                                 \
+	"\t" name " = {\n\t\tblocksize = 4096\n\t\tinode_size = 256\n\t\tinode_ratio = 16384\n\t}\n"
+
 static const char mke2fs_conf[] =
 	"[defaults]\n"
 	"\tbase_features = sparse_super,large_file,filetype,resize_inode,dir_index,ext_attr\n"
@@ -67,7 +72,9 @@ static const char mke2fs_conf[] =
 	"\t}\n"
 	"\text4 = {\n"
 	"\t\tfeatures = has_journal,extent,huge_file,flex_bg,metadata_csum,64bit,dir_nlink,extra_isize\n"
-	"\t}\n";
+	"\t}\n"
+	USAGE_TYPE("floppy") USAGE_TYPE("small") USAGE_TYPE("default") USAGE_TYPE("big")
+	USAGE_TYPE("huge");
 
 /* Write mke2fs_conf to a temporary file; its path into path (PATH_MAX). */
 static int write_mke2fs_conf(char *path, size_t len)
@@ -182,6 +189,36 @@ out_close_pipe:
 	return ret;
 }
 
+/* Lines of mke2fs output kept for a failure's message: its last ones that say something. */
+#define MKE2FS_ERR_LINES 3
+
+/*
+ * The meaningful lines of mke2fs's output in out, the last MKE2FS_ERR_LINES
+ * of them joined by "; ": no blank lines, no warnings (a warning is not why
+ * it failed), no "mke2fs: " prefix.
+ */
+static void mke2fs_error_lines(char *text, char *out, size_t len)
+{
+	char *line[MKE2FS_ERR_LINES], *save = NULL;
+	size_t n = 0, at = 0;
+
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		l += strspn(l, " \t");
+		if (!*l || strncmp(l, "Warning:", 8) == 0 || strncmp(l, "mke2fs 1.", 9) == 0)
+			continue;
+		if (strncmp(l, "mke2fs: ", 8) == 0)
+			l += 8;
+		if (n == MKE2FS_ERR_LINES) {
+			memmove(line, line + 1, (n - 1) * sizeof(*line));
+			n--;
+		}
+		line[n++] = l;
+	}
+	out[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(out + at, len - at, "%s%s", i ? "; " : "", line[i]);
+}
+
 /*
  * mke2fs -q -F -t FS -U UUID -E hash_seed=UUID,lazy_itable_init=0,nodiscard
  * -N INODES [user options] TARGET.  A user -E is merged into ours (mke2fs
@@ -293,14 +330,9 @@ int ext4_format(struct backend *b, const struct create_opts *o, const struct pla
 		goto out_free;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		char *msg = err + strspn(err, " \t\n"), *nl;
+		char msg[EXT4_MKE2FS_ERRMAX];
 
-		/* the first line says it all; drop the program-name prefix */
-		if (strncmp(msg, "mke2fs: ", 8) == 0)
-			msg += 8;
-		nl = strchr(msg, '\n');
-		if (nl)
-			*nl = '\0';
+		mke2fs_error_lines(err, msg, sizeof(msg));
 		ret = ext4_set_err(b, -EIO, "mke2fs failed on '%s' (%s %d)%s%s", o->target,
 				   WIFEXITED(status) ? "exit" : "signal",
 				   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
