@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backends/ext4/estimate.h"
 #include "backends/ext4/format.h"
 #include "backends/ext4/state.h"
 #include "util/rng.h"
@@ -189,6 +190,30 @@ out_close_pipe:
 	return ret;
 }
 
+/*
+ * spawn_wait() of mke2fs; a device the core holds is released for it (it
+ * claims the device itself) and taken back after.  -EBUSY, with the
+ * message set, when another program claimed it meanwhile.
+ */
+static int run_mke2fs(struct backend *b, const struct create_opts *o, char **argv, char **env,
+		      char *err, size_t err_len, int *status)
+{
+	int ret, ret2;
+
+	if (o->claim)
+		o->claim(o->claim_ctx, 0);
+	ret = spawn_wait(argv, env, err, err_len, status);
+	ret2 = o->claim ? o->claim(o->claim_ctx, 1) : 0;
+	if (ret2 == -EBUSY)
+		return ext4_set_err(b, -EBUSY,
+				    "another program claimed '%s' while mke2fs ran; it was left as it is",
+				    o->target);
+	if (ret2 && !ret)
+		return ext4_set_err(b, ret2, "cannot claim '%s' again after mke2fs: %s", o->target,
+				    strerror(-ret2));
+	return ret;
+}
+
 /* Lines of mke2fs output kept for a failure's message: its last ones that say something. */
 #define MKE2FS_ERR_LINES 3
 
@@ -247,14 +272,10 @@ int ext4_format(struct backend *b, const struct create_opts *o, const struct pla
 	int have_conf = 0;
 	char *opts = NULL, *ext = NULL, **argv = NULL, **env = NULL;
 	size_t nuser = 0, ext_len, n = 0;
-	uint64_t nsym = 0, need;
+	uint64_t need;
 	int user_inodes = 0, status = 0, ret = -ENOMEM;
 
-	for (uint32_t l = 0; l < pl->nlinks; l++)
-		nsym += !(pl->link_kind[l] & LINK_HARD);
-	/* the reserved inodes, root and lost+found among them, then the plan's, plus slack */
-	need = EXT2_GOOD_OLD_FIRST_INO + (uint64_t)pl->ndirs + pl->nfiles + nsym;
-	need += need / 4 + 256;
+	need = ext4_inodes_wanted(pl);
 	if (need > UINT32_MAX)
 		return ext4_set_err(b, -EFBIG,
 				    "the plan needs %" PRIu64 " inodes; ext4 allows at most %u",
@@ -324,7 +345,9 @@ int ext4_format(struct backend *b, const struct create_opts *o, const struct pla
 	env = mke2fs_env(p->time_ref, timeenv, sizeof(timeenv), conf);
 	if (!env)
 		goto out_free;
-	ret = spawn_wait(argv, env, err, sizeof(err), &status);
+	ret = run_mke2fs(b, o, argv, env, err, sizeof(err), &status);
+	if (ret && b->errmsg[0]) /* the device was claimed by another program meanwhile */
+		goto out_free;
 	if (ret) {
 		ext4_set_err(b, ret, "cannot run mke2fs: %s (install e2fsprogs)", strerror(-ret));
 		goto out_free;
