@@ -1130,6 +1130,9 @@ int target_discard(struct target *t, char *what, size_t len, struct target_error
 
 void target_release(struct target *t)
 {
+	/* a named temporary file made before planning, when planning failed */
+	if (t->tmp)
+		unlink(t->tmp);
 	if (t->tmp_fd >= 0)
 		close(t->tmp_fd);
 	if (t->excl_fd >= 0)
