@@ -45,6 +45,15 @@ struct create_opts {
 	/* called now and then from the populating thread; may be NULL */
 	void (*progress)(void *ctx, uint64_t files_done, uint64_t bytes_done);
 	void *progress_ctx;
+	/*
+	 * Set when the core holds the target (a block device) exclusively for
+	 * the whole run: the backend must not claim it again (no O_EXCL open)
+	 * except through claim(claim_ctx, 0) before a program that claims it
+	 * itself (mke2fs) and claim(claim_ctx, 1) after, which fails (-EBUSY)
+	 * when another program took it meanwhile.  NULL: nobody holds it.
+	 */
+	int (*claim)(void *ctx, int on);
+	void *claim_ctx;
 };
 
 /* Whether the run was cancelled (o->cancel set). */
@@ -61,6 +70,7 @@ struct backend_estimate {
 	uint64_t journal; /* the journal, if any */
 	uint64_t meta;	  /* mapping blocks, bitmaps, descriptors */
 	uint64_t total;
+	uint64_t floor;	  /* the smallest file system the backend can make at all; 0: unknown */
 };
 
 /* One round of aging through the kernel (a mounted backend): measured after its commit. */

@@ -196,11 +196,16 @@ interrupt() {
 	done
 }
 
-# allocated bytes of the temporary image, once there is one
+# allocated bytes of the temporary image of process $pid (an unnamed O_TMPFILE, or
+# .NAME.imprint-XXXXXX where the file system has none), through its descriptors
 tmp_bytes() {
-	local f
-	f=$(find "$WORK" -maxdepth 1 -name '.big.img.imprint-*' | head -1)
-	[ -n "$f" ] && echo $(($(stat -c %b "$f" 2>/dev/null || echo 0) * 512)) || echo 0
+	local f b max=0
+	for f in /proc/"$pid"/fd/*; do
+		case $(readlink "$f" 2>/dev/null) in "$WORK"/*) ;; *) continue ;; esac
+		b=$(stat -L -c %b "$f" 2>/dev/null || echo 0)
+		[ $((b * 512)) -gt "$max" ] && max=$((b * 512))
+	done
+	echo "$max"
 }
 
 big=$WORK/big.img

@@ -11,4 +11,13 @@
  */
 int ext4_estimate(const struct plan *pl, struct backend_estimate *e);
 
+/* Spare metadata blocks the layout keeps for extent and directory growth. */
+#define EXT4_POOL_BLOCKS(ndirs) (64 + (uint64_t)(ndirs) / 64)
+
+/*
+ * The inodes mke2fs is asked for (-N): the reserved ones, root and
+ * lost+found among them, then the plan's, plus a quarter and 256 of slack.
+ */
+uint64_t ext4_inodes_wanted(const struct plan *pl);
+
 #endif

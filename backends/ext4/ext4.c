@@ -92,8 +92,10 @@ static int ext4_open(struct backend *b, const struct create_opts *o, const struc
 		ret = ext4_set_err(b, -EINTR, "interrupted");
 		goto out_free_target;
 	}
-	err = ext2fs_open2(st->target, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS | EXT2_FLAG_EXCLUSIVE,
-			   0, 0, unix_io_manager, &st->fs);
+	/* a device the core holds exclusively is not claimed twice */
+	err = ext2fs_open2(st->target, NULL,
+			   EXT2_FLAG_RW | EXT2_FLAG_64BITS | (o->claim ? 0 : EXT2_FLAG_EXCLUSIVE), 0, 0,
+			   unix_io_manager, &st->fs);
 	if (err) {
 		ret = ext4_set_err(b, e2err_errno(err), "cannot open '%s' as ext2/3/4: %s",
 				   st->target, error_message(err));

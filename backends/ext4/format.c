@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backends/ext4/estimate.h"
 #include "backends/ext4/format.h"
 #include "backends/ext4/state.h"
 #include "util/rng.h"
@@ -46,13 +47,18 @@ static const char *fs_name(enum fs_kind k)
 	return k == FS_EXT2 ? "ext2" : k == FS_EXT3 ? "ext3" : "ext4";
 }
 
-/* The environment with E2FSPROGS_FAKE_TIME set to t (NULL on no memory). */
 /*
  * imprint's own mke2fs.conf, so that an image does not depend on the
- * host's /etc/mke2fs.conf: 4 KiB blocks and 256-byte inodes at every size
- * (no "small"/"floppy" size types), and each file system's usual features.
+ * host's /etc/mke2fs.conf: 4 KiB blocks and 256-byte inodes at every size,
+ * and each file system's usual features.  The usage types mke2fs looks up
+ * by size (floppy, small, default, big, huge) are defined, each with the
+ * values of [defaults], only so that mke2fs does not warn about them.
  * --mkfs-options still override any of it.
  */
+/* A usage type with the values of [defaults]: the same file system, no warning. */
+#define USAGE_TYPE(name)                                                                 \
+	"\t" name " = {\n\t\tblocksize = 4096\n\t\tinode_size = 256\n\t\tinode_ratio = 16384\n\t}\n"
+
 static const char mke2fs_conf[] =
 	"[defaults]\n"
 	"\tbase_features = sparse_super,large_file,filetype,resize_inode,dir_index,ext_attr\n"
@@ -68,7 +74,9 @@ static const char mke2fs_conf[] =
 	"\t}\n"
 	"\text4 = {\n"
 	"\t\tfeatures = has_journal,extent,huge_file,flex_bg,metadata_csum,64bit,dir_nlink,extra_isize\n"
-	"\t}\n";
+	"\t}\n"
+	USAGE_TYPE("floppy") USAGE_TYPE("small") USAGE_TYPE("default") USAGE_TYPE("big")
+	USAGE_TYPE("huge");
 
 /* Write mke2fs_conf to a temporary file; its path into path (PATH_MAX). */
 static int write_mke2fs_conf(char *path, size_t len)
@@ -184,6 +192,60 @@ out_close_pipe:
 }
 
 /*
+ * spawn_wait() of mke2fs; a device the core holds is released for it (it
+ * claims the device itself) and taken back after.  -EBUSY, with the
+ * message set, when another program claimed it meanwhile.
+ */
+static int run_mke2fs(struct backend *b, const struct create_opts *o, char **argv, char **env,
+		      char *err, size_t err_len, int *status)
+{
+	int ret, ret2;
+
+	if (o->claim)
+		o->claim(o->claim_ctx, 0);
+	ret = spawn_wait(argv, env, err, err_len, status);
+	ret2 = o->claim ? o->claim(o->claim_ctx, 1) : 0;
+	if (ret2 == -EBUSY)
+		return ext4_set_err(b, -EBUSY,
+				    "another program claimed '%s' while mke2fs ran; it was left as it is",
+				    o->target);
+	if (ret2 && !ret)
+		return ext4_set_err(b, ret2, "cannot claim '%s' again after mke2fs: %s", o->target,
+				    strerror(-ret2));
+	return ret;
+}
+
+/* Lines of mke2fs output kept for a failure's message: its last ones that say something. */
+#define MKE2FS_ERR_LINES 3
+
+/*
+ * The meaningful lines of mke2fs's output in out, the last MKE2FS_ERR_LINES
+ * of them joined by "; ": no blank lines, no warnings (a warning is not why
+ * it failed), no "mke2fs: " prefix.
+ */
+static void mke2fs_error_lines(char *text, char *out, size_t len)
+{
+	char *line[MKE2FS_ERR_LINES], *save = NULL;
+	size_t n = 0, at = 0;
+
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		l += strspn(l, " \t");
+		if (!*l || strncmp(l, "Warning:", 8) == 0 || strncmp(l, "mke2fs 1.", 9) == 0)
+			continue;
+		if (strncmp(l, "mke2fs: ", 8) == 0)
+			l += 8;
+		if (n == MKE2FS_ERR_LINES) {
+			memmove(line, line + 1, (n - 1) * sizeof(*line));
+			n--;
+		}
+		line[n++] = l;
+	}
+	out[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(out + at, len - at, "%s%s", i ? "; " : "", line[i]);
+}
+
+/*
  * mke2fs -q -F -t FS -U UUID -E hash_seed=UUID,lazy_itable_init=0,nodiscard
  * -N INODES [user options] TARGET.  A user -E is merged into ours (mke2fs
  * keeps only the last); a user -N or -i replaces our -N.
@@ -211,14 +273,10 @@ int ext4_format(struct backend *b, const struct create_opts *o, const struct pla
 	int have_conf = 0;
 	char *opts = NULL, *ext = NULL, **argv = NULL, **env = NULL;
 	size_t nuser = 0, ext_len, n = 0;
-	uint64_t nsym = 0, need;
+	uint64_t need;
 	int user_inodes = 0, status = 0, ret = -ENOMEM;
 
-	for (uint32_t l = 0; l < pl->nlinks; l++)
-		nsym += !(pl->link_kind[l] & LINK_HARD);
-	/* the reserved inodes, root and lost+found among them, then the plan's, plus slack */
-	need = EXT2_GOOD_OLD_FIRST_INO + (uint64_t)pl->ndirs + pl->nfiles + nsym;
-	need += need / 4 + 256;
+	need = ext4_inodes_wanted(pl);
 	if (need > UINT32_MAX)
 		return ext4_set_err(b, -EFBIG,
 				    "the plan needs %" PRIu64 " inodes; ext4 allows at most %u",
@@ -288,20 +346,17 @@ int ext4_format(struct backend *b, const struct create_opts *o, const struct pla
 	env = mke2fs_env(p->time_ref, timeenv, sizeof(timeenv), conf);
 	if (!env)
 		goto out_free;
-	ret = spawn_wait(argv, env, err, sizeof(err), &status);
+	ret = run_mke2fs(b, o, argv, env, err, sizeof(err), &status);
+	if (ret && b->errmsg[0]) /* the device was claimed by another program meanwhile */
+		goto out_free;
 	if (ret) {
 		ext4_set_err(b, ret, "cannot run mke2fs: %s (install e2fsprogs)", strerror(-ret));
 		goto out_free;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		char *msg = err + strspn(err, " \t\n"), *nl;
+		char msg[EXT4_MKE2FS_ERRMAX];
 
-		/* the first line says it all; drop the program-name prefix */
-		if (strncmp(msg, "mke2fs: ", 8) == 0)
-			msg += 8;
-		nl = strchr(msg, '\n');
-		if (nl)
-			*nl = '\0';
+		mke2fs_error_lines(err, msg, sizeof(msg));
 		ret = ext4_set_err(b, -EIO, "mke2fs failed on '%s' (%s %d)%s%s", o->target,
 				   WIFEXITED(status) ? "exit" : "signal",
 				   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/ext4/estimate.h"
 #include "backends/ext4/request.h"
 #include "content/sparse.h"
 #include "util/array.h"
@@ -251,7 +252,7 @@ static void fill_request(struct ext4_build *x, struct layout_request *rq)
 	rq->block_size = x->bs;
 	rq->mapping = x->extents ? LAYOUT_EXTENTS : LAYOUT_BLOCKMAP;
 	rq->max_extent_len = EXT4_MAP_MAX_EXTENT;
-	rq->pool_blocks = 64 + x->pl->ndirs / 64;
+	rq->pool_blocks = EXT4_POOL_BLOCKS(x->pl->ndirs);
 }
 
 int ext4_request(struct ext4_build *x, struct layout_request *rq, struct freemap *fm)

@@ -19,11 +19,11 @@
 
 #define EXT4_CHECK_EVERY   4096 /* entries between interrupt and progress checks */
 #define EXT4_WAIT_MS	   200	/* progress period while the data workers run */
-#define EXT4_MKE2FS_ERRMAX 400	/* bytes of mke2fs' stderr kept for the message */
+#define EXT4_MKE2FS_ERRMAX 2048 /* bytes of mke2fs' stderr kept for the message */
 
 #define EXT4_CHECK_EVERY   4096 /* entries between interrupt and progress checks */
 #define EXT4_WAIT_MS	   200	/* progress period while the data workers run */
-#define EXT4_MKE2FS_ERRMAX 400	/* bytes of mke2fs' stderr kept for the message */
+#define EXT4_MKE2FS_ERRMAX 2048 /* bytes of mke2fs' stderr kept for the message */
 
 /* What open() leaves for populate(), finish() and abort(). */
 struct ext4_state {

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/loop.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,16 +127,6 @@ int lfs_attach(struct lfs_state *st)
 	return attach_loop(st);
 }
 
-/*
- * A mount namespace of our own when we can make one (not once threads
- * exist): nothing outside sees the mount, and it goes with the process
- * even when it is killed.  Otherwise the mount is only made private.
- */
-static void private_namespace(void)
-{
-	if (unshare(CLONE_NEWNS) == 0)
-		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
-}
 
 int lfs_mount(struct lfs_state *st)
 {
@@ -152,7 +141,6 @@ int lfs_mount(struct lfs_state *st)
 		st->mnt[0] = '\0';
 		return ret;
 	}
-	private_namespace();
 	if (mount(st->dev, st->mnt, st->fs, MS_NOSUID | MS_NODEV, NULL) != 0) {
 		ret = -errno;
 		if (ret == -ENODEV)

@@ -71,6 +71,13 @@ static int inner_failed(struct lfs_state *st, int ret)
 	return lfs_err(st, ret, "%s (in %s)", out, where);
 }
 
+/* Take the device back from the kernel, once unmounted; a failure leaves it to its new holder. */
+static void reclaim(struct lfs_state *st)
+{
+	if (st->unclaimed && !st->mounted && st->o->claim(st->o->claim_ctx, 1) == 0)
+		st->unclaimed = 0;
+}
+
 /*
  * Undo whatever open() got to: the mounted backend first, then the mount,
  * the loop device and the mount point.  Problems go to stderr: b->errmsg
@@ -88,6 +95,7 @@ static void cleanup(struct lfs_state *st)
 	if (lfs_release(st))
 		fprintf(stderr, "imprint: %s\n", st->b->errmsg);
 	memcpy(st->b->errmsg, keep, sizeof(keep));
+	reclaim(st);
 }
 
 /* Refuse when not root: mkfs on a file is fine, but attaching and mounting are not. */
@@ -115,6 +123,9 @@ static int setup(struct lfs_state *st, const struct plan *pl)
 	int ret;
 
 	ret = check_root(st);
+	/* mkfs and the mount claim a device themselves: the core lets go until we are done */
+	if (!ret && st->o->claim && st->o->claim(st->o->claim_ctx, 0) == 0)
+		st->unclaimed = 1;
 	if (!ret)
 		ret = lfs_mkfs(st, pl->prm.seed);
 	if (!ret && create_cancelled(st->o))
@@ -189,6 +200,7 @@ static int loopfs_finish(struct backend *b)
 	ret = lfs_release(st);
 	if (ret)
 		return ret; /* abort() tries again */
+	reclaim(st);
 	free(st);
 	b->priv = NULL;
 	return 0;

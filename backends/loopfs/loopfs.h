@@ -18,6 +18,7 @@ struct lfs_state {
 	struct create_opts io; /* the mounted backend's options: target = mnt */
 	struct backend inner;  /* the mounted backend, called through the backend_*() wrappers */
 	int inner_open;	       /* inner was opened: its abort() has work to do */
+	int unclaimed;	       /* the core's exclusive claim of the device is let go (mkfs, mount) */
 };
 
 /* Set b->errmsg; returns ret (a negative errno). */

@@ -146,6 +146,13 @@ static int check_fit(const struct backend_ops *ops, const struct plan *pl, const
 
 	if (backend_estimate(ops, pl, &e) || e.total <= pl->prm.size)
 		return 0;
+	if (pl->prm.size < e.floor) {
+		fmt_bytes(pl->prm.size, FMT_BYTES_ADAPTIVE, cap, sizeof(cap));
+		fmt_bytes(e.floor, FMT_BYTES_ADAPTIVE, need, sizeof(need));
+		fprintf(stderr, "imprint: 'size' (%s) is too small for any %s file system; it must be at least %s\n",
+			cap, fs_name[pl->prm.fs], need);
+		return -EINVAL;
+	}
 	fmt_bytes(e.total, FMT_BYTES_ADAPTIVE, need, sizeof(need));
 	fmt_bytes(pl->prm.size, FMT_BYTES_ADAPTIVE, cap, sizeof(cap));
 	fmt_bytes(e.data, FMT_BYTES_ADAPTIVE, data, sizeof(data));
@@ -317,24 +324,44 @@ static int check_target(const struct create_args *a, struct target *t)
 	return ret;
 }
 
-/* Plan for what the target is, and refuse a plan the backend says cannot fit. */
+/*
+ * Plan for what the target is, and refuse a plan the backend says cannot
+ * fit; before planning, what the host cannot hold.
+ */
 static int plan_for_target(const struct create_args *a, const struct backend_ops *ops,
-			   const struct target *t, struct params *p, struct plan *pl)
+			   struct target *t, struct params *p, struct plan *pl)
 {
+	struct target_error terr = { { 0 } };
 	struct plan_error plerr = { { 0 } };
 	int ret;
 
 	ret = resolve_for_target(a, t, p);
 	if (ret)
 		return ret;
+	ret = target_check_room(t, p->size, p->used, a->no_format, &terr);
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", terr.msg);
+		return ret;
+	}
 	ret = plan_build(pl, p, &plerr);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", ret == -EINVAL ? plerr.msg : strerror(-ret));
 		return ret;
 	}
 	if (!params_is_set(p, "size") && !t->is_device && !t->is_dir &&
-	    !(a->no_format && t->fs_size))
+	    !(a->no_format && t->fs_size)) {
+		uint64_t old = pl->prm.size;
+
 		grow_derived_size(ops, pl, a->quiet);
+		/* a grown image must fit on the host too */
+		if (pl->prm.size != old)
+			ret = target_check_room(t, pl->prm.size, p->used, a->no_format, &terr);
+		if (ret) {
+			fprintf(stderr, "imprint: %s\n", terr.msg);
+			plan_release(pl);
+			return ret;
+		}
+	}
 	ret = check_fit(ops, pl, t);
 	if (ret)
 		plan_release(pl);
@@ -375,6 +402,12 @@ static void discard(struct target *t, int ret, const char *msg, int keep)
 		fprintf(stderr, "imprint: %s\n", what);
 }
 
+/* The backend's handle on the device claim (create_opts.claim). */
+static int claim_target(void *ctx, int on)
+{
+	return target_claim(ctx, on);
+}
+
 /* Prepare the target, build through the backend, commit; the summary's seconds in *seconds. */
 static int build_target(const struct create_args *a, const struct backend_ops *ops,
 			struct target *t, const struct plan *pl, struct create_result *res,
@@ -402,6 +435,10 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	o.cancel = &cancel_token;
 	o.progress = progress_update;
 	o.progress_ctx = &pr;
+	if (t->is_device) {
+		o.claim = claim_target;
+		o.claim_ctx = t;
+	}
 	memset(&j, 0, sizeof(j));
 	j.o = &o;
 	j.pl = pl;

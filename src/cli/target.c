@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -17,9 +18,14 @@
 #include <unistd.h>
 
 #include "cli/target.h"
+#include "cli/target_scan.h"
 
 /* Zeroed on a device after a failed build: every superblock we care about lives here. */
 #define WIPE_BYTES (64 * 1024)
+
+/* How often and how long to wait for another opener of a device to go away. */
+#define OPENER_TRIES   10
+#define OPENER_WAIT_US 100000
 
 /* Partitions of one device (and the device itself) that must not be in use. */
 #define MAX_DEVS 256
@@ -254,6 +260,7 @@ int target_open(struct target *t, const char *path, struct target_error *err)
 	int ret;
 
 	memset(t, 0, sizeof(*t));
+	t->lock_fd = t->excl_fd = t->tmp_fd = -1;
 	t->path = strdup(path);
 	if (!t->path)
 		return -ENOMEM;
@@ -291,12 +298,19 @@ int target_open(struct target *t, const char *path, struct target_error *err)
 		t->exists = 1;
 		t->is_device = 1;
 		t->rdev = st.st_rdev;
-		return probe(t, err);
+		ret = probe(t, err);
+		if (!ret && !t->type[0] && !t->pttype[0])
+			ret = scan_device_ends(path, t->dev_size, t->content, sizeof(t->content));
+		if (ret && !err->msg[0])
+			set_error(err, "cannot read '%s': %s", path, strerror(-ret));
+		return ret;
 	} else if (S_ISDIR(st.st_mode)) {
 		return open_dir(t, path, err);
 	} else if (S_ISREG(st.st_mode)) {
 		t->exists = 1;
 		t->file_size = (uint64_t)st.st_size;
+		t->file_dev = st.st_dev;
+		t->file_ino = st.st_ino;
 		/* replace the file a symlink points to, not the symlink */
 		if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
 			t->real = realpath(path, NULL);
@@ -319,9 +333,15 @@ int target_open(struct target *t, const char *path, struct target_error *err)
 	ret = check_dir(path, t->dir, err);
 	if (ret)
 		return ret;
-	if (t->exists && t->file_size)
-		return probe(t, err);
-	return 0;
+	if (!t->exists || !t->file_size)
+		return 0;
+	ret = probe(t, err);
+	if (!ret && !t->type[0] && !t->pttype[0]) {
+		ret = scan_file_content(t->real, t->file_size, t->content, sizeof(t->content));
+		if (ret)
+			set_error(err, "cannot read '%s': %s", path, strerror(-ret));
+	}
+	return ret;
 }
 
 /* The device numbers of dev and of its partitions, from sysfs. */
@@ -482,12 +502,57 @@ static int find_swap(const dev_t *devs, size_t n)
 	return found;
 }
 
-static int check_device_busy(const struct target *t, struct target_error *err)
+/*
+ * Claim the device for this run: a flock (LOCK_EX, as udev and partitioning
+ * tools honour it), kept to the end, so that another imprint run is refused
+ * even while mke2fs has the device; an exclusive open (the kernel's own
+ * answer: it fails while anyone claims the device); then no other process
+ * may have it open at all.
+ */
+static int claim_device(struct target *t, const dev_t *devs, size_t n, struct target_error *err)
+{
+	char comm[64];
+	pid_t pid;
+	int ret;
+
+	t->lock_fd = open(t->path, O_RDWR | O_CLOEXEC);
+	if (t->lock_fd < 0) {
+		ret = -errno;
+		set_error(err, "cannot open '%s' for writing: %s", t->path, strerror(-ret));
+		return ret;
+	}
+	if (flock(t->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		set_error(err, "'%s' is locked by another program (another imprint run or a partitioning tool); wait until it is done (--force does not override this)",
+			  t->path);
+		return ret;
+	}
+	t->excl_fd = open(t->path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (t->excl_fd < 0) {
+		ret = -errno;
+		if (ret == -EBUSY)
+			set_error(err, "'%s' is busy (mounted or in use by another program); free it first (--force does not override this)",
+				  t->path);
+		else
+			set_error(err, "cannot open '%s': %s", t->path, strerror(-ret));
+		return ret;
+	}
+	/* an opener that goes away at once (a probe, a run refused by our lock) is not one */
+	for (int i = 0; i < OPENER_TRIES && scan_openers(devs, n, &pid, comm, sizeof(comm)); i++)
+		usleep(OPENER_WAIT_US);
+	if (scan_openers(devs, n, &pid, comm, sizeof(comm))) {
+		set_error(err, "'%s' is open in process %d ('%s'); close it there first (--force does not override this)",
+			  t->path, (int)pid, comm);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static int check_device_busy(struct target *t, struct target_error *err)
 {
 	dev_t devs[MAX_DEVS];
 	size_t n = dev_family(t->rdev, devs, MAX_DEVS);
 	char where[512];
-	int fd;
 
 	if (find_mount(devs, n, NULL, where, sizeof(where))) {
 		set_error(err, "'%s' is mounted on '%s'; unmount it first (--force does not override this)",
@@ -504,20 +569,7 @@ static int check_device_busy(const struct target *t, struct target_error *err)
 			  t->path, where);
 		return -EBUSY;
 	}
-	/* the kernel's own answer: an exclusive open fails while anyone claims it */
-	fd = open(t->path, O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0) {
-		int ret = -errno;
-
-		if (ret == -EBUSY)
-			set_error(err, "'%s' is busy (mounted or in use by another program); free it first (--force does not override this)",
-				  t->path);
-		else
-			set_error(err, "cannot open '%s': %s", t->path, strerror(-ret));
-		return ret;
-	}
-	close(fd);
-	return 0;
+	return claim_device(t, devs, n, err);
 }
 
 /*
@@ -575,11 +627,27 @@ static int check_file_busy(const struct target *t, struct target_error *err)
 	return ret;
 }
 
-int target_check_busy(const struct target *t, struct target_error *err)
+int target_check_busy(struct target *t, struct target_error *err)
 {
 	if (!t->exists || t->is_dir)
 		return 0;
 	return t->is_device ? check_device_busy(t, err) : check_file_busy(t, err);
+}
+
+int target_claim(struct target *t, int on)
+{
+	if (!t->is_device || t->lock_fd < 0)
+		return 0;
+	if (!on) {
+		if (t->excl_fd >= 0)
+			close(t->excl_fd);
+		t->excl_fd = -1;
+		return 0;
+	}
+	if (t->excl_fd >= 0)
+		return 0;
+	t->excl_fd = open(t->path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	return t->excl_fd < 0 ? -errno : 0;
 }
 
 static int is_ext(const char *type)
@@ -645,8 +713,12 @@ int target_check_contents(const struct target *t, int force, int no_format,
 		}
 		return -EMEDIUMTYPE;
 	}
-	if (force || (!t->type[0] && !t->pttype[0]))
+	if (force || (!t->type[0] && !t->pttype[0] && !t->content[0]))
 		return 0;
+	if (!t->type[0] && !t->pttype[0]) {
+		set_error(err, "'%s' holds %s; use --force to overwrite it", t->path, t->content);
+		return -EEXIST;
+	}
 	describe(t, what, sizeof(what));
 	set_error(err, "'%s' holds %s; use --force to overwrite it", t->path, what);
 	return -EEXIST;
@@ -691,14 +763,14 @@ static int copy_sparse(int in, int out, uint64_t size)
 	return 0;
 }
 
-static int prepare_image(struct target *t, uint64_t size, int no_format,
-			 struct target_error *err)
+/* The named temporary file where the file system has no O_TMPFILE (the old scheme). */
+static int make_named_temp(struct target *t, struct target_error *err)
 {
 	const char *slash = strrchr(t->real, '/');
 	const char *base = slash ? slash + 1 : t->real;
 	size_t len = strlen(t->real) + 32;
 	mode_t mask;
-	int fd, ret;
+	int ret;
 
 	t->tmp = malloc(len);
 	if (!t->tmp)
@@ -708,8 +780,8 @@ static int prepare_image(struct target *t, uint64_t size, int no_format,
 			 base);
 	else
 		snprintf(t->tmp, len, ".%s.imprint-XXXXXX", base);
-	fd = mkostemp(t->tmp, O_CLOEXEC);
-	if (fd < 0) {
+	t->tmp_fd = mkostemp(t->tmp, O_CLOEXEC);
+	if (t->tmp_fd < 0) {
 		ret = -errno;
 		set_error(err, "cannot create '%s' (a temporary file beside '%s'): %s", t->tmp,
 			  t->path, strerror(-ret));
@@ -721,44 +793,120 @@ static int prepare_image(struct target *t, uint64_t size, int no_format,
 	/* mkstemp makes 0600; an image is an ordinary file */
 	mask = umask(0);
 	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0) {
+	if (fchmod(t->tmp_fd, 0666 & ~mask) != 0) {
 		ret = -errno;
 		set_error(err, "cannot set the mode of '%s': %s", t->tmp, strerror(-ret));
-		goto out_close;
+		return ret;
 	}
+	return 0;
+}
+
+/*
+ * The temporary image file, once: an unnamed O_TMPFILE in TARGET's
+ * directory, which nothing (not even SIGKILL) can leave behind, reached by
+ * path as /proc/PID/fd/N; else a named one.
+ */
+static int make_temp(struct target *t, struct target_error *err)
+{
+	int fd;
+
+	if (t->tmp_fd >= 0)
+		return 0;
+	fd = open(t->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		snprintf(t->fd_path, sizeof(t->fd_path), "/proc/%d/fd/%d", (int)getpid(), fd);
+		if (access(t->fd_path, R_OK | W_OK) == 0) {
+			t->tmp_fd = fd;
+			t->tmp_anon = 1;
+			t->wrote = 1;
+			return 0;
+		}
+		close(fd); /* no /proc: the backend could not reach it */
+		t->fd_path[0] = '\0';
+	} else if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+		int ret = -errno;
+
+		set_error(err, "cannot create a temporary file in '%s' (for '%s'): %s", t->dir,
+			  t->path, strerror(-ret));
+		return ret;
+	}
+	return make_named_temp(t, err);
+}
+
+/* The temporary file's name for messages. */
+static const char *temp_name(const struct target *t)
+{
+	return t->tmp_anon ? "the temporary image" : t->tmp;
+}
+
+int target_check_room(struct target *t, uint64_t size, uint64_t data, int no_format,
+		      struct target_error *err)
+{
+	struct statvfs sv;
+	int ret;
+
+	if (t->is_device || t->is_dir)
+		return 0;
+	ret = make_temp(t, err);
+	if (ret)
+		return ret;
+	if (!no_format && ftruncate(t->tmp_fd, (off_t)size) != 0) {
+		ret = -errno;
+		if (ret == -EFBIG || ret == -EINVAL)
+			set_error(err, "the file system of '%s' does not allow a file of %llu bytes (%s); use a smaller --size or another directory",
+				  t->dir, (unsigned long long)size, strerror(EFBIG));
+		else
+			set_error(err, "cannot make %s %llu bytes large: %s", temp_name(t),
+				  (unsigned long long)size, strerror(-ret));
+		return ret == -EINVAL ? -EFBIG : ret;
+	}
+	if (fstatvfs(t->tmp_fd, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < data) {
+		set_error(err, "the file system of '%s' has %llu bytes free but the image needs about %llu bytes written; free space there or lower --used",
+			  t->dir, (unsigned long long)sv.f_bavail * sv.f_frsize,
+			  (unsigned long long)data);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static int prepare_image(struct target *t, uint64_t size, int no_format,
+			 struct target_error *err)
+{
+	int ret;
+
+	ret = make_temp(t, err);
+	if (ret)
+		return ret;
 	if (no_format) {
 		int in = open(t->real, O_RDONLY | O_CLOEXEC);
 
 		if (in < 0) {
 			ret = -errno;
 			set_error(err, "cannot open '%s': %s", t->path, strerror(-ret));
-			goto out_close;
+			return ret;
 		}
-		ret = copy_sparse(in, fd, t->file_size);
+		ret = copy_sparse(in, t->tmp_fd, t->file_size);
 		close(in);
 		if (ret) {
-			set_error(err, "cannot copy '%s' to '%s': %s", t->path, t->tmp,
+			set_error(err, "cannot copy '%s' to %s: %s", t->path, temp_name(t),
 				  strerror(-ret));
-			goto out_close;
+			return ret;
 		}
 		size = t->file_size;
 	}
-	if (ftruncate(fd, (off_t)size) != 0) {
+	if (ftruncate(t->tmp_fd, (off_t)size) != 0) {
 		ret = -errno;
-		set_error(err, "cannot make '%s' %llu bytes large: %s", t->tmp,
+		set_error(err, "cannot make %s %llu bytes large: %s", temp_name(t),
 			  (unsigned long long)size, strerror(-ret));
-		goto out_close;
+		return ret;
 	}
-	ret = 0;
-out_close:
-	close(fd);
-	return ret;
+	return 0;
 }
 
 int target_prepare(struct target *t, uint64_t size, int no_format, const char **path,
 		   struct target_error *err)
 {
-	int fd, ret;
+	int ret;
 
 	if (t->is_dir) {
 		*path = t->path;
@@ -766,21 +914,15 @@ int target_prepare(struct target *t, uint64_t size, int no_format, const char **
 	}
 	if (!t->is_device) {
 		ret = prepare_image(t, size, no_format, err);
-		*path = t->tmp;
+		*path = t->tmp_anon ? t->fd_path : t->tmp;
 		return ret;
 	}
-	/* claim it once, to fail now rather than halfway, then let mke2fs claim it */
-	fd = open(t->path, O_RDWR | O_EXCL | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		if (ret == -EBUSY)
-			set_error(err, "'%s' is busy (mounted or in use by another program); free it first",
-				  t->path);
-		else
-			set_error(err, "cannot open '%s' for writing: %s", t->path, strerror(-ret));
-		return ret;
+	/* claimed since the busy check (target_check_busy) */
+	if (t->excl_fd < 0) {
+		set_error(err, "'%s' is not claimed by this run; expected the busy check first",
+			  t->path);
+		return -EBUSY;
 	}
-	close(fd);
 	t->wrote = 1;
 	*path = t->path;
 	return 0;
@@ -799,38 +941,120 @@ static int sync_path(const char *path, int flags)
 	return ret;
 }
 
-int target_commit(struct target *t, struct target_error *err)
+/* Link the unnamed temporary file as path; -EEXIST when path exists. */
+static int link_anon(const struct target *t, const char *path)
+{
+	if (linkat(AT_FDCWD, t->fd_path, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return -EEXIST;
+	/* without /proc's help: root (CAP_DAC_READ_SEARCH) may link the descriptor itself */
+	if (linkat(t->tmp_fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0)
+		return 0;
+	return -errno;
+}
+
+/* Put a new TARGET in place, never over a file that appeared meanwhile. */
+static int place_new(struct target *t)
+{
+	if (t->tmp_anon)
+		return link_anon(t, t->real);
+	if (renameat2(AT_FDCWD, t->tmp, AT_FDCWD, t->real, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* no RENAME_NOREPLACE here: a hard link fails on an existing name too */
+	if (link(t->tmp, t->real) != 0)
+		return -errno;
+	unlink(t->tmp);
+	return 0;
+}
+
+/* Replace the existing TARGET (the same file as at the start) by the temporary file. */
+static int place_over(struct target *t)
+{
+	struct stat st;
+	char *hidden;
+	int ret;
+
+	if (lstat(t->real, &st) != 0 || st.st_dev != t->file_dev || st.st_ino != t->file_ino)
+		return -ESTALE;
+	if (!t->tmp_anon)
+		return rename(t->tmp, t->real) == 0 ? 0 : -errno;
+	/* an unnamed file cannot be renamed over a name: link it beside first */
+	hidden = malloc(strlen(t->real) + 40);
+	if (!hidden)
+		return -ENOMEM;
+	ret = -EEXIST;
+	for (int i = 0; i < 100 && ret == -EEXIST; i++) {
+		const char *slash = strrchr(t->real, '/');
+
+		sprintf(hidden, "%.*s.%s.imprint-%d-%d", slash ? (int)(slash - t->real + 1) : 0,
+			t->real, slash ? slash + 1 : t->real, (int)getpid(), i);
+		ret = link_anon(t, hidden);
+	}
+	if (!ret && rename(hidden, t->real) != 0) {
+		ret = -errno;
+		unlink(hidden);
+	}
+	free(hidden);
+	return ret;
+}
+
+/* Sync the temporary image and put it in place as TARGET. */
+static int commit_image(struct target *t, struct target_error *err)
 {
 	int ret;
 
-	if (t->is_dir) /* the backend's finish() made it durable */
-		return 0;
-	if (t->is_device) {
-		ret = sync_path(t->path, O_RDONLY);
-		if (ret)
-			set_error(err, "cannot sync '%s': %s", t->path, strerror(-ret));
-		else
-			t->wrote = 0;
-		return ret;
-	}
-	ret = sync_path(t->tmp, O_RDONLY);
-	if (ret) {
-		set_error(err, "cannot sync '%s': %s", t->tmp, strerror(-ret));
-		return ret;
-	}
-	if (rename(t->tmp, t->real) != 0) {
+	if (fsync(t->tmp_fd) != 0) {
 		ret = -errno;
-		set_error(err, "cannot rename '%s' to '%s': %s", t->tmp, t->path, strerror(-ret));
+		set_error(err, "cannot sync %s of '%s': %s", temp_name(t), t->path, strerror(-ret));
 		return ret;
 	}
+	ret = t->exists ? place_over(t) : place_new(t);
+	if (ret == -EEXIST) {
+		set_error(err, "'%s' appeared while imprint ran (another program made it); it was left as it is and this build discarded",
+			  t->path);
+		return ret;
+	}
+	if (ret == -ESTALE) {
+		set_error(err, "'%s' was replaced or removed while imprint ran; it was left as it is and this build discarded",
+			  t->path);
+		return -EEXIST;
+	}
+	if (ret) {
+		set_error(err, "cannot put %s in place as '%s': %s", temp_name(t), t->path,
+			  strerror(-ret));
+		return ret;
+	}
+	close(t->tmp_fd);
+	t->tmp_fd = -1;
+	t->tmp_anon = 0;
 	free(t->tmp);
 	t->tmp = NULL;
 	t->wrote = 0;
-	/* the rename is durable only once the directory is */
+	/* the new name is durable only once the directory is */
 	ret = sync_path(t->dir, O_RDONLY | O_DIRECTORY);
 	if (ret)
 		set_error(err, "built '%s' but cannot sync its directory '%s': %s", t->path,
 			  t->dir, strerror(-ret));
+	return ret;
+}
+
+int target_commit(struct target *t, struct target_error *err)
+{
+	int ret = 0;
+
+	if (t->is_dir) /* the backend's finish() made it durable */
+		return 0;
+	if (!t->is_device)
+		return commit_image(t, err);
+	if (fsync(t->lock_fd) != 0) {
+		ret = -errno;
+		set_error(err, "cannot sync '%s': %s", t->path, strerror(-ret));
+	} else {
+		t->wrote = 0;
+	}
 	return ret;
 }
 
@@ -840,54 +1064,68 @@ void target_untouched(struct target *t)
 		t->wrote = 0;
 }
 
+/* Remove (unlink, or close an unnamed one) the temporary image file. */
+static int discard_image(struct target *t, char *what, size_t len, struct target_error *err)
+{
+	int ret;
+
+	if (t->tmp && unlink(t->tmp) != 0 && errno != ENOENT) {
+		ret = -errno;
+		set_error(err, "cannot remove the partial image '%s': %s", t->tmp, strerror(-ret));
+		return ret;
+	}
+	if (what && t->tmp)
+		snprintf(what, len, "removed the partial image '%s'", t->tmp);
+	else if (what)
+		snprintf(what, len, "removed the partial image (an unnamed temporary file beside '%s')",
+			 t->path);
+	if (t->tmp_fd >= 0)
+		close(t->tmp_fd);
+	t->tmp_fd = -1;
+	t->tmp_anon = 0;
+	free(t->tmp);
+	t->tmp = NULL;
+	t->wrote = 0;
+	return 0;
+}
+
 int target_discard(struct target *t, char *what, size_t len, struct target_error *err)
 {
 	static const char zeros[4096];
-	int fd, ret = 0;
+	int ret = 0;
 
 	if (what && len)
 		what[0] = '\0';
 	if (!t->wrote || t->is_dir) /* a backend's abort() removes what it made in a directory */
 		return 0;
-	if (!t->is_device) {
-		if (unlink(t->tmp) != 0 && errno != ENOENT) {
-			ret = -errno;
-			set_error(err, "cannot remove the partial image '%s': %s", t->tmp,
-				  strerror(-ret));
-			return ret;
-		}
+	if (!t->is_device)
+		return discard_image(t, what, len, err);
+	if (t->excl_fd < 0) {
+		/* another program claimed it while mke2fs ran: not ours to invalidate */
 		if (what)
-			snprintf(what, len, "removed the partial image '%s'", t->tmp);
-		free(t->tmp);
-		t->tmp = NULL;
+			snprintf(what, len, "left '%s' as it is: another program claimed it during the build",
+				 t->path);
 		t->wrote = 0;
 		return 0;
 	}
-	fd = open(t->path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto out_err;
-	}
 	for (off_t off = 0; off < WIPE_BYTES; off += sizeof(zeros)) {
-		if (pwrite(fd, zeros, sizeof(zeros), off) != (ssize_t)sizeof(zeros)) {
+		if (pwrite(t->lock_fd, zeros, sizeof(zeros), off) != (ssize_t)sizeof(zeros)) {
 			ret = errno ? -errno : -EIO;
 			break;
 		}
 	}
-	if (!ret && fsync(fd) != 0)
+	if (!ret && fsync(t->lock_fd) != 0)
 		ret = -errno;
-	close(fd);
-	if (ret)
-		goto out_err;
+	if (ret) {
+		set_error(err, "cannot invalidate the partial file system on '%s': %s; do not use it",
+			  t->path, strerror(-ret));
+		return ret;
+	}
 	if (what)
 		snprintf(what, len, "invalidated the partial file system on '%s' (zeroed its first %d KiB)",
 			 t->path, WIPE_BYTES / 1024);
 	t->wrote = 0;
 	return 0;
-out_err:
-	set_error(err, "cannot invalidate the partial file system on '%s': %s; do not use it",
-		  t->path, strerror(-ret));
-	return ret;
 }
 
 int target_keep(struct target *t, char *what, size_t len)
@@ -896,6 +1134,25 @@ int target_keep(struct target *t, char *what, size_t len)
 		what[0] = '\0';
 	if (!t->wrote || t->is_dir) /* the backend said what it kept */
 		return 0;
+	if (!t->is_device && t->tmp_anon && !t->tmp) {
+		/* an unnamed temporary file: give it a hidden name beside TARGET to keep it */
+		const char *slash = strrchr(t->real, '/');
+		size_t n = strlen(t->real) + 40;
+
+		t->tmp = malloc(n);
+		if (!t->tmp)
+			return -ENOMEM;
+		snprintf(t->tmp, n, "%.*s.%s.imprint-%d", slash ? (int)(slash - t->real + 1) : 0,
+			 t->real, slash ? slash + 1 : t->real, (int)getpid());
+		if (link_anon(t, t->tmp) != 0) {
+			int ret = -errno;
+
+			free(t->tmp);
+			t->tmp = NULL;
+			return ret;
+		}
+	}
+	t->keep_named = !t->is_device;
 	if (what)
 		snprintf(what, len, "kept the partial %s '%s' (--keep-partial)",
 			 t->is_device ? "file system on" : "image", t->is_device ? t->path : t->tmp);
@@ -905,9 +1162,19 @@ int target_keep(struct target *t, char *what, size_t len)
 
 void target_release(struct target *t)
 {
+	/* a named temporary file made before planning, when planning failed */
+	if (t->tmp && !t->keep_named)
+		unlink(t->tmp);
+	if (t->tmp_fd >= 0)
+		close(t->tmp_fd);
+	if (t->excl_fd >= 0)
+		close(t->excl_fd);
+	if (t->lock_fd >= 0)
+		close(t->lock_fd); /* drops the flock */
 	free(t->path);
 	free(t->real);
 	free(t->dir);
 	free(t->tmp);
 	memset(t, 0, sizeof(*t));
+	t->lock_fd = t->excl_fd = t->tmp_fd = -1;
 }

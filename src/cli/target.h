@@ -38,7 +38,18 @@ struct target {
 	int ambivalent;         /* more than one signature, none preferred */
 	uint64_t fs_size;       /* ext2/3/4 found: its size from the superblock */
 
+	char content[160];      /* no signature, yet not empty: what is there ("ASCII text (12 bytes)") */
+	dev_t file_dev;         /* image: the existing file's identity, to see it replaced */
+	ino_t file_ino;
+
+	int lock_fd;            /* device: open, flock(LOCK_EX) held from the busy check to release */
+	int excl_fd;            /* device: the exclusive (O_EXCL) claim; -1 while mke2fs has it */
+	int tmp_fd;             /* image: the temporary file, open until commit or discard */
+	int tmp_anon;           /* image: tmp_fd is an O_TMPFILE, with no name until commit */
+	char fd_path[64];       /* image: /proc/PID/fd/N of an O_TMPFILE, for the backend */
+
 	int wrote;              /* a write happened: discard has work to do */
+	int keep_named;         /* the partial image was kept under t->tmp (--keep-partial) */
 };
 
 /*
@@ -53,11 +64,32 @@ int target_open(struct target *t, const char *path, struct target_error *err);
 
 /*
  * Refuse a target that is in use, even with force: a mounted, swapped-on
- * or otherwise held block device (one of its partitions included), or an
+ * or otherwise held block device (one of its partitions included), one
+ * another process has open, or one another imprint run has locked; or an
  * image file that is attached to a loop device which is mounted or held,
- * or that is itself the source of a mount.  Returns 0 or -EBUSY.
+ * or that is itself the source of a mount.  A device is claimed here
+ * (flock and an exclusive open) until target_release().  Returns 0 or
+ * -EBUSY.
  */
-int target_check_busy(const struct target *t, struct target_error *err);
+int target_check_busy(struct target *t, struct target_error *err);
+
+/*
+ * Release (on 0) or take back (on 1) the exclusive claim of a device, for
+ * a program (mke2fs) that claims it itself; the flock stays all along.
+ * Taking it back fails with -EBUSY when another program claimed it
+ * meanwhile: then the device is no longer this run's, and discard leaves
+ * it alone.  No effect on other targets.  Returns 0 or a negative errno.
+ */
+int target_claim(struct target *t, int on);
+
+/*
+ * Refuse what the host cannot hold before anything is planned: an image
+ * file of size bytes larger than its file system allows (a test ftruncate
+ * of the temporary file, made here) or data bytes more than it has free.
+ * Returns 0, -EFBIG or -ENOSPC (or another negative errno).
+ */
+int target_check_room(struct target *t, uint64_t size, uint64_t data, int no_format,
+		      struct target_error *err);
 
 /*
  * Refuse a target that holds something worth keeping: any recognized
@@ -71,19 +103,21 @@ int target_check_contents(const struct target *t, int force, int no_format,
 
 /*
  * Make the target ready for the backend, size bytes large: an image gets a
- * temporary file beside it (".NAME.imprint-XXXXXX", created sparse, or a
- * sparse copy of the existing image with no_format); a device is checked
- * once more for exclusive access, then closed again so that mke2fs can
- * claim it.  Returns 0 or a negative errno.  *path is where to write.
+ * temporary file in TARGET's directory (an unnamed O_TMPFILE, reached as
+ * /proc/PID/fd/N, or ".NAME.imprint-XXXXXX" where the file system has no
+ * O_TMPFILE; created sparse, or a sparse copy of the existing image with
+ * no_format); a device is already claimed.  Returns 0 or a negative errno.
+ * *path is where to write.
  */
 int target_prepare(struct target *t, uint64_t size, int no_format, const char **path,
 		   struct target_error *err);
 
 /*
- * The build is complete: fsync the temporary file, rename it over the
- * target and fsync the directory (image), or fsync the device.
- * Returns 0 or a negative errno; on failure the temporary file remains
- * for target_discard().
+ * The build is complete: fsync the temporary file, link or rename it into
+ * place and fsync the directory (image), or fsync the device.  A TARGET
+ * that did not exist at the start and exists now, or that was replaced
+ * meanwhile, is not overwritten: -EEXIST.  Returns 0 or a negative errno;
+ * on failure the temporary file remains for target_discard().
  */
 int target_commit(struct target *t, struct target_error *err);
 
@@ -96,8 +130,9 @@ void target_untouched(struct target *t);
 
 /*
  * The build failed or was interrupted: remove the temporary file, or
- * invalidate what was written to a device (zero its first 64 KiB, where
- * every superblock and signature of interest lives).  Says what it did in
+ * invalidate what was written to a device this run still claims (zero its
+ * first 64 KiB, where every superblock and signature of interest lives);
+ * a device another program claimed meanwhile is left alone.  Says what it did in
  * what (e.g. "removed the partial image '.x.imprint-AbC123'").  Returns 0
  * or a negative errno with err->msg set.
  */

@@ -1,0 +1,160 @@
+/* target_scan.c - what a target holds beyond signatures, and which processes have it open */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/target_scan.h"
+
+/* Bytes of a device read at each end to see whether it holds anything. */
+#define END_BYTES (1024 * 1024)
+
+/* Whether buf[0..n-1] holds a byte other than zero. */
+static int nonzero(const unsigned char *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (buf[i])
+			return 1;
+	return 0;
+}
+
+/* Whether the regular file fd has any data (not only holes); 1 when it cannot tell. */
+static int file_has_data(int fd)
+{
+	off_t pos = lseek(fd, 0, SEEK_DATA);
+
+	if (pos < 0 && errno == ENXIO)
+		return 0;
+	return 1;
+}
+
+int scan_file_content(const char *path, uint64_t size, char *out, size_t len)
+{
+	const char *desc = NULL;
+	magic_t m;
+	int fd, ret = 0;
+
+	out[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (!file_has_data(fd))
+		goto out_close; /* only holes: nothing to lose */
+	m = magic_open(MAGIC_NONE);
+	if (m && magic_load(m, NULL) == 0)
+		desc = magic_descriptor(m, fd);
+	if (desc && strcmp(desc, "data") != 0)
+		snprintf(out, len, "%.100s (%llu bytes)", desc, (unsigned long long)size);
+	else
+		snprintf(out, len, "%llu bytes of data", (unsigned long long)size);
+	if (m)
+		magic_close(m);
+out_close:
+	close(fd);
+	return ret;
+}
+
+int scan_device_ends(const char *path, uint64_t size, char *out, size_t len)
+{
+	unsigned char *buf;
+	uint64_t want = size < END_BYTES ? size : END_BYTES;
+	int fd, first = 0, last = 0, ret = 0;
+
+	out[0] = '\0';
+	buf = malloc(END_BYTES);
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out_free;
+	}
+	if (pread(fd, buf, want, 0) != (ssize_t)want) {
+		ret = errno ? -errno : -EIO;
+		goto out_close;
+	}
+	first = nonzero(buf, want);
+	if (size > want) {
+		if (pread(fd, buf, want, (off_t)(size - want)) != (ssize_t)want) {
+			ret = errno ? -errno : -EIO;
+			goto out_close;
+		}
+		last = nonzero(buf, want);
+	}
+	if (first || last)
+		snprintf(out, len, "data (non-zero bytes) in its %s MiB but no known signature",
+			 first && last ? "first and last" :
+			 first	       ? "first" :
+					 "last");
+out_close:
+	close(fd);
+out_free:
+	free(buf);
+	return ret;
+}
+
+/* Whether /proc/PID/fd of one process has a descriptor of one of devs[0..n-1]. */
+static int process_opens(const char *pid, const dev_t *devs, size_t n)
+{
+	char path[600];
+	struct dirent *de;
+	int found = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, de->d_name);
+		if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (st.st_rdev == devs[i])
+				found = 1;
+	}
+	closedir(d);
+	return found;
+}
+
+int scan_openers(const dev_t *devs, size_t n, pid_t *pid, char *comm, size_t len)
+{
+	char self[32], path[600];
+	struct dirent *de;
+	DIR *d;
+	int found = 0;
+
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		FILE *f;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' || !strcmp(de->d_name, self))
+			continue;
+		if (!process_opens(de->d_name, devs, n))
+			continue;
+		found = 1;
+		*pid = (pid_t)atoi(de->d_name);
+		snprintf(comm, len, "?");
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(comm, (int)len, f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+	}
+	closedir(d);
+	return found;
+}
