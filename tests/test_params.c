@@ -321,14 +321,14 @@ static void test_parse_size(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t v = 12345;
-		int ret = parse_size(cases[i].text, &v);
+		int ret = params_parse_size(cases[i].text, &v);
 
 		if (ret != cases[i].ret || (!ret && v != cases[i].value))
-			fail_msg("parse_size('%s') = %d, %llu; want %d, %llu", cases[i].text,
+			fail_msg("params_parse_size('%s') = %d, %llu; want %d, %llu", cases[i].text,
 				 ret, (unsigned long long)v, cases[i].ret,
 				 (unsigned long long)cases[i].value);
 		if (ret && v != 12345)
-			fail_msg("parse_size('%s') wrote its output on failure", cases[i].text);
+			fail_msg("params_parse_size('%s') wrote its output on failure", cases[i].text);
 	}
 }
 
@@ -362,10 +362,10 @@ static void test_parse_count(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t v = 12345;
-		int ret = parse_count(cases[i].text, &v);
+		int ret = params_parse_count(cases[i].text, &v);
 
 		if (ret != cases[i].ret || (!ret && v != cases[i].value))
-			fail_msg("parse_count('%s') = %d, %llu; want %d, %llu", cases[i].text,
+			fail_msg("params_parse_count('%s') = %d, %llu; want %d, %llu", cases[i].text,
 				 ret, (unsigned long long)v, cases[i].ret,
 				 (unsigned long long)cases[i].value);
 	}

@@ -125,15 +125,15 @@ static void pattern(struct nb *b, struct draw *d, enum name_kind kind)
 	size_t i;
 
 	if (kind == NAME_DIR) {
-		pat_dir(b, d);
+		names_pat_dir(b, d);
 		return;
 	}
 	if (!d->ext_len) {
-		pat_noext(b, d);
+		names_pat_noext(b, d);
 		return;
 	}
 	if (d->ext_len >= sizeof(lext)) {
-		generic(b, d, mixed_vocab(d), SEP_MIX, 20);
+		names_generic(b, d, names_mixed_vocab(d), SEP_MIX, 20);
 		return;
 	}
 	for (i = 0; i < d->ext_len; i++) {
@@ -144,92 +144,92 @@ static void pattern(struct nb *b, struct draw *d, enum name_kind kind)
 	lext[i] = '\0';
 	switch (classify(lext)) {
 	case CL_PHOTO:
-		pat_photo(b, d);
+		names_pat_photo(b, d);
 		break;
 	case CL_PNG:
-		pat_graphic(b, d, true);
+		names_pat_graphic(b, d, true);
 		break;
 	case CL_GRAPHIC:
-		pat_graphic(b, d, false);
+		names_pat_graphic(b, d, false);
 		break;
 	case CL_SHLIB:
-		pat_shlib(b, d);
+		names_pat_shlib(b, d);
 		break;
 	case CL_WIN:
 	case CL_PCH:
-		pat_win(b, d, lext);
+		names_pat_win(b, d, lext);
 		break;
 	case CL_C:
-		pat_code(b, d, LANG_C);
+		names_pat_code(b, d, LANG_C);
 		break;
 	case CL_PY:
-		pat_code(b, d, LANG_PY);
+		names_pat_code(b, d, LANG_PY);
 		break;
 	case CL_JS:
-		pat_code(b, d, LANG_JS);
+		names_pat_code(b, d, LANG_JS);
 		break;
 	case CL_GO:
-		pat_code(b, d, LANG_GO);
+		names_pat_code(b, d, LANG_GO);
 		break;
 	case CL_RS:
-		pat_code(b, d, LANG_RS);
+		names_pat_code(b, d, LANG_RS);
 		break;
 	case CL_SCRIPT:
-		pat_code(b, d, LANG_OTHER);
+		names_pat_code(b, d, LANG_OTHER);
 		break;
 	case CL_JAVA:
-		pat_oo(b, d, false, false);
+		names_pat_oo(b, d, false, false);
 		break;
 	case CL_CLASS:
-		pat_oo(b, d, true, false);
+		names_pat_oo(b, d, true, false);
 		break;
 	case CL_CS:
-		pat_oo(b, d, false, true);
+		names_pat_oo(b, d, false, true);
 		break;
 	case CL_TEMP:
-		pat_temp(b, d);
+		names_pat_temp(b, d);
 		break;
 	case CL_AUDIO:
-		pat_audio(b, d, false);
+		names_pat_audio(b, d, false);
 		break;
 	case CL_WAV:
-		pat_audio(b, d, true);
+		names_pat_audio(b, d, true);
 		break;
 	case CL_VIDEO:
-		pat_video(b, d);
+		names_pat_video(b, d);
 		break;
 	case CL_DOC:
-		pat_doc(b, d);
+		names_pat_doc(b, d);
 		break;
 	case CL_TEXT:
-		pat_text(b, d);
+		names_pat_text(b, d);
 		break;
 	case CL_WEB:
-		pat_web(b, d);
+		names_pat_web(b, d);
 		break;
 	case CL_CFG:
-		pat_fixed_or_words(b, d, cfg_fixed, ARRAY_SIZE(cfg_fixed), false);
+		names_pat_fixed_or_words(b, d, cfg_fixed, ARRAY_SIZE(cfg_fixed), false);
 		break;
 	case CL_LOG:
-		pat_fixed_or_words(b, d, log_fixed, ARRAY_SIZE(log_fixed), true);
+		names_pat_fixed_or_words(b, d, log_fixed, ARRAY_SIZE(log_fixed), true);
 		break;
 	case CL_FONT:
-		pat_font(b, d);
+		names_pat_font(b, d);
 		break;
 	case CL_ARCHIVE:
-		pat_archive(b, d, lext);
+		names_pat_archive(b, d, lext);
 		break;
 	case CL_COMPRESS:
-		pat_compress(b, d);
+		names_pat_compress(b, d);
 		break;
 	case CL_OBJECT:
-		pat_object(b, d, lext);
+		names_pat_object(b, d, lext);
 		break;
 	case CL_DISK:
-		pat_disk(b, d);
+		names_pat_disk(b, d);
 		break;
 	default:
-		generic(b, d, mixed_vocab(d), SEP_MIX, 20);
+		names_generic(b, d, names_mixed_vocab(d), SEP_MIX, 20);
 		break;
 	}
 }
@@ -270,7 +270,7 @@ static const char *const copy_marks[] = {
 static void enforce(struct nb *b, struct draw *d)
 {
 	if (!b->len)
-		nb_put(b, "file");
+		names_nb_put(b, "file");
 	for (size_t i = 0; i < b->len; i++) {
 		char ch = b->p[i];
 
@@ -280,13 +280,13 @@ static void enforce(struct nb *b, struct draw *d)
 			b->p[i] = '_';
 	}
 	if (d->utf8 && !has_high(b->p, b->len)) {
-		nb_putc(b, d->space ? ' ' : '_');
-		put_utf8_word(b, d, d->upper ? WC_CAP : WC_LOWER);
+		names_nb_putc(b, d->space ? ' ' : '_');
+		names_put_utf8_word(b, d, d->upper ? WC_CAP : WC_LOWER);
 	}
 	if (d->space && !has_byte(b->p, b->len, ' ')) {
 		const char *m = PICK_FLAT(d, copy_marks);
 
-		nb_put(b, !d->upper && m[3] == 'C' ? " - copy" : m);
+		names_nb_put(b, !d->upper && m[3] == 'C' ? " - copy" : m);
 	}
 	if (d->upper && !has_upper(b->p, b->len)) {
 		size_t i;
@@ -301,8 +301,8 @@ static void enforce(struct nb *b, struct draw *d)
 			char w[32];
 			struct nb wb = { w, 0, sizeof(w) };
 
-			nb_word(&wb, pick(d, &v_gen), WC_CAP);
-			nb_putc(&wb, d->space ? ' ' : '_');
+			names_nb_word(&wb, names_pick(d, &v_gen), WC_CAP);
+			names_nb_putc(&wb, d->space ? ' ' : '_');
 			if (b->len + wb.len > b->cap)
 				b->len = b->cap - wb.len;
 			memmove(b->p + wb.len, b->p, b->len);
@@ -369,8 +369,8 @@ static size_t numeric(char *buf, enum name_kind kind, uint64_t id,
 	char suf[20], tail[EXT_MAX + 2];
 	size_t sufl = unique ? put_unique(suf, kind, id) : 0, tl = 0;
 
-	nb_putc(&b, kind == NAME_DIR ? 'd' : kind == NAME_LINK ? 'l' : 'f');
-	nb_num(&b, id, 0);
+	names_nb_putc(&b, kind == NAME_DIR ? 'd' : kind == NAME_LINK ? 'l' : 'f');
+	names_nb_num(&b, id, 0);
 	if (ext_len && kind != NAME_DIR) {
 		tail[tl++] = '.';
 		memcpy(tail + tl, ext, ext_len);
@@ -419,8 +419,8 @@ size_t name_make(char *buf, const struct name_cfg *c, enum name_kind kind,
 	pattern(&b, &d, kind);
 	if (!unique && variant >= 2) {
 		/* the later redraws number themselves, as people do: src_2 */
-		nb_putc(&b, d.space ? ' ' : chance(&d, 70) ? '_' : '-');
-		nb_num(&b, 2 + below(&d, 98), 0);
+		names_nb_putc(&b, d.space ? ' ' : names_chance(&d, 70) ? '_' : '-');
+		names_nb_num(&b, 2 + names_below(&d, 98), 0);
 	}
 	enforce(&b, &d);
 

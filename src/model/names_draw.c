@@ -6,13 +6,13 @@
 
 /* ---- output buffer ----------------------------------------------------- */
 
-void nb_putc(struct nb *b, char ch)
+void names_nb_putc(struct nb *b, char ch)
 {
 	if (b->len < b->cap)
 		b->p[b->len++] = ch;
 }
 
-void nb_put(struct nb *b, const char *s)
+void names_nb_put(struct nb *b, const char *s)
 {
 	size_t n = strlen(s);
 
@@ -22,7 +22,7 @@ void nb_put(struct nb *b, const char *s)
 	b->len += n;
 }
 
-void nb_word(struct nb *b, const char *w, enum wcase c)
+void names_nb_word(struct nb *b, const char *w, enum wcase c)
 {
 	size_t n = strlen(w);
 
@@ -38,7 +38,7 @@ void nb_word(struct nb *b, const char *w, enum wcase c)
 }
 
 /* Decimal, zero-padded to width */
-void nb_num(struct nb *b, uint64_t v, int width)
+void names_nb_num(struct nb *b, uint64_t v, int width)
 {
 	char t[24];
 	int n = 0;
@@ -57,40 +57,40 @@ void nb_num(struct nb *b, uint64_t v, int width)
 
 /* ---- draws ------------------------------------------------------------- */
 
-unsigned below(struct draw *d, unsigned n)
+unsigned names_below(struct draw *d, unsigned n)
 {
 	return (unsigned)rng_below(&d->r, n);
 }
 
-bool chance(struct draw *d, unsigned pct)
+bool names_chance(struct draw *d, unsigned pct)
 {
-	return below(d, 100) < pct;
+	return names_below(d, 100) < pct;
 }
 
-const char *pick(struct draw *d, const struct vocab *v)
+const char *names_pick(struct draw *d, const struct vocab *v)
 {
-	unsigned a = below(d, v->n), c = below(d, v->n);
+	unsigned a = names_below(d, v->n), c = names_below(d, v->n);
 
 	return v->w[a < c ? a : c];
 }
 
-const char *pick_flat(struct draw *d, const char *const *list, unsigned n)
+const char *names_pick_flat(struct draw *d, const char *const *list, unsigned n)
 {
-	return list[below(d, n)];
+	return list[names_below(d, n)];
 }
 
-unsigned draw_year(struct draw *d)
+unsigned names_draw_year(struct draw *d)
 {
-	unsigned a = below(d, 28), c = below(d, 28);
+	unsigned a = names_below(d, 28), c = names_below(d, 28);
 
 	return 2025 - (a < c ? a : c);
 }
 
-void draw_when(struct draw *d, struct when *t)
+void names_draw_when(struct draw *d, struct when *t)
 {
 	uint64_t x = rng_next(&d->r);
 
-	t->y = draw_year(d);
+	t->y = names_draw_year(d);
 	t->mo = 1 + (unsigned)(x % 12);
 	x /= 12;
 	t->dd = 1 + (unsigned)(x % 28);
@@ -103,44 +103,44 @@ void draw_when(struct draw *d, struct when *t)
 }
 
 /* 2021-05-14 (sep '-') or 20210514 (sep 0) */
-void nb_ymd(struct nb *b, const struct when *t, char sep)
+void names_nb_ymd(struct nb *b, const struct when *t, char sep)
 {
-	nb_num(b, t->y, 4);
+	names_nb_num(b, t->y, 4);
 	if (sep)
-		nb_putc(b, sep);
-	nb_num(b, t->mo, 2);
+		names_nb_putc(b, sep);
+	names_nb_num(b, t->mo, 2);
 	if (sep)
-		nb_putc(b, sep);
-	nb_num(b, t->dd, 2);
+		names_nb_putc(b, sep);
+	names_nb_num(b, t->dd, 2);
 }
 
 /* 12.03.44, 12-03-44 or 120344 */
-void nb_hms(struct nb *b, const struct when *t, char sep)
+void names_nb_hms(struct nb *b, const struct when *t, char sep)
 {
-	nb_num(b, t->h, 2);
+	names_nb_num(b, t->h, 2);
 	if (sep)
-		nb_putc(b, sep);
-	nb_num(b, t->mi, 2);
+		names_nb_putc(b, sep);
+	names_nb_num(b, t->mi, 2);
 	if (sep)
-		nb_putc(b, sep);
-	nb_num(b, t->s, 2);
+		names_nb_putc(b, sep);
+	names_nb_num(b, t->s, 2);
 }
 
 /* 1.2, 1.2.3, 0.31.4: majors small, as in real version numbers */
-void nb_version(struct nb *b, struct draw *d)
+void names_nb_version(struct nb *b, struct draw *d)
 {
-	unsigned a = below(d, 13), c = below(d, 13);
+	unsigned a = names_below(d, 13), c = names_below(d, 13);
 
-	nb_num(b, a < c ? a : c, 0);
-	nb_putc(b, '.');
-	nb_num(b, below(d, below(d, 40) + 1), 0);
-	if (chance(d, 60)) {
-		nb_putc(b, '.');
-		nb_num(b, below(d, 20), 0);
+	names_nb_num(b, a < c ? a : c, 0);
+	names_nb_putc(b, '.');
+	names_nb_num(b, names_below(d, names_below(d, 40) + 1), 0);
+	if (names_chance(d, 60)) {
+		names_nb_putc(b, '.');
+		names_nb_num(b, names_below(d, 20), 0);
 	}
 }
 
-void nb_hex(struct nb *b, struct draw *d, unsigned n, bool upper)
+void names_nb_hex(struct nb *b, struct draw *d, unsigned n, bool upper)
 {
 	const char *dig = upper ? "0123456789ABCDEF" : "0123456789abcdef";
 	uint64_t bits = 0;
@@ -148,13 +148,13 @@ void nb_hex(struct nb *b, struct draw *d, unsigned n, bool upper)
 	for (unsigned i = 0; i < n; i++) {
 		if (!(i & 15))
 			bits = rng_next(&d->r);
-		nb_putc(b, dig[bits & 15]);
+		names_nb_putc(b, dig[bits & 15]);
 		bits >>= 4;
 	}
 }
 
 /* Random token as mkstemp or Python's tempfile make them */
-void nb_token(struct nb *b, struct draw *d, unsigned n, bool mixed)
+void names_nb_token(struct nb *b, struct draw *d, unsigned n, bool mixed)
 {
 	static const char lower[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 	static const char mix[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -162,7 +162,7 @@ void nb_token(struct nb *b, struct draw *d, unsigned n, bool mixed)
 	unsigned k = mixed ? sizeof(mix) - 1 : sizeof(lower) - 1;
 
 	for (unsigned i = 0; i < n; i++)
-		nb_putc(b, set[below(d, k)]);
+		names_nb_putc(b, set[names_below(d, k)]);
 }
 
 /* ---- phrases ----------------------------------------------------------- */
@@ -171,9 +171,9 @@ void nb_token(struct nb *b, struct draw *d, unsigned n, bool mixed)
  * Separator and case of a phrase: a space when the name must hold one,
  * capitals only when it must hold them.
  */
-void choose_style(struct draw *d, enum sepstyle ss, struct pstyle *st)
+void names_choose_style(struct draw *d, enum sepstyle ss, struct pstyle *st)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 
 	if (d->space) {
 		st->sep = ' ';
@@ -198,7 +198,7 @@ void choose_style(struct draw *d, enum sepstyle ss, struct pstyle *st)
 	st->pc = PC_LOWER;
 	if (!d->upper)
 		return;
-	r = below(d, 100);
+	r = names_below(d, 100);
 	if (d->space)
 		st->pc = r < 55 ? PC_TITLE : PC_FIRST;
 	else if (r < 40 || (st->sep == 0 && r < 90))
@@ -213,7 +213,7 @@ void choose_style(struct draw *d, enum sepstyle ss, struct pstyle *st)
 		st->sep = 0;
 }
 
-enum wcase word_case(const struct pstyle *st, unsigned i)
+enum wcase names_word_case(const struct pstyle *st, unsigned i)
 {
 	switch (st->pc) {
 	case PC_FIRST:
@@ -229,19 +229,19 @@ enum wcase word_case(const struct pstyle *st, unsigned i)
 }
 
 /* Word i of a phrase, with its separator */
-void put_styled(struct nb *b, const struct pstyle *st, unsigned i,
-		       const char *w)
+void names_put_styled(struct nb *b, const struct pstyle *st, unsigned i,
+		      const char *w)
 {
 	if (i && st->sep)
-		nb_putc(b, st->sep);
-	nb_word(b, w, word_case(st, i));
+		names_nb_putc(b, st->sep);
+	names_nb_word(b, w, names_word_case(st, i));
 }
 
-void put_utf8_word(struct nb *b, struct draw *d, enum wcase c)
+void names_put_utf8_word(struct nb *b, struct draw *d, enum wcase c)
 {
-	const struct uword *u = &utf8_words[below(d, ARRAY_SIZE(utf8_words))];
+	const struct uword *u = &utf8_words[names_below(d, ARRAY_SIZE(utf8_words))];
 
-	nb_put(b, c == WC_LOWER ? u->lower : u->cap);
+	names_nb_put(b, c == WC_LOWER ? u->lower : u->cap);
 	d->utf8_todo = false;
 }
 
@@ -249,10 +249,10 @@ void put_utf8_word(struct nb *b, struct draw *d, enum wcase c)
  * Words first..first+n-1 of a phrase from v; one of them becomes a non-ASCII
  * word when the name still needs one.
  */
-void put_words(struct nb *b, struct draw *d, const struct vocab *v,
-		      unsigned first, unsigned n, const struct pstyle *st)
+void names_put_words(struct nb *b, struct draw *d, const struct vocab *v,
+		     unsigned first, unsigned n, const struct pstyle *st)
 {
-	unsigned upos = d->utf8_todo ? first + below(d, n) : ~0u;
+	unsigned upos = d->utf8_todo ? first + names_below(d, n) : ~0u;
 	/* a non-ASCII word is not run into lower-case ones: token_файлы */
 	bool apart = !st->sep && st->pc != PC_CAMEL;
 	const char *prev = NULL;
@@ -260,29 +260,29 @@ void put_words(struct nb *b, struct draw *d, const struct vocab *v,
 	for (unsigned i = first; i < first + n; i++) {
 		if (i == upos) {
 			if (i && (st->sep || apart))
-				nb_putc(b, st->sep ? st->sep : '_');
-			put_utf8_word(b, d, word_case(st, i));
+				names_nb_putc(b, st->sep ? st->sep : '_');
+			names_put_utf8_word(b, d, names_word_case(st, i));
 		} else {
-			const char *w = pick(d, v);
+			const char *w = names_pick(d, v);
 
 			/* "dog_dog" is a draw, not a name */
 			if (w == prev)
-				w = pick(d, v);
+				w = names_pick(d, v);
 			prev = w;
 			if (i && i == upos + 1 && apart)
-				nb_putc(b, '_');
-			put_styled(b, st, i, w);
+				names_nb_putc(b, '_');
+			names_put_styled(b, st, i, w);
 		}
 	}
 }
 
 /* Words in a name: 1 35%, 2 40%, 3 20%, 4 5% (stems of about 12 bytes) */
-unsigned draw_nwords(struct draw *d, unsigned lo, unsigned hi)
+unsigned names_draw_nwords(struct draw *d, unsigned lo, unsigned hi)
 {
 	static const unsigned char dist[20] = {
 		1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 4,
 	};
-	unsigned n = dist[below(d, 20)];
+	unsigned n = dist[names_below(d, 20)];
 
 	/* a space needs two words; so does a capital beside a non-ASCII word */
 	if ((d->space || (d->utf8_todo && d->upper)) && lo < 2)
@@ -293,69 +293,69 @@ unsigned draw_nwords(struct draw *d, unsigned lo, unsigned hi)
 }
 
 /* A phrase of lo..hi words from v; returns its style for what follows */
-void phrase(struct nb *b, struct draw *d, const struct vocab *v,
-		   unsigned lo, unsigned hi, enum sepstyle ss, struct pstyle *st)
+void names_phrase(struct nb *b, struct draw *d, const struct vocab *v,
+		  unsigned lo, unsigned hi, enum sepstyle ss, struct pstyle *st)
 {
-	unsigned n = draw_nwords(d, lo, hi);
+	unsigned n = names_draw_nwords(d, lo, hi);
 
-	choose_style(d, ss, st);
-	put_words(b, d, v, 0, n, st);
+	names_choose_style(d, ss, st);
+	names_put_words(b, d, v, 0, n, st);
 }
 
 /* Sometimes a number after a phrase: notes_2, Word64, trip 2019, draft-v3 */
-void maybe_number(struct nb *b, struct draw *d, const struct pstyle *st,
-			 unsigned pct)
+void names_maybe_number(struct nb *b, struct draw *d, const struct pstyle *st,
+			unsigned pct)
 {
 	unsigned r;
 
-	if (!chance(d, pct))
+	if (!names_chance(d, pct))
 		return;
-	r = below(d, 10);
+	r = names_below(d, 10);
 	if (st->sep)
-		nb_putc(b, st->sep);
+		names_nb_putc(b, st->sep);
 	else if (r >= 6 && r < 8)
-		nb_putc(b, '_');
+		names_nb_putc(b, '_');
 	switch (r) {
 	case 0: case 1: case 2: case 3:
-		nb_num(b, 1 + below(d, 9), 0);
+		names_nb_num(b, 1 + names_below(d, 9), 0);
 		break;
 	case 4: case 5:
-		nb_num(b, 1 + below(d, 99), 2);
+		names_nb_num(b, 1 + names_below(d, 99), 2);
 		break;
 	case 6: case 7:
-		nb_num(b, draw_year(d), 4);
+		names_nb_num(b, names_draw_year(d), 4);
 		break;
 	case 8:
-		nb_putc(b, d->upper && st->pc != PC_LOWER && chance(d, 30) ? 'V' : 'v');
-		nb_num(b, 1 + below(d, 4), 0);
+		names_nb_putc(b, d->upper && st->pc != PC_LOWER && names_chance(d, 30) ? 'V' : 'v');
+		names_nb_num(b, 1 + names_below(d, 4), 0);
 		break;
 	default:
-		nb_num(b, below(d, 1000), 0);
+		names_nb_num(b, names_below(d, 1000), 0);
 		break;
 	}
 }
 
-void generic(struct nb *b, struct draw *d, const struct vocab *v,
-		    enum sepstyle ss, unsigned num_pct)
+void names_generic(struct nb *b, struct draw *d, const struct vocab *v,
+		   enum sepstyle ss, unsigned num_pct)
 {
 	struct pstyle st;
 
-	phrase(b, d, v, 1, 3, ss, &st);
-	maybe_number(b, d, &st, num_pct);
+	names_phrase(b, d, v, 1, 3, ss, &st);
+	names_maybe_number(b, d, &st, num_pct);
 }
 
 /* Either vocabulary, half and half */
-const struct vocab *mixed_vocab(struct draw *d)
+const struct vocab *names_mixed_vocab(struct draw *d)
 {
-	return chance(d, 50) ? &v_tech : &v_gen;
+	return names_chance(d, 50) ? &v_tech : &v_gen;
 }
 
-bool plain(const struct draw *d)
+bool names_plain(const struct draw *d)
 {
 	return !d->space && !d->utf8_todo;
 }
 
-void set_tail(struct draw *d, const char *s)
+void names_set_tail(struct draw *d, const char *s)
 {
 	size_t n = strlen(s);
 

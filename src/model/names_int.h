@@ -22,7 +22,7 @@ struct uword {
 	const char *cap;
 };
 
-/* A word list and its length, most common first (pick()) */
+/* A word list and its length, most common first (names_pick()) */
 struct vocab {
 	const char *const *w;
 	unsigned n;
@@ -58,14 +58,14 @@ struct draw {
 	size_t tail_len;
 };
 
-#define PICK_FLAT(d, a) pick_flat(d, a, (unsigned)ARRAY_SIZE(a))
+#define PICK_FLAT(d, a) names_pick_flat(d, a, (unsigned)ARRAY_SIZE(a))
 
 /* A date and time drawn for a name */
 struct when {
 	unsigned y, mo, dd, h, mi, s;
 };
 
-/* Case and separator of a phrase (choose_style()) */
+/* Case and separator of a phrase (names_choose_style()) */
 enum pcase { PC_LOWER, PC_FIRST, PC_TITLE, PC_CAMEL, PC_UPPER };
 enum sepstyle { SEP_MIX, SEP_SNAKE, SEP_KEBAB, SEP_JOIN };
 
@@ -74,7 +74,7 @@ struct pstyle {
 	enum pcase pc;
 };
 
-/* The language of a source file name (pat_code()) */
+/* The language of a source file name (names_pat_code()) */
 enum lang { LANG_C, LANG_PY, LANG_JS, LANG_GO, LANG_RS, LANG_OTHER };
 
 /* ---- names_words.c: word lists */
@@ -97,67 +97,68 @@ extern const struct vocab v_song;
 /*
  * ---- names_draw.c: writer, draws and phrases
  *
- * nb_*() append to a bounded writer (a piece that does not fit is dropped
- * whole); below(), chance(), pick*() and draw_*() draw from the name's
- * stream; the phrase helpers write words in a drawn case and separator.
+ * names_nb_*() append to a bounded writer (a piece that does not fit is
+ * dropped whole); names_below(), names_chance(), names_pick*() and
+ * names_draw_*() draw from the name's stream; the phrase helpers write
+ * words in a drawn case and separator.
  */
-void nb_putc(struct nb *b, char ch);
-void nb_put(struct nb *b, const char *s);
-void nb_word(struct nb *b, const char *w, enum wcase c);
-void nb_num(struct nb *b, uint64_t v, int width);
-unsigned below(struct draw *d, unsigned n);
-bool chance(struct draw *d, unsigned pct);
-const char *pick(struct draw *d, const struct vocab *v);
-const char *pick_flat(struct draw *d, const char *const *list, unsigned n);
-unsigned draw_year(struct draw *d);
-void draw_when(struct draw *d, struct when *t);
-void nb_ymd(struct nb *b, const struct when *t, char sep);
-void nb_hms(struct nb *b, const struct when *t, char sep);
-void nb_version(struct nb *b, struct draw *d);
-void nb_hex(struct nb *b, struct draw *d, unsigned n, bool upper);
-void nb_token(struct nb *b, struct draw *d, unsigned n, bool mixed);
-void choose_style(struct draw *d, enum sepstyle ss, struct pstyle *st);
-enum wcase word_case(const struct pstyle *st, unsigned i);
-void put_styled(struct nb *b, const struct pstyle *st, unsigned i, const char *w);
-void put_utf8_word(struct nb *b, struct draw *d, enum wcase c);
-void put_words(struct nb *b, struct draw *d, const struct vocab *v, unsigned first, unsigned n,
-	       const struct pstyle *st);
-unsigned draw_nwords(struct draw *d, unsigned lo, unsigned hi);
-void phrase(struct nb *b, struct draw *d, const struct vocab *v, unsigned lo, unsigned hi,
-	    enum sepstyle ss, struct pstyle *st);
-void maybe_number(struct nb *b, struct draw *d, const struct pstyle *st, unsigned pct);
-void generic(struct nb *b, struct draw *d, const struct vocab *v, enum sepstyle ss,
-	     unsigned num_pct);
-const struct vocab *mixed_vocab(struct draw *d);
-bool plain(const struct draw *d);
-void set_tail(struct draw *d, const char *s);
+void names_nb_putc(struct nb *b, char ch);
+void names_nb_put(struct nb *b, const char *s);
+void names_nb_word(struct nb *b, const char *w, enum wcase c);
+void names_nb_num(struct nb *b, uint64_t v, int width);
+unsigned names_below(struct draw *d, unsigned n);
+bool names_chance(struct draw *d, unsigned pct);
+const char *names_pick(struct draw *d, const struct vocab *v);
+const char *names_pick_flat(struct draw *d, const char *const *list, unsigned n);
+unsigned names_draw_year(struct draw *d);
+void names_draw_when(struct draw *d, struct when *t);
+void names_nb_ymd(struct nb *b, const struct when *t, char sep);
+void names_nb_hms(struct nb *b, const struct when *t, char sep);
+void names_nb_version(struct nb *b, struct draw *d);
+void names_nb_hex(struct nb *b, struct draw *d, unsigned n, bool upper);
+void names_nb_token(struct nb *b, struct draw *d, unsigned n, bool mixed);
+void names_choose_style(struct draw *d, enum sepstyle ss, struct pstyle *st);
+enum wcase names_word_case(const struct pstyle *st, unsigned i);
+void names_put_styled(struct nb *b, const struct pstyle *st, unsigned i, const char *w);
+void names_put_utf8_word(struct nb *b, struct draw *d, enum wcase c);
+void names_put_words(struct nb *b, struct draw *d, const struct vocab *v, unsigned first, unsigned n,
+		     const struct pstyle *st);
+unsigned names_draw_nwords(struct draw *d, unsigned lo, unsigned hi);
+void names_phrase(struct nb *b, struct draw *d, const struct vocab *v, unsigned lo, unsigned hi,
+		  enum sepstyle ss, struct pstyle *st);
+void names_maybe_number(struct nb *b, struct draw *d, const struct pstyle *st, unsigned pct);
+void names_generic(struct nb *b, struct draw *d, const struct vocab *v, enum sepstyle ss,
+		   unsigned num_pct);
+const struct vocab *names_mixed_vocab(struct draw *d);
+bool names_plain(const struct draw *d);
+void names_set_tail(struct draw *d, const char *s);
 
 /* ---- names_pattern.c: patterns by type, each writing a stem for its class of extension */
 
-/* Fixed names of configuration and log files, for pat_fixed_or_words(). */
+/* Fixed names of configuration and log files, for names_pat_fixed_or_words(). */
 extern const char *const cfg_fixed[30];
 extern const char *const log_fixed[24];
 
-void pat_photo(struct nb *b, struct draw *d);
-void pat_graphic(struct nb *b, struct draw *d, bool png);
-void pat_shlib(struct nb *b, struct draw *d);
-void pat_win(struct nb *b, struct draw *d, const char *lext);
-void pat_code(struct nb *b, struct draw *d, enum lang lang);
-void pat_oo(struct nb *b, struct draw *d, bool cls, bool cs);
-void pat_temp(struct nb *b, struct draw *d);
-void pat_audio(struct nb *b, struct draw *d, bool wav);
-void pat_video(struct nb *b, struct draw *d);
-void pat_doc(struct nb *b, struct draw *d);
-void pat_text(struct nb *b, struct draw *d);
-void pat_web(struct nb *b, struct draw *d);
-void pat_fixed_or_words(struct nb *b, struct draw *d, const char *const *fixed, unsigned nfixed,
-			bool dated);
-void pat_font(struct nb *b, struct draw *d);
-void pat_archive(struct nb *b, struct draw *d, const char *lext);
-void pat_compress(struct nb *b, struct draw *d);
-void pat_object(struct nb *b, struct draw *d, const char *lext);
-void pat_disk(struct nb *b, struct draw *d);
-void pat_noext(struct nb *b, struct draw *d);
-void pat_dir(struct nb *b, struct draw *d);
+void names_pat_photo(struct nb *b, struct draw *d);
+void names_pat_graphic(struct nb *b, struct draw *d, bool png);
+void names_pat_shlib(struct nb *b, struct draw *d);
+void names_pat_win(struct nb *b, struct draw *d, const char *lext);
+void names_pat_code(struct nb *b, struct draw *d, enum lang lang);
+void names_pat_oo(struct nb *b, struct draw *d, bool cls, bool cs);
+void names_pat_temp(struct nb *b, struct draw *d);
+void names_pat_audio(struct nb *b, struct draw *d, bool wav);
+void names_pat_video(struct nb *b, struct draw *d);
+void names_pat_doc(struct nb *b, struct draw *d);
+void names_pat_text(struct nb *b, struct draw *d);
+void names_pat_web(struct nb *b, struct draw *d);
+void names_pat_fixed_or_words(struct nb *b, struct draw *d, const char *const *fixed, unsigned nfixed,
+			      bool dated);
+void names_pat_font(struct nb *b, struct draw *d);
+void names_pat_archive(struct nb *b, struct draw *d, const char *lext);
+void names_pat_compress(struct nb *b, struct draw *d);
+void names_pat_object(struct nb *b, struct draw *d, const char *lext);
+void names_pat_disk(struct nb *b, struct draw *d);
+void names_pat_noext(struct nb *b, struct draw *d);
+void names_pat_dir(struct nb *b, struct draw *d);
 
 #endif

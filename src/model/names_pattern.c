@@ -6,63 +6,63 @@
 
 /* ---- patterns by type -------------------------------------------------- */
 
-void pat_photo(struct nb *b, struct draw *d)
+void names_pat_photo(struct nb *b, struct draw *d)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	struct when t;
 
 	/* camera names only rarely carry a space (a copy) or a non-ASCII word */
-	if (d->utf8_todo || r >= 62 || (d->space && chance(d, 50))) {
-		generic(b, d, &v_gen, SEP_MIX, 35);
+	if (d->utf8_todo || r >= 62 || (d->space && names_chance(d, 50))) {
+		names_generic(b, d, &v_gen, SEP_MIX, 35);
 		return;
 	}
-	d->ext_upper = r < 42 && chance(d, 70);
-	draw_when(d, &t);
+	d->ext_upper = r < 42 && names_chance(d, 70);
+	names_draw_when(d, &t);
 	if (r < 22) {
-		nb_put(b, "IMG_");
-		nb_num(b, 1 + below(d, 9999), 4);
+		names_nb_put(b, "IMG_");
+		names_nb_num(b, 1 + names_below(d, 9999), 4);
 	} else if (r < 28) {
-		nb_put(b, "DSC");
-		nb_num(b, below(d, 100000), 5);
+		names_nb_put(b, "DSC");
+		names_nb_num(b, names_below(d, 100000), 5);
 	} else if (r < 32) {
-		nb_put(b, chance(d, 50) ? "DSC_" : "DSCN");
-		nb_num(b, below(d, 10000), 4);
+		names_nb_put(b, names_chance(d, 50) ? "DSC_" : "DSCN");
+		names_nb_num(b, names_below(d, 10000), 4);
 	} else if (r < 35) {
-		nb_putc(b, 'P');
-		nb_num(b, 100 + below(d, 900), 3);
-		nb_num(b, 1 + below(d, 9999), 4);
+		names_nb_putc(b, 'P');
+		names_nb_num(b, 100 + names_below(d, 900), 3);
+		names_nb_num(b, 1 + names_below(d, 9999), 4);
 	} else if (r < 42) {
-		nb_put(b, "PXL_");
-		nb_ymd(b, &t, 0);
-		nb_putc(b, '_');
-		nb_hms(b, &t, 0);
-		nb_num(b, below(d, 1000), 3);
+		names_nb_put(b, "PXL_");
+		names_nb_ymd(b, &t, 0);
+		names_nb_putc(b, '_');
+		names_nb_hms(b, &t, 0);
+		names_nb_num(b, names_below(d, 1000), 3);
 	} else if (r < 50) {
-		nb_put(b, "IMG_");
-		nb_ymd(b, &t, 0);
-		nb_putc(b, '_');
-		nb_hms(b, &t, 0);
+		names_nb_put(b, "IMG_");
+		names_nb_ymd(b, &t, 0);
+		names_nb_putc(b, '_');
+		names_nb_hms(b, &t, 0);
 	} else if (r < 55) {
-		nb_ymd(b, &t, 0);
-		nb_putc(b, '_');
-		nb_hms(b, &t, 0);
+		names_nb_ymd(b, &t, 0);
+		names_nb_putc(b, '_');
+		names_nb_hms(b, &t, 0);
 	} else if (r < 58) {
 		if (d->space) {
-			nb_put(b, "WhatsApp Image ");
-			nb_ymd(b, &t, '-');
-			nb_put(b, " at ");
-			nb_hms(b, &t, '.');
+			names_nb_put(b, "WhatsApp Image ");
+			names_nb_ymd(b, &t, '-');
+			names_nb_put(b, " at ");
+			names_nb_hms(b, &t, '.');
 		} else {
-			nb_put(b, "IMG-");
-			nb_ymd(b, &t, 0);
-			nb_put(b, "-WA");
-			nb_num(b, below(d, 10000), 4);
+			names_nb_put(b, "IMG-");
+			names_nb_ymd(b, &t, 0);
+			names_nb_put(b, "-WA");
+			names_nb_num(b, names_below(d, 10000), 4);
 		}
 	} else {
-		nb_put(b, "Screenshot_");
-		nb_ymd(b, &t, 0);
-		nb_putc(b, '-');
-		nb_hms(b, &t, 0);
+		names_nb_put(b, "Screenshot_");
+		names_nb_ymd(b, &t, 0);
+		names_nb_putc(b, '-');
+		names_nb_hms(b, &t, 0);
 	}
 }
 
@@ -70,101 +70,101 @@ static void screenshot(struct nb *b, struct draw *d)
 {
 	struct when t;
 
-	draw_when(d, &t);
+	names_draw_when(d, &t);
 	if (d->space) {
-		if (chance(d, 60)) {
-			nb_put(b, "Screenshot ");
-			nb_ymd(b, &t, '-');
-			nb_put(b, " at ");
-			nb_hms(b, &t, '.');
+		if (names_chance(d, 60)) {
+			names_nb_put(b, "Screenshot ");
+			names_nb_ymd(b, &t, '-');
+			names_nb_put(b, " at ");
+			names_nb_hms(b, &t, '.');
 		} else {
-			nb_put(b, "Screenshot from ");
-			nb_ymd(b, &t, '-');
-			nb_putc(b, ' ');
-			nb_hms(b, &t, '-');
+			names_nb_put(b, "Screenshot from ");
+			names_nb_ymd(b, &t, '-');
+			names_nb_putc(b, ' ');
+			names_nb_hms(b, &t, '-');
 		}
 	} else {
-		nb_put(b, chance(d, 50) ? "Screenshot_" : "screenshot_");
-		nb_ymd(b, &t, 0);
-		nb_putc(b, chance(d, 50) ? '-' : '_');
-		nb_hms(b, &t, 0);
+		names_nb_put(b, names_chance(d, 50) ? "Screenshot_" : "screenshot_");
+		names_nb_ymd(b, &t, 0);
+		names_nb_putc(b, names_chance(d, 50) ? '-' : '_');
+		names_nb_hms(b, &t, 0);
 	}
 }
 
-void pat_graphic(struct nb *b, struct draw *d, bool png)
+void names_pat_graphic(struct nb *b, struct draw *d, bool png)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	struct pstyle st;
 
 	if (!d->utf8_todo && r < (png ? 18u : 3u)) {
 		screenshot(b, d);
 	} else if (r < 60) {
-		phrase(b, d, &v_ui, 1, 2, SEP_SNAKE, &st);
-		if (chance(d, 50) && plain(d))
-			nb_put(b, PICK_FLAT(d, asset_suffixes));
+		names_phrase(b, d, &v_ui, 1, 2, SEP_SNAKE, &st);
+		if (names_chance(d, 50) && names_plain(d))
+			names_nb_put(b, PICK_FLAT(d, asset_suffixes));
 		else
-			maybe_number(b, d, &st, 25);
+			names_maybe_number(b, d, &st, 25);
 	} else {
-		generic(b, d, mixed_vocab(d), SEP_MIX, 30);
+		names_generic(b, d, names_mixed_vocab(d), SEP_MIX, 30);
 	}
 }
 
-void pat_shlib(struct nb *b, struct draw *d)
+void names_pat_shlib(struct nb *b, struct draw *d)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	char t[48];
 	struct nb tb = { t, 0, sizeof(t) - 1 };
 	struct pstyle st;
 
-	if (!plain(d) || r < 10) {
+	if (!names_plain(d) || r < 10) {
 		/* plugins without the lib prefix: pam_unix.so */
-		generic(b, d, &v_tech, SEP_SNAKE, 10);
+		names_generic(b, d, &v_tech, SEP_SNAKE, 10);
 		return;
 	}
 	if (r < 18) {
 		/* a Python extension module */
-		nb_putc(b, '_');
-		nb_word(b, pick(d, &v_tech), WC_LOWER);
-		nb_put(b, ".cpython-3");
-		nb_num(b, 6 + below(d, 7), 0);
-		nb_put(b, "-x86_64-linux-gnu");
+		names_nb_putc(b, '_');
+		names_nb_word(b, names_pick(d, &v_tech), WC_LOWER);
+		names_nb_put(b, ".cpython-3");
+		names_nb_num(b, 6 + names_below(d, 7), 0);
+		names_nb_put(b, "-x86_64-linux-gnu");
 		return;
 	}
-	nb_put(b, "lib");
-	if (d->upper && chance(d, 40)) {
+	names_nb_put(b, "lib");
+	if (d->upper && names_chance(d, 40)) {
 		/* libGL, libX11, libSDL2 */
-		nb_word(b, PICK_FLAT(d, abbrevs), WC_UPPER);
-		if (chance(d, 50))
-			nb_num(b, 1 + below(d, 11), 0);
+		names_nb_word(b, PICK_FLAT(d, abbrevs), WC_UPPER);
+		if (names_chance(d, 50))
+			names_nb_num(b, 1 + names_below(d, 11), 0);
 	} else {
-		phrase(b, d, &v_tech, 1, 2, SEP_JOIN, &st);
-		if (chance(d, 15)) {
-			nb_putc(b, '-');
-			nb_num(b, 1 + below(d, 4), 0);
+		names_phrase(b, d, &v_tech, 1, 2, SEP_JOIN, &st);
+		if (names_chance(d, 15)) {
+			names_nb_putc(b, '-');
+			names_nb_num(b, 1 + names_below(d, 4), 0);
 		}
 	}
-	r = below(d, 100);
-	nb_put(&tb, ".so");
+	r = names_below(d, 100);
+	names_nb_put(&tb, ".so");
 	if (r < 40) {
 		return;
 	} else if (r < 85) {
-		nb_putc(&tb, '.');
-		nb_num(&tb, below(d, 13), 0);
+		names_nb_putc(&tb, '.');
+		names_nb_num(&tb, names_below(d, 13), 0);
 		if (r >= 70) {
-			nb_putc(&tb, '.');
-			nb_num(&tb, below(d, 30), 0);
-			nb_putc(&tb, '.');
-			nb_num(&tb, below(d, 10), 0);
+			names_nb_putc(&tb, '.');
+			names_nb_num(&tb, names_below(d, 30), 0);
+			names_nb_putc(&tb, '.');
+			names_nb_num(&tb, names_below(d, 10), 0);
 		}
 	} else {
 		/* libc-2.31.so */
-		nb_putc(b, '-');
-		nb_num(b, 1 + below(d, 3), 0);
-		nb_putc(b, '.');
-		nb_num(b, below(d, 40), 2);
+		names_nb_putc(b, '-');
+		names_nb_num(b, 1 + names_below(d, 3), 0);
+		names_nb_putc(b, '.');
+		names_nb_num(b, names_below(d, 40), 2);
 	}
 	t[tb.len] = '\0';
-	set_tail(d, t);
+	names_set_tail(d, t);
 }
 
 static const char *const win_fixed[] = {
@@ -179,50 +179,50 @@ static const char *const win_fixed[] = {
 
 static const char *const win_suffixes[] = { "32", "64", "Ex", "2", "Lib", "Res", "Host", "UI" };
 
-void pat_win(struct nb *b, struct draw *d, const char *lext)
+void names_pat_win(struct nb *b, struct draw *d, const char *lext)
 {
 	bool pch = !strcmp(lext, "pch");
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	struct pstyle st;
 
-	if (!plain(d)) {
-		generic(b, d, chance(d, 50) ? &v_win : &v_gen, SEP_MIX, 15);
+	if (!names_plain(d)) {
+		names_generic(b, d, names_chance(d, 50) ? &v_win : &v_gen, SEP_MIX, 15);
 		return;
 	}
 	if (pch && r < 60) {
-		nb_put(b, r < 30 ? "stdafx" : r < 40 ? "StdAfx" : r < 50 ? "pch" : "precomp");
+		names_nb_put(b, r < 30 ? "stdafx" : r < 40 ? "StdAfx" : r < 50 ? "pch" : "precomp");
 		return;
 	}
 	if (r < 20) {
-		nb_put(b, PICK_FLAT(d, win_fixed));
+		names_nb_put(b, PICK_FLAT(d, win_fixed));
 	} else if (r < 25 && !d->upper && !strcmp(lext, "dll")) {
-		nb_put(b, "api-ms-win-core-");
-		nb_word(b, pick(d, &v_tech), WC_LOWER);
-		nb_put(b, "-l1-");
-		nb_num(b, 1 + below(d, 2), 0);
-		nb_putc(b, '-');
-		nb_num(b, below(d, 3), 0);
+		names_nb_put(b, "api-ms-win-core-");
+		names_nb_word(b, names_pick(d, &v_tech), WC_LOWER);
+		names_nb_put(b, "-l1-");
+		names_nb_num(b, 1 + names_below(d, 2), 0);
+		names_nb_putc(b, '-');
+		names_nb_num(b, names_below(d, 3), 0);
 	} else if (r < 80) {
 		/* CamelCase: MsoUtil, ShellHost64 (lower-cased when no capitals) */
-		const char *prev = pick(d, &v_win);
+		const char *prev = names_pick(d, &v_win);
 
-		nb_word(b, prev, WC_CAP);
-		for (unsigned i = chance(d, 75) ? 1 : 2; i; i--) {
-			const char *w = pick(d, chance(d, 50) ? &v_win : &v_tech);
+		names_nb_word(b, prev, WC_CAP);
+		for (unsigned i = names_chance(d, 75) ? 1 : 2; i; i--) {
+			const char *w = names_pick(d, names_chance(d, 50) ? &v_win : &v_tech);
 
 			if (strcmp(w, prev))
-				nb_word(b, w, WC_CAP);
+				names_nb_word(b, w, WC_CAP);
 			prev = w;
 		}
-		if (chance(d, 20))
-			nb_put(b, PICK_FLAT(d, win_suffixes));
+		if (names_chance(d, 20))
+			names_nb_put(b, PICK_FLAT(d, win_suffixes));
 	} else {
 		st.sep = 0;
 		st.pc = d->upper ? PC_UPPER : PC_LOWER;
-		put_styled(b, &st, 0, pick(d, &v_win));
-		put_styled(b, &st, 1, pick(d, &v_tech));
-		if (chance(d, 30))
-			nb_put(b, "32");
+		names_put_styled(b, &st, 0, names_pick(d, &v_win));
+		names_put_styled(b, &st, 1, names_pick(d, &v_tech));
+		if (names_chance(d, 30))
+			names_nb_put(b, "32");
 	}
 }
 
@@ -244,57 +244,57 @@ static const char *const js_fixed[] = {
 	"constants", "store",
 };
 
-void pat_code(struct nb *b, struct draw *d, enum lang lang)
+void names_pat_code(struct nb *b, struct draw *d, enum lang lang)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	struct pstyle st;
 
-	if (!plain(d) || d->upper) {
+	if (!names_plain(d) || d->upper) {
 		/* BufferPool.cpp, Ring_buffer.h, or words with spaces */
-		phrase(b, d, &v_tech, 1, 3, lang == LANG_JS ? SEP_KEBAB : SEP_SNAKE, &st);
-		maybe_number(b, d, &st, 8);
+		names_phrase(b, d, &v_tech, 1, 3, lang == LANG_JS ? SEP_KEBAB : SEP_SNAKE, &st);
+		names_maybe_number(b, d, &st, 8);
 		return;
 	}
 	if (r < 14) {
 		switch (lang) {
 		case LANG_PY:
-			nb_put(b, PICK_FLAT(d, py_fixed));
+			names_nb_put(b, PICK_FLAT(d, py_fixed));
 			break;
 		case LANG_JS:
-			nb_put(b, PICK_FLAT(d, js_fixed));
+			names_nb_put(b, PICK_FLAT(d, js_fixed));
 			break;
 		case LANG_GO:
-			nb_put(b, r < 5 ? "main" : r < 8 ? "doc" : PICK_FLAT(d, code_fixed));
+			names_nb_put(b, r < 5 ? "main" : r < 8 ? "doc" : PICK_FLAT(d, code_fixed));
 			break;
 		case LANG_RS:
-			nb_put(b, r < 5 ? "mod" : r < 8 ? "lib" : r < 10 ? "main" : "build");
+			names_nb_put(b, r < 5 ? "mod" : r < 8 ? "lib" : r < 10 ? "main" : "build");
 			break;
 		default:
-			nb_put(b, PICK_FLAT(d, code_fixed));
+			names_nb_put(b, PICK_FLAT(d, code_fixed));
 			break;
 		}
 	} else if (r < 60) {
-		phrase(b, d, &v_tech, 1, 3, lang == LANG_JS ? SEP_KEBAB : SEP_SNAKE, &st);
-		maybe_number(b, d, &st, 8);
+		names_phrase(b, d, &v_tech, 1, 3, lang == LANG_JS ? SEP_KEBAB : SEP_SNAKE, &st);
+		names_maybe_number(b, d, &st, 8);
 	} else if (r < 80 && lang != LANG_JS && lang != LANG_PY) {
 		/* strbuf, sockopt, xmalloc */
-		nb_word(b, PICK_FLAT(d, abbrevs), WC_LOWER);
-		nb_word(b, chance(d, 60) ? PICK_FLAT(d, abbrevs) : pick(d, &v_tech), WC_LOWER);
+		names_nb_word(b, PICK_FLAT(d, abbrevs), WC_LOWER);
+		names_nb_word(b, names_chance(d, 60) ? PICK_FLAT(d, abbrevs) : names_pick(d, &v_tech), WC_LOWER);
 	} else if (r < 90) {
-		if (lang == LANG_GO || lang == LANG_RS || chance(d, 40)) {
-			nb_word(b, pick(d, &v_tech), WC_LOWER);
-			nb_put(b, chance(d, 70) ? "_test" : "_impl");
+		if (lang == LANG_GO || lang == LANG_RS || names_chance(d, 40)) {
+			names_nb_word(b, names_pick(d, &v_tech), WC_LOWER);
+			names_nb_put(b, names_chance(d, 70) ? "_test" : "_impl");
 		} else {
-			nb_put(b, "test_");
-			nb_word(b, pick(d, &v_tech), WC_LOWER);
+			names_nb_put(b, "test_");
+			names_nb_word(b, names_pick(d, &v_tech), WC_LOWER);
 		}
 	} else if (lang == LANG_JS) {
-		nb_word(b, pick(d, &v_tech), WC_LOWER);
-		nb_put(b, chance(d, 50) ? ".min" : chance(d, 50) ? ".test" : ".spec");
+		names_nb_word(b, names_pick(d, &v_tech), WC_LOWER);
+		names_nb_put(b, names_chance(d, 50) ? ".min" : names_chance(d, 50) ? ".test" : ".spec");
 	} else {
 		/* sha256, base64, ext4 */
-		nb_word(b, PICK_FLAT(d, abbrevs), WC_LOWER);
-		nb_num(b, 1 + below(d, 256), 0);
+		names_nb_word(b, PICK_FLAT(d, abbrevs), WC_LOWER);
+		names_nb_num(b, 1 + names_below(d, 256), 0);
 	}
 }
 
@@ -305,31 +305,31 @@ static const char *const oo_roles[] = {
 	"Activity", "View", "Model", "Repository",
 };
 
-void pat_oo(struct nb *b, struct draw *d, bool cls, bool cs)
+void names_pat_oo(struct nb *b, struct draw *d, bool cls, bool cs)
 {
 	struct pstyle st;
 
-	if (!plain(d) || !d->upper) {
+	if (!names_plain(d) || !d->upper) {
 		/* without capitals the class name runs together: httpclient */
-		if (plain(d) && chance(d, 8)) {
-			nb_put(b, chance(d, 50) ? "package-info" : "module-info");
+		if (names_plain(d) && names_chance(d, 8)) {
+			names_nb_put(b, names_chance(d, 50) ? "package-info" : "module-info");
 			return;
 		}
-		phrase(b, d, &v_tech, 1, 3, SEP_JOIN, &st);
+		names_phrase(b, d, &v_tech, 1, 3, SEP_JOIN, &st);
 		return;
 	}
-	if (cs && chance(d, 8))
-		nb_putc(b, 'I');
-	for (unsigned i = draw_nwords(d, 1, 3); i; i--)
-		nb_word(b, pick(d, &v_tech), WC_CAP);
-	if (chance(d, 45))
-		nb_put(b, PICK_FLAT(d, oo_roles));
-	if (cls && chance(d, 15)) {
-		nb_putc(b, '$');
-		if (chance(d, 50))
-			nb_num(b, 1 + below(d, 5), 0);
+	if (cs && names_chance(d, 8))
+		names_nb_putc(b, 'I');
+	for (unsigned i = names_draw_nwords(d, 1, 3); i; i--)
+		names_nb_word(b, names_pick(d, &v_tech), WC_CAP);
+	if (names_chance(d, 45))
+		names_nb_put(b, PICK_FLAT(d, oo_roles));
+	if (cls && names_chance(d, 15)) {
+		names_nb_putc(b, '$');
+		if (names_chance(d, 50))
+			names_nb_num(b, 1 + names_below(d, 5), 0);
 		else
-			nb_word(b, pick(d, &v_tech), WC_CAP);
+			names_nb_word(b, names_pick(d, &v_tech), WC_CAP);
 	}
 }
 
@@ -338,28 +338,28 @@ static const char *const inner_exts[] = {
 	"html", "js",
 };
 
-void pat_temp(struct nb *b, struct draw *d)
+void names_pat_temp(struct nb *b, struct draw *d)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	struct pstyle st;
 
-	if (!plain(d) || r >= 85) {
-		phrase(b, d, mixed_vocab(d), 1, 2, SEP_SNAKE, &st);
-		if (plain(d) || chance(d, 50)) {
+	if (!names_plain(d) || r >= 85) {
+		names_phrase(b, d, names_mixed_vocab(d), 1, 2, SEP_SNAKE, &st);
+		if (names_plain(d) || names_chance(d, 50)) {
 			if (st.sep)
-				nb_putc(b, st.sep);
-			nb_word(b, chance(d, 50) ? "old" : "backup", word_case(&st, 1));
+				names_nb_putc(b, st.sep);
+			names_nb_word(b, names_chance(d, 50) ? "old" : "backup", names_word_case(&st, 1));
 		}
 	} else if (r < 25) {
-		nb_hex(b, d, 8 + 2 * below(d, 5), d->upper);
+		names_nb_hex(b, d, 8 + 2 * names_below(d, 5), d->upper);
 	} else if (r < 45) {
-		nb_put(b, "tmp");
-		nb_token(b, d, 6 + below(d, 5), d->upper);
+		names_nb_put(b, "tmp");
+		names_nb_token(b, d, 6 + names_below(d, 5), d->upper);
 	} else {
 		/* main.c.bak, config.ini.old */
-		phrase(b, d, &v_tech, 1, 2, SEP_SNAKE, &st);
-		nb_putc(b, '.');
-		nb_put(b, PICK_FLAT(d, inner_exts));
+		names_phrase(b, d, &v_tech, 1, 2, SEP_SNAKE, &st);
+		names_nb_putc(b, '.');
+		names_nb_put(b, PICK_FLAT(d, inner_exts));
 	}
 }
 
@@ -369,95 +369,95 @@ static const char *const sound_words[] = {
 	"snare",
 };
 
-void pat_audio(struct nb *b, struct draw *d, bool wav)
+void names_pat_audio(struct nb *b, struct draw *d, bool wav)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	struct pstyle st;
 
-	if (wav && r < 40 && plain(d)) {
-		nb_word(b, PICK_FLAT(d, sound_words), d->upper ? WC_CAP : WC_LOWER);
-		if (chance(d, 50)) {
-			nb_putc(b, chance(d, 60) ? '_' : '-');
-			nb_num(b, 1 + below(d, 20), 2);
+	if (wav && r < 40 && names_plain(d)) {
+		names_nb_word(b, PICK_FLAT(d, sound_words), d->upper ? WC_CAP : WC_LOWER);
+		if (names_chance(d, 50)) {
+			names_nb_putc(b, names_chance(d, 60) ? '_' : '-');
+			names_nb_num(b, 1 + names_below(d, 20), 2);
 		}
 		return;
 	}
-	r = below(d, 100);
+	r = names_below(d, 100);
 	if (r < 55) {
 		/* 03 - Blue Morning */
-		nb_num(b, 1 + below(d, below(d, 20) + 1), 2);
+		names_nb_num(b, 1 + names_below(d, names_below(d, 20) + 1), 2);
 		if (d->space)
-			nb_put(b, chance(d, 70) ? " - " : " ");
+			names_nb_put(b, names_chance(d, 70) ? " - " : " ");
 		else
-			nb_putc(b, chance(d, 60) ? '_' : '-');
-		phrase(b, d, &v_song, 1, 4, SEP_SNAKE, &st);
+			names_nb_putc(b, names_chance(d, 60) ? '_' : '-');
+		names_phrase(b, d, &v_song, 1, 4, SEP_SNAKE, &st);
 	} else if (r < 70) {
 		/* Artist - Title */
-		phrase(b, d, &v_gen, 1, 2, SEP_SNAKE, &st);
-		nb_put(b, d->space ? " - " : "-");
-		put_words(b, d, &v_song, 0, draw_nwords(d, 1, 3), &st);
-	} else if (r < 80 && plain(d)) {
-		nb_word(b, chance(d, 50) ? "track" : "audio", d->upper ? WC_CAP : WC_LOWER);
-		if (chance(d, 50))
-			nb_putc(b, '_');
-		nb_num(b, 1 + below(d, 30), 2);
+		names_phrase(b, d, &v_gen, 1, 2, SEP_SNAKE, &st);
+		names_nb_put(b, d->space ? " - " : "-");
+		names_put_words(b, d, &v_song, 0, names_draw_nwords(d, 1, 3), &st);
+	} else if (r < 80 && names_plain(d)) {
+		names_nb_word(b, names_chance(d, 50) ? "track" : "audio", d->upper ? WC_CAP : WC_LOWER);
+		if (names_chance(d, 50))
+			names_nb_putc(b, '_');
+		names_nb_num(b, 1 + names_below(d, 30), 2);
 	} else {
-		generic(b, d, &v_song, SEP_MIX, 30);
+		names_generic(b, d, &v_song, SEP_MIX, 30);
 	}
 }
 
-void pat_video(struct nb *b, struct draw *d)
+void names_pat_video(struct nb *b, struct draw *d)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	struct when t;
 	struct pstyle st;
 
-	if (!plain(d) || r >= 44) {
-		if (plain(d) && r >= 84) {
-			nb_word(b, chance(d, 50) ? "clip" : chance(d, 50) ? "video" : "movie",
+	if (!names_plain(d) || r >= 44) {
+		if (names_plain(d) && r >= 84) {
+			names_nb_word(b, names_chance(d, 50) ? "clip" : names_chance(d, 50) ? "video" : "movie",
 				d->upper ? WC_CAP : WC_LOWER);
-			if (chance(d, 50))
-				nb_putc(b, '_');
-			nb_num(b, 1 + below(d, 40), 2);
+			if (names_chance(d, 50))
+				names_nb_putc(b, '_');
+			names_nb_num(b, 1 + names_below(d, 40), 2);
 			return;
 		}
-		phrase(b, d, &v_gen, 1, 3, SEP_MIX, &st);
-		if (chance(d, 40)) {
+		names_phrase(b, d, &v_gen, 1, 3, SEP_MIX, &st);
+		if (names_chance(d, 40)) {
 			if (d->space) {
-				nb_put(b, " (");
-				nb_num(b, draw_year(d), 4);
-				nb_putc(b, ')');
+				names_nb_put(b, " (");
+				names_nb_num(b, names_draw_year(d), 4);
+				names_nb_putc(b, ')');
 			} else {
-				nb_putc(b, st.sep ? st.sep : '_');
-				nb_num(b, draw_year(d), 4);
+				names_nb_putc(b, st.sep ? st.sep : '_');
+				names_nb_num(b, names_draw_year(d), 4);
 			}
 		}
 		return;
 	}
-	d->ext_upper = chance(d, 60);
+	d->ext_upper = names_chance(d, 60);
 	if (r < 18) {
-		draw_when(d, &t);
-		nb_put(b, "VID_");
-		nb_ymd(b, &t, 0);
-		nb_putc(b, '_');
-		nb_hms(b, &t, 0);
+		names_draw_when(d, &t);
+		names_nb_put(b, "VID_");
+		names_nb_ymd(b, &t, 0);
+		names_nb_putc(b, '_');
+		names_nb_hms(b, &t, 0);
 	} else if (r < 26) {
-		nb_put(b, "MVI_");
-		nb_num(b, below(d, 10000), 4);
+		names_nb_put(b, "MVI_");
+		names_nb_num(b, names_below(d, 10000), 4);
 	} else if (r < 31) {
-		nb_put(b, "MOV_");
-		nb_num(b, below(d, 10000), 4);
+		names_nb_put(b, "MOV_");
+		names_nb_num(b, names_below(d, 10000), 4);
 	} else if (r < 36) {
-		nb_put(b, chance(d, 50) ? "GOPR" : "GH01");
-		nb_num(b, below(d, 10000), 4);
+		names_nb_put(b, names_chance(d, 50) ? "GOPR" : "GH01");
+		names_nb_num(b, names_below(d, 10000), 4);
 	} else if (r < 40) {
-		nb_put(b, "DJI_");
-		nb_num(b, below(d, 10000), 4);
+		names_nb_put(b, "DJI_");
+		names_nb_num(b, names_below(d, 10000), 4);
 	} else {
-		nb_put(b, "VTS_0");
-		nb_num(b, 1 + below(d, 9), 0);
-		nb_putc(b, '_');
-		nb_num(b, below(d, 10), 0);
+		names_nb_put(b, "VTS_0");
+		names_nb_num(b, 1 + names_below(d, 9), 0);
+		names_nb_putc(b, '_');
+		names_nb_num(b, names_below(d, 10), 0);
 	}
 }
 
@@ -472,54 +472,54 @@ static const char *const doc_versions[] = {
 	"signed", "copy",
 };
 
-void pat_doc(struct nb *b, struct draw *d)
+void names_pat_doc(struct nb *b, struct draw *d)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	struct pstyle st;
 	struct when t;
 
 	if (r < 30) {
 		/* Holiday budget 2019 */
-		choose_style(d, SEP_MIX, &st);
+		names_choose_style(d, SEP_MIX, &st);
 		if (st.sep == 0 && st.pc == PC_LOWER)
 			st.sep = '_';
-		put_words(b, d, &v_gen, 0, draw_nwords(d, 1, 2), &st);
-		put_styled(b, &st, 2, pick(d, &v_doc));
-		if (chance(d, 40)) {
+		names_put_words(b, d, &v_gen, 0, names_draw_nwords(d, 1, 2), &st);
+		names_put_styled(b, &st, 2, names_pick(d, &v_doc));
+		if (names_chance(d, 40)) {
 			if (st.sep)
-				nb_putc(b, st.sep);
-			nb_num(b, draw_year(d), 4);
+				names_nb_putc(b, st.sep);
+			names_nb_num(b, names_draw_year(d), 4);
 		}
 	} else if (r < 42) {
 		/* 2021-03-04 minutes */
-		draw_when(d, &t);
-		nb_ymd(b, &t, chance(d, 70) ? '-' : 0);
-		choose_style(d, SEP_SNAKE, &st);
+		names_draw_when(d, &t);
+		names_nb_ymd(b, &t, names_chance(d, 70) ? '-' : 0);
+		names_choose_style(d, SEP_SNAKE, &st);
 		if (!st.sep)
-			nb_putc(b, '_');
-		if (chance(d, 60))
-			put_styled(b, &st, 1, pick(d, &v_doc));
+			names_nb_putc(b, '_');
+		if (names_chance(d, 60))
+			names_put_styled(b, &st, 1, names_pick(d, &v_doc));
 		else
-			put_words(b, d, &v_gen, 1, draw_nwords(d, 1, 2), &st);
-	} else if (r < 52 && plain(d)) {
+			names_put_words(b, d, &v_gen, 1, names_draw_nwords(d, 1, 2), &st);
+	} else if (r < 52 && names_plain(d)) {
 		/* invoice_12345, Invoice-2021-0042 */
-		nb_word(b, PICK_FLAT(d, numbered_docs), d->upper ? WC_CAP : WC_LOWER);
-		nb_putc(b, chance(d, 60) ? '_' : '-');
-		if (chance(d, 40)) {
-			nb_num(b, draw_year(d), 4);
-			nb_putc(b, '-');
-			nb_num(b, below(d, 1000), 4);
+		names_nb_word(b, PICK_FLAT(d, numbered_docs), d->upper ? WC_CAP : WC_LOWER);
+		names_nb_putc(b, names_chance(d, 60) ? '_' : '-');
+		if (names_chance(d, 40)) {
+			names_nb_num(b, names_draw_year(d), 4);
+			names_nb_putc(b, '-');
+			names_nb_num(b, names_below(d, 1000), 4);
 		} else {
-			nb_num(b, below(d, 1000000), 0);
+			names_nb_num(b, names_below(d, 1000000), 0);
 		}
 	} else if (r < 65) {
-		phrase(b, d, &v_doc, 1, 1, SEP_SNAKE, &st);
-		if (chance(d, 40)) {
-			nb_putc(b, st.sep ? st.sep : '_');
-			nb_word(b, PICK_FLAT(d, doc_versions), WC_LOWER);
+		names_phrase(b, d, &v_doc, 1, 1, SEP_SNAKE, &st);
+		if (names_chance(d, 40)) {
+			names_nb_putc(b, st.sep ? st.sep : '_');
+			names_nb_word(b, PICK_FLAT(d, doc_versions), WC_LOWER);
 		}
 	} else {
-		generic(b, d, &v_gen, SEP_MIX, 25);
+		names_generic(b, d, &v_gen, SEP_MIX, 25);
 	}
 }
 
@@ -531,16 +531,16 @@ static const char *const text_fixed[] = {
 	"index", "CONTRIBUTING", "HISTORY",
 };
 
-void pat_text(struct nb *b, struct draw *d)
+void names_pat_text(struct nb *b, struct draw *d)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 
-	if (r < 25 && plain(d))
-		nb_put(b, PICK_FLAT(d, text_fixed));
+	if (r < 25 && names_plain(d))
+		names_nb_put(b, PICK_FLAT(d, text_fixed));
 	else if (r < 65)
-		pat_doc(b, d);
+		names_pat_doc(b, d);
 	else
-		generic(b, d, mixed_vocab(d), SEP_MIX, 20);
+		names_generic(b, d, names_mixed_vocab(d), SEP_MIX, 20);
 }
 
 static const char *const web_fixed[] = {
@@ -549,22 +549,22 @@ static const char *const web_fixed[] = {
 	"bootstrap", "layout",
 };
 
-void pat_web(struct nb *b, struct draw *d)
+void names_pat_web(struct nb *b, struct draw *d)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	struct pstyle st;
 
-	if (r < 15 && plain(d)) {
-		nb_put(b, PICK_FLAT(d, web_fixed));
-	} else if (r < 25 && plain(d)) {
-		if (chance(d, 50))
-			nb_put(b, chance(d, 50) ? "page" : "article_");
-		nb_num(b, below(d, 10000000), 0);
+	if (r < 15 && names_plain(d)) {
+		names_nb_put(b, PICK_FLAT(d, web_fixed));
+	} else if (r < 25 && names_plain(d)) {
+		if (names_chance(d, 50))
+			names_nb_put(b, names_chance(d, 50) ? "page" : "article_");
+		names_nb_num(b, names_below(d, 10000000), 0);
 	} else {
-		phrase(b, d, mixed_vocab(d), 1, 3, SEP_KEBAB, &st);
-		maybe_number(b, d, &st, 15);
-		if (plain(d) && chance(d, 8))
-			nb_put(b, ".min");
+		names_phrase(b, d, names_mixed_vocab(d), 1, 3, SEP_KEBAB, &st);
+		names_maybe_number(b, d, &st, 15);
+		if (names_plain(d) && names_chance(d, 8))
+			names_nb_put(b, ".min");
 	}
 }
 
@@ -583,22 +583,22 @@ const char *const log_fixed[] = {
 	"cron", "mail", "update",
 };
 
-void pat_fixed_or_words(struct nb *b, struct draw *d,
-			       const char *const *fixed, unsigned nfixed, bool dated)
+void names_pat_fixed_or_words(struct nb *b, struct draw *d,
+			      const char *const *fixed, unsigned nfixed, bool dated)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	struct pstyle st;
 	struct when t;
 
-	if (r < 35 && plain(d)) {
-		nb_put(b, pick_flat(d, fixed, nfixed));
+	if (r < 35 && names_plain(d)) {
+		names_nb_put(b, names_pick_flat(d, fixed, nfixed));
 	} else if (dated && r < 70) {
-		phrase(b, d, &v_tech, 1, 2, SEP_SNAKE, &st);
-		draw_when(d, &t);
-		nb_putc(b, st.sep ? st.sep : '_');
-		nb_ymd(b, &t, chance(d, 50) ? '-' : 0);
+		names_phrase(b, d, &v_tech, 1, 2, SEP_SNAKE, &st);
+		names_draw_when(d, &t);
+		names_nb_putc(b, st.sep ? st.sep : '_');
+		names_nb_ymd(b, &t, names_chance(d, 50) ? '-' : 0);
 	} else {
-		generic(b, d, &v_tech, SEP_KEBAB, 10);
+		names_generic(b, d, &v_tech, SEP_KEBAB, 10);
 	}
 }
 
@@ -611,25 +611,25 @@ static const char *const font_families[] = {
 	"Sans", "Serif", "Mono", "Display", "Text", "Grotesk", "Gothic", "Book",
 };
 
-void pat_font(struct nb *b, struct draw *d)
+void names_pat_font(struct nb *b, struct draw *d)
 {
 	struct pstyle st;
 
-	if (!plain(d)) {
-		generic(b, d, &v_gen, SEP_MIX, 10);
+	if (!names_plain(d)) {
+		names_generic(b, d, &v_gen, SEP_MIX, 10);
 		return;
 	}
 	/* DejaVuSans-Bold, NotoSerif-Regular; lower-cased without capitals */
-	nb_word(b, pick(d, chance(d, 50) ? &v_gen : &v_tech), WC_CAP);
-	if (chance(d, 70))
-		nb_put(b, PICK_FLAT(d, font_families));
-	if (chance(d, 70)) {
-		nb_putc(b, '-');
-		nb_put(b, PICK_FLAT(d, font_styles));
-	} else if (chance(d, 30)) {
+	names_nb_word(b, names_pick(d, names_chance(d, 50) ? &v_gen : &v_tech), WC_CAP);
+	if (names_chance(d, 70))
+		names_nb_put(b, PICK_FLAT(d, font_families));
+	if (names_chance(d, 70)) {
+		names_nb_putc(b, '-');
+		names_nb_put(b, PICK_FLAT(d, font_styles));
+	} else if (names_chance(d, 30)) {
 		st.sep = 0;
 		st.pc = PC_LOWER;
-		maybe_number(b, d, &st, 100);
+		names_maybe_number(b, d, &st, 100);
 	}
 }
 
@@ -645,47 +645,47 @@ static void tarball(struct nb *b, struct draw *d)
 {
 	struct pstyle st;
 
-	phrase(b, d, &v_tech, 1, 2, SEP_KEBAB, &st);
-	nb_putc(b, '-');
-	nb_version(b, d);
+	names_phrase(b, d, &v_tech, 1, 2, SEP_KEBAB, &st);
+	names_nb_putc(b, '-');
+	names_nb_version(b, d);
 }
 
-void pat_archive(struct nb *b, struct draw *d, const char *lext)
+void names_pat_archive(struct nb *b, struct draw *d, const char *lext)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	struct pstyle st;
 	struct when t;
 
-	if (!plain(d) || r >= 60) {
-		generic(b, d, mixed_vocab(d), SEP_MIX, 25);
+	if (!names_plain(d) || r >= 60) {
+		names_generic(b, d, names_mixed_vocab(d), SEP_MIX, 25);
 	} else if (!strcmp(lext, "deb")) {
 		tarball(b, d);
-		nb_putc(b, '-');
-		nb_num(b, 1 + below(d, 3), 0);
-		nb_putc(b, '_');
-		nb_put(b, PICK_FLAT(d, arches));
+		names_nb_putc(b, '-');
+		names_nb_num(b, 1 + names_below(d, 3), 0);
+		names_nb_putc(b, '_');
+		names_nb_put(b, PICK_FLAT(d, arches));
 	} else if (!strcmp(lext, "rpm")) {
 		tarball(b, d);
-		nb_putc(b, '-');
-		nb_num(b, 1 + below(d, 3), 0);
-		nb_put(b, chance(d, 50) ? ".el8." : ".fc38.");
-		nb_put(b, chance(d, 70) ? "x86_64" : "noarch");
+		names_nb_putc(b, '-');
+		names_nb_num(b, 1 + names_below(d, 3), 0);
+		names_nb_put(b, names_chance(d, 50) ? ".el8." : ".fc38.");
+		names_nb_put(b, names_chance(d, 70) ? "x86_64" : "noarch");
 	} else if (!strcmp(lext, "whl")) {
 		tarball(b, d);
-		nb_put(b, "-py3-none-any");
+		names_nb_put(b, "-py3-none-any");
 	} else if (r < 35) {
 		tarball(b, d);
 	} else if (r < 50) {
-		phrase(b, d, &v_gen, 1, 1, SEP_SNAKE, &st);
-		nb_put(b, d->upper && st.pc != PC_LOWER ? "_Backup_" : "_backup_");
-		draw_when(d, &t);
-		nb_ymd(b, &t, chance(d, 50) ? '-' : 0);
+		names_phrase(b, d, &v_gen, 1, 1, SEP_SNAKE, &st);
+		names_nb_put(b, d->upper && st.pc != PC_LOWER ? "_Backup_" : "_backup_");
+		names_draw_when(d, &t);
+		names_nb_ymd(b, &t, names_chance(d, 50) ? '-' : 0);
 	} else {
-		nb_word(b, chance(d, 50) ? "archive" : chance(d, 50) ? "export" : "files",
+		names_nb_word(b, names_chance(d, 50) ? "archive" : names_chance(d, 50) ? "export" : "files",
 			d->upper ? WC_CAP : WC_LOWER);
-		if (chance(d, 50)) {
-			nb_putc(b, chance(d, 50) ? '_' : '-');
-			nb_num(b, 1 + below(d, 20), 0);
+		if (names_chance(d, 50)) {
+			names_nb_putc(b, names_chance(d, 50) ? '_' : '-');
+			names_nb_num(b, 1 + names_below(d, 20), 0);
 		}
 	}
 }
@@ -703,52 +703,52 @@ static const char *const man_cmds[] = {
 	"gcc", "systemd", "init",
 };
 
-void pat_compress(struct nb *b, struct draw *d)
+void names_pat_compress(struct nb *b, struct draw *d)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 
-	if (!plain(d) || r >= 90) {
-		generic(b, d, mixed_vocab(d), SEP_MIX, 20);
+	if (!names_plain(d) || r >= 90) {
+		names_generic(b, d, names_mixed_vocab(d), SEP_MIX, 20);
 	} else if (r < 45) {
 		tarball(b, d);
-		nb_put(b, ".tar");
+		names_nb_put(b, ".tar");
 	} else if (r < 60) {
 		/* logrotate: syslog.2.gz, access.log.4.gz */
-		nb_put(b, PICK_FLAT(d, log_words));
-		if (chance(d, 40))
-			nb_put(b, ".log");
-		nb_putc(b, '.');
-		nb_num(b, 1 + below(d, 9), 0);
+		names_nb_put(b, PICK_FLAT(d, log_words));
+		if (names_chance(d, 40))
+			names_nb_put(b, ".log");
+		names_nb_putc(b, '.');
+		names_nb_num(b, 1 + names_below(d, 9), 0);
 	} else if (r < 80) {
-		generic(b, d, &v_tech, SEP_SNAKE, 20);
-		nb_putc(b, '.');
-		nb_put(b, PICK_FLAT(d, inner_data));
+		names_generic(b, d, &v_tech, SEP_SNAKE, 20);
+		names_nb_putc(b, '.');
+		names_nb_put(b, PICK_FLAT(d, inner_data));
 	} else {
 		/* man pages: ls.1.gz */
-		nb_put(b, PICK_FLAT(d, man_cmds));
-		nb_putc(b, '.');
-		nb_num(b, r < 85 ? 1 : r < 88 ? 3 : 8, 0);
+		names_nb_put(b, PICK_FLAT(d, man_cmds));
+		names_nb_putc(b, '.');
+		names_nb_num(b, r < 85 ? 1 : r < 88 ? 3 : 8, 0);
 	}
 }
 
-void pat_object(struct nb *b, struct draw *d, const char *lext)
+void names_pat_object(struct nb *b, struct draw *d, const char *lext)
 {
 	struct pstyle st;
 
-	if (plain(d) && (!strcmp(lext, "pyc") || !strcmp(lext, "pyo")) && chance(d, 60)) {
-		phrase(b, d, &v_tech, 1, 2, SEP_SNAKE, &st);
-		nb_put(b, ".cpython-3");
-		nb_num(b, 6 + below(d, 7), 0);
-		if (chance(d, 10))
-			nb_put(b, ".opt-1");
-	} else if (plain(d) && (!strcmp(lext, "a") || !strcmp(lext, "la")) && chance(d, 60)) {
-		nb_put(b, "lib");
-		phrase(b, d, &v_tech, 1, 2, SEP_JOIN, &st);
+	if (names_plain(d) && (!strcmp(lext, "pyc") || !strcmp(lext, "pyo")) && names_chance(d, 60)) {
+		names_phrase(b, d, &v_tech, 1, 2, SEP_SNAKE, &st);
+		names_nb_put(b, ".cpython-3");
+		names_nb_num(b, 6 + names_below(d, 7), 0);
+		if (names_chance(d, 10))
+			names_nb_put(b, ".opt-1");
+	} else if (names_plain(d) && (!strcmp(lext, "a") || !strcmp(lext, "la")) && names_chance(d, 60)) {
+		names_nb_put(b, "lib");
+		names_phrase(b, d, &v_tech, 1, 2, SEP_JOIN, &st);
 	} else if (!strcmp(lext, "ko")) {
-		phrase(b, d, &v_tech, 1, 3, chance(d, 70) ? SEP_SNAKE : SEP_KEBAB, &st);
-		maybe_number(b, d, &st, 10);
+		names_phrase(b, d, &v_tech, 1, 3, names_chance(d, 70) ? SEP_SNAKE : SEP_KEBAB, &st);
+		names_maybe_number(b, d, &st, 10);
 	} else {
-		pat_code(b, d, LANG_C);
+		names_pat_code(b, d, LANG_C);
 	}
 }
 
@@ -757,130 +757,130 @@ static const char *const disk_words[] = {
 	"system", "data", "swap", "efi", "recovery", "backup",
 };
 
-void pat_disk(struct nb *b, struct draw *d)
+void names_pat_disk(struct nb *b, struct draw *d)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 
-	if (!plain(d) || r >= 75) {
-		generic(b, d, mixed_vocab(d), SEP_MIX, 30);
+	if (!names_plain(d) || r >= 75) {
+		names_generic(b, d, names_mixed_vocab(d), SEP_MIX, 30);
 	} else if (r < 35) {
 		/* ubuntu-20.04-desktop-amd64 */
-		nb_put(b, PICK_FLAT(d, distros));
-		nb_putc(b, '-');
-		nb_num(b, 2 + below(d, 38), 0);
-		nb_putc(b, '.');
-		nb_num(b, below(d, 12), 2);
-		nb_putc(b, '-');
-		nb_put(b, chance(d, 50) ? "desktop" : chance(d, 50) ? "server" : "live");
-		nb_putc(b, '-');
-		nb_put(b, PICK_FLAT(d, arches));
+		names_nb_put(b, PICK_FLAT(d, distros));
+		names_nb_putc(b, '-');
+		names_nb_num(b, 2 + names_below(d, 38), 0);
+		names_nb_putc(b, '.');
+		names_nb_num(b, names_below(d, 12), 2);
+		names_nb_putc(b, '-');
+		names_nb_put(b, names_chance(d, 50) ? "desktop" : names_chance(d, 50) ? "server" : "live");
+		names_nb_putc(b, '-');
+		names_nb_put(b, PICK_FLAT(d, arches));
 	} else if (r < 60) {
-		nb_put(b, PICK_FLAT(d, disk_words));
+		names_nb_put(b, PICK_FLAT(d, disk_words));
 	} else {
-		nb_put(b, chance(d, 50) ? "win" : "vm-");
-		nb_num(b, 7 + below(d, 5), 0);
-		nb_put(b, chance(d, 50) ? "-x64" : "");
+		names_nb_put(b, names_chance(d, 50) ? "win" : "vm-");
+		names_nb_num(b, 7 + names_below(d, 5), 0);
+		names_nb_put(b, names_chance(d, 50) ? "-x64" : "");
 	}
 }
 
-void pat_noext(struct nb *b, struct draw *d)
+void names_pat_noext(struct nb *b, struct draw *d)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	struct pstyle st;
 
-	if (!plain(d)) {
-		generic(b, d, mixed_vocab(d), SEP_MIX, 10);
+	if (!names_plain(d)) {
+		names_generic(b, d, names_mixed_vocab(d), SEP_MIX, 10);
 		return;
 	}
 	if (d->upper) {
 		/* README, Makefile, or CamelCase words */
 		if (r < 40)
-			nb_put(b, noext_known[below(d, 32)]);
+			names_nb_put(b, noext_known[names_below(d, 32)]);
 		else
-			generic(b, d, mixed_vocab(d), SEP_MIX, 15);
+			names_generic(b, d, names_mixed_vocab(d), SEP_MIX, 15);
 		return;
 	}
 	if (r < 16) {
-		nb_put(b, PICK_FLAT(d, noext_known));
+		names_nb_put(b, PICK_FLAT(d, noext_known));
 	} else if (r < 34) {
-		nb_put(b, PICK_FLAT(d, commands));
+		names_nb_put(b, PICK_FLAT(d, commands));
 	} else if (r < 48) {
 		/* git loose objects (38), SHA-1 (40), MD5 (32), SHA-256 (64) */
-		r = below(d, 20);
-		nb_hex(b, d, r < 10 ? 38 : r < 15 ? 40 : r < 18 ? 32 : 64, false);
+		r = names_below(d, 20);
+		names_nb_hex(b, d, r < 10 ? 38 : r < 15 ? 40 : r < 18 ? 32 : 64, false);
 	} else if (r < 56) {
 		/* mail spool, MH folders */
-		nb_num(b, 1 + below(d, 1 + below(d, 99999)), 0);
+		names_nb_num(b, 1 + names_below(d, 1 + names_below(d, 99999)), 0);
 	} else if (r < 82) {
-		generic(b, d, mixed_vocab(d), SEP_MIX, 10);
+		names_generic(b, d, names_mixed_vocab(d), SEP_MIX, 10);
 	} else if (r < 92) {
-		phrase(b, d, &v_tech, 1, 1, SEP_SNAKE, &st);
-		nb_putc(b, chance(d, 50) ? '_' : '-');
-		nb_num(b, below(d, 100000), 0);
-	} else if (chance(d, 50)) {
-		nb_put(b, "tmp");
-		nb_token(b, d, 8, false);
+		names_phrase(b, d, &v_tech, 1, 1, SEP_SNAKE, &st);
+		names_nb_putc(b, names_chance(d, 50) ? '_' : '-');
+		names_nb_num(b, names_below(d, 100000), 0);
+	} else if (names_chance(d, 50)) {
+		names_nb_put(b, "tmp");
+		names_nb_token(b, d, 8, false);
 	} else {
 		/* PHP session files */
-		nb_put(b, "sess_");
-		nb_token(b, d, 26, false);
+		names_nb_put(b, "sess_");
+		names_nb_token(b, d, 26, false);
 	}
 }
 
-void pat_dir(struct nb *b, struct draw *d)
+void names_pat_dir(struct nb *b, struct draw *d)
 {
-	unsigned r = below(d, 100);
+	unsigned r = names_below(d, 100);
 	struct when t;
 
-	if (!plain(d)) {
+	if (!names_plain(d)) {
 		/* "New folder", "Program Files", "Old Photos 2019" */
-		generic(b, d, chance(d, 60) ? &v_gen : &v_tech, SEP_MIX, 15);
+		names_generic(b, d, names_chance(d, 60) ? &v_gen : &v_tech, SEP_MIX, 15);
 		return;
 	}
 	if (d->upper) {
 		if (r < 40) {
-			nb_put(b, PICK_FLAT(d, dir_names_cap));
+			names_nb_put(b, PICK_FLAT(d, dir_names_cap));
 		} else if (r < 75) {
-			generic(b, d, chance(d, 60) ? &v_gen : &v_tech, SEP_MIX, 10);
+			names_generic(b, d, names_chance(d, 60) ? &v_gen : &v_tech, SEP_MIX, 10);
 		} else if (r < 90) {
-			nb_word(b, pick(d, &v_gen), WC_CAP);
-			nb_putc(b, chance(d, 50) ? '_' : '-');
-			nb_num(b, chance(d, 50) ? draw_year(d) : 1 + below(d, 9), 0);
+			names_nb_word(b, names_pick(d, &v_gen), WC_CAP);
+			names_nb_putc(b, names_chance(d, 50) ? '_' : '-');
+			names_nb_num(b, names_chance(d, 50) ? names_draw_year(d) : 1 + names_below(d, 9), 0);
 		} else {
-			nb_word(b, pick(d, chance(d, 50) ? &v_gen : &v_tech), WC_UPPER);
+			names_nb_word(b, names_pick(d, names_chance(d, 50) ? &v_gen : &v_tech), WC_UPPER);
 		}
 		return;
 	}
 	if (r < 40) {
-		nb_put(b, PICK_FLAT(d, dir_names));
+		names_nb_put(b, PICK_FLAT(d, dir_names));
 	} else if (r < 62) {
-		generic(b, d, mixed_vocab(d), SEP_MIX, 10);
+		names_generic(b, d, names_mixed_vocab(d), SEP_MIX, 10);
 	} else if (r < 70) {
-		draw_when(d, &t);
-		if (chance(d, 70))
-			nb_num(b, t.y, 4);
+		names_draw_when(d, &t);
+		if (names_chance(d, 70))
+			names_nb_num(b, t.y, 4);
 		else
-			nb_ymd(b, &t, '-');
+			names_nb_ymd(b, &t, '-');
 	} else if (r < 78) {
-		if (chance(d, 40)) {
-			nb_putc(b, 'v');
-			nb_version(b, d);
+		if (names_chance(d, 40)) {
+			names_nb_putc(b, 'v');
+			names_nb_version(b, d);
 		} else {
 			tarball(b, d);
 		}
 	} else if (r < 85) {
 		/* git object fan-out */
-		nb_hex(b, d, 2, false);
+		names_nb_hex(b, d, 2, false);
 	} else if (r < 89) {
-		nb_num(b, below(d, 100000), chance(d, 30) ? 6 : 0);
+		names_nb_num(b, names_below(d, 100000), names_chance(d, 30) ? 6 : 0);
 	} else {
 		/* conf.d, init.d, cron.daily */
-		r = below(d, 100);
+		r = names_below(d, 100);
 		if (r < 8) {
-			nb_put(b, r < 4 ? "cron.daily" : "cron.weekly");
+			names_nb_put(b, r < 4 ? "cron.daily" : "cron.weekly");
 		} else {
-			nb_word(b, pick(d, &v_tech), WC_LOWER);
-			nb_put(b, r < 80 ? ".d" : ".old");
+			names_nb_word(b, names_pick(d, &v_tech), WC_LOWER);
+			names_nb_put(b, r < 80 ? ".d" : ".old");
 		}
 	}
 }

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,36 +41,6 @@ static size_t type_size(enum param_type t)
 	return sizeof(uint64_t);
 }
 
-union param_value value_get(const struct params *p, const struct param_def *d)
-{
-	const char *f = (const char *)p + d->offset;
-	union param_value v = { .u = 0 };
-	uint32_t u32;
-
-	switch (d->type) {
-	case PT_UINT:
-		memcpy(&u32, f, sizeof(u32));
-		v.u = u32;
-		break;
-	case PT_INT:
-		memcpy(&v.i, f, sizeof(v.i));
-		break;
-	case PT_DOUBLE:
-	case PT_SHARE:
-		memcpy(&v.d, f, sizeof(v.d));
-		break;
-	case PT_ENUM:
-		memcpy(&v.e, f, sizeof(v.e));
-		break;
-	case PT_SEED:
-	case PT_SIZE:
-	case PT_COUNT:
-		memcpy(&v.u, f, sizeof(v.u));
-		break;
-	}
-	return v;
-}
-
 static void value_put(struct params *p, const struct param_def *d, union param_value v)
 {
 	char *f = (char *)p + d->offset;
@@ -100,22 +69,6 @@ static void value_put(struct params *p, const struct param_def *d, union param_v
 	}
 }
 
-void set_error(struct param_error *err, const char *where, const char *fmt, ...)
-{
-	va_list ap;
-	size_t n = 0;
-
-	if (!err)
-		return;
-	if (where && *where)
-		n = (size_t)snprintf(err->msg, sizeof(err->msg), "%s: ", where);
-	if (n >= sizeof(err->msg))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg + n, sizeof(err->msg) - n, fmt, ap);
-	va_end(ap);
-}
-
 /* --- the public interface ------------------------------------------------ */
 
 void params_init(struct params *p)
@@ -136,25 +89,25 @@ int params_set(struct params *p, const char *key, const char *value,
 	const char *hint;
 	int i;
 
-	if (normalize_key(norm, sizeof(norm), key) || (i = param_index(norm)) < 0) {
+	if (params_normalize_key(norm, sizeof(norm), key) || (i = param_index(norm)) < 0) {
 		char shown[KEY_MAX];
 
-		if (copy_trimmed(shown, sizeof(shown), key))
+		if (params_copy_trimmed(shown, sizeof(shown), key))
 			snprintf(shown, sizeof(shown), "%.40s...", key);
 		hint = params_suggest(key);
 		if (hint)
-			set_error(err, where, "unknown parameter '%s' (did you mean '%s'?)",
+			params_set_error(err, where, "unknown parameter '%s' (did you mean '%s'?)",
 				  shown, hint);
 		else
-			set_error(err, where, "unknown parameter '%s'", shown);
+			params_set_error(err, where, "unknown parameter '%s'", shown);
 		return -EINVAL;
 	}
 	d = &param_table[i];
-	if (copy_trimmed(text, sizeof(text), value)) {
-		set_error(err, where, "'%s' value is too long (got '%.40s...')", d->name, value);
+	if (params_copy_trimmed(text, sizeof(text), value)) {
+		params_set_error(err, where, "'%s' value is too long (got '%.40s...')", d->name, value);
 		return -EINVAL;
 	}
-	if (parse_value(d, text, where, &v, err))
+	if (params_parse_value(d, text, where, &v, err))
 		return -EINVAL;
 	value_put(p, d, v);
 	p->explicit_mask[i / 64] |= UINT64_C(1) << (i % 64);
@@ -163,7 +116,7 @@ int params_set(struct params *p, const char *key, const char *value,
 
 int params_is_set(const struct params *p, const char *key)
 {
-	int i = lookup(key);
+	int i = params_lookup(key);
 
 	if (i < 0)
 		return 0;
@@ -187,7 +140,7 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 	f = fopen(path, "r");
 	if (!f) {
 		ret = -errno;
-		set_error(err, path, "cannot open: %s", strerror(errno));
+		params_set_error(err, path, "cannot open: %s", strerror(errno));
 		return ret;
 	}
 	while (getline(&line, &cap, f) >= 0) {
@@ -210,7 +163,7 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 		snprintf(where, sizeof(where), "%s line %lu", path, lineno);
 		eq = strchr(s, '=');
 		if (!eq || eq == s) {
-			set_error(err, where, "expected 'key = value' (got '%s')", s);
+			params_set_error(err, where, "expected 'key = value' (got '%s')", s);
 			ret = -EINVAL;
 			goto out_free_line;
 		}
@@ -221,7 +174,7 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 	}
 	if (ferror(f)) {
 		ret = errno ? -errno : -EIO;
-		set_error(err, path, "cannot read: %s", strerror(-ret));
+		params_set_error(err, path, "cannot read: %s", strerror(-ret));
 	}
 out_free_line:
 	free(line);
@@ -250,13 +203,13 @@ static int files_from_used(struct params *p, struct param_error *err)
 
 	if (!isfinite(mean) || mean <= 0) {
 		fmt_bytes(p->used < p->size_max ? p->used : p->size_max, MSG_BYTES, cap, sizeof(cap));
-		set_error(err, NULL,
+		params_set_error(err, NULL,
 			  "the file size model ('size_*') has no distribution below %s", cap);
 		return -EINVAL;
 	}
 	q = round((double)p->used / mean);
 	if (q >= 18446744073709551616.0) {
-		set_error(err, NULL, "'used' (%" PRIu64 ") makes more than 2^64 files of mean %g bytes",
+		params_set_error(err, NULL, "'used' (%" PRIu64 ") makes more than 2^64 files of mean %g bytes",
 			  p->used, mean);
 		return -EINVAL;
 	}
@@ -271,7 +224,7 @@ static int size_from_used(struct params *p, struct param_error *err)
 	uint64_t v;
 
 	if (s >= 18446744073709551616.0 - (double)SIZE_GRANULE) {
-		set_error(err, NULL, "'used' (%" PRIu64 ") over 'fill_share' (%g) is more than 16 EiB",
+		params_set_error(err, NULL, "'used' (%" PRIu64 ") over 'fill_share' (%g) is more than 16 EiB",
 			  p->used, p->fill_share);
 		return -EINVAL;
 	}
@@ -296,9 +249,9 @@ static int check_fpd(const struct params *p, struct param_error *err)
 		mass += scale * pow(i + c, -k);
 	if (p->fpd_empty_share + mass <= 1 + 1e-12)
 		return 0;
-	fmt_double(p->fpd_empty_share, a, sizeof(a));
+	params_fmt_double(p->fpd_empty_share, a, sizeof(a));
 	snprintf(b, sizeof(b), "%.4g", mass);
-	set_error(err, NULL,
+	params_set_error(err, NULL,
 		  "'fpd_empty_share' (%s) plus the bins 1..%" PRIu32
 		  " (%s) exceed 1; lower 'fpd_empty_share' or 'fpd_max_bin'",
 		  a, p->fpd_max_bin, b);
@@ -334,14 +287,14 @@ int params_resolve(struct params *p, struct param_error *err)
 	/* fields set directly by a caller skipped params_set()'s checks */
 	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++) {
 		const struct param_def *d = &param_table[i];
-		union param_value v = value_get(p, d);
+		union param_value v = params_value_get(p, d);
 
-		if (!value_ok(d, v)) {
-			fmt_value(d, v, a, sizeof(a));
+		if (!params_value_ok(d, v)) {
+			params_fmt_value(d, v, a, sizeof(a));
 			if (d->type == PT_ENUM)
-				enum_error(err, NULL, d, a);
+				params_enum_error(err, NULL, d, a);
 			else
-				range_error(err, NULL, d, a);
+				params_range_error(err, NULL, d, a);
 			return -EINVAL;
 		}
 	}
@@ -349,19 +302,19 @@ int params_resolve(struct params *p, struct param_error *err)
 	if (ret)
 		return ret;
 	if (p->frag_extents != 0 && p->frag_extents < 2) {
-		fmt_double(p->frag_extents, a, sizeof(a));
-		set_error(err, NULL, "'frag_extents' must be 0 (auto) or >= 2 (got '%s')", a);
+		params_fmt_double(p->frag_extents, a, sizeof(a));
+		params_set_error(err, NULL, "'frag_extents' must be 0 (auto) or >= 2 (got '%s')", a);
 		return -EINVAL;
 	}
 	if (p->free_chunk & (p->free_chunk - 1)) {
-		fmt_size(p->free_chunk, a, sizeof(a));
-		set_error(err, NULL, "'free_chunk' must be a power of two (got '%s')", a);
+		params_fmt_size(p->free_chunk, a, sizeof(a));
+		params_set_error(err, NULL, "'free_chunk' must be a power of two (got '%s')", a);
 		return -EINVAL;
 	}
 	if (p->dup_block_share + p->zero_block_share > 1 + 1e-12) {
-		fmt_double(p->dup_block_share, a, sizeof(a));
-		fmt_double(p->zero_block_share, b, sizeof(b));
-		set_error(err, NULL, "'dup_block_share' (%s) plus 'zero_block_share' (%s) exceed 1",
+		params_fmt_double(p->dup_block_share, a, sizeof(a));
+		params_fmt_double(p->zero_block_share, b, sizeof(b));
+		params_set_error(err, NULL, "'dup_block_share' (%s) plus 'zero_block_share' (%s) exceed 1",
 			  a, b);
 		return -EINVAL;
 	}
@@ -382,13 +335,13 @@ int params_resolve(struct params *p, struct param_error *err)
 
 		if (!isfinite(mean) || mean <= 0) {
 			fmt_bytes(p->size_max, MSG_BYTES, a, sizeof(a));
-			set_error(err, NULL,
+			params_set_error(err, NULL,
 				  "the file size model ('size_*') has no distribution below %s", a);
 			return -EINVAL;
 		}
 		u = round((double)p->files * mean);
 		if (u >= 18446744073709551616.0) {
-			set_error(err, NULL,
+			params_set_error(err, NULL,
 				  "'files' (%" PRIu64 ") needs more than 16 EiB of file data",
 				  p->files);
 			return -EINVAL;
@@ -424,17 +377,17 @@ int params_resolve(struct params *p, struct param_error *err)
 		fmt_bytes(p->used, MSG_BYTES, a, sizeof(a));
 		fmt_bytes(p->size, MSG_BYTES, b, sizeof(b));
 		if (files_given && !used_given)
-			set_error(err, NULL,
+			params_set_error(err, NULL,
 				  "'files' (%" PRIu64 ") needs about %s of file data, more than 'size' (%s)",
 				  p->files, a, b);
 		else
-			set_error(err, NULL, "'used' (%s) must not exceed 'size' (%s)", a, b);
+			params_set_error(err, NULL, "'used' (%s) must not exceed 'size' (%s)", a, b);
 		return -EINVAL;
 	}
 
 	if (__builtin_mul_overflow((uint64_t)p->special_dirs, p->special_dir_files, &special) ||
 	    special > p->files) {
-		set_error(err, NULL,
+		params_set_error(err, NULL,
 			  "'special_dirs' (%" PRIu32 ") times 'special_dir_files' (%" PRIu64
 			  ") is more than 'files' (%" PRIu64 ")",
 			  p->special_dirs, p->special_dir_files, p->files);

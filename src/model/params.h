@@ -169,8 +169,8 @@ void params_print_config_json(const struct params *p, FILE *out);
 void params_print_list_json(FILE *out);
 
 /* Text helpers shared with the CLI.  Return 0 or -EINVAL. */
-int parse_size(const char *s, uint64_t *out);   /* 4096, 4K, 1.5G, 2TiB: binary */
-int parse_count(const char *s, uint64_t *out);  /* 1000, 10K, 1M: decimal */
+int params_parse_size(const char *s, uint64_t *out);   /* 4096, 4K, 1.5G, 2TiB: binary */
+int params_parse_count(const char *s, uint64_t *out);  /* 1000, 10K, 1M: decimal */
 
 /* Name of the parameter closest to key (edit distance), or NULL. */
 const char *params_suggest(const char *key);

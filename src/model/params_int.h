@@ -62,14 +62,14 @@ struct param_def {
 	const char *desc;
 };
 
-/* ---- params.c */
+/* ---- params_util.c: what params*.c share; it calls none of them */
 
 /* Format a message into err (when not NULL), after "where: " when where is given. */
-void set_error(struct param_error *err, const char *where, const char *fmt, ...)
+void params_set_error(struct param_error *err, const char *where, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* The value of parameter d in p */
-union param_value value_get(const struct params *p, const struct param_def *d);
+union param_value params_value_get(const struct params *p, const struct param_def *d);
 
 /* ---- params_table.c: every parameter, in the order they are printed */
 
@@ -78,32 +78,33 @@ extern const struct param_def param_table[64];
 /*
  * ---- params_parse.c
  *
- * copy_trimmed() and normalize_key() clean a key or value into buf;
- * param_index() and lookup() find a key in the table (-1 when unknown);
- * range_error() and enum_error() say what is allowed; value_ok() checks a
- * value against the table; parse_value() reads one.  Those returning int
- * return 0 or a negative errno.
+ * params_copy_trimmed() and params_normalize_key() clean a key or value
+ * into buf; param_index() and params_lookup() find a key in the table (-1
+ * when unknown); params_range_error() and params_enum_error() say what is
+ * allowed; params_value_ok() checks a value against the table;
+ * params_parse_value() reads one.  Those returning int return 0 or a
+ * negative errno.
  */
 
-int copy_trimmed(char *buf, size_t len, const char *s);
-int normalize_key(char *buf, size_t len, const char *key);
+int params_copy_trimmed(char *buf, size_t len, const char *s);
+int params_normalize_key(char *buf, size_t len, const char *key);
 int param_index(const char *norm);
-int lookup(const char *key);
-void range_error(struct param_error *err, const char *where, const struct param_def *d,
-		 const char *got);
-void enum_error(struct param_error *err, const char *where, const struct param_def *d,
-		const char *got);
-int value_ok(const struct param_def *d, union param_value v);
-int parse_value(const struct param_def *d, const char *text, const char *where,
-		union param_value *v, struct param_error *err);
+int params_lookup(const char *key);
+void params_range_error(struct param_error *err, const char *where,
+			const struct param_def *d, const char *got);
+void params_enum_error(struct param_error *err, const char *where,
+		       const struct param_def *d, const char *got);
+int params_value_ok(const struct param_def *d, union param_value v);
+int params_parse_value(const struct param_def *d, const char *text, const char *where,
+		       union param_value *v, struct param_error *err);
 
 /* ---- params_print.c: a value, its bounds or its choices as text, into buf */
 
-void fmt_double(double v, char *buf, size_t len);
-void fmt_size(uint64_t v, char *buf, size_t len);
-void fmt_value(const struct param_def *d, union param_value v, char *buf, size_t len);
-void fmt_interval(const struct param_def *d, char *buf, size_t len);
-void fmt_range(const struct param_def *d, char *buf, size_t len);
-void fmt_allowed(const struct param_def *d, char *buf, size_t len);
+void params_fmt_double(double v, char *buf, size_t len);
+void params_fmt_size(uint64_t v, char *buf, size_t len);
+void params_fmt_value(const struct param_def *d, union param_value v, char *buf, size_t len);
+void params_fmt_interval(const struct param_def *d, char *buf, size_t len);
+void params_fmt_range(const struct param_def *d, char *buf, size_t len);
+void params_fmt_allowed(const struct param_def *d, char *buf, size_t len);
 
 #endif

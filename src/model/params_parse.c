@@ -92,12 +92,12 @@ static int parse_scaled(const char *s, int binary, uint64_t *out)
 	return 0;
 }
 
-int parse_size(const char *s, uint64_t *out)
+int params_parse_size(const char *s, uint64_t *out)
 {
 	return parse_scaled(s, 1, out) ? -EINVAL : 0;
 }
 
-int parse_count(const char *s, uint64_t *out)
+int params_parse_count(const char *s, uint64_t *out)
 {
 	return parse_scaled(s, 0, out) ? -EINVAL : 0;
 }
@@ -156,7 +156,7 @@ static int parse_double(const char *s, double *out)
 }
 
 /* Copy s without surrounding white space.  Returns 0, or -E2BIG. */
-int copy_trimmed(char *buf, size_t len, const char *s)
+int params_copy_trimmed(char *buf, size_t len, const char *s)
 {
 	size_t n;
 
@@ -173,9 +173,9 @@ int copy_trimmed(char *buf, size_t len, const char *s)
 }
 
 /* Keys compare lowercase, with '-' spelt '_'.  Returns 0, or -E2BIG. */
-int normalize_key(char *buf, size_t len, const char *key)
+int params_normalize_key(char *buf, size_t len, const char *key)
 {
-	int ret = copy_trimmed(buf, len, key);
+	int ret = params_copy_trimmed(buf, len, key);
 
 	if (ret)
 		return ret;
@@ -193,11 +193,11 @@ int param_index(const char *norm)
 	return -1;
 }
 
-int lookup(const char *key)
+int params_lookup(const char *key)
 {
 	char norm[KEY_MAX];
 
-	if (normalize_key(norm, sizeof(norm), key))
+	if (params_normalize_key(norm, sizeof(norm), key))
 		return -1;
 	return param_index(norm);
 }
@@ -236,7 +236,7 @@ const char *params_suggest(const char *key)
 	const char *best = NULL;
 	size_t best_d = SIZE_MAX, len;
 
-	if (normalize_key(norm, sizeof(norm), key))
+	if (params_normalize_key(norm, sizeof(norm), key))
 		return NULL;
 	len = strlen(norm);
 	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++) {
@@ -263,32 +263,32 @@ static int in_range(const struct param_def *d, double v)
 }
 
 /* The message for a value of entry d that is out of its range or type. */
-void range_error(struct param_error *err, const char *where,
+void params_range_error(struct param_error *err, const char *where,
 			const struct param_def *d, const char *got)
 {
 	char range[64];
 
 	if (d->type == PT_SHARE) {
-		fmt_interval(d, range, sizeof(range));
-		set_error(err, where, "'%s' must be a share in %s (got '%s')", d->name,
+		params_fmt_interval(d, range, sizeof(range));
+		params_set_error(err, where, "'%s' must be a share in %s (got '%s')", d->name,
 			  range, got);
 		return;
 	}
-	fmt_range(d, range, sizeof(range));
-	set_error(err, where, "'%s' must be %s (got '%s')", d->name, range, got);
+	params_fmt_range(d, range, sizeof(range));
+	params_set_error(err, where, "'%s' must be %s (got '%s')", d->name, range, got);
 }
 
-void enum_error(struct param_error *err, const char *where,
+void params_enum_error(struct param_error *err, const char *where,
 		       const struct param_def *d, const char *got)
 {
 	char allowed[128];
 
-	fmt_allowed(d, allowed, sizeof(allowed));
-	set_error(err, where, "'%s' must be one of %s (got '%s')", d->name, allowed, got);
+	params_fmt_allowed(d, allowed, sizeof(allowed));
+	params_set_error(err, where, "'%s' must be one of %s (got '%s')", d->name, allowed, got);
 }
 
 /* Whether a stored value is acceptable for its entry. */
-int value_ok(const struct param_def *d, union param_value v)
+int params_value_ok(const struct param_def *d, union param_value v)
 {
 	switch (d->type) {
 	case PT_DOUBLE:
@@ -327,7 +327,7 @@ static int draw_seed(uint64_t *seed)
 }
 
 /* Parse text (trimmed) for entry d.  Returns 0 or -EINVAL with err set. */
-int parse_value(const struct param_def *d, const char *text, const char *where,
+int params_parse_value(const struct param_def *d, const char *text, const char *where,
 		       union param_value *v, struct param_error *err)
 {
 	int ret = 0;
@@ -337,14 +337,14 @@ int parse_value(const struct param_def *d, const char *text, const char *where,
 		if (!strcasecmp(text, "random")) {
 			ret = draw_seed(&v->u);
 			if (ret) {
-				set_error(err, where, "'%s': cannot draw a random seed: %s",
+				params_set_error(err, where, "'%s': cannot draw a random seed: %s",
 					  d->name, strerror(-ret));
 				return -EINVAL;
 			}
 			return 0;
 		}
 		if (parse_u64(text, &v->u)) {
-			set_error(err, where,
+			params_set_error(err, where,
 				  "'%s' must be an integer in [0, 18446744073709551615] or 'random' (got '%s')",
 				  d->name, text);
 			return -EINVAL;
@@ -353,7 +353,7 @@ int parse_value(const struct param_def *d, const char *text, const char *where,
 	case PT_UINT:
 		ret = parse_u64(text, &v->u);
 		if (ret == -EINVAL) {
-			set_error(err, where, "'%s' must be a whole number (got '%s')",
+			params_set_error(err, where, "'%s' must be a whole number (got '%s')",
 				  d->name, text);
 			return -EINVAL;
 		}
@@ -361,49 +361,49 @@ int parse_value(const struct param_def *d, const char *text, const char *where,
 	case PT_INT:
 		ret = parse_i64(text, &v->i);
 		if (ret == -EINVAL) {
-			set_error(err, where, "'%s' must be an integer (got '%s')", d->name, text);
+			params_set_error(err, where, "'%s' must be an integer (got '%s')", d->name, text);
 			return -EINVAL;
 		}
 		if (ret) {
-			set_error(err, where, "'%s' must fit in 64 bits (got '%s')", d->name, text);
+			params_set_error(err, where, "'%s' must fit in 64 bits (got '%s')", d->name, text);
 			return -EINVAL;
 		}
 		break;
 	case PT_DOUBLE:
 		if (parse_double(text, &v->d)) {
-			set_error(err, where, "'%s' must be a number (got '%s')", d->name, text);
+			params_set_error(err, where, "'%s' must be a number (got '%s')", d->name, text);
 			return -EINVAL;
 		}
 		break;
 	case PT_SHARE:
 		if (parse_double(text, &v->d)) {
-			range_error(err, where, d, text);
+			params_range_error(err, where, d, text);
 			return -EINVAL;
 		}
 		break;
 	case PT_SIZE:
 		ret = parse_scaled(text, 1, &v->u);
 		if (ret == -EINVAL) {
-			set_error(err, where,
+			params_set_error(err, where,
 				  "'%s' must be a size like 4096, 512M or 1.5G (got '%s')",
 				  d->name, text);
 			return -EINVAL;
 		}
 		if (ret) {
-			set_error(err, where, "'%s' must be below 16 EiB (got '%s')", d->name, text);
+			params_set_error(err, where, "'%s' must be below 16 EiB (got '%s')", d->name, text);
 			return -EINVAL;
 		}
 		break;
 	case PT_COUNT:
 		ret = parse_scaled(text, 0, &v->u);
 		if (ret == -EINVAL) {
-			set_error(err, where,
+			params_set_error(err, where,
 				  "'%s' must be a whole count like 1000, 10K or 2.5M (got '%s')",
 				  d->name, text);
 			return -EINVAL;
 		}
 		if (ret) {
-			set_error(err, where, "'%s' must fit in 64 bits (got '%s')", d->name, text);
+			params_set_error(err, where, "'%s' must fit in 64 bits (got '%s')", d->name, text);
 			return -EINVAL;
 		}
 		break;
@@ -414,11 +414,11 @@ int parse_value(const struct param_def *d, const char *text, const char *where,
 				return 0;
 			}
 		}
-		enum_error(err, where, d, text);
+		params_enum_error(err, where, d, text);
 		return -EINVAL;
 	}
-	if (ret || !value_ok(d, *v)) {
-		range_error(err, where, d, text);
+	if (ret || !params_value_ok(d, *v)) {
+		params_range_error(err, where, d, text);
 		return -EINVAL;
 	}
 	return 0;

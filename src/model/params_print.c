@@ -27,7 +27,7 @@ static const char *const type_names[] = {
 /* --- formatting ---------------------------------------------------------- */
 
 /* Shortest of %.15g, %.16g, %.17g that strtod() reads back as v exactly. */
-void fmt_double(double v, char *buf, size_t len)
+void params_fmt_double(double v, char *buf, size_t len)
 {
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(buf, len, "%.*g", prec, v);
@@ -37,7 +37,7 @@ void fmt_double(double v, char *buf, size_t len)
 }
 
 /* Exact bytes, with the largest binary suffix that divides them. */
-void fmt_size(uint64_t v, char *buf, size_t len)
+void params_fmt_size(uint64_t v, char *buf, size_t len)
 {
 	static const char suffix[] = "KMGTPE";
 
@@ -53,7 +53,7 @@ void fmt_size(uint64_t v, char *buf, size_t len)
 }
 
 /* A value as the config file spells it. */
-void fmt_value(const struct param_def *d, union param_value v, char *buf, size_t len)
+void params_fmt_value(const struct param_def *d, union param_value v, char *buf, size_t len)
 {
 	switch (d->type) {
 	case PT_SEED:
@@ -66,10 +66,10 @@ void fmt_value(const struct param_def *d, union param_value v, char *buf, size_t
 		break;
 	case PT_DOUBLE:
 	case PT_SHARE:
-		fmt_double(v.d, buf, len);
+		params_fmt_double(v.d, buf, len);
 		break;
 	case PT_SIZE:
-		fmt_size(v.u, buf, len);
+		params_fmt_size(v.u, buf, len);
 		break;
 	case PT_ENUM:
 		for (int i = 0; d->choices[i]; i++) {
@@ -84,18 +84,18 @@ void fmt_value(const struct param_def *d, union param_value v, char *buf, size_t
 }
 
 /* "[0, 1)", "(0, 1]": the interval of an entry with both bounds. */
-void fmt_interval(const struct param_def *d, char *buf, size_t len)
+void params_fmt_interval(const struct param_def *d, char *buf, size_t len)
 {
 	char lo[32], hi[32];
 
-	fmt_double(d->min, lo, sizeof(lo));
-	fmt_double(d->max, hi, sizeof(hi));
+	params_fmt_double(d->min, lo, sizeof(lo));
+	params_fmt_double(d->max, hi, sizeof(hi));
 	snprintf(buf, len, "%c%s, %s%c", d->flags & PF_MIN_OPEN ? '(' : '[', lo, hi,
 		 d->flags & PF_MAX_OPEN ? ')' : ']');
 }
 
 /* What an entry's range allows, as a phrase: "> 0", "in [0, 1)", "". */
-void fmt_range(const struct param_def *d, char *buf, size_t len)
+void params_fmt_range(const struct param_def *d, char *buf, size_t len)
 {
 	char num[32];
 
@@ -103,12 +103,12 @@ void fmt_range(const struct param_def *d, char *buf, size_t len)
 		size_t n = (size_t)snprintf(buf, len, "in ");
 
 		if (n < len)
-			fmt_interval(d, buf + n, len - n);
+			params_fmt_interval(d, buf + n, len - n);
 	} else if (d->flags & PF_MIN) {
-		fmt_double(d->min, num, sizeof(num));
+		params_fmt_double(d->min, num, sizeof(num));
 		snprintf(buf, len, "%s %s", d->flags & PF_MIN_OPEN ? ">" : ">=", num);
 	} else if (d->flags & PF_MAX) {
-		fmt_double(d->max, num, sizeof(num));
+		params_fmt_double(d->max, num, sizeof(num));
 		snprintf(buf, len, "%s %s", d->flags & PF_MAX_OPEN ? "<" : "<=", num);
 	} else {
 		buf[0] = '\0';
@@ -116,7 +116,7 @@ void fmt_range(const struct param_def *d, char *buf, size_t len)
 }
 
 /* What an entry accepts, for the parameter list: "ext2, ext3, ext4", "> 0". */
-void fmt_allowed(const struct param_def *d, char *buf, size_t len)
+void params_fmt_allowed(const struct param_def *d, char *buf, size_t len)
 {
 	size_t n = 0;
 
@@ -131,7 +131,7 @@ void fmt_allowed(const struct param_def *d, char *buf, size_t len)
 		snprintf(buf, len, "0..18446744073709551615 or 'random'");
 		return;
 	case PT_SHARE:
-		fmt_interval(d, buf, len);
+		params_fmt_interval(d, buf, len);
 		return;
 	default:
 		break;
@@ -142,10 +142,10 @@ void fmt_allowed(const struct param_def *d, char *buf, size_t len)
 		return;
 	}
 	if ((d->flags & (PF_MIN | PF_MAX)) == (PF_MIN | PF_MAX)) {
-		fmt_interval(d, buf, len);
+		params_fmt_interval(d, buf, len);
 		return;
 	}
-	fmt_range(d, buf, len);
+	params_fmt_range(d, buf, len);
 	if (!buf[0])
 		snprintf(buf, len, d->type == PT_INT ? "any integer" : "any number");
 }
@@ -163,7 +163,7 @@ void params_print_config(const struct params *p, FILE *out)
 			group = d->group;
 			fprintf(out, "\n# %s\n", group);
 		}
-		fmt_value(d, value_get(p, d), buf, sizeof(buf));
+		params_fmt_value(d, params_value_get(p, d), buf, sizeof(buf));
 		fprintf(out, "%s = %s\n", d->name, buf);
 	}
 }
@@ -174,7 +174,7 @@ static void fmt_default(const struct param_def *d, char *buf, size_t len)
 	if (d->flags & PF_DERIVED && !d->def.u)
 		snprintf(buf, len, "derived");
 	else
-		fmt_value(d, d->def, buf, len);
+		params_fmt_value(d, d->def, buf, len);
 }
 
 /* Names only, one line per group, wrapped: the parameter part of --help. */
@@ -227,7 +227,7 @@ void params_print_list(FILE *out)
 		const struct param_def *d = &param_table[i];
 
 		fmt_default(d, def, sizeof(def));
-		fmt_allowed(d, allowed, sizeof(allowed));
+		params_fmt_allowed(d, allowed, sizeof(allowed));
 		fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s (allowed: %s)\n", wn, d->name, wt,
 			type_names[d->type], wu, d->unit[0] ? d->unit : "-", wd, def,
 			d->desc, allowed);
@@ -250,10 +250,10 @@ static struct json_object *json_value(const struct param_def *d, union param_val
 		return json_object_new_int64(v.i);
 	case PT_DOUBLE:
 	case PT_SHARE:
-		fmt_double(v.d, buf, sizeof(buf));
+		params_fmt_double(v.d, buf, sizeof(buf));
 		return json_object_new_double_s(v.d, buf);
 	case PT_ENUM:
-		fmt_value(d, v, buf, sizeof(buf));
+		params_fmt_value(d, v, buf, sizeof(buf));
 		return json_object_new_string(buf);
 	}
 	return NULL;
@@ -275,7 +275,7 @@ void params_print_config_json(const struct params *p, FILE *out)
 	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++) {
 		const struct param_def *d = &param_table[i];
 
-		json_object_object_add(obj, d->name, json_value(d, value_get(p, d)));
+		json_object_object_add(obj, d->name, json_value(d, params_value_get(p, d)));
 	}
 	json_print(obj, out);
 	json_object_put(obj);
@@ -294,7 +294,7 @@ void params_print_list_json(FILE *out)
 
 		if (!o)
 			break;
-		fmt_allowed(d, allowed, sizeof(allowed));
+		params_fmt_allowed(d, allowed, sizeof(allowed));
 		json_object_object_add(o, "name", json_object_new_string(d->name));
 		json_object_object_add(o, "group", json_object_new_string(d->group));
 		json_object_object_add(o, "type", json_object_new_string(type_names[d->type]));

@@ -1,7 +1,6 @@
 /* plan.c - build the logical image from the model (steps in plan_*.c) and release it */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,76 +12,6 @@
 #include "plan/plan_int.h"
 #include "util/rng.h"
 #include "model/tree.h"
-
-void plan_fail(struct plan_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
-void *xalloc(size_t count, size_t size)
-{
-	if (count == 0)
-		count = 1;
-	return calloc(count, size);
-}
-
-/* Fisher-Yates shuffles for the narrow arrays; same draws as rng_shuffle_u32. */
-void shuffle_u16(uint16_t *a, uint64_t n, uint64_t key, uint64_t index)
-{
-	struct rng r;
-
-	rng_open(&r, key, index);
-	for (uint64_t i = n; i > 1; i--) {
-		uint64_t j = rng_below(&r, i);
-		uint16_t t = a[i - 1];
-
-		a[i - 1] = a[j];
-		a[j] = t;
-	}
-}
-
-void shuffle_u8(uint8_t *a, uint64_t n, uint64_t key, uint64_t index)
-{
-	struct rng r;
-
-	rng_open(&r, key, index);
-	for (uint64_t i = n; i > 1; i--) {
-		uint64_t j = rng_below(&r, i);
-		uint8_t t = a[i - 1];
-
-		a[i - 1] = a[j];
-		a[j] = t;
-	}
-}
-
-/* Index i with cum[i-1] <= u < cum[i], cum ascending, cum[len-1] ~ 1. */
-size_t cum_search(const double *cum, size_t len, double u)
-{
-	size_t lo = 0, hi = len - 1;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u < cum[mid])
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
-
-int cmp_u32_desc(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x < y) - (x > y);
-}
 
 int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 {
@@ -138,19 +67,19 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 	pl->nregular_dirs = (uint32_t)ndirs_f;
 	pl->ndirs = pl->nregular_dirs + p->special_dirs;
 
-	pl->dir_parent = xalloc(pl->ndirs, sizeof(uint32_t));
-	pl->dir_depth = xalloc(pl->ndirs, 1);
-	pl->dir_variant = xalloc(pl->ndirs, 1);
-	pl->dir_first_child = xalloc(pl->ndirs, sizeof(uint32_t));
-	pl->dir_next_sibling = xalloc(pl->ndirs, sizeof(uint32_t));
-	pl->dir_first_file = xalloc(pl->ndirs, sizeof(uint32_t));
-	pl->dir_nfiles = xalloc(pl->ndirs, sizeof(uint32_t));
-	pl->dir_first_link = xalloc(pl->ndirs, sizeof(uint32_t));
-	pl->dir_nlinks = xalloc(pl->ndirs, sizeof(uint32_t));
-	pl->file_size = xalloc(pl->nfiles, sizeof(uint64_t));
-	pl->file_ext = xalloc(pl->nfiles, sizeof(uint16_t));
-	pl->file_dir = xalloc(pl->nfiles, sizeof(uint32_t));
-	pl->file_variant = xalloc(pl->nfiles, 1);
+	pl->dir_parent = plan_xalloc(pl->ndirs, sizeof(uint32_t));
+	pl->dir_depth = plan_xalloc(pl->ndirs, 1);
+	pl->dir_variant = plan_xalloc(pl->ndirs, 1);
+	pl->dir_first_child = plan_xalloc(pl->ndirs, sizeof(uint32_t));
+	pl->dir_next_sibling = plan_xalloc(pl->ndirs, sizeof(uint32_t));
+	pl->dir_first_file = plan_xalloc(pl->ndirs, sizeof(uint32_t));
+	pl->dir_nfiles = plan_xalloc(pl->ndirs, sizeof(uint32_t));
+	pl->dir_first_link = plan_xalloc(pl->ndirs, sizeof(uint32_t));
+	pl->dir_nlinks = plan_xalloc(pl->ndirs, sizeof(uint32_t));
+	pl->file_size = plan_xalloc(pl->nfiles, sizeof(uint64_t));
+	pl->file_ext = plan_xalloc(pl->nfiles, sizeof(uint16_t));
+	pl->file_dir = plan_xalloc(pl->nfiles, sizeof(uint32_t));
+	pl->file_variant = plan_xalloc(pl->nfiles, 1);
 	if (!pl->dir_parent || !pl->dir_depth || !pl->dir_variant || !pl->dir_first_child ||
 	    !pl->dir_next_sibling || !pl->dir_first_file || !pl->dir_nfiles ||
 	    !pl->dir_first_link || !pl->dir_nlinks || !pl->file_size || !pl->file_ext ||
@@ -174,10 +103,10 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 	plan_children(pl);
 
 	ret = -ENOMEM;
-	s = xalloc(pl->nfiles, sizeof(*s));
-	e = xalloc(pl->nfiles, sizeof(*e));
-	d = xalloc(pl->nregular_files, sizeof(*d));
-	pin = xalloc(pl->nfiles, sizeof(*pin));
+	s = plan_xalloc(pl->nfiles, sizeof(*s));
+	e = plan_xalloc(pl->nfiles, sizeof(*e));
+	d = plan_xalloc(pl->nregular_files, sizeof(*d));
+	pin = plan_xalloc(pl->nfiles, sizeof(*pin));
 	if (!s || !e || !d || !pin)
 		goto out_fail;
 	ret = plan_sizes(pl, s, err);

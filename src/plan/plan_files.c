@@ -207,7 +207,7 @@ int plan_sizes(struct plan *pl, uint64_t *s, struct plan_error *err)
 static void plan_ext_floors(struct plan *pl, const uint64_t *s, uint16_t *e, const uint32_t *pin,
 			    uint64_t n, unsigned pass)
 {
-	uint64_t *fl = xalloc(pl->ext.count, sizeof(*fl));
+	uint64_t *fl = plan_xalloc(pl->ext.count, sizeof(*fl));
 	uint64_t key = rng_stream_key(pl->prm.seed, "ext.floor");
 	struct rng r;
 
@@ -259,9 +259,9 @@ static int plan_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin, u
 		m = n / 2;
 	/* samples grouped by their drawn extension, for the count-keeping swaps */
 	size_t ne = pl->ext.count;
-	uint64_t *start = xalloc(ne + 1, sizeof(*start)), *fill = xalloc(ne, sizeof(*fill));
-	uint32_t *by_ext = xalloc(n, sizeof(*by_ext));
-	uint64_t *fl = xalloc(ne, sizeof(*fl));
+	uint64_t *start = plan_xalloc(ne + 1, sizeof(*start)), *fill = plan_xalloc(ne, sizeof(*fill));
+	uint32_t *by_ext = plan_xalloc(n, sizeof(*by_ext));
+	uint64_t *fl = plan_xalloc(ne, sizeof(*fl));
 
 	order = malloc(n * sizeof(*order));
 	if (!order || !start || !fill || !by_ext || !fl) {
@@ -361,7 +361,7 @@ int plan_exts(struct plan *pl, uint16_t *e)
 	uint64_t n = pl->nfiles;
 
 	if (p->sampling == SAMPLING_STRATIFIED) {
-		uint64_t *q = xalloc(m->count, sizeof(*q));
+		uint64_t *q = plan_xalloc(m->count, sizeof(*q));
 		uint64_t k = 0;
 
 		if (!q)
@@ -371,9 +371,9 @@ int plan_exts(struct plan *pl, uint16_t *e)
 			for (uint64_t c = 0; c < q[i]; c++)
 				e[k++] = (uint16_t)i;
 		free(q);
-		shuffle_u16(e, n, rng_stream_key(p->seed, "ext.order"), 0);
+		plan_shuffle_u16(e, n, rng_stream_key(p->seed, "ext.order"), 0);
 	} else {
-		double *cum = xalloc(m->count, sizeof(*cum));
+		double *cum = plan_xalloc(m->count, sizeof(*cum));
 		uint64_t key = rng_stream_key(p->seed, "ext");
 		double acc = 0;
 		struct rng r;
@@ -386,7 +386,7 @@ int plan_exts(struct plan *pl, uint16_t *e)
 		}
 		for (uint64_t k = 0; k < n; k++) {
 			rng_open(&r, key, k);
-			e[k] = (uint16_t)cum_search(cum, m->count, rng_uniform(&r) * acc);
+			e[k] = (uint16_t)plan_cum_search(cum, m->count, rng_uniform(&r) * acc);
 		}
 		free(cum);
 	}

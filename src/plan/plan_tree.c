@@ -34,7 +34,7 @@ int plan_depths(struct plan *pl, const uint64_t *s, uint8_t *d, const uint32_t *
 			for (unsigned i = 0; i <= h; i++)
 				for (uint64_t c = 0; c < q[i]; c++)
 					d[k++] = (uint8_t)i;
-			shuffle_u8(d, nreg, rng_stream_key(p->seed, "depth.order"), 0);
+			plan_shuffle_u8(d, nreg, rng_stream_key(p->seed, "depth.order"), 0);
 		} else {
 			for (uint64_t k = 0; k < nreg; k++) {
 				rng_open(&r, key, k);
@@ -97,7 +97,7 @@ static void fpd_tail_counts(const struct params *p, uint32_t k, uint64_t mass, u
 		above += t[i] - lo;
 	}
 	/* scale the part above lo so that the total is exact */
-	qsort(t, k, sizeof(*t), cmp_u32_desc);
+	qsort(t, k, sizeof(*t), plan_cmp_u32_desc);
 	for (uint32_t i = 0; i < k; i++) {
 		uint64_t a = t[i] - lo;
 
@@ -136,11 +136,11 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 		pl->dir_nfiles[0] = (uint32_t)nreg;
 		return 0;
 	}
-	probs = xalloc(nb, sizeof(*probs));
-	q = xalloc(nb, sizeof(*q));
-	cnt = xalloc(nd, sizeof(*cnt));
-	bucket = xalloc(nd, sizeof(*bucket));
-	dirs = xalloc(nd, sizeof(*dirs));
+	probs = plan_xalloc(nb, sizeof(*probs));
+	q = plan_xalloc(nb, sizeof(*q));
+	cnt = plan_xalloc(nd, sizeof(*cnt));
+	bucket = plan_xalloc(nd, sizeof(*bucket));
+	dirs = plan_xalloc(nd, sizeof(*dirs));
 	if (!probs || !q || !cnt || !bucket || !dirs)
 		goto out_free;
 	if (fpd_probs(p->fpd_empty_share, p->fpd_offset, p->fpd_degree, maxbin, probs)) {
@@ -210,7 +210,7 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 			mass--;
 		}
 	}
-	qsort(cnt, nd, sizeof(*cnt), cmp_u32_desc);
+	qsort(cnt, nd, sizeof(*cnt), plan_cmp_u32_desc);
 
 	/*
 	 * Give counts to depths, largest first.  A count goes to the depth whose
@@ -306,7 +306,7 @@ int plan_special_dirs(struct plan *pl, struct plan_error *err)
 
 	if (p->special_dirs == 0)
 		return 0;
-	cand = xalloc(nreg, sizeof(*cand));
+	cand = plan_xalloc(nreg, sizeof(*cand));
 	if (!cand)
 		return -ENOMEM;
 	for (uint32_t j = 0; j < nreg; j++)
@@ -357,8 +357,8 @@ int plan_place(struct plan *pl, const uint64_t *s, const uint16_t *e, const uint
 	uint64_t n = pl->nfiles, nreg = pl->nregular_files;
 	uint64_t start[DEPTH_SLOTS + 1] = { 0 }, cur[DEPTH_SLOTS];
 	uint64_t special_cur = nreg, f = 0;
-	uint32_t *by_depth = xalloc(nreg, sizeof(*by_depth));
-	uint32_t *by_file = xalloc(n, sizeof(*by_file));
+	uint32_t *by_depth = plan_xalloc(nreg, sizeof(*by_depth));
+	uint32_t *by_file = plan_xalloc(n, sizeof(*by_file));
 
 	if (!by_depth || !by_file) {
 		free(by_depth);
@@ -440,19 +440,19 @@ int plan_links(struct plan *pl)
 	if (total >= UINT32_MAX)
 		return -E2BIG;
 	pl->nlinks = (uint32_t)total;
-	pl->link_dir = xalloc(total, sizeof(*pl->link_dir));
-	pl->link_target = xalloc(total, sizeof(*pl->link_target));
-	pl->link_kind = xalloc(total, 1);
-	pl->link_variant = xalloc(total, 1);
-	dir = xalloc(total, sizeof(*dir));
-	target = xalloc(total, sizeof(*target));
-	kind = xalloc(total, 1);
-	start = xalloc((size_t)pl->ndirs + 1, sizeof(*start));
+	pl->link_dir = plan_xalloc(total, sizeof(*pl->link_dir));
+	pl->link_target = plan_xalloc(total, sizeof(*pl->link_target));
+	pl->link_kind = plan_xalloc(total, 1);
+	pl->link_variant = plan_xalloc(total, 1);
+	dir = plan_xalloc(total, sizeof(*dir));
+	target = plan_xalloc(total, sizeof(*target));
+	kind = plan_xalloc(total, 1);
+	start = plan_xalloc((size_t)pl->ndirs + 1, sizeof(*start));
 	if (!pl->link_dir || !pl->link_target || !pl->link_kind || !pl->link_variant ||
 	    !dir || !target || !kind || !start)
 		goto out_free;
 	if (nhard) {
-		pl->file_nlink = xalloc(n, sizeof(*pl->file_nlink));
+		pl->file_nlink = plan_xalloc(n, sizeof(*pl->file_nlink));
 		if (!pl->file_nlink)
 			goto out_free;
 		for (uint64_t f = 0; f < n; f++)

@@ -10,7 +10,7 @@
 
 /* ---- the hash set ------------------------------------------------------- */
 
-int hset_init(struct hset *s, size_t cap)
+int content_hset_init(struct hset *s, size_t cap)
 {
 	s->key = calloc(cap, sizeof(*s->key));
 	s->tag = calloc(cap, sizeof(*s->tag));
@@ -26,7 +26,7 @@ int hset_init(struct hset *s, size_t cap)
 	return 0;
 }
 
-void hset_release(struct hset *s)
+void content_hset_release(struct hset *s)
 {
 	free(s->key);
 	free(s->tag);
@@ -47,7 +47,7 @@ static void hset_place(struct hset *s, uint64_t key, uint32_t tag)
 static int hset_grow(struct hset *s)
 {
 	struct hset n;
-	int ret = hset_init(&n, s->cap * 2);
+	int ret = content_hset_init(&n, s->cap * 2);
 
 	if (ret)
 		return ret;
@@ -55,7 +55,7 @@ static int hset_grow(struct hset *s)
 		if (s->tag[i])
 			hset_place(&n, s->key[i], s->tag[i]);
 	n.used = s->used;
-	hset_release(s);
+	content_hset_release(s);
 	*s = n;
 	return 0;
 }
@@ -64,7 +64,7 @@ static int hset_grow(struct hset *s)
  * Add an occurrence of a content in group g.  Returns a mask of SEEN,
  * SEEN_IN_GROUP, FIRST_REPEAT and FIRST_GROUP_REPEAT, or -ENOMEM.
  */
-int hset_add(struct hset *s, XXH128_hash_t h, enum content_group g)
+int content_hset_add(struct hset *s, XXH128_hash_t h, enum content_group g)
 {
 	uint32_t check = (uint32_t)(h.high64 >> 32) & ~STATE_MASK;
 	uint32_t bit = 1u << g, rbit = bit << REPEAT_SHIFT;
@@ -214,7 +214,7 @@ static void *worker(void *arg)
 }
 
 /* Wait until every queued segment is compressed. */
-void pool_drain(struct pool *pl)
+void content_pool_drain(struct pool *pl)
 {
 	pthread_mutex_lock(&pl->lock);
 	while (pl->head || pl->busy)
@@ -222,12 +222,12 @@ void pool_drain(struct pool *pl)
 	pthread_mutex_unlock(&pl->lock);
 }
 
-void pool_free(struct pool *pl)
+void content_pool_free(struct pool *pl)
 {
 	if (!pl)
 		return;
 	if (pl->nthr) {
-		pool_drain(pl);
+		content_pool_drain(pl);
 		pthread_mutex_lock(&pl->lock);
 		pl->stop = true;
 		pthread_cond_broadcast(&pl->work);
@@ -249,7 +249,7 @@ void pool_free(struct pool *pl)
 }
 
 /* nthr worker threads (0: the caller compresses) and enough buffers to keep them busy. */
-int pool_new(struct pool **out, struct content_stats *st, unsigned nthr)
+int content_pool_new(struct pool **out, struct content_stats *st, unsigned nthr)
 {
 	struct pool *pl = calloc(1, sizeof(*pl));
 	int ret = -ENOMEM;
@@ -298,12 +298,12 @@ int pool_new(struct pool **out, struct content_stats *st, unsigned nthr)
 	*out = pl;
 	return 0;
 out_free:
-	pool_free(pl);
+	content_pool_free(pl);
 	return ret;
 }
 
 /* A free segment buffer (waits for one when every buffer is queued). */
-struct job *pool_get(struct pool *pl)
+struct job *content_pool_get(struct pool *pl)
 {
 	struct job *j;
 
@@ -316,7 +316,7 @@ struct job *pool_get(struct pool *pl)
 	return j;
 }
 
-void pool_put(struct pool *pl, struct job *j)
+void content_pool_put(struct pool *pl, struct job *j)
 {
 	pthread_mutex_lock(&pl->lock);
 	j->next = pl->free;
@@ -326,7 +326,7 @@ void pool_put(struct pool *pl, struct job *j)
 }
 
 /* Compress a filled segment: queued for a worker, or here when there is none. */
-int pool_submit(struct pool *pl, struct job *j, struct frec *r)
+int content_pool_submit(struct pool *pl, struct job *j, struct frec *r)
 {
 	uint64_t zl, zs;
 	int ret;
@@ -338,7 +338,7 @@ int pool_submit(struct pool *pl, struct job *j, struct frec *r)
 			r->zlib += zl;
 			r->zstd += zs;
 		}
-		pool_put(pl, j);
+		content_pool_put(pl, j);
 		return ret;
 	}
 	pthread_mutex_lock(&pl->lock);
@@ -356,7 +356,7 @@ int pool_submit(struct pool *pl, struct job *j, struct frec *r)
 }
 
 /* The file of r has ended; distinct says whether its sizes count. */
-void pool_end_file(struct pool *pl, struct frec *r, bool distinct)
+void content_pool_end_file(struct pool *pl, struct frec *r, bool distinct)
 {
 	pthread_mutex_lock(&pl->lock);
 	r->ended = true;

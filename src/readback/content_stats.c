@@ -25,11 +25,11 @@
 static void file_abort(struct cs_priv *p)
 {
 	if (p->seg) {
-		pool_put(p->pool, p->seg);
+		content_pool_put(p->pool, p->seg);
 		p->seg = NULL;
 	}
 	if (p->rec) {
-		pool_end_file(p->pool, p->rec, false);
+		content_pool_end_file(p->pool, p->rec, false);
 		p->rec = NULL;
 	}
 	p->open = false;
@@ -48,13 +48,13 @@ int content_stats_init(struct content_stats *st, const struct content_stats_opts
 	if (!p)
 		return -ENOMEM;
 	st->priv = p;
-	if (hset_init(&p->files, 1 << 12) || hset_init(&p->blocks, 1 << 16))
+	if (content_hset_init(&p->files, 1 << 12) || content_hset_init(&p->blocks, 1 << 16))
 		goto out_release;
 	p->head = malloc(MAGIC_HEAD);
 	p->xs = XXH3_createState();
 	if (!p->head || !p->xs)
 		goto out_release;
-	ret = pool_new(&p->pool, st, st->opts.jobs > 1 ? st->opts.jobs : 0);
+	ret = content_pool_new(&p->pool, st, st->opts.jobs > 1 ? st->opts.jobs : 0);
 	if (ret)
 		goto out_release;
 	ret = -EIO;
@@ -76,9 +76,9 @@ void content_stats_release(struct content_stats *st)
 	if (p) {
 		if (p->pool)
 			file_abort(p);
-		pool_free(p->pool);
-		hset_release(&p->files);
-		hset_release(&p->blocks);
+		content_pool_free(p->pool);
+		content_hset_release(&p->files);
+		content_hset_release(&p->blocks);
 		if (p->magic)
 			magic_close(p->magic);
 		XXH3_freeState(p->xs);
@@ -299,7 +299,7 @@ int content_stats_data(struct content_stats *st, const void *data, size_t len)
 					return -ENOMEM;
 				p->rec->group = p->group;
 			}
-			p->seg = pool_get(p->pool);
+			p->seg = content_pool_get(p->pool);
 			p->seg->len = 0;
 			p->seg_want = seg_len - hole_bytes(p, &p->hseg, p->pos, p->pos + seg_len);
 		}
@@ -314,7 +314,7 @@ int content_stats_data(struct content_stats *st, const void *data, size_t len)
 				struct job *j = p->seg;
 
 				p->seg = NULL;
-				ret = pool_submit(p->pool, j, p->rec);
+				ret = content_pool_submit(p->pool, j, p->rec);
 				if (ret)
 					return ret;
 			}
@@ -396,13 +396,13 @@ int content_stats_end(struct content_stats *st)
 	}
 	p->open = false;
 	g = &st->group[p->group];
-	seen = hset_add(&p->files, XXH3_128bits_digest(p->xs), p->group);
+	seen = content_hset_add(&p->files, XXH3_128bits_digest(p->xs), p->group);
 	if (seen < 0) {
 		file_abort(p);
 		return seen;
 	}
 	if (p->rec) {
-		pool_end_file(p->pool, p->rec, !(seen & SEEN));
+		content_pool_end_file(p->pool, p->rec, !(seen & SEEN));
 		p->rec = NULL;
 	}
 	st->all.files++;
@@ -414,7 +414,7 @@ int content_stats_end(struct content_stats *st)
 	if (!(seen & SEEN)) {
 		/* a distinct file: its blocks count */
 		for (size_t i = 0; i < p->f_nhash; i++) {
-			int r = hset_add(&p->blocks, p->f_hash[i], p->group);
+			int r = content_hset_add(&p->blocks, p->f_hash[i], p->group);
 
 			if (r < 0)
 				return r;
@@ -507,7 +507,7 @@ int content_stats_finish(struct content_stats *st)
 {
 	struct cs_priv *p = st->priv;
 
-	pool_drain(p->pool);
+	content_pool_drain(p->pool);
 	if (st->nmime)
 		qsort(st->mime, st->nmime, sizeof(*st->mime), mime_cmp);
 	return p->pool->err;

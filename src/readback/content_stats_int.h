@@ -35,7 +35,7 @@
 #define REPEAT_ANY   (1u << (2 * GROUP_BITS))
 #define STATE_MASK   ((REPEAT_ANY << 1) - 1)
 
-/* hset_add() results */
+/* content_hset_add() results */
 #define SEEN		   1 /* seen before, in any group */
 #define SEEN_IN_GROUP	   2 /* seen before in this group */
 #define FIRST_REPEAT	   4 /* the second occurrence of all */
@@ -133,23 +133,24 @@ struct cs_priv {
 /*
  * ---- content_pool.c
  *
- * hset_add() adds a content's hash seen in group g and returns the SEEN*
- * and FIRST_*REPEAT bits of what it knew, or a negative errno.  The pool
- * compresses sampled segments on nthr threads (none: the caller does it):
- * pool_get() waits for a free job, pool_submit() queues it for r,
- * pool_end_file() counts r once its segments are done, pool_drain() waits
- * for all.  Those returning int return 0 or a negative errno.
+ * content_hset_add() adds a content's hash seen in group g and returns
+ * the SEEN* and FIRST_*REPEAT bits of what it knew, or a negative errno.
+ * The pool compresses sampled segments on nthr threads (none: the caller
+ * does it): content_pool_get() waits for a free job, content_pool_submit()
+ * queues it for r, content_pool_end_file() counts r once its segments are
+ * done, content_pool_drain() waits for all.  Those returning int return 0
+ * or a negative errno.
  */
 
-int hset_init(struct hset *s, size_t cap);
-void hset_release(struct hset *s);
-int hset_add(struct hset *s, XXH128_hash_t h, enum content_group g);
-void pool_drain(struct pool *pl);
-void pool_free(struct pool *pl);
-int pool_new(struct pool **out, struct content_stats *st, unsigned nthr);
-struct job *pool_get(struct pool *pl);
-void pool_put(struct pool *pl, struct job *j);
-int pool_submit(struct pool *pl, struct job *j, struct frec *r);
-void pool_end_file(struct pool *pl, struct frec *r, bool distinct);
+int content_hset_init(struct hset *s, size_t cap);
+void content_hset_release(struct hset *s);
+int content_hset_add(struct hset *s, XXH128_hash_t h, enum content_group g);
+void content_pool_drain(struct pool *pl);
+void content_pool_free(struct pool *pl);
+int content_pool_new(struct pool **out, struct content_stats *st, unsigned nthr);
+struct job *content_pool_get(struct pool *pl);
+void content_pool_put(struct pool *pl, struct job *j);
+int content_pool_submit(struct pool *pl, struct job *j, struct frec *r);
+void content_pool_end_file(struct pool *pl, struct frec *r, bool distinct);
 
 #endif

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,69 +13,6 @@
 /* Deeper than this, a tree is taken for a loop or a corruption. */
 #define FSREAD_MAX_DEPTH 2048
 
-void set_err(struct fsread_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
-/* The extents of a file that has none (entries' extents are never NULL when known). */
-const struct fsread_extent no_extents[1];
-
-/* Append a run, merging it into the last one when it continues it. */
-int add_run(struct fsread *fs, uint64_t logical, uint64_t physical, uint64_t len,
-		   uint32_t flags)
-{
-	struct fsread_extent *l = fs->next ? &fs->ext[fs->next - 1] : NULL;
-
-	if (!len)
-		return 0;
-	if (l && l->flags == flags && l->logical + l->len == logical &&
-	    l->physical + l->len == physical) {
-		l->len += len;
-		return 0;
-	}
-	if (array_grow(&fs->ext, &fs->ext_cap, fs->next + 1, sizeof(*fs->ext)))
-		return -ENOMEM;
-	fs->ext[fs->next++] = (struct fsread_extent){ logical, physical, len, flags };
-	return 0;
-}
-
-static int cmp_ext_logical(const void *a, const void *b)
-{
-	const struct fsread_extent *x = a, *y = b;
-
-	return (x->logical > y->logical) - (x->logical < y->logical);
-}
-
-/* Sort by logical block and merge again (FIEMAP and block maps come in order; this is cheap). */
-void normalize_runs(struct fsread *fs)
-{
-	size_t w = 0;
-
-	for (size_t i = 1; i < fs->next; i++) {
-		if (fs->ext[i].logical < fs->ext[i - 1].logical) {
-			qsort(fs->ext, fs->next, sizeof(*fs->ext), cmp_ext_logical);
-			break;
-		}
-	}
-	for (size_t i = 0; i < fs->next; i++) {
-		struct fsread_extent *l = w ? &fs->ext[w - 1] : NULL, *e = &fs->ext[i];
-
-		if (l && l->flags == e->flags && l->logical + l->len == e->logical &&
-		    l->physical + l->len == e->physical)
-			l->len += e->len;
-		else
-			fs->ext[w++] = *e;
-	}
-	fs->next = w;
-}
-
 static int path_set(struct fsread *fs, size_t base, const char *name, size_t len)
 {
 	if (array_grow(&fs->path, &fs->path_cap, base + len + 2, 1))
@@ -85,36 +21,6 @@ static int path_set(struct fsread *fs, size_t base, const char *name, size_t len
 	memcpy(fs->path + base + 1, name, len);
 	fs->path[base + 1 + len] = '\0';
 	return 0;
-}
-
-int level_add(struct fsr_level *lv, uint64_t ino, const char *name, size_t len)
-{
-	if (array_grow(&lv->d, &lv->cap, lv->n + 1, sizeof(*lv->d)) ||
-	    array_grow(&lv->names, &lv->ncap, lv->nlen + len + 1, 1))
-		return -ENOMEM;
-	memcpy(lv->names + lv->nlen, name, len);
-	lv->names[lv->nlen + len] = '\0';
-	lv->d[lv->n++] = (struct fsr_dent){ ino, lv->nlen, (uint32_t)len };
-	lv->nlen += len + 1;
-	return 0;
-}
-
-static int cmp_dent(const void *a, const void *b, void *ctx)
-{
-	const struct fsr_dent *x = a, *y = b;
-	const char *names = ctx;
-	size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
-	int c = memcmp(names + x->name_off, names + y->name_off, n);
-
-	if (c)
-		return c;
-	return (x->name_len > y->name_len) - (x->name_len < y->name_len);
-}
-
-void level_sort(struct fsr_level *lv)
-{
-	if (lv->n > 1)
-		qsort_r(lv->d, lv->n, sizeof(*lv->d), cmp_dent, lv->names);
 }
 
 static void levels_free(struct fsr_level *lv, size_t n)
@@ -126,21 +32,6 @@ static void levels_free(struct fsr_level *lv, size_t n)
 			close(lv[i].fd);
 	}
 	free(lv);
-}
-
-/* What an entry holds before its inode is read: no target, no extents, a first name. */
-void entry_reset(struct fsread_entry *e)
-{
-	e->symlink_target = NULL;
-	e->symlink_len = 0;
-	e->extents = NULL;
-	e->nextents = 0;
-	e->unplaced = NULL;
-	e->nunplaced = 0;
-	e->blocks = 0;
-	e->extents_unknown = 0;
-	e->inline_data = 0;
-	e->first_name = 1;
 }
 
 /* ---- the API --------------------------------------------------------- */
@@ -156,16 +47,16 @@ int fsread_open(const char *target, unsigned flags, struct fsread **out,
 	if (stat(target, &st)) {
 		int e = errno;
 
-		set_err(err, "cannot open '%s': %s", target, strerror(e));
+		fsread_set_err(err, "cannot open '%s': %s", target, strerror(e));
 		return -e;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISDIR(st.st_mode)) {
-		set_err(err, "'%s' is neither an image file, a block device nor a directory", target);
+		fsread_set_err(err, "'%s' is neither an image file, a block device nor a directory", target);
 		return -EINVAL;
 	}
 	fs = calloc(1, sizeof(*fs));
 	if (!fs) {
-		set_err(err, "out of memory");
+		fsread_set_err(err, "out of memory");
 		return -ENOMEM;
 	}
 	fs->target = strdup(target);
@@ -177,7 +68,7 @@ int fsread_open(const char *target, unsigned flags, struct fsread **out,
 	pthread_mutex_init(&fs->lock, NULL);
 	pthread_mutex_init(&fs->open_lock, NULL);
 	if (!fs->target) {
-		set_err(err, "out of memory");
+		fsread_set_err(err, "out of memory");
 		ret = -ENOMEM;
 		goto out_close;
 	}
@@ -345,7 +236,7 @@ static int walk_root(struct fsr_walk *w)
 	if (ret)
 		return ret;
 	if (fs->ent.type != FSREAD_DIR) {
-		set_err(w->err, "'%s': corrupt: the root (inode %u) is not a directory", fs->target,
+		fsread_set_err(w->err, "'%s': corrupt: the root (inode %u) is not a directory", fs->target,
 			FSREAD_ROOT_INO);
 		return -EINVAL;
 	}
@@ -360,7 +251,7 @@ static int walk_enter(struct fsr_walk *w, const char *name)
 	int ret;
 
 	if (w->nlv >= FSREAD_MAX_DEPTH) {
-		set_err(w->err, "'%s': '%s' is more than %d directories deep", fs->target, fs->path,
+		fsread_set_err(w->err, "'%s': '%s' is more than %d directories deep", fs->target, fs->path,
 			FSREAD_MAX_DEPTH);
 		return -ELOOP;
 	}
@@ -445,7 +336,7 @@ int fsread_walk(struct fsread *fs, int (*fn)(struct fsread *fs, const struct fsr
 	while (!ret && w.nlv)
 		ret = walk_next(&w);
 	if (ret == -ENOMEM && err && !err->msg[0])
-		set_err(err, "'%s': out of memory", fs->target);
+		fsread_set_err(err, "'%s': out of memory", fs->target);
 	levels_free(w.lv, w.nlv);
 out_stop:
 	if (fs->ops->walk_done)
@@ -458,7 +349,7 @@ ssize_t fsread_read(struct fsread *fs, const struct fsread_entry *e, void *buf, 
 		    uint64_t off, struct fsread_error *err)
 {
 	if (e != &fs->ent || !e->path || e->type != FSREAD_FILE) {
-		set_err(err, "'%s': fsread_read: not the current regular file", fs->target);
+		fsread_set_err(err, "'%s': fsread_read: not the current regular file", fs->target);
 		return -EINVAL;
 	}
 	if (off >= e->size)
@@ -476,7 +367,7 @@ int fsread_free_extents(struct fsread *fs, const struct fsread_extent **ext, siz
 	*ext = NULL;
 	*n = 0;
 	if (!fs->ops->free_extents || !(fs->flags & FSREAD_FREE)) {
-		set_err(err, "'%s': free extents are known only for images and devices", fs->target);
+		fsread_set_err(err, "'%s': free extents are known only for images and devices", fs->target);
 		return -EOPNOTSUPP;
 	}
 	return fs->ops->free_extents(fs, ext, n, err);

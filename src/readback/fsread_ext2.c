@@ -53,17 +53,17 @@ static int ext2_fail(struct fsread *fs, struct fsread_error *err, errcode_t code
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	if (code == EXT2_ET_BAD_MAGIC)
-		set_err(err, "'%s': not an ext2/3/4 file system (bad magic)", fs->target);
+		fsread_set_err(err, "'%s': not an ext2/3/4 file system (bad magic)", fs->target);
 	else if (code == EXT2_ET_SHORT_READ)
-		set_err(err, "'%s': truncated: %s is beyond the end of the file", fs->target,
+		fsread_set_err(err, "'%s': truncated: %s is beyond the end of the file", fs->target,
 			what[0] ? what : "the superblock or a group descriptor");
 	else if (code == EXT2_ET_UNSUPP_FEATURE)
-		set_err(err, "'%s': uses ext2/3/4 features this libext2fs cannot read", fs->target);
+		fsread_set_err(err, "'%s': uses ext2/3/4 features this libext2fs cannot read", fs->target);
 	else if (code > 0 && code < 4096)
-		set_err(err, "'%s': %s%s%s", fs->target, what[0] ? what : "", what[0] ? ": " : "",
+		fsread_set_err(err, "'%s': %s%s%s", fs->target, what[0] ? what : "", what[0] ? ": " : "",
 			strerror((int)code));
 	else
-		set_err(err, "'%s': corrupt: %s%s%s", fs->target, what[0] ? what : "",
+		fsread_set_err(err, "'%s': corrupt: %s%s%s", fs->target, what[0] ? what : "",
 			what[0] ? ": " : "", ext2_msg(code, m, sizeof(m)));
 	return code == EXT2_ET_BAD_MAGIC ? -EINVAL : e2err_errno(code);
 }
@@ -119,7 +119,7 @@ static int check_run(struct fsread *fs, ext2_ino_t ino, uint64_t pblk, uint64_t 
 	uint64_t nb = ext2fs_blocks_count(fs->fs->super);
 
 	if (pblk < fs->fs->super->s_first_data_block || pblk >= nb || len > nb - pblk) {
-		set_err(err, "'%s': corrupt: '%s' (inode %u) maps blocks %llu..%llu, outside the file system (%llu blocks)",
+		fsread_set_err(err, "'%s': corrupt: '%s' (inode %u) maps blocks %llu..%llu, outside the file system (%llu blocks)",
 			fs->target, fs->path, ino, (unsigned long long)pblk,
 			(unsigned long long)(pblk + len - 1), (unsigned long long)nb);
 		return -EINVAL;
@@ -143,7 +143,7 @@ static int image_extents(struct fsread *fs, ext2_ino_t ino, struct fsread_error 
 		    !(ex.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT) && ex.e_len) {
 			ret = check_run(fs, ino, ex.e_pblk, ex.e_len, err);
 			if (!ret)
-				ret = add_run(fs, ex.e_lblk, ex.e_pblk, ex.e_len,
+				ret = fsread_add_run(fs, ex.e_lblk, ex.e_pblk, ex.e_len,
 					      (ex.e_flags & EXT2_EXTENT_FLAGS_UNINIT) ?
 					      FSREAD_EXTENT_UNWRITTEN : 0);
 			if (ret)
@@ -177,7 +177,7 @@ static int bmap_cb(ext2_filsys efs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk6
 		return 0;
 	c->ret = check_run(c->fs, c->ino, *blocknr, 1, c->err);
 	if (!c->ret)
-		c->ret = add_run(c->fs, (uint64_t)blockcnt, *blocknr, 1, 0);
+		c->ret = fsread_add_run(c->fs, (uint64_t)blockcnt, *blocknr, 1, 0);
 	return c->ret ? BLOCK_ABORT : 0;
 }
 
@@ -192,7 +192,7 @@ static int image_blockmap(struct fsread *fs, ext2_ino_t ino, struct fsread_error
 		return c.ret;
 	if (code)
 		return ext2_fail(fs, err, code, "the block map of '%s' (inode %u)", fs->path, ino);
-	normalize_runs(fs);
+	fsread_normalize_runs(fs);
 	return 0;
 }
 
@@ -203,7 +203,7 @@ static int image_symlink(struct fsread *fs, ext2_ino_t ino, struct fsread_error 
 	errcode_t code;
 
 	if (size >= fs->block_size || size > 65536) {
-		set_err(err, "'%s': corrupt: symbolic link '%s' (inode %u) claims %llu bytes",
+		fsread_set_err(err, "'%s': corrupt: symbolic link '%s' (inode %u) claims %llu bytes",
 			fs->target, fs->path, ino, (unsigned long long)size);
 		return -EINVAL;
 	}
@@ -268,11 +268,11 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 		fs->inode.i_extra_isize = 0;
 	fill_from_inode(fs, ino);
 	if (!fs->inode.i_links_count || !fs->inode.i_mode) {
-		set_err(err, "'%s': corrupt: '%s' names inode %u, which is not in use",
+		fsread_set_err(err, "'%s': corrupt: '%s' names inode %u, which is not in use",
 			fs->target, fs->path, ino);
 		return -EINVAL;
 	}
-	entry_reset(e);
+	fsread_entry_reset(e);
 	fs->next = 0;
 	fs->cur_inline = 0;
 	if (e->type == FSREAD_FILE) {
@@ -289,7 +289,7 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 		for (size_t i = 0; i < fs->next; i++)
 			e->blocks += fs->ext[i].len;
 		if (fs->flags & FSREAD_EXTENTS) {
-			e->extents = fs->ext ? fs->ext : no_extents;
+			e->extents = fs->ext ? fs->ext : fsread_no_extents;
 			e->nextents = fs->next;
 		}
 	} else if (e->type == FSREAD_SYMLINK) {
@@ -318,7 +318,7 @@ static int dir_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d, int offse
 		return 0;
 	if ((len == 1 && d->name[0] == '.') || (len == 2 && d->name[0] == '.' && d->name[1] == '.'))
 		return 0;
-	c->ret = level_add(c->lv, d->inode, d->name, (size_t)len);
+	c->ret = fsread_level_add(c->lv, d->inode, d->name, (size_t)len);
 	return c->ret ? DIRENT_ABORT : 0;
 }
 
@@ -329,18 +329,18 @@ static int image_read_dir(struct fsread *fs, ext2_ino_t ino, struct fsr_level *l
 	errcode_t code;
 
 	if (bit_test_set(fs->seen, ino)) {
-		set_err(err, "'%s': corrupt: directory '%s' (inode %u) appears twice in the tree",
+		fsread_set_err(err, "'%s': corrupt: directory '%s' (inode %u) appears twice in the tree",
 			fs->target, fs->path, ino);
 		return -EINVAL;
 	}
 	code = ext2fs_dir_iterate2(fs->fs, ino, 0, NULL, dir_cb, &c);
 	if (c.ret) {
-		set_err(err, "'%s': %s", fs->target, strerror(-c.ret));
+		fsread_set_err(err, "'%s': %s", fs->target, strerror(-c.ret));
 		return c.ret;
 	}
 	if (code)
 		return ext2_fail(fs, err, code, "directory '%s' (inode %u)", fs->path, ino);
-	level_sort(lv);
+	fsread_level_sort(lv);
 	return 0;
 }
 
@@ -443,34 +443,34 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 	e2err_init();
 	code = ext2fs_check_if_mounted(fs->target, &mflags);
 	if (!code && (mflags & EXT2_MF_MOUNTED) && !(mflags & EXT2_MF_READONLY)) {
-		set_err(err, "'%s' is mounted read-write: measure its mount point instead", fs->target);
+		fsread_set_err(err, "'%s' is mounted read-write: measure its mount point instead", fs->target);
 		return -EBUSY;
 	}
 	fs->fd = open(fs->target, O_RDONLY | O_CLOEXEC);
 	if (fs->fd < 0) {
 		int e = errno;
 
-		set_err(err, "cannot open '%s': %s", fs->target, strerror(e));
+		fsread_set_err(err, "cannot open '%s': %s", fs->target, strerror(e));
 		return -e;
 	}
 	if (fstat(fs->fd, &st)) {
 		int e = errno;
 
-		set_err(err, "'%s': %s", fs->target, strerror(e));
+		fsread_set_err(err, "'%s': %s", fs->target, strerror(e));
 		return -e;
 	}
 	if (S_ISBLK(st.st_mode)) {
 		if (ioctl(fs->fd, BLKGETSIZE64, &fs->dev_bytes)) {
 			int e = errno;
 
-			set_err(err, "'%s': cannot get the device size: %s", fs->target, strerror(e));
+			fsread_set_err(err, "'%s': cannot get the device size: %s", fs->target, strerror(e));
 			return -e;
 		}
 	} else {
 		fs->dev_bytes = (uint64_t)st.st_size;
 	}
 	if (fs->dev_bytes < 2048) {
-		set_err(err, "'%s': not an ext2/3/4 file system (%llu bytes, too small for a superblock)",
+		fsread_set_err(err, "'%s': not an ext2/3/4 file system (%llu bytes, too small for a superblock)",
 			fs->target, (unsigned long long)fs->dev_bytes);
 		return -EINVAL;
 	}
@@ -486,7 +486,7 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 			fs->target);
 	need = fs->total_blocks * fs->block_size;
 	if (fs->dev_bytes < need) {
-		set_err(err, "'%s': truncated: block %llu is beyond the end of the file (%llu bytes; the file system has %llu blocks of %u bytes)",
+		fsread_set_err(err, "'%s': truncated: block %llu is beyond the end of the file (%llu bytes; the file system has %llu blocks of %u bytes)",
 			fs->target, (unsigned long long)(fs->dev_bytes / fs->block_size),
 			(unsigned long long)fs->dev_bytes, (unsigned long long)fs->total_blocks,
 			fs->block_size);
@@ -495,7 +495,7 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 	prefetch(fs);
 	fs->seen = calloc(fs->fs->super->s_inodes_count / 8 + 2, 1);
 	if (!fs->seen) {
-		set_err(err, "'%s': out of memory", fs->target);
+		fsread_set_err(err, "'%s': out of memory", fs->target);
 		return -ENOMEM;
 	}
 	return 0;
@@ -563,12 +563,12 @@ static ssize_t image_read(struct fsread *fs, const struct fsread_entry *e, char 
 
 				if (en == EINTR)
 					continue;
-				set_err(err, "'%s': cannot read '%s': %s", fs->target, e->path,
+				fsread_set_err(err, "'%s': cannot read '%s': %s", fs->target, e->path,
 					strerror(en));
 				return -en;
 			}
 			if (n == 0) {
-				set_err(err, "'%s': truncated: block %llu is beyond the end of the file",
+				fsread_set_err(err, "'%s': truncated: block %llu is beyond the end of the file",
 					fs->target,
 					(unsigned long long)(x->physical + (p - xs) / bs));
 				return -EIO;
@@ -609,7 +609,7 @@ static int image_free_extents(struct fsread *fs, const struct fsread_extent **ex
 		else if (code)
 			return ext2_fail(fs, err, code, "the block bitmap");
 		if (array_grow(&fs->free_ext, &cap, fs->nfree + 1, sizeof(*fs->free_ext))) {
-			set_err(err, "'%s': out of memory", fs->target);
+			fsread_set_err(err, "'%s': out of memory", fs->target);
 			return -ENOMEM;
 		}
 		fs->free_ext[fs->nfree++] = (struct fsread_extent){ 0, z, s - z, 0 };
@@ -642,7 +642,7 @@ static int image_dirent(struct fsread *fs, const struct fsr_level *lv, const str
 	(void)lv;
 	(void)name;
 	if (d->ino > fs->fs->super->s_inodes_count || d->ino < 1) {
-		set_err(err, "'%s': corrupt: '%s' names inode %llu, beyond the file system's %u",
+		fsread_set_err(err, "'%s': corrupt: '%s' names inode %llu, beyond the file system's %u",
 			fs->target, fs->path, (unsigned long long)d->ino,
 			fs->fs->super->s_inodes_count);
 		return -EINVAL;

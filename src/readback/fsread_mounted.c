@@ -62,7 +62,7 @@ static int inoset_add(struct fsr_inoset *s, uint64_t ino)
 
 static int sys_fail(struct fsread *fs, struct fsread_error *err, int e, const char *what)
 {
-	set_err(err, "'%s': cannot %s '%s': %s", fs->target, what, fs->path, strerror(e));
+	fsread_set_err(err, "'%s': cannot %s '%s': %s", fs->target, what, fs->path, strerror(e));
 	return -e;
 }
 
@@ -190,14 +190,14 @@ static int mounted_open(struct fsread *fs, struct fsread_error *err)
 	if (fs->rootfd < 0) {
 		int e = errno;
 
-		set_err(err, "cannot open '%s': %s", fs->target, strerror(e));
+		fsread_set_err(err, "cannot open '%s': %s", fs->target, strerror(e));
 		return -e;
 	}
 	if (fstatfs(fs->rootfd, &sf) ||
 	    statx(fs->rootfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &stx)) {
 		int e = errno;
 
-		set_err(err, "'%s': %s", fs->target, strerror(e));
+		fsread_set_err(err, "'%s': %s", fs->target, strerror(e));
 		return -e;
 	}
 	fs->block_size = (unsigned)sf.f_bsize;
@@ -250,7 +250,7 @@ static int mounted_open_file(struct fsread *fs, struct fsread_error *err)
 	}
 	if (fstat(fd, &st) || st.st_ino != fs->ent.ino || !S_ISREG(st.st_mode)) {
 		close(fd);
-		set_err(err, "'%s': '%s' changed while it was read", fs->target, fs->path);
+		fsread_set_err(err, "'%s': '%s' changed while it was read", fs->target, fs->path);
 		ret = -ESTALE;
 		goto out_unlock;
 	}
@@ -284,7 +284,7 @@ static int mounted_extent(const struct fiemap_extent *x, void *arg)
 		};
 		return 0;
 	}
-	if (add_run(fs, x->fe_logical / bs, x->fe_physical / bs, (x->fe_length + bs - 1) / bs,
+	if (fsread_add_run(fs, x->fe_logical / bs, x->fe_physical / bs, (x->fe_length + bs - 1) / bs,
 		    (x->fe_flags & FIEMAP_EXTENT_UNWRITTEN) ? FSREAD_EXTENT_UNWRITTEN : 0))
 		return 1;
 	return 0;
@@ -303,7 +303,7 @@ static int mounted_fiemap(struct fsread *fs, struct fsread_error *err)
 		return -ENOMEM;
 	if (ret)
 		return sys_fail(fs, err, -ret, "get the extents (FIEMAP) of");
-	normalize_runs(fs);
+	fsread_normalize_runs(fs);
 	return 0;
 }
 
@@ -325,7 +325,7 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 	    (fs->has_mnt_id && (x.stx_mask & STATX_MNT_ID) && x.stx_mnt_id != fs->mnt_id))
 		return 1;
 	fill_from_statx(e, &x);
-	entry_reset(e);
+	fsread_entry_reset(e);
 	fs->next = 0;
 	fs->nunp = 0;
 	fs->cur_fd = -1;
@@ -351,7 +351,7 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 			for (size_t i = 0; i < fs->next; i++)
 				e->blocks += fs->ext[i].len;
 			if (!fs->no_fiemap) {
-				e->extents = fs->ext ? fs->ext : no_extents;
+				e->extents = fs->ext ? fs->ext : fsread_no_extents;
 				e->nextents = fs->next;
 				e->unplaced = fs->unp;
 				e->nunplaced = fs->nunp;
@@ -361,7 +361,7 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 		ssize_t n;
 
 		if (x.stx_size > 65536) {
-			set_err(err, "'%s': symbolic link '%s' claims %llu bytes", fs->target,
+			fsread_set_err(err, "'%s': symbolic link '%s' claims %llu bytes", fs->target,
 				fs->path, (unsigned long long)x.stx_size);
 			return -EINVAL;
 		}
@@ -398,7 +398,7 @@ static int mounted_read_dir(struct fsread *fs, int fd, struct fsr_level *lv,
 	while ((d = readdir(dir))) {
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
 			continue;
-		ret = level_add(lv, d->d_ino, d->d_name, strlen(d->d_name));
+		ret = fsread_level_add(lv, d->d_ino, d->d_name, strlen(d->d_name));
 		if (ret)
 			break;
 		errno = 0;
@@ -407,7 +407,7 @@ static int mounted_read_dir(struct fsread *fs, int fd, struct fsr_level *lv,
 		ret = sys_fail(fs, err, errno, "read the directory");
 	closedir(dir);
 	if (!ret)
-		level_sort(lv);
+		fsread_level_sort(lv);
 	return ret;
 }
 

@@ -144,24 +144,24 @@ extern const struct fsread_ops fsread_ext2_ops;
 extern const struct fsread_ops fsread_mounted_ops;
 
 /* The extents of a file that has none (entries' extents are never NULL when known). */
-extern const struct fsread_extent no_extents[1];
+extern const struct fsread_extent fsread_no_extents[1];
 
 /* Format a message into err (when not NULL). */
-void set_err(struct fsread_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fsread_set_err(struct fsread_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Append a run to fs->ext, merging it into the last one when it continues it; 0 or -ENOMEM. */
-int add_run(struct fsread *fs, uint64_t logical, uint64_t physical, uint64_t len, uint32_t flags);
+int fsread_add_run(struct fsread *fs, uint64_t logical, uint64_t physical, uint64_t len, uint32_t flags);
 
 /* Sort fs->ext by logical block and merge runs that continue each other. */
-void normalize_runs(struct fsread *fs);
+void fsread_normalize_runs(struct fsread *fs);
 
 /* Add a name of a directory to lv; 0 or -ENOMEM. */
-int level_add(struct fsr_level *lv, uint64_t ino, const char *name, size_t len);
+int fsread_level_add(struct fsr_level *lv, uint64_t ino, const char *name, size_t len);
 
 /* Sort lv's names bytewise, the order of the walk. */
-void level_sort(struct fsr_level *lv);
+void fsread_level_sort(struct fsr_level *lv);
 
 /* What an entry holds before its inode is read: no target, no extents, a first name. */
-void entry_reset(struct fsread_entry *e);
+void fsread_entry_reset(struct fsread_entry *e);
 
 #endif

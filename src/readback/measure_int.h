@@ -82,21 +82,21 @@ struct mresult {
 	const struct params *p;
 };
 
-/* ---- measure_walk.c: on_entry() is fsread_walk()'s callback, arg a struct mstate */
+/* ---- measure_walk.c: measure_on_entry() is fsread_walk()'s callback, arg a struct mstate */
 
-int on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg);
-void mstate_release(struct mstate *m);
+int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg);
+void measure_mstate_release(struct mstate *m);
 
-/* ---- measure_result.c: compute() fills r from the tallies in m; 0 or a negative errno */
+/* ---- measure_result.c: measure_compute() fills r from the tallies in m; 0 or a negative errno */
 
-void mresult_release(struct mresult *r);
-int compute(struct mresult *r, struct mstate *m, const struct measure_opts *o);
+void measure_mresult_release(struct mresult *r);
+int measure_compute(struct mresult *r, struct mstate *m, const struct measure_opts *o);
 
 /* ---- measure_print.c: the figures to out, as text or JSON */
 
-void print_text(const struct mresult *r, const struct mstate *m, const struct measure_opts *o,
-		FILE *out);
-void print_json(const struct mresult *r, const struct mstate *m, const struct measure_opts *o,
-		FILE *out);
+void measure_print_text(const struct mresult *r, const struct mstate *m,
+			const struct measure_opts *o, FILE *out);
+void measure_print_json(const struct mresult *r, const struct mstate *m,
+			const struct measure_opts *o, FILE *out);
 
 #endif

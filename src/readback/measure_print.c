@@ -77,8 +77,8 @@ static void print_layout_text(const struct measure_layout *l, uint64_t sparse_fi
 	}
 }
 
-void print_text(const struct mresult *r, const struct mstate *m,
-		        const struct measure_opts *o, FILE *out)
+void measure_print_text(const struct mresult *r, const struct mstate *m,
+			const struct measure_opts *o, FILE *out)
 {
 	const struct measure_layout *l = &m->lay;
 	char b1[32], b2[32], b3[32];
@@ -217,8 +217,8 @@ static json_object *u64_array(const uint64_t *v, size_t n)
 	return a;
 }
 
-void print_json(const struct mresult *r, const struct mstate *m,
-		        const struct measure_opts *o, FILE *out)
+void measure_print_json(const struct mresult *r, const struct mstate *m,
+			const struct measure_opts *o, FILE *out)
 {
 	const struct measure_layout *l = &m->lay;
 	json_object *j = json_object_new_object(), *a, *x;

@@ -254,7 +254,7 @@ static int sparse_target(struct mresult *r, const struct params *p)
 	return 0;
 }
 
-void mresult_release(struct mresult *r)
+void measure_mresult_release(struct mresult *r)
 {
 	free(r->sorted_size);
 	free(r->ages);
@@ -267,7 +267,7 @@ void mresult_release(struct mresult *r)
 	}
 }
 
-int compute(struct mresult *r, struct mstate *m, const struct measure_opts *o)
+int measure_compute(struct mresult *r, struct mstate *m, const struct measure_opts *o)
 {
 	int ret;
 

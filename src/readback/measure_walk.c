@@ -118,7 +118,7 @@ static void write_extents_line(struct mstate *m, const struct fsread_entry *e)
 	extents_file_end_line(f, nruns);
 }
 
-int on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
+int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 {
 	struct mstate *m = arg;
 	char ext[MEASURE_EXT_LEN + 1];
@@ -210,7 +210,7 @@ out_nomem:
 	return -ENOMEM;
 }
 
-void mstate_release(struct mstate *m)
+void measure_mstate_release(struct mstate *m)
 {
 	free(m->size);
 	free(m->mtime);
