@@ -13,16 +13,6 @@
 
 #define MIB (1ULL << 20)
 
-int lfs_err(struct lfs_state *st, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(st->b->errmsg, sizeof(st->b->errmsg), fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
 static const char *fs_of(const struct plan *pl)
 {
 	switch (pl->prm.fs) {
