@@ -28,6 +28,7 @@
 #define BACKEND_OPT_MKFS_OPTIONS 0x01 /* --mkfs-options */
 #define BACKEND_OPT_NO_FORMAT	 0x02 /* --no-format */
 #define BACKEND_OPT_KEEP_PARTIAL 0x04 /* --keep-partial */
+#define BACKEND_OPT_ALLOW_DROP	 0x08 /* --allow-drop */
 
 /* What `imprint create` asks of a backend. */
 struct create_opts {
@@ -36,6 +37,7 @@ struct create_opts {
 	int no_format;		  /* ext4: populate an existing, empty file system */
 	int force;		  /* the user allowed overwriting (the target was checked already) */
 	int keep_partial;	  /* on failure, leave what was written for inspection */
+	int allow_drop;		  /* drop (or rename) what the file system cannot hold, counted */
 	unsigned jobs;		  /* worker threads for file data, >= 1 */
 	/*
 	 * Set (to non-zero) by the core's SIGINT/SIGTERM handler: backends poll
@@ -102,6 +104,10 @@ struct create_result {
 	struct layout_free_hist free;	/* the free space left, from the block bitmap */
 	char layout_notes[512];		/* layout_notes_text(): what gave way, or "" */
 	char notes[256];		/* the backend's word on what differs from the plan, or "" */
+	/* --allow-drop: what the file system could not hold (all 0 without it) */
+	uint64_t dropped_hardlinks, dropped_symlinks; /* not made */
+	uint64_t owners_dropped;		      /* entries left with the caller's owner */
+	uint64_t renamed;			      /* entries made under a shortened name */
 	/* aging through the kernel: rounds measured (the last CREATE_AGE_SERIES kept, a ring) */
 	uint32_t age_series_n;
 	struct create_age_round age_series[CREATE_AGE_SERIES];

@@ -149,7 +149,7 @@ static int frag_create(struct mnt_state *st, uint64_t f, int *keep)
 	ret = mnt_open_dir(st, st->pl->file_dir[f], &dfd);
 	if (ret)
 		return ret;
-	plan_file_name(st->pl, f, name);
+	mnt_file_name(st, f, name, 1);
 	plan_file_meta(st->pl, f, &m);
 	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, m.mode & 0777);
 	if (fd < 0) {

@@ -65,6 +65,7 @@ static int mounted_open(struct backend *b, const struct create_opts *o, const st
 	st->pl = pl;
 	st->rootfd = -1;
 	st->as_root = geteuid() == 0;
+	st->set_owners = st->as_root;
 	st->root = strdup(o->target);
 	if (!st->root)
 		return mnt_err(st, -ENOMEM, "out of memory");
@@ -114,6 +115,19 @@ static void undo_after_failure(struct mnt_state *st)
 			 st->removed, st->root);
 }
 
+/* --allow-drop without chown: every inode made (symbolic links too), DIR when it was empty. */
+static uint64_t owners_dropped(const struct mnt_state *st)
+{
+	const struct plan *pl = st->pl;
+	uint64_t n = pl->ndirs - 1 + pl->nfiles + (st->root_empty ? 1 : 0);
+
+	if (!st->as_root || st->set_owners)
+		return 0;
+	for (uint32_t l = 0; l < pl->nlinks; l++)
+		n += !(pl->link_kind[l] & LINK_HARD);
+	return n - st->dropped_sym;
+}
+
 static void fill_result(struct mnt_state *st, struct create_result *res, double t)
 {
 	const struct plan *pl = st->pl;
@@ -121,7 +135,11 @@ static void fill_result(struct mnt_state *st, struct create_result *res, double 
 
 	res->files = pl->nfiles;
 	res->dirs = pl->ndirs;
-	res->links = pl->nlinks;
+	res->dropped_hardlinks = st->dropped_hard;
+	res->dropped_symlinks = st->dropped_sym;
+	res->links = pl->nlinks - st->dropped_hard - st->dropped_sym; /* those made */
+	res->renamed = st->renamed;
+	res->owners_dropped = owners_dropped(st);
 	res->bytes = pl->bytes;
 	res->seconds = t;
 	res->block_size = st->vfs.f_bsize;
@@ -228,7 +246,7 @@ const struct backend_ops mounted_backend_ops = {
 	.name = "mounted",
 	.caps = BACKEND_MEASURES,
 	.targets = BACKEND_TARGET_DIR,
-	.options = BACKEND_OPT_KEEP_PARTIAL,
+	.options = BACKEND_OPT_KEEP_PARTIAL | BACKEND_OPT_ALLOW_DROP,
 	.fs_names = NULL, /* whatever is mounted there */
 	.open = mounted_open,
 	.populate = mounted_populate,

@@ -33,6 +33,10 @@ struct mnt_state {
 	int root_empty;          /* DIR held nothing (lost+found aside) */
 	int have_openat2;        /* the kernel has openat2 (else O_NOFOLLOW walking) */
 	int as_root;             /* owners can be set */
+	int set_owners;          /* as root, and the file system keeps them (else --allow-drop) */
+	int drop_hard, drop_sym; /* --allow-drop: the file system lacks them, skip them */
+	long name_limit;         /* --allow-drop: shorten longer names to this many bytes; 0: none */
+	uint64_t dropped_hard, dropped_sym, renamed; /* what --allow-drop did */
 	struct statvfs vfs;
 	struct mnt_caps caps;
 	struct mnt_undo undo;
@@ -61,6 +65,12 @@ int mnt_open_root(struct mnt_state *st);
 int mnt_open_dir(struct mnt_state *st, uint32_t dir, int *fd);
 int mnt_open_rel(struct mnt_state *st, const char *rel, int *fd);
 void mnt_remove_made(struct mnt_state *st);
+
+/* names.c: the names written, the plan's unless --allow-drop shortened them */
+size_t mnt_dir_name(struct mnt_state *st, uint32_t dir, char *buf, int count);
+size_t mnt_file_name(struct mnt_state *st, uint64_t file, char *buf, int count);
+size_t mnt_link_name(struct mnt_state *st, uint32_t link, char *buf, int count);
+int mnt_dir_path(struct mnt_state *st, uint32_t dir, char *buf, size_t len);
 
 /* probe.c: capabilities, the plan's needs against them, free space */
 int mnt_probe(struct mnt_state *st);

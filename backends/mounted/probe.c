@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,41 @@ static void probe_file(struct mnt_state *st, int dfd, int fd)
 }
 
 /*
+ * A test hook: IMPRINT_MOUNTED_DENY, a comma-separated list of hardlinks,
+ * symlinks, chown, modes, case, holes, fiemap and name_max=N, makes the
+ * probe report those capabilities missing (or names at most N bytes
+ * long), to test refusals and --allow-drop on a file system that has
+ * them all.  Nothing else reads it.
+ */
+static void probe_deny(struct mnt_caps *c)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} caps[] = {
+		{ "hardlinks", offsetof(struct mnt_caps, hardlinks) },
+		{ "symlinks", offsetof(struct mnt_caps, symlinks) },
+		{ "chown", offsetof(struct mnt_caps, chown) },
+		{ "modes", offsetof(struct mnt_caps, modes) },
+		{ "case", offsetof(struct mnt_caps, case_sensitive) },
+		{ "holes", offsetof(struct mnt_caps, holes) },
+		{ "fiemap", offsetof(struct mnt_caps, fiemap) },
+	};
+	const char *s = getenv("IMPRINT_MOUNTED_DENY");
+
+	while (s && *s) {
+		size_t n = strcspn(s, ",");
+
+		if (n > 9 && !strncmp(s, "name_max=", 9))
+			c->name_max = strtol(s + 9, NULL, 10);
+		for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+			if (strlen(caps[i].name) == n && !strncmp(s, caps[i].name, n))
+				*(int *)((char *)c + caps[i].off) = 0;
+		s += n + (s[n] == ',');
+	}
+}
+
+/*
  * Probe the file system in a scratch directory made (and removed) inside
  * DIR: symbolic and hard links, owners, mode bits, case, name length,
  * holes and FIEMAP.
@@ -93,6 +129,7 @@ int mnt_probe(struct mnt_state *st)
 		goto out_close;
 	}
 	probe_file(st, dfd, fd);
+	probe_deny(&st->caps);
 	close(fd);
 	unlinkat(dfd, "h", 0);
 	unlinkat(dfd, "s", 0);
@@ -134,14 +171,63 @@ static void add_missing(char *buf, size_t len, const char *what)
 	snprintf(buf + at, len - at, "%s%s", at ? ", " : "", what);
 }
 
-/* Refuse a plan that needs what the file system lacks, with the list. */
+/* The smallest name limit --allow-drop shortens to: a start, "~" and 8 hex digits. */
+#define NAME_LIMIT_MIN 12
+
+/*
+ * What the file system lacks that --allow-drop can do without: hard and
+ * symbolic links (skipped), owners (the caller's), long names (shortened).
+ * Added to miss unless --allow-drop was given; *droppable set if any.
+ */
+static void check_droppable(struct mnt_state *st, int hard, int sym, char *miss, size_t len,
+			    int *droppable)
+{
+	const struct mnt_caps *c = &st->caps;
+	int allow = st->o->allow_drop;
+	size_t longest;
+
+	*droppable = 0;
+	if (sym && !c->symlinks) {
+		*droppable = 1;
+		if (!(st->drop_sym = allow))
+			add_missing(miss, len, "symbolic links");
+	}
+	if (hard && !c->hardlinks) {
+		*droppable = 1;
+		if (!(st->drop_hard = allow))
+			add_missing(miss, len, "hard links");
+	}
+	if (st->as_root && !c->chown) {
+		*droppable = 1;
+		if (!allow)
+			add_missing(miss, len, "owners (chown)");
+	}
+	st->set_owners = st->as_root && c->chown;
+	if (c->name_max > 0 && c->name_max < NAME_MAX_LEN &&
+	    (longest = longest_name(st->pl)) > (size_t)c->name_max) {
+		char buf[80];
+
+		*droppable = c->name_max >= NAME_LIMIT_MIN;
+		if (allow && *droppable) {
+			st->name_limit = c->name_max;
+			return;
+		}
+		snprintf(buf, sizeof(buf), "names of %zu bytes (at most %ld)", longest,
+			 c->name_max);
+		add_missing(miss, len, buf);
+	}
+}
+
+/*
+ * Refuse a plan that needs what the file system lacks, with the list;
+ * with --allow-drop, what can be dropped is (and counted), not refused.
+ */
 int mnt_check_plan(struct mnt_state *st)
 {
 	const struct plan *pl = st->pl;
 	const struct mnt_caps *c = &st->caps;
-	int hard = 0, sym = 0, sparse = 0;
+	int hard = 0, sym = 0, sparse = 0, droppable;
 	char miss[512] = "";
-	size_t longest = 0;
 
 	for (uint32_t l = 0; l < pl->nlinks; l++) {
 		if (pl->link_kind[l] & LINK_HARD)
@@ -155,30 +241,21 @@ int mnt_check_plan(struct mnt_state *st)
 		for (uint64_t f = 0; f < pl->nfiles && !sparse; f++)
 			sparse = sparse_file_holes(pl, f, &h) > 0;
 	}
-	if (sym && !c->symlinks)
-		add_missing(miss, sizeof(miss), "symbolic links");
-	if (hard && !c->hardlinks)
-		add_missing(miss, sizeof(miss), "hard links");
+	check_droppable(st, hard, sym, miss, sizeof(miss), &droppable);
 	if (!c->modes)
 		add_missing(miss, sizeof(miss), "mode bits (setuid, setgid, sticky)");
-	if (st->as_root && !c->chown)
-		add_missing(miss, sizeof(miss), "owners (chown)");
 	if (!c->case_sensitive)
 		add_missing(miss, sizeof(miss), "names that differ only in case");
 	if (sparse && !c->holes)
 		add_missing(miss, sizeof(miss), "sparse files (SEEK_HOLE)");
-	if (c->name_max > 0 && c->name_max < NAME_MAX_LEN &&
-	    (longest = longest_name(pl)) > (size_t)c->name_max) {
-		char buf[80];
-
-		snprintf(buf, sizeof(buf), "names of %zu bytes (at most %ld)", longest, c->name_max);
-		add_missing(miss, sizeof(miss), buf);
-	}
 	if (!miss[0])
 		return 0;
 	return mnt_err(st, -EOPNOTSUPP,
-		       "the file system of '%s' cannot hold this plan: it lacks %s; choose a file system that has them or a plan without them",
-		       st->root, miss);
+		       "the file system of '%s' cannot hold this plan: it lacks %s; choose a file system that has them or a plan without them%s",
+		       st->root, miss,
+		       droppable && !st->o->allow_drop
+			       ? ", or --allow-drop to skip the links, keep the caller's owners and shorten the names (counted in the summary)"
+			       : "");
 }
 
 /* File data in blocks of bs bytes, holes left out; slow symlinks and directories a block each. */

@@ -92,11 +92,11 @@ int mnt_open_rel(struct mnt_state *st, const char *rel, int *fd)
 int mnt_open_dir(struct mnt_state *st, uint32_t dir, int *fd)
 {
 	char path[PATH_MAX];
-	int l = plan_dir_path(st->pl, dir, path, sizeof(path));
+	int l = mnt_dir_path(st, dir, path, sizeof(path));
 
 	if (l < 0)
 		return l;
-	return mnt_open_rel(st, path + 1, fd);
+	return mnt_open_rel(st, path, fd);
 }
 
 /* A directory fd kept while consecutive entries share their directory. */
@@ -158,19 +158,19 @@ void mnt_remove_made(struct mnt_state *st)
 	for (uint32_t l = pl->nlinks; l-- > 0;) {
 		if (!st->undo.link[l])
 			continue;
-		plan_link_name(pl, l, name);
+		mnt_link_name(st, l, name, 0);
 		remove_one(st, cached_dir(st, &c, pl->link_dir[l]), name, 0);
 	}
 	for (uint64_t f = pl->nfiles; f-- > 0;) {
 		if (!st->undo.file[f])
 			continue;
-		plan_file_name(pl, f, name);
+		mnt_file_name(st, f, name, 0);
 		remove_one(st, cached_dir(st, &c, pl->file_dir[f]), name, 0);
 	}
 	for (uint32_t d = pl->ndirs; d-- > 1;) {
 		if (!st->undo.dir[d])
 			continue;
-		plan_dir_name(pl, d, name);
+		mnt_dir_name(st, d, name, 0);
 		remove_one(st, cached_dir(st, &c, pl->dir_parent[d]), name, AT_REMOVEDIR);
 	}
 	if (c.fd >= 0)

@@ -81,7 +81,7 @@ int mnt_file_meta(struct mnt_state *st, int fd, const struct plan_meta *m)
 {
 	struct timespec ts[2];
 
-	if (st->as_root && fchown(fd, m->uid, m->gid) != 0)
+	if (st->set_owners && fchown(fd, m->uid, m->gid) != 0)
 		return -errno;
 	/* chown and writes clear setuid/setgid: set them last */
 	if ((m->mode & 07000) && fchmod(fd, m->mode & 07777) != 0)
@@ -100,7 +100,7 @@ int mnt_write_file(struct mnt_state *st, int dirfd, uint64_t f, unsigned char *b
 	struct plan_meta m;
 	int fd, ret;
 
-	plan_file_name(st->pl, f, name);
+	mnt_file_name(st, f, name, 1);
 	plan_file_meta(st->pl, f, &m);
 	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		    m.mode & 0777);
@@ -144,7 +144,7 @@ int mnt_make_dirs(struct mnt_state *st)
 			ret = -EINTR;
 			break;
 		}
-		plan_dir_name(pl, d, name);
+		mnt_dir_name(st, d, name, 1);
 		if (pl->dir_parent[d] != pdir) {
 			if (pfd >= 0)
 				close(pfd);
@@ -332,14 +332,21 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 	struct plan_meta m;
 	int ret;
 
-	plan_link_name(pl, l, name);
+	if ((pl->link_kind[l] & LINK_HARD) ? st->drop_hard : st->drop_sym) {
+		/* --allow-drop: the file system has no such links; skipped, not copied */
+		uint64_t *n = (pl->link_kind[l] & LINK_HARD) ? &st->dropped_hard : &st->dropped_sym;
+
+		__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	mnt_link_name(st, l, name, 1);
 	if (pl->link_kind[l] & LINK_HARD) {
 		uint64_t f = pl->link_target[l];
 
 		ret = dir_fd(st, pl->file_dir[f], tdir, tfd);
 		if (ret)
 			return ret;
-		plan_file_name(pl, f, fname);
+		mnt_file_name(st, f, fname, 0);
 		if (linkat(*tfd, fname, lfd, name, 0) != 0)
 			return -errno;
 		st->undo.link[l] = 1;
@@ -352,7 +359,7 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 		return -errno;
 	st->undo.link[l] = 1;
 	plan_link_meta(pl, l, &m);
-	if (st->as_root && fchownat(lfd, name, m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0)
+	if (st->set_owners && fchownat(lfd, name, m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0)
 		return -errno;
 	meta_times(&m, ts);
 	return utimensat(lfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
@@ -395,7 +402,7 @@ static int dir_meta(struct mnt_state *st, int fd, const struct plan_meta *m)
 {
 	struct timespec ts[2];
 
-	if (st->as_root && fchown(fd, m->uid, m->gid) != 0)
+	if (st->set_owners && fchown(fd, m->uid, m->gid) != 0)
 		return -errno;
 	if (fchmod(fd, m->mode & 07777) != 0)
 		return -errno;

@@ -220,7 +220,7 @@ static void refuse_kind(const struct backend_ops *ops, const struct target *t, c
 	fputc('\n', stderr);
 }
 
-/* Refuse the options of another backend (--mkfs-options, --no-format, --keep-partial). */
+/* Refuse the options of another backend (--mkfs-options, --no-format, --keep-partial, --allow-drop). */
 static int backend_takes_options(const struct backend_ops *ops, const struct create_args *a)
 {
 	static const struct {
@@ -230,10 +230,12 @@ static int backend_takes_options(const struct backend_ops *ops, const struct cre
 		{ BACKEND_OPT_MKFS_OPTIONS, "--mkfs-options" },
 		{ BACKEND_OPT_NO_FORMAT, "--no-format" },
 		{ BACKEND_OPT_KEEP_PARTIAL, "--keep-partial" },
+		{ BACKEND_OPT_ALLOW_DROP, "--allow-drop" },
 	};
 	unsigned given = (a->mkfs_options ? BACKEND_OPT_MKFS_OPTIONS : 0) |
 			 (a->no_format ? BACKEND_OPT_NO_FORMAT : 0) |
-			 (a->keep_partial ? BACKEND_OPT_KEEP_PARTIAL : 0);
+			 (a->keep_partial ? BACKEND_OPT_KEEP_PARTIAL : 0) |
+			 (a->allow_drop ? BACKEND_OPT_ALLOW_DROP : 0);
 
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
 		if ((given & opts[i].bit) && !(ops->options & opts[i].bit)) {
@@ -431,6 +433,7 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	o.no_format = a->no_format;
 	o.force = a->force;
 	o.keep_partial = a->keep_partial;
+	o.allow_drop = a->allow_drop;
 	o.jobs = a->jobs ? a->jobs : 1;
 	o.cancel = &cancel_token;
 	o.progress = progress_update;

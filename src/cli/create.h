@@ -15,6 +15,7 @@ struct create_args {
 	int no_format;             /* populate an existing, empty ext2/3/4 file system */
 	int force;                 /* overwrite a target holding a signature */
 	int keep_partial;          /* on failure, leave what was written (backends that allow it) */
+	int allow_drop;            /* drop what the file system cannot hold (backends that allow it) */
 	int quiet;                 /* no progress line, no text summary */
 	int json;                  /* summary as one JSON object */
 	unsigned jobs;             /* worker threads, >= 1 */

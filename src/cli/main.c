@@ -26,6 +26,7 @@ enum {
 	OPT_FORCE,
 	OPT_BACKEND,
 	OPT_KEEP_PARTIAL,
+	OPT_ALLOW_DROP,
 	OPT_EXTENTS,
 	OPT_SAMPLE,
 	OPT_AGAINST,
@@ -48,6 +49,7 @@ static const struct option long_opts[] = {
 	{ "no-format", no_argument, NULL, OPT_NO_FORMAT },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "keep-partial", no_argument, NULL, OPT_KEEP_PARTIAL },
+	{ "allow-drop", no_argument, NULL, OPT_ALLOW_DROP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
@@ -172,6 +174,7 @@ static const struct opt_rule {
 	CREATE_OPT(OPT_NO_FORMAT, "'--no-format'"),
 	CREATE_OPT(OPT_FORCE, "'--force'"),
 	CREATE_OPT(OPT_KEEP_PARTIAL, "'--keep-partial'"),
+	CREATE_OPT(OPT_ALLOW_DROP, "'--allow-drop'"),
 	CREATE_OPT('q', "'--quiet'"),
 	CREATE_OPT(OPT_BACKEND, "'--backend'"),
 	CREATE_OPT('j', "'--jobs'"),
@@ -253,6 +256,9 @@ static void usage(FILE *out)
 		"      --force          overwrite a TARGET that holds a file system, partition\n"
 		"                       table or other signature (never a mounted or busy one)\n"
 		"      --keep-partial   mounted, loopfs: on failure, keep what was written\n"
+		"      --allow-drop     mounted: where the file system lacks links or owners or\n"
+		"                       takes shorter names, skip those links, keep the caller's\n"
+		"                       owner, shorten those names, and count them (else refused)\n"
 		"  -q, --quiet          no progress line and no summary (--json still prints)\n"
 		"  -j, --jobs N         worker threads for file data (default: online CPUs)\n"
 		"      --extents FILE   create: write every file's planned physical runs to FILE;\n"
@@ -417,6 +423,9 @@ static int parse_option(struct cli *c, int opt, char **argv)
 		break;
 	case OPT_KEEP_PARTIAL:
 		c->create.keep_partial = 1;
+		break;
+	case OPT_ALLOW_DROP:
+		c->create.allow_drop = 1;
 		break;
 	case 'q':
 		c->create.quiet = 1;

@@ -253,6 +253,38 @@ static int print_age_text(const struct create_result *res, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* What --allow-drop dropped or renamed: each count only when non-zero. */
+static void add_dropped_json(struct json_object *o, const struct create_result *res)
+{
+	const struct {
+		const char *key;
+		uint64_t n;
+	} d[] = {
+		{ "dropped_hardlinks", res->dropped_hardlinks },
+		{ "dropped_symlinks", res->dropped_symlinks },
+		{ "owners_dropped", res->owners_dropped },
+		{ "renamed", res->renamed },
+	};
+
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		if (d[i].n)
+			json_object_object_add(o, d[i].key, json_object_new_uint64(d[i].n));
+}
+
+/* The same as text, one line, only when something was dropped or renamed. */
+static int print_dropped_text(const struct create_result *res, FILE *out)
+{
+	if (!res->dropped_hardlinks && !res->dropped_symlinks && !res->owners_dropped &&
+	    !res->renamed)
+		return 0;
+	return fprintf(out,
+		       "  dropped (--allow-drop): %" PRIu64 " hard links, %" PRIu64
+		       " symbolic links, %" PRIu64 " owners kept as the caller's; %" PRIu64
+		       " names shortened\n",
+		       res->dropped_hardlinks, res->dropped_symlinks, res->owners_dropped,
+		       res->renamed) < 0 ? -EIO : 0;
+}
+
 static int print_json(const struct create_result *res, const struct build_summary *s,
 		      double mbps, FILE *out)
 {
@@ -279,6 +311,7 @@ static int print_json(const struct create_result *res, const struct build_summar
 	json_object_object_add(o, "hole_blocks", json_object_new_uint64(res->hole_blocks));
 	if (res->notes[0])
 		json_object_object_add(o, "notes", json_object_new_string(res->notes));
+	add_dropped_json(o, res);
 	if ((res->have_layout && add_layout_json(o, res)) ||
 	    (res->age_series_n && add_age_json(o, res))) {
 		json_object_put(o);
@@ -329,6 +362,8 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 			ret = print_layout_text(res, out);
 		if (!ret && res->age_series_n)
 			ret = print_age_text(res, out);
+		if (!ret)
+			ret = print_dropped_text(res, out);
 		if (!ret && res->notes[0])
 			ret = fprintf(out, "  note: %s\n", res->notes) < 0 ? -EIO : 0;
 	}
