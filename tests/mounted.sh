@@ -192,4 +192,112 @@ rc=$?
 	fail "SIGINT: exit $rc, $(head -c 300 "$WORK/err")"
 empty "$T/int" && pass "after SIGINT the directory is empty again" ||
 	fail "after SIGINT: $(find "$T/int" | head -5)"
+
+# --- a poorer file system, made so by the probe's test hook (IMPRINT_MOUNTED_DENY)
+grep -q dropped "$WORK/create.json" && fail "the JSON of a full build counts drops: $(cat "$WORK/create.json")" ||
+	pass "a build that drops nothing has no drop counts in its JSON"
+DROP=(--size 128M --used 16M --seed 11 --set hardlink_share=0.05 --set symlink_share=0.1)
+mkdir "$T/poor"
+IMPRINT_MOUNTED_DENY=hardlinks,symlinks,chown,name_max=24 expect_status 1 \
+	"a plan needing what the file system lacks is refused" "$IMPRINT" create "${DROP[@]}" "$T/poor"
+expect_err "it lacks symbolic links, hard links, owners (chown), names of" "the refusal lists what is missing"
+expect_err "or --allow-drop" "the refusal names --allow-drop"
+empty "$T/poor" && pass "the refused directory is still empty" || fail "refused, yet: $(ls -A "$T/poor" | head -3)"
+"$IMPRINT" plan "${DROP[@]}" >"$WORK/plan.tsv"
+nhard=$(awk -F'\t' '$2 == "hardlink"' "$WORK/plan.tsv" | wc -l)
+nsym=$(awk -F'\t' '$2 == "symlink"' "$WORK/plan.tsv" | wc -l)
+# entries with an inode of their own (DIR itself, made empty, too) and a planned owner not root's
+nown=$(awk -F'\t' 'NR > 1 && $2 != "hardlink" && ($8 != 0 || $9 != 0)' "$WORK/plan.tsv" | wc -l)
+if IMPRINT_MOUNTED_DENY=hardlinks,symlinks,chown,name_max=24 "$IMPRINT" create --json --allow-drop \
+	"${DROP[@]}" "$T/poor" >"$WORK/drop.json" 2>"$WORK/err"; then
+	got=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(*[j.get(k, 0) for k in ("dropped_hardlinks", "dropped_symlinks", "owners_dropped", "renamed", "links")])' "$WORK/drop.json")
+	read -r dh ds dow dren dlinks <<<"$got"
+	[ "$dh $ds $dlinks" = "$nhard $nsym 0" ] && pass "--allow-drop: the JSON counts $dh hard and $ds symbolic links dropped, 0 made" ||
+		fail "--allow-drop: JSON counts '$got', the plan has $nhard hard and $nsym symbolic links"
+	[ "$dow" -gt 0 ] && [ "$dren" -gt 0 ] && pass "--allow-drop: $dow owners kept as root's, $dren names shortened" ||
+		fail "--allow-drop: owners_dropped $dow, renamed $dren"
+	[ -z "$(find "$T/poor" -type l)" ] && pass "no symbolic link was made" || fail "symbolic links made"
+	long=$(find "$T/poor" -mindepth 1 -printf '%f\n' | LC_ALL=C awk 'length > 24' | head -3)
+	[ -z "$long" ] && pass "no name is longer than 24 bytes" || fail "names longer than 24 bytes: $long"
+	[ "$(find "$T/poor" -mindepth 1 -name '*~*' | wc -l)" = "$dren" ] && pass "the shortened names are the $dren counted" ||
+		fail "$(find "$T/poor" -mindepth 1 -name '*~*' | wc -l) shortened names, $dren counted"
+	[ -z "$(find "$T/poor" ! -user 0)" ] && pass "every entry is root's" || fail "entries not root's: $(find "$T/poor" ! -user 0 | head -3)"
+else
+	fail "--allow-drop: create failed: $(head -c 300 "$WORK/err")"
+fi
+rm -rf "$T/poor"
+
+# drop_verify DENY KEY N M: --allow-drop with DENY; the JSON counts N as KEY, and verify
+# reports the dropped entries as M mismatches (exit 1)
+drop_verify() {
+	local deny=$1 key=$2 want=$3 wantm=$4 n m
+	mkdir "$T/poor"
+	if ! IMPRINT_MOUNTED_DENY=$deny "$IMPRINT" create --json -q --allow-drop "${DROP[@]}" "$T/poor" \
+		>"$WORK/drop.json" 2>"$WORK/err"; then
+		fail "$deny: --allow-drop failed: $(head -c 300 "$WORK/err")"
+		rm -rf "$T/poor"
+		return
+	fi
+	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))' "$WORK/drop.json" "$key")
+	"$IMPRINT" verify "${DROP[@]}" "$T/poor" >"$WORK/out" 2>&1
+	rc=$?
+	m=$(tail -1 "$WORK/out" | sed -n 's/.*: \([0-9]*\) mismatches$/\1/p')
+	[ "$n" = "$want" ] && [ "$rc" = 1 ] && [ "$m" = "$wantm" ] &&
+		pass "$deny dropped: $key $n; verify reports them, exit 1, $m mismatches: $(grep -m1 '^mismatch' "$WORK/out")" ||
+		fail "$deny dropped: $key $n (want $want), verify exit $rc with $m mismatches (want $wantm): $(head -3 "$WORK/out")"
+	rm -rf "$T/poor"
+}
+# a missing link each; a hard link's file also has one link fewer than planned
+nhtarget=$(awk -F'\t' '$2 == "hardlink" { print $6 }' "$WORK/plan.tsv" | sort -u | wc -l)
+# owners: every inode made (DIR too, it was empty), mismatches where the plan's owner is not root
+ninodes=$(awk -F'\t' 'NR > 1 && $2 != "hardlink"' "$WORK/plan.tsv" | wc -l)
+drop_verify symlinks dropped_symlinks "$nsym" "$nsym"
+drop_verify hardlinks dropped_hardlinks "$nhard" $((nhard + nhtarget))
+drop_verify chown owners_dropped "$ninodes" "$nown"
+
+# --- a symbolic link planted in DIR while imprint runs never leads it outside
+OUTSIDE="$T/outside"
+mkdir "$OUTSIDE"
+chmod 0777 "$OUTSIDE"
+RACE=(--size 256M --used 40M --files 20000 --seed 3 --set files_per_dir=2 --set symlink_share=0
+	--set hardlink_share=0)
+# race WHAT [files]: while a create of many directories runs (once its files are being
+# written, with "files"), replace its directories by symbolic links to OUTSIDE
+race() {
+	local what=$1 phase=$2 R="$T/race" swaps=0 i=0 d rc
+	mkdir "$R"
+	"$IMPRINT" create -q -j 1 "${RACE[@]}" "$R" 2>"$WORK/race.err" &
+	pid=$!
+	if [ "$phase" = files ]; then
+		while kill -0 $pid 2>/dev/null && [ -z "$(find "$R" -maxdepth 2 -type f -print -quit)" ]; do :; done
+	fi
+	while kill -0 $pid 2>/dev/null; do
+		i=$((i + 1))
+		d=$(find "$R" -mindepth 2 -maxdepth 3 -type d ! -name '*.moved*' 2>/dev/null | shuf -n 1)
+		[ -n "$d" ] && mv "$d" "$d.moved$i" 2>/dev/null && ln -s "$OUTSIDE" "$d" && swaps=$((swaps + 1))
+	done
+	wait $pid
+	rc=$?
+	[ "$swaps" -gt 0 ] && pass "race $what: $swaps directories replaced by a symbolic link to a directory outside while imprint ran" ||
+		fail "race $what: no directory could be replaced while imprint ran"
+	[ -z "$(find "$OUTSIDE" -mindepth 1)" ] && pass "race $what: nothing was written outside DIR" ||
+		fail "race $what: written outside DIR: $(find "$OUTSIDE" -mindepth 1 | head -5)"
+	if [ $rc -eq 1 ] && grep -q "^imprint: " "$WORK/race.err"; then
+		pass "race $what: imprint failed cleanly (exit 1): $(head -c 300 "$WORK/race.err" | tr '\n' ' ')"
+	elif [ $rc -eq 0 ]; then
+		"$IMPRINT" verify "${RACE[@]}" "$R" >"$WORK/out" 2>&1 &&
+			fail "race $what: imprint finished and verify finds nothing amiss" ||
+			pass "race $what: imprint finished, verify reports: $(tail -1 "$WORK/out")"
+	else
+		fail "race $what: exit $rc: $(head -c 300 "$WORK/race.err")"
+	fi
+	[ "$(find "$R" -type l -lname "$OUTSIDE" | wc -l)" = "$swaps" ] &&
+		pass "race $what: the $swaps planted links are still there, untouched" ||
+		fail "race $what: $(find "$R" -type l -lname "$OUTSIDE" | wc -l) of the $swaps planted links left"
+	rm -rf "$R"
+}
+race "making directories"
+race "writing files" files
+[ -d "$OUTSIDE" ] && [ -z "$(find "$OUTSIDE" -mindepth 1)" ] && pass "race: the outside directory is still there and empty" ||
+	fail "race: the outside directory changed"
 finish

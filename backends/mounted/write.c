@@ -219,6 +219,7 @@ static void *worker_run(void *arg)
 			ret = mnt_open_dir(st, dir, &dfd);
 			if (ret) {
 				dfd = -1;
+				pool_fail(w->p, ret, f); /* name the file whose directory failed */
 				break;
 			}
 		}
