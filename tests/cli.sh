@@ -106,6 +106,8 @@ expect_status 2 "--force on plan" "$IMPRINT" plan --force
 expect_err "imprint: '--force' is only for 'create'" "--force is only for create"
 expect_status 2 "--keep-partial on plan" "$IMPRINT" plan --keep-partial
 expect_err "imprint: '--keep-partial' is only for 'create'" "--keep-partial is only for create"
+expect_status 2 "--allow-drop on plan" "$IMPRINT" plan --allow-drop
+expect_err "imprint: '--allow-drop' is only for 'create'" "--allow-drop is only for create"
 expect_status 2 "-q then --jobs on config" "$IMPRINT" config -q -j 2
 expect_err "imprint: '--quiet' is only for 'create'" "of create's options, the first given is named"
 expect_status 2 "--jobs then -q on config" "$IMPRINT" config -j 2 -q

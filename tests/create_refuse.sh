@@ -130,6 +130,8 @@ expect_status 2 "an image file with the mounted backend" "$IMPRINT" create --bac
 expect_err "the mounted backend takes directories (image files: the ext4 backend)" "says which backend takes image files"
 expect_status 2 "an ext4 option with the mounted backend" "$IMPRINT" create --mkfs-options "-b 1024" "$WORK"
 expect_err "'--mkfs-options' is not an option of the mounted backend" "names the option and the backend"
+expect_status 2 "a mounted option with the ext4 backend" "$IMPRINT" create --allow-drop --files 10 "$WORK/drop.img"
+expect_err "'--allow-drop' is not an option of the ext4 backend" "names --allow-drop and the backend"
 expect_status 2 "no target" "$IMPRINT" create
 expect_err "create needs a TARGET" "missing target is named"
 if [ "$(id -u)" -ne 0 ]; then

@@ -222,6 +222,12 @@ if IMPRINT_MOUNTED_DENY=hardlinks,symlinks,chown,name_max=24 "$IMPRINT" create -
 	[ "$(find "$T/poor" -mindepth 1 -name '*~*' | wc -l)" = "$dren" ] && pass "the shortened names are the $dren counted" ||
 		fail "$(find "$T/poor" -mindepth 1 -name '*~*' | wc -l) shortened names, $dren counted"
 	[ -z "$(find "$T/poor" ! -user 0)" ] && pass "every entry is root's" || fail "entries not root's: $(find "$T/poor" ! -user 0 | head -3)"
+	mkdir "$T/poor2"
+	IMPRINT_MOUNTED_DENY=hardlinks,symlinks,chown,name_max=24 "$IMPRINT" create -q --allow-drop \
+		"${DROP[@]}" "$T/poor2" 2>"$WORK/err"
+	diff -r "$T/poor" "$T/poor2" >/dev/null && pass "the same names, shortened the same way, a second time" ||
+		fail "a second run differs: $(diff -r "$T/poor" "$T/poor2" | head -3)"
+	rm -rf "$T/poor2"
 else
 	fail "--allow-drop: create failed: $(head -c 300 "$WORK/err")"
 fi
