@@ -233,6 +233,19 @@ else
 fi
 rm -rf "$T/poor"
 
+# shortened names: symbolic links still lead where they did (as many dangle as in the full tree)
+mkdir "$T/poor" "$T/full2"
+if IMPRINT_MOUNTED_DENY=name_max=16 "$IMPRINT" create -q --allow-drop "${DROP[@]}" "$T/poor" 2>"$WORK/err" &&
+	"$IMPRINT" create -q "${DROP[@]}" "$T/full2" 2>>"$WORK/err"; then
+	a=$(find "$T/poor" -xtype l | wc -l)
+	b=$(find "$T/full2" -xtype l | wc -l)
+	[ "$a" = "$b" ] && pass "names shortened to 16 bytes: symbolic links follow them ($a dangle, as in the full tree)" ||
+		fail "names shortened to 16 bytes: $a symbolic links dangle, $b in the full tree"
+else
+	fail "name_max=16 --allow-drop: $(head -c 300 "$WORK/err")"
+fi
+rm -rf "$T/poor" "$T/full2"
+
 # drop_verify DENY KEY N M: --allow-drop with DENY; the JSON counts N as KEY, and verify
 # reports the dropped entries as M mismatches (exit 1)
 drop_verify() {

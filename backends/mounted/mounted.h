@@ -71,6 +71,7 @@ size_t mnt_dir_name(struct mnt_state *st, uint32_t dir, char *buf, int count);
 size_t mnt_file_name(struct mnt_state *st, uint64_t file, char *buf, int count);
 size_t mnt_link_name(struct mnt_state *st, uint32_t link, char *buf, int count);
 int mnt_dir_path(struct mnt_state *st, uint32_t dir, char *buf, size_t len);
+int mnt_fit_target(struct mnt_state *st, char *buf, int len);
 
 /* probe.c: capabilities, the plan's needs against them, free space */
 int mnt_probe(struct mnt_state *st);

@@ -74,6 +74,39 @@ size_t mnt_link_name(struct mnt_state *st, uint32_t link, char *buf, int count)
 	return fitted(st, buf, plan_link_name(st->pl, link, buf), count);
 }
 
+/*
+ * A symbolic link's target (len bytes in buf of size bytes) with each
+ * component shortened as the entry it names was, so that it still leads
+ * there.  Returns the new length (never longer).
+ */
+int mnt_fit_target(struct mnt_state *st, char *buf, int len)
+{
+	char comp[NAME_MAX_LEN + 1];
+	int in = 0, out = 0, renamed;
+
+	if (!st->name_limit)
+		return len;
+	while (in < len) {
+		int n = (int)strcspn(buf + in, "/");
+		size_t m = (size_t)n;
+
+		if (n > 0 && n <= NAME_MAX_LEN) {
+			memcpy(comp, buf + in, (size_t)n);
+			comp[n] = '\0';
+			m = fit_name(st, comp, (size_t)n, &renamed);
+			memcpy(buf + out, comp, m);
+		} else {
+			memmove(buf + out, buf + in, m);
+		}
+		out += (int)m;
+		in += n;
+		if (in < len)
+			buf[out++] = buf[in++]; /* the '/' */
+	}
+	buf[out] = '\0';
+	return out;
+}
+
 /* Path of directory dir beneath DIR as written: "" for DIR, else "a/b"; length or -ENAMETOOLONG. */
 int mnt_dir_path(struct mnt_state *st, uint32_t dir, char *buf, size_t len)
 {

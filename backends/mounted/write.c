@@ -356,6 +356,7 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 	ret = plan_symlink_target(pl, l, buf, len);
 	if (ret < 0)
 		return ret;
+	mnt_fit_target(st, buf, ret); /* --allow-drop: to the shortened names */
 	if (symlinkat(buf, lfd, name) != 0)
 		return -errno;
 	st->undo.link[l] = 1;
