@@ -75,7 +75,7 @@ size_t mnt_link_name(struct mnt_state *st, uint32_t link, char *buf, int count)
 }
 
 /*
- * A symbolic link's target (len bytes in buf of size bytes) with each
+ * A symbolic link's target (len bytes in buf, NUL-ended) with each
  * component shortened as the entry it names was, so that it still leads
  * there.  Returns the new length (never longer).
  */
