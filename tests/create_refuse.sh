@@ -234,6 +234,12 @@ truncate -s 2G "$WORK/dev2.img"
 if attach "$WORK/dev2.img"; then
 	"$IMPRINT" create --quiet --used 1500M "$loop" >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
+	# open the device only once imprint holds it: it refuses a device another process has open
+	for _ in $(seq 1 1000); do
+		ls -l "/proc/$pid/fd" 2>/dev/null | grep -q -- "-> $loop\$" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
 	for _ in $(seq 1 1000); do
 		[ "$(blkid -p -o value -s TYPE "$loop" 2>/dev/null)" = ext4 ] && break
 		kill -0 "$pid" 2>/dev/null || break
