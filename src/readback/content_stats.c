@@ -325,6 +325,13 @@ int content_stats_data(struct content_stats *st, const void *data, size_t len)
 	return 0;
 }
 
+/* *a += v, saturating at 2^64 - 1: a total never wraps (corrupt sizes). */
+static void sat_add(uint64_t *a, uint64_t v)
+{
+	if (__builtin_add_overflow(*a, v, a))
+		*a = UINT64_MAX;
+}
+
 static int mime_count(struct content_stats *st, const char *type, uint64_t bytes)
 {
 	struct content_mime *m;
@@ -332,7 +339,7 @@ static int mime_count(struct content_stats *st, const char *type, uint64_t bytes
 	for (size_t i = 0; i < st->nmime; i++) {
 		if (!strcmp(st->mime[i].type, type)) {
 			st->mime[i].files++;
-			st->mime[i].bytes += bytes;
+			sat_add(&st->mime[i].bytes, bytes);
 			return 0;
 		}
 	}
@@ -406,10 +413,10 @@ int content_stats_end(struct content_stats *st)
 		p->rec = NULL;
 	}
 	st->all.files++;
-	st->all.bytes += p->size;
+	sat_add(&st->all.bytes, p->size);
 	st->all.dup_files += !!(seen & SEEN);
 	g->files++;
-	g->bytes += p->size;
+	sat_add(&g->bytes, p->size);
 	g->dup_files += !!(seen & SEEN_IN_GROUP);
 	if (!(seen & SEEN)) {
 		/* a distinct file: its blocks count */
