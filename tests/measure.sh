@@ -300,6 +300,18 @@ cp "$WORK/small.img" "$WORK/bad.img"
 debugfs -w -R "ssv inode_size 100" "$WORK/bad.img" >/dev/null 2>&1
 expect_status 1 "inode_size 100" "$IMPRINT" measure "$WORK/bad.img"
 
+# --- the fuzzer's reproducers (tests/fuzz/crashes/): a clean exit 0 or 1, never a signal
+for r in "$top_srcdir"/tests/fuzz/crashes/*.img; do
+	[ -f "$r" ] || continue
+	timeout 60 "$IMPRINT" measure "$r" >/dev/null 2>"$WORK/err"
+	st=$?
+	if [ "$st" -eq 0 ] || { [ "$st" -eq 1 ] && grep -q "^imprint: " "$WORK/err"; }; then
+		pass "fuzz reproducer $(basename "$r"): exit $st"
+	else
+		fail "fuzz reproducer $(basename "$r"): exit $st: $(head -c 300 "$WORK/err")"
+	fi
+done
+
 # flipped bytes in the metadata of images with and without checksums (seeded, so
 # the same bytes every run): each run ends with 0 or 1 and any error is imprint's
 build nocsum "-O ^metadata_csum" $small --files 400 --seed 9 --set layout_score=0.7
