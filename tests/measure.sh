@@ -271,6 +271,47 @@ mkfifo "$WORK/fifo"
 expect_status 1 "a FIFO" "$IMPRINT" measure "$WORK/fifo"
 expect_err "is neither an image file, a block device nor a directory" "a FIFO: message"
 
+# --- issue 16, finding 5: an i_size beyond the largest file (2^63 - 1) is
+# corruption named by inode: exit 1 at once (content-report used to hash
+# 2^63 bytes of hole, measure to wrap its byte total)
+mke2fs -q -F -t ext4 -b 4096 "$WORK/small.img" 8M >/dev/null 2>&1
+echo hello >"$WORK/h.txt"
+debugfs -w -R "write $WORK/h.txt h.txt" "$WORK/small.img" >/dev/null 2>&1
+cp "$WORK/small.img" "$WORK/bad.img"
+debugfs -w -R "sif h.txt size 9223372036854775807" "$WORK/bad.img" >/dev/null 2>&1
+expect_status 1 "i_size 2^63 - 1: measure" timeout 60 "$IMPRINT" measure "$WORK/bad.img"
+expect_err "corrupt: '/h.txt' (inode 12) claims 9223372036854775807 bytes, more than the file system's largest file" \
+	"i_size 2^63 - 1: measure names the inode"
+expect_status 1 "i_size 2^63 - 1: content-report" timeout 60 "$IMPRINT" content-report "$WORK/bad.img"
+expect_err "(inode 12) claims 9223372036854775807 bytes" "i_size 2^63 - 1: content-report names the inode"
+expect_status 0 "the same image before: measure" "$IMPRINT" measure "$WORK/small.img"
+
+# --- finding 7: superblocks e2fsck would not open are refused, the field named
+cp "$WORK/small.img" "$WORK/bad.img"
+debugfs -w -R "ssv first_ino 0" "$WORK/bad.img" >/dev/null 2>&1
+expect_status 1 "first_ino 0" "$IMPRINT" measure "$WORK/bad.img"
+expect_err "corrupt superblock: first_ino is 0" "first_ino 0: message"
+cp "$WORK/small.img" "$WORK/bad.img"
+debugfs -w -R "ssv first_data_block 7" "$WORK/bad.img" >/dev/null 2>&1
+expect_status 1 "first_data_block 7" "$IMPRINT" measure "$WORK/bad.img"
+expect_err "corrupt superblock: first_data_block is 7 (must be 0 for 4096-byte blocks)" \
+	"first_data_block 7: message"
+cp "$WORK/small.img" "$WORK/bad.img"
+debugfs -w -R "ssv inode_size 100" "$WORK/bad.img" >/dev/null 2>&1
+expect_status 1 "inode_size 100" "$IMPRINT" measure "$WORK/bad.img"
+
+# --- the fuzzer's reproducers (tests/fuzz/crashes/): a clean exit 0 or 1, never a signal
+for r in "$top_srcdir"/tests/fuzz/crashes/*.img; do
+	[ -f "$r" ] || continue
+	timeout 60 "$IMPRINT" measure "$r" >/dev/null 2>"$WORK/err"
+	st=$?
+	if [ "$st" -eq 0 ] || { [ "$st" -eq 1 ] && grep -q "^imprint: " "$WORK/err"; }; then
+		pass "fuzz reproducer $(basename "$r"): exit $st"
+	else
+		fail "fuzz reproducer $(basename "$r"): exit $st: $(head -c 300 "$WORK/err")"
+	fi
+done
+
 # flipped bytes in the metadata of images with and without checksums (seeded, so
 # the same bytes every run): each run ends with 0 or 1 and any error is imprint's
 build nocsum "-O ^metadata_csum" $small --files 400 --seed 9 --set layout_score=0.7

@@ -792,6 +792,81 @@ static void test_print_list(void **state)
 	free(cfg);
 }
 
+/* Finding 9 (issue 16): bounded lines and files, NUL bytes, escaped echoes. */
+static int load_bytes(struct params *p, const void *buf, size_t len, struct param_error *err)
+{
+	char path[] = "/tmp/imprint-test-params-XXXXXX";
+	int fd = mkstemp(path), ret;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	ret = params_load_file(p, path, err);
+	unlink(path);
+	return ret;
+}
+
+static void test_config_limits(void **state)
+{
+	static const char nul[] = "seed = 5\nfiles = 10\0garbage\n";
+	struct params p;
+	struct param_error err;
+	char *big;
+	size_t n;
+
+	(void)state;
+	params_init(&p);
+	assert_int_equal(load_bytes(&p, nul, sizeof(nul) - 1, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "line 2: a NUL byte at column 11"));
+
+	/* a line of 64 KiB and more */
+	n = 70 * 1024;
+	big = malloc(n);
+	assert_non_null(big);
+	memset(big, 'a', n);
+	params_init(&p);
+	assert_int_equal(load_bytes(&p, big, n, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "line 1: longer than 64 KiB"));
+	free(big);
+
+	/* a file of more than 16 MiB, in short lines (comments) */
+	n = 17u * 1024 * 1024;
+	big = malloc(n);
+	assert_non_null(big);
+	for (size_t i = 0; i < n; i++)
+		big[i] = (i % 64 == 63) ? '\n' : '#';
+	params_init(&p);
+	assert_int_equal(load_bytes(&p, big, n, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "larger than 16 MiB"));
+	free(big);
+
+	/* /dev/zero: a NUL byte on line 1, at once */
+	params_init(&p);
+	assert_int_equal(params_load_file(&p, "/dev/zero", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "/dev/zero line 1: a NUL byte"));
+}
+
+static void test_config_escape(void **state)
+{
+	static const char bad[] = "se\x1b[31med = 5\n";
+	static const char utf[] = "caf\xc3\xa9\xff = 1\n";
+	struct params p;
+	struct param_error err;
+
+	(void)state;
+	params_init(&p);
+	assert_int_equal(load_bytes(&p, bad, sizeof(bad) - 1, &err), -EINVAL);
+	assert_null(strchr(err.msg, '\x1b'));
+	assert_non_null(strstr(err.msg, "se\\x1b[31med"));
+	params_init(&p);
+	assert_int_equal(load_bytes(&p, utf, sizeof(utf) - 1, &err), -EINVAL);
+	/* valid UTF-8 as is, the stray byte escaped */
+	assert_non_null(strstr(err.msg, "caf\xc3\xa9\\xff"));
+	params_init(&p);
+	assert_int_equal(params_set(&p, "seed", "1\t2", "--set", &err), -EINVAL);
+	assert_null(strchr(err.msg, '\t'));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -813,6 +888,8 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_print_config),
 		cmocka_unit_test(test_print_list),
+		cmocka_unit_test(test_config_limits),
+		cmocka_unit_test(test_config_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -123,6 +123,62 @@ int params_is_set(const struct params *p, const char *key)
 	return !!(p->explicit_mask[i / 64] & (UINT64_C(1) << (i % 64)));
 }
 
+/* A config file's limits: nothing sane comes near them (/dev/zero, a disk image would). */
+#define PARAMS_MAX_LINE (64 * 1024)
+#define PARAMS_MAX_FILE (16 * 1024 * 1024)
+
+/*
+ * Read one line of f (without its newline) into *line: 1, 0 at the end of
+ * the file, or -EINVAL with err set for a line longer than PARAMS_MAX_LINE,
+ * a NUL byte or a file larger than PARAMS_MAX_FILE, -errno for a read error.
+ */
+static int read_line(FILE *f, const char *path, unsigned long lineno, char **line,
+		     size_t *cap, uint64_t *total, struct param_error *err)
+{
+	size_t n = 0;
+	int c;
+
+	if (!*line) {
+		*cap = 256;
+		*line = malloc(*cap);
+		if (!*line)
+			return -ENOMEM;
+	}
+	while ((c = getc(f)) != EOF) {
+		if (++*total > PARAMS_MAX_FILE) {
+			params_set_error(err, path, "larger than %d MiB: not a config file",
+					 PARAMS_MAX_FILE >> 20);
+			return -EINVAL;
+		}
+		if (c == '\n')
+			break;
+		if (c == '\0') {
+			params_set_error(err, NULL, "%s line %lu: a NUL byte at column %zu: not a config file",
+					 path, lineno, n + 1);
+			return -EINVAL;
+		}
+		if (n + 1 >= PARAMS_MAX_LINE) {
+			params_set_error(err, NULL, "%s line %lu: longer than %d KiB: not a config file",
+					 path, lineno, PARAMS_MAX_LINE >> 10);
+			return -EINVAL;
+		}
+		if (n + 2 > *cap) {
+			size_t nc = *cap * 2;
+			char *p = realloc(*line, nc);
+
+			if (!p)
+				return -ENOMEM;
+			*line = p;
+			*cap = nc;
+		}
+		(*line)[n++] = (char)c;
+	}
+	(*line)[n] = '\0';
+	if (c == EOF && ferror(f))
+		return errno ? -errno : -EIO;
+	return c == EOF && n == 0 ? 0 : 1;
+}
+
 /*
  * One "key = value" per line; '#' starts a comment anywhere (no value needs
  * one); blank lines are skipped.  A key given twice: the later line wins,
@@ -134,7 +190,8 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned long lineno = 0;
-	int ret = 0;
+	uint64_t total = 0;
+	int ret = 0, got;
 	FILE *f;
 
 	f = fopen(path, "r");
@@ -143,7 +200,7 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 		params_set_error(err, path, "cannot open: %s", strerror(errno));
 		return ret;
 	}
-	while (getline(&line, &cap, f) >= 0) {
+	while ((got = read_line(f, path, lineno + 1, &line, &cap, &total, err)) > 0) {
 		char *s = line, *hash, *eq, *end;
 
 		lineno++;
@@ -172,8 +229,10 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 		if (ret)
 			goto out_free_line;
 	}
-	if (ferror(f)) {
-		ret = errno ? -errno : -EIO;
+	if (got == -EINVAL) {
+		ret = got;
+	} else if (got < 0) {
+		ret = got;
 		params_set_error(err, path, "cannot read: %s", strerror(-ret));
 	}
 out_free_line:

@@ -180,6 +180,8 @@ void content_report_print_json(const struct content_stats *st, const struct cont
 	/* of all distinct files; null when the holes were not known */
 	json_object_object_add(o, "hole_blocks", st->holes_unknown ? NULL :
 			       json_object_new_uint64(st->all.hole_blocks));
+	/* bytes read from the target: the data, not the holes skipped */
+	json_object_object_add(o, "read_bytes", json_object_new_uint64(st->read_bytes));
 	json_object_object_add(o, "typed_files", json_object_new_uint64(st->typed_files));
 	json_object_object_add(o, "typed_identified", json_object_new_uint64(st->typed_identified));
 	json_object_object_add(o, "typed_identified_share",

@@ -52,7 +52,8 @@ int content_stats_init(struct content_stats *st, const struct content_stats_opts
 		goto out_release;
 	p->head = malloc(MAGIC_HEAD);
 	p->xs = XXH3_createState();
-	if (!p->head || !p->xs)
+	p->sxs = XXH3_createState();
+	if (!p->head || !p->xs || !p->sxs)
 		goto out_release;
 	ret = content_pool_new(&p->pool, st, st->opts.jobs > 1 ? st->opts.jobs : 0);
 	if (ret)
@@ -82,6 +83,7 @@ void content_stats_release(struct content_stats *st)
 		if (p->magic)
 			magic_close(p->magic);
 		XXH3_freeState(p->xs);
+		XXH3_freeState(p->sxs);
 		free(p->head);
 		free(p->path);
 		free(p->f_hash);
@@ -218,7 +220,108 @@ int content_stats_begin(struct content_stats *st, const char *path, uint64_t siz
 	p->rec = NULL;
 	p->seg = NULL;
 	XXH3_128bits_reset(p->xs);
+	XXH3_128bits_reset(p->sxs);
+	p->seg_nonzero = false;
+	p->zero_run = 0;
 	p->open = true;
+	return 0;
+}
+
+/*
+ * The file's identity hash is over its 1 MiB segments: each segment's own
+ * XXH3-128, except that a run of all-zero segments (holes or written
+ * zeros alike) is one record of its length.  So equal files hash equal
+ * however they were fed and wherever their holes are, and a hole of any
+ * size is skipped in O(1) (content_stats_skip()).
+ */
+#define ZERO_RUN_MAGIC UINT64_C(0x7a65726f2d72756e) /* "zero-run" */
+
+static void zero_run_flush(struct cs_priv *p)
+{
+	uint64_t rec[2] = { ZERO_RUN_MAGIC, p->zero_run };
+
+	if (!p->zero_run)
+		return;
+	XXH3_128bits_update(p->xs, rec, sizeof(rec));
+	p->zero_run = 0;
+}
+
+static bool all_zero(const uint8_t *b, size_t len)
+{
+	while (len && ((uintptr_t)b & 7)) {
+		if (*b)
+			return false;
+		b++, len--;
+	}
+	for (; len >= 8; b += 8, len -= 8) {
+		uint64_t w;
+
+		memcpy(&w, b, 8);
+		if (w)
+			return false;
+	}
+	for (; len; b++, len--)
+		if (*b)
+			return false;
+	return true;
+}
+
+/* Hash len bytes at b, from p->pos on (before pos moves), segment by segment. */
+static int hash_data(struct cs_priv *p, const uint8_t *b, size_t len)
+{
+	uint64_t pos = p->pos;
+
+	while (len) {
+		uint64_t seg_start = pos - pos % SEGMENT;
+		uint64_t seg_len = p->size - seg_start < SEGMENT ? p->size - seg_start : SEGMENT;
+		size_t n = seg_start + seg_len - pos < len ? (size_t)(seg_start + seg_len - pos) : len;
+
+		if (!p->seg_nonzero && !all_zero(b, n))
+			p->seg_nonzero = true;
+		if (XXH3_128bits_update(p->sxs, b, n) != XXH_OK)
+			return -EIO;
+		b += n;
+		len -= n;
+		pos += n;
+		if (pos == seg_start + seg_len) {
+			if (!p->seg_nonzero) {
+				p->zero_run += seg_len;
+			} else {
+				XXH128_hash_t d = XXH3_128bits_digest(p->sxs);
+
+				zero_run_flush(p);
+				if (XXH3_128bits_update(p->xs, &d, sizeof(d)) != XXH_OK)
+					return -EIO;
+			}
+			XXH3_128bits_reset(p->sxs);
+			p->seg_nonzero = false;
+		}
+	}
+	return 0;
+}
+
+int content_stats_skip(struct content_stats *st, uint64_t len)
+{
+	struct cs_priv *p = st->priv;
+	uint64_t s;
+
+	if (!p->open || p->pos % SEGMENT || len % SEGMENT || p->blk_len || p->seg ||
+	    len > p->size - p->pos)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	/* wholly in one hole (they are merged) */
+	s = p->pos;
+	if (hole_bytes(p, &p->hseg, s, s + len) != len)
+		return -EINVAL;
+	if (p->head_len < MAGIC_HEAD) {
+		memset(p->head + p->head_len, 0, MAGIC_HEAD - p->head_len);
+		p->head_len = MAGIC_HEAD;
+	}
+	p->zero_run += len;
+	p->f_bidx += len / BLOCK;
+	p->f_hole += len / BLOCK;
+	p->pos += len;
 	return 0;
 }
 
@@ -252,8 +355,9 @@ int content_stats_data(struct content_stats *st, const void *data, size_t len)
 		return -EINVAL;
 	if (len > p->size - p->pos)
 		return -EIO;
-	if (XXH3_128bits_update(p->xs, buf, len) != XXH_OK)
-		return -EIO;
+	ret = hash_data(p, buf, len);
+	if (ret)
+		return ret;
 	if (p->head_len < MAGIC_HEAD) {
 		size_t n = len < MAGIC_HEAD - p->head_len ? len : MAGIC_HEAD - p->head_len;
 
@@ -325,6 +429,13 @@ int content_stats_data(struct content_stats *st, const void *data, size_t len)
 	return 0;
 }
 
+/* *a += v, saturating at 2^64 - 1: a total never wraps (corrupt sizes). */
+static void sat_add(uint64_t *a, uint64_t v)
+{
+	if (__builtin_add_overflow(*a, v, a))
+		*a = UINT64_MAX;
+}
+
 static int mime_count(struct content_stats *st, const char *type, uint64_t bytes)
 {
 	struct content_mime *m;
@@ -332,7 +443,7 @@ static int mime_count(struct content_stats *st, const char *type, uint64_t bytes
 	for (size_t i = 0; i < st->nmime; i++) {
 		if (!strcmp(st->mime[i].type, type)) {
 			st->mime[i].files++;
-			st->mime[i].bytes += bytes;
+			sat_add(&st->mime[i].bytes, bytes);
 			return 0;
 		}
 	}
@@ -396,6 +507,7 @@ int content_stats_end(struct content_stats *st)
 	}
 	p->open = false;
 	g = &st->group[p->group];
+	zero_run_flush(p);
 	seen = content_hset_add(&p->files, XXH3_128bits_digest(p->xs), p->group);
 	if (seen < 0) {
 		file_abort(p);
@@ -406,10 +518,10 @@ int content_stats_end(struct content_stats *st)
 		p->rec = NULL;
 	}
 	st->all.files++;
-	st->all.bytes += p->size;
+	sat_add(&st->all.bytes, p->size);
 	st->all.dup_files += !!(seen & SEEN);
 	g->files++;
-	g->bytes += p->size;
+	sat_add(&g->bytes, p->size);
 	g->dup_files += !!(seen & SEEN_IN_GROUP);
 	if (!(seen & SEEN)) {
 		/* a distinct file: its blocks count */
@@ -476,10 +588,32 @@ int content_stats_read(struct content_stats *st, const char *path, uint64_t size
 			goto out_free_buf;
 		}
 	}
-	for (uint64_t off = 0; off < size;) {
+	for (uint64_t off = 0, h = 0; off < size;) {
 		size_t n = size - off < SEGMENT ? (size_t)(size - off) : SEGMENT;
 
+		/* whole segments in a hole are skipped, not read: time follows the data */
+		while (h < nholes && holes[h].off + holes[h].len <= off)
+			h++;
+		if (h < nholes && holes[h].off <= off) {
+			uint64_t end = holes[h].off + holes[h].len, skip;
+
+			/* merged holes: the next may continue this one */
+			for (size_t k = h + 1; k < nholes && holes[k].off == end; k++)
+				end += holes[k].len;
+			skip = (end - off) / SEGMENT * SEGMENT;
+			if (skip) {
+				ret = content_stats_skip(st, skip);
+				if (ret) {
+					file_abort(p);
+					goto out_free_buf;
+				}
+				off += skip;
+				continue;
+			}
+		}
 		ret = read(ctx, off, buf, n);
+		if (!ret)
+			st->read_bytes += n;
 		if (!ret)
 			ret = content_stats_data(st, buf, n);
 		if (ret) {

@@ -109,6 +109,7 @@ struct content_stats {
 	struct content_miss miss[CONTENT_MAX_MISSES];
 	size_t nmiss;
 	int holes_unknown;          /* the holes were not known (no extents): hole_blocks says nothing */
+	uint64_t read_bytes;        /* bytes content_stats_read() read: the data, not the holes it skipped */
 
 	void *priv;                 /* hash sets, compressors, the current file */
 };
@@ -129,6 +130,13 @@ void content_stats_release(struct content_stats *st);
  */
 int content_stats_begin(struct content_stats *st, const char *path, uint64_t size);
 int content_stats_data(struct content_stats *st, const void *buf, size_t len);
+/*
+ * Instead of content_stats_data(): pass len bytes that lie wholly in the
+ * file's holes (content_stats_hole()) without reading them, from a
+ * position on a 1 MiB boundary, len a multiple of 1 MiB.  The figures are
+ * those of feeding len zeros.  0 or -EINVAL.
+ */
+int content_stats_skip(struct content_stats *st, uint64_t len);
 int content_stats_end(struct content_stats *st);
 
 /* A hole of a file: bytes [off, off + len) that no block maps (they read as zeros). */

@@ -104,7 +104,8 @@ struct cs_priv {
 	struct hset files, blocks;
 	magic_t magic;
 	struct pool *pool;
-	XXH3_state_t *xs;
+	XXH3_state_t *xs;  /* the file's identity: its segments' digests, zero runs as one record */
+	XXH3_state_t *sxs; /* the current segment's bytes */
 	uint8_t *head; /* the first MAGIC_HEAD bytes of the file */
 
 	/* the current file */
@@ -128,6 +129,8 @@ struct cs_priv {
 	struct frec *rec; /* its compressed sizes, once a segment is sampled */
 	struct job *seg;  /* the sampled segment being filled, or NULL */
 	size_t seg_want;  /* its length */
+	bool seg_nonzero; /* the current segment has a byte that is not 0 */
+	uint64_t zero_run; /* bytes of all-zero segments not yet in xs */
 };
 
 /*

@@ -239,6 +239,26 @@ static int image_symlink(struct fsread *fs, ext2_ino_t ino, struct fsread_error 
 	return 0;
 }
 
+/*
+ * The largest i_size a regular file can have here: 2^32 logical blocks
+ * with extents, what the direct and 1-3 times indirect blocks reach
+ * without, what fits in the inode for inline data; never more than 2^63 -
+ * 1 (the kernel's loff_t).
+ */
+static uint64_t max_file_size(const struct fsread *fs, const struct ext2_inode_large *in)
+{
+	uint64_t bs = fs->block_size, a = bs / 4, blocks;
+	const uint64_t lim = INT64_MAX;
+
+	if (in->i_flags & EXT4_INLINE_DATA_FL)
+		return EXT2_INODE_SIZE(fs->fs->super) + (uint64_t)fs->block_size;
+	if (in->i_flags & EXT4_EXTENTS_FL)
+		blocks = UINT64_C(1) << 32;
+	else
+		blocks = EXT2_NDIR_BLOCKS + a + a * a + a * a * a;
+	return blocks > lim / bs ? lim : blocks * bs;
+}
+
 static int bit_test_set(uint8_t *bits, uint64_t i)
 {
 	int was = (bits[i >> 3] >> (i & 7)) & 1;
@@ -278,6 +298,14 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 	if (e->type == FSREAD_FILE) {
 		if (e->nlink > 1)
 			e->first_name = !bit_test_set(fs->seen, ino);
+		uint64_t max = max_file_size(fs, &fs->inode);
+
+		if (e->size > max) {
+			fsread_set_err(err, "'%s': corrupt: '%s' (inode %u) claims %llu bytes, more than the file system's largest file (%llu bytes)",
+				fs->target, fs->path, ino, (unsigned long long)e->size,
+				(unsigned long long)max);
+			return -EINVAL;
+		}
 		if (fs->inode.i_flags & EXT4_INLINE_DATA_FL)
 			fs->cur_inline = e->inline_data = 1;
 		else if (fs->inode.i_flags & EXT4_EXTENTS_FL)
@@ -433,6 +461,63 @@ static void prefetch(struct fsread *fs)
 	free(r);
 }
 
+/*
+ * What e2fsck's check_super_block() would not accept in a superblock that
+ * ext2fs_open2() took: such an image is corrupt, and its figures would be
+ * nonsense.  Returns 0, or -EINVAL with the field and its value named.
+ */
+static int check_super(struct fsread *fs, struct fsread_error *err)
+{
+	struct ext2_super_block *sb = fs->fs->super;
+	uint64_t blocks = ext2fs_blocks_count(sb), groups = fs->fs->group_desc_count;
+	unsigned bs = fs->fs->blocksize;
+	unsigned want_fdb = (sb->s_log_block_size == 0 && EXT2FS_CLUSTER_RATIO(fs->fs) == 1) ? 1 : 0;
+	const char *field = NULL;
+	unsigned long long value = 0;
+	char why[160] = "";
+
+#define BAD(f, v, ...) do { field = (f); value = (unsigned long long)(v); \
+		snprintf(why, sizeof(why), __VA_ARGS__); goto bad; } while (0)
+	if (sb->s_first_data_block != want_fdb)
+		BAD("first_data_block", sb->s_first_data_block, "must be %u for %u-byte blocks",
+		    want_fdb, bs);
+	if (!sb->s_inodes_count)
+		BAD("inodes_count", sb->s_inodes_count, "must not be 0");
+	if (!sb->s_inodes_per_group || sb->s_inodes_per_group > 8u * bs)
+		BAD("inodes_per_group", sb->s_inodes_per_group, "must be 1..%u", 8u * bs);
+	if ((uint64_t)sb->s_inodes_per_group * groups != sb->s_inodes_count)
+		BAD("inodes_count", sb->s_inodes_count,
+		    "must be inodes_per_group (%u) times the %llu groups", sb->s_inodes_per_group,
+		    (unsigned long long)groups);
+	if (sb->s_blocks_per_group < 8 || sb->s_blocks_per_group > 8u * bs * EXT2FS_CLUSTER_RATIO(fs->fs))
+		BAD("blocks_per_group", sb->s_blocks_per_group, "must be 8..%u",
+		    8u * bs * EXT2FS_CLUSTER_RATIO(fs->fs));
+	if (blocks <= sb->s_first_data_block)
+		BAD("blocks_count", blocks, "must be more than first_data_block (%u)",
+		    sb->s_first_data_block);
+	if (ext2fs_r_blocks_count(sb) > blocks / 2)
+		BAD("r_blocks_count", ext2fs_r_blocks_count(sb), "must be at most half of the %llu blocks",
+		    (unsigned long long)blocks);
+	if (sb->s_rev_level > EXT2_GOOD_OLD_REV) {
+		unsigned isz = sb->s_inode_size;
+
+		if (sb->s_first_ino < EXT2_GOOD_OLD_FIRST_INO || sb->s_first_ino > sb->s_inodes_count)
+			BAD("first_ino", sb->s_first_ino, "must be %u..%u", EXT2_GOOD_OLD_FIRST_INO,
+			    sb->s_inodes_count);
+		if (isz < EXT2_GOOD_OLD_INODE_SIZE || isz > bs || (isz & (isz - 1)))
+			BAD("inode_size", isz, "must be a power of 2 from %u to %u",
+			    EXT2_GOOD_OLD_INODE_SIZE, bs);
+	}
+	if (sb->s_inodes_count < EXT2_FIRST_INO(sb))
+		BAD("inodes_count", sb->s_inodes_count, "must be at least first_ino (%u)",
+		    EXT2_FIRST_INO(sb));
+#undef BAD
+	return 0;
+bad:
+	fsread_set_err(err, "'%s': corrupt superblock: %s is %llu (%s)", fs->target, field, value, why);
+	return -EINVAL;
+}
+
 static int image_open(struct fsread *fs, struct fsread_error *err)
 {
 	int mflags = 0;
@@ -481,6 +566,8 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 	}
 	fs->block_size = fs->fs->blocksize;
 	fs->total_blocks = ext2fs_blocks_count(fs->fs->super);
+	if (check_super(fs, err))
+		return -EINVAL;
 	if (ext2fs_has_feature_journal_needs_recovery(fs->fs->super))
 		fprintf(stderr, "imprint: note: '%s' has a journal to replay; reading what is on disk without it\n",
 			fs->target);

@@ -191,7 +191,9 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 	m->dir[f] = m->stack[e->depth];
 	m->ext[f] = (uint32_t)id;
 	m->dnfiles[m->dir[f]]++;
-	m->bytes += e->size;
+	/* never wraps: the total saturates at 2^64 - 1 */
+	if (__builtin_add_overflow(m->bytes, e->size, &m->bytes))
+		m->bytes = UINT64_MAX;
 	if (f == 0 || e->mtime.sec > m->max_mtime)
 		m->max_mtime = e->mtime.sec;
 	if (e->extents_unknown)
@@ -199,7 +201,8 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 	holes = fsread_hole_blocks(e, fsread_block_size(fs));
 	if (holes) {
 		m->sparse_files++;
-		m->hole_blocks += holes;
+		if (__builtin_add_overflow(m->hole_blocks, holes, &m->hole_blocks))
+			m->hole_blocks = UINT64_MAX;
 	}
 	measure_layout_add(&m->lay, e->extents, e->nextents);
 	if (m->ext_out)
