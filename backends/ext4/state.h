@@ -21,10 +21,6 @@
 #define EXT4_WAIT_MS	   200	/* progress period while the data workers run */
 #define EXT4_MKE2FS_ERRMAX 2048 /* bytes of mke2fs' stderr kept for the message */
 
-#define EXT4_CHECK_EVERY   4096 /* entries between interrupt and progress checks */
-#define EXT4_WAIT_MS	   200	/* progress period while the data workers run */
-#define EXT4_MKE2FS_ERRMAX 2048 /* bytes of mke2fs' stderr kept for the message */
-
 /* What open() leaves for populate(), finish() and abort(). */
 struct ext4_state {
 	ext2_filsys fs;
@@ -125,6 +121,26 @@ int ext4_tick(struct ext4_build *x, uint64_t i);
 /* Allocate x's per-entry arrays for x->pl on x->fs.  Returns 0 or -ENOMEM (message set). */
 int ext4_build_init(struct ext4_build *x);
 void ext4_build_release(struct ext4_build *x);
+
+/*
+ * Mark the blocks of fs's root directory free in its block bitmap (the
+ * root is rebuilt at the layout's blocks).  Returns 0 or libext2fs' error.
+ */
+errcode_t ext4_free_root_blocks(ext2_filsys fs);
+
+/*
+ * Call fn(start, len, arg) for each run of free blocks in fs's block
+ * bitmap, in block order from s_first_data_block to the last block.
+ * Returns 0, or the first nonzero value fn returned (the walk stops there).
+ */
+int ext4_free_runs(ext2_filsys fs, int (*fn)(blk64_t start, blk64_t len, void *arg), void *arg);
+
+/*
+ * fm from fs as it stands: its geometry (blocks, groups, flex groups) and
+ * the free runs of its block bitmap (fm->runs, the caller frees it).
+ * Returns 0 or -ENOMEM (fm->runs NULL).
+ */
+int ext4_read_freemap(ext2_filsys fs, struct freemap *fm);
 
 /* Release and free st->x, if any. */
 void ext4_build_free(struct ext4_state *st);

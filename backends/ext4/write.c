@@ -323,6 +323,12 @@ int ext4_write_all(struct ext4_build *x)
 	return ret;
 }
 
+static int free_hist_add(blk64_t start, blk64_t len, void *arg)
+{
+	layout_free_hist_add(arg, start, len);
+	return 0;
+}
+
 /*
  * For the summary: the free space the block bitmap leaves (free extents
  * across groups, as e2freefrag counts them), in res->free, whose
@@ -330,17 +336,5 @@ int ext4_write_all(struct ext4_build *x)
  */
 void ext4_report_free(const struct ext4_build *x, struct create_result *res)
 {
-	ext2_filsys fs = x->fs;
-	blk64_t blk = fs->super->s_first_data_block, last = ext2fs_blocks_count(fs->super) - 1;
-
-	while (blk <= last) {
-		blk64_t zero, set;
-
-		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk, last, &zero))
-			break;
-		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, zero, last, &set))
-			set = last + 1;
-		layout_free_hist_add(&res->free, zero, set - zero);
-		blk = set;
-	}
+	ext4_free_runs(x->fs, free_hist_add, &res->free);
 }
