@@ -13,19 +13,6 @@
 #include "content/sparse.h"
 #include "util/array.h"
 
-int ext4_set_err(struct backend *b, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-int ext4_set_err(struct backend *b, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(b->errmsg, sizeof(b->errmsg), fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
 double ext4_elapsed(const struct timespec *t0)
 {
 	struct timespec t;

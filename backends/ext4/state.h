@@ -86,8 +86,7 @@ struct ext4_build {
 };
 
 /* Set b->errmsg from fmt; returns ret, so that `return ext4_set_err(b, -E, ...)` reads as one. */
-int ext4_set_err(struct backend *b, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+#define ext4_set_err(b, ret, ...) backend_set_err((b), (ret), __VA_ARGS__)
 
 /* Sizes in the backend's messages: "1.2 GiB", PiB at most (fmt_bytes()). */
 #define EXT4_BYTES (FMT_BYTES_DIGITS(1) | FMT_BYTES_PIB)

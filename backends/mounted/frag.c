@@ -60,7 +60,6 @@ int mnt_measure(struct mnt_state *st, struct create_result *res)
 	return 0;
 }
 
-
 #define XFS_MAGIC 0x58465342
 #define EXT4_MAGIC 0xEF53
 #define FRAG_BUF (1 << 20)

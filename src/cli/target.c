@@ -19,6 +19,7 @@
 
 #include "cli/target.h"
 #include "cli/target_scan.h"
+#include "util/strutil.h"
 
 /* Zeroed on a device after a failed build: every superblock we care about lives here. */
 #define WIPE_BYTES (64 * 1024)
@@ -30,15 +31,8 @@
 /* Partitions of one device (and the device itself) that must not be in use. */
 #define MAX_DEVS 256
 
-__attribute__((format(printf, 2, 3)))
-static void set_error(struct target_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
+/* A message into err. */
+#define set_error(err, ...) errbuf_set((err)->msg, sizeof((err)->msg), __VA_ARGS__)
 
 /* Read a small sysfs or proc file into buf, without its trailing newline. */
 static int read_small(const char *path, char *buf, size_t len)

@@ -8,17 +8,6 @@
 #include "plan/plan_int.h"
 #include "util/rng.h"
 
-void plan_fail(struct plan_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
 void *plan_xalloc(size_t count, size_t size)
 {
 	if (count == 0)
