@@ -49,6 +49,51 @@ loop_cleanup() {
 	LOOP=
 }
 
+# need_loops: skip the test (exit 77) unless root with a free loop device;
+# then MOUNTS and LOOPS, the mount points and loop devices the test makes,
+# are undone in reverse on exit (loops_cleanup), and WORK removed.
+need_loops() {
+	if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! losetup -f >/dev/null 2>&1; then
+		echo "1..0 # SKIP needs root and a free loop device"
+		exit 77
+	fi
+	MOUNTS=()
+	LOOPS=()
+	trap loops_cleanup EXIT
+}
+
+loops_cleanup() {
+	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
+		mountpoint -q "${MOUNTS[i]}" && umount "${MOUNTS[i]}"
+	done
+	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+	rm -rf "$WORK"
+}
+
+# attach_dev IMG [ro]: a loop device of our own into DEV, in LOOPS (need_loops)
+attach_dev() {
+	DEV=$(losetup -f --show ${2:+-r} "$1") || return 1
+	LOOPS+=("$DEV")
+}
+
+# build_fsck WHAT IMG ARGS...: imprint create -q ARGS IMG (stdout in $WORK/out), then
+# e2fsck -fn IMG; both must succeed
+build_fsck() {
+	local what=$1 img=$2 out
+	shift 2
+	rm -f "$img"
+	if ! "$IMPRINT" create -q "$@" "$img" >"$WORK/out" 2>"$WORK/err"; then
+		fail "$what: create failed: $(head -c 400 "$WORK/err")"
+		return 1
+	fi
+	if out=$(e2fsck -fn "$img" 2>&1); then
+		pass "$what: e2fsck -fn clean"
+	else
+		fail "$what: e2fsck -fn: $(echo "$out" | grep -v '^Pass\|^e2fsck' | head -5 | tr '\n' ' ')"
+		return 1
+	fi
+}
+
 finish() {
 	echo "1..$TESTS_RUN"
 	[ "$TESTS_FAILED" -eq 0 ] || exit 1

@@ -2,32 +2,11 @@
 # loopfs.sh - the loopfs backend: xfs and btrfs images checked by their own tools, verified, compared with ext4, and cleaned up after failures
 . "${srcdir:-.}/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! losetup -f >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and a free loop device"
-	exit 77
-fi
-
-# Every mount point and loop device this test makes, undone in reverse by the trap.
-MOUNTS=()
-LOOPS=()
-cleanup() {
-	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
-		mountpoint -q "${MOUNTS[i]}" && umount "${MOUNTS[i]}"
-	done
-	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# attach_ro IMG: a read-only loop device of our own into DEV
-attach_ro() {
-	DEV=$(losetup -f --show -r "$1") || return 1
-	LOOPS+=("$DEV")
-}
+need_loops
 
 # mount_ro IMG DIR: attach IMG read-only and mount it on DIR
 mount_ro() {
-	attach_ro "$1" || return 1
+	attach_dev "$1" ro || return 1
 	mkdir -p "$2"
 	mount -o ro "$DEV" "$2" || return 1
 	MOUNTS+=("$2")
