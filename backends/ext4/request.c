@@ -76,43 +76,34 @@ static int new_inode(struct ext4_build *x, ext2_ino_t parent, int mode, ext2_ino
 	return 0;
 }
 
+static int dir_inode(struct ext4_build *x, uint32_t j)
+{
+	if (j == 0) {
+		x->dir_ino[0] = EXT2_ROOT_INO;
+		return 0;
+	}
+	return new_inode(x, x->dir_ino[x->pl->dir_parent[j]], LINUX_S_IFDIR, &x->dir_ino[j]);
+}
+
+static int file_inode(struct ext4_build *x, uint64_t f)
+{
+	return new_inode(x, x->dir_ino[x->pl->file_dir[f]], LINUX_S_IFREG, &x->file_ino[f]);
+}
+
+static int symlink_inode(struct ext4_build *x, uint32_t l)
+{
+	return new_inode(x, x->dir_ino[x->pl->link_dir[l]], LINUX_S_IFLNK, &x->link_ino[l]);
+}
+
 /*
  * Step 2: inode numbers in a fixed order, each directory followed by its
  * files and symlinks, so numbers follow directory locality as under Orlov.
  */
 static int alloc_inodes(struct ext4_build *x)
 {
-	const struct plan *pl = x->pl;
-	uint64_t done = 0;
-	int ret;
+	static const struct ext4_inode_steps steps = { dir_inode, file_inode, symlink_inode };
 
-	for (uint32_t j = 0; j < pl->ndirs; j++) {
-		if (j == 0)
-			x->dir_ino[0] = EXT2_ROOT_INO;
-		else {
-			ret = new_inode(x, x->dir_ino[pl->dir_parent[j]], LINUX_S_IFDIR,
-					&x->dir_ino[j]);
-			if (ret)
-				return ret;
-		}
-		for (uint64_t f = pl->dir_first_file[j];
-		     f < pl->dir_first_file[j] + pl->dir_nfiles[j]; f++) {
-			ret = new_inode(x, x->dir_ino[j], LINUX_S_IFREG, &x->file_ino[f]);
-			if (!ret)
-				ret = ext4_tick(x, ++done);
-			if (ret)
-				return ret;
-		}
-		for (uint32_t l = pl->dir_first_link[j];
-		     l < pl->dir_first_link[j] + pl->dir_nlinks[j]; l++) {
-			if (pl->link_kind[l] & LINK_HARD)
-				continue;
-			ret = new_inode(x, x->dir_ino[j], LINUX_S_IFLNK, &x->link_ino[l]);
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
+	return ext4_each_inode(x, &steps);
 }
 
 /* Step 3: directory shapes, and symlink blocks. */

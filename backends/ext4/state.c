@@ -215,6 +215,36 @@ void ext4_build_free(struct ext4_state *st)
 	st->x = NULL;
 }
 
+int ext4_each_inode(struct ext4_build *x, const struct ext4_inode_steps *s)
+{
+	const struct plan *pl = x->pl;
+	uint64_t done = 0;
+	int ret;
+
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		ret = s->dir(x, j);
+		if (ret)
+			return ret;
+		for (uint64_t f = pl->dir_first_file[j];
+		     f < pl->dir_first_file[j] + pl->dir_nfiles[j]; f++) {
+			ret = s->file(x, f);
+			if (!ret)
+				ret = ext4_tick(x, ++done);
+			if (ret)
+				return ret;
+		}
+		for (uint32_t l = pl->dir_first_link[j];
+		     l < pl->dir_first_link[j] + pl->dir_nlinks[j]; l++) {
+			if (pl->link_kind[l] & LINK_HARD)
+				continue;
+			ret = s->symlink(x, l);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 static int free_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
 		      int ref_offset, void *priv)
 {

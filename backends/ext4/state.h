@@ -121,6 +121,22 @@ int ext4_tick(struct ext4_build *x, uint64_t i);
 int ext4_build_init(struct ext4_build *x);
 void ext4_build_release(struct ext4_build *x);
 
+/* What ext4_each_inode() does with each entry that takes an inode. */
+struct ext4_inode_steps {
+	int (*dir)(struct ext4_build *x, uint32_t j);
+	int (*file)(struct ext4_build *x, uint64_t f);
+	int (*symlink)(struct ext4_build *x, uint32_t l);
+};
+
+/*
+ * Every entry that takes an inode, in the order inode numbers follow
+ * directory locality: each directory j (s->dir), then its files (s->file,
+ * then ext4_tick() on the count of files so far), then its symlinks
+ * (s->symlink; hard links take no inode).  Returns 0 or the first nonzero
+ * value a step returned (the walk stops there).
+ */
+int ext4_each_inode(struct ext4_build *x, const struct ext4_inode_steps *s);
+
 /*
  * Mark the blocks of fs's root directory free in its block bitmap (the
  * root is rebuilt at the layout's blocks).  Returns 0 or libext2fs' error.

@@ -260,32 +260,9 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 /* Step 7: every inode, directory block and mapping block, in inode order. */
 static int write_metadata(struct ext4_build *x)
 {
-	const struct plan *pl = x->pl;
-	uint64_t done = 0;
-	int ret;
+	static const struct ext4_inode_steps steps = { write_dir, write_file, write_symlink };
 
-	for (uint32_t j = 0; j < pl->ndirs; j++) {
-		ret = write_dir(x, j);
-		if (ret)
-			return ret;
-		for (uint64_t f = pl->dir_first_file[j];
-		     f < pl->dir_first_file[j] + pl->dir_nfiles[j]; f++) {
-			ret = write_file(x, f);
-			if (!ret)
-				ret = ext4_tick(x, ++done);
-			if (ret)
-				return ret;
-		}
-		for (uint32_t l = pl->dir_first_link[j];
-		     l < pl->dir_first_link[j] + pl->dir_nlinks[j]; l++) {
-			if (pl->link_kind[l] & LINK_HARD)
-				continue;
-			ret = write_symlink(x, l);
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
+	return ext4_each_inode(x, &steps);
 }
 
 /* Steps 6 and 7: file data on worker threads while this one writes the metadata. */
