@@ -1034,6 +1034,18 @@ static int place_over(struct target *t)
 	return ret;
 }
 
+/* Done with the temporary image (placed or removed): close it and forget its name. */
+static void temp_forget(struct target *t)
+{
+	if (t->tmp_fd >= 0)
+		close(t->tmp_fd);
+	t->tmp_fd = -1;
+	t->tmp_anon = 0;
+	free(t->tmp);
+	t->tmp = NULL;
+	t->wrote = 0;
+}
+
 /* Sync the temporary image and put it in place as TARGET. */
 static int commit_image(struct target *t, struct target_error *err)
 {
@@ -1060,12 +1072,7 @@ static int commit_image(struct target *t, struct target_error *err)
 			  strerror(-ret));
 		return ret;
 	}
-	close(t->tmp_fd);
-	t->tmp_fd = -1;
-	t->tmp_anon = 0;
-	free(t->tmp);
-	t->tmp = NULL;
-	t->wrote = 0;
+	temp_forget(t);
 	/* the new name is durable only once the directory is */
 	ret = sync_path(t->dir, O_RDONLY | O_DIRECTORY);
 	if (ret)
@@ -1112,13 +1119,7 @@ static int discard_image(struct target *t, char *what, size_t len, struct target
 	else if (what)
 		snprintf(what, len, "removed the partial image (an unnamed temporary file beside '%s')",
 			 t->path);
-	if (t->tmp_fd >= 0)
-		close(t->tmp_fd);
-	t->tmp_fd = -1;
-	t->tmp_anon = 0;
-	free(t->tmp);
-	t->tmp = NULL;
-	t->wrote = 0;
+	temp_forget(t);
 	return 0;
 }
 
