@@ -106,21 +106,30 @@ static uint16_t zip_version(const struct entry *e, bool z64)
 	return e->kind == ENTRY_DIR || e->method == 8 ? 20 : 10;
 }
 
-static size_t zip_local(const struct entry *e, bool z64, uint8_t *p)
+/*
+ * The fields a local header and a central directory entry share, from
+ * "version needed" to "file name length" (24 bytes at p).
+ */
+static void zip_shared(const struct entry *e, bool z64, uint8_t *p)
 {
 	uint16_t time, date;
 
 	dos_time(e->mtime, &time, &date);
+	put16(p, zip_version(e, z64));
+	put16(p + 2, e->method == 8 ? 6 : 0); /* flags: deflated "super fast" */
+	put16(p + 4, e->method);
+	put16(p + 6, time);
+	put16(p + 8, date);
+	put32(p + 10, e->crc);
+	put32(p + 14, z64 ? UINT32_MAX : (uint32_t)e->csize);
+	put32(p + 18, z64 ? UINT32_MAX : (uint32_t)e->size);
+	put16(p + 22, e->name_len);
+}
+
+static size_t zip_local(const struct entry *e, bool z64, uint8_t *p)
+{
 	put32(p, 0x04034b50);
-	put16(p + 4, zip_version(e, z64));
-	put16(p + 6, e->method == 8 ? 6 : 0); /* flags: deflated "super fast" */
-	put16(p + 8, e->method);
-	put16(p + 10, time);
-	put16(p + 12, date);
-	put32(p + 14, e->crc);
-	put32(p + 18, z64 ? UINT32_MAX : (uint32_t)e->csize);
-	put32(p + 22, z64 ? UINT32_MAX : (uint32_t)e->size);
-	put16(p + 26, e->name_len);
+	zip_shared(e, z64, p + 4);
 	put16(p + 28, z64 ? ZIP64_LOCAL_X : 0);
 	memcpy(p + ZIP_LOCAL, e->name, e->name_len);
 	if (z64) {
@@ -137,20 +146,10 @@ static size_t zip_local(const struct entry *e, bool z64, uint8_t *p)
 static size_t zip_cdir(const struct entry *e, bool z64, uint8_t *p)
 {
 	bool dir = e->kind == ENTRY_DIR;
-	uint16_t time, date;
 
-	dos_time(e->mtime, &time, &date);
 	put32(p, 0x02014b50);
 	put16(p + 4, 3 << 8 | (z64 ? 45 : 30)); /* made by: Unix, 3.0 or 4.5 */
-	put16(p + 6, zip_version(e, z64));
-	put16(p + 8, e->method == 8 ? 6 : 0);
-	put16(p + 10, e->method);
-	put16(p + 12, time);
-	put16(p + 14, date);
-	put32(p + 16, e->crc);
-	put32(p + 20, z64 ? UINT32_MAX : (uint32_t)e->csize);
-	put32(p + 24, z64 ? UINT32_MAX : (uint32_t)e->size);
-	put16(p + 28, e->name_len);
+	zip_shared(e, z64, p + 6);
 	put16(p + 30, z64 ? ZIP64_CDIR_X : 0);
 	put16(p + 32, 0); /* comment */
 	put16(p + 34, 0); /* disk */
