@@ -76,6 +76,46 @@ attach_dev() {
 	LOOPS+=("$DEV")
 }
 
+# mount_at DIR ARGS...: mount ARGS on DIR (made if needed), in MOUNTS (need_loops)
+mount_at() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	mount "$@" "$dir" || return 1
+	MOUNTS+=("$dir")
+}
+
+# ref_mount ARGS...: the ext4 backend's image of ARGS at $WORK/ref.img, mounted read-only on
+# $WORK/ref (need_loops): the tree the other backends' are compared with (same_as_ref)
+ref_mount() {
+	if "$IMPRINT" create -q "$@" "$WORK/ref.img" 2>"$WORK/err" && attach_dev "$WORK/ref.img" ro &&
+		mount_at "$WORK/ref" -o ro "$DEV"; then
+		pass "the ext4 backend's image of the plan, mounted read-only"
+	else
+		fail "reference image: $(head -c 300 "$WORK/err")"
+	fi
+}
+
+# tree_meta DIR: path, type and mode, owner, mtime of every entry (lost+found aside)
+tree_meta() {
+	(cd "$1" && find . -path ./lost+found -prune -o -printf '%p %M %U %G %T@\n' | sort)
+}
+
+# same_as_ref WHAT DIR: diff -r and the metadata of DIR against $WORK/ref (ref_mount)
+same_as_ref() {
+	local what=$1 d=$2
+	if diff -r --no-dereference -x lost+found "$WORK/ref" "$d" >"$WORK/diff" 2>&1; then
+		pass "$what: diff -r against the ext4 backend's image finds nothing"
+	else
+		fail "$what: diff -r: $(head -5 "$WORK/diff")"
+	fi
+	if diff <(tree_meta "$WORK/ref") <(tree_meta "$d") >"$WORK/diff"; then
+		pass "$what: modes, owners and mtimes are the ext4 image's ($(tree_meta "$d" | wc -l) entries)"
+	else
+		fail "$what: metadata differs: $(head -4 "$WORK/diff")"
+	fi
+}
+
 # build_fsck WHAT IMG ARGS...: imprint create -q ARGS IMG (stdout in $WORK/out), then
 # e2fsck -fn IMG; both must succeed
 build_fsck() {
