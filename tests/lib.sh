@@ -116,6 +116,15 @@ same_as_ref() {
 	fi
 }
 
+# expect_fsck IMG WHAT: e2fsck -fn IMG finds nothing (its output in $WORK/fsck)
+expect_fsck() {
+	if e2fsck -fn "$1" >"$WORK/fsck" 2>&1; then
+		pass "$2"
+	else
+		fail "$2: e2fsck -fn: $(head -c 400 "$WORK/fsck")"
+	fi
+}
+
 # build_fsck WHAT IMG ARGS...: imprint create -q ARGS IMG (stdout in $WORK/out), then
 # e2fsck -fn IMG; both must succeed
 build_fsck() {
