@@ -1,9 +1,11 @@
 /* backend.c - the wrappers through which the core calls a backend's hooks */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backends/backend.h"
+#include "util/strutil.h"
 
 void backend_init(struct backend *b, const struct backend_ops *ops)
 {
@@ -78,4 +80,14 @@ void backend_abort(struct backend *b)
 {
 	if (b && b->ops && b->ops->abort)
 		b->ops->abort(b);
+}
+
+int backend_set_err(struct backend *b, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	errbuf_vset(b->errmsg, sizeof(b->errmsg), fmt, ap);
+	va_end(ap);
+	return ret;
 }

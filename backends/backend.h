@@ -170,4 +170,12 @@ int backend_populate(struct backend *b, const struct plan *pl, const struct layo
 int backend_finish(struct backend *b);
 void backend_abort(struct backend *b);
 
+/*
+ * For the backends: set b->errmsg from fmt; returns ret (a negative
+ * errno), so that `return backend_set_err(b, -E, ...)` reads as one.
+ * Each backend's own setter (ext4_set_err, mnt_err, lfs_err) is this.
+ */
+int backend_set_err(struct backend *b, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif

@@ -8,19 +8,7 @@ done
 
 # build WHAT IMG ARGS...: imprint create --json ARGS IMG (summary in $WORK/out), then e2fsck -fn IMG
 build() {
-	local what=$1 img=$2 out
-	shift 2
-	rm -f "$img"
-	if ! "$IMPRINT" create -q --json "$@" "$img" >"$WORK/out" 2>"$WORK/err"; then
-		fail "$what: create failed: $(head -c 400 "$WORK/err")"
-		return 1
-	fi
-	if out=$(e2fsck -fn "$img" 2>&1); then
-		pass "$what: e2fsck -fn clean"
-	else
-		fail "$what: e2fsck -fn: $(echo "$out" | grep -v '^Pass\|^e2fsck' | head -5 | tr '\n' ' ')"
-		return 1
-	fi
+	build_fsck "$1" "$2" --json "${@:3}"
 }
 
 # e2freefrag's histogram as "bucket free_extents free_blocks" lines (bucket b: [2^b, 2^(b+1)) blocks)

@@ -12,6 +12,7 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
 
+#include "backends/ext4/state.h"
 #include "layout/age.h"
 #include "layout/layout.h"
 #include "plan/plan.h"
@@ -94,23 +95,11 @@ static int on_op(void *arg, const struct age_op *op)
 }
 
 /* The free space of an empty image, its root's blocks free. */
-static int root_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
-		      int ref_offset, void *priv)
-{
-	(void)blockcnt;
-	(void)ref_blk;
-	(void)ref_offset;
-	(void)priv;
-	ext2fs_block_alloc_stats2(fs, *blocknr, -1);
-	return 0;
-}
-
 static int freemap_of_image(const char *img, struct freemap *fm, uint32_t *bs)
 {
 	ext2_filsys fs;
 	errcode_t err;
-	blk64_t blk, last;
-	size_t cap = 256;
+	int ret;
 
 	err = ext2fs_open(img, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
 	if (!err)
@@ -119,38 +108,11 @@ static int freemap_of_image(const char *img, struct freemap *fm, uint32_t *bs)
 		fprintf(stderr, "age_replay: cannot read '%s': %s\n", img, error_message(err));
 		return -1;
 	}
-	ext2fs_block_iterate3(fs, EXT2_ROOT_INO, BLOCK_FLAG_READ_ONLY, NULL, root_block, NULL);
-	memset(fm, 0, sizeof(*fm));
+	ext4_free_root_blocks(fs);
 	*bs = fs->blocksize;
-	fm->nblocks = ext2fs_blocks_count(fs->super);
-	fm->first_data_block = fs->super->s_first_data_block;
-	fm->blocks_per_group = fs->super->s_blocks_per_group;
-	fm->ngroups = fs->group_desc_count;
-	fm->flex_groups =
-		ext2fs_has_feature_flex_bg(fs->super) ? 1u << fs->super->s_log_groups_per_flex : 1;
-	fm->runs = malloc(cap * sizeof(*fm->runs));
-	blk = fm->first_data_block;
-	last = fm->nblocks - 1;
-	while (fm->runs && blk <= last) {
-		blk64_t zero, set;
-
-		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk, last, &zero))
-			break;
-		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, zero, last, &set))
-			set = last + 1;
-		if (fm->nruns == cap) {
-			cap *= 2;
-			fm->runs = realloc(fm->runs, cap * sizeof(*fm->runs));
-			if (!fm->runs)
-				break;
-		}
-		fm->runs[fm->nruns].start = zero;
-		fm->runs[fm->nruns].len = set - zero;
-		fm->nruns++;
-		blk = set;
-	}
+	ret = ext4_read_freemap(fs, fm);
 	ext2fs_close_free(&fs);
-	return fm->runs ? 0 : -1;
+	return ret ? -1 : 0;
 }
 
 /* An ext4-like map of nblocks: 32768-block groups, flex groups of 16. */

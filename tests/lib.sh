@@ -49,6 +49,100 @@ loop_cleanup() {
 	LOOP=
 }
 
+# need_loops: skip the test (exit 77) unless root with a free loop device;
+# then MOUNTS and LOOPS, the mount points and loop devices the test makes,
+# are undone in reverse on exit (loops_cleanup), and WORK removed.
+need_loops() {
+	if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! losetup -f >/dev/null 2>&1; then
+		echo "1..0 # SKIP needs root and a free loop device"
+		exit 77
+	fi
+	MOUNTS=()
+	LOOPS=()
+	trap loops_cleanup EXIT
+}
+
+loops_cleanup() {
+	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
+		mountpoint -q "${MOUNTS[i]}" && umount "${MOUNTS[i]}"
+	done
+	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+	rm -rf "$WORK"
+}
+
+# attach_dev IMG [ro]: a loop device of our own into DEV, in LOOPS (need_loops)
+attach_dev() {
+	DEV=$(losetup -f --show ${2:+-r} "$1") || return 1
+	LOOPS+=("$DEV")
+}
+
+# mount_at DIR ARGS...: mount ARGS on DIR (made if needed), in MOUNTS (need_loops)
+mount_at() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	mount "$@" "$dir" || return 1
+	MOUNTS+=("$dir")
+}
+
+# ref_mount ARGS...: the ext4 backend's image of ARGS at $WORK/ref.img, mounted read-only on
+# $WORK/ref (need_loops): the tree the other backends' are compared with (same_as_ref)
+ref_mount() {
+	if "$IMPRINT" create -q "$@" "$WORK/ref.img" 2>"$WORK/err" && attach_dev "$WORK/ref.img" ro &&
+		mount_at "$WORK/ref" -o ro "$DEV"; then
+		pass "the ext4 backend's image of the plan, mounted read-only"
+	else
+		fail "reference image: $(head -c 300 "$WORK/err")"
+	fi
+}
+
+# tree_meta DIR: path, type and mode, owner, mtime of every entry (lost+found aside)
+tree_meta() {
+	(cd "$1" && find . -path ./lost+found -prune -o -printf '%p %M %U %G %T@\n' | sort)
+}
+
+# same_as_ref WHAT DIR: diff -r and the metadata of DIR against $WORK/ref (ref_mount)
+same_as_ref() {
+	local what=$1 d=$2
+	if diff -r --no-dereference -x lost+found "$WORK/ref" "$d" >"$WORK/diff" 2>&1; then
+		pass "$what: diff -r against the ext4 backend's image finds nothing"
+	else
+		fail "$what: diff -r: $(head -5 "$WORK/diff")"
+	fi
+	if diff <(tree_meta "$WORK/ref") <(tree_meta "$d") >"$WORK/diff"; then
+		pass "$what: modes, owners and mtimes are the ext4 image's ($(tree_meta "$d" | wc -l) entries)"
+	else
+		fail "$what: metadata differs: $(head -4 "$WORK/diff")"
+	fi
+}
+
+# expect_fsck IMG WHAT: e2fsck -fn IMG finds nothing (its output in $WORK/fsck)
+expect_fsck() {
+	if e2fsck -fn "$1" >"$WORK/fsck" 2>&1; then
+		pass "$2"
+	else
+		fail "$2: e2fsck -fn: $(head -c 400 "$WORK/fsck")"
+	fi
+}
+
+# build_fsck WHAT IMG ARGS...: imprint create -q ARGS IMG (stdout in $WORK/out), then
+# e2fsck -fn IMG; both must succeed
+build_fsck() {
+	local what=$1 img=$2 out
+	shift 2
+	rm -f "$img"
+	if ! "$IMPRINT" create -q "$@" "$img" >"$WORK/out" 2>"$WORK/err"; then
+		fail "$what: create failed: $(head -c 400 "$WORK/err")"
+		return 1
+	fi
+	if out=$(e2fsck -fn "$img" 2>&1); then
+		pass "$what: e2fsck -fn clean"
+	else
+		fail "$what: e2fsck -fn: $(echo "$out" | grep -v '^Pass\|^e2fsck' | head -5 | tr '\n' ' ')"
+		return 1
+	fi
+}
+
 finish() {
 	echo "1..$TESTS_RUN"
 	[ "$TESTS_FAILED" -eq 0 ] || exit 1

@@ -2,35 +2,11 @@
 # loopfs.sh - the loopfs backend: xfs and btrfs images checked by their own tools, verified, compared with ext4, and cleaned up after failures
 . "${srcdir:-.}/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! losetup -f >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and a free loop device"
-	exit 77
-fi
-
-# Every mount point and loop device this test makes, undone in reverse by the trap.
-MOUNTS=()
-LOOPS=()
-cleanup() {
-	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
-		mountpoint -q "${MOUNTS[i]}" && umount "${MOUNTS[i]}"
-	done
-	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# attach_ro IMG: a read-only loop device of our own into DEV
-attach_ro() {
-	DEV=$(losetup -f --show -r "$1") || return 1
-	LOOPS+=("$DEV")
-}
+need_loops
 
 # mount_ro IMG DIR: attach IMG read-only and mount it on DIR
 mount_ro() {
-	attach_ro "$1" || return 1
-	mkdir -p "$2"
-	mount -o ro "$DEV" "$2" || return 1
-	MOUNTS+=("$2")
+	attach_dev "$1" ro && mount_at "$2" -o ro "$DEV"
 }
 
 # unmount_last: undo the last mount_ro
@@ -64,16 +40,7 @@ ARGS=(--size 300M --used 40M --seed 11 --set hardlink_share=0.05 --set symlink_s
 	--set sparse_file_share=0.5 --set sparse_hole_share=0.5)
 
 # the reference: the ext4 backend's image of the same plan, mounted read-only
-if "$IMPRINT" create -q "${ARGS[@]}" "$WORK/ref.img" 2>"$WORK/err" && mount_ro "$WORK/ref.img" "$WORK/ref"; then
-	pass "the ext4 backend's image of the plan, mounted read-only"
-else
-	fail "reference image: $(head -c 300 "$WORK/err")"
-fi
-
-# meta DIR: path, type and mode, owner, mtime of every entry (lost+found aside)
-meta() {
-	(cd "$1" && find . -path ./lost+found -prune -o -printf '%p %M %U %G %T@\n' | sort)
-}
+ref_mount "${ARGS[@]}"
 
 # fsck_ro FS IMG: the file system's own read-only check
 fsck_ro() {
@@ -108,16 +75,7 @@ check() {
 	else
 		fail "$fs: verify: $(head -5 "$WORK/out")"
 	fi
-	if diff -r --no-dereference -x lost+found "$WORK/ref" "$WORK/$fs" >"$WORK/diff" 2>&1; then
-		pass "$fs: diff -r against the ext4 backend's image finds nothing"
-	else
-		fail "$fs: diff -r: $(head -5 "$WORK/diff")"
-	fi
-	if diff <(meta "$WORK/ref") <(meta "$WORK/$fs") >"$WORK/diff"; then
-		pass "$fs: modes, owners and mtimes are the ext4 image's ($(meta "$WORK/$fs" | wc -l) entries)"
-	else
-		fail "$fs: metadata differs: $(head -4 "$WORK/diff")"
-	fi
+	same_as_ref "$fs" "$WORK/$fs"
 	unmount_last
 }
 

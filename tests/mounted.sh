@@ -2,53 +2,13 @@
 # mounted.sh - the mounted backend: the plan written into loop-mounted ext4, xfs, btrfs and a tmpfs, checked and refused safely
 . "${srcdir:-.}/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! losetup -f >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and a free loop device"
-	exit 77
-fi
-
-# Every mount point and loop device this test makes, undone in reverse by the trap.
-MOUNTS=()
-LOOPS=()
-cleanup() {
-	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
-		mountpoint -q "${MOUNTS[i]}" && umount "${MOUNTS[i]}"
-	done
-	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# attach IMG [ro]: a loop device of our own into DEV
-attach() {
-	DEV=$(losetup -f --show ${2:+-r} "$1") || return 1
-	LOOPS+=("$DEV")
-}
-
-# mount_at DIR ARGS...: mount and remember it
-mount_at() {
-	local dir=$1
-	shift
-	mkdir -p "$dir"
-	mount "$@" "$dir" || return 1
-	MOUNTS+=("$dir")
-}
+need_loops
 
 ARGS=(--size 256M --used 40M --seed 11 --set hardlink_share=0.05 --set symlink_share=0.1
 	--set sparse_file_share=0.5 --set sparse_hole_share=0.5)
 
 # the reference: the ext4 backend's image of the same plan, mounted read-only
-if "$IMPRINT" create -q "${ARGS[@]}" "$WORK/ref.img" 2>"$WORK/err" && attach "$WORK/ref.img" ro &&
-	mount_at "$WORK/ref" -o ro "$DEV"; then
-	pass "the ext4 backend's image of the plan, mounted read-only"
-else
-	fail "reference image: $(head -c 300 "$WORK/err")"
-fi
-
-# meta DIR: path, type and mode, owner, mtime of every entry (lost+found aside)
-meta() {
-	(cd "$1" && find . -path ./lost+found -prune -o -printf '%p %M %U %G %T@\n' | sort)
-}
+ref_mount "${ARGS[@]}"
 
 # check NAME DIR: create into DIR, verify, measure, diff -r and metadata against the reference
 check() {
@@ -68,16 +28,7 @@ check() {
 	else
 		fail "$what: measure failed: $(head -3 "$WORK/measure")"
 	fi
-	if diff -r --no-dereference -x lost+found "$WORK/ref" "$d" >"$WORK/diff" 2>&1; then
-		pass "$what: diff -r against the ext4 backend's image finds nothing"
-	else
-		fail "$what: diff -r: $(head -5 "$WORK/diff")"
-	fi
-	if diff <(meta "$WORK/ref") <(meta "$d") >"$WORK/diff"; then
-		pass "$what: modes, owners and mtimes are the ext4 image's ($(meta "$d" | wc -l) entries)"
-	else
-		fail "$what: metadata differs: $(head -4 "$WORK/diff")"
-	fi
+	same_as_ref "$what" "$d"
 }
 
 for fs in ext4 xfs btrfs; do
@@ -91,7 +42,7 @@ for fs in ext4 xfs btrfs; do
 	xfs) mkfs.xfs -q -f "$WORK/$fs.img" ;;
 	btrfs) mkfs.btrfs -q -f "$WORK/$fs.img" >/dev/null ;;
 	esac
-	if ! attach "$WORK/$fs.img" || ! mount_at "$WORK/$fs" "$DEV"; then
+	if ! attach_dev "$WORK/$fs.img" || ! mount_at "$WORK/$fs" "$DEV"; then
 		fail "$fs: cannot mount a fresh $fs image"
 		continue
 	fi

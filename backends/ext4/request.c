@@ -76,43 +76,34 @@ static int new_inode(struct ext4_build *x, ext2_ino_t parent, int mode, ext2_ino
 	return 0;
 }
 
+static int dir_inode(struct ext4_build *x, uint32_t j)
+{
+	if (j == 0) {
+		x->dir_ino[0] = EXT2_ROOT_INO;
+		return 0;
+	}
+	return new_inode(x, x->dir_ino[x->pl->dir_parent[j]], LINUX_S_IFDIR, &x->dir_ino[j]);
+}
+
+static int file_inode(struct ext4_build *x, uint64_t f)
+{
+	return new_inode(x, x->dir_ino[x->pl->file_dir[f]], LINUX_S_IFREG, &x->file_ino[f]);
+}
+
+static int symlink_inode(struct ext4_build *x, uint32_t l)
+{
+	return new_inode(x, x->dir_ino[x->pl->link_dir[l]], LINUX_S_IFLNK, &x->link_ino[l]);
+}
+
 /*
  * Step 2: inode numbers in a fixed order, each directory followed by its
  * files and symlinks, so numbers follow directory locality as under Orlov.
  */
 static int alloc_inodes(struct ext4_build *x)
 {
-	const struct plan *pl = x->pl;
-	uint64_t done = 0;
-	int ret;
+	static const struct ext4_inode_steps steps = { dir_inode, file_inode, symlink_inode };
 
-	for (uint32_t j = 0; j < pl->ndirs; j++) {
-		if (j == 0)
-			x->dir_ino[0] = EXT2_ROOT_INO;
-		else {
-			ret = new_inode(x, x->dir_ino[pl->dir_parent[j]], LINUX_S_IFDIR,
-					&x->dir_ino[j]);
-			if (ret)
-				return ret;
-		}
-		for (uint64_t f = pl->dir_first_file[j];
-		     f < pl->dir_first_file[j] + pl->dir_nfiles[j]; f++) {
-			ret = new_inode(x, x->dir_ino[j], LINUX_S_IFREG, &x->file_ino[f]);
-			if (!ret)
-				ret = ext4_tick(x, ++done);
-			if (ret)
-				return ret;
-		}
-		for (uint32_t l = pl->dir_first_link[j];
-		     l < pl->dir_first_link[j] + pl->dir_nlinks[j]; l++) {
-			if (pl->link_kind[l] & LINK_HARD)
-				continue;
-			ret = new_inode(x, x->dir_ino[j], LINUX_S_IFLNK, &x->link_ino[l]);
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
+	return ext4_each_inode(x, &steps);
 }
 
 /* Step 3: directory shapes, and symlink blocks. */
@@ -178,61 +169,21 @@ static int shape_entries(struct ext4_build *x)
 	return 0;
 }
 
-static int old_root_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
-			  int ref_offset, void *priv)
-{
-	(void)blockcnt;
-	(void)ref_blk;
-	(void)ref_offset;
-	ext2fs_block_alloc_stats2(fs, *blocknr, -1);
-	(void)priv;
-	return 0;
-}
-
 /*
  * Step 4: the free map.  The root's old blocks go back first: the root is
  * rebuilt like any other directory at the layout's blocks.
  */
 static int read_freemap(struct ext4_build *x, struct freemap *fm)
 {
-	ext2_filsys fs = x->fs;
-	blk64_t blk = fs->super->s_first_data_block, last = ext2fs_blocks_count(fs->super) - 1;
-	size_t cap = 256;
 	errcode_t err;
 
-	err = ext2fs_block_iterate3(fs, EXT2_ROOT_INO, BLOCK_FLAG_READ_ONLY, NULL, old_root_block,
-				    NULL);
+	err = ext4_free_root_blocks(x->fs);
 	if (err)
 		return ext4_set_err(x->b, e2err_errno(err),
 				    "cannot read the root directory of '%s': %s", x->st->target,
 				    error_message(err));
-	memset(fm, 0, sizeof(*fm));
-	fm->nblocks = ext2fs_blocks_count(fs->super);
-	fm->first_data_block = fs->super->s_first_data_block;
-	fm->blocks_per_group = fs->super->s_blocks_per_group;
-	fm->ngroups = fs->group_desc_count;
-	fm->flex_groups =
-		ext2fs_has_feature_flex_bg(fs->super) ? 1u << fs->super->s_log_groups_per_flex : 1;
-	fm->runs = malloc(cap * sizeof(*fm->runs));
-	if (!fm->runs)
+	if (ext4_read_freemap(x->fs, fm))
 		return ext4_set_err(x->b, -ENOMEM, "out of memory");
-	while (blk <= last) {
-		blk64_t zero, set;
-
-		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk, last, &zero))
-			break;
-		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, zero, last, &set))
-			set = last + 1;
-		if (array_grow(&fm->runs, &cap, fm->nruns + 1, sizeof(*fm->runs))) {
-			free(fm->runs);
-			fm->runs = NULL;
-			return ext4_set_err(x->b, -ENOMEM, "out of memory");
-		}
-		fm->runs[fm->nruns].start = zero;
-		fm->runs[fm->nruns].len = set - zero;
-		fm->nruns++;
-		blk = set;
-	}
 	return 0;
 }
 

@@ -13,19 +13,6 @@
 #include "content/sparse.h"
 #include "util/array.h"
 
-int ext4_set_err(struct backend *b, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-int ext4_set_err(struct backend *b, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(b->errmsg, sizeof(b->errmsg), fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
 double ext4_elapsed(const struct timespec *t0)
 {
 	struct timespec t;
@@ -226,4 +213,111 @@ void ext4_build_free(struct ext4_state *st)
 	ext4_build_release(st->x);
 	free(st->x);
 	st->x = NULL;
+}
+
+int ext4_each_inode(struct ext4_build *x, const struct ext4_inode_steps *s)
+{
+	const struct plan *pl = x->pl;
+	uint64_t done = 0;
+	int ret;
+
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		ret = s->dir(x, j);
+		if (ret)
+			return ret;
+		for (uint64_t f = pl->dir_first_file[j];
+		     f < pl->dir_first_file[j] + pl->dir_nfiles[j]; f++) {
+			ret = s->file(x, f);
+			if (!ret)
+				ret = ext4_tick(x, ++done);
+			if (ret)
+				return ret;
+		}
+		for (uint32_t l = pl->dir_first_link[j];
+		     l < pl->dir_first_link[j] + pl->dir_nlinks[j]; l++) {
+			if (pl->link_kind[l] & LINK_HARD)
+				continue;
+			ret = s->symlink(x, l);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int free_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
+		      int ref_offset, void *priv)
+{
+	(void)blockcnt;
+	(void)ref_blk;
+	(void)ref_offset;
+	(void)priv;
+	ext2fs_block_alloc_stats2(fs, *blocknr, -1);
+	return 0;
+}
+
+errcode_t ext4_free_root_blocks(ext2_filsys fs)
+{
+	return ext2fs_block_iterate3(fs, EXT2_ROOT_INO, BLOCK_FLAG_READ_ONLY, NULL, free_block,
+				     NULL);
+}
+
+int ext4_free_runs(ext2_filsys fs, int (*fn)(blk64_t start, blk64_t len, void *arg), void *arg)
+{
+	blk64_t blk = fs->super->s_first_data_block, last = ext2fs_blocks_count(fs->super) - 1;
+	int ret;
+
+	while (blk <= last) {
+		blk64_t zero, set;
+
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk, last, &zero))
+			break;
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, zero, last, &set))
+			set = last + 1;
+		ret = fn(zero, set - zero, arg);
+		if (ret)
+			return ret;
+		blk = set;
+	}
+	return 0;
+}
+
+/* A freemap being filled, and its runs' capacity. */
+struct freemap_fill {
+	struct freemap *fm;
+	size_t cap;
+};
+
+static int freemap_add(blk64_t start, blk64_t len, void *arg)
+{
+	struct freemap_fill *w = arg;
+	struct freemap *fm = w->fm;
+
+	if (array_grow(&fm->runs, &w->cap, fm->nruns + 1, sizeof(*fm->runs)))
+		return -ENOMEM;
+	fm->runs[fm->nruns].start = start;
+	fm->runs[fm->nruns].len = len;
+	fm->nruns++;
+	return 0;
+}
+
+int ext4_read_freemap(ext2_filsys fs, struct freemap *fm)
+{
+	struct freemap_fill w = { fm, 256 };
+
+	memset(fm, 0, sizeof(*fm));
+	fm->nblocks = ext2fs_blocks_count(fs->super);
+	fm->first_data_block = fs->super->s_first_data_block;
+	fm->blocks_per_group = fs->super->s_blocks_per_group;
+	fm->ngroups = fs->group_desc_count;
+	fm->flex_groups =
+		ext2fs_has_feature_flex_bg(fs->super) ? 1u << fs->super->s_log_groups_per_flex : 1;
+	fm->runs = malloc(w.cap * sizeof(*fm->runs));
+	if (!fm->runs || ext4_free_runs(fs, freemap_add, &w)) {
+		free(fm->runs);
+		fm->runs = NULL;
+		fm->nruns = 0;
+		return -ENOMEM;
+	}
+	return 0;
 }

@@ -21,10 +21,6 @@
 #define EXT4_WAIT_MS	   200	/* progress period while the data workers run */
 #define EXT4_MKE2FS_ERRMAX 2048 /* bytes of mke2fs' stderr kept for the message */
 
-#define EXT4_CHECK_EVERY   4096 /* entries between interrupt and progress checks */
-#define EXT4_WAIT_MS	   200	/* progress period while the data workers run */
-#define EXT4_MKE2FS_ERRMAX 2048 /* bytes of mke2fs' stderr kept for the message */
-
 /* What open() leaves for populate(), finish() and abort(). */
 struct ext4_state {
 	ext2_filsys fs;
@@ -90,8 +86,7 @@ struct ext4_build {
 };
 
 /* Set b->errmsg from fmt; returns ret, so that `return ext4_set_err(b, -E, ...)` reads as one. */
-int ext4_set_err(struct backend *b, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+#define ext4_set_err(b, ret, ...) backend_set_err((b), (ret), __VA_ARGS__)
 
 /* Sizes in the backend's messages: "1.2 GiB", PiB at most (fmt_bytes()). */
 #define EXT4_BYTES (FMT_BYTES_DIGITS(1) | FMT_BYTES_PIB)
@@ -125,6 +120,42 @@ int ext4_tick(struct ext4_build *x, uint64_t i);
 /* Allocate x's per-entry arrays for x->pl on x->fs.  Returns 0 or -ENOMEM (message set). */
 int ext4_build_init(struct ext4_build *x);
 void ext4_build_release(struct ext4_build *x);
+
+/* What ext4_each_inode() does with each entry that takes an inode. */
+struct ext4_inode_steps {
+	int (*dir)(struct ext4_build *x, uint32_t j);
+	int (*file)(struct ext4_build *x, uint64_t f);
+	int (*symlink)(struct ext4_build *x, uint32_t l);
+};
+
+/*
+ * Every entry that takes an inode, in the order inode numbers follow
+ * directory locality: each directory j (s->dir), then its files (s->file,
+ * then ext4_tick() on the count of files so far), then its symlinks
+ * (s->symlink; hard links take no inode).  Returns 0 or the first nonzero
+ * value a step returned (the walk stops there).
+ */
+int ext4_each_inode(struct ext4_build *x, const struct ext4_inode_steps *s);
+
+/*
+ * Mark the blocks of fs's root directory free in its block bitmap (the
+ * root is rebuilt at the layout's blocks).  Returns 0 or libext2fs' error.
+ */
+errcode_t ext4_free_root_blocks(ext2_filsys fs);
+
+/*
+ * Call fn(start, len, arg) for each run of free blocks in fs's block
+ * bitmap, in block order from s_first_data_block to the last block.
+ * Returns 0, or the first nonzero value fn returned (the walk stops there).
+ */
+int ext4_free_runs(ext2_filsys fs, int (*fn)(blk64_t start, blk64_t len, void *arg), void *arg);
+
+/*
+ * fm from fs as it stands: its geometry (blocks, groups, flex groups) and
+ * the free runs of its block bitmap (fm->runs, the caller frees it).
+ * Returns 0 or -ENOMEM (fm->runs NULL).
+ */
+int ext4_read_freemap(ext2_filsys fs, struct freemap *fm);
 
 /* Release and free st->x, if any. */
 void ext4_build_free(struct ext4_state *st);

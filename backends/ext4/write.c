@@ -260,32 +260,9 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 /* Step 7: every inode, directory block and mapping block, in inode order. */
 static int write_metadata(struct ext4_build *x)
 {
-	const struct plan *pl = x->pl;
-	uint64_t done = 0;
-	int ret;
+	static const struct ext4_inode_steps steps = { write_dir, write_file, write_symlink };
 
-	for (uint32_t j = 0; j < pl->ndirs; j++) {
-		ret = write_dir(x, j);
-		if (ret)
-			return ret;
-		for (uint64_t f = pl->dir_first_file[j];
-		     f < pl->dir_first_file[j] + pl->dir_nfiles[j]; f++) {
-			ret = write_file(x, f);
-			if (!ret)
-				ret = ext4_tick(x, ++done);
-			if (ret)
-				return ret;
-		}
-		for (uint32_t l = pl->dir_first_link[j];
-		     l < pl->dir_first_link[j] + pl->dir_nlinks[j]; l++) {
-			if (pl->link_kind[l] & LINK_HARD)
-				continue;
-			ret = write_symlink(x, l);
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
+	return ext4_each_inode(x, &steps);
 }
 
 /* Steps 6 and 7: file data on worker threads while this one writes the metadata. */
@@ -323,6 +300,12 @@ int ext4_write_all(struct ext4_build *x)
 	return ret;
 }
 
+static int free_hist_add(blk64_t start, blk64_t len, void *arg)
+{
+	layout_free_hist_add(arg, start, len);
+	return 0;
+}
+
 /*
  * For the summary: the free space the block bitmap leaves (free extents
  * across groups, as e2freefrag counts them), in res->free, whose
@@ -330,17 +313,5 @@ int ext4_write_all(struct ext4_build *x)
  */
 void ext4_report_free(const struct ext4_build *x, struct create_result *res)
 {
-	ext2_filsys fs = x->fs;
-	blk64_t blk = fs->super->s_first_data_block, last = ext2fs_blocks_count(fs->super) - 1;
-
-	while (blk <= last) {
-		blk64_t zero, set;
-
-		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk, last, &zero))
-			break;
-		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, zero, last, &set))
-			set = last + 1;
-		layout_free_hist_add(&res->free, zero, set - zero);
-		blk = set;
-	}
+	ext4_free_runs(x->fs, free_hist_add, &res->free);
 }

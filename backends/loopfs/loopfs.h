@@ -22,8 +22,7 @@ struct lfs_state {
 };
 
 /* Set b->errmsg; returns ret (a negative errno). */
-int lfs_err(struct lfs_state *st, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+#define lfs_err(st, ret, ...) backend_set_err((st)->b, (ret), __VA_ARGS__)
 
 /* mkfs.c: make fs on st->o->target with mkfs.<fs>, its UUID drawn from seed */
 int lfs_mkfs(struct lfs_state *st, uint64_t seed);

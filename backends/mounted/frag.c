@@ -1,9 +1,6 @@
 /* frag.c - the mounted backend's layout: fragmentation steered through the kernel, measured by FIEMAP */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fiemap.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -16,6 +13,7 @@
 #include "readback/measure.h"
 #include "backends/mounted/mounted.h"
 #include "layout/layout.h"
+#include "util/fiemap.h"
 #include "util/rng.h"
 #include "content/sparse.h"
 
@@ -62,46 +60,32 @@ int mnt_measure(struct mnt_state *st, struct create_result *res)
 	return 0;
 }
 
-
-#define FRAG_BATCH 256
 #define XFS_MAGIC 0x58465342
 #define EXT4_MAGIC 0xEF53
 #define FRAG_BUF (1 << 20)
 #define FRAG_BATCH_FILES 64
 
+/* Counting breaks: the extents seen so far and where the last one ended on disk. */
+struct breaks_walk {
+	uint64_t *breaks, n, prev_end;
+};
+
+static int count_break(const struct fiemap_extent *x, void *arg)
+{
+	struct breaks_walk *w = arg;
+
+	if (w->n++ && x->fe_physical != w->prev_end)
+		(*w->breaks)++;
+	w->prev_end = x->fe_physical + x->fe_length;
+	return 0;
+}
+
 /* Breaks of an open file by FIEMAP: boundaries between physically non-adjacent runs. */
 static int file_breaks(int fd, uint64_t *breaks)
 {
-	struct fiemap *fm = malloc(sizeof(*fm) + FRAG_BATCH * sizeof(struct fiemap_extent));
-	uint64_t start = 0, prev_end = 0, n = 0;
-	int last = 0, ret = 0;
+	struct breaks_walk w = { .breaks = breaks };
 
-	if (!fm)
-		return -ENOMEM;
-	while (!last) {
-		memset(fm, 0, sizeof(*fm));
-		fm->fm_start = start;
-		fm->fm_length = FIEMAP_MAX_OFFSET - start;
-		fm->fm_flags = FIEMAP_FLAG_SYNC;
-		fm->fm_extent_count = FRAG_BATCH;
-		if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0) {
-			ret = -errno;
-			break;
-		}
-		if (!fm->fm_mapped_extents)
-			break;
-		for (unsigned i = 0; i < fm->fm_mapped_extents; i++) {
-			struct fiemap_extent *e = &fm->fm_extents[i];
-
-			last |= !!(e->fe_flags & FIEMAP_EXTENT_LAST);
-			start = e->fe_logical + e->fe_length;
-			if (n++ && e->fe_physical != prev_end)
-				(*breaks)++;
-			prev_end = e->fe_physical + e->fe_length;
-		}
-	}
-	free(fm);
-	return ret;
+	return fiemap_walk(fd, FIEMAP_FLAG_SYNC, count_break, &w);
 }
 
 /*

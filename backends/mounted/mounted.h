@@ -58,7 +58,7 @@ struct mnt_state {
 int mnt_cancelled(const struct mnt_state *st);
 
 /* Set b->errmsg; returns ret (a negative errno). */
-int mnt_err(struct mnt_state *st, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define mnt_err(st, ret, ...) backend_set_err((st)->b, (ret), __VA_ARGS__)
 
 /* safe.c: DIR, directories beneath it, removal of what was made */
 int mnt_open_root(struct mnt_state *st);

@@ -19,6 +19,7 @@
 
 #include "cli/target.h"
 #include "cli/target_scan.h"
+#include "util/strutil.h"
 
 /* Zeroed on a device after a failed build: every superblock we care about lives here. */
 #define WIPE_BYTES (64 * 1024)
@@ -30,15 +31,8 @@
 /* Partitions of one device (and the device itself) that must not be in use. */
 #define MAX_DEVS 256
 
-__attribute__((format(printf, 2, 3)))
-static void set_error(struct target_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
+/* A message into err. */
+#define set_error(err, ...) errbuf_set((err)->msg, sizeof((err)->msg), __VA_ARGS__)
 
 /* Read a small sysfs or proc file into buf, without its trailing newline. */
 static int read_small(const char *path, char *buf, size_t len)
@@ -197,34 +191,63 @@ static const char *kind_of(mode_t m)
 }
 
 /*
+ * Call fn(line, arg) on each line of the /proc file path (its newline
+ * kept; fn may cut it up) until fn returns nonzero.  Returns that value,
+ * or 0 at the end or when path cannot be opened.
+ */
+static int scan_proc_lines(const char *path, int (*fn)(char *line, void *arg), void *arg)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = 0;
+
+	if (!f)
+		return 0;
+	while (!ret && getline(&line, &cap, f) > 0)
+		ret = fn(line, arg);
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+/* dir_fstype's search: the device and where its type goes. */
+struct fstype_scan {
+	dev_t dev;
+	char *out;
+	size_t len;
+};
+
+static int fstype_line(char *line, void *arg)
+{
+	struct fstype_scan *s = arg;
+	char *save, *sep, *tok;
+
+	/* id parent M:m ... - fstype source superopts */
+	sep = strstr(line, " - ");
+	if (!sep)
+		return 0;
+	tok = strtok_r(line, " ", &save);
+	tok = tok ? strtok_r(NULL, " ", &save) : NULL;
+	tok = tok ? strtok_r(NULL, " ", &save) : NULL;
+	if (!tok || parse_devnum(tok) != s->dev)
+		return 0;
+	tok = strtok_r(sep + 3, " ", &save);
+	if (tok)
+		snprintf(s->out, s->len, "%s", tok);
+	return 0;
+}
+
+/*
  * The type of the file system holding st ("xfs", "btrfs", ...) from the
  * last mount of its device in /proc/self/mountinfo, or "" when not found.
  */
 static void dir_fstype(const struct stat *st, char *out, size_t len)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL, *save, *sep, *tok;
-	size_t cap = 0;
+	struct fstype_scan s = { st->st_dev, out, len };
 
 	out[0] = '\0';
-	if (!f)
-		return;
-	while (getline(&line, &cap, f) > 0) {
-		/* id parent M:m ... - fstype source superopts */
-		sep = strstr(line, " - ");
-		if (!sep)
-			continue;
-		tok = strtok_r(line, " ", &save);
-		tok = tok ? strtok_r(NULL, " ", &save) : NULL;
-		tok = tok ? strtok_r(NULL, " ", &save) : NULL;
-		if (!tok || parse_devnum(tok) != st->st_dev)
-			continue;
-		tok = strtok_r(sep + 3, " ", &save);
-		if (tok)
-			snprintf(out, len, "%s", tok);
-	}
-	free(line);
-	fclose(f);
+	scan_proc_lines("/proc/self/mountinfo", fstype_line, &s);
 }
 
 /*
@@ -390,6 +413,59 @@ static void unescape(char *s)
 	*o = '\0';
 }
 
+/* find_mount's search: the devices, the file, and where the mount point goes. */
+struct mount_scan {
+	const dev_t *devs;
+	size_t n;
+	const struct stat *file;
+	char *mnt;
+	size_t len;
+};
+
+static int mount_line(char *line, void *arg)
+{
+	struct mount_scan *s = arg;
+	char *save, *fields[10], *src, *sep;
+	int nf = 0, found = 0;
+	dev_t dev;
+
+	/* id parent M:m root mountpoint opts [optional...] - fstype source superopts */
+	sep = strstr(line, " - ");
+	if (!sep)
+		return 0;
+	*sep = '\0';
+	for (char *tok = strtok_r(line, " ", &save); tok && nf < 10;
+	     tok = strtok_r(NULL, " ", &save))
+		fields[nf++] = tok;
+	if (nf < 5)
+		return 0;
+	dev = parse_devnum(fields[2]);
+	for (size_t i = 0; i < s->n; i++)
+		if (dev && dev == s->devs[i])
+			found = 1;
+	/* fstype then source; btrfs and FUSE mounts show only the source */
+	src = strtok_r(sep + 3, " ", &save);
+	src = src ? strtok_r(NULL, " ", &save) : NULL;
+	if (!found && src && src[0] == '/') {
+		struct stat st;
+
+		unescape(src);
+		if (stat(src, &st) == 0) {
+			for (size_t i = 0; i < s->n; i++)
+				if (S_ISBLK(st.st_mode) && st.st_rdev == s->devs[i])
+					found = 1;
+			if (s->file && S_ISREG(st.st_mode) && st.st_dev == s->file->st_dev &&
+			    st.st_ino == s->file->st_ino)
+				found = 1;
+		}
+	}
+	if (found) {
+		unescape(fields[4]);
+		snprintf(s->mnt, s->len, "%s", fields[4]);
+	}
+	return found;
+}
+
 /*
  * Where the first mount of one of devs[0..n-1], or of a source that is the
  * file (dev, ino), is: its mount point into mnt.  Returns 1 when mounted.
@@ -397,56 +473,9 @@ static void unescape(char *s)
 static int find_mount(const dev_t *devs, size_t n, const struct stat *file, char *mnt,
 		      size_t len)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	int found = 0;
+	struct mount_scan s = { devs, n, file, mnt, len };
 
-	if (!f)
-		return 0;
-	while (!found && getline(&line, &cap, f) > 0) {
-		char *save, *fields[10], *src, *sep;
-		int nf = 0;
-		dev_t dev;
-
-		/* id parent M:m root mountpoint opts [optional...] - fstype source superopts */
-		sep = strstr(line, " - ");
-		if (!sep)
-			continue;
-		*sep = '\0';
-		for (char *tok = strtok_r(line, " ", &save); tok && nf < 10;
-		     tok = strtok_r(NULL, " ", &save))
-			fields[nf++] = tok;
-		if (nf < 5)
-			continue;
-		dev = parse_devnum(fields[2]);
-		for (size_t i = 0; i < n; i++)
-			if (dev && dev == devs[i])
-				found = 1;
-		/* fstype then source; btrfs and FUSE mounts show only the source */
-		src = strtok_r(sep + 3, " ", &save);
-		src = src ? strtok_r(NULL, " ", &save) : NULL;
-		if (!found && src && src[0] == '/') {
-			struct stat st;
-
-			unescape(src);
-			if (stat(src, &st) == 0) {
-				for (size_t i = 0; i < n; i++)
-					if (S_ISBLK(st.st_mode) && st.st_rdev == devs[i])
-						found = 1;
-				if (file && S_ISREG(st.st_mode) && st.st_dev == file->st_dev &&
-				    st.st_ino == file->st_ino)
-					found = 1;
-			}
-		}
-		if (found) {
-			unescape(fields[4]);
-			snprintf(mnt, len, "%s", fields[4]);
-		}
-	}
-	free(line);
-	fclose(f);
-	return found;
+	return scan_proc_lines("/proc/self/mountinfo", mount_line, &s);
 }
 
 /* Whether one of devs has a holder (device mapper, RAID, bcache): its name into who. */
@@ -474,32 +503,36 @@ static int find_holder(const dev_t *devs, size_t n, char *who, size_t len)
 	return 0;
 }
 
+/* find_swap's search: the devices. */
+struct swap_scan {
+	const dev_t *devs;
+	size_t n;
+};
+
+static int swap_line(char *line, void *arg)
+{
+	const struct swap_scan *s = arg;
+	char *sp = strchr(line, ' ');
+	struct stat st;
+	int found = 0;
+
+	if (line[0] != '/' || !sp)
+		return 0;
+	*sp = '\0';
+	unescape(line);
+	if (stat(line, &st) == 0 && S_ISBLK(st.st_mode))
+		for (size_t i = 0; i < s->n; i++)
+			if (st.st_rdev == s->devs[i])
+				found = 1;
+	return found;
+}
+
 /* Whether the device (or a partition) is listed in /proc/swaps. */
 static int find_swap(const dev_t *devs, size_t n)
 {
-	FILE *f = fopen("/proc/swaps", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	int found = 0;
+	struct swap_scan s = { devs, n };
 
-	if (!f)
-		return 0;
-	while (!found && getline(&line, &cap, f) > 0) {
-		char *sp = strchr(line, ' ');
-		struct stat st;
-
-		if (line[0] != '/' || !sp)
-			continue;
-		*sp = '\0';
-		unescape(line);
-		if (stat(line, &st) == 0 && S_ISBLK(st.st_mode))
-			for (size_t i = 0; i < n; i++)
-				if (st.st_rdev == devs[i])
-					found = 1;
-	}
-	free(line);
-	fclose(f);
-	return found;
+	return scan_proc_lines("/proc/swaps", swap_line, &s);
 }
 
 /*
@@ -1001,6 +1034,18 @@ static int place_over(struct target *t)
 	return ret;
 }
 
+/* Done with the temporary image (placed or removed): close it and forget its name. */
+static void temp_forget(struct target *t)
+{
+	if (t->tmp_fd >= 0)
+		close(t->tmp_fd);
+	t->tmp_fd = -1;
+	t->tmp_anon = 0;
+	free(t->tmp);
+	t->tmp = NULL;
+	t->wrote = 0;
+}
+
 /* Sync the temporary image and put it in place as TARGET. */
 static int commit_image(struct target *t, struct target_error *err)
 {
@@ -1027,12 +1072,7 @@ static int commit_image(struct target *t, struct target_error *err)
 			  strerror(-ret));
 		return ret;
 	}
-	close(t->tmp_fd);
-	t->tmp_fd = -1;
-	t->tmp_anon = 0;
-	free(t->tmp);
-	t->tmp = NULL;
-	t->wrote = 0;
+	temp_forget(t);
 	/* the new name is durable only once the directory is */
 	ret = sync_path(t->dir, O_RDONLY | O_DIRECTORY);
 	if (ret)
@@ -1079,13 +1119,7 @@ static int discard_image(struct target *t, char *what, size_t len, struct target
 	else if (what)
 		snprintf(what, len, "removed the partial image (an unnamed temporary file beside '%s')",
 			 t->path);
-	if (t->tmp_fd >= 0)
-		close(t->tmp_fd);
-	t->tmp_fd = -1;
-	t->tmp_anon = 0;
-	free(t->tmp);
-	t->tmp = NULL;
-	t->wrote = 0;
+	temp_forget(t);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "content/gen.h"
 #include "content/binary.h"
+#include "util/bytes.h"
 
 /*
  * Section contents of executables, by 4 KiB blocks of file offsets so that
@@ -458,35 +459,17 @@ static int elf_layout(const struct gen_file *g, struct elf_layout *el)
 	return 0;
 }
 
-static inline void put16(uint8_t *p, uint16_t v)
-{
-	v = htole16(v);
-	memcpy(p, &v, 2);
-}
-
-static inline void put32(uint8_t *p, uint32_t v)
-{
-	v = htole32(v);
-	memcpy(p, &v, 4);
-}
-
-static inline void put64(uint8_t *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, 8);
-}
-
 static void elf_phdr(uint8_t *p, uint32_t type, uint32_t flags, uint64_t off, uint64_t vaddr,
 		     uint64_t filesz, uint64_t memsz, uint64_t align)
 {
-	put32(p, type);
-	put32(p + 4, flags);
-	put64(p + 8, off);
-	put64(p + 16, vaddr);
-	put64(p + 24, vaddr);
-	put64(p + 32, filesz);
-	put64(p + 40, memsz);
-	put64(p + 48, align);
+	put_le32(p, type);
+	put_le32(p + 4, flags);
+	put_le64(p + 8, off);
+	put_le64(p + 16, vaddr);
+	put_le64(p + 24, vaddr);
+	put_le64(p + 32, filesz);
+	put_le64(p + 40, memsz);
+	put_le64(p + 48, align);
 }
 
 /* The ELF header, program headers and build-id note: bytes [0, head_end). */
@@ -501,18 +484,18 @@ static void elf_head(const struct elf_layout *el, uint64_t key, uint8_t *h)
 	h[EI_DATA] = ELFDATA2LSB;
 	h[EI_VERSION] = EV_CURRENT;
 	h[EI_OSABI] = ELFOSABI_SYSV;
-	put16(h + 16, el->type);
-	put16(h + 18, EM_X86_64);
-	put32(h + 20, EV_CURRENT);
-	put64(h + 24, el->type == ET_EXEC ? s[ES_TEXT].addr : 0);
-	put64(h + 32, el->nph ? 64 : 0);
-	put64(h + 40, el->shoff);
-	put16(h + 52, 64);
-	put16(h + 54, el->nph ? 56 : 0);
-	put16(h + 56, (uint16_t)el->nph);
-	put16(h + 58, 64);
-	put16(h + 60, (uint16_t)el->nsec);
-	put16(h + 62, (uint16_t)s[ES_SHSTRTAB].index);
+	put_le16(h + 16, el->type);
+	put_le16(h + 18, EM_X86_64);
+	put_le32(h + 20, EV_CURRENT);
+	put_le64(h + 24, el->type == ET_EXEC ? s[ES_TEXT].addr : 0);
+	put_le64(h + 32, el->nph ? 64 : 0);
+	put_le64(h + 40, el->shoff);
+	put_le16(h + 52, 64);
+	put_le16(h + 54, el->nph ? 56 : 0);
+	put_le16(h + 56, (uint16_t)el->nph);
+	put_le16(h + 58, 64);
+	put_le16(h + 60, (uint16_t)el->nsec);
+	put_le16(h + 62, (uint16_t)s[ES_SHSTRTAB].index);
 	if (el->nph) {
 		uint64_t rx_end = s[ES_RODATA].off + s[ES_RODATA].size;
 		uint64_t rw_mem = s[ES_DATA].size + (s[ES_BSS].present ?
@@ -533,28 +516,28 @@ static void elf_head(const struct elf_layout *el, uint64_t key, uint8_t *h)
 	if (s[ES_NOTE].present) {
 		uint8_t *n = h + s[ES_NOTE].off;
 
-		put32(n, 4);
-		put32(n + 4, 20);
-		put32(n + 8, NT_GNU_BUILD_ID);
+		put_le32(n, 4);
+		put_le32(n + 4, 20);
+		put_le32(n + 8, NT_GNU_BUILD_ID);
 		memcpy(n + 12, "GNU", 4);
 		for (int i = 0; i < 20; i += 4)
-			put32(n + 16 + i, (uint32_t)rng_mix64(key ^ rng_mix64((uint64_t)i ^ SALT_NOTE)));
+			put_le32(n + 16 + i, (uint32_t)rng_mix64(key ^ rng_mix64((uint64_t)i ^ SALT_NOTE)));
 	}
 }
 
 static void elf_shdr(uint8_t *p, const struct elf_sec *s, uint32_t type, uint64_t flags,
 		     uint32_t link, uint32_t info, uint64_t align, uint64_t entsize)
 {
-	put32(p, s->name);
-	put32(p + 4, type);
-	put64(p + 8, flags);
-	put64(p + 16, s->addr);
-	put64(p + 24, s->off);
-	put64(p + 32, s->size);
-	put32(p + 40, link);
-	put32(p + 44, info);
-	put64(p + 48, align);
-	put64(p + 56, entsize);
+	put_le32(p, s->name);
+	put_le32(p + 4, type);
+	put_le64(p + 8, flags);
+	put_le64(p + 16, s->addr);
+	put_le64(p + 24, s->off);
+	put_le64(p + 32, s->size);
+	put_le32(p + 40, link);
+	put_le32(p + 44, info);
+	put_le64(p + 48, align);
+	put_le64(p + 56, entsize);
 }
 
 /* The tail [symtab.off, size): .symtab, section headers, .strtab, .shstrtab, .comment. */
@@ -601,12 +584,12 @@ static void elf_tail(const struct elf_layout *el, uint64_t key, uint8_t *t)
 			size = MAX(MIN(step, 256), 1);
 			size = MIN(size, in->addr + in->size - value);
 		}
-		put32(e, name);
+		put_le32(e, name);
 		e[4] = info;
 		e[5] = STV_DEFAULT;
-		put16(e + 6, shndx);
-		put64(e + 8, value);
-		put64(e + 16, size);
+		put_le16(e + 6, shndx);
+		put_le64(e + 8, value);
+		put_le64(e + 16, size);
 		name += n + 1;
 	}
 	/* section names */
@@ -794,54 +777,54 @@ static void pe_head(const struct pe_layout *pl, uint64_t key, uint8_t *h)
 	/* DOS header: MZ, one 512-byte page of 0x90 bytes in use, stub at 0x40 */
 	h[0] = 'M';
 	h[1] = 'Z';
-	put16(h + 0x02, 0x90);
-	put16(h + 0x04, 3);
-	put16(h + 0x08, 4);
-	put16(h + 0x0c, 0xffff);
-	put16(h + 0x10, 0xb8);
-	put16(h + 0x18, 0x40);
-	put32(h + 0x3c, 0x80);
+	put_le16(h + 0x02, 0x90);
+	put_le16(h + 0x04, 3);
+	put_le16(h + 0x08, 4);
+	put_le16(h + 0x0c, 0xffff);
+	put_le16(h + 0x10, 0xb8);
+	put_le16(h + 0x18, 0x40);
+	put_le32(h + 0x3c, 0x80);
 	memcpy(h + 0x40, stub, sizeof(stub));
 	memcpy(h + 0x40 + sizeof(stub), stub_msg, sizeof(stub_msg) - 1);
 
 	memcpy(h + 0x80, "PE\0\0", 4);
-	put16(coff, 0x8664);
-	put16(coff + 2, 3);
+	put_le16(coff, 0x8664);
+	put_le16(coff + 2, 3);
 	/* link time: 2015 .. 2025 */
-	put32(coff + 4, (uint32_t)(1420070400 + below(rng_mix64(x), 11 * UINT64_C(31556952))));
-	put16(coff + 16, 240);
-	put16(coff + 18, chars);
+	put_le32(coff + 4, (uint32_t)(1420070400 + below(rng_mix64(x), 11 * UINT64_C(31556952))));
+	put_le16(coff + 16, 240);
+	put_le16(coff + 18, chars);
 
-	put16(opt, 0x20b);
+	put_le16(opt, 0x20b);
 	opt[2] = 14;
 	opt[3] = 36;
-	put32(opt + 4, pl->raw_size[0]);
-	put32(opt + 8, pl->raw_size[1] + pl->raw_size[2]);
-	put32(opt + 12, 0);
-	put32(opt + 16, pl->va[0]);
-	put32(opt + 20, pl->va[0]);
-	put64(opt + 24, image_base);
-	put32(opt + 32, PE_SALIGN);
-	put32(opt + 36, PE_FALIGN);
-	put16(opt + 40, 6);
-	put16(opt + 48, 6);
-	put32(opt + 56, pl->image_size);
-	put32(opt + 60, PE_FALIGN);
-	put16(opt + 68, subsystem);
-	put16(opt + 70, dllchars);
-	put64(opt + 72, 0x100000);
-	put64(opt + 80, 0x1000);
-	put64(opt + 88, 0x100000);
-	put64(opt + 96, 0x1000);
-	put32(opt + 108, 16);
+	put_le32(opt + 4, pl->raw_size[0]);
+	put_le32(opt + 8, pl->raw_size[1] + pl->raw_size[2]);
+	put_le32(opt + 12, 0);
+	put_le32(opt + 16, pl->va[0]);
+	put_le32(opt + 20, pl->va[0]);
+	put_le64(opt + 24, image_base);
+	put_le32(opt + 32, PE_SALIGN);
+	put_le32(opt + 36, PE_FALIGN);
+	put_le16(opt + 40, 6);
+	put_le16(opt + 48, 6);
+	put_le32(opt + 56, pl->image_size);
+	put_le32(opt + 60, PE_FALIGN);
+	put_le16(opt + 68, subsystem);
+	put_le16(opt + 70, dllchars);
+	put_le64(opt + 72, 0x100000);
+	put_le64(opt + 80, 0x1000);
+	put_le64(opt + 88, 0x100000);
+	put_le64(opt + 96, 0x1000);
+	put_le32(opt + 108, 16);
 
 	for (int i = 0; i < 3; i++, sec += 40) {
 		memcpy(sec, pe_sec_name[i], strlen(pe_sec_name[i]));
-		put32(sec + 8, pl->vsize[i]);
-		put32(sec + 12, pl->va[i]);
-		put32(sec + 16, pl->raw_size[i]);
-		put32(sec + 20, pl->raw_off[i]);
-		put32(sec + 36, pe_sec_flags[i]);
+		put_le32(sec + 8, pl->vsize[i]);
+		put_le32(sec + 12, pl->va[i]);
+		put_le32(sec + 16, pl->raw_size[i]);
+		put_le32(sec + 20, pl->raw_off[i]);
+		put_le32(sec + 36, pe_sec_flags[i]);
 	}
 }
 

@@ -371,7 +371,7 @@ int plan_exts(struct plan *pl, uint16_t *e)
 			for (uint64_t c = 0; c < q[i]; c++)
 				e[k++] = (uint16_t)i;
 		free(q);
-		plan_shuffle_u16(e, n, rng_stream_key(p->seed, "ext.order"), 0);
+		rng_shuffle(e, n, sizeof(*e), rng_stream_key(p->seed, "ext.order"), 0);
 	} else {
 		double *cum = plan_xalloc(m->count, sizeof(*cum));
 		uint64_t key = rng_stream_key(p->seed, "ext");

@@ -8,6 +8,7 @@
 #include "model/tree.h"
 #include "plan/plan.h"
 #include "util/rng.h"
+#include "util/strutil.h"
 
 /* Depths a plan tells apart (per-depth tables) */
 #define DEPTH_SLOTS 256
@@ -19,14 +20,11 @@
  * ---- plan_util.c: helpers
  *
  * plan_fail() formats a message into err (when not NULL); plan_xalloc() is
- * calloc() that never asks for 0 elements; the shuffles draw as
- * rng_shuffle_u32 does; plan_cum_search() finds u in a cumulative table.
+ * calloc() that never asks for 0 elements; plan_cum_search() finds u in a cumulative table.
  */
 
-void plan_fail(struct plan_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define plan_fail(err, ...) errbuf_set((err) ? (err)->msg : NULL, sizeof((err)->msg), __VA_ARGS__)
 void *plan_xalloc(size_t count, size_t size);
-void plan_shuffle_u16(uint16_t *a, uint64_t n, uint64_t key, uint64_t index);
-void plan_shuffle_u8(uint8_t *a, uint64_t n, uint64_t key, uint64_t index);
 size_t plan_cum_search(const double *cum, size_t len, double u);
 int plan_cmp_u32_desc(const void *a, const void *b);
 

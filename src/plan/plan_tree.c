@@ -34,7 +34,7 @@ int plan_depths(struct plan *pl, const uint64_t *s, uint8_t *d, const uint32_t *
 			for (unsigned i = 0; i <= h; i++)
 				for (uint64_t c = 0; c < q[i]; c++)
 					d[k++] = (uint8_t)i;
-			plan_shuffle_u8(d, nreg, rng_stream_key(p->seed, "depth.order"), 0);
+			rng_shuffle(d, nreg, sizeof(*d), rng_stream_key(p->seed, "depth.order"), 0);
 		} else {
 			for (uint64_t k = 0; k < nreg; k++) {
 				rng_open(&r, key, k);

@@ -1,4 +1,4 @@
-/* plan_util.c - the helpers plan*.c share: error message, allocation, shuffles, searches */
+/* plan_util.c - the helpers plan*.c share: error message, allocation, searches */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,51 +8,11 @@
 #include "plan/plan_int.h"
 #include "util/rng.h"
 
-void plan_fail(struct plan_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
 void *plan_xalloc(size_t count, size_t size)
 {
 	if (count == 0)
 		count = 1;
 	return calloc(count, size);
-}
-
-/* Fisher-Yates shuffles for the narrow arrays; same draws as rng_shuffle_u32. */
-void plan_shuffle_u16(uint16_t *a, uint64_t n, uint64_t key, uint64_t index)
-{
-	struct rng r;
-
-	rng_open(&r, key, index);
-	for (uint64_t i = n; i > 1; i--) {
-		uint64_t j = rng_below(&r, i);
-		uint16_t t = a[i - 1];
-
-		a[i - 1] = a[j];
-		a[j] = t;
-	}
-}
-
-void plan_shuffle_u8(uint8_t *a, uint64_t n, uint64_t key, uint64_t index)
-{
-	struct rng r;
-
-	rng_open(&r, key, index);
-	for (uint64_t i = n; i > 1; i--) {
-		uint64_t j = rng_below(&r, i);
-		uint8_t t = a[i - 1];
-
-		a[i - 1] = a[j];
-		a[j] = t;
-	}
 }
 
 /* Index i with cum[i-1] <= u < cum[i], cum ascending, cum[len-1] ~ 1. */

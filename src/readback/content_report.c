@@ -124,6 +124,17 @@ static json_object *json_num(double v)
 	return isnan(v) ? NULL : json_object_new_double(v);
 }
 
+/* The block shares of group s (duplicate, deduplicated, zero) into o, in the reports' order. */
+static void json_block_shares(json_object *o, const struct content_group_stats *s)
+{
+	json_object_object_add(o, "dup_block_share",
+			       json_object_new_double(content_dup_block_share(s)));
+	json_object_object_add(o, "dedup_block_share",
+			       json_object_new_double(content_dedup_block_share(s)));
+	json_object_object_add(o, "zero_block_share",
+			       json_object_new_double(content_zero_block_share(s)));
+}
+
 static json_object *json_group(const struct content_group_stats *s)
 {
 	json_object *o = json_object_new_object();
@@ -140,12 +151,7 @@ static json_object *json_group(const struct content_group_stats *s)
 	json_object_object_add(o, "zlib_bytes", json_object_new_uint64(s->zlib_bytes));
 	json_object_object_add(o, "zstd_bytes", json_object_new_uint64(s->zstd_bytes));
 	json_object_object_add(o, "dup_file_share", json_object_new_double(content_dup_file_share(s)));
-	json_object_object_add(o, "dup_block_share",
-			       json_object_new_double(content_dup_block_share(s)));
-	json_object_object_add(o, "dedup_block_share",
-			       json_object_new_double(content_dedup_block_share(s)));
-	json_object_object_add(o, "zero_block_share",
-			       json_object_new_double(content_zero_block_share(s)));
+	json_block_shares(o, s);
 	json_object_object_add(o, "compress_ratio_zlib", json_object_new_double(content_ratio_zlib(s)));
 	json_object_object_add(o, "compress_ratio_zstd", json_object_new_double(content_ratio_zstd(s)));
 	return o;
@@ -171,12 +177,7 @@ void content_report_print_json(const struct content_stats *st, const struct cont
 			       json_object_new_double(content_ratio_zstd(&st->group[CONTENT_EXEC])));
 	json_object_object_add(o, "dup_file_share",
 			       json_object_new_double(content_dup_file_share(&st->all)));
-	json_object_object_add(o, "dup_block_share",
-			       json_object_new_double(content_dup_block_share(b)));
-	json_object_object_add(o, "dedup_block_share",
-			       json_object_new_double(content_dedup_block_share(b)));
-	json_object_object_add(o, "zero_block_share",
-			       json_object_new_double(content_zero_block_share(b)));
+	json_block_shares(o, b);
 	/* of all distinct files; null when the holes were not known */
 	json_object_object_add(o, "hole_blocks", st->holes_unknown ? NULL :
 			       json_object_new_uint64(st->all.hole_blocks));

@@ -12,6 +12,7 @@
 
 #include "readback/fsread.h"
 #include "util/array.h"
+#include "util/strutil.h"
 
 /* The inode number the walk names when the root is not a directory (EXT2_ROOT_INO). */
 #define FSREAD_ROOT_INO 2
@@ -147,7 +148,8 @@ extern const struct fsread_ops fsread_mounted_ops;
 extern const struct fsread_extent fsread_no_extents[1];
 
 /* Format a message into err (when not NULL). */
-void fsread_set_err(struct fsread_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define fsread_set_err(err, ...) \
+	errbuf_set((err) ? (err)->msg : NULL, sizeof((err)->msg), __VA_ARGS__)
 
 /* Append a run to fs->ext, merging it into the last one when it continues it; 0 or -ENOMEM. */
 int fsread_add_run(struct fsread *fs, uint64_t logical, uint64_t physical, uint64_t len, uint32_t flags);

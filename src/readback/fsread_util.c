@@ -1,4 +1,4 @@
-/* fsread_util.c - the helpers fsread's readers share: errors, extent runs, directory levels, entries */
+/* fsread_util.c - the helpers fsread's readers share: extent runs, directory levels, entries */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -6,17 +6,6 @@
 #include <string.h>
 
 #include "readback/fsread_ops.h"
-
-void fsread_set_err(struct fsread_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
 
 /* The extents of a file that has none (entries' extents are never NULL when known). */
 const struct fsread_extent fsread_no_extents[1];

@@ -1,4 +1,6 @@
 /* rng.c - named, indexed random streams */
+#include <string.h>
+
 #include "util/rng.h"
 
 uint64_t rng_stream_key(uint64_t seed, const char *stream)
@@ -42,16 +44,22 @@ uint64_t rng_below(struct rng *r, uint64_t n)
 	return (uint64_t)(m >> 64);
 }
 
-void rng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t key, uint64_t index)
+void rng_shuffle(void *a, uint64_t n, size_t size, uint64_t key, uint64_t index)
 {
+	unsigned char *p = a, t[16];
 	struct rng r;
 
 	rng_open(&r, key, index);
 	for (uint64_t i = n; i > 1; i--) {
 		uint64_t j = rng_below(&r, i);
-		uint32_t t = a[i - 1];
 
-		a[i - 1] = a[j];
-		a[j] = t;
+		memcpy(t, p + (i - 1) * size, size);
+		memcpy(p + (i - 1) * size, p + j * size, size);
+		memcpy(p + j * size, t, size);
 	}
+}
+
+void rng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t key, uint64_t index)
+{
+	rng_shuffle(a, n, sizeof(*a), key, index);
 }

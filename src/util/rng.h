@@ -2,6 +2,7 @@
 #ifndef IMPRINT_RNG_H
 #define IMPRINT_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -58,9 +59,12 @@ static inline uint64_t rng_mix64(uint64_t z)
 }
 
 /*
- * Fisher-Yates shuffle of a uint32 array, drawing from one sequence of
- * (key, index).  Deterministic for a given key, index and n.
+ * Fisher-Yates shuffle of the n elements of size bytes (16 at most) at a,
+ * drawing from one sequence of (key, index).  Deterministic for a given
+ * key, index and n, and the same draws whatever the size.
+ * rng_shuffle_u32() is rng_shuffle() of a uint32 array.
  */
+void rng_shuffle(void *a, uint64_t n, size_t size, uint64_t key, uint64_t index);
 void rng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t key, uint64_t index);
 
 #endif

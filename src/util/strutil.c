@@ -1,4 +1,4 @@
-/* strutil.c - text of numbers for people: human byte sizes */
+/* strutil.c - text for people: human byte sizes, messages into fixed buffers */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -37,4 +37,19 @@ char *fmt_bytes(uint64_t v, unsigned flags, char *buf, size_t len)
 		digits = (int)FMT_BYTES_DIGITS(flags);
 	snprintf(buf, len, "%.*f %s", digits, x, unit[u]);
 	return buf;
+}
+
+void errbuf_vset(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	if (buf)
+		vsnprintf(buf, len, fmt, ap);
+}
+
+void errbuf_set(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	errbuf_vset(buf, len, fmt, ap);
+	va_end(ap);
 }

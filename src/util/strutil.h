@@ -1,7 +1,8 @@
-/* strutil.h - text of numbers for people: human byte sizes */
+/* strutil.h - text for people: human byte sizes, messages into fixed buffers */
 #ifndef IMPRINT_STRUTIL_H
 #define IMPRINT_STRUTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,5 +32,14 @@
  * the exact count ("1024.0 PiB").  Returns buf, for use in a printf list.
  */
 char *fmt_bytes(uint64_t v, unsigned flags, char *buf, size_t len);
+
+/*
+ * Format a message into buf (len bytes, truncated like vsnprintf); nothing
+ * when buf is NULL.  The one body behind every stage's message setter
+ * (plan_fail, fsread_set_err, backend_set_err, ...).
+ */
+void errbuf_set(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void errbuf_vset(char *buf, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "content/gen.h"
 #include "content/model.h"
+#include "util/bytes.h"
 #include "util/rng.h"
 
 #define MIN(a, b)     ((a) < (b) ? (a) : (b))
@@ -52,10 +53,7 @@ unsigned int ndigits(uint64_t v);
 /* floor(sqrt(v)), exactly. */
 uint64_t isqrt64(uint64_t v);
 
-/* Little-endian fields. */
-void put16(uint8_t *p, uint32_t v);
-void put32(uint8_t *p, uint32_t v);
-void put64(uint8_t *p, uint64_t v);
+/* Little-endian fields: put_le16, put_le32, put_le64 (util/bytes.h). */
 
 /* The key of draw i of a kind (salt) of a file of key `key`. */
 uint64_t sub_key(uint64_t key, uint64_t salt, uint64_t i);

@@ -1,4 +1,4 @@
-/* common.c - what the archive formats share: byte ranges, little-endian fields, names, DOS times */
+/* common.c - what the archive formats share: byte ranges, names, DOS times */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -65,24 +65,6 @@ uint64_t isqrt64(uint64_t v)
 		bit >>= 2;
 	}
 	return r;
-}
-
-void put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v);
-	put16(p + 2, v >> 16);
-}
-
-void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
 }
 
 uint64_t sub_key(uint64_t key, uint64_t salt, uint64_t i)

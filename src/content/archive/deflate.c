@@ -132,8 +132,8 @@ static void dfl_stored(const uint8_t *in, uint64_t u, unsigned int nb, uint8_t *
 		uint32_t part = (uint32_t)((u - at) / (nb - i));
 
 		out[o] = 0; /* not final, stored */
-		put16(out + o + 1, part);
-		put16(out + o + 3, ~part & 0xffff);
+		put_le16(out + o + 1, part);
+		put_le16(out + o + 3, ~part & 0xffff);
 		memcpy(out + o + 5, in + at, part);
 		o += 5 + (size_t)part;
 		at += part;

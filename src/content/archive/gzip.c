@@ -104,7 +104,7 @@ static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 	h[1] = 0x8b;
 	h[2] = 8;			 /* deflate */
 	h[3] = gl.data.name_len ? 8 : 0; /* FNAME */
-	put32(h + 4, gl.data.mtime);
+	put_le32(h + 4, gl.data.mtime);
 	h[8] = 4; /* XFL: the fastest compression */
 	h[9] = 3; /* Unix */
 	if (gl.data.name_len)
@@ -124,8 +124,8 @@ static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 		ret = entry_crc(g, &gl.data, &inner, &scratch);
 		if (ret)
 			goto out_free;
-		put32(b, gl.data.crc);
-		put32(b + 4, (uint32_t)gl.data.size);
+		put_le32(b, gl.data.crc);
+		put_le32(b + 4, (uint32_t)gl.data.size);
 		put_region(b, g->size - 8, 8, off, buf, len);
 	}
 

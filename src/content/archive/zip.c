@@ -106,30 +106,39 @@ static uint16_t zip_version(const struct entry *e, bool z64)
 	return e->kind == ENTRY_DIR || e->method == 8 ? 20 : 10;
 }
 
-static size_t zip_local(const struct entry *e, bool z64, uint8_t *p)
+/*
+ * The fields a local header and a central directory entry share, from
+ * "version needed" to "file name length" (24 bytes at p).
+ */
+static void zip_shared(const struct entry *e, bool z64, uint8_t *p)
 {
 	uint16_t time, date;
 
 	dos_time(e->mtime, &time, &date);
-	put32(p, 0x04034b50);
-	put16(p + 4, zip_version(e, z64));
-	put16(p + 6, e->method == 8 ? 6 : 0); /* flags: deflated "super fast" */
-	put16(p + 8, e->method);
-	put16(p + 10, time);
-	put16(p + 12, date);
-	put32(p + 14, e->crc);
-	put32(p + 18, z64 ? UINT32_MAX : (uint32_t)e->csize);
-	put32(p + 22, z64 ? UINT32_MAX : (uint32_t)e->size);
-	put16(p + 26, e->name_len);
-	put16(p + 28, z64 ? ZIP64_LOCAL_X : 0);
+	put_le16(p, zip_version(e, z64));
+	put_le16(p + 2, e->method == 8 ? 6 : 0); /* flags: deflated "super fast" */
+	put_le16(p + 4, e->method);
+	put_le16(p + 6, time);
+	put_le16(p + 8, date);
+	put_le32(p + 10, e->crc);
+	put_le32(p + 14, z64 ? UINT32_MAX : (uint32_t)e->csize);
+	put_le32(p + 18, z64 ? UINT32_MAX : (uint32_t)e->size);
+	put_le16(p + 22, e->name_len);
+}
+
+static size_t zip_local(const struct entry *e, bool z64, uint8_t *p)
+{
+	put_le32(p, 0x04034b50);
+	zip_shared(e, z64, p + 4);
+	put_le16(p + 28, z64 ? ZIP64_LOCAL_X : 0);
 	memcpy(p + ZIP_LOCAL, e->name, e->name_len);
 	if (z64) {
 		uint8_t *x = p + ZIP_LOCAL + e->name_len;
 
-		put16(x, 0x0001);
-		put16(x + 2, ZIP64_LOCAL_X - 4);
-		put64(x + 4, e->size);
-		put64(x + 12, e->csize);
+		put_le16(x, 0x0001);
+		put_le16(x + 2, ZIP64_LOCAL_X - 4);
+		put_le64(x + 4, e->size);
+		put_le64(x + 12, e->csize);
 	}
 	return (size_t)zip_local_len(e, z64);
 }
@@ -137,35 +146,25 @@ static size_t zip_local(const struct entry *e, bool z64, uint8_t *p)
 static size_t zip_cdir(const struct entry *e, bool z64, uint8_t *p)
 {
 	bool dir = e->kind == ENTRY_DIR;
-	uint16_t time, date;
 
-	dos_time(e->mtime, &time, &date);
-	put32(p, 0x02014b50);
-	put16(p + 4, 3 << 8 | (z64 ? 45 : 30)); /* made by: Unix, 3.0 or 4.5 */
-	put16(p + 6, zip_version(e, z64));
-	put16(p + 8, e->method == 8 ? 6 : 0);
-	put16(p + 10, e->method);
-	put16(p + 12, time);
-	put16(p + 14, date);
-	put32(p + 16, e->crc);
-	put32(p + 20, z64 ? UINT32_MAX : (uint32_t)e->csize);
-	put32(p + 24, z64 ? UINT32_MAX : (uint32_t)e->size);
-	put16(p + 28, e->name_len);
-	put16(p + 30, z64 ? ZIP64_CDIR_X : 0);
-	put16(p + 32, 0); /* comment */
-	put16(p + 34, 0); /* disk */
-	put16(p + 36, e->kind == ENTRY_TEXT);
-	put32(p + 38, (dir ? 040755u : 0100644u) << 16 | (dir ? 0x10 : 0));
-	put32(p + 42, z64 ? UINT32_MAX : (uint32_t)e->off);
+	put_le32(p, 0x02014b50);
+	put_le16(p + 4, 3 << 8 | (z64 ? 45 : 30)); /* made by: Unix, 3.0 or 4.5 */
+	zip_shared(e, z64, p + 6);
+	put_le16(p + 30, z64 ? ZIP64_CDIR_X : 0);
+	put_le16(p + 32, 0); /* comment */
+	put_le16(p + 34, 0); /* disk */
+	put_le16(p + 36, e->kind == ENTRY_TEXT);
+	put_le32(p + 38, (dir ? 040755u : 0100644u) << 16 | (dir ? 0x10 : 0));
+	put_le32(p + 42, z64 ? UINT32_MAX : (uint32_t)e->off);
 	memcpy(p + ZIP_CENTRAL, e->name, e->name_len);
 	if (z64) {
 		uint8_t *x = p + ZIP_CENTRAL + e->name_len;
 
-		put16(x, 0x0001);
-		put16(x + 2, ZIP64_CDIR_X - 4);
-		put64(x + 4, e->size);
-		put64(x + 12, e->csize);
-		put64(x + 20, e->off);
+		put_le16(x, 0x0001);
+		put_le16(x + 2, ZIP64_CDIR_X - 4);
+		put_le64(x + 4, e->size);
+		put_le64(x + 12, e->csize);
+		put_le64(x + 20, e->off);
 	}
 	return (size_t)zip_cdir_len(e, z64);
 }
@@ -177,30 +176,30 @@ static size_t zip_end(const struct zip_layout *zl, uint8_t *p)
 	size_t at = 0;
 
 	if (zl->z64) {
-		put32(p, 0x06064b50);
-		put64(p + 4, ZIP64_END - 12);
-		put16(p + 12, 3 << 8 | 45);
-		put16(p + 14, 45);
-		put32(p + 16, 0);
-		put32(p + 20, 0);
-		put64(p + 24, n);
-		put64(p + 32, n);
-		put64(p + 40, zl->cd_len);
-		put64(p + 48, zl->cd_off);
-		put32(p + 56, 0x07064b50);
-		put32(p + 60, 0);
-		put64(p + 64, zl->end_off);
-		put32(p + 72, 1);
+		put_le32(p, 0x06064b50);
+		put_le64(p + 4, ZIP64_END - 12);
+		put_le16(p + 12, 3 << 8 | 45);
+		put_le16(p + 14, 45);
+		put_le32(p + 16, 0);
+		put_le32(p + 20, 0);
+		put_le64(p + 24, n);
+		put_le64(p + 32, n);
+		put_le64(p + 40, zl->cd_len);
+		put_le64(p + 48, zl->cd_off);
+		put_le32(p + 56, 0x07064b50);
+		put_le32(p + 60, 0);
+		put_le64(p + 64, zl->end_off);
+		put_le32(p + 72, 1);
 		at = ZIP64_END + ZIP64_LOCATOR;
 	}
-	put32(p + at, 0x06054b50);
-	put16(p + at + 4, 0);
-	put16(p + at + 6, 0);
-	put16(p + at + 8, (uint16_t)n);
-	put16(p + at + 10, (uint16_t)n);
-	put32(p + at + 12, zl->z64 ? UINT32_MAX : (uint32_t)zl->cd_len);
-	put32(p + at + 16, zl->z64 ? UINT32_MAX : (uint32_t)zl->cd_off);
-	put16(p + at + 20, 0);
+	put_le32(p + at, 0x06054b50);
+	put_le16(p + at + 4, 0);
+	put_le16(p + at + 6, 0);
+	put_le16(p + at + 8, (uint16_t)n);
+	put_le16(p + at + 10, (uint16_t)n);
+	put_le32(p + at + 12, zl->z64 ? UINT32_MAX : (uint32_t)zl->cd_len);
+	put_le32(p + at + 16, zl->z64 ? UINT32_MAX : (uint32_t)zl->cd_off);
+	put_le16(p + at + 20, 0);
 	return at + ZIP_END;
 }
 

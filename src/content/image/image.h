@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/bytes.h"
+
 /*
  * Every format follows one plan: a layout computed from (key, size) alone
  * (dimensions chosen so the pixels fill the file, the remainder going to
@@ -30,11 +32,7 @@ static inline uint64_t img_hash(uint64_t key, uint64_t a, uint64_t b)
 		key ^ img_mix(a * UINT64_C(0x9E3779B97F4A7C15) + b + UINT64_C(0x632BE59BD9B4E019)));
 }
 
-/* Big- and little-endian fields. */
-void put_be16(uint8_t *p, uint32_t v);
-void put_be32(uint8_t *p, uint32_t v);
-void put_le16(uint8_t *p, uint32_t v);
-void put_le32(uint8_t *p, uint32_t v);
+/* Big- and little-endian fields: put_be16, put_le32, ... (util/bytes.h). */
 
 /* Bytes [pos, pos + n) of a small region made whole in src; returns n. */
 size_t img_part(uint8_t *buf, const uint8_t *src, uint64_t pos, size_t n);

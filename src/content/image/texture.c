@@ -1,32 +1,8 @@
-/* texture.c - what the image formats share: byte-order fields, dimensions and the pixel texture */
+/* texture.c - what the image formats share: dimensions and the pixel texture */
 #include <math.h>
 #include <string.h>
 
 #include "content/image/image.h"
-
-void put_be16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-void put_be32(uint8_t *p, uint32_t v)
-{
-	put_be16(p, v >> 16);
-	put_be16(p + 2, v);
-}
-
-void put_le16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-void put_le32(uint8_t *p, uint32_t v)
-{
-	put_le16(p, v);
-	put_le16(p + 2, v >> 16);
-}
 
 size_t img_part(uint8_t *buf, const uint8_t *src, uint64_t pos, size_t n)
 {
