@@ -43,7 +43,8 @@ int mnt_measure(struct mnt_state *st, struct create_result *res)
 	res->have_score = 0;
 	if (!st->caps.fiemap)
 		return 0;
-	ret = fsread_open(st->root, FSREAD_EXTENTS, &fs, &err);
+	/* the tree was just written: its inodes are cached, the prefetch helpers would only stat it all twice */
+	ret = fsread_open(st->root, FSREAD_EXTENTS | FSREAD_WARM, &fs, &err);
 	if (!ret)
 		ret = fsread_walk(fs, add_file, &l, &err);
 	if (!ret && fsread_has_extents(fs)) {

@@ -106,6 +106,7 @@ struct fsread_error {
 /* fsread_open() flags */
 #define FSREAD_EXTENTS 0x01  /* collect each entry's extents (FIEMAP on mounted trees) */
 #define FSREAD_FREE    0x02  /* collect the free extents (images and devices only) */
+#define FSREAD_WARM    0x04  /* mounted trees: the inodes are cached (just written), no prefetch threads */
 
 /*
  * Open target for reading.  Returns 0 with *out set, or a negative errno

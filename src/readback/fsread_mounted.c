@@ -449,7 +449,7 @@ static int mounted_root(struct fsread *fs, struct fsread_error *err)
 {
 	int ret = mounted_entry(fs, fs->rootfd, ".", err);
 
-	if (!ret)
+	if (!ret && !(fs->flags & FSREAD_WARM))
 		prefetch_start(fs);
 	return ret;
 }
