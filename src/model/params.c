@@ -318,32 +318,15 @@ static int check_fpd(const struct params *p, struct param_error *err)
 }
 
 /*
- * Deriving size, used and files (0 means "derive it"), with
- * mean(cap) = mean file size of the size model truncated at cap:
- *
- * - used and files both unset: size = size if set, else 1 GiB;
- *   used = max(1, floor(fill_share * size));
- *   files = max(1, round(used / mean(min(size_max, used)))).
- * - only used set: files = max(1, round(used / mean(min(size_max, used)))).
- * - only files set: used = max(1, round(files * mean(size_max))), then
- *   iterated to the fixed point used = round(files * mean(min(size_max, used))).
- * - both set: both kept.
- * In the last three, an unset size = ceil(used / fill_share) rounded up to a
- * multiple of 4 MiB.  A size set explicitly must hold used.  Then
- * special_dirs * special_dir_files must not exceed files.
- *
- * After this every field is non-zero where it is derived, and resolving
- * the printed result again changes nothing (all three are then "set").
+ * params_resolve's first step: every field in its range (fields set
+ * directly by a caller skipped params_set()'s checks), then the rules
+ * between fields.  Returns 0 or -EINVAL.
  */
-int params_resolve(struct params *p, struct param_error *err)
+static int check_fields(const struct params *p, struct param_error *err)
 {
-	int size_given = p->size != 0, used_given = p->used != 0;
-	int files_given = p->files != 0;
-	uint64_t special;
 	char a[32], b[32];
 	int ret;
 
-	/* fields set directly by a caller skipped params_set()'s checks */
 	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++) {
 		const struct param_def *d = &param_table[i];
 		union param_value v = params_value_get(p, d);
@@ -377,60 +360,58 @@ int params_resolve(struct params *p, struct param_error *err)
 			  a, b);
 		return -EINVAL;
 	}
+	return 0;
+}
 
-	if (!used_given && !files_given) {
-		if (!size_given)
-			p->size = GiB;
-		p->used = (uint64_t)floor(p->fill_share * (double)p->size);
-		if (p->used > p->size)
-			p->used = p->size;
-		if (!p->used)
-			p->used = 1;
-		ret = files_from_used(p, err);
-	} else if (!files_given) {
-		ret = files_from_used(p, err);
-	} else if (!used_given) {
-		double mean = params_mean_file_size(p), u;
+/*
+ * Only files set: used = max(1, round(files * mean(size_max))), then
+ * iterated to the fixed point.  Returns 0 or -EINVAL.
+ */
+static int used_from_files(struct params *p, struct param_error *err)
+{
+	double mean = params_mean_file_size(p), u;
+	char a[32];
 
-		if (!isfinite(mean) || mean <= 0) {
-			fmt_bytes(p->size_max, MSG_BYTES, a, sizeof(a));
-			params_set_error(err, NULL,
-				  "the file size model ('size_*') has no distribution below %s", a);
-			return -EINVAL;
-		}
+	if (!isfinite(mean) || mean <= 0) {
+		fmt_bytes(p->size_max, MSG_BYTES, a, sizeof(a));
+		params_set_error(err, NULL,
+			  "the file size model ('size_*') has no distribution below %s", a);
+		return -EINVAL;
+	}
+	u = round((double)p->files * mean);
+	if (u >= 18446744073709551616.0) {
+		params_set_error(err, NULL,
+			  "'files' (%" PRIu64 ") needs more than 16 EiB of file data",
+			  p->files);
+		return -EINVAL;
+	}
+	p->used = u < 1 ? 1 : (uint64_t)u;
+	/*
+	 * The plan truncates sizes at min(size_max, used): iterate to the
+	 * fixed point used = round(files * mean(min(size_max, used))) so
+	 * that the sample's own mean matches.  The map is monotone and
+	 * settles in a few steps.
+	 */
+	for (int it = 0; it < 100 && p->used < p->size_max; it++) {
+		uint64_t prev = p->used;
+
+		mean = params_mean_file_size(p);
+		if (!isfinite(mean) || mean <= 0)
+			break;
 		u = round((double)p->files * mean);
-		if (u >= 18446744073709551616.0) {
-			params_set_error(err, NULL,
-				  "'files' (%" PRIu64 ") needs more than 16 EiB of file data",
-				  p->files);
-			return -EINVAL;
-		}
 		p->used = u < 1 ? 1 : (uint64_t)u;
-		/*
-		 * The plan truncates sizes at min(size_max, used): iterate to the
-		 * fixed point used = round(files * mean(min(size_max, used))) so
-		 * that the sample's own mean matches.  The map is monotone and
-		 * settles in a few steps.
-		 */
-		for (int it = 0; it < 100 && p->used < p->size_max; it++) {
-			uint64_t prev = p->used;
+		if (p->used == prev)
+			break;
+	}
+	return 0;
+}
 
-			mean = params_mean_file_size(p);
-			if (!isfinite(mean) || mean <= 0)
-				break;
-			u = round((double)p->files * mean);
-			p->used = u < 1 ? 1 : (uint64_t)u;
-			if (p->used == prev)
-				break;
-		}
-	}
-	if (ret)
-		return ret;
-	if (!p->size) {
-		ret = size_from_used(p, err);
-		if (ret)
-			return ret;
-	}
+/* The resolved totals must fit: used within size, the special directories' files within files. */
+static int check_totals(const struct params *p, int files_given, int used_given,
+			struct param_error *err)
+{
+	uint64_t special;
+	char a[32], b[32];
 
 	if (p->used > p->size) {
 		fmt_bytes(p->used, MSG_BYTES, a, sizeof(a));
@@ -453,4 +434,56 @@ int params_resolve(struct params *p, struct param_error *err)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * Deriving size, used and files (0 means "derive it"), with
+ * mean(cap) = mean file size of the size model truncated at cap:
+ *
+ * - used and files both unset: size = size if set, else 1 GiB;
+ *   used = max(1, floor(fill_share * size));
+ *   files = max(1, round(used / mean(min(size_max, used)))).
+ * - only used set: files = max(1, round(used / mean(min(size_max, used)))).
+ * - only files set: used = max(1, round(files * mean(size_max))), then
+ *   iterated to the fixed point used = round(files * mean(min(size_max, used))).
+ * - both set: both kept.
+ * In the last three, an unset size = ceil(used / fill_share) rounded up to a
+ * multiple of 4 MiB.  A size set explicitly must hold used.  Then
+ * special_dirs * special_dir_files must not exceed files.
+ *
+ * After this every field is non-zero where it is derived, and resolving
+ * the printed result again changes nothing (all three are then "set").
+ */
+int params_resolve(struct params *p, struct param_error *err)
+{
+	int size_given = p->size != 0, used_given = p->used != 0;
+	int files_given = p->files != 0;
+	int ret;
+
+	ret = check_fields(p, err);
+	if (ret)
+		return ret;
+
+	if (!used_given && !files_given) {
+		if (!size_given)
+			p->size = GiB;
+		p->used = (uint64_t)floor(p->fill_share * (double)p->size);
+		if (p->used > p->size)
+			p->used = p->size;
+		if (!p->used)
+			p->used = 1;
+		ret = files_from_used(p, err);
+	} else if (!files_given) {
+		ret = files_from_used(p, err);
+	} else if (!used_given) {
+		ret = used_from_files(p, err);
+	}
+	if (ret)
+		return ret;
+	if (!p->size) {
+		ret = size_from_used(p, err);
+		if (ret)
+			return ret;
+	}
+	return check_totals(p, files_given, used_given, err);
 }

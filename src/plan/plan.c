@@ -13,22 +13,11 @@
 #include "util/rng.h"
 #include "model/tree.h"
 
-int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
+/* plan_build's first step: the file counts, checked against the special directories. */
+static int plan_file_counts(struct plan *pl, struct plan_error *err)
 {
-	uint64_t *s = NULL;
-	uint16_t *e = NULL;
-	uint8_t *d = NULL;
-	uint32_t *pin = NULL;
-	uint32_t m_d[DEPTH_SLOTS] = { 0 };
-	uint64_t t_d[DEPTH_SLOTS] = { 0 };
+	const struct params *p = &pl->prm;
 	uint64_t nspecial;
-	double cap;
-	int ret = -ENOMEM;
-
-	memset(pl, 0, sizeof(*pl));
-	pl->prm = *p;
-	p = &pl->prm;
-	name_cfg_from_params(&pl->names, p);
 
 	nspecial = (uint64_t)p->special_dirs * p->special_dir_files;
 	if (p->files >= UINT32_MAX || nspecial > p->files) {
@@ -41,6 +30,14 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 	}
 	pl->nfiles = p->files;
 	pl->nregular_files = p->files - nspecial;
+	return 0;
+}
+
+/* The file size model, capped at size_max (and at used when lower). */
+static int plan_size_model(struct plan *pl, struct plan_error *err)
+{
+	const struct params *p = &pl->prm;
+	double cap;
 
 	cap = (double)p->size_max;
 	if (p->used && (double)p->used < cap)
@@ -52,17 +49,20 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 		plan_fail(err, "the file size parameters admit no distribution");
 		return -EINVAL;
 	}
-	if (ext_model_init(&pl->ext, p->ext_table))
-		goto out_fail;
+	return 0;
+}
 
+/* How many directories, and the directory and file arrays.  Returns 0, -EINVAL or -ENOMEM. */
+static int plan_alloc(struct plan *pl, struct plan_error *err)
+{
+	const struct params *p = &pl->prm;
 	double ndirs_f = floor((double)pl->nregular_files / p->files_per_dir + 0.5);
 
 	if (ndirs_f < 1)
 		ndirs_f = 1;
 	if (ndirs_f + p->special_dirs >= (double)UINT32_MAX) {
 		plan_fail(err, "too many directories (%.0f)", ndirs_f + p->special_dirs);
-		ret = -EINVAL;
-		goto out_fail;
+		return -EINVAL;
 	}
 	pl->nregular_dirs = (uint32_t)ndirs_f;
 	pl->ndirs = pl->nregular_dirs + p->special_dirs;
@@ -84,13 +84,20 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 	    !pl->dir_next_sibling || !pl->dir_first_file || !pl->dir_nfiles ||
 	    !pl->dir_first_link || !pl->dir_nlinks || !pl->file_size || !pl->file_ext ||
 	    !pl->file_dir || !pl->file_variant)
-		goto out_fail;
+		return -ENOMEM;
+	return 0;
+}
 
-	ret = tree_build(p->seed, pl->nregular_dirs, pl->dir_parent, pl->dir_depth);
+/* The directory tree: regular directories (counted per depth into m_d), special ones, children. */
+static int plan_dir_tree(struct plan *pl, uint32_t *m_d, struct plan_error *err)
+{
+	int ret;
+
+	ret = tree_build(pl->prm.seed, pl->nregular_dirs, pl->dir_parent, pl->dir_depth);
 	if (ret) {
 		if (ret == -E2BIG)
 			plan_fail(err, "the directory tree would be deeper than 255 levels");
-		goto out_fail;
+		return ret;
 	}
 	for (uint32_t j = 0; j < pl->nregular_dirs; j++) {
 		m_d[pl->dir_depth[j]]++;
@@ -99,44 +106,81 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 	}
 	ret = plan_special_dirs(pl, err);
 	if (ret)
-		goto out_fail;
+		return ret;
 	plan_children(pl);
+	return 0;
+}
 
-	ret = -ENOMEM;
+/* The files: sizes, extensions, floors and duplicates, depths, files per directory, placement. */
+static int plan_files(struct plan *pl, const uint32_t *m_d, struct plan_error *err)
+{
+	uint64_t *s = NULL;
+	uint16_t *e = NULL;
+	uint8_t *d = NULL;
+	uint32_t *pin = NULL;
+	uint64_t t_d[DEPTH_SLOTS] = { 0 };
+	int ret = -ENOMEM;
+
 	s = plan_xalloc(pl->nfiles, sizeof(*s));
 	e = plan_xalloc(pl->nfiles, sizeof(*e));
 	d = plan_xalloc(pl->nregular_files, sizeof(*d));
 	pin = plan_xalloc(pl->nfiles, sizeof(*pin));
 	if (!s || !e || !d || !pin)
-		goto out_fail;
+		goto out;
 	ret = plan_sizes(pl, s, err);
 	if (ret)
-		goto out_fail;
+		goto out;
 	ret = plan_exts(pl, e);
 	if (ret)
-		goto out_fail;
+		goto out;
 	ret = plan_ext_floors_and_dups(pl, s, e, pin);
 	if (ret)
-		goto out_fail;
+		goto out;
 	ret = plan_depths(pl, s, d, m_d);
 	if (ret)
-		goto out_fail;
+		goto out;
 	for (uint64_t k = 0; k < pl->nregular_files; k++)
 		t_d[d[k]]++;
 	ret = plan_fpd(pl, t_d, m_d);
 	if (ret)
-		goto out_fail;
+		goto out;
 	ret = plan_place(pl, s, e, d, pin);
-	if (ret)
-		goto out_fail;
+out:
 	free(s);
 	free(e);
 	free(d);
 	free(pin);
-	s = NULL;
-	e = NULL;
-	d = NULL;
-	pin = NULL;
+	return ret;
+}
+
+int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
+{
+	uint32_t m_d[DEPTH_SLOTS] = { 0 };
+	int ret;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->prm = *p;
+	p = &pl->prm;
+	name_cfg_from_params(&pl->names, p);
+
+	ret = plan_file_counts(pl, err);
+	if (ret)
+		return ret;
+	ret = plan_size_model(pl, err);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
+	if (ext_model_init(&pl->ext, p->ext_table))
+		goto out_fail;
+	ret = plan_alloc(pl, err);
+	if (ret)
+		goto out_fail;
+	ret = plan_dir_tree(pl, m_d, err);
+	if (ret)
+		goto out_fail;
+	ret = plan_files(pl, m_d, err);
+	if (ret)
+		goto out_fail;
 
 	for (uint64_t f = 0; f < pl->nfiles; f++)
 		pl->bytes += pl->file_size[f];
@@ -154,10 +198,6 @@ out_fail:
 			  (unsigned long long)p->files);
 	else if (err && !err->msg[0])
 		plan_fail(err, "cannot plan: %s", strerror(-ret));
-	free(s);
-	free(e);
-	free(d);
-	free(pin);
 	plan_release(pl);
 	return ret;
 }

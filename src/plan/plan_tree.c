@@ -111,42 +111,10 @@ static void fpd_tail_counts(const struct params *p, uint32_t k, uint64_t mass, u
 	}
 }
 
-/*
- * Files per directory for the regular directories: a multiset of counts
- * drawn from the model, summing to nreg, then given to the directories so
- * that each depth gets the files its samples need (largest count first to
- * the depth with the largest unmet need), with a final exact fix that
- * touches the largest directories of a depth first.  Writes dir_nfiles.
- */
-int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
+/* plan_fpd's first step: how many directories fall in each bin of the files-per-directory model. */
+static void fpd_quotas(const struct params *p, const double *probs, unsigned nb, uint32_t nd,
+		       uint64_t *q)
 {
-	const struct params *p = &pl->prm;
-	uint32_t nd = pl->nregular_dirs;
-	uint64_t nreg = pl->nregular_files;
-	unsigned maxbin = p->fpd_max_bin, nb = maxbin + 2;
-	uint32_t lo = maxbin + 1;
-	double *probs = NULL;
-	uint64_t *q = NULL;
-	uint32_t *cnt = NULL, *bucket = NULL, *dirs = NULL;
-	uint64_t start[DEPTH_SLOTS + 1] = { 0 }, fill[DEPTH_SLOTS];
-	int64_t need[DEPTH_SLOTS];
-	int ret = -ENOMEM;
-
-	if (nd == 1) {
-		pl->dir_nfiles[0] = (uint32_t)nreg;
-		return 0;
-	}
-	probs = plan_xalloc(nb, sizeof(*probs));
-	q = plan_xalloc(nb, sizeof(*q));
-	cnt = plan_xalloc(nd, sizeof(*cnt));
-	bucket = plan_xalloc(nd, sizeof(*bucket));
-	dirs = plan_xalloc(nd, sizeof(*dirs));
-	if (!probs || !q || !cnt || !bucket || !dirs)
-		goto out_free;
-	if (fpd_probs(p->fpd_empty_share, p->fpd_offset, p->fpd_degree, maxbin, probs)) {
-		ret = -EINVAL;
-		goto out_free;
-	}
 	if (p->sampling == SAMPLING_STRATIFIED) {
 		quotas_from_probs(probs, nb, nd, q);
 	} else {
@@ -158,8 +126,17 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 			q[draw_index(probs, nb, rng_uniform(&r))]++;
 		}
 	}
+}
 
-	/* bins 0..maxbin hold their value; the tail takes the rest of the files */
+/*
+ * Bins 0..maxbin hold their value; the tail (bin nb - 1, each at least lo
+ * files) takes the rest of the nreg files: adjust the quotas q until that
+ * rest fits.  Returns the rest (the tail's mass); its directories into *k.
+ */
+static int64_t fpd_fit_tail(uint64_t *q, unsigned maxbin, uint32_t lo, uint64_t nreg,
+			    uint64_t *k_out)
+{
+	unsigned nb = maxbin + 2;
 	uint64_t s0 = 0, k = q[nb - 1];
 	int64_t mass;
 
@@ -195,7 +172,14 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 		q[to]++;
 		mass += b - to;
 	}
+	*k_out = k;
+	return mass;
+}
 
+/* The nd counts themselves from the quotas and the tail, largest first, into cnt. */
+static void fpd_counts(const struct params *p, const uint64_t *q, unsigned maxbin, uint64_t k,
+		       int64_t mass, uint32_t lo, uint64_t nreg, uint32_t nd, uint32_t *cnt)
+{
 	uint32_t j = 0;
 
 	for (unsigned b = 0; b <= maxbin; b++)
@@ -211,13 +195,20 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 		}
 	}
 	qsort(cnt, nd, sizeof(*cnt), plan_cmp_u32_desc);
+}
 
-	/*
-	 * Give counts to depths, largest first.  A count goes to the depth whose
-	 * unmet need per free slot is highest among those it does not overshoot
-	 * (else to the largest unmet need): big counts land where directories
-	 * must be full, small ones and empties where they must be sparse.
-	 */
+/*
+ * Give counts to depths, largest first.  A count goes to the depth whose
+ * unmet need per free slot is highest among those it does not overshoot
+ * (else to the largest unmet need): big counts land where directories
+ * must be full, small ones and empties where they must be sparse.  Depth
+ * d's counts go to bucket[start[d]..start[d + 1]); its unmet need is left
+ * in need[d].
+ */
+static void fpd_to_depths(const uint32_t *cnt, uint32_t nd, const uint64_t *t_d,
+			  const uint32_t *m_d, uint64_t *start, int64_t *need, uint32_t *bucket)
+{
+	uint64_t fill[DEPTH_SLOTS];
 	unsigned active[DEPTH_SLOTS], nactive = 0;
 
 	for (unsigned d = 0; d < DEPTH_SLOTS; d++) {
@@ -252,7 +243,12 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 		bucket[fill[best]++] = cnt[i];
 		need[best] -= cnt[i];
 	}
-	/* exact fix: a depth's need goes to (or comes from) its largest dirs */
+}
+
+/* Exact fix: a depth's need goes to (or comes from) its largest dirs. */
+static void fpd_fix_need(uint32_t *bucket, const uint64_t *start, const uint32_t *m_d,
+			 int64_t *need, uint32_t lo)
+{
 	for (unsigned d = 0; d < DEPTH_SLOTS; d++) {
 		uint32_t *b = bucket + start[d];
 		uint64_t len = m_d[d];
@@ -274,7 +270,15 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 			}
 		}
 	}
-	/* which directory of a depth gets which count: at random */
+}
+
+/* Which directory of a depth gets which count: at random.  Writes dir_nfiles. */
+static void fpd_place(struct plan *pl, uint32_t *bucket, uint32_t *dirs, const uint64_t *start,
+		      const uint32_t *m_d)
+{
+	uint64_t fill[DEPTH_SLOTS];
+	uint32_t nd = pl->nregular_dirs;
+
 	for (unsigned d = 0; d < DEPTH_SLOTS; d++)
 		fill[d] = start[d];
 	for (uint32_t i = 0; i < nd; i++)
@@ -283,10 +287,54 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 		if (m_d[d] == 0)
 			continue;
 		rng_shuffle_u32(bucket + start[d], m_d[d],
-				rng_stream_key(p->seed, "fpd.place"), d);
+				rng_stream_key(pl->prm.seed, "fpd.place"), d);
 		for (uint64_t i = start[d]; i < start[d + 1]; i++)
 			pl->dir_nfiles[dirs[i]] = bucket[i];
 	}
+}
+
+/*
+ * Files per directory for the regular directories: a multiset of counts
+ * drawn from the model, summing to nreg, then given to the directories so
+ * that each depth gets the files its samples need (largest count first to
+ * the depth with the largest unmet need), with a final exact fix that
+ * touches the largest directories of a depth first.  Writes dir_nfiles.
+ */
+int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
+{
+	const struct params *p = &pl->prm;
+	uint32_t nd = pl->nregular_dirs;
+	uint64_t nreg = pl->nregular_files;
+	unsigned maxbin = p->fpd_max_bin, nb = maxbin + 2;
+	uint32_t lo = maxbin + 1;
+	double *probs = NULL;
+	uint64_t *q = NULL;
+	uint32_t *cnt = NULL, *bucket = NULL, *dirs = NULL;
+	uint64_t start[DEPTH_SLOTS + 1] = { 0 }, k;
+	int64_t need[DEPTH_SLOTS], mass;
+	int ret = -ENOMEM;
+
+	if (nd == 1) {
+		pl->dir_nfiles[0] = (uint32_t)nreg;
+		return 0;
+	}
+	probs = plan_xalloc(nb, sizeof(*probs));
+	q = plan_xalloc(nb, sizeof(*q));
+	cnt = plan_xalloc(nd, sizeof(*cnt));
+	bucket = plan_xalloc(nd, sizeof(*bucket));
+	dirs = plan_xalloc(nd, sizeof(*dirs));
+	if (!probs || !q || !cnt || !bucket || !dirs)
+		goto out_free;
+	if (fpd_probs(p->fpd_empty_share, p->fpd_offset, p->fpd_degree, maxbin, probs)) {
+		ret = -EINVAL;
+		goto out_free;
+	}
+	fpd_quotas(p, probs, nb, nd, q);
+	mass = fpd_fit_tail(q, maxbin, lo, nreg, &k);
+	fpd_counts(p, q, maxbin, k, mass, lo, nreg, nd, cnt);
+	fpd_to_depths(cnt, nd, t_d, m_d, start, need, bucket);
+	fpd_fix_need(bucket, start, m_d, need, lo);
+	fpd_place(pl, bucket, dirs, start, m_d);
 	ret = 0;
 out_free:
 	free(probs);

@@ -77,6 +77,101 @@ static int find_special(const struct mstate *m, const struct params *p, uint8_t 
 }
 
 /*
+ * The regular tree found (special directories left out): which depths
+ * hold directories (allowed, the deepest into *h), the files-per-directory
+ * bins, the files per depth, and the regular counts in in.  Returns 0 or
+ * -EINVAL (a directory deeper than the model).
+ */
+static int against_tree(const struct mresult *r, const struct mstate *m, unsigned maxbin,
+			const uint8_t *special, unsigned char *allowed, unsigned *h,
+			uint64_t *fpd_count, uint64_t *depth_count, struct report_input *in)
+{
+	for (uint32_t j = 0; j < m->ndirs; j++) {
+		uint32_t c = m->dnfiles[j];
+
+		if (special[j])
+			continue;
+		if (m->ddepth[j] >= REPORT_DEPTHS) {
+			fprintf(stderr, "imprint: '%s': directories deeper than %d levels are beyond the model\n",
+				r->target, REPORT_DEPTHS - 1);
+			return -EINVAL;
+		}
+		allowed[m->ddepth[j]] = 1;
+		if (m->ddepth[j] > *h)
+			*h = m->ddepth[j];
+		fpd_count[c > maxbin ? maxbin + 1 : c]++;
+		in->nregular_dirs++;
+	}
+	for (uint64_t f = 0; f < m->nfiles; f++) {
+		if (special[m->dir[f]])
+			continue;
+		depth_count[m->depth[f]]++;
+		in->nregular_files++;
+	}
+	return 0;
+}
+
+/* The depth target of p's model for the regular files found, down to depth h. */
+static int against_depth_target(const struct mstate *m, const struct params *p,
+				const uint8_t *special, unsigned h, const unsigned char *allowed,
+				uint64_t nregular_files, double *depth_target)
+{
+	if (p->depth_model == DEPTH_POISSON) {
+		if (depth_poisson_probs(p->depth_lambda, h, depth_target))
+			return -EINVAL;
+	} else {
+		double probs[REPORT_DEPTHS];
+
+		for (uint64_t f = 0; f < m->nfiles; f++) {
+			if (special[m->dir[f]])
+				continue;
+			if (depth_care_probs(m->size[f], h, allowed, probs))
+				return -EINVAL;
+			for (unsigned i = 0; i <= h; i++)
+				depth_target[i] += probs[i];
+		}
+		for (unsigned i = 0; i <= h && nregular_files; i++)
+			depth_target[i] /= (double)nregular_files;
+	}
+	return 0;
+}
+
+/* Extensions: the files per model id into ext_count; the commonest one outside the model. */
+static void against_exts(const struct mstate *m, const struct ext_model *em, uint64_t *ext_count,
+			 const char **unknown, uint64_t *unknown_best)
+{
+	for (size_t i = 0; i < m->ext_tab.n; i++) {
+		int id = ext_model_find(em, m->ext_tab.name[i]);
+
+		if (id >= 0) {
+			ext_count[id] += m->ext_tab.files[i];
+		} else if (m->ext_tab.files[i] > *unknown_best ||
+			   (m->ext_tab.files[i] == *unknown_best && *unknown &&
+			    strcmp(m->ext_tab.name[i], *unknown) < 0)) {
+			*unknown_best = m->ext_tab.files[i];
+			*unknown = m->ext_tab.name[i];
+		}
+	}
+}
+
+/* The rest of the report's input, from what was found (in holds the tree's counts). */
+static void against_input(struct report_input *in, const struct mresult *r,
+			  const struct mstate *m, const struct params *p, unsigned h)
+{
+	in->seed = p->seed;
+	in->files = m->nfiles;
+	in->dirs = m->ndirs;
+	in->links = m->hardlinks + m->symlinks;
+	in->hardlinks = m->hardlinks;
+	in->symlinks = m->symlinks;
+	in->special_dirs = r->special_dirs;
+	in->special_files = r->special_files;
+	in->bytes = m->bytes;
+	in->max_depth = h;
+	in->prm = p;
+}
+
+/*
  * The fit report against p: the same computation as plan --report, from
  * what was found.  The depth target is truncated to the deepest regular
  * directory found, as the plan truncates it to its tree.
@@ -117,80 +212,17 @@ static int compute_against(struct mresult *r, const struct mstate *m, const stru
 	ret = find_special(m, p, special, &r->special_dirs, &r->special_files);
 	if (ret)
 		goto out_free;
-	ret = -ENOMEM;
-
-	/* the regular tree: depths, files per directory */
-	for (uint32_t j = 0; j < m->ndirs; j++) {
-		uint32_t c = m->dnfiles[j];
-
-		if (special[j])
-			continue;
-		if (m->ddepth[j] >= REPORT_DEPTHS) {
-			fprintf(stderr, "imprint: '%s': directories deeper than %d levels are beyond the model\n",
-				r->target, REPORT_DEPTHS - 1);
-			ret = -EINVAL;
-			goto out_free;
-		}
-		allowed[m->ddepth[j]] = 1;
-		if (m->ddepth[j] > h)
-			h = m->ddepth[j];
-		fpd_count[c > maxbin ? maxbin + 1 : c]++;
-		in.nregular_dirs++;
-	}
-	for (uint64_t f = 0; f < m->nfiles; f++) {
-		if (special[m->dir[f]])
-			continue;
-		depth_count[m->depth[f]]++;
-		in.nregular_files++;
-	}
-	if (p->depth_model == DEPTH_POISSON) {
-		if (depth_poisson_probs(p->depth_lambda, h, depth_target)) {
-			ret = -EINVAL;
-			goto out_free;
-		}
-	} else {
-		double probs[REPORT_DEPTHS];
-
-		for (uint64_t f = 0; f < m->nfiles; f++) {
-			if (special[m->dir[f]])
-				continue;
-			if (depth_care_probs(m->size[f], h, allowed, probs)) {
-				ret = -EINVAL;
-				goto out_free;
-			}
-			for (unsigned i = 0; i <= h; i++)
-				depth_target[i] += probs[i];
-		}
-		for (unsigned i = 0; i <= h && in.nregular_files; i++)
-			depth_target[i] /= (double)in.nregular_files;
-	}
-
-	/* extensions: the model's ids; the commonest one outside the model */
-	for (size_t i = 0; i < m->ext_tab.n; i++) {
-		int id = ext_model_find(&em, m->ext_tab.name[i]);
-
-		if (id >= 0) {
-			ext_count[id] += m->ext_tab.files[i];
-		} else if (m->ext_tab.files[i] > unknown_best ||
-			   (m->ext_tab.files[i] == unknown_best && unknown &&
-			    strcmp(m->ext_tab.name[i], unknown) < 0)) {
-			unknown_best = m->ext_tab.files[i];
-			unknown = m->ext_tab.name[i];
-		}
-	}
+	ret = against_tree(r, m, maxbin, special, allowed, &h, fpd_count, depth_count, &in);
+	if (ret)
+		goto out_free;
+	ret = against_depth_target(m, p, special, h, allowed, in.nregular_files, depth_target);
+	if (ret)
+		goto out_free;
+	against_exts(m, &em, ext_count, &unknown, &unknown_best);
 
 	if (m->nfiles)
 		memcpy(sizes, r->sorted_size, m->nfiles * sizeof(*sizes));
-	in.seed = p->seed;
-	in.files = m->nfiles;
-	in.dirs = m->ndirs;
-	in.links = m->hardlinks + m->symlinks;
-	in.hardlinks = m->hardlinks;
-	in.symlinks = m->symlinks;
-	in.special_dirs = r->special_dirs;
-	in.special_files = r->special_files;
-	in.bytes = m->bytes;
-	in.max_depth = h;
+	against_input(&in, r, m, p, h);
 	in.sizes = sizes;
 	in.size = &sm;
 	in.depth_count = depth_count;
@@ -200,7 +232,6 @@ static int compute_against(struct mresult *r, const struct mstate *m, const stru
 	in.ext_unknown = unknown;
 	in.ext_unknown_count = unknown_best;
 	in.fpd_count = fpd_count;
-	in.prm = p;
 	ret = report_compute_input(&in, &r->rep);
 	if (ret)
 		goto out_free;
