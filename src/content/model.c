@@ -280,7 +280,9 @@ static int lexicon(struct vocab *v)
 			unsigned syl;
 
 			rng_open(&r, key, i);
-			syl = 1 + (unsigned)rng_below(&r, 3) + (rng_below(&r, 4) == 0);
+			/* one draw a statement: the order in one expression is the compiler's */
+			syl = 1 + (unsigned)rng_below(&r, 3);
+			syl += rng_below(&r, 4) == 0;
 			for (unsigned k = 0; k < syl; k++) {
 				const char *o = onsets[rng_below(&r, NELEM(onsets))];
 				const char *a = vowels[rng_below(&r, NELEM(vowels))];

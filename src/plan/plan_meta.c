@@ -38,7 +38,9 @@ static void meta_times(const struct params *p, struct rng *r, struct plan_meta *
 	mt = now - age * 86400.0;
 	ct = mt + fmin(now - mt, -log(rng_uniform(r)) * 3600.0);
 	at = mt + (now - mt) * rng_uniform(r);
-	bt = mt - fmin(age * 86400.0, -log(rng_uniform(r)) * 86400.0 * 7) * rng_uniform(r);
+	/* one draw a statement: the order of two draws in one expression is the compiler's */
+	bt = fmin(age * 86400.0, -log(rng_uniform(r)) * 86400.0 * 7);
+	bt = mt - bt * rng_uniform(r);
 	m->mtime = (int64_t)floor(mt);
 	m->mtime_ns = (uint32_t)((mt - floor(mt)) * 1e9);
 	m->ctime = (int64_t)floor(ct);

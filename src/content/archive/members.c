@@ -141,6 +141,7 @@ static int entries_name(const struct gen_file *g, struct entries *es, unsigned i
 	}
 	for (unsigned int j = 0; j < files; j++) {
 		unsigned int gj = (unsigned int)((uint64_t)j * (nsub + 1) / files);
+		uint32_t mant;
 		struct entry *e;
 		size_t pl = tl, bl;
 		struct rng k;
@@ -162,8 +163,12 @@ static int entries_name(const struct gen_file *g, struct entries *es, unsigned i
 			.key = sub_key(g->key, SALT_MEMBER, j),
 			.mtime = t0 - (uint32_t)rng_below(&k, 3u * 365 * 86400),
 		};
-		/* log-uniform over three decades */
-		e->weight = (uint32_t)(64 + rng_below(&k, 64)) << rng_below(&k, 10);
+		/*
+		 * log-uniform over three decades; two statements, because the order
+		 * of two draws in one expression is the compiler's choice
+		 */
+		mant = (uint32_t)(64 + rng_below(&k, 64));
+		e->weight = mant << rng_below(&k, 10);
 		if (tiny || text_only)
 			kind = ENTRY_TEXT;
 		e->kind = (uint8_t)kind;
