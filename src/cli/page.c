@@ -129,7 +129,7 @@ out_free:
 	return o;
 }
 
-/* Names by length (255: longer), files' and directories' (the root has none). */
+/* Names by length (255: longer): regular files' (hard links' too) and directories' (not the root's). */
 static json_object *plan_names(const struct plan *pl)
 {
 	uint64_t count[2][256] = { { 0 } };
@@ -140,6 +140,13 @@ static json_object *plan_names(const struct plan *pl)
 		size_t n = plan_file_name(pl, f, name);
 
 		count[0][n < 255 ? n : 255]++;
+	}
+	for (uint32_t l = 0; l < pl->nlinks; l++) {
+		if (pl->link_kind[l] & LINK_HARD) {
+			size_t n = plan_link_name(pl, l, name);
+
+			count[0][n < 255 ? n : 255]++;
+		}
 	}
 	for (uint32_t d = 1; d < pl->ndirs; d++) {
 		size_t n = plan_dir_name(pl, d, name);

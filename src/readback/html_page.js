@@ -118,8 +118,14 @@ function figure(parent, f) {
 			},
 		},
 	};
-	if (f.indexAxis)
-		cfg.options.indexAxis = f.indexAxis;
+	if (f.indexAxis === 'y') {
+		/* horizontal bars: the categories run down the y axis */
+		cfg.options.indexAxis = 'y';
+		cfg.options.scales = {
+			y: { type: 'category', title: { display: true, text: f.xtitle } },
+			x: { beginAtZero: true, title: { display: true, text: f.ytitle } },
+		};
+	}
 	if (f.ymax !== undefined)
 		cfg.options.scales.y.max = f.ymax;
 	charts.push({ id: id, chart: new Chart(canvas, cfg) });
@@ -264,7 +270,7 @@ function tree(s) {
 		const n = Math.max(f.length, d.length), l = [...Array(n).keys()];
 		const nf = f.reduce((a, b) => a + b, 0), nd = d.reduce((a, b) => a + b, 0);
 		figure(s, { title: 'Name lengths', labels: l,
-			    datasets: [bars('files', l.map(i => shareOf(f[i] || 0, nf)), DARK),
+			    datasets: [bars('files (hard links too)', l.map(i => shareOf(f[i] || 0, nf)), DARK),
 				       bars('directories', l.map(i => shareOf(d[i] || 0, nd)), LIGHT)],
 			    xtitle: 'name length (bytes)', ytitle: 'share of names',
 			    head: ['length', 'files', 'directories'],
@@ -461,7 +467,7 @@ function content(s) {
 	}
 	const g = Object.keys(c.groups).filter(k => k !== 'all' && c.groups[k].files);
 	const tg = c.targets;
-	const tgt = k => k === 'binary' ? tg.compress_ratio : k === 'exec' ? tg.compress_ratio_exec : null;
+	const tgt = k => k === 'binary' ? tg.compress_ratio : k === 'executable' ? tg.compress_ratio_exec : null;
 	figure(s, { title: 'Compression ratio by group', labels: g,
 		    datasets: [bars('zlib', g.map(k => c.groups[k].compress_ratio_zlib), DARK),
 			       bars('zstd', g.map(k => c.groups[k].compress_ratio_zstd), MID),

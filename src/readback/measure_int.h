@@ -55,7 +55,8 @@ struct mstate {
 	int64_t max_mtime;
 	struct measure_layout lay;
 	struct mext ext_tab;
-	uint64_t name_len[2][256];   /* names of [0] files, [1] directories, by length (255: longer) */
+	uint64_t name_len[2][256];   /* names of [0] regular files (hard links too), [1] directories,
+				      * by length (255: longer) */
 	struct html_map map;         /* --html: the disk map (map.cnt NULL: none) */
 };
 

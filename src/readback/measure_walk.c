@@ -174,6 +174,8 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 	case FSREAD_FILE:
 		break;
 	}
+	/* every name of a regular file, a hard link's too */
+	m->name_len[0][e->name_len < 255 ? e->name_len : 255]++;
 	if (!e->first_name) {
 		m->hardlinks++;
 		return 0;
@@ -185,7 +187,6 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 	if (id < 0)
 		goto out_nomem;
 	m->ext_tab.files[id]++;
-	m->name_len[0][e->name_len < 255 ? e->name_len : 255]++;
 	f = m->nfiles++;
 	m->size[f] = e->size;
 	m->mtime[f] = e->mtime.sec;
