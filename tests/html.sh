@@ -8,15 +8,7 @@ command -v dumpe2fs >/dev/null 2>&1 || { echo "1..0 # SKIP dumpe2fs not found"; 
 CHECK="${top_srcdir:-.}/tests/html_check.py"
 
 # check CMD ARGS...: html_check.py's lines as TAP
-check() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		ok\ *) pass "${line#ok }" ;;
-		*) fail "${line#fail }" ;;
-		esac
-	done < <(python3 "$CHECK" "$@" 2>&1)
-}
+check() { tap_from python3 "$CHECK" "$@"; }
 
 ARGS=(--size 256M --set layout_score=0.8 --seed 5)
 cd "$WORK" || exit 1

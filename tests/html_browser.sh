@@ -11,15 +11,7 @@ SHOTS="${top_builddir:-.}/tests"
 LPID=
 trap '[ -n "$LPID" ] && kill "$LPID" 2>/dev/null; rm -rf "$WORK"' EXIT
 
-check() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		ok\ *) pass "${line#ok }" ;;
-		*) fail "${line#fail }" ;;
-		esac
-	done < <(python3 "$CHECK" "$@" 2>&1)
-}
+check() { tap_from python3 "$CHECK" "$@"; }
 
 cd "$WORK" || exit 1
 ARGS=(--size 256M --set layout_score=0.8 --seed 5)
