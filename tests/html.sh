@@ -50,6 +50,20 @@ per=$(sed -n 's/^Blocks per group: *//p' <<<"$info")
 check map measure.html "$blocks" "$free" $(((blocks + per - 1) / per))
 check map create.html "$blocks" "$free" $(((blocks + per - 1) / per))
 
+# the page's command to build the image again builds the same bytes
+python3 -c 'import json, re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r"id=\"imprint-data\">(.*?)</script>", t, re.S)
+print(json.loads(m.group(1))["regenerate"], end="")' create.html > regenerate.sh
+mkdir again
+if (cd again && imprint() { "$IMPRINT" "$@"; } && . ../regenerate.sh > /dev/null) &&
+	cmp -s img again/img; then
+	pass "the page's rebuild command makes the same image ($(head -1 regenerate.sh))"
+else
+	fail "the page's rebuild command: $(head -1 regenerate.sh)"
+fi
+rm -f again/img
+
 # text and JSON outputs do not change with --html
 "$IMPRINT" measure img > plain.txt
 "$IMPRINT" measure --html again.html img > with.txt

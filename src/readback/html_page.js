@@ -122,7 +122,7 @@ function figure(parent, f) {
 		/* horizontal bars: the categories run down the y axis */
 		cfg.options.indexAxis = 'y';
 		cfg.options.scales = {
-			y: { type: 'category', title: { display: true, text: f.xtitle } },
+			y: { type: 'category', ticks: { autoSkip: false }, title: { display: true, text: f.xtitle } },
 			x: { beginAtZero: true, title: { display: true, text: f.ytitle } },
 		};
 	}
@@ -176,13 +176,12 @@ function headline() {
 	s.appendChild(el('h3', {}, 'Command that wrote this page'));
 	s.appendChild(el('pre', { id: 'command' }, D.command));
 	if (D.regenerate) {
-		s.appendChild(el('h3', {}, 'To build the image again'));
-		s.appendChild(el('pre', { id: 'regenerate' }, D.regenerate));
-	}
-	if (D.config) {
+		/* the configuration is in the here-document: one block to copy */
 		const d = el('details');
-		d.appendChild(el('summary', {}, 'Resolved configuration (imprint config)'));
-		d.appendChild(el('pre', { id: 'config' }, D.config));
+		s.appendChild(el('h3', {}, 'To build the image again'));
+		d.appendChild(el('summary', {}, D.regenerate.split('\n')[0] +
+				 ' (the resolved configuration follows: open to copy)'));
+		d.appendChild(el('pre', { id: 'regenerate' }, D.regenerate));
 		s.appendChild(d);
 	}
 	(D.notes || []).forEach(n => note(s, n));
@@ -498,8 +497,9 @@ function content(s) {
 
 /* ---- the page ---------------------------------------------------------- */
 
-function selftest() {
+function selftest(ms) {
 	const out = el('pre', { id: 'selftest' });
+	out.textContent = 'drawn-ms ' + ms.toFixed(0) + '\n';
 	charts.forEach(c => {
 		const canvas = c.canvas || c.chart.canvas;
 		const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
@@ -528,4 +528,4 @@ if (D.kind !== 'content-report')
 if (D.kind !== 'plan')
 	content(section('Content', 'content'));
 if (location.hash === '#selftest')
-	selftest();
+	selftest(performance.now());
