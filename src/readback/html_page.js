@@ -17,7 +17,8 @@ const D = JSON.parse(document.getElementById('imprint-data').textContent);
 const R = D.measure || D.plan || null;     /* the tree's figures */
 const FIT = (D.measure && D.measure.size_ks_d !== undefined) ? D.measure : D.plan;
 const X = D.extra || {};
-const DARK = '#0b3d91', LIGHT = '#e69f00', MID = '#56b4e9';
+/* relative luminance about 0.05, 0.23 and 0.56: told apart in grey too */
+const DARK = '#0b3d91', MID = '#3f88c5', LIGHT = '#f0c05a';
 const main = document.getElementById('report');
 const charts = [];
 let figNo = 0;
@@ -192,9 +193,10 @@ function headline() {
 function sizes(s) {
 	const c = X.size_cdf;
 	if (c) {
-		const ds = [line('achieved', c.achieved, DARK, false)];
+		/* the dashed model over the achieved line (a lower order is drawn later) */
+		const ds = [Object.assign(line('achieved', c.achieved, DARK, false), { order: 2, borderWidth: 4 })];
 		if (c.model)
-			ds.push(line('model', c.model, LIGHT, true));
+			ds.push(Object.assign(line('model', c.model, LIGHT, true), { order: 1 }));
 		const rows = [['files', String(R.files)], ['mean', human(Math.round(R.mean_size))],
 			      ['median', human(R.median_size)], ['max', human(R.max_size)],
 			      ['empty files (share)', num(c.empty_share, 4)]];
@@ -380,7 +382,8 @@ function free(s, m) {
 			 human(m.chunk_bytes) + ') in the lighter colour, the target shape being the share below it' });
 }
 
-const MAP_COLOURS = { m: '#3a3a3a', c: MID, f: '#d55e00', '.': '#ffffff', u: '#dcdcdc' };
+/* luminance 0.04, 0.53, 0.22, 1 and 0.75 (unknown only where free space is not known) */
+const MAP_COLOURS = { m: '#3a3a3a', c: '#8cc8f0', f: '#d55e00', '.': '#ffffff', u: '#e0e0e0' };
 const MAP_NAMES = { m: 'metadata', c: 'contiguous files', f: 'fragmented files', '.': 'free', u: 'not file data (unknown)' };
 
 function diskMap(s, map, bs) {
