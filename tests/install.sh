@@ -26,5 +26,17 @@ if mk uninstall DESTDIR="$D"; then pass "make uninstall DESTDIR"; else fail "mak
 left=$(find "$D" -type f)
 [ -z "$left" ] && pass "uninstall removes every file" || fail "left after uninstall: $left"
 
+# The manual page documents every long option and command of main.c.
+MAIN="$top_srcdir/src/cli/main.c"
+missing=
+for o in $(sed -n '/^static const struct option long_opts\[\]/,/^};/s/.*{ "\([^"]*\)",.*/\1/p' "$MAIN"); do
+	grep -qF -- "\\-\\-${o//-/\\-}" "$top_srcdir/doc/imprint.1" || missing="$missing --$o"
+done
+for c in $(sed -n '/^static const struct command commands\[/,/^};/s/.*\.name = "\([^"]*\)".*/\1/p' "$MAIN"); do
+	grep -qxF -- ".B ${c//-/\\-}" "$top_srcdir/doc/imprint.1" || missing="$missing $c"
+done
+[ -z "$missing" ] && pass "doc/imprint.1 documents every option and command of main.c" ||
+	fail "doc/imprint.1 lacks$missing"
+
 echo "1..$TESTS_RUN"
 [ "$TESTS_FAILED" -eq 0 ]
