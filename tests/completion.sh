@@ -70,8 +70,9 @@ for opt in $(cat "$WORK/long" "$WORK/short"); do
 done
 pass "every option of long_opts and the getopt string is completed"
 
-# a value the option takes, for the acceptance run below
+# a value option $1 takes (its choices $2 from the completion), for the acceptance run below
 value_of() {
+	[[ $2 == *'|'* ]] && { echo "${2%%|*}"; return; }
 	case $1 in
 	--set) echo seed=1 ;; --seed | -j | --jobs | --files) echo 1 ;; --size | --used) echo 8M ;;
 	--fs) echo ext4 ;; --backend) echo null ;; --sample) echo 0.5 ;; --mkfs-options) echo "" ;;
@@ -84,7 +85,7 @@ while read -r cmd; do
 	for opt in $(cat "$WORK/offered.$cmd"); do
 		args=("$cmd" "$opt")
 		# the completion's idea of a value: wrong either way, the binary says so below
-		[[ ${_imprint_arg[$opt]:--} != - ]] && args+=("$(value_of "$opt")")
+		[[ ${_imprint_arg[$opt]:--} != - ]] && args+=("$(value_of "$opt" "${_imprint_arg["$cmd $opt"]}")")
 		case $cmd in
 		plan | config) args+=(--size 8M --files 10) ;;
 		create | verify | measure | content-report) args+=("$WORK/none/target") ;;
@@ -140,6 +141,56 @@ comp imprint create --backend ""
 [ -s "$WORK/want" ] && same "--backend: the backends the binary knows" "$WORK/want" ||
 	fail "no backend list in: $(cat "$WORK/err")"
 
+# The reading of --help, on a made-up one: choices as a|b or as a list of
+# words, the commands an option names, one option with two meanings.
+cat >"$WORK/fake" <<EOF
+#!/bin/bash
+[ "\$1" = --help ] || exec "$IMPRINT" "\$@"
+cat <<'HELP'
+commands:
+  create    build: imprint create [options] TARGET
+  measure   measure: imprint measure TARGET
+  verify    check: imprint verify DIR
+
+options:
+      --json           print JSON
+
+create options (TARGET is an image file):
+      --shape tri|quad  the shape
+      --mode M         fast (default), slow or auto (as root;
+                       the default on a device)
+      --zone N         measure, verify: the zone to read
+      --zone tri|quad  create: the zone to make
+      --keep S         ext4, loopfs: keep things
+      --as F           raw (default), qcow2 or vmdk (from TARGET's
+                       name): converted once built
+HELP
+EOF
+chmod +x "$WORK/fake"
+IMPRINT_REAL=$IMPRINT IMPRINT=$WORK/fake
+comp imprint create --shape ""
+printf '%s\n' tri quad >"$WORK/want"
+same "choices given as a|b" "$WORK/want"
+comp imprint create --mode ""
+printf '%s\n' fast slow auto >"$WORK/want"
+same "choices given as a list of words with asides" "$WORK/want"
+comp imprint create --zone ""
+printf '%s\n' tri quad >"$WORK/want"
+same "an option with its own choices for create" "$WORK/want"
+comp imprint measure --zone ""
+: >"$WORK/want"
+same "and a number for measure" "$WORK/want"
+comp imprint verify --
+printf '%s\n' --json --zone >"$WORK/want"
+same "'measure, verify:' names the commands" "$WORK/want"
+comp imprint create --keep ""
+: >"$WORK/want"
+same "'ext4, loopfs:' names none, and 'S' has no choices" "$WORK/want"
+comp imprint create --as ""
+printf '%s\n' raw qcow2 vmdk >"$WORK/want"
+same "a list with 'or' opening the description" "$WORK/want"
+IMPRINT=$IMPRINT_REAL
+
 # Files: TARGET, DIR and option arguments.
 mkdir -p "$WORK/f/adir" && touch "$WORK/f/a.img" "$WORK/f/ab.cfg" "$WORK/f/b.img"
 printf '%s\n' "$WORK/f/a.img" "$WORK/f/ab.cfg" "$WORK/f/adir" >"$WORK/want"
@@ -155,7 +206,7 @@ same "--extents FILE: files" "$WORK/want"
 comp imprint verify "$WORK/f/a"
 echo "$WORK/f/adir" >"$WORK/want"
 same "verify DIR: directories only" "$WORK/want"
-comp imprint create "$WORK/f/a.img" --for
+comp imprint create "$WORK/f/a.img" --forc
 echo --force >"$WORK/want"
 same "options after TARGET" "$WORK/want"
 comp imprint plan ""
