@@ -16,7 +16,7 @@ MAIN="$top_srcdir/src/cli/main.c"
 # comp WORD...: complete the last WORD as bash would (words split as readline
 # splits them, '=' a word of its own); the sorted candidates into $WORK/got.
 comp() {
-	local line= w
+	local line='' w
 	COMP_WORDS=("$IMPRINT" "${@:2}")
 	COMP_CWORD=$(($# - 1))
 	for w in "${COMP_WORDS[@]}"; do
