@@ -28,8 +28,10 @@ struct gif_layout {
 };
 
 /* Derive the rest of l from w, h and bits; returns the file size without the comment. */
-static uint64_t gif_measure(struct gif_layout *l)
+static uint64_t gif_measure(void *layout)
 {
+	struct gif_layout *l = layout;
+
 	l->m = l->bits < 2 ? 2 : l->bits;
 	l->pixels = l->w * l->h;
 	/*
@@ -43,22 +45,6 @@ static uint64_t gif_measure(struct gif_layout *l)
 	l->data = (l->ncodes * (l->m + 1) + 7) / 8;
 	l->nsub = (l->data + 254) / 255;
 	return GIF_HEAD + (UINT64_C(3) << l->bits) + GIF_IMAGE + l->nsub + l->data + 2;
-}
-
-static uint64_t gif_size_w(void *ctx, uint64_t w)
-{
-	struct gif_layout *l = ctx;
-
-	l->w = w;
-	return gif_measure(l);
-}
-
-static uint64_t gif_size_h(void *ctx, uint64_t h)
-{
-	struct gif_layout *l = ctx;
-
-	l->h = h;
-	return gif_measure(l);
 }
 
 /* Returns 0, or -EINVAL when no GIF has this size. */
@@ -83,8 +69,8 @@ static int gif_layout(uint64_t key, uint64_t size, struct gif_layout *l)
 		}
 	}
 	l->w = img_width(key, (cap - gif_measure(l)) * 8 / (l->m + 2), GIF_MAX_DIM);
-	l->w = img_fit(1, l->w, cap, gif_size_w, l);
-	l->h = img_fit(1, GIF_MAX_DIM, cap, gif_size_h, l);
+	img_fit_field(&l->w, l->w, cap, gif_measure, l);
+	img_fit_field(&l->h, GIF_MAX_DIM, cap, gif_measure, l);
 	l->comment = size - gif_measure(l);
 out_offsets:
 	l->comment_at = GIF_HEAD + (UINT64_C(3) << l->bits);

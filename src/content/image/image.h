@@ -44,6 +44,14 @@ size_t img_part(uint8_t *buf, const uint8_t *src, uint64_t pos, size_t n);
 uint64_t img_fit(uint64_t lo, uint64_t hi, uint64_t cap, uint64_t (*size_of)(void *, uint64_t),
 		 void *ctx);
 
+/*
+ * The same search over one dimension of a layout: the largest *dim in
+ * [1, hi] with measure(layout) <= cap, measure deriving the layout's size
+ * from *dim among its other fields; leaves that value in *dim and returns it.
+ */
+uint64_t img_fit_field(uint64_t *dim, uint64_t hi, uint64_t cap, uint64_t (*measure)(void *),
+		       void *layout);
+
 /* A width for about `pixels` pixels at an aspect ratio drawn from the key, within [1, max]. */
 uint64_t img_width(uint64_t key, uint64_t pixels, uint64_t max);
 

@@ -25,30 +25,16 @@ struct png_layout {
 };
 
 /* Derive the rest of l from w, h and chans; returns the file size without tEXt. */
-static uint64_t png_measure(struct png_layout *l)
+static uint64_t png_measure(void *layout)
 {
+	struct png_layout *l = layout;
+
 	l->row = 1 + l->w * l->chans;
 	l->raw = l->row * l->h;
 	l->nstored = (l->raw + PNG_STORED - 1) / PNG_STORED;
 	l->zlen = 2 + 5 * l->nstored + l->raw + 4;
 	l->nidat = (l->zlen + PNG_IDAT - 1) / PNG_IDAT;
 	return PNG_HEAD + 12 * l->nidat + l->zlen + PNG_IEND;
-}
-
-static uint64_t png_size_w(void *ctx, uint64_t w)
-{
-	struct png_layout *l = ctx;
-
-	l->w = w;
-	return png_measure(l);
-}
-
-static uint64_t png_size_h(void *ctx, uint64_t h)
-{
-	struct png_layout *l = ctx;
-
-	l->h = h;
-	return png_measure(l);
 }
 
 static void png_layout(uint64_t key, uint64_t size, struct png_layout *l)
@@ -70,8 +56,8 @@ static void png_layout(uint64_t key, uint64_t size, struct png_layout *l)
 		l->chans = 1;
 	l->w = img_width(key, (cap - s0) / l->chans, PNG_MAX_DIM);
 	l->h = 1;
-	l->w = img_fit(1, l->w, cap, png_size_w, l);
-	l->h = img_fit(1, IMG_MIN(PNG_MAX_DIM, cap / l->row + 1), cap, png_size_h, l);
+	img_fit_field(&l->w, l->w, cap, png_measure, l);
+	img_fit_field(&l->h, IMG_MIN(PNG_MAX_DIM, cap / l->row + 1), cap, png_measure, l);
 	l->text = size - png_measure(l);
 out_offsets:
 	l->ctype = l->chans == 1 ? 0 : l->chans == 3 ? 2 : 6;

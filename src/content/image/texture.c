@@ -24,6 +24,29 @@ uint64_t img_fit(uint64_t lo, uint64_t hi, uint64_t cap, uint64_t (*size_of)(voi
 	return lo;
 }
 
+struct fit_field {
+	uint64_t *dim;
+	uint64_t (*measure)(void *);
+	void *layout;
+};
+
+static uint64_t fit_field_size(void *ctx, uint64_t v)
+{
+	struct fit_field *f = ctx;
+
+	*f->dim = v;
+	return f->measure(f->layout);
+}
+
+uint64_t img_fit_field(uint64_t *dim, uint64_t hi, uint64_t cap, uint64_t (*measure)(void *),
+		       void *layout)
+{
+	struct fit_field f = { dim, measure, layout };
+
+	*dim = img_fit(1, hi, cap, fit_field_size, &f);
+	return *dim;
+}
+
 uint64_t img_width(uint64_t key, uint64_t pixels, uint64_t max)
 {
 	static const uint8_t aspect[][2] = {
