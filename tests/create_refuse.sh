@@ -13,8 +13,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-sha() { sha256sum "$1" | cut -d' ' -f1; }
-leftovers() { find "$1" -maxdepth 1 -name '.*.imprint-*' | wc -l; }
 
 # attach FILE: $loop is a loop device of our own over FILE; fails when that cannot be done here
 attach() {
@@ -195,24 +193,12 @@ interrupt() {
 	done
 }
 
-# allocated bytes of the temporary image of process $pid (an unnamed O_TMPFILE, or
-# .NAME.imprint-XXXXXX where the file system has none), through its descriptors
-tmp_bytes() {
-	local f b max=0
-	for f in /proc/"$pid"/fd/*; do
-		case $(readlink "$f" 2>/dev/null) in "$WORK"/*) ;; *) continue ;; esac
-		b=$(stat -L -c %b "$f" 2>/dev/null || echo 0)
-		[ $((b * 512)) -gt "$max" ] && max=$((b * 512))
-	done
-	echo "$max"
-}
-
 big=$WORK/big.img
 "$IMPRINT" create --quiet --size 2G --used 1500M "$big" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 # wait until file data is being written (past mke2fs's journal and tables)
 for _ in $(seq 1 1000); do
-	[ "$(tmp_bytes)" -gt $((200 << 20)) ] && break
+	[ "$(open_bytes "$pid")" -gt $((200 << 20)) ] && break
 	kill -0 "$pid" 2>/dev/null || break
 	sleep 0.01
 done

@@ -9,6 +9,9 @@ trap 'rm -rf "$WORK"' EXIT
 
 pass() { TESTS_RUN=$((TESTS_RUN + 1)); echo "ok $TESTS_RUN - $1"; }
 fail() { TESTS_RUN=$((TESTS_RUN + 1)); TESTS_FAILED=$((TESTS_FAILED + 1)); echo "not ok $TESTS_RUN - $1"; }
+# sha FILE: its sha256; leftovers DIR: how many temporary images imprint left in DIR
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+leftovers() { find "$1" -maxdepth 1 -name '.*.imprint-*' | wc -l; }
 
 # expect_status WANT WHAT CMD...: run CMD, stdout to $WORK/out, stderr to $WORK/err
 expect_status() {
@@ -141,6 +144,18 @@ build_fsck() {
 		fail "$what: e2fsck -fn: $(echo "$out" | grep -v '^Pass\|^e2fsck' | head -5 | tr '\n' ' ')"
 		return 1
 	fi
+}
+
+# open_bytes PID: allocated bytes of the largest file PID has open under $WORK (an
+# unnamed O_TMPFILE image too, which only its descriptors reach)
+open_bytes() {
+	local f b max=0
+	for f in /proc/"$1"/fd/*; do
+		case $(readlink "$f" 2>/dev/null) in "$WORK"/*) ;; *) continue ;; esac
+		b=$(stat -L -c %b "$f" 2>/dev/null || echo 0)
+		[ $((b * 512)) -gt "$max" ] && max=$((b * 512))
+	done
+	echo "$max"
 }
 
 finish() {

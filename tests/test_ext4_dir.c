@@ -641,6 +641,12 @@ static void run_case(const struct dir_case *c, const char *tag)
 	unlink(img);
 }
 
+static void run_cases(const struct dir_case *cases, size_t n, const char *tag)
+{
+	for (size_t k = 0; k < n; k++)
+		run_case(&cases[k], tag);
+}
+
 #define CSUM ""
 #define NOCSUM "-O ^metadata_csum"
 
@@ -716,8 +722,7 @@ static void test_10k(void **state)
 	};
 
 	(void)state;
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
-		run_case(&cases[k], "10k");
+	run_cases(cases, sizeof(cases) / sizeof(cases[0]), "10k");
 }
 
 static void test_linear(void **state)
@@ -728,8 +733,7 @@ static void test_linear(void **state)
 	};
 
 	(void)state;
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
-		run_case(&cases[k], "linear");
+	run_cases(cases, sizeof(cases) / sizeof(cases[0]), "linear");
 }
 
 static void test_100k(void **state)
@@ -740,8 +744,7 @@ static void test_100k(void **state)
 	};
 
 	(void)state;
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
-		run_case(&cases[k], "100k");
+	run_cases(cases, sizeof(cases) / sizeof(cases[0]), "100k");
 }
 
 /* Equal hashes kept in one leaf where they fit, else flagged as continued */
@@ -753,8 +756,7 @@ static void test_collisions(void **state)
 	};
 
 	(void)state;
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
-		run_case(&cases[k], "collide");
+	run_cases(cases, sizeof(cases) / sizeof(cases[0]), "collide");
 }
 
 /* 3 long names a 1 KiB leaf: 16,000 leaves pass 123 * 126, so two node levels */

@@ -162,31 +162,36 @@ static void check_name(const char *name, size_t len, enum name_kind kind,
 
 static void test_numeric(void **state)
 {
+	static const struct {
+		enum name_kind kind;
+		uint64_t index;
+		const char *ext;
+		unsigned variant;
+		const char *want;
+	} cases[] = {
+		{ NAME_FILE, 42, "txt", 0, "f42.txt" },
+		{ NAME_FILE, 42, "", 0, "f42" },
+		{ NAME_DIR, 7, "", 0, "d7" },
+		{ NAME_DIR, 7, "txt", 0, "d7" },
+		{ NAME_LINK, 3, "", 0, "l3" },
+		{ NAME_FILE, 0, "h", 0, "f0.h" },
+		{ NAME_FILE, 42, "txt", 2, "f42.txt" },
+		{ NAME_FILE, 42, "txt", NAME_VARIANT_UNIQUE, "f42~f16.txt" },
+		{ NAME_DIR, 36, "", NAME_VARIANT_UNIQUE, "d36~d10" },
+		{ NAME_FILE, UINT64_MAX, "gz", 0, "f18446744073709551615.gz" },
+	};
 	struct name_cfg c = cfg_default;
 	char buf[NAME_MAX_LEN + 1];
 
 	(void)state;
 	c.style = NAMES_NUMERIC;
-	assert_int_equal(name_make(buf, &c, NAME_FILE, 42, "txt", 0), 7);
-	assert_string_equal(buf, "f42.txt");
-	name_make(buf, &c, NAME_FILE, 42, "", 0);
-	assert_string_equal(buf, "f42");
-	name_make(buf, &c, NAME_DIR, 7, "", 0);
-	assert_string_equal(buf, "d7");
-	name_make(buf, &c, NAME_DIR, 7, "txt", 0);
-	assert_string_equal(buf, "d7");
-	name_make(buf, &c, NAME_LINK, 3, "", 0);
-	assert_string_equal(buf, "l3");
-	name_make(buf, &c, NAME_FILE, 0, "h", 0);
-	assert_string_equal(buf, "f0.h");
-	name_make(buf, &c, NAME_FILE, 42, "txt", 2);
-	assert_string_equal(buf, "f42.txt");
-	name_make(buf, &c, NAME_FILE, 42, "txt", NAME_VARIANT_UNIQUE);
-	assert_string_equal(buf, "f42~f16.txt");
-	name_make(buf, &c, NAME_DIR, 36, "", NAME_VARIANT_UNIQUE);
-	assert_string_equal(buf, "d36~d10");
-	name_make(buf, &c, NAME_FILE, UINT64_MAX, "gz", 0);
-	assert_string_equal(buf, "f18446744073709551615.gz");
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		size_t len = name_make(buf, &c, cases[i].kind, cases[i].index, cases[i].ext,
+				       cases[i].variant);
+
+		assert_string_equal(buf, cases[i].want);
+		assert_int_equal(len, strlen(cases[i].want));
+	}
 }
 
 static void test_cfg_from_params(void **state)

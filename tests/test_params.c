@@ -278,6 +278,23 @@ struct size_case {
 	uint64_t value;
 };
 
+/* Each case through parse (named what): the result, the value, and v untouched on failure. */
+static void check_parse(const char *what, int (*parse)(const char *, uint64_t *),
+			const struct size_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = 12345;
+		int ret = parse(cases[i].text, &v);
+
+		if (ret != cases[i].ret || (!ret && v != cases[i].value))
+			fail_msg("%s('%s') = %d, %llu; want %d, %llu", what, cases[i].text, ret,
+				 (unsigned long long)v, cases[i].ret,
+				 (unsigned long long)cases[i].value);
+		if (ret && v != 12345)
+			fail_msg("%s('%s') wrote its output on failure", what, cases[i].text);
+	}
+}
+
 static void test_parse_size(void **state)
 {
 	static const struct size_case cases[] = {
@@ -319,17 +336,7 @@ static void test_parse_size(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t v = 12345;
-		int ret = params_parse_size(cases[i].text, &v);
-
-		if (ret != cases[i].ret || (!ret && v != cases[i].value))
-			fail_msg("params_parse_size('%s') = %d, %llu; want %d, %llu", cases[i].text,
-				 ret, (unsigned long long)v, cases[i].ret,
-				 (unsigned long long)cases[i].value);
-		if (ret && v != 12345)
-			fail_msg("params_parse_size('%s') wrote its output on failure", cases[i].text);
-	}
+	check_parse("params_parse_size", params_parse_size, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 static void test_parse_count(void **state)
@@ -360,15 +367,8 @@ static void test_parse_count(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t v = 12345;
-		int ret = params_parse_count(cases[i].text, &v);
-
-		if (ret != cases[i].ret || (!ret && v != cases[i].value))
-			fail_msg("params_parse_count('%s') = %d, %llu; want %d, %llu", cases[i].text,
-				 ret, (unsigned long long)v, cases[i].ret,
-				 (unsigned long long)cases[i].value);
-	}
+	check_parse("params_parse_count", params_parse_count, cases,
+		    sizeof(cases) / sizeof(cases[0]));
 }
 
 static void test_file_syntax(void **state)
