@@ -126,20 +126,30 @@ static void zip_shared(const struct entry *e, bool z64, uint8_t *p)
 	put_le16(p + 22, e->name_len);
 }
 
+/*
+ * The name at p, then with z64 the ZIP64 extra field of xlen bytes: the
+ * sizes, and in the central directory's the offset too.
+ */
+static void zip_name_x(const struct entry *e, bool z64, unsigned xlen, uint8_t *p)
+{
+	memcpy(p, e->name, e->name_len);
+	if (!z64)
+		return;
+	p += e->name_len;
+	put_le16(p, 0x0001);
+	put_le16(p + 2, xlen - 4);
+	put_le64(p + 4, e->size);
+	put_le64(p + 12, e->csize);
+	if (xlen == ZIP64_CDIR_X)
+		put_le64(p + 20, e->off);
+}
+
 static size_t zip_local(const struct entry *e, bool z64, uint8_t *p)
 {
 	put_le32(p, 0x04034b50);
 	zip_shared(e, z64, p + 4);
 	put_le16(p + 28, z64 ? ZIP64_LOCAL_X : 0);
-	memcpy(p + ZIP_LOCAL, e->name, e->name_len);
-	if (z64) {
-		uint8_t *x = p + ZIP_LOCAL + e->name_len;
-
-		put_le16(x, 0x0001);
-		put_le16(x + 2, ZIP64_LOCAL_X - 4);
-		put_le64(x + 4, e->size);
-		put_le64(x + 12, e->csize);
-	}
+	zip_name_x(e, z64, ZIP64_LOCAL_X, p + ZIP_LOCAL);
 	return (size_t)zip_local_len(e, z64);
 }
 
@@ -156,16 +166,7 @@ static size_t zip_cdir(const struct entry *e, bool z64, uint8_t *p)
 	put_le16(p + 36, e->kind == ENTRY_TEXT);
 	put_le32(p + 38, (dir ? 040755u : 0100644u) << 16 | (dir ? 0x10 : 0));
 	put_le32(p + 42, z64 ? UINT32_MAX : (uint32_t)e->off);
-	memcpy(p + ZIP_CENTRAL, e->name, e->name_len);
-	if (z64) {
-		uint8_t *x = p + ZIP_CENTRAL + e->name_len;
-
-		put_le16(x, 0x0001);
-		put_le16(x + 2, ZIP64_CDIR_X - 4);
-		put_le64(x + 4, e->size);
-		put_le64(x + 12, e->csize);
-		put_le64(x + 20, e->off);
-	}
+	zip_name_x(e, z64, ZIP64_CDIR_X, p + ZIP_CENTRAL);
 	return (size_t)zip_cdir_len(e, z64);
 }
 
