@@ -16,6 +16,7 @@
 #include "plan/plan.h"
 #include "testlayout.h"
 #include "testutil.h"
+#include "util/array.h"
 
 #define NSEEDS 3
 
@@ -278,13 +279,6 @@ static double floor_cdf(const void *ctx, double t)
 	return size_model_cdf(ctx, t + 1.0);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void test_trace(void **state)
 {
 	const struct plan *pl = &plans[2];
@@ -326,7 +320,7 @@ static void test_trace(void **state)
 	assert_true(w.temps >= pl->nfiles * w.rounds / 10 * 9 / 10);
 
 	/* temporaries are drawn from the plan's size model */
-	qsort(w.tsize, w.temps, sizeof(*w.tsize), cmp_double);
+	qsort(w.tsize, w.temps, sizeof(*w.tsize), array_cmp_double);
 	v = calloc(w.temps, sizeof(*v));
 	assert_non_null(v);
 	for (uint64_t i = 0; i < w.temps; i++)

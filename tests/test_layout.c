@@ -16,6 +16,7 @@
 #include "plan/plan.h"
 #include "testlayout.h"
 #include "testutil.h"
+#include "util/array.h"
 
 #define NSEEDS 3
 
@@ -599,11 +600,6 @@ static int cmp_u64_desc(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static int cmp_u64_asc(const void *a, const void *b)
-{
-	return -cmp_u64_desc(a, b);
-}
-
 /* Median block count of the eligible files, fragmented (frag 1) or all (frag -1). */
 static uint64_t median_blocks(const struct layout *lo, const struct test_req *r, int frag)
 {
@@ -613,7 +609,7 @@ static uint64_t median_blocks(const struct layout *lo, const struct test_req *r,
 	for (uint64_t f = 0; f < lo->nfiles; f++)
 		if (r->fb[f] >= 2 && (frag < 0 || (runs_of(lo, f) > 1) == frag))
 			v[n++] = r->fb[f];
-	qsort(v, n, sizeof(*v), cmp_u64_asc);
+	qsort(v, n, sizeof(*v), array_cmp_u64);
 	m = n ? v[n / 2] : 0;
 	free(v);
 	return m;

@@ -20,15 +20,7 @@
 
 #include "readback/fsread_ops.h"
 #include "util/fiemap.h"
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
+#include "util/rng.h"
 
 /* Add ino; returns 1 when it was there already, 0 when added, -ENOMEM. */
 static int inoset_add(struct fsr_inoset *s, uint64_t ino)
@@ -44,7 +36,7 @@ static int inoset_add(struct fsr_inoset *s, uint64_t ino)
 		for (size_t k = 0; k < s->cap; k++) {
 			if (!s->slot[k])
 				continue;
-			for (i = mix64(s->slot[k]) & (cap - 1); slot[i]; i = (i + 1) & (cap - 1))
+			for (i = rng_mix64(s->slot[k]) & (cap - 1); slot[i]; i = (i + 1) & (cap - 1))
 				;
 			slot[i] = s->slot[k];
 		}
@@ -52,7 +44,7 @@ static int inoset_add(struct fsr_inoset *s, uint64_t ino)
 		s->slot = slot;
 		s->cap = cap;
 	}
-	for (i = mix64(ino + 1) & (s->cap - 1); s->slot[i]; i = (i + 1) & (s->cap - 1))
+	for (i = rng_mix64(ino + 1) & (s->cap - 1); s->slot[i]; i = (i + 1) & (s->cap - 1))
 		if (s->slot[i] == ino + 1)
 			return 1;
 	s->slot[i] = ino + 1;

@@ -1,4 +1,4 @@
-/* array.c - growing heap arrays: one overflow-checked resize and one doubling growth */
+/* array.c - growing heap arrays: one overflow-checked resize, one doubling growth, sort orders */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,4 +44,25 @@ int array_grow(void *pp, size_t *cap, size_t need, size_t elem)
 		return ret;
 	*cap = c;
 	return 0;
+}
+
+int array_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int array_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int array_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
 }

@@ -1,4 +1,4 @@
-/* array.h - growing heap arrays: one overflow-checked resize and one doubling growth */
+/* array.h - growing heap arrays: one overflow-checked resize, one doubling growth, sort orders */
 #ifndef IMPRINT_ARRAY_H
 #define IMPRINT_ARRAY_H
 
@@ -25,5 +25,10 @@ int array_resize(void *pp, size_t n, size_t elem);
  *	v->item[v->n++] = x;
  */
 int array_grow(void *pp, size_t *cap, size_t need, size_t elem);
+
+/* qsort() comparators, ascending: uint64_t, int64_t and double elements (no NaN). */
+int array_cmp_u64(const void *a, const void *b);
+int array_cmp_i64(const void *a, const void *b);
+int array_cmp_double(const void *a, const void *b);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "util/bytes.h"
+#include "util/rng.h"
 
 /*
  * Every format follows one plan: a layout computed from (key, size) alone
@@ -17,19 +18,10 @@
 
 #define IMG_MIN(a, b) ((a) < (b) ? (a) : (b))
 
-static inline uint64_t img_mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= UINT64_C(0xBF58476D1CE4E5B9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94D049BB133111EB);
-	return x ^ (x >> 31);
-}
-
 static inline uint64_t img_hash(uint64_t key, uint64_t a, uint64_t b)
 {
-	return img_mix(
-		key ^ img_mix(a * UINT64_C(0x9E3779B97F4A7C15) + b + UINT64_C(0x632BE59BD9B4E019)));
+	return rng_splitmix64(key ^ rng_splitmix64(a * UINT64_C(0x9E3779B97F4A7C15) + b +
+						   UINT64_C(0x632BE59BD9B4E019)));
 }
 
 /* Big- and little-endian fields: put_be16, put_le32, ... (util/bytes.h). */

@@ -279,7 +279,7 @@ static void jpeg_block(const struct jpeg_gen *j, struct jpeg_bits *out, int *pre
 	jpeg_put(b, (uint32_t)j->dc_code[cat] << cat | extra, j->dc_len[cat] + cat);
 	*pred += diff;
 	for (;;) {
-		uint64_t z = img_mix(s += UINT64_C(0x9E3779B97F4A7C15));
+		uint64_t z = rng_splitmix64(s += UINT64_C(0x9E3779B97F4A7C15));
 
 		/* one 64-bit draw makes up to three coefficients, 21 bits each */
 		for (unsigned d = 0; d < 3; d++, z >>= 21) {

@@ -126,19 +126,19 @@ static void img_tex_noise(const struct img_tex *t, uint64_t y, uint64_t b0, size
 	size_t i = 0;
 
 	if (b0 & 7) {
-		uint64_t h = img_mix(seed + w++ * UINT64_C(0x9E3779B97F4A7C15));
+		uint64_t h = rng_splitmix64(seed + w++ * UINT64_C(0x9E3779B97F4A7C15));
 
 		for (unsigned lane = (unsigned)(b0 & 7); lane < 8 && i < n; lane++)
 			out[i++] = (uint8_t)(h >> (8 * lane));
 	}
 	for (; i + 8 <= n; i += 8) {
-		uint64_t h = img_mix(seed + w++ * UINT64_C(0x9E3779B97F4A7C15));
+		uint64_t h = rng_splitmix64(seed + w++ * UINT64_C(0x9E3779B97F4A7C15));
 
 		for (unsigned lane = 0; lane < 8; lane++)
 			out[i + lane] = (uint8_t)(h >> (8 * lane));
 	}
 	if (i < n) {
-		uint64_t h = img_mix(seed + w * UINT64_C(0x9E3779B97F4A7C15));
+		uint64_t h = rng_splitmix64(seed + w * UINT64_C(0x9E3779B97F4A7C15));
 
 		for (unsigned lane = 0; i < n; lane++)
 			out[i++] = (uint8_t)(h >> (8 * lane));
