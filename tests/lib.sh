@@ -158,6 +158,20 @@ open_bytes() {
 	echo "$max"
 }
 
+# open_over PID BYTES: whether PID has more than BYTES allocated in a file open under $WORK
+open_over() { [ "$(open_bytes "$1")" -gt "$2" ]; }
+
+# wait_until PID CMD [ARG...]: wait (10 s at most) until CMD ARG... succeeds or PID has exited
+wait_until() {
+	local pid=$1 _
+	shift
+	for _ in $(seq 1 1000); do
+		"$@" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
+}
+
 finish() {
 	echo "1..$TESTS_RUN"
 	[ "$TESTS_FAILED" -eq 0 ] || exit 1

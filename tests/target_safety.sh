@@ -74,11 +74,7 @@ done
 # --- SIGKILL mid-build leaves nothing: the image is an unnamed O_TMPFILE until done (finding 4)
 "$IMPRINT" create -q --size 2G --used 1500M "$WORK/kill.img" 2>/dev/null &
 pid=$!
-for _ in $(seq 1 1000); do
-	[ "$(open_bytes "$pid")" -gt $((100 << 20)) ] && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.01
-done
+wait_until "$pid" open_over "$pid" $((100 << 20))
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 [ ! -e "$WORK/kill.img" ] && [ "$(leftovers "$WORK")" -eq 0 ] \

@@ -571,26 +571,28 @@ static void resolve_fails(struct params *p, const char *msg)
 	assert_string_equal(err.msg, msg);
 }
 
+/* The defaults, then kv[0] = kv[1], kv[2] = kv[3] ... (NULL-terminated), unresolved. */
+static void init_set(struct params *p, const char *const *kv)
+{
+	params_init(p);
+	for (; *kv; kv += 2)
+		set_ok(p, kv[0], kv[1]);
+}
+
+#define KV(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
 static void test_resolve_errors(void **state)
 {
 	struct params p;
 	char want[512];
 
 	(void)state;
-	params_init(&p);
-	set_ok(&p, "size", "1G");
-	set_ok(&p, "used", "2G");
+	init_set(&p, KV("size", "1G", "used", "2G"));
 	resolve_fails(&p, "'used' (2 GiB) must not exceed 'size' (1 GiB)");
-
-	params_init(&p);
-	set_ok(&p, "size", "1G");
-	set_ok(&p, "used", "1.5G");
-	set_ok(&p, "files", "10");
+	init_set(&p, KV("size", "1G", "used", "1.5G", "files", "10"));
 	resolve_fails(&p, "'used' (1.5 GiB) must not exceed 'size' (1 GiB)");
 
-	params_init(&p);
-	set_ok(&p, "size", "1G");
-	set_ok(&p, "files", "1M");
+	init_set(&p, KV("size", "1G", "files", "1M"));
 	{
 		struct params q = p;
 
@@ -601,18 +603,11 @@ static void test_resolve_errors(void **state)
 	}
 	resolve_fails(&p, want);
 
-	params_init(&p);
-	set_ok(&p, "files", "2000");
-	set_ok(&p, "special_dirs", "3");
+	init_set(&p, KV("files", "2000", "special_dirs", "3"));
 	resolve_fails(&p, "'special_dirs' (3) times 'special_dir_files' (10000) is more than 'files' (2000)");
-
-	params_init(&p);
-	set_ok(&p, "files", "30000");
-	set_ok(&p, "special_dirs", "3");
+	init_set(&p, KV("files", "30000", "special_dirs", "3"));
 	resolve_ok(&p);
-
-	params_init(&p);
-	set_ok(&p, "fpd_empty_share", "0.9");
+	init_set(&p, KV("fpd_empty_share", "0.9"));
 	resolve_fails(&p, "'fpd_empty_share' (0.9) plus the bins 1..28 (0.7406) exceed 1; "
 		      "lower 'fpd_empty_share' or 'fpd_max_bin'");
 
