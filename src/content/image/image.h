@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "content/gen.h"
 #include "util/bytes.h"
 #include "util/rng.h"
 
@@ -25,6 +26,15 @@ static inline uint64_t img_hash(uint64_t key, uint64_t a, uint64_t b)
 }
 
 /* Big- and little-endian fields: put_be16, put_le32, ... (util/bytes.h). */
+
+/*
+ * Bytes [off, off + len) of a file, region by region: part(ctx, off, buf,
+ * len) makes the bytes from off to the end of off's region (len at most)
+ * and returns how many (at least 1) or a negative errno.  Returns 0 or
+ * that errno.
+ */
+int img_fill_parts(void *ctx, uint64_t off, uint8_t *buf, size_t len,
+		   int64_t (*part)(void *ctx, uint64_t off, uint8_t *buf, size_t len));
 
 /* Bytes [pos, pos + n) of a small region made whole in src; returns n. */
 size_t img_part(uint8_t *buf, const uint8_t *src, uint64_t pos, size_t n);
@@ -48,10 +58,10 @@ uint64_t img_fit_field(uint64_t *dim, uint64_t hi, uint64_t cap, uint64_t (*meas
 uint64_t img_width(uint64_t key, uint64_t pixels, uint64_t max);
 
 /* t split into k parts as evenly as possible, the first t % k one larger: where part j starts. */
-uint64_t split_start(uint64_t t, uint64_t k, uint64_t j);
+uint64_t img_split_start(uint64_t t, uint64_t k, uint64_t j);
 
 /* The part holding position p of the split above. */
-uint64_t split_part(uint64_t t, uint64_t k, uint64_t p);
+uint64_t img_split_part(uint64_t t, uint64_t k, uint64_t p);
 
 /* Bytes [off, off + n) of an endless run of lowercase pseudo-words, for comments. */
 void img_words(uint64_t key, uint64_t off, uint8_t *out, size_t n);

@@ -301,42 +301,44 @@ static void png_head(const struct png_layout *l, uint8_t *h)
 	put_be32(h + 29, (uint32_t)crc32(crc32(0, Z_NULL, 0), h + 12, 17));
 }
 
-static int png_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
+static int64_t png_part(void *ctx, uint64_t off, uint8_t *buf, size_t len)
 {
 	static const uint8_t iend[PNG_IEND] = { 0,   0,	  0,	0,    'I',  'E',
 						'N', 'D', 0xae, 0x42, 0x60, 0x82 };
+	struct png_gen *p = ctx;
+	const struct png_layout *l = &p->l;
+	size_t k;
+
+	if (off < PNG_HEAD) {
+		uint8_t h[PNG_HEAD];
+
+		png_head(l, h);
+		k = img_part(buf, h, off, (size_t)IMG_MIN((uint64_t)len, PNG_HEAD - off));
+	} else if (off < l->idat_at) {
+		k = png_chunk(p, PNG_HEAD, "tEXt", l->text - 12, png_text_data, off - PNG_HEAD, buf,
+			      len);
+	} else if (off < l->iend_at) {
+		uint64_t c = (off - l->idat_at) / (PNG_IDAT + 12);
+		uint64_t dlen = IMG_MIN((uint64_t)PNG_IDAT, l->zlen - c * PNG_IDAT);
+		uint64_t at = l->idat_at + c * (PNG_IDAT + 12);
+
+		p->zbase = c * PNG_IDAT;
+		k = png_chunk(p, at, "IDAT", dlen, png_idat_data, off - at, buf, len);
+	} else {
+		k = img_part(buf, iend, off - l->iend_at, len);
+	}
+	return (int64_t)k;
+}
+
+static int png_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
+{
 	struct png_gen p = { .key = g->key, .size = g->size };
 
-	if (g->size < PNG_MIN || off > g->size || len > g->size - off)
+	if (gen_check_request(g, PNG_MIN, off, len))
 		return -EINVAL;
 	png_layout(g->key, g->size, &p.l);
 	img_tex_init(&p.t, g->key, p.l.w, p.l.h, p.l.chans);
-	while (len) {
-		size_t k;
-
-		if (off < PNG_HEAD) {
-			uint8_t h[PNG_HEAD];
-
-			png_head(&p.l, h);
-			k = img_part(buf, h, off, (size_t)IMG_MIN((uint64_t)len, PNG_HEAD - off));
-		} else if (off < p.l.idat_at) {
-			k = png_chunk(&p, PNG_HEAD, "tEXt", p.l.text - 12, png_text_data,
-				      off - PNG_HEAD, buf, len);
-		} else if (off < p.l.iend_at) {
-			uint64_t c = (off - p.l.idat_at) / (PNG_IDAT + 12);
-			uint64_t dlen = IMG_MIN((uint64_t)PNG_IDAT, p.l.zlen - c * PNG_IDAT);
-			uint64_t at = p.l.idat_at + c * (PNG_IDAT + 12);
-
-			p.zbase = c * PNG_IDAT;
-			k = png_chunk(&p, at, "IDAT", dlen, png_idat_data, off - at, buf, len);
-		} else {
-			k = img_part(buf, iend, off - p.l.iend_at, len);
-		}
-		off += k;
-		buf += k;
-		len -= k;
-	}
-	return 0;
+	return img_fill_parts(&p, off, buf, len, png_part);
 }
 
 const struct gen_ops gen_png_ops = {

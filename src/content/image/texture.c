@@ -4,6 +4,21 @@
 
 #include "content/image/image.h"
 
+int img_fill_parts(void *ctx, uint64_t off, uint8_t *buf, size_t len,
+		   int64_t (*part)(void *ctx, uint64_t off, uint8_t *buf, size_t len))
+{
+	while (len) {
+		int64_t k = part(ctx, off, buf, len);
+
+		if (k < 0)
+			return (int)k;
+		off += (uint64_t)k;
+		buf += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
 size_t img_part(uint8_t *buf, const uint8_t *src, uint64_t pos, size_t n)
 {
 	memcpy(buf, src + pos, n);
@@ -62,12 +77,12 @@ uint64_t img_width(uint64_t key, uint64_t pixels, uint64_t max)
 	return (uint64_t)w;
 }
 
-uint64_t split_start(uint64_t t, uint64_t k, uint64_t j)
+uint64_t img_split_start(uint64_t t, uint64_t k, uint64_t j)
 {
 	return j * (t / k) + IMG_MIN(j, t % k);
 }
 
-uint64_t split_part(uint64_t t, uint64_t k, uint64_t p)
+uint64_t img_split_part(uint64_t t, uint64_t k, uint64_t p)
 {
 	uint64_t q = t / k, r = t % k;
 

@@ -10,10 +10,10 @@ static void prose_unit(const struct gen_file *g, const struct frame *fr, struct 
 	(void)g;
 	(void)fr;
 	(void)u;
-	put_text(w, len, T_WRAP | T_PARA | T_NL | T_STOP);
+	text_put_text(w, len, T_WRAP | T_PARA | T_NL | T_STOP);
 }
 
-const struct tfmt fmt_prose = { .frame = NULL, .unit = prose_unit };
+const struct tfmt text_fmt_prose = { .frame = NULL, .unit = prose_unit };
 
 /* ------------------------------------------------------------------------- */
 /* Markdown */
@@ -22,9 +22,9 @@ static void md_frame(const struct gen_file *g, const struct content_model *cm, s
 {
 	struct tw w;
 
-	frame_open(&w, cm, g, fr->head, 1);
+	text_frame_open(&w, cm, g, fr->head, 1);
 	put_str(&w, "# ");
-	put_phrase(&w, 10, 48, T_CAPS);
+	text_put_phrase(&w, 10, 48, T_CAPS);
 	put_str(&w, "\n\n");
 	fr->hlen = (size_t)(w.p - fr->head);
 	if (fr->hlen > g->size)
@@ -52,7 +52,7 @@ static void md_unit(const struct gen_file *g, const struct frame *fr, struct tw 
 		case 0:
 		case 1:
 			put_str(w, "## ");
-			put_phrase(w, 8, 40, T_CAPS);
+			text_put_phrase(w, 8, 40, T_CAPS);
 			put_str(w, "\n\n");
 			break;
 		case 2:
@@ -60,30 +60,30 @@ static void md_unit(const struct gen_file *g, const struct frame *fr, struct tw 
 		case 4:
 			for (unsigned i = 0, k = 2 + (unsigned)((x >> 8) % 5); i < k; i++) {
 				put_str(w, "- ");
-				put_text(w, 16 + below(tnext(&w->r), 80), T_NL);
+				text_put_text(w, 16 + below(tnext(&w->r), 80), T_NL);
 			}
 			put_ch(w, '\n');
 			break;
 		case 5:
 			put_str(w, "```\n");
 			for (unsigned i = 0, k = 2 + (unsigned)((x >> 8) % 6); i < k; i++) {
-				put_rank(w, name_word(w), 0);
+				put_rank(w, text_name_word(w), 0);
 				put_ch(w, '_');
-				put_rank(w, name_word(w), 0);
+				put_rank(w, text_name_word(w), 0);
 				put_ch(w, '(');
-				put_number(w);
+				text_put_number(w);
 				put_str(w, ");\n");
 			}
 			put_str(w, "```\n\n");
 			break;
 		case 6:
 			put_str(w, "> ");
-			put_text(w, 40 + below(tnext(&w->r), 160), T_NL);
+			text_put_text(w, 40 + below(tnext(&w->r), 160), T_NL);
 			put_ch(w, '\n');
 			break;
 		default:
 			w->col = 0;
-			put_text(w, 120 + below(tnext(&w->r), 700), T_WRAP | T_NL);
+			text_put_text(w, 120 + below(tnext(&w->r), 700), T_WRAP | T_NL);
 			put_ch(w, '\n');
 			break;
 		}
@@ -93,7 +93,7 @@ static void md_unit(const struct gen_file *g, const struct frame *fr, struct tw 
 		}
 	}
 	w->col = 0;
-	put_text(w, (size_t)(end - w->p), T_WRAP | T_PARA | T_NL);
+	text_put_text(w, (size_t)(end - w->p), T_WRAP | T_PARA | T_NL);
 }
 
-const struct tfmt fmt_md = { .frame = md_frame, .unit = md_unit };
+const struct tfmt text_fmt_md = { .frame = md_frame, .unit = md_unit };
