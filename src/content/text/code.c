@@ -395,6 +395,24 @@ static void src_filler(struct src *s, size_t n)
 	text_comment_lines(s->w, n, ind, lg->raw[R_LC], lg->raw[R_LC_END] ? lg->raw[R_LC_END] : "");
 }
 
+/* A top-level block: constants, a record or a function. */
+static void src_block(struct tw *w, const uint8_t *end, void *ctx)
+{
+	struct src *s = ctx;
+	unsigned kind = (unsigned)below(tnext(&w->r), 20);
+
+	put_ch(w, '\n');
+	if (kind < 2 && s->lg->one[R_KONST]) {
+		s->nv = 0;
+		for (unsigned i = 0, k = 2 + (unsigned)below(tnext(&w->r), 4); i < k; i++)
+			line_of(s, R_KONST);
+	} else if (kind < 5 && s->lg->one[R_REC_OPEN]) {
+		record(s);
+	} else {
+		function(s, s->fr->variant && s->lg->one[R_PROTO], (size_t)(end - w->p));
+	}
+}
+
 static void src_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
 		     size_t len)
 {
@@ -403,31 +421,8 @@ static void src_unit(const struct gen_file *g, const struct frame *fr, struct tw
 
 	(void)g;
 	(void)u;
-	for (;;) {
-		uint8_t *mark = w->p;
-		unsigned kind;
-
-		if (w->p >= w->stop)
-			return;
-		if (end - w->p < 400)
-			break;
-		kind = (unsigned)below(tnext(&w->r), 20);
-		put_ch(w, '\n');
-		if (kind < 2 && s.lg->one[R_KONST]) {
-			s.nv = 0;
-			for (unsigned i = 0, k = 2 + (unsigned)below(tnext(&w->r), 4); i < k; i++)
-				line_of(&s, R_KONST);
-		} else if (kind < 5 && s.lg->one[R_REC_OPEN]) {
-			record(&s);
-		} else {
-			function(&s, fr->variant && s.lg->one[R_PROTO], (size_t)(end - w->p));
-		}
-		if (end - w->p < 64) {
-			w->p = mark;
-			break;
-		}
-	}
-	src_filler(&s, (size_t)(end - w->p));
+	if (text_blocks(w, end, 400, 64, src_block, &s))
+		src_filler(&s, (size_t)(end - w->p));
 }
 
 const struct tfmt text_fmt_src = { .frame = src_frame, .unit = src_unit };

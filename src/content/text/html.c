@@ -80,6 +80,57 @@ static void put_url(struct tw *w)
 	}
 }
 
+/* An HTML block: a heading, a list of links or a paragraph. */
+static void html_block(struct tw *w, const uint8_t *end, void *ctx)
+{
+	uint64_t x = tnext(&w->r);
+
+	(void)end;
+	(void)ctx;
+	w->col = 0;
+	switch (x % 20) {
+	case 0:
+	case 1:
+		put_str(w, "<h2>");
+		text_put_phrase(w, 8, 40, T_CAPS);
+		put_str(w, "</h2>\n");
+		break;
+	case 2:
+	case 3:
+	case 4:
+		put_str(w, "<ul>\n");
+		for (unsigned i = 0, k = 2 + (unsigned)((x >> 8) % 5); i < k; i++) {
+			put_str(w, "<li><a href=\"");
+			put_url(w);
+			put_str(w, "\">");
+			text_put_phrase(w, 4, 30, 0);
+			put_str(w, "</a></li>\n");
+		}
+		put_str(w, "</ul>\n");
+		break;
+	default:
+		put_str(w, "<p>");
+		text_put_text(w, 60 + below(tnext(&w->r), 400), T_WRAP);
+		if ((x >> 8) & 1) {
+			put_str(w, "\n<a href=\"");
+			put_url(w);
+			put_str(w, "\">");
+			text_put_phrase(w, 4, 30, 0);
+			put_str(w, "</a>");
+			if ((x >> 9) & 1) {
+				put_str(w, "\n<em>");
+				text_put_phrase(w, 4, 20, 0);
+				put_str(w, "</em>");
+			}
+			w->col = 0;
+			put_ch(w, '\n');
+			text_put_text(w, 20 + below(tnext(&w->r), 300), T_WRAP);
+		}
+		put_str(w, "</p>\n");
+		break;
+	}
+}
+
 static void html_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
 		      size_t len)
 {
@@ -98,62 +149,8 @@ static void html_unit(const struct gen_file *g, const struct frame *fr, struct t
 		}
 		return;
 	}
-	for (;;) {
-		uint8_t *mark = w->p;
-		uint64_t x;
-
-		if (w->p >= w->stop)
-			return;
-		if (end - w->p < 1200)
-			break;	/* the last paragraph takes the rest: nothing to roll back */
-		x = tnext(&w->r);
-		w->col = 0;
-		switch (x % 20) {
-		case 0:
-		case 1:
-			put_str(w, "<h2>");
-			text_put_phrase(w, 8, 40, T_CAPS);
-			put_str(w, "</h2>\n");
-			break;
-		case 2:
-		case 3:
-		case 4:
-			put_str(w, "<ul>\n");
-			for (unsigned i = 0, k = 2 + (unsigned)((x >> 8) % 5); i < k; i++) {
-				put_str(w, "<li><a href=\"");
-				put_url(w);
-				put_str(w, "\">");
-				text_put_phrase(w, 4, 30, 0);
-				put_str(w, "</a></li>\n");
-			}
-			put_str(w, "</ul>\n");
-			break;
-		default:
-			put_str(w, "<p>");
-			text_put_text(w, 60 + below(tnext(&w->r), 400), T_WRAP);
-			if ((x >> 8) & 1) {
-				put_str(w, "\n<a href=\"");
-				put_url(w);
-				put_str(w, "\">");
-				text_put_phrase(w, 4, 30, 0);
-				put_str(w, "</a>");
-				if ((x >> 9) & 1) {
-					put_str(w, "\n<em>");
-					text_put_phrase(w, 4, 20, 0);
-					put_str(w, "</em>");
-				}
-				w->col = 0;
-				put_ch(w, '\n');
-				text_put_text(w, 20 + below(tnext(&w->r), 300), T_WRAP);
-			}
-			put_str(w, "</p>\n");
-			break;
-		}
-		if (end - w->p < 200) {
-			w->p = mark;
-			break;
-		}
-	}
+	if (!text_blocks(w, end, 1200, 200, html_block, NULL))
+		return;
 	if (end - w->p >= 12) {
 		w->col = 0;
 		put_str(w, "<p>");

@@ -170,6 +170,16 @@ void text_put_text(struct tw *w, size_t n, unsigned fl);
 void text_put_phrase(struct tw *w, unsigned lo, unsigned hi, unsigned fl);
 
 /*
+ * Blocks (headings, lists, functions, ...) by block(w, end, ctx), one after
+ * another while room bytes or more are left before end; a block that
+ * leaves fewer than keep bytes is taken back.  Returns 0 when the writer
+ * passed its stop (the unit ends there), else 1: the caller fills the
+ * rest, end - w->p bytes.
+ */
+int text_blocks(struct tw *w, const uint8_t *end, size_t room, size_t keep,
+		void (*block)(struct tw *w, const uint8_t *end, void *ctx), void *ctx);
+
+/*
  * Comment lines filling exactly n bytes: indent, pre, a sentence, post,
  * newline, about 40 to 78 bytes each; blank lines when n is too short.
  */

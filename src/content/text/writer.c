@@ -309,6 +309,24 @@ void text_put_phrase(struct tw *w, unsigned lo, unsigned hi, unsigned fl)
 	text_put_text(w, lo + below(tnext(&w->r), hi - lo + 1), T_PLAIN | fl);
 }
 
+int text_blocks(struct tw *w, const uint8_t *end, size_t room, size_t keep,
+		void (*block)(struct tw *w, const uint8_t *end, void *ctx), void *ctx)
+{
+	for (;;) {
+		uint8_t *mark = w->p;
+
+		if (w->p >= w->stop)
+			return 0;
+		if (end - w->p < (ptrdiff_t)room)
+			return 1;
+		block(w, end, ctx);
+		if (end - w->p < (ptrdiff_t)keep) {
+			w->p = mark;
+			return 1;
+		}
+	}
+}
+
 void text_comment_lines(struct tw *w, size_t n, const char *indent, const char *pre,
 			const char *post)
 {
