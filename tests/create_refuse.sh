@@ -13,7 +13,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-
 # attach FILE: $loop is a loop device of our own over FILE; fails when that cannot be done here
 attach() {
 	loop=

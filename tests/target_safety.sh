@@ -2,7 +2,6 @@
 # target_safety.sh - create never loses what is in an image file's place, and says why it fails
 . "${srcdir:-.}/tests/lib.sh"
 
-
 # --- mke2fs's own error, not its warning about usage types (issue 16, finding 8)
 expect_status 1 "mke2fs refuses -O ^extent with 64bit" \
 	"$IMPRINT" create -q --size 64M --mkfs-options "-O ^extent" "$WORK/e8.img"
