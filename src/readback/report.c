@@ -344,6 +344,8 @@ void report_print_json(const struct report *r, FILE *out)
 		json_object_object_add(o, "sparse_hole_bytes",
 				       json_object_new_uint64(r->sparse_hole_bytes));
 	}
+	if (r->content_missed)
+		json_object_object_add(o, "content_unreachable", json_object_get(r->content_missed));
 	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
