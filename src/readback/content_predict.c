@@ -115,6 +115,7 @@ struct walk {
 	struct squeezer q;
 	uint8_t *buf;
 	uint64_t sampled;
+	uint8_t *ext_group;           /* group by extension id */
 };
 
 /* A piece of PIECE bytes at a random block of each quarter of a large segment. */
@@ -219,9 +220,9 @@ static int hash64_add(struct hash64 *s, uint64_t h)
 }
 
 /* The group of file f, as content-report finds it from the file's name. */
-static enum content_group file_group(const struct plan *pl, uint64_t f)
+static enum content_group file_group(const struct walk *w, uint64_t f)
 {
-	return content_group_of_ext(plan_file_ext(pl, f));
+	return (enum content_group)w->ext_group[w->pl->file_ext[f]];
 }
 
 /* Copies, chance copies and whole blocks: one walk over the files. */
@@ -241,7 +242,7 @@ static int predict_files(struct walk *w, struct content_prediction *pr)
 		return -ENOMEM;
 	for (uint64_t f = 0; f < pl->nfiles; f++) {
 		uint64_t size = pl->file_size[f];
-		enum content_group g = file_group(pl, f);
+		enum content_group g = file_group(w, f);
 
 		if (content_file_of(pl, f) != f) {
 			pr->copies++;
@@ -315,13 +316,16 @@ int content_predict(const struct plan *pl, const struct content_model *cm,
 	pr->files = pl->nfiles;
 	pr->copies_wanted = (uint64_t)llround(pl->prm.dup_file_share * (double)pl->nfiles);
 	w.buf = malloc(SEGMENT);
+	w.ext_group = malloc(pl->ext.count ? pl->ext.count : 1);
 	ret = content_squeezer_init(&w.q);
-	if (!ret && !w.buf)
+	if (!ret && (!w.buf || !w.ext_group))
 		ret = -ENOMEM;
+	for (size_t i = 0; !ret && i < pl->ext.count; i++)
+		w.ext_group[i] = (uint8_t)content_group_of_ext(pl->ext.name[i]);
 	if (!ret)
 		ret = predict_files(&w, pr);
 	for (uint64_t f = 0; !ret && f < pl->nfiles; f++) {
-		enum content_group g = file_group(pl, f);
+		enum content_group g = file_group(&w, f);
 
 		if (content_file_of(pl, f) == f && (g == CONTENT_BINARY || g == CONTENT_EXEC))
 			ret = walk_segments(&w, f, g == CONTENT_EXEC, 2);
@@ -335,6 +339,7 @@ int content_predict(const struct plan *pl, const struct content_model *cm,
 		pr->sampled_bytes = w.sampled;
 	}
 	content_squeezer_release(&w.q);
+	free(w.ext_group);
 	free(w.buf);
 	return ret;
 }
