@@ -421,8 +421,8 @@ static void why_ratio(char *why, size_t len, const char *group, uint64_t small, 
 			 "%.0f B), which compress less: stream headers, little to match",
 			 100 * share(small, bytes), group, (double)bytes / (double)files);
 	else
-		snprintf(why, len, "%s of this plan (%llu files, mean %.0f B) reaches %.3f with "
-			 "this content model", group, (unsigned long long)files,
+		snprintf(why, len, "with this content model, the %s of this plan (%llu distinct "
+			 "files, mean %.0f B) compress %.3f", group, (unsigned long long)files,
 			 (double)bytes / (double)files, pred);
 }
 
