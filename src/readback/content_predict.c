@@ -436,7 +436,11 @@ static void why_dup_files(const struct content_prediction *pr, char *why, size_t
 			     (unsigned long long)pr->copies_wanted,
 			     pr->copies ? "" : " (copies of the drawn sizes would hold more bytes "
 			     "than --used, so none are made)");
-	if (pr->chance_copies && n >= 0 && (size_t)n < len)
+	if (!n && pr->copies_wanted == pr->copies && !pr->chance_copies)
+		n = snprintf(why, len, "%llu files hold %llu whole-file copies at that share "
+			     "(it rounds to a whole count)", (unsigned long long)pr->files,
+			     (unsigned long long)pr->copies_wanted);
+	else if (pr->chance_copies && n >= 0 && (size_t)n < len)
 		snprintf(why + n, len - (size_t)n, "%s%llu small files are equal by chance "
 			 "(%llu empty)", n ? "; " : "", (unsigned long long)pr->chance_copies,
 			 (unsigned long long)pr->empty_files);
