@@ -550,7 +550,9 @@ static json_object *figure_json(const struct content_prediction *pr,
 
 	json_object_object_add(o, "figure", json_object_new_string(figure_name[f]));
 	json_object_object_add(o, "target", isnan(want) ? NULL : json_object_new_double(want));
-	json_object_object_add(o, "predicted", json_object_new_double(content_predicted(pr, f)));
+	/* three decimals: the sampled ratios depend on the installed zlib and zstd a little */
+	json_object_object_add(o, "predicted",
+			       json_object_new_double(round(content_predicted(pr, f) * 1000) / 1000));
 	json_object_object_add(o, "reachable", v < 0 ? NULL : json_object_new_boolean(v));
 	json_object_object_add(o, "why", v ? NULL : json_object_new_string(why));
 	return o;
