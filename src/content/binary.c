@@ -344,6 +344,18 @@ int content_binary_init(struct content_model *cm)
 	return 0;
 }
 
+void content_binary_deal(const struct content_model *cm, struct content_binary_deal *d)
+{
+	const struct binary_model *bm = cm->binary_priv;
+
+	memset(d, 0, sizeof(*d));
+	if (!bm)
+		return;
+	d->zero_share = (double)bm->zero_frac / 4294967296.0;
+	d->dup_share = (double)bm->dup_frac / 4294967296.0;
+	d->pool_blocks = bm->pool_blocks;
+}
+
 void content_binary_release(struct content_model *cm)
 {
 	free(cm->binary_priv);

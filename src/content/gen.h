@@ -106,6 +106,20 @@ int content_binary_init(struct content_model *cm);
 void content_binary_release(struct content_model *cm);
 
 /*
+ * How other-binary blocks are dealt once content_binary_init() has run:
+ * the share of 4 KiB blocks that are zero and that are drawn from the
+ * shared pool (after the cap that keeps their sum at most 1), and the
+ * pool's size in blocks (sized for every block of the plan's distinct
+ * files, so a group of few blocks draws each pool block fewer times).
+ * All 0 before content_binary_init().
+ */
+struct content_binary_deal {
+	double zero_share, dup_share;
+	uint64_t pool_blocks;
+};
+void content_binary_deal(const struct content_model *cm, struct content_binary_deal *d);
+
+/*
  * The text part of the model (text/sampler.c), built once the vocabulary,
  * zipf_exponent and text_mode are set: the Zipf inverse-CDF tables and
  * the words by length.  Needs at least one word of every length
