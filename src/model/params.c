@@ -89,6 +89,9 @@ int params_set(struct params *p, const char *key, const char *value,
 	const char *hint;
 	int i;
 
+	i = tables_set(p, key, value, 0, where, err);
+	if (i <= 0)
+		return i;
 	if (params_normalize_key(norm, sizeof(norm), key) || (i = param_index(norm)) < 0) {
 		char shown[KEY_MAX];
 
@@ -225,7 +228,17 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 			goto out_free_line;
 		}
 		*eq = '\0';
-		ret = params_set(p, s, eq + 1, where, err);
+		if (eq[-1] == '+') {
+			/* "key += more": a table continued */
+			eq[-1] = '\0';
+			ret = tables_set(p, s, eq + 1, 1, where, err);
+			if (ret == 1) {
+				params_set_error(err, where, "'+=' continues a table; '%s' is not one", s);
+				ret = -EINVAL;
+			}
+		} else {
+			ret = params_set(p, s, eq + 1, where, err);
+		}
 		if (ret)
 			goto out_free_line;
 	}
@@ -248,8 +261,7 @@ double params_mean_file_size(const struct params *p)
 
 	if (p->used && p->used < cap)
 		cap = p->used;
-	if (size_model_init(&m, p->size_mu, p->size_sigma, p->size_tail_weight,
-			    (double)p->size_tail_xm, p->size_tail_shape, (double)cap))
+	if (tables_size_model(p, (double)cap, &m))
 		return NAN;
 	return m.mean;
 }
@@ -304,6 +316,8 @@ static int check_fpd(const struct params *p, struct param_error *err)
 	double scale = (k - 1) * pow(c, k - 1), mass = 0;
 	char a[32], b[32];
 
+	if (p->tab.nfpd)
+		return 0; /* the table replaces the law's bins (tables_check) */
 	for (uint32_t i = 1; i <= p->fpd_max_bin; i++)
 		mass += scale * pow(i + c, -k);
 	if (p->fpd_empty_share + mass <= 1 + 1e-12)
@@ -341,6 +355,8 @@ static int check_fields(const struct params *p, struct param_error *err)
 		}
 	}
 	ret = check_fpd(p, err);
+	if (!ret)
+		ret = tables_check(p, err);
 	if (ret)
 		return ret;
 	if (p->frag_extents != 0 && p->frag_extents < 2) {

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/tables.h"
+
 /* appended only: the values are printed and pinned (tests/golden) */
 enum fs_kind { FS_EXT2, FS_EXT3, FS_EXT4, FS_XFS, FS_BTRFS, FS_F2FS };
 enum depth_mode { DEPTH_POISSON, DEPTH_CARE };
@@ -108,6 +110,9 @@ struct params {
 	double sparse_hole_share;  /* 0.5: of a sparse file's whole 64 KiB units, the holes, (0, 1) */
 	double text_zipf;          /* 1.0: Zipf exponent of word popularity in text, (0, 3] */
 	enum text_mode text_mode;  /* words: Zipf and Heaps; repeat, wordlen: Impressions' modes */
+
+	/* empirical laws (a profile's); empty by default (model/tables.h) */
+	struct param_tables tab;
 
 	/* bit i set: table entry i was set explicitly (private to params.c) */
 	uint64_t explicit_mask[2];

@@ -166,6 +166,7 @@ void params_print_config(const struct params *p, FILE *out)
 		params_fmt_value(d, params_value_get(p, d), buf, sizeof(buf));
 		fprintf(out, "%s = %s\n", d->name, buf);
 	}
+	tables_print(p, out);
 }
 
 /* The default column: the value, or "derived" for 0 = derived. */

@@ -154,7 +154,7 @@ int report_compute_input(const struct report_input *in, struct report *r)
 	r->fpd_achieved = calloc(r->fpd_bins, sizeof(double));
 	if (!r->fpd_target || !r->fpd_achieved)
 		goto out_free;
-	if (fpd_probs(p->fpd_empty_share, p->fpd_offset, p->fpd_degree, maxbin, r->fpd_target)) {
+	if (tables_fpd_probs(p, maxbin, r->fpd_target)) {
 		ret = -EINVAL;
 		goto out_free;
 	}
