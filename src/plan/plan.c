@@ -136,6 +136,11 @@ static int plan_files(struct plan *pl, const uint32_t *m_d, struct plan_error *e
 	ret = plan_exts(pl, e);
 	if (ret)
 		goto out;
+	if (pl->prm.tab.nsbe) {
+		ret = plan_size_by_ext(pl, s, e);
+		if (ret)
+			goto out;
+	}
 	ret = plan_ext_floors_and_dups(pl, s, e, pin);
 	if (ret)
 		goto out;

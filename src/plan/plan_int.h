@@ -38,6 +38,7 @@ int plan_cmp_u32_desc(const void *a, const void *b);
 int plan_sizes(struct plan *pl, uint64_t *s, struct plan_error *err);
 int plan_ext_floors_and_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin);
 int plan_exts(struct plan *pl, uint16_t *e);
+int plan_size_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e);
 
 /* plan_tree.c: depths, files per directory, special directories, placement, links */
 
