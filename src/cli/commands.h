@@ -21,6 +21,8 @@ struct cli {
 	double sample;             /* content-report --sample; 0: not given */
 	const char *against;       /* measure --against: the configuration compared with */
 	int jobs_given;
+	int parametric;            /* profile --parametric */
+	int content;               /* profile --content */
 	/* --set and short forms, in command-line order: "key=value" */
 	char **sets;
 	const char **set_where;
@@ -40,5 +42,6 @@ int cmd_content_report(struct cli *c, struct params *p);
 int cmd_measure(struct cli *c, struct params *p);
 int cmd_config(struct cli *c, struct params *p);
 int cmd_params(struct cli *c, struct params *p);
+int cmd_profile(struct cli *c, struct params *p);
 
 #endif

@@ -30,6 +30,8 @@ enum {
 	OPT_EXTENTS,
 	OPT_SAMPLE,
 	OPT_AGAINST,
+	OPT_PARAMETRIC,
+	OPT_CONTENT,
 	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
 	OPT_LAST,
 };
@@ -56,6 +58,8 @@ static const struct option long_opts[] = {
 	{ "extents", required_argument, NULL, OPT_EXTENTS },
 	{ "sample", required_argument, NULL, OPT_SAMPLE },
 	{ "against", required_argument, NULL, OPT_AGAINST },
+	{ "parametric", no_argument, NULL, OPT_PARAMETRIC },
+	{ "content", no_argument, NULL, OPT_CONTENT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -87,6 +91,7 @@ enum {
 	CMD_MEASURE,
 	CMD_CONFIG,
 	CMD_PARAMS,
+	CMD_PROFILE,
 	NCOMMANDS,
 };
 
@@ -145,6 +150,14 @@ static const struct command commands[NCOMMANDS] = {
 		.load = LOAD_NONE,
 		.any_option = 1,
 	},
+	[CMD_PROFILE] = {
+		.name = "profile",
+		.run = cmd_profile,
+		.help = "measure a tree, image or device and write its statistics as a\n"
+			"            configuration: imprint profile SOURCE [-o PROFILE] [--parametric]",
+		.needs = "profile needs a SOURCE: a mounted directory, an ext2/3/4 image or a device",
+		.load = LOAD_NONE,
+	},
 };
 
 /* verify takes create's options too, so that one command line serves both */
@@ -169,13 +182,16 @@ static const struct opt_rule {
 	int clash;            /* an option it cannot go with, or 0 */
 	const char *clash_msg;
 } opt_rules[] = {
-	{ .opt = 'o', .name = "-o", .takes = ON(CMD_PLAN), .only_for = "'plan'" },
+	{ .opt = 'o', .name = "-o", .takes = ON(CMD_PLAN) | ON(CMD_PROFILE),
+	  .only_for = "'plan' and 'profile'" },
 	CREATE_OPT(OPT_MKFS_OPTIONS, "'--mkfs-options'"),
 	CREATE_OPT(OPT_NO_FORMAT, "'--no-format'"),
-	CREATE_OPT(OPT_FORCE, "'--force'"),
+	{ .opt = OPT_FORCE, .name = "'--force'", .takes = CREATE_OPTS | ON(CMD_PROFILE),
+	  .only_for = "'create' and 'profile'" },
 	CREATE_OPT(OPT_KEEP_PARTIAL, "'--keep-partial'"),
 	CREATE_OPT(OPT_ALLOW_DROP, "'--allow-drop'"),
-	CREATE_OPT('q', "'--quiet'"),
+	{ .opt = 'q', .name = "'--quiet'", .takes = CREATE_OPTS | ON(CMD_PROFILE),
+	  .only_for = "'create' and 'profile'" },
 	CREATE_OPT(OPT_BACKEND, "'--backend'"),
 	CREATE_OPT('j', "'--jobs'"),
 	/* only create has ever refused --report; the others ignore it */
@@ -198,6 +214,10 @@ static const struct opt_rule {
 	  .name = "'--sample'",
 	  .takes = ON(CMD_CONTENT_REPORT),
 	  .only_for = "'content-report'" },
+	{ .opt = OPT_PARAMETRIC, .name = "'--parametric'", .takes = ON(CMD_PROFILE),
+	  .only_for = "'profile'" },
+	{ .opt = OPT_CONTENT, .name = "'--content'", .takes = ON(CMD_PROFILE),
+	  .only_for = "'profile'" },
 };
 
 /* The command line as parsed: what it asks for and which options it gave. */
@@ -266,6 +286,7 @@ static void usage(FILE *out)
 		"                       measure: write every file's measured physical runs to FILE\n"
 		"      --sample SHARE   content-report: share of 1 MiB segments compressed, (0, 1]\n"
 		"                       (default 1: every byte)\n"
+		"      --parametric     profile: file sizes from the fitted law, not the quantile table\n"
 		"      --against CONFIG measure: compare with CONFIG (the fit report of\n"
 		"                       'plan --report', layout and free-space targets); -c and\n"
 		"                       --set also turn the comparison on\n"
@@ -442,6 +463,12 @@ static int parse_option(struct cli *c, int opt, char **argv)
 		return parse_sample(c, optarg);
 	case OPT_AGAINST:
 		c->against = optarg;
+		break;
+	case OPT_PARAMETRIC:
+		c->parametric = 1;
+		break;
+	case OPT_CONTENT:
+		c->content = 1;
 		break;
 	case 'h':
 		usage(stdout);
