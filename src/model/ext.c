@@ -100,7 +100,7 @@ static int in_list(const char *const *names, size_t n, const char *name)
 }
 
 int ext_model_init_list(struct ext_model *m, const char *const *names, const double *shares,
-			size_t nt)
+			size_t nt, int flat_tail)
 {
 	size_t ntail = ARRAY_SIZE(tail_names);
 	double head_sum = 0, tail_w = 0, rest;
@@ -123,7 +123,7 @@ int ext_model_init_list(struct ext_model *m, const char *const *names, const dou
 		if (in_list(names, nt, tail_names[i]))
 			continue;
 		m->name[n] = tail_names[i];
-		m->share[n] = 1.0 / ((double)(n - m->head + 1) + ZIPF_OFFSET);
+		m->share[n] = flat_tail ? 1.0 : 1.0 / ((double)(n - m->head + 1) + ZIPF_OFFSET);
 		tail_w += m->share[n++];
 	}
 	m->count = n;
@@ -150,7 +150,7 @@ int ext_model_init(struct ext_model *m, enum ext_table which)
 		names[i] = t[i].name;
 		shares[i] = t[i].pct / 100.0;
 	}
-	return ext_model_init_list(m, names, shares, nt);
+	return ext_model_init_list(m, names, shares, nt, 0);
 }
 
 void ext_model_release(struct ext_model *m)

@@ -357,5 +357,5 @@ int tables_ext_model(const struct params *p, struct ext_model *m)
 		names[n] = t->ext_name[i];
 		shares[n++] = t->ext_share[i];
 	}
-	return ext_model_init_list(m, names, shares, n);
+	return ext_model_init_list(m, names, shares, n, 1);
 }

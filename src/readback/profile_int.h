@@ -30,7 +30,8 @@ struct pstate {
 	uint64_t upper, spaces, utf8, numeric, versioned;
 
 	/* owners and modes of every entry but the root (hard links once) */
-	uint64_t entries, root_owned, private_mode;
+	uint64_t entries, root_owned;
+	uint64_t moded, private_mode; /* files and directories; those with a private mode */
 	uint32_t uid[PROFILE_UIDS];
 	uint64_t uid_files[PROFILE_UIDS];
 	uint32_t nuid;

@@ -15,11 +15,11 @@
 #include "util/strutil.h"
 
 #define SIZEQ_POINTS 1001 /* size quantiles: u = 0, 0.001, ..., 1 */
-#define EXT_MIN_FILES 3   /* an extension fewer files have stays in the tail (privacy) */
+#define EXT_MIN_FILES 2   /* an extension of one file stays in the tail (privacy) */
 #define EXT_TOP 300
 #define SBE_MIN_FILES 50  /* an extension with its own size law has at least this many files */
 #define FPD_MIN_BIN 28
-#define FPD_TAIL 0.005    /* the bins reach until at most this share of directories is beyond */
+#define FPD_TAIL 0.005    /* the bins reach until at most this share of directories (or 3) is beyond */
 
 /* The figures a profile reports beside its configuration. */
 struct pfig {
@@ -134,7 +134,7 @@ static int profile_fpd(const struct pstate *s, struct params *p, struct pfig *f)
 		beyond = 0;
 		for (uint32_t j = 0; j < m->ndirs; j++)
 			beyond += m->dnfiles[j] > maxbin;
-		if ((double)beyond <= FPD_TAIL * m->ndirs || maxbin >= TAB_FPD_MAX - 2)
+		if ((double)beyond <= FPD_TAIL * m->ndirs || beyond <= 3 || maxbin >= TAB_FPD_MAX - 2)
 			break;
 		maxbin = maxbin * 2 > TAB_FPD_MAX - 2 ? TAB_FPD_MAX - 2 : maxbin * 2;
 	}
@@ -357,8 +357,9 @@ static void profile_rest(const struct pstate *s, struct params *p, struct pfig *
 	}
 	if (s->entries) {
 		p->owner_root_share = (double)s->root_owned / (double)s->entries;
-		p->perm_private_share = (double)s->private_mode / (double)s->entries;
 	}
+	if (s->moded)
+		p->perm_private_share = (double)s->private_mode / (double)s->moded;
 	p->owner_users = s->nuid;
 	for (uint32_t j = 0; j < m->ndirs; j++) {
 		nonleaf += s->nsub[j] > 0;

@@ -166,12 +166,15 @@ static void tally_owner(struct pstate *s, const struct fsread_entry *e)
 		if (i < s->nuid)
 			s->uid_files[i]++;
 	}
+	/* the model's private modes: 0700 directories, 0600 and 0700 files */
 	if (e->type == FSREAD_DIR) {
 		s->mode_dir[perm]++;
+		s->moded++;
 		s->private_mode += (perm & 0777) == 0700;
 	} else if (e->type == FSREAD_FILE) {
 		s->mode_file[perm]++;
-		s->private_mode += (perm & 0777) == 0600;
+		s->moded++;
+		s->private_mode += (perm & 0777) == 0600 || (perm & 0777) == 0700;
 	}
 }
 

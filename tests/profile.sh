@@ -1,0 +1,126 @@
+#!/bin/bash
+# profile.sh - imprint profile: a tree and an image profiled, clones planned and built from the
+# profiles, compared with the sources themselves (tests/profile_compare.py walks the source with
+# Python's os.lstat; e2fsck checks the clone image); privacy, scaling, --parametric, refusals.
+. "${srcdir:-.}/tests/lib.sh"
+PY="${srcdir:-.}/tests"
+command -v python3 >/dev/null || { echo "1..0 # SKIP needs python3"; exit 77; }
+
+# le A B: A <= B (decimals)
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+# within A B REL: |A - B| <= REL * B
+within() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= r * b) }'; }
+# fig FILE KEY: the value of KEY=VALUE in FILE
+fig() { sed -n "s/^$2=//p" "$1"; }
+# check FILE KEY MAX WHAT
+check() {
+	local v
+	v=$(fig "$1" "$2")
+	if [ -n "$v" ] && le "$v" "$3"; then pass "$4: $2 $v <= $3"; else fail "$4: $2 '$v' above $3"; fi
+}
+
+N=10000
+SRC="$WORK/src"
+mkdir "$SRC"
+python3 "$PY/profile_tree.py" "$SRC" $N 7 || { fail "making the source tree"; exit 1; }
+
+# --- refusals
+expect_status 2 "profile without SOURCE" "$IMPRINT" profile
+expect_err "profile needs a SOURCE" "names what it needs"
+expect_status 1 "profile of a missing path" "$IMPRINT" profile "$WORK/nothing"
+expect_status 2 "--parametric is profile's" "$IMPRINT" plan --parametric
+: >"$WORK/taken.conf"
+expect_status 2 "-o over an existing file" "$IMPRINT" profile "$SRC" -o "$WORK/taken.conf"
+expect_err "give --force" "says how to replace it"
+[ ! -s "$WORK/taken.conf" ] && pass "the existing file is untouched" || fail "the existing file was written"
+
+# --- the tree
+expect_status 0 "profile a tree" "$IMPRINT" profile "$SRC" -o "$WORK/p.conf"
+PROF="$WORK/p.conf"
+grep -q "^# source: $N files" "$PROF" && pass "header counts the files" || fail "header: $(head -3 "$PROF")"
+if grep -qi "zq" "$PROF"; then
+	fail "privacy: the profile holds a marker: $(grep -i -m1 zq "$PROF" | head -c 200)"
+else
+	pass "privacy: no name, path or content marker of the source in the profile"
+fi
+expect_status 0 "the profile is a loadable configuration" "$IMPRINT" config -c "$PROF"
+"$IMPRINT" config -c "$PROF" >"$WORK/again.conf"
+"$IMPRINT" plan -c "$PROF" >"$WORK/m1"
+"$IMPRINT" plan -c "$WORK/again.conf" >"$WORK/m2"
+cmp -s "$WORK/m1" "$WORK/m2" && pass "config output fed back gives the same manifest" ||
+	fail "config round trip changed the manifest"
+
+# a clone of the same size, against the source itself
+"$IMPRINT" plan -c "$PROF" --files $N -o "$WORK/clone.tsv" >/dev/null
+python3 "$PY/profile_compare.py" "$SRC" "$WORK/clone.tsv" >"$WORK/f"
+check "$WORK/f" size_d 0.02 "empirical sizes"
+check "$WORK/f" depth_d 0.02 "files by depth"
+check "$WORK/f" fpd_diff 0.01 "files per directory"
+check "$WORK/f" ext_diff 0.005 "extension shares"
+for k in hard sym private; do
+	if within "$(fig "$WORK/f" clone_$k)" "$(fig "$WORK/f" src_$k)" 0.1; then
+		pass "$k share within 10%: $(fig "$WORK/f" clone_$k) against $(fig "$WORK/f" src_$k)"
+	else
+		fail "$k share: $(fig "$WORK/f" clone_$k) against $(fig "$WORK/f" src_$k)"
+	fi
+done
+
+# sizes by extension: an .iso stays large and an .h small; without the table they mix
+med() { awk -F'\t' -v e="$2" '$2 == "file" && $4 == e { print $3 }' "$1" | sort -n |
+	awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }'; }
+iso=$(med "$WORK/clone.tsv" iso) h=$(med "$WORK/clone.tsv" h)
+le $((h * 1000)) "$iso" && pass "sizes by extension: median iso $iso, h $h" ||
+	fail "sizes by extension: median iso $iso, h $h"
+"$IMPRINT" plan -c "$PROF" --files $N --set size_by_ext=none >"$WORK/flat.tsv"
+iso=$(med "$WORK/flat.tsv" iso) h=$(med "$WORK/flat.tsv" h)
+le "$iso" $((h * 10)) && pass "without size_by_ext they mix: median iso $iso, h $h" ||
+	fail "without size_by_ext: median iso $iso, h $h"
+
+# scaled ten times: counts scale, the size law stays
+"$IMPRINT" plan -c "$PROF" --files $((N * 10)) -o "$WORK/big.tsv" >/dev/null
+python3 "$PY/profile_compare.py" "$SRC" "$WORK/big.tsv" >"$WORK/f10"
+check "$WORK/f10" size_d 0.03 "10x clone sizes"
+[ "$(fig "$WORK/f10" clone_files)" = $((N * 10)) ] && pass "10x clone has $((N * 10)) files" ||
+	fail "10x clone has $(fig "$WORK/f10" clone_files) files"
+
+# the parametric form
+expect_status 0 "profile --parametric" "$IMPRINT" profile --parametric "$SRC" -o "$WORK/pp.conf"
+grep -q "^size_quantiles" "$WORK/pp.conf" && fail "--parametric still writes the quantiles" ||
+	pass "--parametric writes no quantile table"
+"$IMPRINT" plan -c "$WORK/pp.conf" --files $N -o "$WORK/par.tsv" >/dev/null
+python3 "$PY/profile_compare.py" "$SRC" "$WORK/par.tsv" >"$WORK/fp"
+check "$WORK/fp" size_d 0.06 "parametric sizes"
+
+# measure --against the profile reports the same figures on the source
+json_fig() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$@"; }
+# against_figs JSON WHAT: the fit figures of measure --against within the issue's bounds
+against_figs() {
+	local k v
+	for k in size_ks_d:0.02 depth_ks_d:0.02 fpd_max_abs_diff:0.01 ext_max_abs_diff:0.005; do
+		v=$(json_fig "$1" "${k%%:*}")
+		le "$v" "${k#*:}" && pass "$2: ${k%%:*} $v" || fail "$2: ${k%%:*} $v above ${k#*:}"
+	done
+}
+"$IMPRINT" measure --json --against "$PROF" "$SRC" >"$WORK/ms.json"
+against_figs "$WORK/ms.json" "measure --against on the source"
+expect_status 0 "profile --json" "$IMPRINT" profile --json "$SRC"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['files'] == $N" "$WORK/out" &&
+	pass "--json gives the figures" || fail "--json: $(head -c 300 "$WORK/out")"
+
+# --- an image: profile it, build a clone image from the profile, measure it against the profile
+"$IMPRINT" create -q "$WORK/a.img" --files 5000 --set size_mu=8.5 --set size_sigma=1.9 \
+	--set depth_lambda=4 --set ext_table=large --set fpd_offset=4 --set symlink_share=0.03 ||
+	fail "making the source image"
+expect_status 0 "profile an image" "$IMPRINT" profile "$WORK/a.img" -o "$WORK/a.conf"
+expect_status 0 "create a clone image from the profile" "$IMPRINT" create -q "$WORK/b.img" -c "$WORK/a.conf"
+if command -v e2fsck >/dev/null; then
+	e2fsck -fn "$WORK/b.img" >"$WORK/fsck" 2>&1 && pass "e2fsck -fn: the clone image is clean" ||
+		fail "e2fsck -fn: $(tail -5 "$WORK/fsck")"
+fi
+"$IMPRINT" measure --json --against "$WORK/a.conf" "$WORK/b.img" >"$WORK/mb.json"
+against_figs "$WORK/mb.json" "clone image against the profile"
+fa=$(json_fig "$WORK/mb.json" files)
+[ "$fa" = 5000 ] && pass "the clone image holds 5000 files" || fail "the clone image holds $fa files"
+
+echo "1..$TESTS_RUN"
+[ "$TESTS_FAILED" -eq 0 ]
