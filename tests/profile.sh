@@ -122,5 +122,32 @@ against_figs "$WORK/mb.json" "clone image against the profile"
 fa=$(json_fig "$WORK/mb.json" files)
 [ "$fa" = 5000 ] && pass "the clone image holds 5000 files" || fail "the clone image holds $fa files"
 
+# --- the shipped profiles
+export IMPRINT_PROFILE_DIR="${top_srcdir:-.}/profiles"
+"$IMPRINT" params --profiles >"$WORK/list"
+for name in impressions agrawal2007 douceur1999 meyer2011 tanenbaum2006 debian-usr-share \
+	usr-include python-stdlib; do
+	grep -q "^$name " "$WORK/list" || fail "params --profiles does not list $name"
+	"$IMPRINT" plan --profile $name --files 2000 >/dev/null 2>"$WORK/err" ||
+		fail "plan --profile $name: $(head -c 300 "$WORK/err")"
+done
+pass "params --profiles lists the shipped profiles and each one plans"
+"$IMPRINT" plan >"$WORK/def.tsv"
+"$IMPRINT" plan --profile impressions >"$WORK/imp.tsv"
+cmp -s "$WORK/def.tsv" "$WORK/imp.tsv" && pass "--profile impressions is the default plan" ||
+	fail "--profile impressions differs from the default plan"
+printf 'profile = tanenbaum2006\nfiles = 20000\n' >"$WORK/t.conf"
+"$IMPRINT" plan -c "$WORK/t.conf" >"$WORK/t.tsv"
+m=$(awk -F'\t' '$2 == "file" { print $3 }' "$WORK/t.tsv" | sort -n | awk '{ v[NR] = $1 } END { print v[int(NR / 2)] }')
+within "$m" 2475 0.05 && pass "'profile = tanenbaum2006': median $m (published 2,475)" ||
+	fail "tanenbaum2006: median $m, published 2,475"
+mean=$("$IMPRINT" plan --profile meyer2011 --files 100000 --report --json |
+	python3 -c "import json,sys; print(json.load(sys.stdin)['mean_size'])")
+within "$mean" $((318 * 1024)) 0.05 && pass "meyer2011: mean $mean (published 318 KB)" ||
+	fail "meyer2011: mean $mean, published 318 KB"
+expect_status 2 "an unknown profile" "$IMPRINT" plan --profile nosuch
+expect_err "unknown profile 'nosuch'" "names the unknown profile"
+expect_status 2 "a profile name with a bad character" "$IMPRINT" plan --profile 'a b'
+
 echo "1..$TESTS_RUN"
 [ "$TESTS_FAILED" -eq 0 ]

@@ -243,7 +243,9 @@ int cmd_config(struct cli *c, struct params *p)
 int cmd_params(struct cli *c, struct params *p)
 {
 	(void)p;
-	if (c->json)
+	if (c->profiles)
+		params_print_profiles(stdout);
+	else if (c->json)
 		params_print_list_json(stdout);
 	else
 		params_print_list(stdout);

@@ -23,6 +23,8 @@ struct cli {
 	int jobs_given;
 	int parametric;            /* profile --parametric */
 	int content;               /* profile --content */
+	const char *profile;       /* --profile NAME: loaded before -c */
+	int profiles;              /* params --profiles */
 	/* --set and short forms, in command-line order: "key=value" */
 	char **sets;
 	const char **set_where;

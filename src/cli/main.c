@@ -32,6 +32,8 @@ enum {
 	OPT_AGAINST,
 	OPT_PARAMETRIC,
 	OPT_CONTENT,
+	OPT_PROFILE,
+	OPT_PROFILES,
 	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
 	OPT_LAST,
 };
@@ -60,6 +62,8 @@ static const struct option long_opts[] = {
 	{ "against", required_argument, NULL, OPT_AGAINST },
 	{ "parametric", no_argument, NULL, OPT_PARAMETRIC },
 	{ "content", no_argument, NULL, OPT_CONTENT },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "profiles", no_argument, NULL, OPT_PROFILES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -253,6 +257,8 @@ static void usage(FILE *out)
 		"\n"
 		"options:\n"
 		"  -c, --config FILE    read parameters from FILE ('key = value' lines)\n"
+		"      --profile NAME   start from a shipped profile ('imprint params --profiles'\n"
+		"                       lists them); -c and --set override it\n"
 		"      --set KEY=VALUE  set a parameter (repeatable, applied after -c)\n"
 		"      --seed N         random seed ('random' draws one; default 1)\n"
 		"      --used SIZE      bytes of file data (K/M/G/T binary suffixes)\n"
@@ -470,6 +476,12 @@ static int parse_option(struct cli *c, int opt, char **argv)
 	case OPT_CONTENT:
 		c->content = 1;
 		break;
+	case OPT_PROFILE:
+		c->profile = optarg;
+		break;
+	case OPT_PROFILES:
+		c->profiles = 1;
+		break;
 	case 'h':
 		usage(stdout);
 		return 1;
@@ -563,6 +575,8 @@ static int load_params(const struct cli *c, struct params *p, int resolve)
 	struct param_error err = { { 0 } };
 
 	params_init(p);
+	if (c->profile && params_set(p, "profile", c->profile, "--profile", &err))
+		goto out_err;
 	if (c->config && params_load_file(p, c->config, &err))
 		goto out_err;
 	for (size_t i = 0; i < c->nsets; i++) {

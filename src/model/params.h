@@ -163,6 +163,13 @@ double params_mean_file_size(const struct params *p);
 /* Print the resolved configuration in config-file format (round-trips). */
 void params_print_config(const struct params *p, FILE *out);
 
+/*
+ * The shipped profiles ('profile = NAME', --profile NAME): each name with
+ * the first line of its file, from $IMPRINT_PROFILE_DIR, the installed
+ * directory and the source tree's profiles/, a name listed once.
+ */
+void params_print_profiles(FILE *out);
+
 /* Print the parameter list (name, type, unit, default, description). */
 void params_print_list(FILE *out);
 

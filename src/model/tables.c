@@ -12,7 +12,7 @@
 #include "model/params_int.h"
 #include "model/tables.h"
 
-enum tab_kind { TK_SIZEQ, TK_SHARES, TK_EXT, TK_SBE };
+enum tab_kind { TK_SIZEQ, TK_SHARES, TK_EXT, TK_SBE, TK_COUNT };
 
 struct tab_def {
 	const char *name;
@@ -35,6 +35,7 @@ static const struct tab_def tab_defs[] = {
 	{ "fpd_table", TK_SHARES, TOFF(nfpd), TOFF(fpd), TAB_FPD_MAX, "a share >= 0" },
 	{ "ext_shares", TK_EXT, TOFF(next), 0, TAB_EXT_MAX, "EXT:SHARE" },
 	{ "size_by_ext", TK_SBE, TOFF(nsbe), 0, TAB_SBE_MAX, "EXT:Q0/Q1/.../Q16" },
+	{ "source_files", TK_COUNT, 0, TOFF(source_files), 1, "a whole number of files" },
 };
 
 static const struct tab_def *tab_find(const char *key)
@@ -136,6 +137,8 @@ static int parse_entry(struct param_tables *t, const struct tab_def *d, uint32_t
 		return 0;
 	case TK_SBE:
 		return parse_sbe(t, i, tok);
+	case TK_COUNT:
+		break;
 	}
 	return -EINVAL;
 }
@@ -150,6 +153,18 @@ int tables_set(struct params *p, const char *key, const char *value, int append,
 
 	if (!d)
 		return 1;
+	if (d->kind == TK_COUNT) {
+		uint64_t *v = (uint64_t *)((char *)&p->tab + d->data_off);
+		char text[VALUE_MAX];
+
+		if (append || params_copy_trimmed(text, sizeof(text), value) ||
+		    params_parse_count(text, v)) {
+			params_set_error(err, where, "'%s' must be %s (got '%.40s')", d->name, d->what,
+					 value);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	n = tab_count(&p->tab, d);
 	buf = strdup(value);
 	if (!buf)
@@ -281,9 +296,11 @@ void tables_print(const struct params *p, FILE *out)
 	const struct param_tables *t = &p->tab;
 
 	if (!t->nsize_q && !t->ndepth_files && !t->ndepth_dirs && !t->nfpd && !t->next &&
-	    !t->nsbe)
+	    !t->nsbe && !t->source_files)
 		return;
 	fprintf(out, "\n# tables (empirical laws; they replace the parametric ones above)\n");
+	if (t->source_files)
+		fprintf(out, "source_files = %" PRIu64 "\n", t->source_files);
 	print_entries(out, "size_quantiles", t->nsize_q, 10, one_sizeq, t);
 	print_entries(out, "depth_files", t->ndepth_files, 10, one_depth_files, t);
 	print_entries(out, "depth_dirs", t->ndepth_dirs, 10, one_depth_dirs, t);

@@ -26,10 +26,14 @@
  *   fpd_table = s0 s1 ... sT       directories with 0..fpd_max_bin files, then the tail
  *   ext_shares = :s e1:s1 ...      extension:share ("" is no extension)
  *   size_by_ext = e1:q0/../q16 ... sizes of the files of extension e1 by quantile
+ *   source_files = N               the profiled source's files: 'files' when none
+ *                                  of files, used and size is given (so that any
+ *                                  one of them scales the tree instead)
  *
  * A long table continues on "key += more" lines.
  */
 struct param_tables {
+	uint64_t source_files;
 	uint32_t nsize_q;
 	uint64_t size_q[TAB_SIZEQ_MAX];
 	uint32_t ndepth_files;

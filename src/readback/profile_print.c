@@ -417,7 +417,7 @@ static void print_header(const struct pstate *s, const struct pfig *f, const cha
 	if (f->have_layout)
 		fprintf(out, "# layout score %.4f over %" PRIu64 " files of 2+ blocks, %" PRIu64
 			" fragmented\n", f->layout_score, s->m.lay.files, s->m.lay.fragmented);
-	fprintf(out, "# scale with --files N (used follows from the size law)\n\n");
+	fprintf(out, "# source_files gives the same count; --files, --used or --size scale the tree\n\n");
 }
 
 /* The figures as one JSON object; the configuration itself is what the text form prints. */
@@ -496,7 +496,7 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 		goto out_free;
 	profile_depths(m, p);
 	profile_rest(s, p, &f);
-	p->files = m->nfiles;
+	p->tab.source_files = m->nfiles;
 	p->size_max = p->size_max < sorted[m->nfiles - 1] ? sorted[m->nfiles - 1] : p->size_max;
 	if (o->json) {
 		ret = profile_print_json(s, &f, p, out);
