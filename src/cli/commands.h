@@ -25,6 +25,7 @@ struct cli {
 	int content;               /* profile --content */
 	const char *profile;       /* --profile NAME: loaded before -c */
 	int profiles;              /* params --profiles */
+	const char *from_impressions; /* config --from-impressions FILE */
 	/* --set and short forms, in command-line order: "key=value" */
 	char **sets;
 	const char **set_where;

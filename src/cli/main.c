@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "cli/commands.h"
+#include "model/impressions.h"
 #include "model/params.h"
 #include "util/array.h"
 #include "util/util.h"
@@ -34,6 +35,7 @@ enum {
 	OPT_CONTENT,
 	OPT_PROFILE,
 	OPT_PROFILES,
+	OPT_FROM_IMPRESSIONS,
 	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
 	OPT_LAST,
 };
@@ -64,6 +66,7 @@ static const struct option long_opts[] = {
 	{ "content", no_argument, NULL, OPT_CONTENT },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "profiles", no_argument, NULL, OPT_PROFILES },
+	{ "from-impressions", required_argument, NULL, OPT_FROM_IMPRESSIONS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -222,6 +225,8 @@ static const struct opt_rule {
 	  .only_for = "'profile'" },
 	{ .opt = OPT_CONTENT, .name = "'--content'", .takes = ON(CMD_PROFILE),
 	  .only_for = "'profile'" },
+	{ .opt = OPT_FROM_IMPRESSIONS, .name = "'--from-impressions'", .takes = ON(CMD_CONFIG),
+	  .only_for = "'config'" },
 };
 
 /* The command line as parsed: what it asks for and which options it gave. */
@@ -293,6 +298,7 @@ static void usage(FILE *out)
 		"      --sample SHARE   content-report: share of 1 MiB segments compressed, (0, 1]\n"
 		"                       (default 1: every byte)\n"
 		"      --parametric     profile: file sizes from the fitted law, not the quantile table\n"
+		"      --from-impressions FILE  config: convert an Impressions input file\n"
 		"      --against CONFIG measure: compare with CONFIG (the fit report of\n"
 		"                       'plan --report', layout and free-space targets); -c and\n"
 		"                       --set also turn the comparison on\n"
@@ -482,6 +488,9 @@ static int parse_option(struct cli *c, int opt, char **argv)
 	case OPT_PROFILES:
 		c->profiles = 1;
 		break;
+	case OPT_FROM_IMPRESSIONS:
+		c->from_impressions = optarg;
+		break;
 	case 'h':
 		usage(stdout);
 		return 1;
@@ -576,6 +585,8 @@ static int load_params(const struct cli *c, struct params *p, int resolve)
 
 	params_init(p);
 	if (c->profile && params_set(p, "profile", c->profile, "--profile", &err))
+		goto out_err;
+	if (c->from_impressions && impressions_load(p, c->from_impressions, &err))
 		goto out_err;
 	if (c->config && params_load_file(p, c->config, &err))
 		goto out_err;
