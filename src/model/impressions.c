@@ -254,11 +254,7 @@ int impressions_load(struct params *p, const char *path, struct param_error *err
 		lineno++;
 		snprintf(where, sizeof(where), "%s line %lu", path, lineno);
 		s[strcspn(s, "#\n")] = '\0';
-		while (isspace((unsigned char)*s))
-			s++;
-		end = s + strlen(s);
-		while (end > s && isspace((unsigned char)end[-1]))
-			*--end = '\0';
+		s = params_trim(s);
 		if (!*s)
 			continue;
 		sep = s + strcspn(s, ":=");

@@ -322,7 +322,7 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 		return ret;
 	}
 	while ((got = read_line(f, path, lineno + 1, &line, &cap, &total, err)) > 0) {
-		char *s = line, *hash, *eq, *end;
+		char *s = line, *hash, *eq;
 
 		lineno++;
 		/* a UTF-8 byte order mark, as some editors write */
@@ -331,11 +331,7 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 		hash = strchr(s, '#');
 		if (hash)
 			*hash = '\0';
-		while (isspace((unsigned char)*s))
-			s++;
-		end = s + strlen(s);
-		while (end > s && isspace((unsigned char)end[-1]))
-			*--end = '\0';
+		s = params_trim(s);
 		if (!*s)
 			continue;
 		snprintf(where, sizeof(where), "%s line %lu", path, lineno);

@@ -75,6 +75,9 @@ size_t params_escape(char *out, size_t outlen, const char *in, size_t inlen);
 void params_set_error(struct param_error *err, const char *where, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* s without its leading blanks, its trailing ones cut off in place */
+char *params_trim(char *s);
+
 /* The value of parameter d in p */
 union param_value params_value_get(const struct params *p, const struct param_def *d);
 
