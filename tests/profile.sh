@@ -119,6 +119,20 @@ if command -v e2fsck >/dev/null; then
 fi
 "$IMPRINT" measure --json --against "$WORK/a.conf" "$WORK/b.img" >"$WORK/mb.json"
 against_figs "$WORK/mb.json" "clone image against the profile"
+# --content: the figures content-report finds, as the content parameters
+expect_status 0 "profile --content" "$IMPRINT" profile --content "$WORK/a.img" -o "$WORK/ac.conf"
+"$IMPRINT" content-report --json "$WORK/a.img" >"$WORK/cr.json"
+for k in dup_file_share:dup_file_share compress_ratio_zlib:compress_ratio; do
+	want=$(json_fig "$WORK/cr.json" "${k%%:*}")
+	got=$(sed -n "s/^${k#*:} = //p" "$WORK/ac.conf")
+	within "$got" "$want" 0.001 && pass "--content ${k#*:} $got (content-report: $want)" ||
+		fail "--content ${k#*:} $got, content-report $want"
+done
+mkdir "$WORK/marks"
+for i in $(seq 1 50); do echo "zqsecretcontent$i zqsecretcontent$i" >"$WORK/marks/zqname$i.txt"; done
+"$IMPRINT" profile --content "$WORK/marks" >"$WORK/marks.conf" 2>"$WORK/err"
+grep -qi zq "$WORK/marks.conf" && fail "--content: a name or content marker in the profile" ||
+	pass "--content: no name or content marker in the profile"
 fa=$(json_fig "$WORK/mb.json" files)
 [ "$fa" = 5000 ] && pass "the clone image holds 5000 files" || fail "the clone image holds $fa files"
 

@@ -161,7 +161,8 @@ static const struct command commands[NCOMMANDS] = {
 		.name = "profile",
 		.run = cmd_profile,
 		.help = "measure a tree, image or device and write its statistics as a\n"
-			"            configuration: imprint profile SOURCE [-o PROFILE] [--parametric]",
+			"            configuration: imprint profile SOURCE [-o PROFILE] [--parametric]\n"
+			"            [--content [--sample SHARE]] [--json]",
 		.needs = "profile needs a SOURCE: a mounted directory, an ext2/3/4 image or a device",
 		.load = LOAD_NONE,
 	},
@@ -219,8 +220,8 @@ static const struct opt_rule {
 	  .clash_msg = "give the configuration once: '--against' or '-c'" },
 	{ .opt = OPT_SAMPLE,
 	  .name = "'--sample'",
-	  .takes = ON(CMD_CONTENT_REPORT),
-	  .only_for = "'content-report'" },
+	  .takes = ON(CMD_CONTENT_REPORT) | ON(CMD_PROFILE),
+	  .only_for = "'content-report' and 'profile'" },
 	{ .opt = OPT_PARAMETRIC, .name = "'--parametric'", .takes = ON(CMD_PROFILE),
 	  .only_for = "'profile'" },
 	{ .opt = OPT_CONTENT, .name = "'--content'", .takes = ON(CMD_PROFILE),
@@ -298,6 +299,8 @@ static void usage(FILE *out)
 		"      --sample SHARE   content-report: share of 1 MiB segments compressed, (0, 1]\n"
 		"                       (default 1: every byte)\n"
 		"      --parametric     profile: file sizes from the fitted law, not the quantile table\n"
+		"      --content        profile: read every file (--sample SHARE of the segments\n"
+		"                       compressed): compressibility, duplicates, zero blocks\n"
 		"      --from-impressions FILE  config: convert an Impressions input file\n"
 		"      --against CONFIG measure: compare with CONFIG (the fit report of\n"
 		"                       'plan --report', layout and free-space targets); -c and\n"

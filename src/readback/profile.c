@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "readback/profile_int.h"
 
@@ -36,6 +37,24 @@ int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 		ret = -ENOMEM;
 		goto out_nomem;
 	}
+	if (o->content) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		struct content_stats_opts co = {
+			.sample_share = o->sample > 0 ? o->sample : 1,
+			.jobs = n < 2 ? 0 : n > 64 ? 64 : (unsigned)n,
+		};
+
+		s->cst = calloc(1, sizeof(*s->cst));
+		if (!s->cst || content_stats_init(s->cst, &co)) {
+			free(s->cst);
+			s->cst = NULL;
+			fprintf(stderr, "imprint: cannot start the content measurement\n");
+			ret = -EIO;
+			goto out_release;
+		}
+		s->cw.st = s->cst;
+		s->cw.err = &s->cerr;
+	}
 	ret = fsread_open(source, FSREAD_EXTENTS, &fs, &err);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", err.msg);
@@ -64,6 +83,14 @@ int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 			source, s->m.nfiles);
 		ret = -EINVAL;
 		goto out_release;
+	}
+	if (s->cst) {
+		s->cst->holes_unknown = !fsread_has_extents(fs);
+		if (content_stats_finish(s->cst)) {
+			fprintf(stderr, "imprint: cannot compress the sample of '%s'\n", source);
+			ret = -EIO;
+			goto out_release;
+		}
 	}
 	ret = profile_resolve_links(s);
 	if (!ret)

@@ -47,6 +47,11 @@ struct pstate {
 	struct phash paths;
 	const char *strip;   /* a mounted source's absolute path: absolute targets below it */
 	size_t strip_len;
+
+	/* --content: every file's bytes */
+	struct content_stats *cst;
+	struct content_walk cw;
+	struct fsread_error cerr;
 };
 
 /* ---- profile_walk.c: the walk's callback (arg a struct pstate) and the links' resolution */

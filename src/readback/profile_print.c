@@ -375,6 +375,44 @@ static void profile_rest(const struct pstate *s, struct params *p, struct pfig *
 		p->layout_score = f->layout_score > 0 ? f->layout_score : 1e-3;
 }
 
+/* --content: compressibility, duplicates and zero blocks as the content model's parameters. */
+static void profile_content(const struct content_stats *st, struct params *p)
+{
+	const struct content_group_stats *bin = &st->group[CONTENT_BINARY];
+	const struct content_group_stats *exe = &st->group[CONTENT_EXEC];
+	double r;
+
+	p->dup_file_share = content_dup_file_share(&st->all);
+	if (bin->sampled_bytes) {
+		r = content_ratio_zlib(bin);
+		p->compress_ratio = r < 1 ? 1 : r > 5 ? 5 : r;
+	}
+	if (exe->sampled_bytes) {
+		r = content_ratio_zlib(exe);
+		p->compress_ratio_exec = r < 1.5 ? 1.5 : r > 2.6 ? 2.6 : r;
+	}
+	if (bin->blocks) {
+		p->zero_block_share = content_zero_block_share(bin);
+		p->dup_block_share = fmin(content_dup_block_share(bin), 1 - p->zero_block_share);
+	}
+}
+
+static void print_content(const struct content_stats *st, FILE *out)
+{
+	const struct content_group_stats *bin = &st->group[CONTENT_BINARY];
+
+	fprintf(out, "# content: whole-file duplicates %.4f of files; other binary: zlib %.3g, zstd %.3g, "
+		"duplicate blocks %.4f, zero blocks %.4f; executables: zlib %.3g (the model holds "
+		"1..5 and 1.5..2.6)\n", content_dup_file_share(&st->all), content_ratio_zlib(bin),
+		content_ratio_zstd(bin), content_dup_block_share(bin), content_zero_block_share(bin),
+		content_ratio_zlib(&st->group[CONTENT_EXEC]));
+	fprintf(out, "# types (libmagic):");
+	for (size_t i = 0; i < st->nmime && i < 8; i++)
+		fprintf(out, " %s %.3f", st->mime[i].type,
+			st->all.files ? (double)st->mime[i].files / (double)st->all.files : 0);
+	fprintf(out, "\n");
+}
+
 static void print_header(const struct pstate *s, const struct pfig *f, const char *kind,
 			 const struct params *p, const struct profile_opts *o, FILE *out)
 {
@@ -416,7 +454,11 @@ static void print_header(const struct pstate *s, const struct pfig *f, const cha
 		f->age_days_p90);
 	if (f->have_layout)
 		fprintf(out, "# layout score %.4f over %" PRIu64 " files of 2+ blocks, %" PRIu64
-			" fragmented\n", f->layout_score, s->m.lay.files, s->m.lay.fragmented);
+			" fragmented; %" PRIu64 " sparse files, %" PRIu64 " hole blocks\n",
+			f->layout_score, s->m.lay.files, s->m.lay.fragmented, s->m.sparse_files,
+			s->m.hole_blocks);
+	if (s->cst)
+		print_content(s->cst, out);
 	fprintf(out, "# source_files gives the same count; --files, --used or --size scale the tree\n\n");
 }
 
@@ -496,6 +538,8 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 		goto out_free;
 	profile_depths(m, p);
 	profile_rest(s, p, &f);
+	if (s->cst)
+		profile_content(s->cst, p);
 	p->tab.source_files = m->nfiles;
 	p->size_max = p->size_max < sorted[m->nfiles - 1] ? sorted[m->nfiles - 1] : p->size_max;
 	if (o->json) {

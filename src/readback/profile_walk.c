@@ -214,6 +214,10 @@ int profile_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		return 0;
 	if (e->type == FSREAD_DIR && (ret = tally_dir(s, parent)))
 		goto out_err;
+	if (s->cst && (ret = content_walk_entry(fs, e, &s->cw))) {
+		fprintf(stderr, "imprint: %s\n", s->cerr.msg);
+		goto out_err;
+	}
 	if (e->path[1] == '\0')
 		return phash_put(&s->paths, path_hash("/", 1), FSREAD_DIR + 1, 0);
 	tally_name(s, e->name, e->name_len);
@@ -265,6 +269,10 @@ int profile_resolve_links(struct pstate *s)
 void profile_pstate_release(struct pstate *s)
 {
 	measure_mstate_release(&s->m);
+	if (s->cst)
+		content_stats_release(s->cst);
+	free(s->cst);
+	content_walk_release(&s->cw);
 	free(s->nsub);
 	free(s->paths.key);
 	free(s->paths.type);
