@@ -12,12 +12,16 @@
 #define PROFILE_MODES 4096
 #define PROFILE_UIDS 4096 /* distinct owners told apart; more are counted, not kept */
 
-/* Paths by hash, for resolving symbolic links after the walk (no path is kept). */
+/*
+ * Paths by hash, for resolving symbolic links after the walk (no path is
+ * kept): every entry's hash with its type in the low bits, appended as
+ * met and sorted after the walk; each link's own hash and its target's.
+ */
 struct phash {
-	uint64_t *key;  /* 0: empty */
-	uint8_t *type;  /* enum fsread_type + 1 */
-	uint64_t *link; /* a symbolic link's target hash, else 0 */
-	uint64_t n, nslot;
+	uint64_t *key;  /* hash & ~3 | enum fsread_type */
+	uint64_t n, cap;
+	uint64_t (*link)[2]; /* {link's hash, target's hash (0: cannot tell)} */
+	uint64_t nlink, link_cap;
 };
 
 struct pstate {
@@ -60,6 +64,11 @@ int profile_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 /* Resolve the symbolic links met: sym_to_dir and sym_dangling.  0 or -ENOMEM. */
 int profile_resolve_links(struct pstate *s);
 void profile_pstate_release(struct pstate *s);
+/*
+ * v[0..n-1] ascending: least-significant-digit radix sort, 16 bits a
+ * pass, a pass skipped where every value has the same digit.  0 or -ENOMEM.
+ */
+int profile_sort_u64(uint64_t *v, uint64_t n);
 
 /* ---- profile_print.c: the configuration (or JSON figures) from the tallies */
 

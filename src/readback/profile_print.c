@@ -39,13 +39,6 @@ struct pfig {
 	double mean_subdirs_nonleaf, leaf_share;
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double floor_cdf(const void *ctx, double t)
 {
 	return size_model_cdf(ctx, t + 1.0);
@@ -281,7 +274,8 @@ static int profile_sbe(const struct mstate *m, const size_t *order, struct param
 
 		if (!len)
 			continue;
-		qsort(v + start[c], len, sizeof(*v), cmp_u64);
+		if (profile_sort_u64(v + start[c], len))
+			goto out_free;
 		if (p->tab.nsbe != c)
 			memcpy(p->tab.sbe_name[p->tab.nsbe], p->tab.sbe_name[c], TAB_EXT_LEN);
 		quantiles(v + start[c], len, p->tab.sbe_q[p->tab.nsbe], TAB_SBE_Q);
@@ -295,24 +289,17 @@ out_free:
 	return ret;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Ages (days before the newest mtime): a lognormal by maximum likelihood over the positive ones. */
 static int profile_ages(const struct mstate *m, struct params *p, struct pfig *f)
 {
-	int64_t *age = malloc(m->nfiles * sizeof(*age));
+	uint64_t *age = malloc(m->nfiles * sizeof(*age));
 	double s1 = 0, s2 = 0;
 	uint64_t npos = 0;
 
 	if (!age)
 		return -ENOMEM;
 	for (uint64_t k = 0; k < m->nfiles; k++) {
-		age[k] = m->max_mtime - m->mtime[k];
+		age[k] = (uint64_t)(m->max_mtime - m->mtime[k]); /* max_mtime is the largest */
 		if (age[k] > 0) {
 			double l = log((double)age[k] / 86400.0);
 
@@ -321,7 +308,10 @@ static int profile_ages(const struct mstate *m, struct params *p, struct pfig *f
 			npos++;
 		}
 	}
-	qsort(age, m->nfiles, sizeof(*age), cmp_i64);
+	if (profile_sort_u64(age, m->nfiles)) {
+		free(age);
+		return -ENOMEM;
+	}
 	f->age_days_median = (double)age[(m->nfiles - 1) / 2] / 86400.0;
 	f->age_days_p90 = (double)age[(uint64_t)((double)(m->nfiles - 1) * 0.9)] / 86400.0;
 	p->time_ref = m->max_mtime;
@@ -519,7 +509,8 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 		goto out_free;
 	params_init(p);
 	memcpy(sorted, m->size, m->nfiles * sizeof(*sorted));
-	qsort(sorted, m->nfiles, sizeof(*sorted), cmp_u64);
+	if (profile_sort_u64(sorted, m->nfiles))
+		goto out_free;
 	f.files = m->nfiles;
 	f.dirs = m->ndirs;
 	f.bytes = m->bytes;

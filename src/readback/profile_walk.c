@@ -16,55 +16,20 @@ static uint64_t path_hash(const char *s, size_t len)
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
 	h ^= h >> 29;
-	return h ? h : 1;
+	return h & ~UINT64_C(3) ? h : 4;
 }
 
-/* Slot of key in t (where it is or would go). */
-static uint64_t phash_slot(const struct phash *t, uint64_t key)
+static int phash_put(struct phash *t, uint64_t key, enum fsread_type type, uint64_t link)
 {
-	uint64_t i = key & (t->nslot - 1);
-
-	while (t->key[i] && t->key[i] != key)
-		i = (i + 1) & (t->nslot - 1);
-	return i;
-}
-
-static int phash_put(struct phash *t, uint64_t key, uint8_t type, uint64_t link)
-{
-	uint64_t i;
-
-	if ((t->n + 1) * 2 > t->nslot) {
-		struct phash g = { .nslot = t->nslot ? t->nslot * 2 : 1 << 16 };
-
-		g.key = calloc(g.nslot, sizeof(*g.key));
-		g.type = calloc(g.nslot, sizeof(*g.type));
-		g.link = calloc(g.nslot, sizeof(*g.link));
-		if (!g.key || !g.type || !g.link) {
-			free(g.key);
-			free(g.type);
-			free(g.link);
-			return -ENOMEM;
-		}
-		for (uint64_t k = 0; k < t->nslot; k++) {
-			if (!t->key[k])
-				continue;
-			i = phash_slot(&g, t->key[k]);
-			g.key[i] = t->key[k];
-			g.type[i] = t->type[k];
-			g.link[i] = t->link[k];
-		}
-		g.n = t->n;
-		free(t->key);
-		free(t->type);
-		free(t->link);
-		*t = g;
-	}
-	i = phash_slot(t, key);
-	if (!t->key[i])
-		t->n++;
-	t->key[i] = key;
-	t->type[i] = type;
-	t->link[i] = link;
+	if (array_grow(&t->key, &t->cap, t->n + 1, sizeof(*t->key)))
+		return -ENOMEM;
+	t->key[t->n++] = (key & ~UINT64_C(3)) | (uint64_t)type;
+	if (type != FSREAD_SYMLINK)
+		return 0;
+	if (array_grow(&t->link, &t->link_cap, t->nlink + 1, sizeof(*t->link)))
+		return -ENOMEM;
+	t->link[t->nlink][0] = key & ~UINT64_C(3);
+	t->link[t->nlink++][1] = link & ~UINT64_C(3);
 	return 0;
 }
 
@@ -219,7 +184,7 @@ int profile_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		goto out_err;
 	}
 	if (e->path[1] == '\0')
-		return phash_put(&s->paths, path_hash("/", 1), FSREAD_DIR + 1, 0);
+		return phash_put(&s->paths, path_hash("/", 1), FSREAD_DIR, 0);
 	tally_name(s, e->name, e->name_len);
 	if (e->type != FSREAD_FILE || e->first_name)
 		tally_owner(s, e);
@@ -227,8 +192,7 @@ int profile_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		s->sym_relative += e->symlink_target[0] != '/';
 		link = target_hash(s, e->path, e->symlink_target);
 	}
-	ret = phash_put(&s->paths, path_hash(e->path, strlen(e->path)), (uint8_t)(e->type + 1),
-			link);
+	ret = phash_put(&s->paths, path_hash(e->path, strlen(e->path)), e->type, link);
 	if (!ret)
 		return 0;
 out_err:
@@ -236,32 +200,91 @@ out_err:
 	return ret;
 }
 
+int profile_sort_u64(uint64_t *v, uint64_t n)
+{
+	uint64_t *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *src = v, *dst = tmp;
+	uint64_t *cnt = calloc(65536, sizeof(*cnt));
+
+	if (!tmp || !cnt) {
+		free(tmp);
+		free(cnt);
+		return -ENOMEM;
+	}
+	for (unsigned shift = 0; shift < 64; shift += 16) {
+		uint64_t sum = 0, *swap;
+
+		memset(cnt, 0, 65536 * sizeof(*cnt));
+		for (uint64_t i = 0; i < n; i++)
+			cnt[(src[i] >> shift) & 0xffff]++;
+		if (n && cnt[(src[0] >> shift) & 0xffff] == n)
+			continue;
+		for (unsigned d = 0; d < 65536; d++) {
+			uint64_t c = cnt[d];
+
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (uint64_t i = 0; i < n; i++)
+			dst[cnt[(src[i] >> shift) & 0xffff]++] = src[i];
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	free(cnt);
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a & ~UINT64_C(3), y = *(const uint64_t *)b & ~UINT64_C(3);
+
+	return (x > y) - (x < y);
+}
+
+/* The entry of hash h in the sorted keys: its type + 1, 0 when there is none. */
+static int key_type(const struct phash *t, uint64_t h)
+{
+	uint64_t *k = h ? bsearch(&h, t->key, t->n, sizeof(*t->key), cmp_key) : NULL;
+
+	return k ? (int)(*k & 3) + 1 : 0;
+}
+
+/* The target of the link of hash h (links sorted by their hash), 0 when unknown. */
+static uint64_t link_target(const struct phash *t, uint64_t h)
+{
+	uint64_t (*l)[2] = bsearch(&h, t->link, t->nlink, sizeof(*t->link), cmp_key);
+
+	return l ? (*l)[1] : 0;
+}
+
 int profile_resolve_links(struct pstate *s)
 {
-	const struct phash *t = &s->paths;
+	struct phash *t = &s->paths;
 
-	for (uint64_t k = 0; k < t->nslot; k++) {
-		uint64_t h;
-		int hops;
+	if (!t->nlink)
+		return 0;
+	/* by the whole key: the hashes ascending, as cmp_key() has them */
+	if (profile_sort_u64(t->key, t->n))
+		return -ENOMEM;
+	qsort(t->link, t->nlink, sizeof(*t->link), cmp_key);
+	for (uint64_t k = 0; k < t->nlink; k++) {
+		uint64_t h = t->link[k][1];
+		int hops, type = 0;
 
-		if (!t->key[k] || t->type[k] != FSREAD_SYMLINK + 1)
-			continue;
-		h = t->link[k];
+		/* follow links to links, a chain too long being dangling as the kernel has it */
 		for (hops = 0; hops < 40 && h; hops++) {
-			uint64_t i = phash_slot(t, h);
-
-			if (!t->key[i]) {
-				h = 0;
+			type = key_type(t, h);
+			if (type != FSREAD_SYMLINK + 1)
 				break;
-			}
-			if (t->type[i] != FSREAD_SYMLINK + 1) {
-				s->sym_to_dir += t->type[i] == FSREAD_DIR + 1;
-				break;
-			}
-			h = t->link[i];
+			h = link_target(t, h);
 		}
-		if (!h || hops == 40)
+		if (!h || !type || hops == 40)
 			s->sym_dangling++;
+		else
+			s->sym_to_dir += type == FSREAD_DIR + 1;
 	}
 	return 0;
 }
@@ -275,6 +298,5 @@ void profile_pstate_release(struct pstate *s)
 	content_walk_release(&s->cw);
 	free(s->nsub);
 	free(s->paths.key);
-	free(s->paths.type);
 	free(s->paths.link);
 }
