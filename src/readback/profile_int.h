@@ -64,11 +64,7 @@ int profile_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 /* Resolve the symbolic links met: sym_to_dir and sym_dangling.  0 or -ENOMEM. */
 int profile_resolve_links(struct pstate *s);
 void profile_pstate_release(struct pstate *s);
-/*
- * v[0..n-1] ascending: least-significant-digit radix sort, 16 bits a
- * pass, a pass skipped where every value has the same digit.  0 or -ENOMEM.
- */
-int profile_sort_u64(uint64_t *v, uint64_t n);
+
 
 /* ---- profile_print.c: the configuration (or JSON figures) from the tallies */
 

@@ -12,6 +12,7 @@
 #include "model/dist.h"
 #include "readback/content_stats.h"
 #include "readback/profile_int.h"
+#include "util/array.h"
 #include "util/strutil.h"
 
 #define SIZEQ_POINTS 1001 /* size quantiles: u = 0, 0.001, ..., 1 */
@@ -274,7 +275,7 @@ static int profile_sbe(const struct mstate *m, const size_t *order, struct param
 
 		if (!len)
 			continue;
-		if (profile_sort_u64(v + start[c], len))
+		if (array_sort_u64(v + start[c], len))
 			goto out_free;
 		if (p->tab.nsbe != c)
 			memcpy(p->tab.sbe_name[p->tab.nsbe], p->tab.sbe_name[c], TAB_EXT_LEN);
@@ -308,7 +309,7 @@ static int profile_ages(const struct mstate *m, struct params *p, struct pfig *f
 			npos++;
 		}
 	}
-	if (profile_sort_u64(age, m->nfiles)) {
+	if (array_sort_u64(age, m->nfiles)) {
 		free(age);
 		return -ENOMEM;
 	}
@@ -509,7 +510,7 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 		goto out_free;
 	params_init(p);
 	memcpy(sorted, m->size, m->nfiles * sizeof(*sorted));
-	if (profile_sort_u64(sorted, m->nfiles))
+	if (array_sort_u64(sorted, m->nfiles))
 		goto out_free;
 	f.files = m->nfiles;
 	f.dirs = m->ndirs;

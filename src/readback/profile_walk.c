@@ -200,43 +200,6 @@ out_err:
 	return ret;
 }
 
-int profile_sort_u64(uint64_t *v, uint64_t n)
-{
-	uint64_t *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *src = v, *dst = tmp;
-	uint64_t *cnt = calloc(65536, sizeof(*cnt));
-
-	if (!tmp || !cnt) {
-		free(tmp);
-		free(cnt);
-		return -ENOMEM;
-	}
-	for (unsigned shift = 0; shift < 64; shift += 16) {
-		uint64_t sum = 0, *swap;
-
-		memset(cnt, 0, 65536 * sizeof(*cnt));
-		for (uint64_t i = 0; i < n; i++)
-			cnt[(src[i] >> shift) & 0xffff]++;
-		if (n && cnt[(src[0] >> shift) & 0xffff] == n)
-			continue;
-		for (unsigned d = 0; d < 65536; d++) {
-			uint64_t c = cnt[d];
-
-			cnt[d] = sum;
-			sum += c;
-		}
-		for (uint64_t i = 0; i < n; i++)
-			dst[cnt[(src[i] >> shift) & 0xffff]++] = src[i];
-		swap = src;
-		src = dst;
-		dst = swap;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-	free(cnt);
-	return 0;
-}
-
 static int cmp_key(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a & ~UINT64_C(3), y = *(const uint64_t *)b & ~UINT64_C(3);
@@ -267,7 +230,7 @@ int profile_resolve_links(struct pstate *s)
 	if (!t->nlink)
 		return 0;
 	/* by the whole key: the hashes ascending, as cmp_key() has them */
-	if (profile_sort_u64(t->key, t->n))
+	if (array_sort_u64(t->key, t->n))
 		return -ENOMEM;
 	qsort(t->link, t->nlink, sizeof(*t->link), cmp_key);
 	for (uint64_t k = 0; k < t->nlink; k++) {

@@ -26,4 +26,10 @@ int array_resize(void *pp, size_t n, size_t elem);
  */
 int array_grow(void *pp, size_t *cap, size_t need, size_t elem);
 
+/*
+ * Sort a[0..n-1] ascending: LSD radix sort of the 64-bit keys, 16 bits a
+ * pass, skipping passes where every key has the same digit.  0 or -ENOMEM.
+ */
+int array_sort_u64(uint64_t *a, uint64_t n);
+
 #endif
