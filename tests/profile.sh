@@ -50,6 +50,21 @@ expect_status 0 "the profile is a loadable configuration" "$IMPRINT" config -c "
 cmp -s "$WORK/m1" "$WORK/m2" && pass "config output fed back gives the same manifest" ||
 	fail "config round trip changed the manifest"
 
+# read only: no atime moves (O_NOATIME), while ordinary reads do move them here
+mkdir -p "$WORK/at/d"
+echo x >"$WORK/at/d/f"
+echo y >"$WORK/at/d/g"
+touch -a -d 2020-01-01 "$WORK/at/d/f" "$WORK/at/d/g" "$WORK/at/d"
+before=$(stat -c %X "$WORK/at/d" "$WORK/at/d/f" "$WORK/at/d/g")
+"$IMPRINT" profile --content "$WORK/at" >/dev/null
+after=$(stat -c %X "$WORK/at/d" "$WORK/at/d/f" "$WORK/at/d/g")
+[ "$before" = "$after" ] && pass "profile --content leaves every atime as it was" ||
+	fail "profile moved atimes: $before -> $after"
+cat "$WORK/at/d/f" "$WORK/at/d/g" >/dev/null
+ls "$WORK/at/d" >/dev/null
+[ "$(stat -c %X "$WORK/at/d" "$WORK/at/d/f" "$WORK/at/d/g")" != "$before" ] ||
+	echo "# reads do not move atimes on this file system: the atime check proves nothing here"
+
 # a clone of the same size, against the source itself
 "$IMPRINT" plan -c "$PROF" --files $N -o "$WORK/clone.tsv" >/dev/null
 python3 "$PY/profile_compare.py" "$SRC" "$WORK/clone.tsv" >"$WORK/f"

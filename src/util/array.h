@@ -1,4 +1,4 @@
-/* array.h - growing heap arrays: one overflow-checked resize and one doubling growth */
+/* array.h - growing heap arrays: one overflow-checked resize and one doubling growth; a radix sort */
 #ifndef IMPRINT_ARRAY_H
 #define IMPRINT_ARRAY_H
 
