@@ -80,6 +80,19 @@ for k in hard sym private; do
 	fi
 done
 
+# real trees the setup installs (libc6-dev's headers, Python's standard library), when here
+for tree in /usr/include $(ls -d /usr/lib/python3.[0-9]* 2>/dev/null | sort -V | tail -1); do
+	[ -d "$tree" ] || continue
+	"$IMPRINT" profile -q "$tree" -o "$WORK/real.conf" --force 2>"$WORK/err" ||
+		{ fail "profile $tree: $(head -c 300 "$WORK/err")"; continue; }
+	"$IMPRINT" plan -c "$WORK/real.conf" -o "$WORK/real.tsv" >/dev/null
+	python3 "$PY/profile_compare.py" "$tree" "$WORK/real.tsv" >"$WORK/fr"
+	check "$WORK/fr" size_d 0.02 "$tree clone sizes"
+	check "$WORK/fr" depth_d 0.02 "$tree clone depths"
+	check "$WORK/fr" fpd_diff 0.01 "$tree clone files per directory"
+	check "$WORK/fr" ext_diff 0.005 "$tree clone extensions"
+done
+
 # sizes by extension: an .iso stays large and an .h small; without the table they mix
 med() { awk -F'\t' -v e="$2" '$2 == "file" && $4 == e { print $3 }' "$1" | sort -n |
 	awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }'; }
