@@ -345,6 +345,7 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 		if (eq[-1] == '+') {
 			/* "key += more": a table continued */
 			eq[-1] = '\0';
+			s = params_trim(s);
 			ret = tables_set(p, s, eq + 1, 1, where, err);
 			if (ret == 1) {
 				params_set_error(err, where, "'+=' continues a table; '%s' is not one", s);
