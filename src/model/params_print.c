@@ -233,6 +233,7 @@ void params_print_list(FILE *out)
 			type_names[d->type], wu, d->unit[0] ? d->unit : "-", wd, def,
 			d->desc, allowed);
 	}
+	tables_print_list(out);
 }
 
 /* A value as JSON: numbers as numbers (doubles round-trip), enums as names. */
@@ -278,6 +279,7 @@ void params_print_config_json(const struct params *p, FILE *out)
 
 		json_object_object_add(obj, d->name, json_value(d, params_value_get(p, d)));
 	}
+	tables_add_json(p, obj);
 	json_print(obj, out);
 	json_object_put(obj);
 }

@@ -70,6 +70,13 @@ int tables_is_key(const char *key);
 /* The tables' rules between entries and with the parameters: 0 or -EINVAL with a message. */
 int tables_check(const struct params *p, struct param_error *err);
 
+/* The tables that are set as keys of the JSON object o (imprint config --json). */
+struct json_object;
+void tables_add_json(const struct params *p, struct json_object *o);
+
+/* Each table key with what it holds, for 'imprint params'. */
+void tables_print_list(FILE *out);
+
 /* The tables that are set, in config-file form (nothing for the default model). */
 void tables_print(const struct params *p, FILE *out);
 
