@@ -87,7 +87,11 @@ struct command {
 	const char *needs; /* the message when TARGET or DIR is missing; NULL: takes none */
 	enum param_load load;
 	int any_option; /* takes every option and ignores those it does not use */
+	const int *also; /* options of other commands' rows it takes too, 0-ended */
 };
+
+/* profile replaces its output only with --force, and -q silences its progress as create's */
+static const int profile_also[] = { OPT_FORCE, 'q', 0 };
 
 /* Indexes into commands[], in the order usage() and messages list them. */
 enum {
@@ -165,6 +169,7 @@ static const struct command commands[NCOMMANDS] = {
 			"            [--content [--sample SHARE]] [--json]",
 		.needs = "profile needs a SOURCE: a mounted directory, an ext2/3/4 image or a device",
 		.load = LOAD_NONE,
+		.also = profile_also,
 	},
 };
 
@@ -194,12 +199,10 @@ static const struct opt_rule {
 	  .only_for = "'plan' and 'profile'" },
 	CREATE_OPT(OPT_MKFS_OPTIONS, "'--mkfs-options'"),
 	CREATE_OPT(OPT_NO_FORMAT, "'--no-format'"),
-	{ .opt = OPT_FORCE, .name = "'--force'", .takes = CREATE_OPTS | ON(CMD_PROFILE),
-	  .only_for = "'create' and 'profile'" },
+	CREATE_OPT(OPT_FORCE, "'--force'"),
 	CREATE_OPT(OPT_KEEP_PARTIAL, "'--keep-partial'"),
 	CREATE_OPT(OPT_ALLOW_DROP, "'--allow-drop'"),
-	{ .opt = 'q', .name = "'--quiet'", .takes = CREATE_OPTS | ON(CMD_PROFILE),
-	  .only_for = "'create' and 'profile'" },
+	CREATE_OPT('q', "'--quiet'"),
 	CREATE_OPT(OPT_BACKEND, "'--backend'"),
 	CREATE_OPT('j', "'--jobs'"),
 	/* only create has ever refused --report; the others ignore it */
@@ -553,6 +556,15 @@ static const struct opt_rule *first_given(const struct line *l, const struct opt
 	return first;
 }
 
+/* Whether cmd takes opt beyond the rows' takes bits. */
+static int takes_also(const struct command *cmd, int opt)
+{
+	for (const int *o = cmd->also; o && *o; o++)
+		if (*o == opt)
+			return 1;
+	return 0;
+}
+
 /* Refuse options the command does not take and a missing operand: 0 or EXIT_USAGE. */
 static int check_line(const struct line *l)
 {
@@ -566,7 +578,7 @@ static int check_line(const struct line *l)
 				fprintf(stderr, "imprint: %s\n", l->cmd->needs);
 				return EXIT_USAGE;
 			}
-		} else if (l->seen[r->opt] && !(r->takes & on)) {
+		} else if (l->seen[r->opt] && !(r->takes & on) && !takes_also(l->cmd, r->opt)) {
 			r = first_given(l, r);
 			fprintf(stderr, "imprint: %s is only for %s\n", r->name, r->only_for);
 			return EXIT_USAGE;
