@@ -233,7 +233,6 @@ void params_print_list(FILE *out)
 			type_names[d->type], wu, d->unit[0] ? d->unit : "-", wd, def,
 			d->desc, allowed);
 	}
-	tables_print_list(out);
 }
 
 /* A value as JSON: numbers as numbers (doubles round-trip), enums as names. */
