@@ -31,5 +31,8 @@ int array_grow(void *pp, size_t *cap, size_t need, size_t elem);
  * pass, skipping passes where every key has the same digit.  0 or -ENOMEM.
  */
 int array_sort_u64(uint64_t *a, uint64_t n);
+/* qsort() comparators: ascending uint64_t, ascending int64_t. */
+int array_cmp_u64(const void *a, const void *b);
+int array_cmp_i64(const void *a, const void *b);
 
 #endif
