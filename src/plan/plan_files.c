@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "plan/plan_int.h"
+#include "util/array.h"
 
 #define FIX_TOP 256
 
@@ -414,13 +415,6 @@ static int cmp_sbe_key(const void *a, const void *b)
 	return x->k < y->k ? -1 : x->k > y->k;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Sizes by extension (a profile's size_by_ext): each file draws a target
  * from its extension's size law (the class "*" for the extensions without
@@ -460,7 +454,10 @@ int plan_size_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e)
 		order[k].k = (uint32_t)k;
 	}
 	qsort(order, n, sizeof(*order), cmp_sbe_key);
-	qsort(s, n, sizeof(*s), cmp_u64);
+	ret = array_sort_u64(s, n);
+	if (ret)
+		goto out_free;
+	ret = -ENOMEM;
 	{
 		uint64_t *by = plan_xalloc(n, sizeof(*by));
 
