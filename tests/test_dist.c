@@ -129,6 +129,46 @@ static void test_size_negative(void **state)
 	assert_true(d > crit);
 }
 
+/*
+ * The empirical law of a quantile table (point masses at 0 and 4096, a
+ * long tail): drawn iid and tested against its own CDF; its twin with
+ * every quantile above the median doubled must be rejected; its mean
+ * against a numeric one; bad tables refused.
+ */
+static const uint64_t table_q[] = { 0, 0, 12, 150, 900, 4096, 4096, 4096, 9000, 60000,
+				    250000, 2000000, 700000000 };
+
+static void test_size_table(void **state)
+{
+	struct size_model m, twin;
+	uint64_t q2[sizeof(table_q) / sizeof(table_q[0])];
+	unsigned nq = sizeof(table_q) / sizeof(table_q[0]);
+	double d, crit = ks_critical_01(NDRAW), sum = 0;
+	const uint64_t bad[] = { 5, 4 };
+
+	(void)state;
+	assert_int_equal(size_model_init_table(&m, table_q, nq, DEF_CAP), 0);
+	d = size_ks(&m, &m, "table");
+	print_message("sizes table D = %.5f (1%% critical %.5f)\n", d, crit);
+	assert_true(d < crit);
+	/* the point masses: 1/12 of the law at 0, 2/12 at 4096 bytes */
+	assert_true(fabs(size_model_cdf(&m, 1e-9) - 1.0 / 12) < 1e-9);
+	assert_true(fabs(size_model_cdf(&m, 4097) - size_model_cdf(&m, 4096) - 2.0 / 12) < 1e-4);
+	assert_int_equal(size_model_bytes(&m, 5.5 / 12), 4096);
+	for (unsigned i = 0; i < nq; i++)
+		q2[i] = i > nq / 2 ? table_q[i] * 2 : table_q[i];
+	assert_int_equal(size_model_init_table(&twin, q2, nq, DEF_CAP), 0);
+	d = size_ks(&twin, &m, "table-twin");
+	print_message("sizes table, upper half doubled: D = %.5f (must exceed %.5f)\n", d, crit);
+	assert_true(d > crit);
+	/* the mean in closed form against the midpoint rule over u */
+	for (unsigned k = 0; k < 1000000; k++)
+		sum += size_model_quantile(&m, (k + 0.5) / 1000000);
+	assert_true(fabs(m.mean / (sum / 1000000) - 1) < 1e-3);
+	assert_int_equal(size_model_init_table(&m, bad, 2, DEF_CAP), -EINVAL);
+	assert_int_equal(size_model_init_table(&m, table_q, 1, DEF_CAP), -EINVAL);
+}
+
 static void test_size_init_invalid(void **state)
 {
 	struct size_model m;
@@ -595,6 +635,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_size_init_invalid),
+		cmocka_unit_test(test_size_table),
 		cmocka_unit_test(test_size_fit_default),
 		cmocka_unit_test(test_size_fit_small_cap),
 		cmocka_unit_test(test_size_fit_heavy_tail),

@@ -9,7 +9,12 @@
 
 #include <cmocka.h>
 
+#include <math.h>
+
+#include "model/dist.h"
 #include "readback/measure.h"
+#include "readback/profile.h"
+#include "util/rng.h"
 
 #define RUN(l, p, n) { (l), (p), (n), 0 }
 
@@ -263,6 +268,75 @@ static void test_holes_runs(void **state)
 	free(runs);
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* n sizes of the hybrid law, sorted */
+static uint64_t *hybrid_sample(double mu, double sigma, double w, double xm, double k, size_t n)
+{
+	struct size_model m;
+	uint64_t *v = malloc(n * sizeof(*v));
+	struct rng r;
+
+	assert_non_null(v);
+	assert_int_equal(size_model_init(&m, mu, sigma, w, xm, k, 1e13), 0);
+	rng_init(&r, 7, "profile-fit", 0);
+	for (size_t i = 0; i < n; i++)
+		v[i] = size_model_bytes(&m, rng_uniform(&r));
+	qsort(v, n, sizeof(*v), cmp_size);
+	return v;
+}
+
+/*
+ * The hybrid's maximum likelihood finds the law a sample was drawn from
+ * (the body within 0.05, the tail's weight within 20% and shape within
+ * 0.15); a lognormal sample gets no real tail; an empty one is refused.
+ */
+static void test_profile_fit(void **state)
+{
+	struct profile_size_fit f;
+	size_t n = 200000;
+	uint64_t *v = hybrid_sample(8.5, 2.0, 0.02, 4e6, 1.1, n);
+
+	(void)state;
+	assert_int_equal(profile_fit_sizes(v, n, &f), 0);
+	print_message("fit: mu %.4f sigma %.4f w %.5f xm %.0f k %.4f\n", f.mu, f.sigma,
+		      f.tail_weight, f.xm, f.shape);
+	assert_true(fabs(f.mu - 8.5) < 0.05 && fabs(f.sigma - 2.0) < 0.05);
+	assert_true(fabs(f.tail_weight / 0.02 - 1) < 0.2 && fabs(f.shape - 1.1) < 0.15);
+	free(v);
+	v = hybrid_sample(8.5, 2.0, 0, 4e6, 1.1, n);
+	assert_int_equal(profile_fit_sizes(v, n, &f), 0);
+	print_message("lognormal: mu %.4f sigma %.4f w %.6f\n", f.mu, f.sigma, f.tail_weight);
+	assert_true(fabs(f.mu - 8.5) < 0.05 && fabs(f.sigma - 2.0) < 0.05);
+	assert_true(f.tail_weight < 0.002);
+	assert_int_equal(profile_fit_sizes(v, 1, &f), -EINVAL);
+	free(v);
+}
+
+/* The files-per-directory law from counts drawn from it: c and k back within 15%. */
+static void test_profile_fit_fpd(void **state)
+{
+	double p[30], c, k;
+	uint64_t count[30] = { 0 };
+	struct rng r;
+
+	(void)state;
+	assert_int_equal(fpd_probs(0.2, 3.0, 2.2, 28, p), 0);
+	rng_init(&r, 7, "profile-fpd", 0);
+	for (int i = 0; i < 200000; i++)
+		count[draw_index(p, 30, rng_uniform(&r))]++;
+	assert_int_equal(profile_fit_fpd(count, 28, 0.2, &c, &k), 0);
+	print_message("fpd: c %.3f k %.3f\n", c, k);
+	assert_true(fabs(c / 3.0 - 1) < 0.15 && fabs(k / 2.2 - 1) < 0.15);
+	memset(count, 0, sizeof(count));
+	assert_int_equal(profile_fit_fpd(count, 28, 0.2, &c, &k), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +350,8 @@ int main(void)
 		cmocka_unit_test(test_quantile),
 		cmocka_unit_test(test_hole_blocks),
 		cmocka_unit_test(test_holes_runs),
+		cmocka_unit_test(test_profile_fit),
+		cmocka_unit_test(test_profile_fit_fpd),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -694,6 +694,63 @@ static void test_round_trip(void **state)
 	round_trip(&p);
 }
 
+/* The tables: continued lines, emptied, their errors, and a round trip through the printed form. */
+static void test_tables(void **state)
+{
+	struct params p;
+	struct param_error err = { "" };
+
+	(void)state;
+	params_init(&p);
+	assert_int_equal(load_text(&p, "files = 500\n"
+				   "size_quantiles = 0 10 4096 4096\n"
+				   "size_quantiles += 9000 1000000\n"
+				   "depth_files = 0.2 0.5 0.3\n"
+				   "depth_dirs = 0.1 0.6 0.3\n"
+				   "fpd_max_bin = 2\n"
+				   "fpd_table = 0.2 0.3 0.3 0.2\n"
+				   "ext_shares = :0.1 c:0.5 h:0.3\n"
+				   "size_by_ext = c:1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17\n"
+				   "source_files = 123\n", &err, NULL), 0);
+	assert_int_equal(p.tab.nsize_q, 6);
+	assert_int_equal(p.tab.size_q[5], 1000000);
+	assert_int_equal(p.tab.next, 3);
+	assert_string_equal(p.tab.ext_name[1], "c");
+	assert_int_equal(p.tab.sbe_q[0][16], 17);
+	round_trip(&p);
+	/* source_files is the count only when nothing scales the tree */
+	params_init(&p);
+	set_ok(&p, "source_files", "123");
+	resolve_ok(&p);
+	assert_int_equal(p.files, 123);
+	params_init(&p);
+	set_ok(&p, "source_files", "123");
+	set_ok(&p, "used", "1M");
+	resolve_ok(&p);
+	assert_true(p.files != 123);
+
+	params_init(&p);
+	set_ok(&p, "size_quantiles", "1 2 3");
+	set_ok(&p, "size_quantiles", "none");
+	assert_int_equal(p.tab.nsize_q, 0);
+	assert_int_equal(params_set(&p, "size_quantiles", "5 7 6", "--set", &err), -EINVAL);
+	assert_string_equal(err.msg, "--set: 'size_quantiles' entry 3 must be a size in bytes, "
+			    "not below the one before (got '6')");
+	assert_int_equal(params_set(&p, "ext_shares", "c:0.1 c:0.2", "--set", &err), -EINVAL);
+	assert_int_equal(params_set(&p, "size_by_ext", "c:1/2/3", "--set", &err), -EINVAL);
+	assert_int_equal(params_set(&p, "depth_files", "0.5 -1", "--set", &err), -EINVAL);
+	params_init(&p);
+	assert_int_equal(load_text(&p, "seed += 3\n", &err, NULL), -EINVAL);
+	assert_non_null(strstr(err.msg, "'+=' continues a table; 'seed' is not one"));
+	params_init(&p);
+	set_ok(&p, "fpd_table", "0.5 0.5");
+	assert_int_equal(params_resolve(&p, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "'fpd_table' has 2 entries"));
+	params_init(&p);
+	assert_int_equal(params_set(&p, "profile", "no/such/file.conf", "--set", &err), -EINVAL);
+	assert_int_equal(params_set(&p, "profile", "bad name", "--set", &err), -EINVAL);
+}
+
 static void test_print_config(void **state)
 {
 	struct params p;
@@ -881,6 +938,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_both),
 		cmocka_unit_test(test_resolve_errors),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_print_config),
 		cmocka_unit_test(test_print_list),
 		cmocka_unit_test(test_config_limits),

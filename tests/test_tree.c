@@ -1,4 +1,5 @@
 /* test_tree.c - the generative tree: structure, attachment law, determinism */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -126,6 +127,43 @@ static void test_determinism(void **state)
 	free(db);
 }
 
+/*
+ * The tree by depth: directories by depth as the quotas of the table
+ * (the root alone at 0), each parent one level up and numbered before its
+ * child; a level the table leaves empty ends the tree; the same seed the
+ * same tree.
+ */
+static void test_by_depth(void **state)
+{
+	const double share[] = { 0, 0.1, 0.3, 0.4, 0.2 };
+	const double gap[] = { 0, 0.5, 0, 0.5 };
+	uint32_t n = 10001, parent[10001], parent2[10001];
+	uint8_t depth[10001];
+	uint32_t at[5] = { 0 };
+
+	(void)state;
+	assert_int_equal(tree_build_depths(3, n, share, 5, parent, depth), 0);
+	for (uint32_t j = 0; j < n; j++) {
+		at[depth[j]]++;
+		if (j) {
+			assert_true(parent[j] < j);
+			assert_int_equal(depth[parent[j]] + 1, depth[j]);
+		}
+	}
+	assert_int_equal(at[0], 1);
+	assert_int_equal(at[1], 1000);
+	assert_int_equal(at[2], 3000);
+	assert_int_equal(at[3], 4000);
+	assert_int_equal(at[4], 2000);
+	assert_int_equal(tree_build_depths(3, n, share, 5, parent2, depth), 0);
+	assert_memory_equal(parent, parent2, sizeof(parent));
+	/* depth 2 empty: depth 3's directories stay at depth 1 */
+	assert_int_equal(tree_build_depths(3, 101, gap, 4, parent, depth), 0);
+	for (uint32_t j = 1; j < 101; j++)
+		assert_int_equal(depth[j], 1);
+	assert_int_equal(tree_build_depths(3, 10, share, 1, parent, depth), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +171,7 @@ int main(void)
 		cmocka_unit_test(test_tiny),
 		cmocka_unit_test(test_attachment_law),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_by_depth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -383,9 +383,13 @@ int cmd_config(struct cli *c, struct params *p)
 int cmd_params(struct cli *c, struct params *p)
 {
 	(void)p;
-	if (c->json)
+	if (c->profiles) {
+		params_print_profiles(stdout);
+	} else if (c->json) {
 		params_print_list_json(stdout);
-	else
+	} else {
 		params_print_list(stdout);
+		tables_print_list(stdout);
+	}
 	return 0;
 }

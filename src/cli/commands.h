@@ -24,6 +24,11 @@ struct cli {
 	int argc;                  /* the command line, for the page */
 	char **argv;
 	int jobs_given;
+	int parametric;            /* profile --parametric */
+	int content;               /* profile --content */
+	const char *profile;       /* --profile NAME: loaded before -c */
+	int profiles;              /* params --profiles */
+	const char *from_impressions; /* config --from-impressions FILE */
 	/* --set and short forms, in command-line order: "key=value" */
 	char **sets;
 	const char **set_where;
@@ -43,5 +48,6 @@ int cmd_content_report(struct cli *c, struct params *p);
 int cmd_measure(struct cli *c, struct params *p);
 int cmd_config(struct cli *c, struct params *p);
 int cmd_params(struct cli *c, struct params *p);
+int cmd_profile(struct cli *c, struct params *p);
 
 #endif

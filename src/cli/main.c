@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "cli/commands.h"
+#include "model/impressions.h"
 #include "model/params.h"
 #include "util/array.h"
 #include "util/util.h"
@@ -30,6 +31,11 @@ enum {
 	OPT_EXTENTS,
 	OPT_SAMPLE,
 	OPT_AGAINST,
+	OPT_PARAMETRIC,
+	OPT_CONTENT,
+	OPT_PROFILE,
+	OPT_PROFILES,
+	OPT_FROM_IMPRESSIONS,
 	OPT_HTML,
 	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
 	OPT_LAST,
@@ -57,6 +63,11 @@ static const struct option long_opts[] = {
 	{ "extents", required_argument, NULL, OPT_EXTENTS },
 	{ "sample", required_argument, NULL, OPT_SAMPLE },
 	{ "against", required_argument, NULL, OPT_AGAINST },
+	{ "parametric", no_argument, NULL, OPT_PARAMETRIC },
+	{ "content", no_argument, NULL, OPT_CONTENT },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "profiles", no_argument, NULL, OPT_PROFILES },
+	{ "from-impressions", required_argument, NULL, OPT_FROM_IMPRESSIONS },
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -78,7 +89,11 @@ struct command {
 	const char *needs; /* the message when TARGET or DIR is missing; NULL: takes none */
 	enum param_load load;
 	int any_option; /* takes every option and ignores those it does not use */
+	const int *also; /* options of other commands' rows it takes too, 0-ended */
 };
+
+/* profile replaces its output only with --force, and -q silences its progress as create's */
+static const int profile_also[] = { OPT_FORCE, 'q', 0 };
 
 /* Indexes into commands[], in the order usage() and messages list them. */
 enum {
@@ -89,6 +104,7 @@ enum {
 	CMD_MEASURE,
 	CMD_CONFIG,
 	CMD_PARAMS,
+	CMD_PROFILE,
 	NCOMMANDS,
 };
 
@@ -147,6 +163,16 @@ static const struct command commands[NCOMMANDS] = {
 		.load = LOAD_NONE,
 		.any_option = 1,
 	},
+	[CMD_PROFILE] = {
+		.name = "profile",
+		.run = cmd_profile,
+		.help = "measure a tree, image or device and write its statistics as a\n"
+			"            configuration: imprint profile SOURCE [-o PROFILE] [--parametric]\n"
+			"            [--content [--sample SHARE]] [--json]",
+		.needs = "profile needs a SOURCE: a mounted directory, an ext2/3/4 image or a device",
+		.load = LOAD_NONE,
+		.also = profile_also,
+	},
 };
 
 /* verify takes create's options too, so that one command line serves both */
@@ -171,7 +197,8 @@ static const struct opt_rule {
 	int clash;            /* an option it cannot go with, or 0 */
 	const char *clash_msg;
 } opt_rules[] = {
-	{ .opt = 'o', .name = "-o", .takes = ON(CMD_PLAN), .only_for = "'plan'" },
+	{ .opt = 'o', .name = "-o", .takes = ON(CMD_PLAN) | ON(CMD_PROFILE),
+	  .only_for = "'plan' and 'profile'" },
 	CREATE_OPT(OPT_MKFS_OPTIONS, "'--mkfs-options'"),
 	CREATE_OPT(OPT_NO_FORMAT, "'--no-format'"),
 	CREATE_OPT(OPT_FORCE, "'--force'"),
@@ -198,8 +225,14 @@ static const struct opt_rule {
 	  .clash_msg = "give the configuration once: '--against' or '-c'" },
 	{ .opt = OPT_SAMPLE,
 	  .name = "'--sample'",
-	  .takes = ON(CMD_CONTENT_REPORT),
-	  .only_for = "'content-report'" },
+	  .takes = ON(CMD_CONTENT_REPORT) | ON(CMD_PROFILE),
+	  .only_for = "'content-report' and 'profile'" },
+	{ .opt = OPT_PARAMETRIC, .name = "'--parametric'", .takes = ON(CMD_PROFILE),
+	  .only_for = "'profile'" },
+	{ .opt = OPT_CONTENT, .name = "'--content'", .takes = ON(CMD_PROFILE),
+	  .only_for = "'profile'" },
+	{ .opt = OPT_FROM_IMPRESSIONS, .name = "'--from-impressions'", .takes = ON(CMD_CONFIG),
+	  .only_for = "'config'" },
 	{ .opt = OPT_HTML,
 	  .name = "'--html'",
 	  .takes = ON(CMD_PLAN) | ON(CMD_CREATE) | ON(CMD_MEASURE) | ON(CMD_CONTENT_REPORT),
@@ -239,7 +272,10 @@ static void usage(FILE *out)
 		"\n"
 		"options:\n"
 		"  -c, --config FILE    read parameters from FILE ('key = value' lines)\n"
+		"      --profile NAME   start from a shipped profile ('imprint params --profiles'\n"
+		"                       lists them); -c and --set override it\n"
 		"      --set KEY=VALUE  set a parameter (repeatable, applied after -c)\n"
+		"      --profiles       params: list the shipped profiles\n"
 		"      --seed N         random seed ('random' draws one; default 1)\n"
 		"      --used SIZE      bytes of file data (K/M/G/T binary suffixes)\n"
 		"      --files N        number of regular files (K/M decimal suffixes)\n"
@@ -272,6 +308,10 @@ static void usage(FILE *out)
 		"                       measure: write every file's measured physical runs to FILE\n"
 		"      --sample SHARE   content-report: share of 1 MiB segments compressed, (0, 1]\n"
 		"                       (default 1: every byte)\n"
+		"      --parametric     profile: file sizes from the fitted law, not the quantile table\n"
+		"      --content        profile: read every file (--sample SHARE of the segments\n"
+		"                       compressed): compressibility, duplicates, zero blocks\n"
+		"      --from-impressions FILE  config: convert an Impressions input file\n"
 		"      --against CONFIG measure: compare with CONFIG (the fit report of\n"
 		"                       'plan --report', layout and free-space targets); -c and\n"
 		"                       --set also turn the comparison on\n"		"      --html FILE      plan, create, measure, content-report: also write the\n"
@@ -451,6 +491,21 @@ static int parse_option(struct cli *c, int opt, char **argv)
 	case OPT_AGAINST:
 		c->against = optarg;
 		break;
+	case OPT_PARAMETRIC:
+		c->parametric = 1;
+		break;
+	case OPT_CONTENT:
+		c->content = 1;
+		break;
+	case OPT_PROFILE:
+		c->profile = optarg;
+		break;
+	case OPT_PROFILES:
+		c->profiles = 1;
+		break;
+	case OPT_FROM_IMPRESSIONS:
+		c->from_impressions = optarg;
+		break;
 	case OPT_HTML:
 		c->html = optarg;
 		break;
@@ -513,6 +568,15 @@ static const struct opt_rule *first_given(const struct line *l, const struct opt
 	return first;
 }
 
+/* Whether cmd takes opt beyond the rows' takes bits. */
+static int takes_also(const struct command *cmd, int opt)
+{
+	for (const int *o = cmd->also; o && *o; o++)
+		if (*o == opt)
+			return 1;
+	return 0;
+}
+
 /* Refuse options the command does not take and a missing operand: 0 or EXIT_USAGE. */
 static int check_line(const struct line *l)
 {
@@ -526,7 +590,7 @@ static int check_line(const struct line *l)
 				fprintf(stderr, "imprint: %s\n", l->cmd->needs);
 				return EXIT_USAGE;
 			}
-		} else if (l->seen[r->opt] && !(r->takes & on)) {
+		} else if (l->seen[r->opt] && !(r->takes & on) && !takes_also(l->cmd, r->opt)) {
 			r = first_given(l, r);
 			fprintf(stderr, "imprint: %s is only for %s\n", r->name, r->only_for);
 			return EXIT_USAGE;
@@ -547,6 +611,10 @@ static int load_params(const struct cli *c, struct params *p, int resolve)
 	struct param_error err = { { 0 } };
 
 	params_init(p);
+	if (c->profile && params_set(p, "profile", c->profile, "--profile", &err))
+		goto out_err;
+	if (c->from_impressions && impressions_load(p, c->from_impressions, &err))
+		goto out_err;
 	if (c->config && params_load_file(p, c->config, &err))
 		goto out_err;
 	for (size_t i = 0; i < c->nsets; i++) {

@@ -100,10 +100,92 @@ int size_model_init(struct size_model *m, double mu, double sigma,
 	return 0;
 }
 
+/* Mean of min(X, cap) over one log-linear piece of the empirical law, X = e^(a + t(b - a)) - 1. */
+static double table_piece_mean(double a, double b, double cap)
+{
+	double lc = log1p(cap), tc;
+
+	if (b <= a)
+		return fmin(expm1(a), cap);
+	if (lc >= b)
+		return (exp(b) - exp(a)) / (b - a) - 1;
+	if (lc <= a)
+		return cap;
+	tc = (lc - a) / (b - a);
+	return (exp(lc) - exp(a)) / (b - a) + (1 - tc) * (cap + 1) - 1;
+}
+
+int size_model_init_table(struct size_model *m, const uint64_t *q, unsigned nq, double cap)
+{
+	double sum = 0;
+
+	if (!q || nq < 2 || !(cap >= 1) || !isfinite(cap))
+		return -EINVAL;
+	for (unsigned i = 1; i < nq; i++)
+		if (q[i] < q[i - 1])
+			return -EINVAL;
+	memset(m, 0, sizeof(*m));
+	m->q = q;
+	m->nq = nq;
+	m->cap = cap;
+	m->w_body = 1;
+	m->split = 1;
+	for (unsigned i = 0; i + 1 < nq; i++)
+		sum += table_piece_mean(log1p((double)q[i]), log1p((double)q[i + 1]), cap);
+	m->mean = sum / (nq - 1);
+	return 0;
+}
+
+/*
+ * The empirical law's CDF as P(X < x): equal to P(X <= x) but at its
+ * point masses (runs of equal quantiles), where it is the left limit, so
+ * that cdf(t + 1) stays P(floor(X) <= t) as for the continuous laws.
+ */
+static double table_cdf(const struct size_model *m, double x)
+{
+	unsigned lo = 0, hi = m->nq - 1;
+	double a, b;
+
+	if (x <= (double)m->q[0])
+		return 0;
+	if (x >= m->cap || x > (double)m->q[hi])
+		return 1;
+	/* the last quantile below x: q[lo] < x <= q[lo + 1] */
+	while (hi - lo > 1) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if ((double)m->q[mid] < x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	a = log1p((double)m->q[lo]);
+	b = log1p((double)m->q[lo + 1]);
+	return (lo + (log1p(x) - a) / (b - a)) / (m->nq - 1);
+}
+
+static double table_quantile(const struct size_model *m, double u)
+{
+	double pos = u * (m->nq - 1), t, x, lo, hi;
+	unsigned i = (unsigned)pos;
+
+	if (i >= m->nq - 1)
+		return fmin((double)m->q[m->nq - 1], m->cap);
+	t = pos - i;
+	lo = (double)m->q[i];
+	hi = (double)m->q[i + 1];
+	x = expm1(log1p(lo) + t * (log1p(hi) - log1p(lo)));
+	/* rounding must not take a quantile below its own table entry */
+	x = fmax(lo, fmin(x, hi));
+	return fmin(x, m->cap);
+}
+
 double size_model_cdf(const struct size_model *m, double x)
 {
 	double f = 0;
 
+	if (m->q)
+		return table_cdf(m, x);
 	if (!(x > 0))
 		return 0;
 	if (x >= m->cap)
@@ -215,6 +297,8 @@ double size_model_quantile(const struct size_model *m, double u)
 {
 	double x;
 
+	if (m->q)
+		return table_quantile(m, u < 0 ? 0 : u > 1 ? 1 : u);
 	if (!(u > 0))
 		return 0;
 	if (u >= 1)

@@ -19,6 +19,9 @@ struct size_model {
 	double tail_mass_cap;      /* Pareto CDF at cap */
 	double mean;               /* mean of the truncated mixture, bytes */
 	double split;              /* CDF at xm: below it only the body counts */
+	/* an empirical law instead (size_model_init_table), or NULL */
+	const uint64_t *q;         /* sizes at u = i / (nq - 1), nondecreasing */
+	unsigned nq;
 };
 
 /*
@@ -28,6 +31,14 @@ struct size_model {
  */
 int size_model_init(struct size_model *m, double mu, double sigma,
 		    double tail_weight, double xm, double shape, double cap);
+/*
+ * The empirical law of a quantile table: q[0..nq-1] (nq >= 2, bytes,
+ * nondecreasing) at u = i / (nq - 1), log-linear in (1 + size) between
+ * them, truncated at cap.  q is referenced, not copied.  The functions
+ * below then follow it.  Returns 0 or -EINVAL.
+ */
+int size_model_init_table(struct size_model *m, const uint64_t *q, unsigned nq, double cap);
+
 /* P(X <= x) of the continuous truncated mixture. */
 double size_model_cdf(const struct size_model *m, double x);
 /* Inverse of the CDF, u in (0,1); result in [0, cap]. */

@@ -91,26 +91,21 @@ static const char *const tail_names[] = {
  */
 #define ZIPF_OFFSET 2.0
 
-static int in_table(const struct ext_pct *t, size_t n, const char *name)
+static int in_list(const char *const *names, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(t[i].name, name))
+		if (!strcmp(names[i], name))
 			return 1;
 	return 0;
 }
 
-int ext_model_init(struct ext_model *m, enum ext_table which)
+int ext_model_init_list(struct ext_model *m, const char *const *names, const double *shares,
+			size_t nt, int flat_tail)
 {
-	const struct ext_pct *t = table_default;
-	size_t nt = ARRAY_SIZE(table_default);
 	size_t ntail = ARRAY_SIZE(tail_names);
 	double head_sum = 0, tail_w = 0, rest;
 	size_t n = 0;
 
-	if (which == EXT_TABLE_LARGE) {
-		t = table_large;
-		nt = ARRAY_SIZE(table_large);
-	}
 	memset(m, 0, sizeof(*m));
 	m->name = malloc((nt + ntail) * sizeof(*m->name));
 	m->share = malloc((nt + ntail) * sizeof(*m->share));
@@ -119,23 +114,43 @@ int ext_model_init(struct ext_model *m, enum ext_table which)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nt; i++) {
-		m->name[n] = t[i].name;
-		m->share[n++] = t[i].pct / 100.0;
-		head_sum += t[i].pct / 100.0;
+		m->name[n] = names[i];
+		m->share[n++] = shares[i];
+		head_sum += shares[i];
 	}
 	m->head = n;
 	for (size_t i = 0; i < ntail; i++) {
-		if (in_table(t, nt, tail_names[i]))
+		if (in_list(names, nt, tail_names[i]))
 			continue;
 		m->name[n] = tail_names[i];
-		m->share[n] = 1.0 / ((double)(n - m->head + 1) + ZIPF_OFFSET);
+		m->share[n] = flat_tail ? 1.0 : 1.0 / ((double)(n - m->head + 1) + ZIPF_OFFSET);
 		tail_w += m->share[n++];
 	}
 	m->count = n;
 	rest = 1.0 - head_sum;
+	if (rest < 0)
+		rest = 0;
 	for (size_t i = m->head; i < n; i++)
 		m->share[i] *= rest / tail_w;
 	return 0;
+}
+
+int ext_model_init(struct ext_model *m, enum ext_table which)
+{
+	const struct ext_pct *t = table_default;
+	size_t nt = ARRAY_SIZE(table_default);
+	const char *names[ARRAY_SIZE(table_default)];
+	double shares[ARRAY_SIZE(table_default)];
+
+	if (which == EXT_TABLE_LARGE) {
+		t = table_large;
+		nt = ARRAY_SIZE(table_large);
+	}
+	for (size_t i = 0; i < nt; i++) {
+		names[i] = t[i].name;
+		shares[i] = t[i].pct / 100.0;
+	}
+	return ext_model_init_list(m, names, shares, nt, 0);
 }
 
 void ext_model_release(struct ext_model *m)

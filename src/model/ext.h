@@ -25,6 +25,15 @@ struct ext_model {
 
 /* Build the list for table t.  Returns 0 or -ENOMEM. */
 int ext_model_init(struct ext_model *m, enum ext_table t);
+/*
+ * Build the list from names[0..n-1] (names[0] must be "", none) with their
+ * shares, then the tail sharing what they leave (nothing when they sum to
+ * 1 or more): by the Zipf weights above, or evenly with flat_tail (a
+ * profile's tail: the extensions too rare to name, a few files each).
+ * The names are referenced, not copied.  0 or -ENOMEM.
+ */
+int ext_model_init_list(struct ext_model *m, const char *const *names, const double *shares,
+			size_t n, int flat_tail);
 void ext_model_release(struct ext_model *m);
 
 /* Id of name in m, or -1. */

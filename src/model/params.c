@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <dirent.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -43,6 +45,120 @@ void params_init(struct params *p)
 	}
 }
 
+/* Profiles loading profiles: how deep, and the limit */
+static int profile_depth;
+#define PROFILE_DEPTH_MAX 4
+
+/* The directories a profile NAME.conf is looked for in, in order; NULL ends. */
+static void profile_dirs(const char *dirs[4])
+{
+	int n = 0;
+
+	dirs[n] = getenv("IMPRINT_PROFILE_DIR");
+	if (dirs[n] && *dirs[n])
+		n++;
+#ifdef IMPRINT_PROFILE_DIR
+	dirs[n++] = IMPRINT_PROFILE_DIR;
+#endif
+#ifdef IMPRINT_SRC_PROFILE_DIR
+	dirs[n++] = IMPRINT_SRC_PROFILE_DIR;
+#endif
+	dirs[n] = NULL;
+}
+
+/* A profile's name: letters, digits, '-', '_' and '.', not starting with '.'. */
+static int profile_name_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len || len > 64 || name[0] == '.')
+		return 0;
+	for (const char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("-_.", *c))
+			return 0;
+	return 1;
+}
+
+/*
+ * profile = NAME (or a path with a '/'): load that profile's file here,
+ * so that what comes later overrides it.
+ */
+static int load_profile(struct params *p, const char *value, const char *where,
+			struct param_error *err)
+{
+	char name[VALUE_MAX], path[4096];
+	const char *dirs[4];
+	int ret = -ENOENT;
+
+	if (params_copy_trimmed(name, sizeof(name), value) ||
+	    (!strchr(name, '/') && !profile_name_ok(name))) {
+		params_set_error(err, where, "'profile' must be a profile name or a path (got '%.40s')",
+				 value);
+		return -EINVAL;
+	}
+	if (profile_depth >= PROFILE_DEPTH_MAX) {
+		params_set_error(err, where, "profiles load each other more than %d deep",
+				 PROFILE_DEPTH_MAX);
+		return -EINVAL;
+	}
+	profile_depth++;
+	if (strchr(name, '/')) {
+		ret = params_load_file(p, name, err);
+	} else {
+		profile_dirs(dirs);
+		for (int i = 0; dirs[i] && ret == -ENOENT; i++) {
+			snprintf(path, sizeof(path), "%s/%s.conf", dirs[i], name);
+			if (access(path, F_OK) == 0)
+				ret = params_load_file(p, path, err);
+		}
+		if (ret == -ENOENT)
+			params_set_error(err, where, "unknown profile '%s' ('imprint params --profiles' "
+					 "lists them)", name);
+	}
+	profile_depth--;
+	return ret ? -EINVAL : 0;
+}
+
+void params_print_profiles(FILE *out)
+{
+	const char *dirs[4];
+	char seen[64][72];
+	int nseen = 0;
+
+	profile_dirs(dirs);
+	for (int i = 0; dirs[i]; i++) {
+		struct dirent **ents;
+		int n = scandir(dirs[i], &ents, NULL, alphasort);
+
+		for (int k = 0; k < n; k++) {
+			char *name = ents[k]->d_name, path[4096], line[256] = "";
+			size_t len = strlen(name);
+			int dup = 0;
+			FILE *f;
+
+			if (len > 5 && !strcmp(name + len - 5, ".conf") && len - 5 < 64) {
+				name[len - 5] = '\0';
+				for (int s = 0; s < nseen; s++)
+					dup |= !strcmp(seen[s], name);
+				snprintf(path, sizeof(path), "%s/%s.conf", dirs[i], name);
+				f = dup || nseen == 64 ? NULL : fopen(path, "r");
+				if (f) {
+					if (!fgets(line, sizeof(line), f))
+						line[0] = '\0';
+					fclose(f);
+					line[strcspn(line, "\n")] = '\0';
+					snprintf(seen[nseen++], sizeof(seen[0]), "%s", name);
+					fprintf(out, "%-20s %s\n", name,
+						line[0] == '#' ? line + 1 + (line[1] == ' ') : "");
+				}
+			}
+			free(ents[k]);
+		}
+		if (n >= 0)
+			free(ents);
+	}
+}
+
 int params_set(struct params *p, const char *key, const char *value,
 	       const char *where, struct param_error *err)
 {
@@ -52,6 +168,11 @@ int params_set(struct params *p, const char *key, const char *value,
 	const char *hint;
 	int i;
 
+	i = tables_set(p, key, value, 0, where, err);
+	if (i <= 0)
+		return i;
+	if (params_normalize_key(norm, sizeof(norm), key) == 0 && !strcmp(norm, "profile"))
+		return load_profile(p, value, where, err);
 	if (params_normalize_key(norm, sizeof(norm), key) || (i = param_index(norm)) < 0) {
 		char shown[KEY_MAX];
 
@@ -164,7 +285,7 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 		return ret;
 	}
 	while ((got = read_line(f, path, lineno + 1, &line, &cap, &total, err)) > 0) {
-		char *s = line, *hash, *eq, *end;
+		char *s = line, *hash, *eq;
 
 		lineno++;
 		/* a UTF-8 byte order mark, as some editors write */
@@ -173,11 +294,7 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 		hash = strchr(s, '#');
 		if (hash)
 			*hash = '\0';
-		while (isspace((unsigned char)*s))
-			s++;
-		end = s + strlen(s);
-		while (end > s && isspace((unsigned char)end[-1]))
-			*--end = '\0';
+		s = params_trim(s);
 		if (!*s)
 			continue;
 		snprintf(where, sizeof(where), "%s line %lu", path, lineno);
@@ -188,7 +305,18 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 			goto out_free_line;
 		}
 		*eq = '\0';
-		ret = params_set(p, s, eq + 1, where, err);
+		if (eq[-1] == '+') {
+			/* "key += more": a table continued */
+			eq[-1] = '\0';
+			s = params_trim(s);
+			ret = tables_set(p, s, eq + 1, 1, where, err);
+			if (ret == 1) {
+				params_set_error(err, where, "'+=' continues a table; '%s' is not one", s);
+				ret = -EINVAL;
+			}
+		} else {
+			ret = params_set(p, s, eq + 1, where, err);
+		}
 		if (ret)
 			goto out_free_line;
 	}
@@ -211,8 +339,7 @@ double params_mean_file_size(const struct params *p)
 
 	if (p->used && p->used < cap)
 		cap = p->used;
-	if (size_model_init(&m, p->size_mu, p->size_sigma, p->size_tail_weight,
-			    (double)p->size_tail_xm, p->size_tail_shape, (double)cap))
+	if (tables_size_model(p, (double)cap, &m))
 		return NAN;
 	return m.mean;
 }
@@ -267,6 +394,8 @@ static int check_fpd(const struct params *p, struct param_error *err)
 	double scale = (k - 1) * pow(c, k - 1), mass = 0;
 	char a[32], b[32];
 
+	if (p->tab.nfpd)
+		return 0; /* the table replaces the law's bins (tables_check) */
 	for (uint32_t i = 1; i <= p->fpd_max_bin; i++)
 		mass += scale * pow(i + c, -k);
 	if (p->fpd_empty_share + mass <= 1 + 1e-12)
@@ -304,6 +433,8 @@ static int check_fields(const struct params *p, struct param_error *err)
 		}
 	}
 	ret = check_fpd(p, err);
+	if (!ret)
+		ret = tables_check(p, err);
 	if (ret)
 		return ret;
 	if (p->frag_extents != 0 && p->frag_extents < 2) {
@@ -426,6 +557,11 @@ int params_resolve(struct params *p, struct param_error *err)
 	ret = check_fields(p, err);
 	if (ret)
 		return ret;
+	if (!size_given && !used_given && !files_given && p->tab.source_files) {
+		/* a profile's own count, unless the command line scales it */
+		p->files = p->tab.source_files;
+		files_given = 1;
+	}
 
 	if (!used_given && !files_given) {
 		if (!size_given)

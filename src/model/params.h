@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/tables.h"
+
 /* appended only: the values are printed and pinned (tests/golden) */
 enum fs_kind { FS_EXT2, FS_EXT3, FS_EXT4, FS_XFS, FS_BTRFS, FS_F2FS };
 enum depth_mode { DEPTH_POISSON, DEPTH_CARE };
@@ -109,6 +111,9 @@ struct params {
 	double text_zipf;          /* 1.0: Zipf exponent of word popularity in text, (0, 3] */
 	enum text_mode text_mode;  /* words: Zipf and Heaps; repeat, wordlen: Impressions' modes */
 
+	/* empirical laws (a profile's); empty by default (model/tables.h) */
+	struct param_tables tab;
+
 	/* bit i set: table entry i was set explicitly (private to params.c) */
 	uint64_t explicit_mask[2];
 };
@@ -157,6 +162,13 @@ double params_mean_file_size(const struct params *p);
 
 /* Print the resolved configuration in config-file format (round-trips). */
 void params_print_config(const struct params *p, FILE *out);
+
+/*
+ * The shipped profiles ('profile = NAME', --profile NAME): each name with
+ * the first line of its file, from $IMPRINT_PROFILE_DIR, the installed
+ * directory and the source tree's profiles/, a name listed once.
+ */
+void params_print_profiles(FILE *out);
 
 /* Print the parameter list (name, type, unit, default, description). */
 void params_print_list(FILE *out);

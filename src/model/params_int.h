@@ -77,6 +77,8 @@ void params_set_error(struct param_error *err, const char *where, const char *fm
 
 /* Storage size a type needs; the table's FIELD() sizes must match. */
 size_t params_type_size(enum param_type t);
+/* s without its leading blanks, its trailing ones cut off in place */
+char *params_trim(char *s);
 
 /* The value of parameter d in p */
 union param_value params_value_get(const struct params *p, const struct param_def *d);

@@ -166,6 +166,7 @@ void params_print_config(const struct params *p, FILE *out)
 		params_fmt_value(d, params_value_get(p, d), buf, sizeof(buf));
 		fprintf(out, "%s = %s\n", d->name, buf);
 	}
+	tables_print(p, out);
 }
 
 /* The default column: the value, or "derived" for 0 = derived. */
@@ -277,6 +278,7 @@ void params_print_config_json(const struct params *p, FILE *out)
 
 		json_object_object_add(obj, d->name, json_value(d, params_value_get(p, d)));
 	}
+	tables_add_json(p, obj);
 	json_print(obj, out);
 	json_object_put(obj);
 }
@@ -313,6 +315,7 @@ void params_print_list_json(FILE *out)
 		}
 		json_object_array_add(arr, o);
 	}
+	tables_list_json(arr);
 	json_print(arr, out);
 	json_object_put(arr);
 }

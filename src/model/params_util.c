@@ -3,6 +3,7 @@
 #include "config.h"
 #endif
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +47,18 @@ union param_value params_value_get(const struct params *p, const struct param_de
 	}
 	return v;
 }
+char *params_trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0 when it is not one. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {

@@ -17,4 +17,16 @@
  */
 int tree_build(uint64_t seed, uint32_t ndirs, uint32_t *parent, uint8_t *depth);
 
+/*
+ * The same attachment (subdirectories + 2) level by level, so that the
+ * directories by depth follow share[0..nshare-1] (share[d]: directories
+ * at depth d; the root is the one at depth 0): largest-remainder quotas
+ * of the ndirs - 1 others over depths 1.., then each directory of depth d
+ * picks its parent among those of depth d - 1, from stream "tree.depth".
+ * Ids are level by level.  Returns 0, -ENOMEM, or -EINVAL for nshare
+ * outside 2..256.
+ */
+int tree_build_depths(uint64_t seed, uint32_t ndirs, const double *share, unsigned nshare,
+		      uint32_t *parent, uint8_t *depth);
+
 #endif

@@ -44,8 +44,7 @@ static int plan_size_model(struct plan *pl, struct plan_error *err)
 		cap = (double)p->used;
 	if (cap < 1)
 		cap = 1;
-	if (size_model_init(&pl->size, p->size_mu, p->size_sigma, p->size_tail_weight,
-			    (double)p->size_tail_xm, p->size_tail_shape, cap)) {
+	if (tables_size_model(p, cap, &pl->size)) {
 		plan_fail(err, "the file size parameters admit no distribution");
 		return -EINVAL;
 	}
@@ -93,7 +92,11 @@ static int plan_dir_tree(struct plan *pl, uint32_t *m_d, struct plan_error *err)
 {
 	int ret;
 
-	ret = tree_build(pl->prm.seed, pl->nregular_dirs, pl->dir_parent, pl->dir_depth);
+	if (pl->prm.tab.ndepth_dirs >= 2)
+		ret = tree_build_depths(pl->prm.seed, pl->nregular_dirs, pl->prm.tab.depth_dirs,
+					pl->prm.tab.ndepth_dirs, pl->dir_parent, pl->dir_depth);
+	else
+		ret = tree_build(pl->prm.seed, pl->nregular_dirs, pl->dir_parent, pl->dir_depth);
 	if (ret) {
 		if (ret == -E2BIG)
 			plan_fail(err, "the directory tree would be deeper than 255 levels");
@@ -133,6 +136,11 @@ static int plan_files(struct plan *pl, const uint32_t *m_d, struct plan_error *e
 	ret = plan_exts(pl, e);
 	if (ret)
 		goto out;
+	if (pl->prm.tab.nsbe) {
+		ret = plan_size_by_ext(pl, s, e);
+		if (ret)
+			goto out;
+	}
 	ret = plan_ext_floors_and_dups(pl, s, e, pin);
 	if (ret)
 		goto out;
@@ -170,7 +178,7 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 	if (ret)
 		return ret;
 	ret = -ENOMEM;
-	if (ext_model_init(&pl->ext, p->ext_table))
+	if (tables_ext_model(p, &pl->ext))
 		goto out_fail;
 	ret = plan_alloc(pl, err);
 	if (ret)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "plan/plan_int.h"
+#include "util/array.h"
 
 #define FIX_TOP 256
 
@@ -391,3 +392,79 @@ int plan_exts(struct plan *pl, uint16_t *e)
  * draws) or "depth with care" (conditional on the sample's size).  Also
  * fills pl->depth_target with the target share by depth.
  */
+
+/* Files by their size target, ties by index: the sort of plan_size_by_ext(). */
+struct sbe_key {
+	double t;
+	uint32_t k;
+};
+
+static int cmp_sbe_key(const void *a, const void *b)
+{
+	const struct sbe_key *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/*
+ * Sizes by extension (a profile's size_by_ext): each file draws a target
+ * from its extension's size law (the class "*" for the extensions without
+ * their own, else the whole size law), then the drawn sizes go to the
+ * files in the order of their targets.  The sizes, as a multiset, and the
+ * extension counts stay exactly as drawn; only their pairing changes, so
+ * that an .iso stays large and an .h small.
+ */
+int plan_size_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e)
+{
+	const struct param_tables *t = &pl->prm.tab;
+	uint64_t n = pl->nfiles, key = rng_stream_key(pl->prm.seed, "size.ext");
+	struct size_model *law = plan_xalloc(t->nsbe + 1, sizeof(*law));
+	int16_t *cls = plan_xalloc(pl->ext.count, sizeof(*cls));
+	struct sbe_key *order = plan_xalloc(n, sizeof(*order));
+	int ret = -ENOMEM, rest = -1;
+	struct rng r;
+
+	if (!law || !cls || !order)
+		goto out_free;
+	for (size_t i = 0; i < pl->ext.count; i++)
+		cls[i] = -1;
+	for (uint32_t c = 0; c < t->nsbe; c++) {
+		int id = ext_model_find(&pl->ext, t->sbe_name[c]);
+
+		size_model_init_table(&law[c], t->sbe_q[c], TAB_SBE_Q, pl->size.cap);
+		if (!strcmp(t->sbe_name[c], "*"))
+			rest = (int)c;
+		else if (id >= 0)
+			cls[id] = (int16_t)c;
+	}
+	for (uint64_t k = 0; k < n; k++) {
+		int c = cls[e[k]] >= 0 ? cls[e[k]] : rest;
+
+		rng_open(&r, key, k);
+		order[k].t = size_model_quantile(c >= 0 ? &law[c] : &pl->size, rng_uniform(&r));
+		order[k].k = (uint32_t)k;
+	}
+	qsort(order, n, sizeof(*order), cmp_sbe_key);
+	ret = array_sort_u64(s, n);
+	if (ret)
+		goto out_free;
+	ret = -ENOMEM;
+	{
+		uint64_t *by = plan_xalloc(n, sizeof(*by));
+
+		if (!by)
+			goto out_free;
+		for (uint64_t i = 0; i < n; i++)
+			by[order[i].k] = s[i];
+		memcpy(s, by, n * sizeof(*s));
+		free(by);
+	}
+	ret = 0;
+out_free:
+	free(law);
+	free(cls);
+	free(order);
+	return ret;
+}

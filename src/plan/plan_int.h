@@ -43,6 +43,7 @@ void plan_group(const uint8_t *key8, const uint16_t *key16, uint64_t n, size_t n
 int plan_sizes(struct plan *pl, uint64_t *s, struct plan_error *err);
 int plan_ext_floors_and_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin);
 int plan_exts(struct plan *pl, uint16_t *e);
+int plan_size_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e);
 
 /* plan_tree.c: depths, files per directory, special directories, placement, links */
 

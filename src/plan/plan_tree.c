@@ -24,7 +24,7 @@ int plan_depths(struct plan *pl, const uint64_t *s, uint8_t *d, const uint32_t *
 	}
 	memset(pl->depth_target, 0, sizeof(pl->depth_target));
 	if (p->depth_model == DEPTH_POISSON) {
-		if (depth_poisson_probs(p->depth_lambda, h, probs))
+		if (tables_depth_probs(p, h, probs))
 			return -EINVAL;
 		memcpy(pl->depth_target, probs, (h + 1) * sizeof(double));
 		if (p->sampling == SAMPLING_STRATIFIED) {
@@ -325,7 +325,7 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 	dirs = plan_xalloc(nd, sizeof(*dirs));
 	if (!probs || !q || !cnt || !bucket || !dirs)
 		goto out_free;
-	if (fpd_probs(p->fpd_empty_share, p->fpd_offset, p->fpd_degree, maxbin, probs)) {
+	if (tables_fpd_probs(p, maxbin, probs)) {
 		ret = -EINVAL;
 		goto out_free;
 	}

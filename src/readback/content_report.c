@@ -301,20 +301,11 @@ static int entry_read(void *ctx, uint64_t off, void *buf, size_t len)
 	return 0;
 }
 
-struct report_walk {
-	struct content_stats *st;
-	struct fsread_error *err;
-	struct fsread_extent *run;   /* the current file's holes in blocks ... */
-	size_t run_cap;
-	struct content_hole *hole;   /* ... and in bytes */
-	size_t nhole, hole_cap;
-};
-
 /*
  * The holes of e into w->hole: fsread_holes()'s runs of blocks of bs bytes
  * as byte ranges, the last one cut at the size.  Returns 0 or -ENOMEM.
  */
-static int entry_holes(struct report_walk *w, const struct fsread_entry *e, uint64_t bs)
+static int entry_holes(struct content_walk *w, const struct fsread_entry *e, uint64_t bs)
 {
 	ssize_t n = fsread_holes(e, (unsigned)bs, &w->run, &w->run_cap);
 
@@ -333,10 +324,9 @@ static int entry_holes(struct report_walk *w, const struct fsread_entry *e, uint
 	return 0;
 }
 
-/* Every regular file once: a hard link's other names are not copies. */
-static int report_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
+int content_walk_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 {
-	struct report_walk *w = arg;
+	struct content_walk *w = arg;
 	struct entry_read r = { .fs = fs, .e = e, .err = w->err };
 	int ret;
 
@@ -351,6 +341,14 @@ static int report_entry(struct fsread *fs, const struct fsread_entry *e, void *a
 	return ret;
 }
 
+void content_walk_release(struct content_walk *w)
+{
+	free(w->run);
+	free(w->hole);
+	w->run = NULL;
+	w->hole = NULL;
+}
+
 int content_report_run(const char *target, const struct content_stats_opts *o,
 		       const struct content_targets *t, int json, FILE *out)
 {
@@ -363,7 +361,7 @@ int content_report_run_html(const char *target, const struct content_stats_opts 
 {
 	struct content_stats st;
 	struct fsread_error err = { { 0 } };
-	struct report_walk w = { .st = &st, .err = &err };
+	struct content_walk w = { .st = &st, .err = &err };
 	struct fsread *fs;
 	int ret;
 
@@ -377,7 +375,7 @@ int content_report_run_html(const char *target, const struct content_stats_opts 
 		fprintf(stderr, "imprint: cannot start the measurement: %s\n", strerror(-ret));
 		goto out_close;
 	}
-	ret = fsread_walk(fs, report_entry, &w, &err);
+	ret = fsread_walk(fs, content_walk_entry, &w, &err);
 	if (ret) {
 		fprintf(stderr, "imprint: cannot measure '%s': %s\n", target, err.msg);
 		goto out_release;
@@ -403,8 +401,7 @@ int content_report_run_html(const char *target, const struct content_stats_opts 
 	}
 out_release:
 	content_stats_release(&st);
-	free(w.run);
-	free(w.hole);
+	content_walk_release(&w);
 out_close:
 	fsread_close(fs);
 	return ret;

@@ -233,6 +233,30 @@ void content_targets_from_params(struct content_targets *t, const struct params 
 int content_report_run(const char *target, const struct content_stats_opts *o,
 		       const struct content_targets *t, int json, FILE *out);
 
+struct fsread_error;
+struct fsread_extent;
+
+/* A walk feeding every regular file's bytes to a measurement (content_walk_entry()). */
+struct content_walk {
+	struct content_stats *st;
+	struct fsread_error *err;    /* where a failure's message goes */
+	struct fsread_extent *run;   /* the current file's holes in blocks ... */
+	size_t run_cap;
+	struct content_hole *hole;   /* ... and in bytes */
+	size_t nhole, hole_cap;
+};
+
+/*
+ * fsread_walk()'s callback (arg a struct content_walk): a regular file's
+ * first name fed to w->st with its holes, anything else skipped (a hard
+ * link's other names are not copies).  Returns 0 or a negative errno with
+ * w->err set.  content_walk_release() frees the hole buffers.
+ */
+struct fsread;
+struct fsread_entry;
+int content_walk_entry(struct fsread *fs, const struct fsread_entry *e, void *arg);
+void content_walk_release(struct content_walk *w);
+
 /*
  * content_report_run(), then the --html page: the report's JSON object
  * added to page (html.h) as "content" and the page written to html_path.

@@ -85,7 +85,12 @@ static void *prefetch_main(void *arg)
 		pthread_mutex_unlock(&pf->mu);
 
 		plen = strlen(path);
+		how.flags |= O_NOATIME;
 		fd = (int)syscall(SYS_openat2, pf->rootfd, path, &how, sizeof(how));
+		if (fd < 0 && errno == EPERM) {
+			how.flags &= ~(uint64_t)O_NOATIME;
+			fd = (int)syscall(SYS_openat2, pf->rootfd, path, &how, sizeof(how));
+		}
 		dir = fd >= 0 ? fdopendir(fd) : NULL;
 		if (!dir && fd >= 0)
 			close(fd);
@@ -170,7 +175,9 @@ static int mounted_open(struct fsread *fs, struct fsread_error *err)
 	struct statfs sf;
 	struct statx stx;
 
-	fs->rootfd = open(fs->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fs->rootfd = open(fs->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOATIME);
+	if (fs->rootfd < 0 && errno == EPERM)
+		fs->rootfd = open(fs->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fs->rootfd < 0) {
 		int e = errno;
 
@@ -453,7 +460,11 @@ static int mounted_dir(struct fsread *fs, const struct fsr_level *parent, const 
 		return lv->fd < 0 ? sys_fail(fs, err, errno, "read the directory") :
 				    mounted_read_dir(fs, lv->fd, lv, err);
 	}
-	lv->fd = openat(parent->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* reading a directory must not touch its atime: O_NOATIME where we may */
+	lv->fd = openat(parent->fd, name,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
+	if (lv->fd < 0 && errno == EPERM)
+		lv->fd = openat(parent->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (lv->fd < 0 && (errno == EACCES || errno == EPERM)) {
 		/* not ours to read: walk on without its entries */
 		fs->unreadable++;

@@ -104,7 +104,7 @@ static int against_depth_target(const struct mstate *m, const struct params *p,
 				uint64_t nregular_files, double *depth_target)
 {
 	if (p->depth_model == DEPTH_POISSON) {
-		if (depth_poisson_probs(p->depth_lambda, h, depth_target))
+		if (tables_depth_probs(p, h, depth_target))
 			return -EINVAL;
 	} else {
 		double probs[REPORT_DEPTHS];
@@ -183,12 +183,11 @@ static int compute_against(struct mresult *r, const struct mstate *m, const stru
 		cap = (double)p->used;
 	if (cap < 1)
 		cap = 1;
-	if (size_model_init(&sm, p->size_mu, p->size_sigma, p->size_tail_weight,
-			    (double)p->size_tail_xm, p->size_tail_shape, cap)) {
+	if (tables_size_model(p, cap, &sm)) {
 		fprintf(stderr, "imprint: the file size parameters admit no distribution\n");
 		return -EINVAL;
 	}
-	if (ext_model_init(&em, p->ext_table))
+	if (tables_ext_model(p, &em))
 		goto out_free;
 	special = calloc(m->ndirs ? m->ndirs : 1, 1);
 	ext_count = calloc(em.count, sizeof(*ext_count));

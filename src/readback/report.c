@@ -7,57 +7,13 @@
 #include <json-c/json.h>
 
 #include "readback/report.h"
+#include "util/array.h"
 #include "content/sparse.h"
 #include "util/strutil.h"
 #include "util/util.h"
 
 /* Sizes in the text report: "1.50 GiB", PiB at most. */
 #define HUMAN (FMT_BYTES_DIGITS(2) | FMT_BYTES_PIB)
-
-/* LSD radix sort of 64-bit keys, 16 bits a pass, skipping passes with one bucket. */
-static int radix_sort_u64(uint64_t *a, uint64_t n)
-{
-	uint64_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
-	uint64_t *src = a, *dst = tmp;
-	uint64_t *count;
-
-	if (!tmp)
-		return -ENOMEM;
-	count = malloc(65536 * sizeof(*count));
-	if (!count) {
-		free(tmp);
-		return -ENOMEM;
-	}
-	for (int shift = 0; shift < 64; shift += 16) {
-		uint64_t sum = 0;
-		int single = 0;
-
-		memset(count, 0, 65536 * sizeof(*count));
-		for (uint64_t i = 0; i < n; i++)
-			count[(src[i] >> shift) & 0xFFFF]++;
-		for (unsigned b = 0; b < 65536; b++) {
-			uint64_t c = count[b];
-
-			if (c == n)
-				single = 1;
-			count[b] = sum;
-			sum += c;
-		}
-		if (single)
-			continue;
-		for (uint64_t i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 0xFFFF]++] = src[i];
-		uint64_t *t = src;
-
-		src = dst;
-		dst = t;
-	}
-	if (src != a)
-		memcpy(a, src, n * sizeof(*a));
-	free(tmp);
-	free(count);
-	return 0;
-}
 
 /* P(floor(X) <= t) = F(t + 1) for the continuous size law. */
 static double size_floor_cdf(const void *ctx, double t)
@@ -93,7 +49,7 @@ int report_compute_input(const struct report_input *in, struct report *r)
 	r->mean_size = in->files ? (double)in->bytes / (double)in->files : 0;
 
 	/* file sizes */
-	if (radix_sort_u64(in->sizes, in->files))
+	if (array_sort_u64(in->sizes, in->files))
 		goto out_free;
 	if (in->files) {
 		r->median_size = in->sizes[(in->files - 1) / 2];
@@ -154,7 +110,7 @@ int report_compute_input(const struct report_input *in, struct report *r)
 	r->fpd_achieved = calloc(r->fpd_bins, sizeof(double));
 	if (!r->fpd_target || !r->fpd_achieved)
 		goto out_free;
-	if (fpd_probs(p->fpd_empty_share, p->fpd_offset, p->fpd_degree, maxbin, r->fpd_target)) {
+	if (tables_fpd_probs(p, maxbin, r->fpd_target)) {
 		ret = -EINVAL;
 		goto out_free;
 	}

@@ -70,6 +70,50 @@ int array_slots_reserve(uint64_t **slot, size_t *cap, size_t n, size_t min,
 	return 0;
 }
 
+int array_sort_u64(uint64_t *a, uint64_t n)
+{
+	uint64_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	uint64_t *src = a, *dst = tmp;
+	uint64_t *count;
+
+	if (!tmp)
+		return -ENOMEM;
+	count = malloc(65536 * sizeof(*count));
+	if (!count) {
+		free(tmp);
+		return -ENOMEM;
+	}
+	for (int shift = 0; shift < 64; shift += 16) {
+		uint64_t sum = 0;
+		int single = 0;
+
+		memset(count, 0, 65536 * sizeof(*count));
+		for (uint64_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xFFFF]++;
+		for (unsigned b = 0; b < 65536; b++) {
+			uint64_t c = count[b];
+
+			if (c == n)
+				single = 1;
+			count[b] = sum;
+			sum += c;
+		}
+		if (single)
+			continue;
+		for (uint64_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xFFFF]++] = src[i];
+		uint64_t *t = src;
+
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	free(tmp);
+	free(count);
+	return 0;
+}
+
 int array_cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

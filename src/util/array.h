@@ -1,4 +1,4 @@
-/* array.h - growing heap arrays: one overflow-checked resize, one doubling growth, sort orders */
+/* array.h - growing heap arrays: one overflow-checked resize, one doubling growth, a radix sort, sort orders */
 #ifndef IMPRINT_ARRAY_H
 #define IMPRINT_ARRAY_H
 
@@ -36,6 +36,12 @@ int array_grow(void *pp, size_t *cap, size_t need, size_t elem);
  */
 int array_slots_reserve(uint64_t **slot, size_t *cap, size_t n, size_t min,
 			uint64_t (*hash)(uint64_t entry, const void *ctx), const void *ctx);
+
+/*
+ * Sort a[0..n-1] ascending: LSD radix sort of the 64-bit keys, 16 bits a
+ * pass, skipping passes where every key has the same digit.  0 or -ENOMEM.
+ */
+int array_sort_u64(uint64_t *a, uint64_t n);
 
 /* qsort() comparators, ascending: uint64_t, int64_t and double elements (no NaN). */
 int array_cmp_u64(const void *a, const void *b);

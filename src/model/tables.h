@@ -1,0 +1,99 @@
+/* tables.h - the model's tables (a profile's empirical laws): storage, text form, and the laws they give */
+#ifndef IMPRINT_TABLES_H
+#define IMPRINT_TABLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TAB_SIZEQ_MAX 1025 /* file size quantiles */
+#define TAB_DEPTH_MAX 64   /* depths a depth table holds */
+#define TAB_FPD_MAX 502    /* files-per-directory bins, the tail included */
+#define TAB_EXT_MAX 400    /* extensions of an extension table */
+#define TAB_EXT_LEN 16     /* longest extension, NUL included */
+#define TAB_SBE_MAX 48     /* extension classes with their own sizes */
+#define TAB_SBE_Q 17       /* quantiles of one class's sizes */
+
+/*
+ * Tables that replace a parametric law when they are not empty (a count
+ * of 0 is the default: the model as it was).  They live inside struct
+ * params, so copying the parameters copies them.  doc/model.md,
+ * "Profiles", gives their meaning; their keys in a config file:
+ *
+ *   size_quantiles = q0 q1 ... qN  sizes in bytes at u = i/N, nondecreasing
+ *   depth_files = s0 s1 ...        share of regular files by depth 0, 1, ...
+ *   depth_dirs = s0 s1 ...         share of directories by depth (0 = root)
+ *   fpd_table = s0 s1 ... sT       directories with 0..fpd_max_bin files, then the tail
+ *   ext_shares = :s e1:s1 ...      extension:share ("" is no extension)
+ *   size_by_ext = e1:q0/../q16 ... sizes of the files of extension e1 by quantile
+ *   source_files = N               the profiled source's files: 'files' when none
+ *                                  of files, used and size is given (so that any
+ *                                  one of them scales the tree instead)
+ *
+ * A long table continues on "key += more" lines.
+ */
+struct param_tables {
+	uint64_t source_files;
+	uint32_t nsize_q;
+	uint64_t size_q[TAB_SIZEQ_MAX];
+	uint32_t ndepth_files;
+	double depth_files[TAB_DEPTH_MAX];
+	uint32_t ndepth_dirs;
+	double depth_dirs[TAB_DEPTH_MAX];
+	uint32_t nfpd;
+	double fpd[TAB_FPD_MAX];
+	uint32_t next;
+	char ext_name[TAB_EXT_MAX][TAB_EXT_LEN];
+	double ext_share[TAB_EXT_MAX];
+	uint32_t nsbe;
+	char sbe_name[TAB_SBE_MAX][TAB_EXT_LEN];
+	uint64_t sbe_q[TAB_SBE_MAX][TAB_SBE_Q];
+};
+
+struct params;
+struct param_error;
+struct size_model;
+struct ext_model;
+
+/*
+ * Set the table named key from value (its entries, separated by blanks;
+ * "none" empties it), or add value's entries to it when append is set.
+ * Returns 1 when key names no table, 0, or -EINVAL with err->msg (where
+ * names the source, as for params_set()).
+ */
+int tables_set(struct params *p, const char *key, const char *value, int append,
+	       const char *where, struct param_error *err);
+
+/* Whether key names a table (normalized as params_set() does). */
+int tables_is_key(const char *key);
+
+/* The tables' rules between entries and with the parameters: 0 or -EINVAL with a message. */
+int tables_check(const struct params *p, struct param_error *err);
+
+/* The tables that are set as keys of the JSON object o (imprint config --json). */
+struct json_object;
+void tables_add_json(const struct params *p, struct json_object *o);
+
+/* Each table key with what it holds, for 'imprint params'. */
+void tables_print_list(FILE *out);
+
+/* The tables (and 'profile') as entries of `imprint params --json`: name, group "tables",
+ * type "table" (or "string"), description and what an entry is. */
+void tables_list_json(struct json_object *arr);
+
+/* The tables that are set, in config-file form (nothing for the default model). */
+void tables_print(const struct params *p, FILE *out);
+
+/*
+ * The laws the model draws from, a table's where one is set and the
+ * parameters' otherwise: the file size law truncated at cap, files by
+ * depth 0..maxdepth (renormalised), files per directory (maxbin + 2
+ * entries, as fpd_probs()), the extension list.  Each returns 0 or a
+ * negative errno (-EINVAL: no law, -ENOMEM).
+ */
+int tables_size_model(const struct params *p, double cap, struct size_model *m);
+int tables_depth_probs(const struct params *p, unsigned maxdepth, double *probs);
+int tables_fpd_probs(const struct params *p, unsigned maxbin, double *probs);
+int tables_ext_model(const struct params *p, struct ext_model *m);
+
+#endif

@@ -1,0 +1,170 @@
+/* tables_print.c - the model's tables as text and JSON, and the table of tables (it calls nothing of params) */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "model/params.h"
+#include "model/tables.h"
+#include "model/tables_int.h"
+
+#define TOFF(f) offsetof(struct param_tables, f)
+
+const struct tab_def tab_defs[TAB_NDEFS] = {
+	{ "size_quantiles", TK_SIZEQ, TOFF(nsize_q), TOFF(size_q), TAB_SIZEQ_MAX,
+	  "a size in bytes", "file sizes at u = i/N (replaces the size_* law)" },
+	{ "depth_files", TK_SHARES, TOFF(ndepth_files), TOFF(depth_files), TAB_DEPTH_MAX,
+	  "a share >= 0", "files by depth 0, 1, ... (replaces the Poisson law)" },
+	{ "depth_dirs", TK_SHARES, TOFF(ndepth_dirs), TOFF(depth_dirs), TAB_DEPTH_MAX,
+	  "a share >= 0", "directories by depth, 0 the root (the tree built level by level)" },
+	{ "fpd_table", TK_SHARES, TOFF(nfpd), TOFF(fpd), TAB_FPD_MAX, "a share >= 0",
+	  "directories holding 0..fpd_max_bin files, then more (replaces the law's bins)" },
+	{ "ext_shares", TK_EXT, TOFF(next), 0, TAB_EXT_MAX, "EXT:SHARE",
+	  "extensions and their shares, ':S' no extension (replaces ext_table)" },
+	{ "size_by_ext", TK_SBE, TOFF(nsbe), 0, TAB_SBE_MAX, "EXT:Q0/Q1/.../Q16",
+	  "sizes of one extension's files by 17 quantiles, '*' the others" },
+	{ "source_files", TK_COUNT, 0, TOFF(source_files), 1, "a whole number of files",
+	  "a profile's file count: files, unless files, used or size is given" },
+};
+
+/* "key = e1 e2 ..." then "key += ..." lines of at most per entries. */
+static void print_entries(FILE *out, const char *key, uint32_t n, unsigned per,
+			  void (*one)(FILE *, const struct param_tables *, uint32_t),
+			  const struct param_tables *t)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (i % per == 0)
+			fprintf(out, "%s%s %s", i ? "\n" : "", key, i ? "+=" : "=");
+		fputc(' ', out);
+		one(out, t, i);
+	}
+	if (n)
+		fputc('\n', out);
+}
+
+static void one_sizeq(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%" PRIu64, t->size_q[i]);
+}
+
+static void one_depth_files(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%.6g", t->depth_files[i]);
+}
+
+static void one_depth_dirs(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%.6g", t->depth_dirs[i]);
+}
+
+static void one_fpd(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%.6g", t->fpd[i]);
+}
+
+static void one_ext(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%s:%.6g", t->ext_name[i], t->ext_share[i]);
+}
+
+static void one_sbe(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%s:", t->sbe_name[i]);
+	for (unsigned k = 0; k < TAB_SBE_Q; k++)
+		fprintf(out, "%s%" PRIu64, k ? "/" : "", t->sbe_q[i][k]);
+}
+
+void tables_print(const struct params *p, FILE *out)
+{
+	const struct param_tables *t = &p->tab;
+
+	if (!t->nsize_q && !t->ndepth_files && !t->ndepth_dirs && !t->nfpd && !t->next &&
+	    !t->nsbe && !t->source_files)
+		return;
+	fprintf(out, "\n# tables (empirical laws; they replace the parametric ones above)\n");
+	if (t->source_files)
+		fprintf(out, "source_files = %" PRIu64 "\n", t->source_files);
+	print_entries(out, "size_quantiles", t->nsize_q, 10, one_sizeq, t);
+	print_entries(out, "depth_files", t->ndepth_files, 10, one_depth_files, t);
+	print_entries(out, "depth_dirs", t->ndepth_dirs, 10, one_depth_dirs, t);
+	print_entries(out, "fpd_table", t->nfpd, 10, one_fpd, t);
+	print_entries(out, "ext_shares", t->next, 8, one_ext, t);
+	print_entries(out, "size_by_ext", t->nsbe, 1, one_sbe, t);
+}
+
+static struct json_object *json_shares(const double *v, uint32_t n)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (uint32_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_double(v[i]));
+	return a;
+}
+
+void tables_add_json(const struct params *p, struct json_object *o)
+{
+	const struct param_tables *t = &p->tab;
+	struct json_object *a;
+
+	if (t->nsize_q) {
+		a = json_object_new_array();
+		for (uint32_t i = 0; i < t->nsize_q; i++)
+			json_object_array_add(a, json_object_new_uint64(t->size_q[i]));
+		json_object_object_add(o, "size_quantiles", a);
+	}
+	if (t->ndepth_files)
+		json_object_object_add(o, "depth_files", json_shares(t->depth_files, t->ndepth_files));
+	if (t->ndepth_dirs)
+		json_object_object_add(o, "depth_dirs", json_shares(t->depth_dirs, t->ndepth_dirs));
+	if (t->nfpd)
+		json_object_object_add(o, "fpd_table", json_shares(t->fpd, t->nfpd));
+	if (t->next) {
+		a = json_object_new_object();
+		for (uint32_t i = 0; i < t->next; i++)
+			json_object_object_add(a, t->ext_name[i], json_object_new_double(t->ext_share[i]));
+		json_object_object_add(o, "ext_shares", a);
+	}
+	if (t->nsbe) {
+		a = json_object_new_object();
+		for (uint32_t i = 0; i < t->nsbe; i++) {
+			struct json_object *q = json_object_new_array();
+
+			for (unsigned k = 0; k < TAB_SBE_Q; k++)
+				json_object_array_add(q, json_object_new_uint64(t->sbe_q[i][k]));
+			json_object_object_add(a, t->sbe_name[i], q);
+		}
+		json_object_object_add(o, "size_by_ext", a);
+	}
+	if (t->source_files)
+		json_object_object_add(o, "source_files", json_object_new_uint64(t->source_files));
+}
+
+void tables_list_json(struct json_object *arr)
+{
+	for (size_t i = 0; i <= TAB_NDEFS; i++) {
+		struct json_object *o = json_object_new_object();
+		const char *name = i < TAB_NDEFS ? tab_defs[i].name : "profile";
+
+		if (!o)
+			return;
+		json_object_object_add(o, "name", json_object_new_string(name));
+		json_object_object_add(o, "group", json_object_new_string("tables"));
+		json_object_object_add(o, "type", json_object_new_string(i < TAB_NDEFS ? "table" : "string"));
+		json_object_object_add(o, "description",
+				       json_object_new_string(i < TAB_NDEFS ? tab_defs[i].desc :
+							      "load a shipped profile here (imprint params --profiles)"));
+		if (i < TAB_NDEFS)
+			json_object_object_add(o, "entries", json_object_new_string(tab_defs[i].what));
+		json_object_array_add(arr, o);
+	}
+}
+
+void tables_print_list(FILE *out)
+{
+	fprintf(out, "\ntables (empty by default; 'key = e1 e2 ...', continued by 'key += ...'; "
+		"doc/model.md, Profiles):\n");
+	for (size_t i = 0; i < TAB_NDEFS; i++)
+		fprintf(out, "%-16s %s (entries: %s)\n", tab_defs[i].name, tab_defs[i].desc,
+			tab_defs[i].what);
+	fprintf(out, "%-16s %s\n", "profile", "load a shipped profile here (imprint params --profiles)");
+}

@@ -1,0 +1,50 @@
+/* profile.h - `imprint profile`: the statistics of a tree or image as a configuration file */
+#ifndef IMPRINT_PROFILE_H
+#define IMPRINT_PROFILE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/params.h"
+
+struct profile_opts {
+	int json;          /* the figures as JSON instead of the configuration */
+	int parametric;    /* sizes from the fitted hybrid law, not the quantile table */
+	int content;       /* read every file's bytes: compress ratio, duplicates, zero blocks */
+	double sample;     /* with content: share of 1 MiB segments compressed, (0, 1]; 0: all */
+	int progress;      /* a progress line on stderr */
+	const char *version; /* imprint's, for the header */
+};
+
+/* The fitted file size laws and how well each follows the source. */
+struct profile_size_fit {
+	double mu, sigma, tail_weight, xm, shape; /* the hybrid's maximum likelihood */
+	double loglik;
+	double ks_parametric, ks_empirical;       /* K-S D against the source's sizes */
+};
+
+/*
+ * Fit the hybrid lognormal + Pareto law to sizes (ascending, n of them)
+ * by maximum likelihood, the split point xm chosen among the upper
+ * quantiles by the profile likelihood; fills fit's law (K-S fields left).
+ * Returns 0, or -EINVAL with fewer than 2 files.
+ */
+int profile_fit_sizes(const uint64_t *sizes, uint64_t n, struct profile_size_fit *fit);
+
+/*
+ * The files-per-directory law's offset c and degree k (fpd_probs(), with
+ * the empty share given) by maximum likelihood over the directories
+ * holding 1..maxbin files and the tail (count[i] directories hold i
+ * files, count[maxbin + 1] more).  Returns 0, -EINVAL (no such
+ * directory) or -ENOMEM.
+ */
+int profile_fit_fpd(const uint64_t *count, unsigned maxbin, double empty, double *c, double *k);
+
+/*
+ * Profile source (a mounted directory, an ext2/3/4 image or an unmounted
+ * device, read only) and print the configuration (or with json, the
+ * figures) on out.  Messages go to stderr.  Returns 0 or a negative errno.
+ */
+int profile_run(const char *source, const struct profile_opts *o, FILE *out);
+
+#endif

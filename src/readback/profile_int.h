@@ -1,0 +1,73 @@
+/* profile_int.h - inside profile: the walk's tallies beyond measure's, and the steps of profile_run() */
+#ifndef IMPRINT_READBACK_PROFILE_INT_H
+#define IMPRINT_READBACK_PROFILE_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "readback/measure_int.h"
+#include "readback/profile.h"
+
+#define PROFILE_NAME_LEN 256
+#define PROFILE_MODES 4096
+#define PROFILE_UIDS 4096 /* distinct owners told apart; more are counted, not kept */
+
+/*
+ * Paths by hash, for resolving symbolic links after the walk (no path is
+ * kept): every entry's hash with its type in the low bits, appended as
+ * met and sorted after the walk; each link's own hash and its target's.
+ */
+struct phash {
+	uint64_t *key;  /* hash & ~3 | enum fsread_type */
+	uint64_t n, cap;
+	uint64_t (*link)[2]; /* {link's hash, target's hash (0: cannot tell)} */
+	uint64_t nlink, link_cap;
+};
+
+struct pstate {
+	struct mstate m;
+	const struct profile_opts *o;
+	uint64_t seen; /* entries, for the progress line */
+
+	/* names of every entry but the root */
+	uint64_t names, name_len[PROFILE_NAME_LEN + 1];
+	uint64_t upper, spaces, utf8, numeric, versioned;
+
+	/* owners and modes of every entry but the root (hard links once) */
+	uint64_t entries, root_owned;
+	uint64_t moded, private_mode; /* files and directories; those with a private mode */
+	uint32_t uid[PROFILE_UIDS];
+	uint64_t uid_files[PROFILE_UIDS];
+	uint32_t nuid;
+	int uid_overflow;
+	uint64_t mode_file[PROFILE_MODES], mode_dir[PROFILE_MODES];
+
+	/* subdirectories of each directory (measure's index) */
+	uint32_t *nsub;
+	uint32_t nsub_cap;
+
+	/* symbolic links */
+	uint64_t sym_relative, sym_to_dir, sym_dangling;
+	struct phash paths;
+	const char *strip;   /* a mounted source's absolute path: absolute targets below it */
+	size_t strip_len;
+
+	/* --content: every file's bytes */
+	struct content_stats *cst;
+	struct content_walk cw;
+	struct fsread_error cerr;
+};
+
+/* ---- profile_walk.c: the walk's callback (arg a struct pstate) and the links' resolution */
+
+int profile_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg);
+/* Resolve the symbolic links met: sym_to_dir and sym_dangling.  0 or -ENOMEM. */
+int profile_resolve_links(struct pstate *s);
+void profile_pstate_release(struct pstate *s);
+
+
+/* ---- profile_print.c: the configuration (or JSON figures) from the tallies */
+
+int profile_print(struct pstate *s, const char *kind, const struct profile_opts *o, FILE *out);
+
+#endif
