@@ -87,6 +87,31 @@ out_unlink:
 	return ret;
 }
 
+/*
+ * --partition N of measure, content-report and verify into *n (0: not
+ * given).  verify takes create's options too: its gpt, mbr or none is
+ * create's and means nothing here.  Returns 0 or EXIT_USAGE after a message.
+ */
+static int partition_number(const struct cli *c, const char *cmd, int *n)
+{
+	enum disk_label label;
+	char *end;
+	long v;
+
+	*n = 0;
+	if (!c->partition || (!strcmp(cmd, "verify") && !disk_label_parse(c->partition, &label)))
+		return 0;
+	errno = 0;
+	v = strtol(c->partition, &end, 10);
+	if (errno || end == c->partition || *end || v < 1 || v > 256) {
+		fprintf(stderr, "imprint: %s: '--partition' must be a partition number from 1 to 256 (got '%s')\n",
+			cmd, c->partition);
+		return EXIT_USAGE;
+	}
+	*n = (int)v;
+	return 0;
+}
+
 /* Build the plan; write its manifest and, with --report, the fit report. */
 int cmd_plan(struct cli *c, struct params *p)
 {
@@ -188,6 +213,8 @@ int cmd_content_report(struct cli *c, struct params *p)
 	struct content_targets t;
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
+	if (partition_number(c, "content-report", &o.partition))
+		return EXIT_USAGE;
 	/* compressor threads beside the reading one */
 	o.jobs = n < 2 ? 0 : n > 64 ? 64 : (unsigned)n;
 	content_targets_from_params(&t, p);
@@ -206,6 +233,8 @@ int cmd_measure(struct cli *c, struct params *p)
 		.extents_path = c->create.extents,
 	};
 
+	if (partition_number(c, "measure", &o.partition))
+		return EXIT_USAGE;
 	if (measure_run(c->operand, &o, stdout))
 		return 1;
 	return fflush(stdout) ? 1 : 0;
@@ -223,6 +252,13 @@ int cmd_create(struct cli *c, struct params *p)
 	}
 	c->create.target = c->operand;
 	c->create.json = c->json;
+	if (c->partition && disk_label_parse(c->partition, &c->create.partition)) {
+		fprintf(stderr, "imprint: create: '--partition' must be gpt, mbr or none (got '%s')\n",
+			c->partition);
+		return EXIT_USAGE;
+	}
+	if (!c->create.format_given)
+		c->create.format = convert_format_of(c->operand);
 	ret = create_run(&c->create, p);
 	if (ret == -EINVAL)
 		return EXIT_USAGE;

@@ -20,6 +20,7 @@ struct cli {
 	struct create_args create;
 	double sample;             /* content-report --sample; 0: not given */
 	const char *against;       /* measure --against: the configuration compared with */
+	const char *partition;     /* --partition: create's table (gpt, mbr) or the others' N */
 	int jobs_given;
 	/* --set and short forms, in command-line order: "key=value" */
 	char **sets;

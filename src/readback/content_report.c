@@ -318,7 +318,7 @@ int content_report_run(const char *target, const struct content_stats_opts *o,
 	struct fsread *fs;
 	int ret;
 
-	ret = fsread_open(target, FSREAD_EXTENTS, &fs, &err);
+	ret = fsread_open_part(target, o->partition, FSREAD_EXTENTS, &fs, &err);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", err.msg);
 		return ret;

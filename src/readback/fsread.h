@@ -118,6 +118,21 @@ struct fsread_error {
 int fsread_open(const char *target, unsigned flags, struct fsread **out,
 		struct fsread_error *err);
 
+/*
+ * fsread_open() of a partitioned disk's file system: partition part (from
+ * 1), or with 0 the one partition that holds ext2/3/4 (found through the
+ * table by libblkid); a target without a table is read whole, as by
+ * fsread_open(), which is this with part 0.  Beside fsread_open()'s
+ * errors: -ENOENT when there is no partition part (or none holds
+ * ext2/3/4), -EINVAL when it holds another file system or several
+ * partitions hold ext2/3/4 and part is 0.
+ */
+int fsread_open_part(const char *target, int part, unsigned flags, struct fsread **out,
+		     struct fsread_error *err);
+
+/* The partition read (from 1), or 0 for the whole target. */
+int fsread_partition(const struct fsread *fs);
+
 /* Close and free (NULL is fine). */
 void fsread_close(struct fsread *fs);
 
