@@ -58,7 +58,7 @@ static int mkfs_failed(struct lfs_state *st, const char *prog, int status, char 
 	return lfs_err(st, -EIO, "%s was killed by signal %d", prog, WTERMSIG(status));
 }
 
-int lfs_mkfs(struct lfs_state *st, uint64_t seed)
+int lfs_mkfs(struct lfs_state *st, uint64_t seed, const char *on)
 {
 	char *argv[MAX_ARGS + 8], prog[32], uuid[37], uuidopt[48], err[1024];
 	char *opts = strdup(st->o->mkfs_options ? st->o->mkfs_options : "");
@@ -80,7 +80,7 @@ int lfs_mkfs(struct lfs_state *st, uint64_t seed)
 		}
 		argv[n++] = tok;
 	}
-	argv[n++] = (char *)st->o->target;
+	argv[n++] = (char *)on;
 	argv[n] = NULL;
 	ret = spawn_capture(argv, NULL, NULL, err, sizeof(err), &status);
 	if (ret == -ENOENT) { /* as a shell says it: the message below names the package */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/verify_disk.h"
 #include "content/setup.h"
 #include "plan/manifest.h"
 #include "plan/plan.h"
@@ -159,6 +160,47 @@ out_release:
 	return ret ? 1 : 0;
 }
 
+/*
+ * verify_tree() on DIR; an image or device is first mounted read-only
+ * (as root), its partition found through its table.  Returns as
+ * verify_tree(); *said is set when a failure's message is printed.
+ */
+static int verify_at(const struct cli *c, const struct plan *pl, const struct content_source *cs,
+		     struct verify_result *res, int *said)
+{
+	struct disk_mount m;
+	struct stat st;
+	char msg[768];
+	int part, ret, ret2;
+
+	*said = 1;
+	if (partition_number(c, "verify", &part))
+		return -EINVAL;
+	if (stat(c->operand, &st) != 0 || S_ISDIR(st.st_mode)) {
+		if (!part) {
+			*said = 0;
+			return verify_tree(pl, cs, c->operand, c->create.extents, stderr, 20, res);
+		}
+		fprintf(stderr, "imprint: '%s' is a directory; --partition %d is for partitioned disks\n",
+			c->operand, part);
+		return -EINVAL;
+	}
+	ret = disk_mount(c->operand, part, &m, msg, sizeof(msg));
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", msg);
+	} else {
+		*said = 0;
+		ret = verify_tree(pl, cs, m.dir, c->create.extents, stderr, 20, res);
+	}
+	ret2 = disk_unmount(&m, msg, sizeof(msg));
+	if (ret2) {
+		fprintf(stderr, "imprint: %s\n", msg);
+		*said = 1;
+		return ret < 0 ? ret : ret2;
+	}
+	return ret;
+}
+
 /* Check a mounted image against the plan of the same options. */
 int cmd_verify(struct cli *c, struct params *p)
 {
@@ -167,7 +209,7 @@ int cmd_verify(struct cli *c, struct params *p)
 	struct content_model cm;
 	struct content_source cs;
 	struct verify_result res;
-	int ret;
+	int ret, said;
 
 	ret = plan_build(&pl, p, &err);
 	if (ret) {
@@ -188,11 +230,13 @@ int cmd_verify(struct cli *c, struct params *p)
 		plan_release(&pl);
 		return 1;
 	}
-	ret = verify_tree(&pl, &cs, c->operand, c->create.extents, stderr, 20, &res);
+	ret = verify_at(c, &pl, &cs, &res, &said);
 	content_source_release(&cs);
 	content_model_release(&cm);
 	if (ret < 0) {
-		fprintf(stderr, "imprint: cannot verify '%s': %s\n", c->operand, strerror(-ret));
+		if (!said)
+			fprintf(stderr, "imprint: cannot verify '%s': %s\n", c->operand,
+				strerror(-ret));
 		plan_release(&pl);
 		return 1;
 	}
