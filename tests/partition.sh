@@ -141,9 +141,19 @@ for fmt in qcow2 vmdk vhdx; do
 		fail "$fmt: convert -O raw differs from the raw disk"
 	rm -f "$WORK/back.raw"
 done
-# reproducible: qcow2 byte for byte; vmdk and vhdx hold identifiers qemu-img draws at random
-"$IMPRINT" create -q "${ARGS[@]}" --partition gpt "$WORK/e.qcow2"
-cmp -s "$WORK/d.qcow2" "$WORK/e.qcow2" && pass "qcow2: same options, same bytes" || fail "qcow2: two runs differ"
+# reproducible: qcow2 and vmdk (its content ID drawn from the seed) byte for byte; vhdx holds
+# GUIDs qemu-img draws at random (the disk inside is the same: convert -O raw above)
+for fmt in qcow2 vmdk; do
+	"$IMPRINT" create -q "${ARGS[@]}" --partition gpt "$WORK/e.$fmt"
+	cmp -s "$WORK/d.$fmt" "$WORK/e.$fmt" && pass "$fmt: same options, same bytes" || fail "$fmt: two runs differ"
+done
+"$IMPRINT" create -q --size 64M --used 12M --seed 6 --partition gpt "$WORK/f.vmdk"
+if [ "$(strings "$WORK/e.vmdk" | grep -m1 '^CID=')" != "$(strings "$WORK/f.vmdk" | grep -m1 '^CID=')" ] &&
+	strings "$WORK/e.vmdk" | grep -qE '^CID=[0-9a-f]{8}$'; then
+	pass "vmdk: the content ID comes from the seed (another seed, another CID)"
+else
+	fail "vmdk: CIDs $(strings "$WORK/e.vmdk" | grep -m1 '^CID=') and $(strings "$WORK/f.vmdk" | grep -m1 '^CID=')"
+fi
 "$IMPRINT" create -q "${ARGS[@]}" --format qcow2 "$WORK/bare.qc"
 qemu-img convert -f qcow2 -O raw "$WORK/bare.qc" "$WORK/back.raw"
 cmp -s "$WORK/back.raw" "$WORK/bare.img" && pass "--format qcow2 without a table: the bare file system inside" ||

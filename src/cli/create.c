@@ -451,7 +451,7 @@ static int finish_disk(const struct create_args *a, struct target *t, const stru
 	ret = disk_write_table(target_fd(t), t->path, g, seed, msg, len);
 	if (ret || a->format == IMAGE_RAW)
 		return ret;
-	ret = convert_image(t, a->format, &sum->convert_seconds, msg, len);
+	ret = convert_image(t, a->format, seed, &sum->convert_seconds, msg, len);
 	if (!ret && fstat(target_fd(t), &st) == 0)
 		sum->file_size = (uint64_t)st.st_size;
 	return ret;
