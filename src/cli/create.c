@@ -376,8 +376,9 @@ static int plan_for_target(const struct create_args *a, const struct backend_ops
 		fprintf(stderr, "imprint: %s\n", ret == -EINVAL ? plerr.msg : strerror(-ret));
 		return ret;
 	}
+	/* a device, an existing file system or --partition-size fixed 'size': it does not grow */
 	if (!params_is_set(p, "size") && !t->is_device && !t->is_dir &&
-	    !(a->no_format && t->fs_size)) {
+	    !(a->no_format && t->fs_size) && !a->partition_size) {
 		uint64_t old = pl->prm.size;
 
 		grow_derived_size(ops, pl, a->quiet);

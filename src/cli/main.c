@@ -116,7 +116,8 @@ static const struct command commands[NCOMMANDS] = {
 	[CMD_VERIFY] = {
 		.name = "verify",
 		.run = cmd_verify,
-		.help = "check a mounted image against its plan: imprint verify [options] DIR",
+		.help = "check a mounted image against its plan: imprint verify [options] DIR\n"
+			"            (or an image or disk, which it mounts read-only itself, as root)",
 		.needs = "verify needs the directory where the image is mounted",
 		.load = LOAD_RESOLVED,
 	},
