@@ -136,6 +136,8 @@ for fmt in qcow2 vmdk vhdx; do
 	else
 		fail "$fmt: qemu-img check: $(head -c 300 "$WORK/chk")"
 	fi
+	expect_status 1 "$fmt: measure of the $fmt file" "$IMPRINT" measure "$out"
+	expect_err "is a $fmt image: imprint reads raw images" "$fmt: measure says to convert it first"
 	qemu-img convert -f "$fmt" -O raw "$out" "$WORK/back.raw"
 	cmp -s "$WORK/back.raw" "$WORK/gpt.img" && pass "$fmt: convert -O raw gives back the raw disk byte for byte" ||
 		fail "$fmt: convert -O raw differs from the raw disk"

@@ -517,7 +517,9 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 		if (ret)
 			snprintf(msg, len, "%s", terr.msg);
 	}
-	if (!ret && t->is_device && g->label && disk_reread(target_fd(t)))
+	/* through the exclusive open: the kernel refuses a rescan while another holder claims it */
+	if (!ret && t->is_device && g->label &&
+	    disk_reread(t->excl_fd >= 0 ? t->excl_fd : target_fd(t)))
 		fprintf(stderr, "imprint: note: the kernel has not read the new partition table of '%s' yet (partprobe or blockdev --rereadpt will tell it)\n",
 			t->path);
 	sum->seconds = progress_seconds(&pr);

@@ -91,9 +91,35 @@ static int pick_partition(const char *target, blkid_probe pr, int fd, int part,
 	return found ? -EINVAL : -ENOENT;
 }
 
+/* A VM image format's name from target's first bytes, or NULL. */
+static const char *vm_format(const char *target)
+{
+	static const struct {
+		const char *magic;
+		size_t len;
+		const char *name;
+	} fmts[] = {
+		{ "QFI\xfb", 4, "qcow2" },
+		{ "KDMV", 4, "vmdk" },
+		{ "vhdxfile", 8, "vhdx" },
+	};
+	char head[8] = { 0 };
+	int fd = open(target, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head))
+		memset(head, 0, sizeof(head));
+	close(fd);
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+		if (memcmp(head, fmts[i].magic, fmts[i].len) == 0)
+			return fmts[i].name;
+	return NULL;
+}
+
 int fsread_find(const char *target, int part, struct fsread_place *where, struct fsread_error *err)
 {
-	const char *v;
+	const char *v, *vm = NULL;
 	blkid_probe pr;
 	int fd, rc, ret = 0;
 
@@ -121,6 +147,12 @@ int fsread_find(const char *target, int part, struct fsread_place *where, struct
 			ret = -EINVAL;
 		} else {
 			probe_range(fd, 0, 0, where->type, sizeof(where->type));
+			vm = where->type[0] ? NULL : vm_format(target);
+		}
+		if (vm) {
+			fsread_set_err(err, "'%s' is a %s image: imprint reads raw images; convert it first (qemu-img convert -O raw '%s' disk.img)",
+				       target, vm, target);
+			ret = -EINVAL;
 		}
 		goto out_free;
 	}
