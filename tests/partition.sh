@@ -143,9 +143,9 @@ for fmt in qcow2 vmdk vhdx; do
 		fail "$fmt: convert -O raw differs from the raw disk"
 	rm -f "$WORK/back.raw"
 done
-# reproducible: qcow2 and vmdk (its content ID drawn from the seed) byte for byte; vhdx holds
-# GUIDs qemu-img draws at random (the disk inside is the same: convert -O raw above)
-for fmt in qcow2 vmdk; do
+# reproducible byte for byte: qcow2 as qemu-img writes it, vmdk and vhdx with what qemu-img
+# draws at random drawn from the seed (qemu-img check and convert -O raw above passed on them)
+for fmt in qcow2 vmdk vhdx; do
 	"$IMPRINT" create -q "${ARGS[@]}" --partition gpt "$WORK/e.$fmt"
 	cmp -s "$WORK/d.$fmt" "$WORK/e.$fmt" && pass "$fmt: same options, same bytes" || fail "$fmt: two runs differ"
 done
@@ -155,6 +155,14 @@ if [ "$(strings "$WORK/e.vmdk" | grep -m1 '^CID=')" != "$(strings "$WORK/f.vmdk"
 	pass "vmdk: the content ID comes from the seed (another seed, another CID)"
 else
 	fail "vmdk: CIDs $(strings "$WORK/e.vmdk" | grep -m1 '^CID=') and $(strings "$WORK/f.vmdk" | grep -m1 '^CID=')"
+fi
+"$IMPRINT" create -q --size 64M --used 12M --seed 6 --partition gpt "$WORK/f.vhdx"
+# the first header's file write GUID (bytes 16 to 31 of the header at 64 KiB)
+if [ "$(od -An -tx1 -j $((65536 + 16)) -N 16 "$WORK/e.vhdx")" != "$(od -An -tx1 -j $((65536 + 16)) -N 16 "$WORK/f.vhdx")" ] &&
+	qemu-img check "$WORK/f.vhdx" >/dev/null 2>&1; then
+	pass "vhdx: another seed, another file write GUID, and still a valid image"
+else
+	fail "vhdx: seeds 5 and 6 share the header's GUID, or qemu-img check fails"
 fi
 "$IMPRINT" create -q "${ARGS[@]}" --format qcow2 "$WORK/bare.qc"
 qemu-img convert -f qcow2 -O raw "$WORK/bare.qc" "$WORK/back.raw"

@@ -26,10 +26,11 @@ const char *convert_format_name(enum image_format f);
 /*
  * Convert t's finished raw temporary image to f with qemu-img, into a
  * second temporary file beside TARGET that becomes the one commit puts in
- * place; the raw one is dropped either way.  A VMDK's content ID is drawn
- * from seed (qemu-img draws it at random), so the same options give the
- * same bytes; a VHDX keeps qemu-img's random GUIDs.  *seconds is the time
- * it took.  Returns 0 or a negative errno with msg set (-ENOENT: no
+ * place; the raw one is dropped either way.  What qemu-img draws at random
+ * is drawn from seed instead (a VMDK's content ID; a VHDX's header
+ * sequence number, write and log GUIDs and virtual disk ID, checksums
+ * recomputed), so the same options give the same bytes.  *seconds is the
+ * time it took.  Returns 0 or a negative errno with msg set (-ENOENT: no
  * qemu-img).
  */
 int convert_image(struct target *t, enum image_format f, uint64_t seed, double *seconds, char *msg,
