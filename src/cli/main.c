@@ -33,6 +33,7 @@ enum {
 	OPT_PARTITION,
 	OPT_PARTITION_SIZE,
 	OPT_FORMAT,
+	OPT_HTML,
 	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
 	OPT_LAST,
 };
@@ -62,6 +63,7 @@ static const struct option long_opts[] = {
 	{ "partition", required_argument, NULL, OPT_PARTITION },
 	{ "partition-size", required_argument, NULL, OPT_PARTITION_SIZE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "html", required_argument, NULL, OPT_HTML },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -211,6 +213,10 @@ static const struct opt_rule {
 	  .name = "'--sample'",
 	  .takes = ON(CMD_CONTENT_REPORT),
 	  .only_for = "'content-report'" },
+	{ .opt = OPT_HTML,
+	  .name = "'--html'",
+	  .takes = ON(CMD_PLAN) | ON(CMD_CREATE) | ON(CMD_MEASURE) | ON(CMD_CONTENT_REPORT),
+	  .only_for = "'plan', 'create', 'measure' and 'content-report'" },
 };
 
 /* The command line as parsed: what it asks for and which options it gave. */
@@ -289,7 +295,9 @@ static void usage(FILE *out)
 		"                       partitioned disk (default: the one with a file system)\n"
 		"      --against CONFIG measure: compare with CONFIG (the fit report of\n"
 		"                       'plan --report', layout and free-space targets); -c and\n"
-		"                       --set also turn the comparison on\n"
+		"                       --set also turn the comparison on\n"		"      --html FILE      plan, create, measure, content-report: also write the\n"
+		"                       report as one self-contained HTML page (charts of target\n"
+		"                       against achieved, a map of the disk) to FILE\n"
 		"\n"
 		"plan writes the manifest to stdout unless --report is given; with --report\n"
 		"the report goes to stdout and the manifest only where -o says (with -o -,\n"
@@ -491,6 +499,9 @@ static int parse_option(struct cli *c, int opt, char **argv)
 		}
 		c->create.format_given = 1;
 		break;
+	case OPT_HTML:
+		c->html = optarg;
+		break;
 	case 'h':
 		usage(stdout);
 		return 1;
@@ -644,6 +655,8 @@ int main(int argc, char **argv)
 			goto out;
 		pp = &p;
 	}
+	l.c.argc = argc;
+	l.c.argv = argv;
 	ret = l.cmd->run(&l.c, pp);
 out:
 	cli_release(&l.c);
