@@ -97,10 +97,15 @@ int convert_image(struct target *t, enum image_format f, uint64_t seed, double *
 			 last_line(err));
 	if (!ret && (f == IMAGE_VMDK || f == IMAGE_VHDX)) {
 		ret = f == IMAGE_VMDK ? vmids_vmdk(target_fd(t), seed) : vmids_vhdx(target_fd(t), seed);
+		/* another qemu-img's layout: a valid image still, only not the same bytes each run */
+		if (ret == -EPROTO) {
+			fprintf(stderr, "imprint: note: this qemu-img lays out %s differently from the one imprint knows: '%s' keeps its random identifiers, so its bytes differ run to run (the disk inside does not)\n",
+				names[f], t->path);
+			ret = 0;
+		}
 		if (ret)
 			snprintf(msg, len, "cannot give the %s image '%s' the identifiers of its seed: %s",
-				 names[f], t->path, ret == -EPROTO ? "it is not laid out as qemu-img lays it out" :
-				 strerror(-ret));
+				 names[f], t->path, strerror(-ret));
 	}
 	/* the converted file's own writeback is the conversion's time too, not the commit's */
 	if (!ret && fsync(target_fd(t)) != 0) {

@@ -29,8 +29,9 @@ const char *convert_format_name(enum image_format f);
  * place; the raw one is dropped either way.  What qemu-img draws at random
  * is drawn from seed instead (a VMDK's content ID; a VHDX's header
  * sequence number, write and log GUIDs and virtual disk ID, checksums
- * recomputed), so the same options give the same bytes.  *seconds is the
- * time it took.  Returns 0 or a negative errno with msg set (-ENOENT: no
+ * recomputed), so the same options give the same bytes (where qemu-img
+ * lays the file out otherwise, a note says the bytes will differ).
+ * *seconds is the time it took.  Returns 0 or a negative errno with msg set (-ENOENT: no
  * qemu-img).
  */
 int convert_image(struct target *t, enum image_format f, uint64_t seed, double *seconds, char *msg,
