@@ -502,8 +502,8 @@ void gen_binary_bytes(const struct content_model *cm, uint64_t key, uint64_t off
 	model_bytes(cm ? cm->binary_priv : NULL, key, off, buf, len);
 }
 
-void exec_bytes(const struct content_model *cm, uint64_t key, uint64_t off, uint8_t *buf,
-		size_t len)
+void gen_exec_bytes(const struct content_model *cm, uint64_t key, uint64_t off, uint8_t *buf,
+		    size_t len)
 {
 	const struct binary_model *bm = cm ? cm->binary_exec_priv : NULL;
 

@@ -2,6 +2,7 @@
 #ifndef IMPRINT_GEN_H
 #define IMPRINT_GEN_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,15 @@ struct gen_ops {
 	uint64_t min_size;
 	int (*fill)(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len);
 };
+
+/* 0 when the file can be valid (size >= min) and [off, off + len) lies in it, else -EINVAL. */
+static inline int gen_check_request(const struct gen_file *g, uint64_t min, uint64_t off,
+				    size_t len)
+{
+	if (g->size < min || off > g->size || len > g->size - off)
+		return -EINVAL;
+	return 0;
+}
 
 /* The formats (src/content/<name>.c). */
 extern const struct gen_ops gen_text_ops;    /* txt, log, csv, md, ... (text/) */

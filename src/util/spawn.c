@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/spawn.h"
+#include "util/strutil.h"
 
 extern char **environ;
 
@@ -14,7 +15,6 @@ int spawn_capture(char **argv, char **env, const char *const *fallback, char *er
 		  int *status)
 {
 	posix_spawn_file_actions_t fa;
-	size_t have = 0;
 	int pfd[2], ret;
 	pid_t pid;
 
@@ -43,22 +43,7 @@ int spawn_capture(char **argv, char **env, const char *const *fallback, char *er
 	}
 	close(pfd[1]);
 	pfd[1] = -1;
-	for (;;) {
-		char chunk[512];
-		ssize_t r = read(pfd[0], chunk, sizeof(chunk));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (have + 1 < err_len) {
-			size_t n = (size_t)r < err_len - 1 - have ? (size_t)r : err_len - 1 - have;
-
-			memcpy(err + have, chunk, n);
-			have += n;
-			err[have] = '\0';
-		}
-	}
+	errbuf_read_fd(err, err_len, pfd[0]);
 	while (waitpid(pid, status, 0) < 0) {
 		if (errno != EINTR) {
 			ret = -errno;

@@ -61,7 +61,8 @@ static uint64_t dfl_len(const struct content_model *cm, uint64_t u)
 	return (uint64_t)((double)u * cm->dfl_ratio[b]) + 1 + DFL_MARGIN;
 }
 
-void dfl_geom(const struct content_model *cm, uint64_t d, uint64_t zeros, struct dfl_geom *dg)
+void archive_dfl_geom(const struct content_model *cm, uint64_t d, uint64_t zeros,
+		      struct dfl_geom *dg)
 {
 	uint64_t avail = d - DFL_FINAL, sl = stored_len(DFL_SLOT), dl = dfl_len(cm, DFL_SLOT);
 	uint64_t u_d = 0;
@@ -113,7 +114,7 @@ static int dfl_work_init(struct dfl_work *w)
 	return 0;
 }
 
-void dfl_work_release(struct dfl_work *w)
+void archive_dfl_work_release(struct dfl_work *w)
 {
 	if (w->ready)
 		deflateEnd(&w->z);
@@ -292,9 +293,9 @@ static int dfl_deflate(struct dfl_work *w, uint64_t u, uint64_t len, uint8_t *ou
 	return -EIO;
 }
 
-int dfl_fill(const struct gen_file *g, const struct entry *e, const struct inner_tar *inner,
-	     const struct dfl_geom *dg, struct dfl_work *w, uint64_t at, uint8_t *buf, size_t len,
-	     uint32_t *crc)
+int archive_dfl_fill(const struct gen_file *g, const struct entry *e, const struct inner_tar *inner,
+		     const struct dfl_geom *dg, struct dfl_work *w, uint64_t at, uint8_t *buf,
+		     size_t len, uint32_t *crc)
 {
 	uint64_t k = MIN(at / dg->c_full, dg->full), end = dg->full * dg->c_full + dg->c_last;
 	int ret;
@@ -313,7 +314,7 @@ int dfl_fill(const struct gen_file *g, const struct entry *e, const struct inner
 			break;
 		if (start + clen <= at)
 			continue;
-		ret = entry_bytes(g, e, inner, k * DFL_SLOT, w->in, (size_t)u);
+		ret = archive_entry_bytes(g, e, inner, k * DFL_SLOT, w->in, (size_t)u);
 		if (ret)
 			return ret;
 		if (crc)
@@ -325,9 +326,9 @@ int dfl_fill(const struct gen_file *g, const struct entry *e, const struct inner
 			if (ret)
 				return ret;
 		}
-		put_region(w->out, start, clen, at, buf, len);
+		archive_put_region(w->out, start, clen, at, buf, len);
 	}
-	put_region(dfl_final, end, DFL_FINAL, at, buf, len);
+	archive_put_region(dfl_final, end, DFL_FINAL, at, buf, len);
 	return 0;
 }
 
@@ -359,6 +360,6 @@ int content_archive_init(struct content_model *cm)
 	}
 
 out_release:
-	dfl_work_release(&w);
+	archive_dfl_work_release(&w);
 	return ret;
 }
