@@ -29,6 +29,7 @@
 #define BACKEND_OPT_NO_FORMAT	 0x02 /* --no-format */
 #define BACKEND_OPT_KEEP_PARTIAL 0x04 /* --keep-partial */
 #define BACKEND_OPT_ALLOW_DROP	 0x08 /* --allow-drop */
+#define BACKEND_OPT_PARTITION	 0x10 /* --partition: the file system at an offset inside TARGET */
 
 /* What `imprint create` asks of a backend. */
 struct create_opts {
@@ -38,6 +39,12 @@ struct create_opts {
 	int force;		  /* the user allowed overwriting (the target was checked already) */
 	int keep_partial;	  /* on failure, leave what was written for inspection */
 	int allow_drop;		  /* drop (or rename) what the file system cannot hold, counted */
+	/*
+	 * --partition: the file system starts offset bytes into target and is
+	 * fs_size bytes long (the partition the core wrote or will write around
+	 * it); 0 and 0: the whole target, as without a partition table.
+	 */
+	uint64_t offset, fs_size;
 	unsigned jobs;		  /* worker threads for file data, >= 1 */
 	/*
 	 * Set (to non-zero) by the core's SIGINT/SIGTERM handler: backends poll

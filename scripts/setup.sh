@@ -13,12 +13,13 @@ IMPRINT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Debian packages needed to build, test and run imprint.
 IMPRINT_DEPS=(
 	build-essential autoconf automake libtool pkg-config
-	libext2fs-dev comerr-dev libgsl-dev libblkid-dev libjson-c-dev libcmocka-dev
+	libext2fs-dev comerr-dev libgsl-dev libblkid-dev libfdisk-dev libjson-c-dev libcmocka-dev
 	zlib1g-dev libzstd-dev libxxhash-dev libmagic-dev libxml2-dev
 	e2fsprogs wamerican file time python3 strace xfsprogs btrfs-progs
 	sox mpg123 ffmpeg
 	netpbm pngcheck libjpeg-turbo-progs
 	qpdf poppler-utils unzip libarchive-tools
+	qemu-utils fdisk
 	libjs-chart.js chromium
 	bash-completion parallel
 )

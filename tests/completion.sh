@@ -141,6 +141,18 @@ comp imprint create --backend ""
 [ -s "$WORK/want" ] && same "--backend: the backends the binary knows" "$WORK/want" ||
 	fail "no backend list in: $(cat "$WORK/err")"
 
+# --partition and --format against what the binary accepts when refusing a value
+"$IMPRINT" create --format '?' "$WORK/b/x.img" 2>"$WORK/err"
+sed -n "s/.*must be \(.*\) (got.*/\1/p" "$WORK/err" | sed 's/, \| or /\n/g' >"$WORK/want"
+comp imprint create --format ""
+[ -s "$WORK/want" ] && same "--format: the formats the binary takes" "$WORK/want" ||
+	fail "no format list in: $(cat "$WORK/err")"
+comp imprint create --partition ""
+printf 'gpt\nmbr\n' >"$WORK/want"
+same "create --partition: the tables" "$WORK/want"
+comp imprint measure --partition ""
+same "measure --partition N: no candidates" /dev/null
+
 # The reading of --help, on a made-up one: choices as a|b or as a list of
 # words, the commands an option names, one option with two meanings.
 cat >"$WORK/fake" <<EOF

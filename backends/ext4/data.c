@@ -228,7 +228,7 @@ static int write_batch(struct ext4_data *d, const struct ext4_piece *b, size_t n
 			j++;
 		ret = pwrite_all(d->fd, buf + (b[i].pblk - span_start) * bs,
 				 (size_t)((b[j - 1].pblk + b[j - 1].len - b[i].pblk) * bs),
-				 b[i].pblk * bs);
+				 d->base + b[i].pblk * bs);
 		if (ret)
 			break;
 		i = j;

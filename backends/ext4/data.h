@@ -34,6 +34,7 @@ struct ext4_data {
 	const struct content_source *cs;
 	volatile sig_atomic_t *cancel; /* stop with -EINTR when set; may be NULL */
 	int fd;
+	uint64_t base; /* byte offset of the file system in fd (a partition), else 0 */
 	uint32_t block_size;
 	uint32_t batch_blocks;	  /* span of one batch */
 	struct ext4_piece *piece; /* sorted by pblk */

@@ -63,6 +63,7 @@ static int check_empty(struct backend *b, struct ext4_state *st)
 static int ext4_open(struct backend *b, const struct create_opts *o, const struct plan *pl)
 {
 	struct ext4_state *st;
+	char io_opts[40];
 	errcode_t err;
 	int ret;
 
@@ -78,6 +79,8 @@ static int ext4_open(struct backend *b, const struct create_opts *o, const struc
 	st->progress = o->progress;
 	st->progress_ctx = o->progress_ctx;
 	st->target = strdup(o->target);
+	st->offset = o->offset;
+	snprintf(io_opts, sizeof(io_opts), "offset=%" PRIu64, o->offset);
 	if (!st->target) {
 		ret = ext4_set_err(b, -ENOMEM, "out of memory");
 		goto out_free_state;
@@ -93,7 +96,7 @@ static int ext4_open(struct backend *b, const struct create_opts *o, const struc
 		goto out_free_target;
 	}
 	/* a device the core holds exclusively is not claimed twice */
-	err = ext2fs_open2(st->target, NULL,
+	err = ext2fs_open2(st->target, st->offset ? io_opts : NULL,
 			   EXT2_FLAG_RW | EXT2_FLAG_64BITS | (o->claim ? 0 : EXT2_FLAG_EXCLUSIVE), 0, 0,
 			   unix_io_manager, &st->fs);
 	if (err) {
@@ -145,7 +148,7 @@ out_free_target:
 		int fd = open(st->target, O_WRONLY | O_CLOEXEC);
 
 		if (fd >= 0) {
-			ext4_wipe_super(fd);
+			ext4_wipe_super(fd, st->offset);
 			close(fd);
 		}
 	}
@@ -283,7 +286,7 @@ static void ext4_abort(struct backend *b)
 	if (st->data_fd >= 0) {
 		/* what mke2fs made here must not pass for a finished image */
 		if (st->formatted)
-			ext4_wipe_super(st->data_fd);
+			ext4_wipe_super(st->data_fd, st->offset);
 		close(st->data_fd);
 	}
 	free(st->target);
@@ -297,7 +300,7 @@ const struct backend_ops ext4_backend_ops = {
 	.name = "ext4",
 	.caps = BACKEND_PLACES_BLOCKS | BACKEND_FORMATS | BACKEND_MEASURES,
 	.targets = BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE,
-	.options = BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_NO_FORMAT,
+	.options = BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_NO_FORMAT | BACKEND_OPT_PARTITION,
 	.fs_names = ext4_fs_names,
 	.estimate = ext4_estimate,
 	.open = ext4_open,

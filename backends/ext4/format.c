@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,33 +14,13 @@
 #include "backends/ext4/format.h"
 #include "backends/ext4/state.h"
 #include "util/rng.h"
-#include "util/strutil.h"
+#include "util/spawn.h"
 #include "util/util.h"
 
 extern char **environ;
 
 /* ------------------------------------------------------------------------ */
 /* Formatting */
-
-/* RFC 4122 version 4 text of 16 bytes drawn from stream `stream` of the seed. */
-static void seed_uuid(uint64_t seed, const char *stream, char out[37])
-{
-	unsigned char u[16];
-	struct rng r;
-
-	rng_init(&r, seed, stream, 0);
-	for (int i = 0; i < 2; i++) {
-		uint64_t v = rng_next(&r);
-
-		for (int k = 0; k < 8; k++)
-			u[i * 8 + k] = (unsigned char)(v >> (8 * k));
-	}
-	u[6] = (u[6] & 0x0f) | 0x40;
-	u[8] = (u[8] & 0x3f) | 0x80;
-	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-		 u[13], u[14], u[15]);
-}
 
 static const char *fs_name(enum fs_kind k)
 {
@@ -127,57 +106,11 @@ static char **mke2fs_env(int64_t t, char *slot, size_t slot_len, char *conf_slot
 	return env;
 }
 
-/* Run argv[0] (from PATH, then the sbin directories), its output into err. */
-static int spawn_wait(char **argv, char **env, char *err, size_t err_len, int *status)
-{
-	static const char *const fallback[] = { "/usr/sbin/mke2fs", "/sbin/mke2fs" };
-	posix_spawn_file_actions_t fa;
-	int pfd[2], ret;
-	pid_t pid;
-
-	err[0] = '\0';
-	if (pipe2(pfd, O_CLOEXEC) != 0)
-		return -errno;
-	ret = posix_spawn_file_actions_init(&fa);
-	if (ret) {
-		ret = -ret;
-		goto out_close_pipe;
-	}
-	/* mke2fs -q prints nothing unless it fails, on either stream */
-	ret = posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	if (!ret)
-		ret = posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
-	if (ret) {
-		ret = -ret;
-		goto out_destroy_fa;
-	}
-	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
-	for (size_t i = 0; ret == ENOENT && i < ARRAY_SIZE(fallback); i++)
-		ret = posix_spawn(&pid, fallback[i], &fa, NULL, argv, env);
-	if (ret) {
-		ret = -ret;
-		goto out_destroy_fa;
-	}
-	close(pfd[1]);
-	pfd[1] = -1;
-	errbuf_read_fd(err, err_len, pfd[0]);
-	while (waitpid(pid, status, 0) < 0) {
-		if (errno != EINTR) {
-			ret = -errno;
-			break;
-		}
-	}
-out_destroy_fa:
-	posix_spawn_file_actions_destroy(&fa);
-out_close_pipe:
-	close(pfd[0]);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
-	return ret;
-}
+/* Where mke2fs is when PATH (a user's, without the sbin directories) lacks it. */
+static const char *const mke2fs_paths[] = { "/usr/sbin/mke2fs", "/sbin/mke2fs", NULL };
 
 /*
- * spawn_wait() of mke2fs; a device the core holds is released for it (it
+ * spawn_capture() of mke2fs; a device the core holds is released for it (it
  * claims the device itself) and taken back after.  -EBUSY, with the
  * message set, when another program claimed it meanwhile.
  */
@@ -188,7 +121,7 @@ static int run_mke2fs(struct backend *b, const struct create_opts *o, char **arg
 
 	if (o->claim)
 		o->claim(o->claim_ctx, 0);
-	ret = spawn_wait(argv, env, err, err_len, status);
+	ret = spawn_capture(argv, env, mke2fs_paths, err, err_len, status);
 	ret2 = o->claim ? o->claim(o->claim_ctx, 1) : 0;
 	if (ret2 == -EBUSY)
 		return ext4_set_err(b, -EBUSY,
@@ -253,7 +186,7 @@ static void mke2fs_error_lines(char *text, char *out, size_t len)
 int ext4_format(struct backend *b, const struct create_opts *o, const struct plan *pl)
 {
 	const struct params *p = &pl->prm;
-	char uuid[37], hseed[37], inodes[32], timeenv[64], err[EXT4_MKE2FS_ERRMAX];
+	char uuid[37], hseed[37], inodes[32], timeenv[64], err[EXT4_MKE2FS_ERRMAX], kib[32];
 	char conf[PATH_MAX + 16] = "MKE2FS_CONFIG=";
 	int have_conf = 0;
 	char *opts = NULL, *ext = NULL, **argv = NULL, **env = NULL;
@@ -266,19 +199,22 @@ int ext4_format(struct backend *b, const struct create_opts *o, const struct pla
 		return ext4_set_err(b, -EFBIG,
 				    "the plan needs %" PRIu64 " inodes; ext4 allows at most %u",
 				    need, UINT32_MAX);
-	seed_uuid(p->seed, "uuid", uuid);
-	seed_uuid(p->seed, "hash_seed", hseed);
+	rng_uuid(p->seed, "uuid", uuid);
+	rng_uuid(p->seed, "hash_seed", hseed);
 	snprintf(inodes, sizeof(inodes), "%" PRIu64, need);
 
 	opts = strdup(o->mkfs_options ? o->mkfs_options : "");
 	if (!opts)
 		goto out_free;
-	ext_len = strlen(opts) + 128;
+	ext_len = strlen(opts) + 160;
 	ext = malloc(ext_len);
 	argv = calloc(strlen(opts) / 2 + 20, sizeof(*argv));
 	if (!ext || !argv)
 		goto out_free;
 	snprintf(ext, ext_len, "hash_seed=%s,lazy_itable_init=0,nodiscard", hseed);
+	if (o->offset) /* a partition: mke2fs writes there, as large as the partition says */
+		snprintf(ext + strlen(ext), ext_len - strlen(ext), ",offset=%" PRIu64, o->offset);
+	snprintf(kib, sizeof(kib), "%" PRIu64 "k", o->fs_size / 1024);
 
 	argv[n++] = "mke2fs";
 	argv[n++] = "-q";
@@ -319,6 +255,8 @@ int ext4_format(struct backend *b, const struct create_opts *o, const struct pla
 		argv[n_slot + 1] = inodes;
 	}
 	argv[n++] = (char *)o->target;
+	if (o->offset)
+		argv[n++] = kib;
 	argv[n] = NULL;
 
 	ret = write_mke2fs_conf(conf + 14, sizeof(conf) - 14);
@@ -362,10 +300,10 @@ out_free:
 }
 
 /* Zero the primary superblock: best effort, for a run that did not finish. */
-void ext4_wipe_super(int fd)
+void ext4_wipe_super(int fd, uint64_t offset)
 {
 	static const unsigned char zero[SUPERBLOCK_SIZE];
-	ssize_t w = pwrite(fd, zero, sizeof(zero), SUPERBLOCK_OFFSET);
+	ssize_t w = pwrite(fd, zero, sizeof(zero), (off_t)(offset + SUPERBLOCK_OFFSET));
 
 	(void)w;
 }

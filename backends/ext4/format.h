@@ -14,6 +14,6 @@
 int ext4_format(struct backend *b, const struct create_opts *o, const struct plan *pl);
 
 /* Zero the primary superblock of fd: best effort, for a run that did not finish. */
-void ext4_wipe_super(int fd);
+void ext4_wipe_super(int fd, uint64_t offset);
 
 #endif

@@ -26,6 +26,7 @@ struct ext4_state {
 	ext2_filsys fs;
 	int data_fd;
 	char *target;
+	uint64_t offset; /* --partition: where the file system starts in target, else 0 */
 	unsigned jobs;
 	volatile sig_atomic_t *cancel; /* the core sets it on SIGINT/SIGTERM */
 	struct ext4_build *x;	       /* from layout_request() to populate() */

@@ -8,110 +8,24 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "backends/loopfs/loopdev.h"
 #include "backends/loopfs/loopfs.h"
 
-/* Tries at a free loop device another program may take between GET_FREE and CONFIGURE. */
-#define LOOP_TRIES 16
-/* Tries, 100 ms apart, at an unmount that finds the file system busy. */
-#define UMOUNT_TRIES 50
-
-static void nap_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-/* Open the node of a loop device just made; udev may take a moment to create it. */
-static int open_node(const char *dev)
-{
-	for (int i = 0; i < 100; i++) {
-		int fd = open(dev, O_RDWR | O_CLOEXEC);
-
-		if (fd >= 0 || errno != ENOENT)
-			return fd >= 0 ? fd : -errno;
-		nap_ms(10);
-	}
-	return -ENOENT;
-}
-
-/*
- * Bind imgfd to the loop device fd, detached automatically when its last
- * user goes (the mount, then our fd).  LOOP_SET_FD before Linux 5.8.
- */
-static int loop_bind(int fd, int imgfd, const char *image)
-{
-	struct loop_config cfg;
-	int ret;
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.fd = (unsigned)imgfd;
-	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
-	snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s", image);
-	if (ioctl(fd, LOOP_CONFIGURE, &cfg) == 0)
-		return 0;
-	if (errno != EINVAL && errno != ENOTTY)
-		return -errno;
-	if (ioctl(fd, LOOP_SET_FD, imgfd) != 0)
-		return -errno;
-	if (ioctl(fd, LOOP_SET_STATUS64, &cfg.info) != 0) {
-		ret = -errno;
-		ioctl(fd, LOOP_CLR_FD, 0);
-		return ret;
-	}
-	return 0;
-}
-
-/* A loop device of our own for the image st->o->target, kept open in st->loopfd. */
+/* A loop device of our own for the image st->o->target (its partition's range), kept open in st->loopfd. */
 static int attach_loop(struct lfs_state *st)
 {
-	const char *image = st->o->target;
-	int ctl, imgfd, fd = -1, ret = 0;
+	char msg[512];
+	int ret;
 
-	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	if (ctl < 0)
-		return lfs_err(st, -errno,
-			       "cannot open /dev/loop-control: %s (the loop driver is needed)",
-			       strerror(errno));
-	imgfd = open(image, O_RDWR | O_CLOEXEC);
-	if (imgfd < 0) {
-		ret = lfs_err(st, -errno, "cannot open '%s': %s", image, strerror(errno));
-		goto out;
-	}
-	for (int i = 0; i < LOOP_TRIES; i++) {
-		int nr = ioctl(ctl, LOOP_CTL_GET_FREE);
-
-		if (nr < 0) {
-			ret = lfs_err(st, -errno, "no free loop device: %s", strerror(errno));
-			goto out;
-		}
-		snprintf(st->dev, sizeof(st->dev), "/dev/loop%d", nr);
-		fd = open_node(st->dev);
-		ret = fd < 0 ? fd : loop_bind(fd, imgfd, image);
-		if (!ret)
-			break;
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-		if (ret != -EBUSY) /* -EBUSY: another program took it first */
-			break;
-	}
+	ret = loopdev_attach(st->o->target, st->o->offset, st->o->fs_size, 0, st->dev,
+			     sizeof(st->dev), &st->loopfd, msg, sizeof(msg));
 	if (ret) {
-		ret = lfs_err(st, ret, "cannot attach '%s' to a loop device (%s): %s", image,
-			      st->dev, strerror(-ret));
 		st->dev[0] = '\0';
-		goto out;
+		return lfs_err(st, ret, "%s", msg);
 	}
-	st->loopfd = fd;
-out:
-	if (imgfd >= 0)
-		close(imgfd); /* the loop device holds its own reference */
-	close(ctl);
-	return ret;
+	return 0;
 }
 
 int lfs_attach(struct lfs_state *st)
@@ -120,7 +34,7 @@ int lfs_attach(struct lfs_state *st)
 
 	if (stat(st->o->target, &sb) != 0)
 		return lfs_err(st, -errno, "cannot stat '%s': %s", st->o->target, strerror(errno));
-	if (S_ISBLK(sb.st_mode)) { /* a device is mounted as it is */
+	if (S_ISBLK(sb.st_mode) && !st->o->offset) { /* a whole device is mounted as it is */
 		snprintf(st->dev, sizeof(st->dev), "%s", st->o->target);
 		return 0;
 	}
@@ -159,30 +73,13 @@ int lfs_mount(struct lfs_state *st)
 	return 0;
 }
 
-/*
- * Unmount, retrying while busy.  A last resort detaches it lazily: -EBUSY
- * then means it is gone from the mount point (the image may be incomplete).
- */
+/* Unmount st->mnt (loopdev_umount): -EBUSY means lazily detached. */
 static int unmount(struct lfs_state *st)
 {
-	int ret = 0;
+	char msg[512];
+	int ret = loopdev_umount(st->mnt, msg, sizeof(msg));
 
-	for (int i = 0; i < UMOUNT_TRIES; i++) {
-		if (umount2(st->mnt, UMOUNT_NOFOLLOW) == 0)
-			return 0;
-		ret = -errno;
-		if (ret != -EBUSY)
-			return lfs_err(st, ret, "cannot unmount '%s': %s", st->mnt, strerror(-ret));
-		nap_ms(100);
-	}
-	if (umount2(st->mnt, MNT_DETACH | UMOUNT_NOFOLLOW) != 0) {
-		ret = -errno;
-		return lfs_err(st, ret == -EBUSY ? -EIO : ret, "cannot unmount '%s': %s", st->mnt,
-			       strerror(-ret));
-	}
-	return lfs_err(st, -EBUSY,
-		       "'%s' stayed busy: detached it lazily, the image may be incomplete",
-		       st->mnt);
+	return ret ? lfs_err(st, ret, "%s", msg) : 0;
 }
 
 int lfs_release(struct lfs_state *st)

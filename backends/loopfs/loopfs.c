@@ -116,11 +116,14 @@ static int setup(struct lfs_state *st, const struct plan *pl)
 	/* mkfs and the mount claim a device themselves: the core lets go until we are done */
 	if (!ret && st->o->claim && st->o->claim(st->o->claim_ctx, 0) == 0)
 		st->unclaimed = 1;
+	/* a partition: mkfs writes through the loop device of its range only */
+	if (!ret && st->o->offset)
+		ret = lfs_attach(st);
 	if (!ret)
-		ret = lfs_mkfs(st, pl->prm.seed);
+		ret = lfs_mkfs(st, pl->prm.seed, st->o->offset ? st->dev : st->o->target);
 	if (!ret && create_cancelled(st->o))
 		ret = -EINTR;
-	if (!ret)
+	if (!ret && !st->o->offset)
 		ret = lfs_attach(st);
 	if (!ret)
 		ret = lfs_mount(st);
@@ -258,7 +261,7 @@ const struct backend_ops loopfs_backend_ops = {
 	.name = "loopfs",
 	.caps = BACKEND_FORMATS | BACKEND_MEASURES,
 	.targets = BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE,
-	.options = BACKEND_OPT_KEEP_PARTIAL | BACKEND_OPT_MKFS_OPTIONS,
+	.options = BACKEND_OPT_KEEP_PARTIAL | BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_PARTITION,
 	.fs_names = loopfs_fs_names,
 	.estimate = loopfs_estimate,
 	.open = loopfs_open,

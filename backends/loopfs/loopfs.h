@@ -24,10 +24,14 @@ struct lfs_state {
 /* Set b->errmsg; returns ret (a negative errno). */
 #define lfs_err(st, ret, ...) backend_set_err((st)->b, (ret), __VA_ARGS__)
 
-/* mkfs.c: make fs on st->o->target with mkfs.<fs>, its UUID drawn from seed */
-int lfs_mkfs(struct lfs_state *st, uint64_t seed);
+/* mkfs.c: make fs on on (the target, or the loop device of its partition) with mkfs.<fs>, its UUID drawn from seed */
+int lfs_mkfs(struct lfs_state *st, uint64_t seed, const char *on);
 
-/* attach.c: the loop device, the private mount point and the mount; undone by lfs_release */
+/*
+ * attach.c: the loop device (of the image, or with --partition of the
+ * partition's range of the image or device), the private mount point and
+ * the mount; undone by lfs_release
+ */
 int lfs_attach(struct lfs_state *st);
 int lfs_mount(struct lfs_state *st);
 int lfs_release(struct lfs_state *st);

@@ -9,65 +9,9 @@
 
 #include "backends/loopfs/loopfs.h"
 #include "util/rng.h"
-#include "util/strutil.h"
+#include "util/spawn.h"
 
 #define MAX_ARGS 64
-
-/* A version 4 UUID drawn from seed (not the ext4 backend's: another stream). */
-static void seed_uuid(uint64_t seed, char out[37])
-{
-	unsigned char u[16];
-	struct rng r;
-
-	rng_init(&r, seed, "loopfs_uuid", 0);
-	for (int i = 0; i < 16; i += 8) {
-		uint64_t v = rng_next(&r);
-
-		for (int k = 0; k < 8; k++)
-			u[i + k] = (unsigned char)(v >> (8 * k));
-	}
-	u[6] = (u[6] & 0x0f) | 0x40;
-	u[8] = (u[8] & 0x3f) | 0x80;
-	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-		 u[13], u[14], u[15]);
-}
-
-/* Run argv, its stderr (the first len - 1 bytes) into err; *status as from waitpid. */
-static int run(char *const *argv, char *err, size_t len, int *status)
-{
-	int pipefd[2], ret = 0;
-	pid_t pid;
-
-	err[0] = '\0';
-	if (pipe2(pipefd, O_CLOEXEC) != 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		ret = -errno;
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return ret;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDOUT_FILENO);
-		}
-		dup2(pipefd[1], STDERR_FILENO);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	errbuf_read_fd(err, len, pipefd[0]);
-	close(pipefd[0]);
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return 0;
-}
 
 /* The arguments for st->fs that come before the user's: quiet, forced, the seed's UUID. */
 static int base_args(struct lfs_state *st, char **argv, size_t *n, char *prog, size_t plen,
@@ -114,7 +58,7 @@ static int mkfs_failed(struct lfs_state *st, const char *prog, int status, char 
 	return lfs_err(st, -EIO, "%s was killed by signal %d", prog, WTERMSIG(status));
 }
 
-int lfs_mkfs(struct lfs_state *st, uint64_t seed)
+int lfs_mkfs(struct lfs_state *st, uint64_t seed, const char *on)
 {
 	char *argv[MAX_ARGS + 8], prog[32], uuid[37], uuidopt[48], err[1024];
 	char *opts = strdup(st->o->mkfs_options ? st->o->mkfs_options : "");
@@ -123,7 +67,7 @@ int lfs_mkfs(struct lfs_state *st, uint64_t seed)
 
 	if (!opts)
 		return lfs_err(st, -ENOMEM, "out of memory");
-	seed_uuid(seed, uuid);
+	rng_uuid(seed, "loopfs_uuid", uuid); /* not the ext4 backend's stream */
 	ret = base_args(st, argv, &n, prog, sizeof(prog), uuidopt, sizeof(uuidopt), uuid);
 	if (ret)
 		goto out;
@@ -136,9 +80,13 @@ int lfs_mkfs(struct lfs_state *st, uint64_t seed)
 		}
 		argv[n++] = tok;
 	}
-	argv[n++] = (char *)st->o->target;
+	argv[n++] = (char *)on;
 	argv[n] = NULL;
-	ret = run(argv, err, sizeof(err), &status);
+	ret = spawn_capture(argv, NULL, NULL, err, sizeof(err), &status);
+	if (ret == -ENOENT) { /* as a shell says it: the message below names the package */
+		status = 127 << 8;
+		ret = 0;
+	}
 	if (ret) {
 		ret = lfs_err(st, ret, "cannot run %s: %s", prog, strerror(-ret));
 		goto out;

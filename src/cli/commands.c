@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "cli/commands.h"
+#include "cli/verify_disk.h"
 #include "cli/page.h"
 #include "content/setup.h"
 #include "plan/manifest.h"
@@ -149,6 +150,31 @@ static int plan_report(struct cli *c, const struct plan *pl, FILE *out)
 	return ret;
 }
 
+/*
+ * --partition N of measure, content-report and verify into *n (0: not
+ * given).  verify takes create's options too: its gpt, mbr or none is
+ * create's and means nothing here.  Returns 0 or EXIT_USAGE after a message.
+ */
+static int partition_number(const struct cli *c, const char *cmd, int *n)
+{
+	enum disk_label label;
+	char *end;
+	long v;
+
+	*n = 0;
+	if (!c->partition || (!strcmp(cmd, "verify") && !disk_label_parse(c->partition, &label)))
+		return 0;
+	errno = 0;
+	v = strtol(c->partition, &end, 10);
+	if (errno || end == c->partition || *end || v < 1 || v > 256) {
+		fprintf(stderr, "imprint: %s: '--partition' must be a partition number from 1 to 256 (got '%s')\n",
+			cmd, c->partition);
+		return EXIT_USAGE;
+	}
+	*n = (int)v;
+	return 0;
+}
+
 /* Refuse a --html FILE that would be refused at the end, before the work: 0 or 1. */
 static int html_precheck(const struct cli *c)
 {
@@ -226,6 +252,47 @@ out_release:
 	return ret ? 1 : 0;
 }
 
+/*
+ * verify_tree() on DIR; an image or device is first mounted read-only
+ * (as root), its partition found through its table.  Returns as
+ * verify_tree(); *said is set when a failure's message is printed.
+ */
+static int verify_at(const struct cli *c, const struct plan *pl, const struct content_source *cs,
+		     struct verify_result *res, int *said)
+{
+	struct disk_mount m;
+	struct stat st;
+	char msg[768];
+	int part, ret, ret2;
+
+	*said = 1;
+	if (partition_number(c, "verify", &part))
+		return -EINVAL;
+	if (stat(c->operand, &st) != 0 || S_ISDIR(st.st_mode)) {
+		if (!part) {
+			*said = 0;
+			return verify_tree(pl, cs, c->operand, c->create.extents, stderr, 20, res);
+		}
+		fprintf(stderr, "imprint: '%s' is a directory; --partition %d is for partitioned disks\n",
+			c->operand, part);
+		return -EINVAL;
+	}
+	ret = disk_mount(c->operand, part, &m, msg, sizeof(msg));
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", msg);
+	} else {
+		*said = 0;
+		ret = verify_tree(pl, cs, m.dir, c->create.extents, stderr, 20, res);
+	}
+	ret2 = disk_unmount(&m, msg, sizeof(msg));
+	if (ret2) {
+		fprintf(stderr, "imprint: %s\n", msg);
+		*said = 1;
+		return ret < 0 ? ret : ret2;
+	}
+	return ret;
+}
+
 /* Check a mounted image against the plan of the same options. */
 int cmd_verify(struct cli *c, struct params *p)
 {
@@ -234,7 +301,7 @@ int cmd_verify(struct cli *c, struct params *p)
 	struct content_model cm;
 	struct content_source cs;
 	struct verify_result res;
-	int ret;
+	int ret, said;
 
 	ret = plan_build(&pl, p, &err);
 	if (ret) {
@@ -255,11 +322,13 @@ int cmd_verify(struct cli *c, struct params *p)
 		plan_release(&pl);
 		return 1;
 	}
-	ret = verify_tree(&pl, &cs, c->operand, c->create.extents, stderr, 20, &res);
+	ret = verify_at(c, &pl, &cs, &res, &said);
 	content_source_release(&cs);
 	content_model_release(&cm);
 	if (ret < 0) {
-		fprintf(stderr, "imprint: cannot verify '%s': %s\n", c->operand, strerror(-ret));
+		if (!said)
+			fprintf(stderr, "imprint: cannot verify '%s': %s\n", c->operand,
+				strerror(-ret));
 		plan_release(&pl);
 		return 1;
 	}
@@ -284,6 +353,8 @@ int cmd_content_report(struct cli *c, struct params *p)
 	struct plan_error err = { { 0 } };
 	int ret;
 
+	if (partition_number(c, "content-report", &o.partition))
+		return EXIT_USAGE;
 	/* compressor threads beside the reading one */
 	o.jobs = n < 2 ? 0 : n > 64 ? 64 : (unsigned)n;
 	content_targets_from_params(&t, p);
@@ -332,6 +403,8 @@ int cmd_measure(struct cli *c, struct params *p)
 	struct page_run run = page_run_of(c, "measure");
 	int ret;
 
+	if (partition_number(c, "measure", &o.partition))
+		return EXIT_USAGE;
 	if (c->html) {
 		if (html_precheck(c))
 			return 1;
@@ -358,6 +431,13 @@ int cmd_create(struct cli *c, struct params *p)
 	}
 	c->create.target = c->operand;
 	c->create.json = c->json;
+	if (c->partition && disk_label_parse(c->partition, &c->create.partition)) {
+		fprintf(stderr, "imprint: create: '--partition' must be gpt, mbr or none (got '%s')\n",
+			c->partition);
+		return EXIT_USAGE;
+	}
+	if (!c->create.format_given)
+		c->create.format = convert_format_of(c->operand);
 	c->create.html = c->html;
 	c->create.argc = c->argc;
 	c->create.argv = c->argv;

@@ -20,6 +20,7 @@ struct cli {
 	struct create_args create;
 	double sample;             /* content-report --sample; 0: not given */
 	const char *against;       /* measure --against: the configuration compared with */
+	const char *partition;     /* --partition: create's table (gpt, mbr) or the others' N */
 	const char *html;          /* --html: the report page to write, or NULL */
 	int argc;                  /* the command line, for the page */
 	char **argv;

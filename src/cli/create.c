@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backends/backend.h"
 #include "backends/registry.h"
@@ -76,6 +77,16 @@ static int resolve_for_target(const struct create_args *a, const struct target *
 		cap = t->dir_free;
 	if (a->no_format && t->fs_size)
 		cap = t->fs_size;
+	if (a->partition) {
+		char msg[256];
+		int ret = disk_room(a->partition, t->is_device ? t->dev_size : 0, a->partition_size,
+				    &cap, msg, sizeof(msg));
+
+		if (ret) {
+			fprintf(stderr, "imprint: '%s': %s\n", t->path, msg);
+			return ret;
+		}
+	}
 	if (cap) {
 		if (!params_is_set(p, "size")) {
 			p->size = cap;
@@ -84,6 +95,7 @@ static int resolve_for_target(const struct create_args *a, const struct target *
 			fmt_bytes(p->size, FMT_BYTES_ADAPTIVE, h1, sizeof(h1));
 			fmt_bytes(cap, FMT_BYTES_ADAPTIVE, h2, sizeof(h2));
 			fprintf(stderr, "imprint: 'size' (%s) is larger than %s '%s' (%s)\n", h1,
+				a->partition ? "the partition on" :
 				a->no_format ? "the file system in" : "the device", t->path, h2);
 			return -ENOSPC;
 		}
@@ -232,11 +244,13 @@ static int backend_takes_options(const struct backend_ops *ops, const struct cre
 		{ BACKEND_OPT_NO_FORMAT, "--no-format" },
 		{ BACKEND_OPT_KEEP_PARTIAL, "--keep-partial" },
 		{ BACKEND_OPT_ALLOW_DROP, "--allow-drop" },
+		{ BACKEND_OPT_PARTITION, "--partition" },
 	};
 	unsigned given = (a->mkfs_options ? BACKEND_OPT_MKFS_OPTIONS : 0) |
 			 (a->no_format ? BACKEND_OPT_NO_FORMAT : 0) |
 			 (a->keep_partial ? BACKEND_OPT_KEEP_PARTIAL : 0) |
-			 (a->allow_drop ? BACKEND_OPT_ALLOW_DROP : 0);
+			 (a->allow_drop ? BACKEND_OPT_ALLOW_DROP : 0) |
+			 (a->partition ? BACKEND_OPT_PARTITION : 0);
 
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
 		if ((given & opts[i].bit) && !(ops->options & opts[i].bit)) {
@@ -327,6 +341,18 @@ static int check_target(const struct create_args *a, struct target *t)
 	return ret;
 }
 
+/* The length of the image holding a file system of fs_size bytes: the disk with --partition. */
+static uint64_t disk_bytes(const struct create_args *a, const struct target *t, uint64_t fs_size)
+{
+	struct disk_geom g;
+	char msg[256];
+
+	if (disk_geometry(a->partition, fs_size, a->partition_size, t->is_device ? t->dev_size : 0,
+			  &g, msg, sizeof(msg)))
+		return fs_size; /* refused once planned, with the message */
+	return g.disk_size;
+}
+
 /*
  * Plan for what the target is, and refuse a plan the backend says cannot
  * fit; before planning, what the host cannot hold.
@@ -341,7 +367,7 @@ static int plan_for_target(const struct create_args *a, const struct backend_ops
 	ret = resolve_for_target(a, t, p);
 	if (ret)
 		return ret;
-	ret = target_check_room(t, p->size, p->used, a->no_format, &terr);
+	ret = target_check_room(t, disk_bytes(a, t, p->size), p->used, a->no_format, &terr);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", terr.msg);
 		return ret;
@@ -351,14 +377,16 @@ static int plan_for_target(const struct create_args *a, const struct backend_ops
 		fprintf(stderr, "imprint: %s\n", ret == -EINVAL ? plerr.msg : strerror(-ret));
 		return ret;
 	}
+	/* a device, an existing file system or --partition-size fixed 'size': it does not grow */
 	if (!params_is_set(p, "size") && !t->is_device && !t->is_dir &&
-	    !(a->no_format && t->fs_size)) {
+	    !(a->no_format && t->fs_size) && !a->partition_size) {
 		uint64_t old = pl->prm.size;
 
 		grow_derived_size(ops, pl, a->quiet);
 		/* a grown image must fit on the host too */
 		if (pl->prm.size != old)
-			ret = target_check_room(t, pl->prm.size, p->used, a->no_format, &terr);
+			ret = target_check_room(t, disk_bytes(a, t, pl->prm.size), p->used,
+						a->no_format, &terr);
 		if (ret) {
 			fprintf(stderr, "imprint: %s\n", terr.msg);
 			plan_release(pl);
@@ -411,10 +439,30 @@ static int claim_target(void *ctx, int on)
 	return target_claim(ctx, on);
 }
 
-/* Prepare the target, build through the backend, commit; the summary's seconds in *seconds. */
+/*
+ * After the backend: the partition table around the file system, then the
+ * conversion (--format); the time it adds in sum.  Returns 0 or a negative
+ * errno with msg set.
+ */
+static int finish_disk(const struct create_args *a, struct target *t, const struct disk_geom *g,
+		       uint64_t seed, struct build_summary *sum, char *msg, size_t len)
+{
+	struct stat st;
+	int ret;
+
+	ret = disk_write_table(target_fd(t), t->path, g, seed, msg, len);
+	if (ret || a->format == IMAGE_RAW)
+		return ret;
+	ret = convert_image(t, a->format, seed, &sum->convert_seconds, msg, len);
+	if (!ret && fstat(target_fd(t), &st) == 0)
+		sum->file_size = (uint64_t)st.st_size;
+	return ret;
+}
+
+/* Prepare the target, build through the backend, commit; the summary's seconds in sum. */
 static int build_target(const struct create_args *a, const struct backend_ops *ops,
-			struct target *t, const struct plan *pl, struct create_result *res,
-			double *seconds, char *msg, size_t len)
+			struct target *t, const struct plan *pl, const struct disk_geom *g,
+			struct create_result *res, struct build_summary *sum, char *msg, size_t len)
 {
 	struct target_error terr = { { 0 } };
 	struct pipeline_job j;
@@ -423,7 +471,7 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	const char *path;
 	int ret;
 
-	ret = target_prepare(t, pl->prm.size, a->no_format, &path, &terr);
+	ret = target_prepare(t, g->disk_size, a->no_format, &path, &terr);
 	if (ret) {
 		snprintf(msg, len, "%s", terr.msg);
 		return ret;
@@ -435,6 +483,9 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	o.force = a->force;
 	o.keep_partial = a->keep_partial;
 	o.allow_drop = a->allow_drop;
+	o.offset = g->part_start;
+	o.fs_size = g->label ? pl->prm.size : 0;
+	t->fs_offset = g->part_start;
 	o.jobs = a->jobs ? a->jobs : 1;
 	o.cancel = &cancel_token;
 	o.progress = progress_update;
@@ -458,14 +509,80 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 		target_untouched(t);
 	if (!ret && cancel_token)
 		ret = -EINTR;
+	if (!ret)
+		ret = finish_disk(a, t, g, pl->prm.seed, sum, msg, len);
+	if (!ret && cancel_token)
+		ret = -EINTR;
 	if (!ret) {
 		ret = target_commit(t, &terr);
 		if (ret)
 			snprintf(msg, len, "%s", terr.msg);
 	}
-	*seconds = progress_seconds(&pr);
+	/* through the exclusive open: the kernel refuses a rescan while another holder claims it */
+	if (!ret && t->is_device && g->label &&
+	    disk_reread(t->excl_fd >= 0 ? t->excl_fd : target_fd(t)))
+		fprintf(stderr, "imprint: note: the kernel has not read the new partition table of '%s' yet (partprobe or blockdev --rereadpt will tell it)\n",
+			t->path);
+	sum->seconds = progress_seconds(&pr);
 	progress_end(&pr);
 	return ret;
+}
+
+/* Refuse --partition and --format where they cannot go, before anything is planned. */
+static int check_disk_options(const struct create_args *a, const struct target *t)
+{
+	const char *fmt = convert_format_name(a->format);
+
+	if (a->partition_size && !a->partition) {
+		fprintf(stderr, "imprint: '--partition-size' needs '--partition gpt' or '--partition mbr'\n");
+		return -EINVAL;
+	}
+	if (a->partition && a->no_format) {
+		fprintf(stderr, "imprint: '--no-format' cannot go with '--partition': it populates the file system '%s' already holds\n",
+			t->path);
+		return -EINVAL;
+	}
+	if (t->is_dir && (a->partition || a->format != IMAGE_RAW)) {
+		fprintf(stderr, "imprint: '%s' is a directory; '%s' is for image files%s\n", t->path,
+			a->partition ? "--partition" : "--format",
+			a->partition ? " and block devices" : "");
+		return -EINVAL;
+	}
+	if (t->is_device && a->format != IMAGE_RAW) {
+		fprintf(stderr, "imprint: '%s' is a block device; '--format %s' makes an image file (a device takes --format raw)\n",
+			t->path, fmt);
+		return -EINVAL;
+	}
+	if (a->format != IMAGE_RAW && a->no_format) {
+		fprintf(stderr, "imprint: '--no-format' cannot go with '--format %s': it populates the raw file system '%s' holds\n",
+			fmt, t->path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The disk's geometry once planned, into g and the summary; 0 or -ENOSPC/-EINVAL after a message. */
+static int plan_disk(const struct create_args *a, const struct target *t, const struct plan *pl,
+		     struct disk_geom *g, struct build_summary *sum)
+{
+	char msg[256];
+	int ret;
+
+	ret = disk_geometry(a->partition, pl->prm.size, a->partition_size,
+			    t->is_device ? t->dev_size : 0, g, msg, sizeof(msg));
+	if (ret) {
+		fprintf(stderr, "imprint: '%s': %s\n", t->path, msg);
+		return ret;
+	}
+	if (a->partition) {
+		sum->partition = a->partition == DISK_GPT ? "gpt" : "mbr";
+		sum->disk_size = g->disk_size;
+		sum->part_start = g->part_start;
+		sum->part_size = g->part_size;
+	}
+	if (a->format != IMAGE_RAW)
+		sum->format = convert_format_name(a->format);
+	return 0;
 }
 
 /* The --html page of a finished build: the image is there, whatever the page does. */
@@ -481,8 +598,8 @@ static int write_page(const struct create_args *a, const struct backend_ops *ops
 		.mkfs_options = a->mkfs_options,
 		.target = a->target,
 	};
-	/* imprint reads back ext2/3/4 and directories; the null backend wrote nothing */
-	int readable = strcmp(ops->name, "null") != 0 &&
+	/* imprint reads back raw ext2/3/4 (a partition too) and directories; null wrote nothing */
+	int readable = strcmp(ops->name, "null") != 0 && a->format == IMAGE_RAW &&
 		       (t->is_dir || strncmp(sum->fs, "ext", 3) == 0);
 	int ret = page_create(a->html, &run, pl, res, sum, readable ? t->path : NULL);
 
@@ -498,12 +615,16 @@ int create_run(const struct create_args *a, struct params *p)
 	struct sigaction old[ARRAY_SIZE(watched)];
 	struct create_result res;
 	struct build_summary sum;
+	struct disk_geom g;
 	struct target t;
 	struct plan pl;
 	char msg[800] = "";
 	int ret;
 
+	memset(&sum, 0, sizeof(sum));
 	ret = check_target(a, &t);
+	if (!ret)
+		ret = check_disk_options(a, &t);
 	if (ret)
 		goto out_target;
 	ops = choose_backend(a, p, &t);
@@ -514,11 +635,14 @@ int create_run(const struct create_args *a, struct params *p)
 	ret = plan_for_target(a, ops, &t, p, &pl);
 	if (ret)
 		goto out_target;
+	ret = plan_disk(a, &t, &pl, &g, &sum);
+	if (ret)
+		goto out_plan;
 
 	cancel_token = 0;
 	caught_signal = 0;
 	signals_install(old);
-	ret = build_target(a, ops, &t, &pl, &res, &sum.seconds, msg, sizeof(msg));
+	ret = build_target(a, ops, &t, &pl, &g, &res, &sum, msg, sizeof(msg));
 	if (ret || cancel_token) {
 		discard(&t, cancel_token ? -EINTR : ret, msg, a->keep_partial);
 		ret = cancel_token ? -EINTR : ret;

@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "cli/convert.h"
+#include "cli/disk.h"
 #include "model/params.h"
 #include "plan/plan.h"
 
@@ -20,6 +22,10 @@ struct create_args {
 	int json;                  /* summary as one JSON object */
 	unsigned jobs;             /* worker threads, >= 1 */
 	const char *extents;       /* write the planned runs of every file here, or NULL */
+	enum disk_label partition; /* --partition: a disk with one partition holding the file system */
+	uint64_t partition_size;   /* --partition-size in bytes; 0: from 'size' or the device */
+	enum image_format format;  /* --format (or TARGET's extension): qemu-img converts the raw image */
+	int format_given;          /* --format was given (else the extension decides) */
 	const char *html;          /* also write the report page here (cli/page.h), or NULL */
 	int argc;                  /* the command line, for the page */
 	char **argv;

@@ -36,6 +36,9 @@ enum {
 	OPT_PROFILE,
 	OPT_PROFILES,
 	OPT_FROM_IMPRESSIONS,
+	OPT_PARTITION,
+	OPT_PARTITION_SIZE,
+	OPT_FORMAT,
 	OPT_HTML,
 	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
 	OPT_LAST,
@@ -68,6 +71,9 @@ static const struct option long_opts[] = {
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "profiles", no_argument, NULL, OPT_PROFILES },
 	{ "from-impressions", required_argument, NULL, OPT_FROM_IMPRESSIONS },
+	{ "partition", required_argument, NULL, OPT_PARTITION },
+	{ "partition-size", required_argument, NULL, OPT_PARTITION_SIZE },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -128,7 +134,8 @@ static const struct command commands[NCOMMANDS] = {
 	[CMD_VERIFY] = {
 		.name = "verify",
 		.run = cmd_verify,
-		.help = "check a mounted image against its plan: imprint verify [options] DIR",
+		.help = "check a mounted image against its plan: imprint verify [options] DIR\n"
+			"            (or an image or disk, which it mounts read-only itself, as root)",
 		.needs = "verify needs the directory where the image is mounted",
 		.load = LOAD_RESOLVED,
 	},
@@ -207,6 +214,8 @@ static const struct opt_rule {
 	CREATE_OPT('q', "'--quiet'"),
 	CREATE_OPT(OPT_BACKEND, "'--backend'"),
 	CREATE_OPT('j', "'--jobs'"),
+	CREATE_OPT(OPT_PARTITION_SIZE, "'--partition-size'"),
+	CREATE_OPT(OPT_FORMAT, "'--format'"),
 	/* only create has ever refused --report; the others ignore it */
 	{ .opt = OPT_REPORT,
 	  .name = "'--report'",
@@ -216,6 +225,10 @@ static const struct opt_rule {
 	  .name = "'--extents'",
 	  .takes = CREATE_OPTS | ON(CMD_MEASURE),
 	  .only_for = "'create', 'verify' and 'measure'" },
+	{ .opt = OPT_PARTITION,
+	  .name = "'--partition'",
+	  .takes = CREATE_OPTS | ON(CMD_MEASURE) | ON(CMD_CONTENT_REPORT),
+	  .only_for = "'create', 'verify', 'measure' and 'content-report'" },
 	{ .opt = OPT_OPERAND },
 	{ .opt = OPT_AGAINST,
 	  .name = "'--against'",
@@ -297,6 +310,12 @@ static void usage(FILE *out)
 		"      --no-format      ext4: populate the empty ext2/3/4 file system in TARGET\n"
 		"      --force          overwrite a TARGET that holds a file system, partition\n"
 		"                       table or other signature (never a mounted or busy one)\n"
+		"      --partition gpt|mbr  make TARGET a disk: one Linux partition at 1 MiB\n"
+		"                       holding the file system ('size' is the file system's)\n"
+		"      --partition-size SIZE  the partition's size (default: 'size' in whole\n"
+		"                       MiB; on a device, the whole device)\n"
+		"      --format FMT     raw (default), qcow2, vmdk or vhdx (default from TARGET's\n"
+		"                       extension): converted by qemu-img once built\n"
 		"      --keep-partial   mounted, loopfs: on failure, keep what was written\n"
 		"      --allow-drop     mounted: where the file system lacks links or owners or\n"
 		"                       takes shorter names, skip those links, keep the caller's\n"
@@ -312,6 +331,8 @@ static void usage(FILE *out)
 		"      --content        profile: read every file (--sample SHARE of the segments\n"
 		"                       compressed): compressibility, duplicates, zero blocks\n"
 		"      --from-impressions FILE  config: convert an Impressions input file\n"
+		"      --partition N    measure, content-report, verify: read partition N of a\n"
+		"                       partitioned disk (default: the one with a file system)\n"
 		"      --against CONFIG measure: compare with CONFIG (the fit report of\n"
 		"                       'plan --report', layout and free-space targets); -c and\n"
 		"                       --set also turn the comparison on\n"		"      --html FILE      plan, create, measure, content-report: also write the\n"
@@ -415,6 +436,20 @@ static int parse_jobs(struct cli *c, const char *arg)
 	return 0;
 }
 
+/* Returns 0 when arg is a size of whole 4 KiB units, at least 1 MiB; else EXIT_USAGE after a message. */
+static int parse_partition_size(struct cli *c, const char *arg)
+{
+	uint64_t v;
+
+	if (params_parse_size(arg, &v) || v < DISK_ALIGN || v % 4096) {
+		fprintf(stderr, "imprint: '--partition-size' must be a size of at least 1M in whole 4K units, like 2G or 1500M (got '%s')\n",
+			arg);
+		return EXIT_USAGE;
+	}
+	c->create.partition_size = v;
+	return 0;
+}
+
 /* --set KEY=VALUE and its short forms; 0 or -ENOMEM, EXIT_USAGE after a message. */
 static int parse_set(struct cli *c, int opt, char *arg)
 {
@@ -505,6 +540,19 @@ static int parse_option(struct cli *c, int opt, char **argv)
 		break;
 	case OPT_FROM_IMPRESSIONS:
 		c->from_impressions = optarg;
+		break;
+	case OPT_PARTITION:
+		c->partition = optarg;
+		break;
+	case OPT_PARTITION_SIZE:
+		return parse_partition_size(c, optarg);
+	case OPT_FORMAT:
+		if (convert_format_parse(optarg, &c->create.format)) {
+			fprintf(stderr, "imprint: '--format' must be raw, qcow2, vmdk or vhdx (got '%s')\n",
+				optarg);
+			return EXIT_USAGE;
+		}
+		c->create.format_given = 1;
 		break;
 	case OPT_HTML:
 		c->html = optarg;

@@ -285,6 +285,44 @@ static int print_dropped_text(const struct create_result *res, FILE *out)
 		       res->renamed) < 0 ? -EIO : 0;
 }
 
+/* --partition and --format, when given: where the file system lies and what the file is. */
+static void add_disk_json(struct json_object *o, const struct build_summary *s)
+{
+	if (s->partition) {
+		struct json_object *d = json_object_new_object();
+
+		json_object_object_add(d, "table", json_object_new_string(s->partition));
+		json_object_object_add(d, "disk_size", json_object_new_uint64(s->disk_size));
+		json_object_object_add(d, "partition", json_object_new_uint64(1));
+		json_object_object_add(d, "start", json_object_new_uint64(s->part_start));
+		json_object_object_add(d, "length", json_object_new_uint64(s->part_size));
+		json_object_object_add(o, "disk", d);
+	}
+	if (s->format) {
+		json_object_object_add(o, "format", json_object_new_string(s->format));
+		json_object_object_add(o, "convert_seconds", new_double(s->convert_seconds, 3));
+		json_object_object_add(o, "file_size", json_object_new_uint64(s->file_size));
+	}
+}
+
+static void print_disk_text(const struct build_summary *s, FILE *out)
+{
+	char a[32], b[32], c[32];
+
+	if (s->partition) {
+		fmt_bytes(s->disk_size, FMT_BYTES_ADAPTIVE, a, sizeof(a));
+		fmt_bytes(s->part_start, FMT_BYTES_ADAPTIVE, b, sizeof(b));
+		fmt_bytes(s->part_size, FMT_BYTES_ADAPTIVE, c, sizeof(c));
+		fprintf(out, "  disk of %s, %s table: partition 1 at %s, %s\n", a,
+			!strcmp(s->partition, "gpt") ? "GPT" : "MBR", b, c);
+	}
+	if (s->format) {
+		fmt_bytes(s->file_size, FMT_BYTES_ADAPTIVE, a, sizeof(a));
+		fprintf(out, "  converted to %s by qemu-img in %.2f s (a %s file)\n", s->format,
+			s->convert_seconds, a);
+	}
+}
+
 struct json_object *progress_summary_json(const struct create_result *res,
 					  const struct build_summary *s)
 {
@@ -312,6 +350,7 @@ struct json_object *progress_summary_json(const struct create_result *res,
 	if (res->notes[0])
 		json_object_object_add(o, "notes", json_object_new_string(res->notes));
 	add_dropped_json(o, res);
+	add_disk_json(o, s);
 	if ((res->have_layout && add_layout_json(o, res)) ||
 	    (res->age_series_n && add_age_json(o, res))) {
 		json_object_put(o);
@@ -349,6 +388,7 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 		fmt_bytes(s->size, FMT_BYTES_ADAPTIVE, size, sizeof(size));
 		fprintf(out, "created '%s': %s, %s, seed %" PRIu64 "\n", s->target, s->fs, size,
 			s->seed);
+		print_disk_text(s, out);
 		fprintf(out, "  %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64 " links\n",
 			res->files, res->dirs, res->links);
 		fprintf(out, "  %s (%" PRIu64 " bytes) of file data in %.2f s, %.1f MB/s\n", bytes,

@@ -45,6 +45,11 @@ struct build_summary {
 	uint64_t size;             /* capacity in bytes */
 	uint64_t seed;
 	double seconds;            /* wall time of the build */
+	const char *partition;     /* --partition: "gpt" or "mbr"; NULL: a bare file system */
+	uint64_t disk_size, part_start, part_size; /* with partition, in bytes */
+	const char *format;        /* --format other than raw ("qcow2"), else NULL */
+	double convert_seconds;    /* the time the conversion added (in seconds too) */
+	uint64_t file_size;        /* with format: the converted file's length */
 };
 
 /*

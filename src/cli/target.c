@@ -216,7 +216,7 @@ int target_open(struct target *t, const char *path, struct target_error *err)
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	t->lock_fd = t->excl_fd = t->tmp_fd = -1;
+	t->lock_fd = t->excl_fd = t->tmp_fd = t->raw_fd = -1;
 	t->path = strdup(path);
 	if (!t->path)
 		return -ENOMEM;
@@ -422,9 +422,19 @@ void target_untouched(struct target *t)
 		t->wrote = 0;
 }
 
-int target_discard(struct target *t, char *what, size_t len, struct target_error *err)
+/* Zero WIPE_BYTES of fd at off.  Returns 0 or a negative errno. */
+static int wipe(int fd, uint64_t off)
 {
 	static const char zeros[4096];
+
+	for (uint64_t at = off; at < off + WIPE_BYTES; at += sizeof(zeros))
+		if (pwrite(fd, zeros, sizeof(zeros), (off_t)at) != (ssize_t)sizeof(zeros))
+			return errno ? -errno : -EIO;
+	return 0;
+}
+
+int target_discard(struct target *t, char *what, size_t len, struct target_error *err)
+{
 	int ret = 0;
 
 	if (what && len)
@@ -441,12 +451,11 @@ int target_discard(struct target *t, char *what, size_t len, struct target_error
 		t->wrote = 0;
 		return 0;
 	}
-	for (off_t off = 0; off < WIPE_BYTES; off += sizeof(zeros)) {
-		if (pwrite(t->lock_fd, zeros, sizeof(zeros), off) != (ssize_t)sizeof(zeros)) {
-			ret = errno ? -errno : -EIO;
-			break;
-		}
-	}
+	ret = wipe(t->lock_fd, 0);
+	if (!ret && t->fs_offset)
+		ret = wipe(t->lock_fd, t->fs_offset);
+	if (!ret && t->fs_offset && t->dev_size > 2 * WIPE_BYTES)
+		ret = wipe(t->lock_fd, t->dev_size - WIPE_BYTES);
 	if (!ret && fsync(t->lock_fd) != 0)
 		ret = -errno;
 	if (ret) {
@@ -493,8 +502,14 @@ int target_keep(struct target *t, char *what, size_t len)
 	return 0;
 }
 
+int target_fd(const struct target *t)
+{
+	return t->is_device ? t->lock_fd : t->tmp_fd;
+}
+
 void target_release(struct target *t)
 {
+	target_convert_end(t, 0);
 	/* a named temporary file made before planning, when planning failed */
 	if (t->tmp && !t->keep_named)
 		unlink(t->tmp);
@@ -509,5 +524,5 @@ void target_release(struct target *t)
 	free(t->dir);
 	free(t->tmp);
 	memset(t, 0, sizeof(*t));
-	t->lock_fd = t->excl_fd = t->tmp_fd = -1;
+	t->lock_fd = t->excl_fd = t->tmp_fd = t->raw_fd = -1;
 }

@@ -48,6 +48,12 @@ struct target {
 	int tmp_anon;           /* image: tmp_fd is an O_TMPFILE, with no name until commit */
 	char fd_path[64];       /* image: /proc/PID/fd/N of an O_TMPFILE, for the backend */
 
+	uint64_t fs_offset;     /* device with --partition: where the file system starts */
+	int raw_fd;             /* --format: the raw image while it is converted, else -1 */
+	int raw_anon;
+	char *raw_tmp;
+	char raw_fd_path[64];
+
 	int wrote;              /* a write happened: discard has work to do */
 	int keep_named;         /* the partial image was kept under t->tmp (--keep-partial) */
 };
@@ -131,12 +137,33 @@ void target_untouched(struct target *t);
 /*
  * The build failed or was interrupted: remove the temporary file, or
  * invalidate what was written to a device this run still claims (zero its
- * first 64 KiB, where every superblock and signature of interest lives);
+ * first 64 KiB, where every superblock and signature of interest lives;
+ * with a partition (fs_offset) also the partition's first and the device's
+ * last 64 KiB, where GPT keeps its backup);
  * a device another program claimed meanwhile is left alone.  Says what it did in
  * what (e.g. "removed the partial image '.x.imprint-AbC123'").  Returns 0
  * or a negative errno with err->msg set.
  */
 int target_discard(struct target *t, char *what, size_t len, struct target_error *err);
+
+/*
+ * --format: make a second temporary file beside TARGET (as target_prepare
+ * does) for the converted image; *raw is where the finished raw image
+ * stays readable, *out where the converter writes.  From here on commit
+ * places, and discard removes, the second file.  Returns 0 or a negative
+ * errno; then nothing changed.
+ */
+int target_convert_begin(struct target *t, const char **raw, const char **out,
+			 struct target_error *err);
+
+/*
+ * The conversion is over: drop the raw image.  When !ok, the converted
+ * file is dropped too (by the caller's discard, like any partial image).
+ */
+void target_convert_end(struct target *t, int ok);
+
+/* The open descriptor of what the backend wrote (the temporary image, the device), or -1. */
+int target_fd(const struct target *t);
 
 /* Free what target_open() allocated. */
 void target_release(struct target *t);

@@ -327,3 +327,51 @@ int image_discard(struct target *t, char *what, size_t len, struct target_error 
 	temp_forget(t);
 	return 0;
 }
+
+int target_convert_begin(struct target *t, const char **raw, const char **out,
+			 struct target_error *err)
+{
+	int ret;
+
+	if (t->is_device || t->is_dir || t->tmp_fd < 0 || t->raw_fd >= 0) {
+		set_error(err, "'%s': only a finished image file can be converted", t->path);
+		return -EINVAL;
+	}
+	t->raw_fd = t->tmp_fd;
+	t->raw_anon = t->tmp_anon;
+	t->raw_tmp = t->tmp;
+	memcpy(t->raw_fd_path, t->fd_path, sizeof(t->fd_path));
+	t->tmp_fd = -1;
+	t->tmp_anon = 0;
+	t->tmp = NULL;
+	t->fd_path[0] = '\0';
+	ret = make_temp(t, err);
+	if (ret) {
+		/* back as it was: the raw image is the one to discard */
+		t->tmp_fd = t->raw_fd;
+		t->tmp_anon = t->raw_anon;
+		t->tmp = t->raw_tmp;
+		memcpy(t->fd_path, t->raw_fd_path, sizeof(t->fd_path));
+		t->raw_fd = -1;
+		t->raw_tmp = NULL;
+		return ret;
+	}
+	*raw = t->raw_anon ? t->raw_fd_path : t->raw_tmp;
+	*out = t->tmp_anon ? t->fd_path : t->tmp;
+	return 0;
+}
+
+void target_convert_end(struct target *t, int ok)
+{
+	(void)ok; /* a failed conversion's file goes with discard, like any partial image */
+	if (t->raw_fd < 0)
+		return;
+	if (t->raw_tmp)
+		unlink(t->raw_tmp);
+	close(t->raw_fd);
+	free(t->raw_tmp);
+	t->raw_tmp = NULL;
+	t->raw_fd = -1;
+	t->raw_anon = 0;
+	t->raw_fd_path[0] = '\0';
+}

@@ -365,7 +365,7 @@ int content_report_run_html(const char *target, const struct content_stats_opts 
 	struct fsread *fs;
 	int ret;
 
-	ret = fsread_open(target, FSREAD_EXTENTS, &fs, &err);
+	ret = fsread_open_part(target, o->partition, FSREAD_EXTENTS, &fs, &err);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", err.msg);
 		return ret;

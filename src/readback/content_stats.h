@@ -97,6 +97,7 @@ struct content_stats_opts {
 	double sample_share;      /* share of 1 MiB segments compressed, (0, 1]; 0 = none */
 	int no_magic;             /* 1: no libmagic (type mix and typed files stay empty) */
 	unsigned jobs;            /* compressor threads; 0 or 1: compress in the caller */
+	int partition;            /* content-report: a partitioned disk's partition; 0: found */
 };
 
 struct content_stats {

@@ -39,6 +39,12 @@ static void levels_free(struct fsr_level *lv, size_t n)
 int fsread_open(const char *target, unsigned flags, struct fsread **out,
 		struct fsread_error *err)
 {
+	return fsread_open_part(target, 0, flags, out, err);
+}
+
+int fsread_open_part(const char *target, int part, unsigned flags, struct fsread **out,
+		     struct fsread_error *err)
+{
 	struct fsread *fs;
 	struct stat st;
 	int ret;
@@ -74,7 +80,15 @@ int fsread_open(const char *target, unsigned flags, struct fsread **out,
 	}
 	fs->image = !S_ISDIR(st.st_mode);
 	fs->ops = fs->image ? &fsread_ext2_ops : &fsread_mounted_ops;
-	ret = fs->ops->open(fs, err);
+	if (!fs->image && part) {
+		fsread_set_err(err, "'%s' is a directory; --partition %d is for partitioned disks",
+			       target, part);
+		ret = -EINVAL;
+		goto out_close;
+	}
+	ret = fs->image ? fsread_locate(fs, part, err) : 0;
+	if (!ret)
+		ret = fs->ops->open(fs, err);
 	if (ret)
 		goto out_close;
 	*out = fs;
@@ -99,6 +113,11 @@ void fsread_close(struct fsread *fs)
 	free(fs->free_ext);
 	free(fs->target);
 	free(fs);
+}
+
+int fsread_partition(const struct fsread *fs)
+{
+	return fs->partno;
 }
 
 int fsread_is_image(const struct fsread *fs)

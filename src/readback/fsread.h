@@ -118,6 +118,39 @@ struct fsread_error {
 int fsread_open(const char *target, unsigned flags, struct fsread **out,
 		struct fsread_error *err);
 
+/*
+ * fsread_open() of a partitioned disk's file system: partition part (from
+ * 1), or with 0 the one partition that holds ext2/3/4 (found through the
+ * table by libblkid); a target without a table is read whole, as by
+ * fsread_open(), which is this with part 0.  Beside fsread_open()'s
+ * errors: -ENOENT when there is no partition part (or none holds
+ * ext2/3/4), -EINVAL when it holds another file system or several
+ * partitions hold ext2/3/4 and part is 0.
+ */
+int fsread_open_part(const char *target, int part, unsigned flags, struct fsread **out,
+		     struct fsread_error *err);
+
+/* Where a disk's file system lies, and what it is. */
+struct fsread_place {
+	int partno;          /* its partition (from 1); 0: the whole target, no table */
+	uint64_t start, len; /* in bytes (0, 0 for the whole target) */
+	char type[32];       /* what libblkid calls it: "ext4", "xfs", ...; "" when unknown */
+};
+
+/*
+ * Find target's file system through its partition table (libblkid):
+ * partition part (from 1), or with 0 the one partition that holds
+ * ext2/3/4 (or the only partition, whatever it holds); a target without a
+ * table is its own file system (partno 0).  Returns 0, or -ENOENT (no
+ * such partition), -EINVAL (a partition with no file system, several
+ * ext2/3/4 ones, --partition on a bare target) with err set.
+ */
+int fsread_find(const char *target, int part, struct fsread_place *where,
+		struct fsread_error *err);
+
+/* The partition read (from 1), or 0 for the whole target. */
+int fsread_partition(const struct fsread *fs);
+
 /* Close and free (NULL is fine). */
 void fsread_close(struct fsread *fs);
 

@@ -455,7 +455,7 @@ static void prefetch(struct fsread *fs)
 			if (r[i].start + r[i].len > e)
 				e = r[i].start + r[i].len;
 		if (e <= fs->total_blocks)
-			posix_fadvise(fs->fd, (off_t)(s * fs->block_size),
+			posix_fadvise(fs->fd, (off_t)(fs->base + s * fs->block_size),
 				      (off_t)((e - s) * fs->block_size), POSIX_FADV_WILLNEED);
 	}
 	free(r);
@@ -520,6 +520,7 @@ bad:
 
 static int image_open(struct fsread *fs, struct fsread_error *err)
 {
+	char io_opts[40];
 	int mflags = 0;
 	errcode_t code;
 	struct stat st;
@@ -554,12 +555,16 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 	} else {
 		fs->dev_bytes = (uint64_t)st.st_size;
 	}
+	if (fs->partno) /* the partition is the file system's room */
+		fs->dev_bytes = fs->part_bytes;
+	snprintf(io_opts, sizeof(io_opts), "offset=%llu", (unsigned long long)fs->base);
 	if (fs->dev_bytes < 2048) {
 		fsread_set_err(err, "'%s': not an ext2/3/4 file system (%llu bytes, too small for a superblock)",
 			fs->target, (unsigned long long)fs->dev_bytes);
 		return -EINVAL;
 	}
-	code = ext2fs_open2(fs->target, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs->fs);
+	code = ext2fs_open2(fs->target, fs->base ? io_opts : NULL, EXT2_FLAG_64BITS, 0, 0,
+			    unix_io_manager, &fs->fs);
 	if (code) {
 		fs->fs = NULL;
 		return ext2_fail(fs, err, code, "%s", "");
@@ -644,7 +649,7 @@ static ssize_t image_read(struct fsread *fs, const struct fsread_entry *e, char 
 			continue;
 		for (uint64_t p = s; p < t;) {
 			ssize_t n = pread(fs->fd, buf + (p - off), t - p,
-					  (off_t)(x->physical * bs + (p - xs)));
+					  (off_t)(fs->base + x->physical * bs + (p - xs)));
 
 			if (n < 0) {
 				int en = errno;

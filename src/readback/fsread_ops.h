@@ -69,6 +69,9 @@ struct fsread {
 	ext2_filsys fs;
 	int fd;                /* our own read-only descriptor, for file data */
 	uint64_t dev_bytes;
+	uint64_t base;         /* a partitioned disk: where the file system starts, else 0 */
+	uint64_t part_bytes;   /* and its partition's length */
+	int partno;            /* and its number (from 1); 0: the whole target */
 	uint8_t *seen;         /* bit per inode: directory entered, or multi-link file met */
 	pthread_mutex_t lock;  /* libext2fs calls from fsread_read() */
 
@@ -166,5 +169,14 @@ void fsread_level_sort(struct fsr_level *lv);
 
 /* What an entry holds before its inode is read: no target, no extents, a first name. */
 void fsread_entry_reset(struct fsread_entry *e);
+
+/*
+ * fsread_part.c: a partitioned disk's file system.  Partition part (from
+ * 1), or with 0 the one partition holding ext2/3/4, into fs->base,
+ * part_bytes and partno; a target without a table is left whole (0, with
+ * part 0).  Returns 0 or a negative errno with err set: -ENOENT for no
+ * such partition, -EINVAL for one that holds no ext2/3/4 file system.
+ */
+int fsread_locate(struct fsread *fs, int part, struct fsread_error *err);
 
 #endif

@@ -22,6 +22,7 @@
 
 int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 {
+	char label[4200];
 	struct fsread_error err = { { 0 } };
 	struct mstate m = { 0 };
 	struct mresult r = { 0 };
@@ -36,7 +37,7 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 		ret = -ENOMEM;
 		goto out_nomem;
 	}
-	ret = fsread_open(target, FSREAD_EXTENTS | FSREAD_FREE, &fs, &err);
+	ret = fsread_open_part(target, o->partition, FSREAD_EXTENTS | FSREAD_FREE, &fs, &err);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", err.msg);
 		goto out_release;
@@ -79,7 +80,12 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 			goto out_release;
 		}
 	}
-	r.target = target;
+	if (fsread_partition(fs)) {
+		snprintf(label, sizeof(label), "%s, partition %d", target, fsread_partition(fs));
+		r.target = label;
+	} else {
+		r.target = target;
+	}
 	r.image = fsread_is_image(fs);
 	r.block_size = fsread_block_size(fs);
 	r.total_blocks = fsread_total_blocks(fs);

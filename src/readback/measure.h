@@ -73,6 +73,7 @@ struct measure_opts {
 	const char *against_name;        /* how to name it ("cfg.conf") */
 	const char *extents_path;        /* write every file's fragments here, or NULL */
 	uint64_t chunk_bytes;            /* free chunks; 0: against's free_chunk, else 1 MiB */
+	int partition;                   /* a partitioned disk's partition (from 1); 0: found */
 	const char *html_path;           /* also write the --html page here, or NULL */
 	struct json_object *html_page;   /* with html_path: the page's figures so far (html.h) */
 };

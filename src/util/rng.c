@@ -1,4 +1,5 @@
 /* rng.c - named, indexed random streams */
+#include <stdio.h>
 #include <string.h>
 
 #include "util/rng.h"
@@ -62,4 +63,23 @@ void rng_shuffle(void *a, uint64_t n, size_t size, uint64_t key, uint64_t index)
 void rng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t key, uint64_t index)
 {
 	rng_shuffle(a, n, sizeof(*a), key, index);
+}
+
+void rng_uuid(uint64_t seed, const char *stream, char out[37])
+{
+	unsigned char u[16];
+	struct rng r;
+
+	rng_init(&r, seed, stream, 0);
+	for (int i = 0; i < 16; i += 8) {
+		uint64_t v = rng_next(&r);
+
+		for (int k = 0; k < 8; k++)
+			u[i + k] = (unsigned char)(v >> (8 * k));
+	}
+	u[6] = (u[6] & 0x0f) | 0x40;
+	u[8] = (u[8] & 0x3f) | 0x80;
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+		 u[13], u[14], u[15]);
 }

@@ -71,4 +71,11 @@ static inline uint64_t rng_mix64(uint64_t z)
 void rng_shuffle(void *a, uint64_t n, size_t size, uint64_t key, uint64_t index);
 void rng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t key, uint64_t index);
 
+/*
+ * An RFC 4122 version 4 UUID as text ("xxxxxxxx-xxxx-4xxx-...") made of the
+ * first two draws of (seed, stream, 0): file system and partition UUIDs
+ * that the same seed always gives again.
+ */
+void rng_uuid(uint64_t seed, const char *stream, char out[37]);
+
 #endif

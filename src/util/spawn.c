@@ -1,0 +1,60 @@
+/* spawn.c - run a program and keep what it printed, for the tools imprint calls (mke2fs, qemu-img) */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "util/spawn.h"
+#include "util/strutil.h"
+
+extern char **environ;
+
+int spawn_capture(char **argv, char **env, const char *const *fallback, char *err, size_t err_len,
+		  int *status)
+{
+	posix_spawn_file_actions_t fa;
+	int pfd[2], ret;
+	pid_t pid;
+
+	err[0] = '\0';
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return -errno;
+	ret = posix_spawn_file_actions_init(&fa);
+	if (ret) {
+		ret = -ret;
+		goto out_close_pipe;
+	}
+	/* both streams: tools like mke2fs -q print nothing unless they fail, on either */
+	ret = posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+	if (!ret)
+		ret = posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	if (ret) {
+		ret = -ret;
+		goto out_destroy_fa;
+	}
+	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env ? env : environ);
+	for (size_t i = 0; ret == ENOENT && fallback && fallback[i]; i++)
+		ret = posix_spawn(&pid, fallback[i], &fa, NULL, argv, env ? env : environ);
+	if (ret) {
+		ret = -ret;
+		goto out_destroy_fa;
+	}
+	close(pfd[1]);
+	pfd[1] = -1;
+	errbuf_read_fd(err, err_len, pfd[0]);
+	while (waitpid(pid, status, 0) < 0) {
+		if (errno != EINTR) {
+			ret = -errno;
+			break;
+		}
+	}
+out_destroy_fa:
+	posix_spawn_file_actions_destroy(&fa);
+out_close_pipe:
+	close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	return ret;
+}
