@@ -19,6 +19,7 @@ IMPRINT_DEPS=(
 	sox mpg123 ffmpeg
 	netpbm pngcheck libjpeg-turbo-progs
 	qpdf poppler-utils unzip libarchive-tools
+	libjs-chart.js chromium
 )
 
 imprint_say()
