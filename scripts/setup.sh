@@ -20,7 +20,12 @@ IMPRINT_DEPS=(
 	netpbm pngcheck libjpeg-turbo-progs
 	qpdf poppler-utils unzip libarchive-tools
 	libjs-chart.js chromium
+	bash-completion parallel
 )
+
+# What scripts/package needs besides: it installs them (and the build
+# dependencies of debian/control) when it runs.
+IMPRINT_PACKAGE_DEPS=(dpkg-dev debhelper fakeroot lintian)
 
 imprint_say()
 {

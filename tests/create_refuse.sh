@@ -13,9 +13,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-sha() { sha256sum "$1" | cut -d' ' -f1; }
-leftovers() { find "$1" -maxdepth 1 -name '.*.imprint-*' | wc -l; }
-
 # attach FILE: $loop is a loop device of our own over FILE; fails when that cannot be done here
 attach() {
 	loop=
@@ -195,27 +192,15 @@ interrupt() {
 	done
 }
 
-# allocated bytes of the temporary image of process $pid (an unnamed O_TMPFILE, or
-# .NAME.imprint-XXXXXX where the file system has none), through its descriptors
-tmp_bytes() {
-	local f b max=0
-	for f in /proc/"$pid"/fd/*; do
-		case $(readlink "$f" 2>/dev/null) in "$WORK"/*) ;; *) continue ;; esac
-		b=$(stat -L -c %b "$f" 2>/dev/null || echo 0)
-		[ $((b * 512)) -gt "$max" ] && max=$((b * 512))
-	done
-	echo "$max"
-}
+# holds_fd PID PATH: whether PID has PATH open; is_ext4 DEV: whether DEV holds an ext4 superblock
+holds_fd() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q -- "-> $2\$"; }
+is_ext4() { [ "$(blkid -p -o value -s TYPE "$1" 2>/dev/null)" = ext4 ]; }
 
 big=$WORK/big.img
 "$IMPRINT" create --quiet --size 2G --used 1500M "$big" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 # wait until file data is being written (past mke2fs's journal and tables)
-for _ in $(seq 1 1000); do
-	[ "$(tmp_bytes)" -gt $((200 << 20)) ] && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.01
-done
+wait_until "$pid" open_over "$pid" $((200 << 20))
 interrupt INT "$pid"
 wait "$pid"
 st=$?
@@ -232,16 +217,8 @@ if attach "$WORK/dev2.img"; then
 	"$IMPRINT" create --quiet --used 1500M "$loop" >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
 	# open the device only once imprint holds it: it refuses a device another process has open
-	for _ in $(seq 1 1000); do
-		ls -l "/proc/$pid/fd" 2>/dev/null | grep -q -- "-> $loop\$" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.01
-	done
-	for _ in $(seq 1 1000); do
-		[ "$(blkid -p -o value -s TYPE "$loop" 2>/dev/null)" = ext4 ] && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.01
-	done
+	wait_until "$pid" holds_fd "$pid" "$loop"
+	wait_until "$pid" is_ext4 "$loop"
 	sleep 0.2
 	interrupt TERM "$pid"
 	wait "$pid"

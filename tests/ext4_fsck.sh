@@ -5,9 +5,6 @@
 command -v e2fsck >/dev/null 2>&1 || { echo "1..0 # SKIP e2fsck not found"; exit 77; }
 command -v mke2fs >/dev/null 2>&1 || { echo "1..0 # SKIP mke2fs not found"; exit 77; }
 
-sha() { sha256sum "$1" | cut -d' ' -f1; }
-
-
 img=$WORK/img
 small="--size 64M --files 150"
 

@@ -20,8 +20,6 @@ mke2fs_version=$(mke2fs -V 2>&1 | sed -n 's/^mke2fs \([0-9.]*\).*/\1/p')
 same_mke2fs=0
 [ "$mke2fs_version" = "$GOLDEN_MKE2FS" ] && same_mke2fs=1
 
-sha() { sha256sum "$1" | cut -d' ' -f1; }
-
 for dir in "$GOLDEN_DIR"/*/; do
 	case=$(basename "$dir")
 	ARGS=()

@@ -9,6 +9,9 @@ trap 'rm -rf "$WORK"' EXIT
 
 pass() { TESTS_RUN=$((TESTS_RUN + 1)); echo "ok $TESTS_RUN - $1"; }
 fail() { TESTS_RUN=$((TESTS_RUN + 1)); TESTS_FAILED=$((TESTS_FAILED + 1)); echo "not ok $TESTS_RUN - $1"; }
+# sha FILE: its sha256; leftovers DIR: how many temporary images imprint left in DIR
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+leftovers() { find "$1" -maxdepth 1 -name '.*.imprint-*' | wc -l; }
 
 # expect_status WANT WHAT CMD...: run CMD, stdout to $WORK/out, stderr to $WORK/err
 expect_status() {
@@ -152,6 +155,32 @@ tap_from() {
 		*) fail "${line#fail }" ;;
 		esac
 	done < <("$@" 2>&1)
+}
+
+# open_bytes PID: allocated bytes of the largest file PID has open under $WORK (an
+# unnamed O_TMPFILE image too, which only its descriptors reach)
+open_bytes() {
+	local f b max=0
+	for f in /proc/"$1"/fd/*; do
+		case $(readlink "$f" 2>/dev/null) in "$WORK"/*) ;; *) continue ;; esac
+		b=$(stat -L -c %b "$f" 2>/dev/null || echo 0)
+		[ $((b * 512)) -gt "$max" ] && max=$((b * 512))
+	done
+	echo "$max"
+}
+
+# open_over PID BYTES: whether PID has more than BYTES allocated in a file open under $WORK
+open_over() { [ "$(open_bytes "$1")" -gt "$2" ]; }
+
+# wait_until PID CMD [ARG...]: wait (10 s at most) until CMD ARG... succeeds or PID has exited
+wait_until() {
+	local pid=$1 _
+	shift
+	for _ in $(seq 1 1000); do
+		"$@" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
 }
 
 finish() {

@@ -2,9 +2,6 @@
 # target_safety.sh - create never loses what is in an image file's place, and says why it fails
 . "${srcdir:-.}/tests/lib.sh"
 
-sha() { sha256sum "$1" | cut -d' ' -f1; }
-leftovers() { find "$1" -maxdepth 1 -name '.*.imprint-*' | wc -l; }
-
 # --- mke2fs's own error, not its warning about usage types (issue 16, finding 8)
 expect_status 1 "mke2fs refuses -O ^extent with 64bit" \
 	"$IMPRINT" create -q --size 64M --mkfs-options "-O ^extent" "$WORK/e8.img"
@@ -74,23 +71,9 @@ for i in 1 2 3; do
 done
 
 # --- SIGKILL mid-build leaves nothing: the image is an unnamed O_TMPFILE until done (finding 4)
-# data_bytes PID: allocated bytes of the largest file PID has open under WORK
-data_bytes() {
-	local f b max=0
-	for f in /proc/"$1"/fd/*; do
-		case $(readlink "$f" 2>/dev/null) in "$WORK"/*) ;; *) continue ;; esac
-		b=$(stat -L -c %b "$f" 2>/dev/null || echo 0)
-		[ $((b * 512)) -gt "$max" ] && max=$((b * 512))
-	done
-	echo "$max"
-}
 "$IMPRINT" create -q --size 2G --used 1500M "$WORK/kill.img" 2>/dev/null &
 pid=$!
-for _ in $(seq 1 1000); do
-	[ "$(data_bytes "$pid")" -gt $((100 << 20)) ] && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.01
-done
+wait_until "$pid" open_over "$pid" $((100 << 20))
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 [ ! -e "$WORK/kill.img" ] && [ "$(leftovers "$WORK")" -eq 0 ] \

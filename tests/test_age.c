@@ -16,6 +16,7 @@
 #include "plan/plan.h"
 #include "testlayout.h"
 #include "testutil.h"
+#include "util/array.h"
 
 #define NSEEDS 3
 
@@ -189,16 +190,9 @@ static void test_determinism(void **state)
 
 	(void)state;
 	aged_setup(&r, &fm, &plans[1], 10, 6, 1.3);
-	run_build(&a, &r.rq, &fm);
-	run_build(&b, &r.rq, &fm);
-	test_same_layout(&a, &b, plans[1].ndirs);
-	assert_int_equal(a.age_temps, b.age_temps);
-	layout_release(&b);
-
-	/* another seed, another history */
-	r.rq.seed = 66;
-	run_build(&b, &r.rq, &fm);
-	assert_true(a.next != b.next || memcmp(a.ext, b.ext, a.next * sizeof(*a.ext)) != 0);
+	/* the same history twice; another seed, another history */
+	test_reseeded(&a, &b, &r.rq, &fm, plans[1].ndirs);
+	assert_true(a.notes & b.notes & LAYOUT_NOTE_AGED);
 	assert_false(b.notes & LAYOUT_NOTE_IGNORED);
 	assert_int_equal(layout_notes_text(&b, NULL, 0), 0);
 	layout_release(&b);
@@ -278,13 +272,6 @@ static double floor_cdf(const void *ctx, double t)
 	return size_model_cdf(ctx, t + 1.0);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void test_trace(void **state)
 {
 	const struct plan *pl = &plans[2];
@@ -326,7 +313,7 @@ static void test_trace(void **state)
 	assert_true(w.temps >= pl->nfiles * w.rounds / 10 * 9 / 10);
 
 	/* temporaries are drawn from the plan's size model */
-	qsort(w.tsize, w.temps, sizeof(*w.tsize), cmp_double);
+	qsort(w.tsize, w.temps, sizeof(*w.tsize), array_cmp_double);
 	v = calloc(w.temps, sizeof(*v));
 	assert_non_null(v);
 	for (uint64_t i = 0; i < w.temps; i++)

@@ -317,12 +317,8 @@ static const struct format formats[] = {
 static uint8_t *fill_all(const struct format *f, uint64_t key, uint64_t size)
 {
 	struct gen_file g = { .key = key, .file = 1, .size = size, .ext = f->ext, .cm = &model };
-	uint8_t *b = malloc(size);
 
-	assert_non_null(b);
-	memset(b, 0xa5, size);
-	assert_int_equal(f->ops->fill(&g, 0, b, size), 0);
-	return b;
+	return test_fill_all(f->ops, &g);
 }
 
 static void check_one(magic_t mg, const struct format *f, uint64_t key, uint64_t s)
@@ -366,13 +362,9 @@ static void test_determinism(void **state)
 {
 	(void)state;
 	for (unsigned int i = 0; i < NFORMATS; i++) {
-		const struct format *f = &formats[i];
-		uint64_t size = 300001;
-		uint8_t *a = fill_all(f, 42, size);
-		uint8_t *b = fill_all(f, 42, size);
-		uint8_t *c = fill_all(f, 43, size);
+		struct gen_file g = { .file = 1, .size = 300001, .ext = formats[i].ext, .cm = &model };
 
-		test_keyed_fills(a, b, c, size, true);
+		test_fill_determinism(formats[i].ops, &g, true);
 	}
 }
 
@@ -385,40 +377,9 @@ static void test_random_access(void **state)
 	(void)state;
 	rng_open(&r, 7, 0);
 	for (unsigned int i = 0; i < NFORMATS; i++) {
-		const struct format *f = &formats[i];
+		struct gen_file g = { .file = 1, .ext = formats[i].ext, .cm = &model };
 
-		for (unsigned int k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-			uint64_t size = f->ops->min_size + sizes[k];
-			struct gen_file g = { .key = 1000 + k,
-					      .file = 1,
-					      .size = size,
-					      .ext = f->ext,
-					      .cm = &model };
-			uint8_t *whole = fill_all(f, g.key, size);
-			uint8_t *piece = malloc(size);
-
-			assert_non_null(piece);
-			for (unsigned int n = 0; n < 120; n++) {
-				uint64_t off = rng_below(&r, size), max, len;
-
-				/* the first ones in the header, the last ones in the trailer */
-				if (n < 8)
-					off = n * 37 % size;
-				else if (n < 16)
-					off = size - 1 - rng_below(&r, MIN(size, 600));
-				max = size - off;
-				len = n % 4 == 0 ? 1 + rng_below(&r, max) :
-						   1 + rng_below(&r, max < 3000 ? max : 3000);
-				memset(piece, 0x5a, len);
-				assert_int_equal(f->ops->fill(&g, off, piece, len), 0);
-				if (memcmp(piece, whole + off, len))
-					fail_msg("%s: size %llu: [%llu, +%llu) differs", f->ext,
-						 (unsigned long long)size, (unsigned long long)off,
-						 (unsigned long long)len);
-			}
-			free(piece);
-			free(whole);
-		}
+		test_fill_random(formats[i].ops, &g, sizes, sizeof(sizes) / sizeof(sizes[0]), &r, 120);
 	}
 }
 
@@ -756,55 +717,56 @@ static void test_corrupt(void **state)
 	}
 }
 
-static void test_read_pdf(void **state)
-{
-	static const struct tool tools[] = {
-		{ "qpdf", "qpdf --check", ">/dev/null", true, 0 },
-		{ "pdfinfo", "pdfinfo", ">/dev/null", true, 0 },
-		{ "pdftotext", "pdftotext -q", "/dev/null", true, 0 },
-	};
+/* The readers each format is checked with: a cmocka test each. */
+static const struct tool pdf_tools[] = {
+	{ "qpdf", "qpdf --check", ">/dev/null", true, 0 },
+	{ "pdfinfo", "pdfinfo", ">/dev/null", true, 0 },
+	{ "pdftotext", "pdftotext -q", "/dev/null", true, 0 },
+};
 
-	(void)state;
-	readers_sweep(&formats[0], tools, 3);
+static const struct tool zip_tools[] = {
+	{ "unzip", "unzip -tqq", "", true, 0 },
+	{ "bsdtar", "bsdtar -tf", ">/dev/null", true, 0 },
+};
+
+static const struct tool gzip_tools[] = {
+	{ "gzip", "gzip -t", "", true, 0 },
+};
+
+static const struct tool tgz_tools[] = {
+	{ "gzip", "gzip -t", "", true, 0 },
+	/* smaller tgz files hold text: a tar does not fit */
+	{ "tar", "tar -tzf", ">/dev/null", true, 1536 },
+};
+
+static const struct tool tar_tools[] = {
+	{ "tar", "tar -tf", ">/dev/null", true, 0 },
+	{ "bsdtar", "bsdtar -tf", ">/dev/null", true, 0 },
+};
+
+struct readers {
+	const struct format *f;
+	const struct tool *tools;
+	unsigned int n;
+};
+
+#define READERS(i, t) { &formats[i], t, sizeof(t) / sizeof(t[0]) }
+
+static const struct readers read_pdf = READERS(0, pdf_tools);
+static const struct readers read_zip = READERS(1, zip_tools);
+static const struct readers read_gzip = READERS(2, gzip_tools);
+static const struct readers read_tgz = READERS(3, tgz_tools);
+static const struct readers read_tar = READERS(4, tar_tools);
+
+static void test_read(void **state)
+{
+	const struct readers *r = *state;
+
+	readers_sweep(r->f, r->tools, r->n);
 }
 
-static void test_read_zip(void **state)
-{
-	static const struct tool tools[] = {
-		{ "unzip", "unzip -tqq", "", true, 0 },
-		{ "bsdtar", "bsdtar -tf", ">/dev/null", true, 0 },
-	};
-
-	(void)state;
-	readers_sweep(&formats[1], tools, 2);
-}
-
-static void test_read_gzip(void **state)
-{
-	static const struct tool tools[] = {
-		{ "gzip", "gzip -t", "", true, 0 },
-	};
-	static const struct tool tgz[] = {
-		{ "gzip", "gzip -t", "", true, 0 },
-		/* smaller tgz files hold text: a tar does not fit */
-		{ "tar", "tar -tzf", ">/dev/null", true, 1536 },
-	};
-
-	(void)state;
-	readers_sweep(&formats[2], tools, 1);
-	readers_sweep(&formats[3], tgz, 2);
-}
-
-static void test_read_tar(void **state)
-{
-	static const struct tool tools[] = {
-		{ "tar", "tar -tf", ">/dev/null", true, 0 },
-		{ "bsdtar", "bsdtar -tf", ">/dev/null", true, 0 },
-	};
-
-	(void)state;
-	readers_sweep(&formats[4], tools, 2);
-}
+/* A cmocka test of the readers r, named name. */
+#define READ_TEST(name, r) { name, test_read, NULL, NULL, (void *)&(r) }
 
 static int setup(void **state)
 {
@@ -829,9 +791,12 @@ int main(void)
 		cmocka_unit_test(test_random_access), cmocka_unit_test(test_small_sizes),
 		cmocka_unit_test(test_sweep_magic),   cmocka_unit_test(test_content),
 		cmocka_unit_test(test_ratio),	      cmocka_unit_test(test_floors),
-		cmocka_unit_test(test_corrupt),	      cmocka_unit_test(test_read_pdf),
-		cmocka_unit_test(test_read_zip),      cmocka_unit_test(test_read_gzip),
-		cmocka_unit_test(test_read_tar),
+		cmocka_unit_test(test_corrupt),
+		READ_TEST("test_read_pdf", read_pdf),
+		READ_TEST("test_read_zip", read_zip),
+		READ_TEST("test_read_gzip", read_gzip),
+		READ_TEST("test_read_tgz", read_tgz),
+		READ_TEST("test_read_tar", read_tar),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

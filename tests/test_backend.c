@@ -43,7 +43,7 @@ static void make_image(struct run *r)
 	close(fd);
 }
 
-static int run_pipeline(struct run *r, const struct backend_ops *ops, int image)
+static void run_setup(struct run *r, int image)
 {
 	memset(r, 0, sizeof(*r));
 	test_build_plan(&r->pl, small);
@@ -58,7 +58,23 @@ static int run_pipeline(struct run *r, const struct backend_ops *ops, int image)
 	r->j.res = &r->res;
 	r->j.msg = r->msg;
 	r->j.len = sizeof(r->msg);
+}
+
+static int run_pipeline(struct run *r, const struct backend_ops *ops, int image)
+{
+	run_setup(r, image);
 	return pipeline_run(ops, &r->j);
+}
+
+/* The calls of a run that went through: a layout asked for and handed on when placed. */
+static void assert_clean_run(int placed)
+{
+	assert_int_equal(wrap.opens, 1);
+	assert_int_equal(wrap.layout_requests, placed);
+	assert_int_equal(wrap.populates, 1);
+	assert_int_equal(!!wrap.populate_had_layout, placed);
+	assert_int_equal(wrap.finishes, 1);
+	assert_int_equal(wrap.aborts, 0);
 }
 
 static void run_release(struct run *r)
@@ -88,12 +104,7 @@ static void test_null_no_layout(void **state)
 	(void)state;
 	wrap_reset(&null_backend_ops, &ops);
 	assert_int_equal(run_pipeline(&r, &ops, 0), 0);
-	assert_int_equal(wrap.opens, 1);
-	assert_int_equal(wrap.layout_requests, 0);
-	assert_int_equal(wrap.populates, 1);
-	assert_false(wrap.populate_had_layout);
-	assert_int_equal(wrap.finishes, 1);
-	assert_int_equal(wrap.aborts, 0);
+	assert_clean_run(0);
 	assert_int_equal(r.res.files, r.pl.nfiles);
 	assert_false(r.res.have_layout);
 	assert_false(r.res.have_score);
@@ -109,12 +120,7 @@ static void test_ext4_layout(void **state)
 	(void)state;
 	wrap_reset(&ext4_backend_ops, &ops);
 	assert_int_equal(run_pipeline(&r, &ops, 1), 0);
-	assert_int_equal(wrap.opens, 1);
-	assert_int_equal(wrap.layout_requests, 1);
-	assert_int_equal(wrap.populates, 1);
-	assert_true(wrap.populate_had_layout);
-	assert_int_equal(wrap.finishes, 1);
-	assert_int_equal(wrap.aborts, 0);
+	assert_clean_run(1);
 	assert_true(wrap.fills > 0);
 	assert_true(r.res.have_layout && r.res.have_score);
 	assert_true(r.res.layout_score > 0.99);
@@ -194,17 +200,8 @@ static void test_cancelled(void **state)
 
 	(void)state;
 	wrap_reset(&null_backend_ops, &ops);
-	memset(&r, 0, sizeof(r));
-	test_build_plan(&r.pl, small);
+	run_setup(&r, 0);
 	r.cancel = 1;
-	r.o.cancel = &r.cancel;
-	r.o.jobs = 1;
-	r.j.o = &r.o;
-	r.j.pl = &r.pl;
-	r.j.target = "TARGET";
-	r.j.res = &r.res;
-	r.j.msg = r.msg;
-	r.j.len = sizeof(r.msg);
 	assert_int_equal(pipeline_run(&ops, &r.j), -EINTR);
 	assert_int_equal(wrap.opens, 0);
 	run_release(&r);

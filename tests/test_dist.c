@@ -14,6 +14,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "model/dist.h"
+#include "util/array.h"
 #include "util/rng.h"
 
 #define NDRAW 100000
@@ -28,20 +29,6 @@
 #define DEF_XM 536870912.0
 #define DEF_SHAPE 0.91
 #define DEF_CAP (64 * GIB)
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* P(floor(X) <= t) = F(t + 1) for the continuous X */
 static double size_floor_cdf(const void *ctx, double t)
@@ -64,7 +51,7 @@ static double size_ks(const struct size_model *gen, const struct size_model *mod
 		v[i] = size_model_bytes(gen, rng_uniform(&r));
 		assert_true((double)v[i] <= floor(gen->cap));
 	}
-	qsort(v, NDRAW, sizeof(*v), cmp_u64);
+	qsort(v, NDRAW, sizeof(*v), array_cmp_u64);
 	d = ks_d_discrete(v, NDRAW, size_floor_cdf, model);
 	free(v);
 	return d;
@@ -455,7 +442,7 @@ static void test_fpd_tail(void **state)
 		for (i = 0; i < NDRAW; i++)
 			x[i] = fpd_tail_quantile(t->c, t->k, t->lo, t->hi,
 						 rng_uniform(&r));
-		qsort(x, NDRAW, sizeof(*x), cmp_double);
+		qsort(x, NDRAW, sizeof(*x), array_cmp_double);
 		d = ks_d_continuous(x, NDRAW, tail_cdf_cb, t);
 		assert_true(d < crit);
 

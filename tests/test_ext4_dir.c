@@ -641,6 +641,12 @@ static void run_case(const struct dir_case *c, const char *tag)
 	unlink(img);
 }
 
+static void run_cases(const struct dir_case *cases, size_t n, const char *tag)
+{
+	for (size_t k = 0; k < n; k++)
+		run_case(&cases[k], tag);
+}
+
 #define CSUM ""
 #define NOCSUM "-O ^metadata_csum"
 
@@ -706,56 +712,52 @@ static void test_block_worth(void **state)
 	}
 }
 
-static void test_10k(void **state)
-{
-	static const struct dir_case cases[] = {
-		{ CSUM, "64M", 10000, NAMES_MIXED, 1, 0 },
-		{ NOCSUM, "64M", 10000, NAMES_MIXED, 1, 0 },
-		{ CSUM " -b 1024", "64M", 10000, NAMES_MIXED, 1, 1 },
-		{ NOCSUM " -b 1024", "64M", 10000, NAMES_MIXED, 1, 1 },
-	};
+/* Groups of cases, each run as one test under its tag. */
+static const struct dir_case cases_10k[] = {
+	{ CSUM, "64M", 10000, NAMES_MIXED, 1, 0 },
+	{ NOCSUM, "64M", 10000, NAMES_MIXED, 1, 0 },
+	{ CSUM " -b 1024", "64M", 10000, NAMES_MIXED, 1, 1 },
+	{ NOCSUM " -b 1024", "64M", 10000, NAMES_MIXED, 1, 1 },
+};
 
-	(void)state;
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
-		run_case(&cases[k], "10k");
-}
+static const struct dir_case cases_linear[] = {
+	{ CSUM " -O ^dir_index", "64M", 10000, NAMES_MIXED, 0, 0 },
+	{ NOCSUM " -O ^dir_index -b 1024", "64M", 3000, NAMES_MIXED, 0, 0 },
+};
 
-static void test_linear(void **state)
-{
-	static const struct dir_case cases[] = {
-		{ CSUM " -O ^dir_index", "64M", 10000, NAMES_MIXED, 0, 0 },
-		{ NOCSUM " -O ^dir_index -b 1024", "64M", 3000, NAMES_MIXED, 0, 0 },
-	};
-
-	(void)state;
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
-		run_case(&cases[k], "linear");
-}
-
-static void test_100k(void **state)
-{
-	static const struct dir_case cases[] = {
-		{ CSUM, "128M", 100000, NAMES_MIXED, 1, 1 },
-		{ NOCSUM " -b 1024", "160M", 100000, NAMES_MIXED, 1, 1 },
-	};
-
-	(void)state;
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
-		run_case(&cases[k], "100k");
-}
+static const struct dir_case cases_100k[] = {
+	{ CSUM, "128M", 100000, NAMES_MIXED, 1, 1 },
+	{ NOCSUM " -b 1024", "160M", 100000, NAMES_MIXED, 1, 1 },
+};
 
 /* Equal hashes kept in one leaf where they fit, else flagged as continued */
-static void test_collisions(void **state)
-{
-	static const struct dir_case cases[] = {
-		{ CSUM " -b 1024 -E hash_seed=" COLLIDE_SEED, "64M", 538, NAMES_COLLIDE, 1, -1 },
-		{ NOCSUM " -b 1024 -E hash_seed=" COLLIDE_SEED, "64M", 538, NAMES_COLLIDE, 1, -1 },
-	};
+static const struct dir_case cases_collide[] = {
+	{ CSUM " -b 1024 -E hash_seed=" COLLIDE_SEED, "64M", 538, NAMES_COLLIDE, 1, -1 },
+	{ NOCSUM " -b 1024 -E hash_seed=" COLLIDE_SEED, "64M", 538, NAMES_COLLIDE, 1, -1 },
+};
 
-	(void)state;
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
-		run_case(&cases[k], "collide");
+struct dir_group {
+	const char *tag;
+	const struct dir_case *cases;
+	size_t n;
+};
+
+#define DIR_GROUP(tag, cases) { tag, cases, sizeof(cases) / sizeof(cases[0]) }
+
+static const struct dir_group group_10k = DIR_GROUP("10k", cases_10k);
+static const struct dir_group group_linear = DIR_GROUP("linear", cases_linear);
+static const struct dir_group group_100k = DIR_GROUP("100k", cases_100k);
+static const struct dir_group group_collide = DIR_GROUP("collide", cases_collide);
+
+static void test_group(void **state)
+{
+	const struct dir_group *g = *state;
+
+	run_cases(g->cases, g->n, g->tag);
 }
+
+/* A cmocka test running group g, named name. */
+#define GROUP_TEST(name, g) { name, test_group, NULL, NULL, (void *)&(g) }
 
 /* 3 long names a 1 KiB leaf: 16,000 leaves pass 123 * 126, so two node levels */
 static void test_largedir(void **state)
@@ -854,10 +856,10 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_one),
 		cmocka_unit_test(test_block_worth),
-		cmocka_unit_test(test_10k),
-		cmocka_unit_test(test_linear),
-		cmocka_unit_test(test_collisions),
-		cmocka_unit_test(test_100k),
+		GROUP_TEST("test_10k", group_10k),
+		GROUP_TEST("test_linear", group_linear),
+		GROUP_TEST("test_collisions", group_collide),
+		GROUP_TEST("test_100k", group_100k),
 		cmocka_unit_test(test_largedir),
 	};
 

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include "plan/plan.h"
 #include "testlayout.h"
 #include "testutil.h"
+#include "util/array.h"
 
 #define NSEEDS 3
 
@@ -366,18 +368,9 @@ static void test_determinism(void **state)
 	(void)state;
 	test_req_init(&r, &plans[1], 4096, LAYOUT_EXTENTS, 0.7, 6, 0);
 	fm_groups(&fm, groups_for(need_of(&r.rq), 32768, 512, 1.6), 32768, 512, 0);
-	run_build(&a, &r.rq, &fm);
-	run_build(&b, &r.rq, &fm);
-	test_same_layout(&a, &b, plans[1].ndirs);
-	assert_memory_equal(a.file_nmeta, b.file_nmeta, a.nfiles * sizeof(*a.file_nmeta));
-	assert_int_equal(a.pool_start, b.pool_start);
-	layout_release(&b);
-
-	/* another seed, another layout, the same score */
-	r.rq.seed = 66;
-	run_build(&b, &r.rq, &fm);
+	/* the same layout twice; another seed, another layout, the same score */
+	test_reseeded(&a, &b, &r.rq, &fm, plans[1].ndirs);
 	assert_true(fabs(b.score - a.score) < 0.001);
-	assert_true(a.next != b.next || memcmp(a.ext, b.ext, a.next * sizeof(*a.ext)) != 0);
 	layout_release(&a);
 	layout_release(&b);
 	free(fm.runs);
@@ -550,6 +543,22 @@ static void test_spread_extents(void **state)
 	spread_sweep(1, 0.99, means, 0.05);
 }
 
+/*
+ * A layout at score 0.5 with frag_file_share share and 2 extents a fragmented
+ * file: the score holds, the mean of 2 gives way, and the share too when
+ * share_gives.
+ */
+static void build_conflict(struct layout *lo, struct test_req *r, const struct freemap *fm,
+			   double share, bool share_gives)
+{
+	r->rq.frag_file_share = share;
+	r->rq.frag_extents = 2;
+	run_build(lo, &r->rq, fm);
+	assert_true(fabs(lo->score - 0.5) <= 0.005);
+	assert_int_equal(!!(lo->notes & LAYOUT_NOTE_SHARE), share_gives);
+	assert_true(lo->notes & LAYOUT_NOTE_EXTENTS);
+}
+
 /* Spread parameters the score cannot honour: the score wins and says so. */
 static void test_spread_conflict(void **state)
 {
@@ -561,12 +570,7 @@ static void test_spread_conflict(void **state)
 	/* 1 % of the files at random cannot hold half the pairs */
 	setup_spread(&r, &fm, 0, 0.5);
 	r.rq.frag_select = FRAG_SELECT_RANDOM;
-	r.rq.frag_file_share = 0.01;
-	r.rq.frag_extents = 2;
-	run_build(&lo, &r.rq, &fm);
-	assert_true(fabs(lo.score - 0.5) <= 0.005);
-	assert_true(lo.notes & LAYOUT_NOTE_SHARE);
-	assert_true(lo.notes & LAYOUT_NOTE_EXTENTS);
+	build_conflict(&lo, &r, &fm, 0.01, true);
 	{
 		char text[512];
 		size_t n = layout_notes_text(&lo, text, sizeof(text));
@@ -581,12 +585,7 @@ static void test_spread_conflict(void **state)
 	layout_release(&lo);
 
 	/* both given and compatible enough: the share holds, the mean moves */
-	r.rq.frag_file_share = 0.5;
-	r.rq.frag_extents = 2;
-	run_build(&lo, &r.rq, &fm);
-	assert_true(fabs(lo.score - 0.5) <= 0.005);
-	assert_false(lo.notes & LAYOUT_NOTE_SHARE);
-	assert_true(lo.notes & LAYOUT_NOTE_EXTENTS);
+	build_conflict(&lo, &r, &fm, 0.5, false);
 	layout_release(&lo);
 	free(fm.runs);
 	test_req_release(&r);
@@ -599,11 +598,6 @@ static int cmp_u64_desc(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static int cmp_u64_asc(const void *a, const void *b)
-{
-	return -cmp_u64_desc(a, b);
-}
-
 /* Median block count of the eligible files, fragmented (frag 1) or all (frag -1). */
 static uint64_t median_blocks(const struct layout *lo, const struct test_req *r, int frag)
 {
@@ -613,7 +607,7 @@ static uint64_t median_blocks(const struct layout *lo, const struct test_req *r,
 	for (uint64_t f = 0; f < lo->nfiles; f++)
 		if (r->fb[f] >= 2 && (frag < 0 || (runs_of(lo, f) > 1) == frag))
 			v[n++] = r->fb[f];
-	qsort(v, n, sizeof(*v), cmp_u64_asc);
+	qsort(v, n, sizeof(*v), array_cmp_u64);
 	m = n ? v[n / 2] : 0;
 	free(v);
 	return m;

@@ -193,11 +193,8 @@ static const struct format formats[] = {
 static uint8_t *fill_all(const struct format *f, uint64_t key, uint64_t size)
 {
 	struct gen_file g = { .key = key, .file = 1, .size = size, .ext = f->ext };
-	uint8_t *b = malloc(size);
 
-	assert_non_null(b);
-	assert_int_equal(f->ops->fill(&g, 0, b, size), 0);
-	return b;
+	return test_fill_all(f->ops, &g);
 }
 
 static void test_ops(void **state)
@@ -215,17 +212,11 @@ static void test_ops(void **state)
 
 static void test_determinism(void **state)
 {
-	unsigned int i;
-
 	(void)state;
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
-		const struct format *f = &formats[i];
-		uint64_t size = 300001;
-		uint8_t *a = fill_all(f, 42, size);
-		uint8_t *b = fill_all(f, 42, size);
-		uint8_t *c = fill_all(f, 43, size);
+	for (unsigned int i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		struct gen_file g = { .file = 1, .size = 300001, .ext = formats[i].ext };
 
-		test_keyed_fills(a, b, c, size, false);
+		test_fill_determinism(formats[i].ops, &g, false);
 	}
 }
 
@@ -233,42 +224,14 @@ static void test_determinism(void **state)
 static void test_random_access(void **state)
 {
 	static const uint64_t sizes[] = { 0, 1, 4097, 70001, 1048576 + 333 };
-	unsigned int i, k, n;
 	struct rng r;
 
 	(void)state;
 	rng_open(&r, 7, 0);
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
-		const struct format *f = &formats[i];
+	for (unsigned int i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		struct gen_file g = { .file = 1, .ext = formats[i].ext };
 
-		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-			uint64_t size = f->ops->min_size + sizes[k];
-			struct gen_file g = {
-				.key = 1000 + k, .file = 1, .size = size, .ext = f->ext
-			};
-			uint8_t *whole = fill_all(f, g.key, size);
-			uint8_t *piece = malloc(size);
-
-			assert_non_null(piece);
-			for (n = 0; n < 200; n++) {
-				uint64_t off = rng_below(&r, size);
-				uint64_t max = size - off;
-				uint64_t len;
-
-				/* mostly short pieces, some long; the first ones in the header */
-				if (n < 8) {
-					off = n * 37 % size;
-					max = size - off;
-				}
-				len = n % 4 == 0 ? 1 + rng_below(&r, max) :
-						   1 + rng_below(&r, max < 3000 ? max : 3000);
-				memset(piece, 0xa5, len);
-				assert_int_equal(f->ops->fill(&g, off, piece, len), 0);
-				assert_memory_equal(piece, whole + off, len);
-			}
-			free(piece);
-			free(whole);
-		}
+		test_fill_random(formats[i].ops, &g, sizes, sizeof(sizes) / sizeof(sizes[0]), &r, 200);
 	}
 }
 

@@ -160,33 +160,47 @@ static void check_name(const char *name, size_t len, enum name_kind kind,
 	fail_msg("'%s' does not end in '%s'", name, dotext);
 }
 
+struct name_case {
+	enum name_kind kind;
+	uint64_t id;
+	const char *ext;
+	unsigned variant;
+	const char *want;
+};
+
+/* Each case's name under c, and its length. */
+static void check_names(const struct name_cfg *c, const struct name_case *cases, size_t n)
+{
+	char buf[NAME_MAX_LEN + 1];
+
+	for (size_t i = 0; i < n; i++) {
+		size_t len = name_make(buf, c, cases[i].kind, cases[i].id, cases[i].ext,
+				       cases[i].variant);
+
+		assert_string_equal(buf, cases[i].want);
+		assert_int_equal(len, strlen(cases[i].want));
+	}
+}
+
 static void test_numeric(void **state)
 {
+	static const struct name_case cases[] = {
+		{ NAME_FILE, 42, "txt", 0, "f42.txt" },
+		{ NAME_FILE, 42, "", 0, "f42" },
+		{ NAME_DIR, 7, "", 0, "d7" },
+		{ NAME_DIR, 7, "txt", 0, "d7" },
+		{ NAME_LINK, 3, "", 0, "l3" },
+		{ NAME_FILE, 0, "h", 0, "f0.h" },
+		{ NAME_FILE, 42, "txt", 2, "f42.txt" },
+		{ NAME_FILE, 42, "txt", NAME_VARIANT_UNIQUE, "f42~f16.txt" },
+		{ NAME_DIR, 36, "", NAME_VARIANT_UNIQUE, "d36~d10" },
+		{ NAME_FILE, UINT64_MAX, "gz", 0, "f18446744073709551615.gz" },
+	};
 	struct name_cfg c = cfg_default;
-	char buf[NAME_MAX_LEN + 1];
 
 	(void)state;
 	c.style = NAMES_NUMERIC;
-	assert_int_equal(name_make(buf, &c, NAME_FILE, 42, "txt", 0), 7);
-	assert_string_equal(buf, "f42.txt");
-	name_make(buf, &c, NAME_FILE, 42, "", 0);
-	assert_string_equal(buf, "f42");
-	name_make(buf, &c, NAME_DIR, 7, "", 0);
-	assert_string_equal(buf, "d7");
-	name_make(buf, &c, NAME_DIR, 7, "txt", 0);
-	assert_string_equal(buf, "d7");
-	name_make(buf, &c, NAME_LINK, 3, "", 0);
-	assert_string_equal(buf, "l3");
-	name_make(buf, &c, NAME_FILE, 0, "h", 0);
-	assert_string_equal(buf, "f0.h");
-	name_make(buf, &c, NAME_FILE, 42, "txt", 2);
-	assert_string_equal(buf, "f42.txt");
-	name_make(buf, &c, NAME_FILE, 42, "txt", NAME_VARIANT_UNIQUE);
-	assert_string_equal(buf, "f42~f16.txt");
-	name_make(buf, &c, NAME_DIR, 36, "", NAME_VARIANT_UNIQUE);
-	assert_string_equal(buf, "d36~d10");
-	name_make(buf, &c, NAME_FILE, UINT64_MAX, "gz", 0);
-	assert_string_equal(buf, "f18446744073709551615.gz");
+	check_names(&c, cases, ARRAY_SIZE(cases));
 }
 
 static void test_cfg_from_params(void **state)
@@ -244,13 +258,7 @@ static void test_determinism(void **state)
  */
 static void test_pinned(void **state)
 {
-	static const struct {
-		enum name_kind kind;
-		uint64_t id;
-		const char *ext;
-		unsigned variant;
-		const char *want;
-	} pins[] = {
+	static const struct name_case pins[] = {
 		{ NAME_FILE, 12345, "txt", 0, "todo.txt" },
 		{ NAME_DIR, 777, "", 0, "Silver-Summer" },
 		{ NAME_FILE, 4242, "jpg", 0, "img_20210223_040239.jpg" },
@@ -259,14 +267,9 @@ static void test_pinned(void **state)
 		{ NAME_FILE, 31337, "", NAME_VARIANT_UNIQUE, "tmpg19hdf9g~fo6h" },
 		{ NAME_FILE, 399, "jpg", 0, "IMG_8652.JPG" },
 	};
-	char buf[NAME_MAX_LEN + 1];
 
 	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(pins); i++) {
-		name_make(buf, &cfg_default, pins[i].kind, pins[i].id, pins[i].ext,
-			  pins[i].variant);
-		assert_string_equal(buf, pins[i].want);
-	}
+	check_names(&cfg_default, pins, ARRAY_SIZE(pins));
 }
 
 static void test_validity(void **state)

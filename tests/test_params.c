@@ -278,6 +278,23 @@ struct size_case {
 	uint64_t value;
 };
 
+/* Each case through parse (named what): the result, the value, and v untouched on failure. */
+static void check_parse(const char *what, int (*parse)(const char *, uint64_t *),
+			const struct size_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = 12345;
+		int ret = parse(cases[i].text, &v);
+
+		if (ret != cases[i].ret || (!ret && v != cases[i].value))
+			fail_msg("%s('%s') = %d, %llu; want %d, %llu", what, cases[i].text, ret,
+				 (unsigned long long)v, cases[i].ret,
+				 (unsigned long long)cases[i].value);
+		if (ret && v != 12345)
+			fail_msg("%s('%s') wrote its output on failure", what, cases[i].text);
+	}
+}
+
 static void test_parse_size(void **state)
 {
 	static const struct size_case cases[] = {
@@ -319,17 +336,7 @@ static void test_parse_size(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t v = 12345;
-		int ret = params_parse_size(cases[i].text, &v);
-
-		if (ret != cases[i].ret || (!ret && v != cases[i].value))
-			fail_msg("params_parse_size('%s') = %d, %llu; want %d, %llu", cases[i].text,
-				 ret, (unsigned long long)v, cases[i].ret,
-				 (unsigned long long)cases[i].value);
-		if (ret && v != 12345)
-			fail_msg("params_parse_size('%s') wrote its output on failure", cases[i].text);
-	}
+	check_parse("params_parse_size", params_parse_size, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 static void test_parse_count(void **state)
@@ -360,15 +367,8 @@ static void test_parse_count(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t v = 12345;
-		int ret = params_parse_count(cases[i].text, &v);
-
-		if (ret != cases[i].ret || (!ret && v != cases[i].value))
-			fail_msg("params_parse_count('%s') = %d, %llu; want %d, %llu", cases[i].text,
-				 ret, (unsigned long long)v, cases[i].ret,
-				 (unsigned long long)cases[i].value);
-	}
+	check_parse("params_parse_count", params_parse_count, cases,
+		    sizeof(cases) / sizeof(cases[0]));
 }
 
 static void test_file_syntax(void **state)
@@ -571,26 +571,28 @@ static void resolve_fails(struct params *p, const char *msg)
 	assert_string_equal(err.msg, msg);
 }
 
+/* The defaults, then kv[0] = kv[1], kv[2] = kv[3] ... (NULL-terminated), unresolved. */
+static void init_set(struct params *p, const char *const *kv)
+{
+	params_init(p);
+	for (; *kv; kv += 2)
+		set_ok(p, kv[0], kv[1]);
+}
+
+#define KV(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
 static void test_resolve_errors(void **state)
 {
 	struct params p;
 	char want[512];
 
 	(void)state;
-	params_init(&p);
-	set_ok(&p, "size", "1G");
-	set_ok(&p, "used", "2G");
+	init_set(&p, KV("size", "1G", "used", "2G"));
 	resolve_fails(&p, "'used' (2 GiB) must not exceed 'size' (1 GiB)");
-
-	params_init(&p);
-	set_ok(&p, "size", "1G");
-	set_ok(&p, "used", "1.5G");
-	set_ok(&p, "files", "10");
+	init_set(&p, KV("size", "1G", "used", "1.5G", "files", "10"));
 	resolve_fails(&p, "'used' (1.5 GiB) must not exceed 'size' (1 GiB)");
 
-	params_init(&p);
-	set_ok(&p, "size", "1G");
-	set_ok(&p, "files", "1M");
+	init_set(&p, KV("size", "1G", "files", "1M"));
 	{
 		struct params q = p;
 
@@ -601,18 +603,11 @@ static void test_resolve_errors(void **state)
 	}
 	resolve_fails(&p, want);
 
-	params_init(&p);
-	set_ok(&p, "files", "2000");
-	set_ok(&p, "special_dirs", "3");
+	init_set(&p, KV("files", "2000", "special_dirs", "3"));
 	resolve_fails(&p, "'special_dirs' (3) times 'special_dir_files' (10000) is more than 'files' (2000)");
-
-	params_init(&p);
-	set_ok(&p, "files", "30000");
-	set_ok(&p, "special_dirs", "3");
+	init_set(&p, KV("files", "30000", "special_dirs", "3"));
 	resolve_ok(&p);
-
-	params_init(&p);
-	set_ok(&p, "fpd_empty_share", "0.9");
+	init_set(&p, KV("fpd_empty_share", "0.9"));
 	resolve_fails(&p, "'fpd_empty_share' (0.9) plus the bins 1..28 (0.7406) exceed 1; "
 		      "lower 'fpd_empty_share' or 'fpd_max_bin'");
 

@@ -109,13 +109,8 @@ void wrap_reset(const struct backend_ops *inner, struct backend_ops *ops)
 	memset(&wrap, 0, sizeof(wrap));
 	wrap.inner = inner;
 	wrap.fail_file = UINT64_MAX;
-	memset(ops, 0, sizeof(*ops));
-	ops->name = inner->name;
-	ops->caps = inner->caps;
-	ops->targets = inner->targets;
-	ops->options = inner->options;
-	ops->fs_names = inner->fs_names;
-	ops->estimate = inner->estimate;
+	/* the inner backend's description, every hook wrapped but estimate */
+	*ops = *inner;
 	ops->open = wrap_open;
 	ops->layout_request = inner->layout_request ? wrap_layout_request : NULL;
 	ops->populate = wrap_populate;

@@ -147,4 +147,21 @@ void test_same_layout(const struct layout *a, const struct layout *b, uint32_t n
 	assert_memory_equal(a->ext, b->ext, a->next * sizeof(*a->ext));
 	assert_memory_equal(a->file_meta, b->file_meta, a->nfiles * sizeof(*a->file_meta));
 	assert_memory_equal(a->dir_start, b->dir_start, ndirs * sizeof(*a->dir_start));
+	assert_memory_equal(a->file_nmeta, b->file_nmeta, a->nfiles * sizeof(*a->file_nmeta));
+	assert_int_equal(a->pool_start, b->pool_start);
+	assert_int_equal(a->age_temps, b->age_temps);
+}
+
+void test_reseeded(struct layout *a, struct layout *b, struct layout_request *rq,
+		   const struct freemap *fm, uint32_t ndirs)
+{
+	double contig;
+
+	test_run_build(a, rq, fm, &contig);
+	test_run_build(b, rq, fm, &contig);
+	test_same_layout(a, b, ndirs);
+	layout_release(b);
+	rq->seed = 66;
+	test_run_build(b, rq, fm, &contig);
+	assert_true(a->next != b->next || memcmp(a->ext, b->ext, a->next * sizeof(*a->ext)) != 0);
 }

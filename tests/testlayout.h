@@ -44,7 +44,19 @@ uint64_t test_check_layout(const struct layout *lo, const struct layout_request 
 uint64_t test_run_build(struct layout *lo, const struct layout_request *rq,
 			const struct freemap *fm, double *contig);
 
-/* a and b place the same runs, file metadata and the first ndirs directories; fails the test if not. */
+/*
+ * a and b place the same runs, file metadata, pool, aging temporaries and
+ * first ndirs directories; fails the test if not.
+ */
 void test_same_layout(const struct layout *a, const struct layout *b, uint32_t ndirs);
+
+/*
+ * Determinism of rq on fm: built twice (test_run_build), into a and b,
+ * the same layout (test_same_layout over ndirs directories); then b again
+ * under seed 66, which must place something differently.  Leaves rq at
+ * seed 66 and a and b built.
+ */
+void test_reseeded(struct layout *a, struct layout *b, struct layout_request *rq,
+		   const struct freemap *fm, uint32_t ndirs);
 
 #endif

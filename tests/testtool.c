@@ -8,10 +8,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "content/gen.h"
 #include "testtool.h"
+#include "util/rng.h"
+#include "util/util.h"
 
 uint64_t test_sweep_size(uint64_t min_size, unsigned int i)
 {
@@ -37,6 +41,70 @@ void test_keyed_fills(uint8_t *a, uint8_t *b, uint8_t *c, uint64_t size, bool wh
 	free(a);
 	free(b);
 	free(c);
+}
+
+uint8_t *test_fill_all(const struct gen_ops *ops, const struct gen_file *g)
+{
+	uint8_t *b = malloc(g->size);
+
+	assert_non_null(b);
+	memset(b, 0xa5, g->size);
+	assert_int_equal(ops->fill(g, 0, b, g->size), 0);
+	return b;
+}
+
+void test_fill_determinism(const struct gen_ops *ops, const struct gen_file *g, bool whole)
+{
+	struct gen_file a = *g, c = *g;
+	uint8_t *fa, *fb;
+
+	a.key = 42;
+	c.key = 43;
+	fa = test_fill_all(ops, &a);
+	fb = test_fill_all(ops, &a);
+	test_keyed_fills(fa, fb, test_fill_all(ops, &c), g->size, whole);
+}
+
+static void fill_pieces(const struct gen_ops *ops, const struct gen_file *g, const uint8_t *whole,
+			struct rng *r, unsigned n)
+{
+	uint64_t size = g->size;
+	uint8_t *piece = malloc(size);
+
+	assert_non_null(piece);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t off = rng_below(r, size), max, len;
+
+		if (i < 8)
+			off = i * 37 % size;
+		else if (i < 16)
+			off = size - 1 - rng_below(r, MIN(size, 600));
+		max = size - off;
+		/* mostly short pieces, some long */
+		len = i % 4 == 0 ? 1 + rng_below(r, max) : 1 + rng_below(r, MIN(max, 3000));
+		memset(piece, 0x5a, len);
+		assert_int_equal(ops->fill(g, off, piece, len), 0);
+		if (memcmp(piece, whole + off, len))
+			fail_msg("%s: size %llu: [%llu, +%llu) differs", g->ext,
+				 (unsigned long long)size, (unsigned long long)off,
+				 (unsigned long long)len);
+	}
+	free(piece);
+}
+
+void test_fill_random(const struct gen_ops *ops, const struct gen_file *g, const uint64_t *extra,
+		      size_t nsizes, struct rng *r, unsigned n)
+{
+	for (size_t k = 0; k < nsizes; k++) {
+		struct gen_file f = *g;
+		uint8_t *whole;
+
+		f.key = 1000 + k;
+		f.size = ops->min_size + extra[k];
+		whole = test_fill_all(ops, &f);
+		fill_pieces(ops, &f, whole, r, n);
+		free(whole);
+	}
 }
 
 magic_t test_magic_open(void)

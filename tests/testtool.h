@@ -23,6 +23,29 @@ uint64_t test_sweep_size(uint64_t min_size, unsigned int i);
  */
 void test_keyed_fills(uint8_t *a, uint8_t *b, uint8_t *c, uint64_t size, bool whole);
 
+struct gen_file;
+struct gen_ops;
+struct rng;
+
+/*
+ * The whole file g in one fill by ops, into a buffer of 0xa5 bytes; fails
+ * the test if the fill does.  The caller frees it.
+ */
+uint8_t *test_fill_all(const struct gen_ops *ops, const struct gen_file *g);
+
+/* test_keyed_fills() of three whole fills of g: keys 42, 42 and 43. */
+void test_fill_determinism(const struct gen_ops *ops, const struct gen_file *g, bool whole);
+
+/*
+ * Random access: for each k, the file g of key 1000 + k and size
+ * ops->min_size + extra[k], filled whole, then in n pieces at offsets and
+ * lengths drawn from r (the first 8 in the header, the next 8 in the last
+ * 600 bytes), which must equal those bytes of the whole; fails the test
+ * naming the piece if not.
+ */
+void test_fill_random(const struct gen_ops *ops, const struct gen_file *g, const uint64_t *extra,
+		      size_t nsizes, struct rng *r, unsigned n);
+
 /* A libmagic handle naming MIME types, its database loaded; fails the test if not. */
 magic_t test_magic_open(void);
 

@@ -9,13 +9,56 @@
 #include "content/sparse.h"
 
 #define EXT4_DATA_BATCH_BYTES (8u << 20)
-#define EXT4_DATA_PIECE_MAX   (UINT32_C(1) << 30) /* blocks */
 
-static int piece_cmp(const void *a, const void *b)
+static void piece_swap(struct ext4_piece *a, struct ext4_piece *b)
 {
-	const struct ext4_piece *x = a, *y = b;
+	struct ext4_piece t = *a;
 
-	return x->pblk < y->pblk ? -1 : x->pblk > y->pblk;
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * Sort pieces by physical block in place: qsort's merge sort would take a
+ * copy of the array (as much again as the pieces).  Block numbers are
+ * unique, so any sort gives the same order.  Quicksort on the median of
+ * three, the smaller side first, insertion sort for short ranges.
+ */
+static void pieces_sort(struct ext4_piece *p, size_t n)
+{
+	while (n > 16) {
+		size_t m = n / 2, i = 0, j = n - 1;
+		uint64_t pivot;
+
+		if (p[m].pblk < p[0].pblk)
+			piece_swap(&p[m], &p[0]);
+		if (p[n - 1].pblk < p[0].pblk)
+			piece_swap(&p[n - 1], &p[0]);
+		if (p[n - 1].pblk < p[m].pblk)
+			piece_swap(&p[n - 1], &p[m]);
+		pivot = p[m].pblk;
+		for (;;) {
+			while (p[i].pblk < pivot)
+				i++;
+			while (p[j].pblk > pivot)
+				j--;
+			if (i >= j)
+				break;
+			piece_swap(&p[i++], &p[j--]);
+		}
+		/* [0, j] <= pivot <= [j + 1, n) */
+		if (j + 1 < n - j - 1) {
+			pieces_sort(p, j + 1);
+			p += j + 1;
+			n -= j + 1;
+		} else {
+			pieces_sort(p + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && p[k].pblk < p[k - 1].pblk; k--)
+			piece_swap(&p[k], &p[k - 1]);
 }
 
 int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layout *lo,
@@ -70,9 +113,9 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 						len = left;
 				}
 				p->pblk = lo->ext[e].pblk + off;
-				p->file = f;
+				p->file = (uint32_t)f;
 				p->lblk = lblk;
-				p->len = (uint32_t)len;
+				p->len = len;
 				p->last = 0;
 				done += len;
 				lblk = sparse ? sparse_lblk(&h, block_size, done) : done;
@@ -90,7 +133,7 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 	d->npieces = at;
 	/* the write order only matters for speed: sequential is what disks like */
 	if (!sorted)
-		qsort(d->piece, d->npieces, sizeof(*d->piece), piece_cmp);
+		pieces_sort(d->piece, d->npieces);
 	return 0;
 }
 
@@ -119,7 +162,7 @@ static size_t take_batch(struct ext4_data *d, struct ext4_piece *out, uint64_t *
 		out[n].pblk = from;
 		out[n].file = p->file;
 		out[n].lblk = p->lblk + d->next_off;
-		out[n].len = (uint32_t)len;
+		out[n].len = len;
 		d->next_off += len;
 		out[n].last = 0;
 		if (d->next_off == p->len) {

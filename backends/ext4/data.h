@@ -12,14 +12,21 @@
 #include "layout/layout.h"
 #include "plan/plan.h"
 
-/* A stretch of one file's data at consecutive physical blocks. */
+/*
+ * A stretch of one file's data at consecutive physical blocks: 16 bytes,
+ * one a file or more, so that 10 M files fit (ext4 block numbers have 48
+ * bits, logical blocks 32, and a plan's file ids 32).
+ */
 struct ext4_piece {
-	uint64_t pblk;
-	uint64_t file;
-	uint64_t lblk; /* first logical block of the file it holds */
-	uint32_t len;  /* blocks */
-	uint32_t last; /* 1: the file's last piece */
+	uint64_t pblk : 48;
+	uint64_t len : 15;  /* blocks, at most EXT4_DATA_PIECE_MAX */
+	uint64_t last : 1;  /* 1: the file's last piece */
+	uint32_t file;
+	uint32_t lblk;      /* first logical block of the file it holds */
 };
+
+/* Longest piece in blocks: a longer run is cut into several. */
+#define EXT4_DATA_PIECE_MAX 32767u
 
 struct ext4_data {
 	/* what to write */

@@ -15,6 +15,7 @@
 #include "backends/ext4/format.h"
 #include "backends/ext4/state.h"
 #include "util/rng.h"
+#include "util/strutil.h"
 #include "util/util.h"
 
 extern char **environ;
@@ -131,7 +132,6 @@ static int spawn_wait(char **argv, char **env, char *err, size_t err_len, int *s
 {
 	static const char *const fallback[] = { "/usr/sbin/mke2fs", "/sbin/mke2fs" };
 	posix_spawn_file_actions_t fa;
-	size_t have = 0;
 	int pfd[2], ret;
 	pid_t pid;
 
@@ -160,22 +160,7 @@ static int spawn_wait(char **argv, char **env, char *err, size_t err_len, int *s
 	}
 	close(pfd[1]);
 	pfd[1] = -1;
-	for (;;) {
-		char chunk[512];
-		ssize_t r = read(pfd[0], chunk, sizeof(chunk));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (have + 1 < err_len) {
-			size_t n = (size_t)r < err_len - 1 - have ? (size_t)r : err_len - 1 - have;
-
-			memcpy(err + have, chunk, n);
-			have += n;
-			err[have] = '\0';
-		}
-	}
+	errbuf_read_fd(err, err_len, pfd[0]);
 	while (waitpid(pid, status, 0) < 0) {
 		if (errno != EINTR) {
 			ret = -errno;

@@ -9,6 +9,7 @@
 
 #include "backends/loopfs/loopfs.h"
 #include "util/rng.h"
+#include "util/strutil.h"
 
 #define MAX_ARGS 64
 
@@ -36,7 +37,6 @@ static void seed_uuid(uint64_t seed, char out[37])
 static int run(char *const *argv, char *err, size_t len, int *status)
 {
 	int pipefd[2], ret = 0;
-	size_t at = 0;
 	pid_t pid;
 
 	err[0] = '\0';
@@ -61,18 +61,7 @@ static int run(char *const *argv, char *err, size_t len, int *status)
 		_exit(127);
 	}
 	close(pipefd[1]);
-	for (;;) {
-		char buf[512];
-		ssize_t n = read(pipefd[0], buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		for (ssize_t i = 0; i < n && at + 1 < len; i++)
-			err[at++] = buf[i];
-		err[at] = '\0';
-	}
+	errbuf_read_fd(err, len, pipefd[0]);
 	close(pipefd[0]);
 	while (waitpid(pid, status, 0) < 0)
 		if (errno != EINTR)

@@ -13,6 +13,7 @@
 #include "content/setup.h"
 #include "plan/manifest.h"
 #include "plan/plan.h"
+#include "readback/content_predict.h"
 #include "readback/content_stats.h"
 #include "readback/html.h"
 #include "readback/measure.h"
@@ -91,6 +92,63 @@ out_unlink:
 	return ret;
 }
 
+/*
+ * The content figures plan pl will reach (content_predict()), with the
+ * typed content create would write.  Errors are printed; returns 0 or a
+ * negative errno.
+ */
+static int plan_predict(const struct plan *pl, struct content_prediction *pr)
+{
+	struct content_model cm;
+	struct content_source cs;
+	int ret = content_model_init(&cm, pl);
+
+	if (ret) {
+		fprintf(stderr, "imprint: cannot build the content model: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = content_model_source_init(&cs, &cm, pl);
+	if (ret) {
+		fprintf(stderr, "imprint: cannot build the content source: %s\n", strerror(-ret));
+		goto out_model;
+	}
+	ret = content_predict(pl, &cm, &cs, pr);
+	if (ret)
+		fprintf(stderr, "imprint: cannot predict the content figures: %s\n",
+			strerror(-ret));
+	content_source_release(&cs);
+out_model:
+	content_model_release(&cm);
+	return ret;
+}
+
+/* The fit report of pl and its content prediction, to out. */
+static int plan_report(struct cli *c, const struct plan *pl, FILE *out)
+{
+	struct report r;
+	struct content_prediction pr;
+	struct content_targets t;
+	int ret = report_compute(pl, &r);
+
+	if (ret) {
+		fprintf(stderr, "imprint: cannot compute the report: %s\n", strerror(-ret));
+		return ret;
+	}
+	content_targets_from_params(&t, &pl->prm);
+	ret = plan_predict(pl, &pr);
+	if (!ret && c->json) {
+		/* only what will be missed: the report of a plan that meets its targets is unchanged */
+		r.content_missed = content_predict_json_missed(&pr, &t);
+		report_print_json(&r, out);
+		json_object_put(r.content_missed);
+	} else if (!ret) {
+		report_print_text(&r, out);
+		content_predict_print_text(&pr, &t, out);
+	}
+	report_release(&r);
+	return ret;
+}
+
 /* Refuse a --html FILE that would be refused at the end, before the work: 0 or 1. */
 static int html_precheck(const struct cli *c)
 {
@@ -159,22 +217,9 @@ int cmd_plan(struct cli *c, struct params *p)
 		if (ret)
 			goto out_release;
 	}
-	if (c->report) {
-		struct report r;
-		FILE *out = output && strcmp(output, "-") == 0 ? stderr : stdout;
-
-		ret = report_compute(&pl, &r);
-		if (ret) {
-			fprintf(stderr, "imprint: cannot compute the report: %s\n", strerror(-ret));
-			goto out_release;
-		}
-		if (c->json)
-			report_print_json(&r, out);
-		else
-			report_print_text(&r, out);
-		report_release(&r);
-	}
-	if (c->html)
+	if (c->report)
+		ret = plan_report(c, &pl, output && strcmp(output, "-") == 0 ? stderr : stdout);
+	if (!ret && c->html)
 		ret = plan_page(c, &pl);
 out_release:
 	plan_release(&pl);
@@ -234,14 +279,30 @@ int cmd_content_report(struct cli *c, struct params *p)
 	struct content_stats_opts o = { .sample_share = c->sample > 0 ? c->sample : 1 };
 	struct content_targets t;
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	struct content_prediction pr;
+	struct plan pl;
+	struct plan_error err = { { 0 } };
+	int ret;
 
 	/* compressor threads beside the reading one */
 	o.jobs = n < 2 ? 0 : n > 64 ? 64 : (unsigned)n;
 	content_targets_from_params(&t, p);
+	/* with a configuration, what its plan predicts beside what was measured */
+	if (c->config || c->nsets) {
+		ret = plan_build(&pl, p, &err);
+		if (ret) {
+			fprintf(stderr, "imprint: %s\n", err.msg);
+			return ret == -EINVAL ? EXIT_USAGE : 1;
+		}
+		ret = plan_predict(&pl, &pr);
+		plan_release(&pl);
+		if (ret)
+			return 1;
+		t.pred = &pr;
+	}
 	if (c->html) {
 		struct page_run run = page_run_of(c, "content-report");
 		json_object *page;
-		int ret;
 
 		if (html_precheck(c))
 			return 1;

@@ -344,6 +344,18 @@ int content_binary_init(struct content_model *cm)
 	return 0;
 }
 
+void content_binary_deal(const struct content_model *cm, struct content_binary_deal *d)
+{
+	const struct binary_model *bm = cm->binary_priv;
+
+	memset(d, 0, sizeof(*d));
+	if (!bm)
+		return;
+	d->zero_share = (double)bm->zero_frac / 4294967296.0;
+	d->dup_share = (double)bm->dup_frac / 4294967296.0;
+	d->pool_blocks = bm->pool_blocks;
+}
+
 void content_binary_release(struct content_model *cm)
 {
 	free(cm->binary_priv);
@@ -502,8 +514,8 @@ void gen_binary_bytes(const struct content_model *cm, uint64_t key, uint64_t off
 	model_bytes(cm ? cm->binary_priv : NULL, key, off, buf, len);
 }
 
-void exec_bytes(const struct content_model *cm, uint64_t key, uint64_t off, uint8_t *buf,
-		size_t len)
+void gen_exec_bytes(const struct content_model *cm, uint64_t key, uint64_t off, uint8_t *buf,
+		    size_t len)
 {
 	const struct binary_model *bm = cm ? cm->binary_exec_priv : NULL;
 

@@ -65,7 +65,7 @@ static inline uint64_t wy_next(struct wy *r)
 }
 
 /* The data of executables: made for compress_ratio_exec when the model has it. */
-void exec_bytes(const struct content_model *cm, uint64_t key, uint64_t off, uint8_t *buf,
-		size_t len);
+void gen_exec_bytes(const struct content_model *cm, uint64_t key, uint64_t off, uint8_t *buf,
+		    size_t len);
 
 #endif

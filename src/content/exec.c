@@ -659,7 +659,7 @@ static int elf_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 	if (overlap(s[ES_RODATA].off, s[ES_DATA].off, off, len, &from, &n))
 		section_bytes(rodata_block, g->key, from, buf + (from - off), n);
 	if (overlap(s[ES_DATA].off, s[ES_SYMTAB].off, off, len, &from, &n))
-		exec_bytes(g->cm, g->key, from, buf + (from - off), n);
+		gen_exec_bytes(g->cm, g->key, from, buf + (from - off), n);
 	if (overlap(s[ES_SYMTAB].off, g->size, off, len, &from, &n)) {
 		uint8_t *tail = malloc(g->size - s[ES_SYMTAB].off);
 
@@ -851,9 +851,9 @@ static int pe_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t 
 	if (overlap(pl.raw_off[1], pl.raw_off[1] + pl.raw_size[1], off, len, &from, &n))
 		section_bytes(rodata_block, g->key, from, buf + (from - off), n);
 	if (overlap(pl.raw_off[2], pl.raw_off[2] + pl.raw_size[2], off, len, &from, &n))
-		exec_bytes(g->cm, g->key, from, buf + (from - off), n);
+		gen_exec_bytes(g->cm, g->key, from, buf + (from - off), n);
 	if (overlap(pl.overlay, g->size, off, len, &from, &n))
-		exec_bytes(g->cm, g->key, from, buf + (from - off), n);
+		gen_exec_bytes(g->cm, g->key, from, buf + (from - off), n);
 	return 0;
 }
 

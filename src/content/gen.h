@@ -2,6 +2,7 @@
 #ifndef IMPRINT_GEN_H
 #define IMPRINT_GEN_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,15 @@ struct gen_ops {
 	uint64_t min_size;
 	int (*fill)(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len);
 };
+
+/* 0 when the file can be valid (size >= min) and [off, off + len) lies in it, else -EINVAL. */
+static inline int gen_check_request(const struct gen_file *g, uint64_t min, uint64_t off,
+				    size_t len)
+{
+	if (g->size < min || off > g->size || len > g->size - off)
+		return -EINVAL;
+	return 0;
+}
 
 /* The formats (src/content/<name>.c). */
 extern const struct gen_ops gen_text_ops;    /* txt, log, csv, md, ... (text/) */
@@ -94,6 +104,20 @@ uint32_t gen_adler32(uint32_t adler, const uint8_t *buf, size_t len);
  */
 int content_binary_init(struct content_model *cm);
 void content_binary_release(struct content_model *cm);
+
+/*
+ * How other-binary blocks are dealt once content_binary_init() has run:
+ * the share of 4 KiB blocks that are zero and that are drawn from the
+ * shared pool (after the cap that keeps their sum at most 1), and the
+ * pool's size in blocks (sized for every block of the plan's distinct
+ * files, so a group of few blocks draws each pool block fewer times).
+ * All 0 before content_binary_init().
+ */
+struct content_binary_deal {
+	double zero_share, dup_share;
+	uint64_t pool_blocks;
+};
+void content_binary_deal(const struct content_model *cm, struct content_binary_deal *d);
 
 /*
  * The text part of the model (text/sampler.c), built once the vocabulary,

@@ -2,6 +2,14 @@
 #include "content/setup.h"
 #include "content/gen.h"
 #include "content/model.h"
+#include "util/util.h"
+
+/* Each generator family's part of the model, in the order they are made. */
+static int (*const part_init[])(struct content_model *cm) = {
+	content_text_init,
+	content_binary_init,
+	content_archive_init,
+};
 
 int content_model_init_words(struct content_model *cm, const struct plan *pl, const char *path)
 {
@@ -10,15 +18,11 @@ int content_model_init_words(struct content_model *cm, const struct plan *pl, co
 	ret = content_model_data_init(cm, pl, path);
 	if (ret)
 		return ret;
-	ret = content_text_init(cm);
-	if (ret)
-		goto out_release;
-	ret = content_binary_init(cm);
-	if (ret)
-		goto out_release;
-	ret = content_archive_init(cm);
-	if (ret)
-		goto out_release;
+	for (size_t i = 0; i < ARRAY_SIZE(part_init); i++) {
+		ret = part_init[i](cm);
+		if (ret)
+			goto out_release;
+	}
 	return 0;
 
 out_release:

@@ -6,6 +6,7 @@
 
 #include "layout/arith.h"
 #include "layout/spread.h"
+#include "util/array.h"
 #include "util/rng.h"
 
 /*
@@ -27,13 +28,6 @@
  * rounding, every piece at least one block).  Lost and forced breaks are
  * owed to the next chosen files.
  */
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int in_list(const char *e, const char *const *list)
 {
@@ -130,7 +124,7 @@ static int64_t spread_keys(const struct layout_request *rq, uint64_t *key)
 		}
 		key[N++] = (uint64_t)k32 << 32 | f;
 	}
-	qsort(key, N, sizeof(*key), cmp_u64);
+	qsort(key, N, sizeof(*key), array_cmp_u64);
 	free(grp);
 	return (int64_t)N;
 }

@@ -102,28 +102,30 @@ void names_draw_when(struct draw *d, struct when *t)
 	t->s = (unsigned)(x % 60);
 }
 
+/* Three numbers of the given widths, sep between them unless sep is 0. */
+static void nb_three(struct nb *b, const unsigned v[3], const int width[3], char sep)
+{
+	for (int i = 0; i < 3; i++) {
+		if (i && sep)
+			names_nb_putc(b, sep);
+		names_nb_num(b, v[i], width[i]);
+	}
+}
+
 /* 2021-05-14 (sep '-') or 20210514 (sep 0) */
 void names_nb_ymd(struct nb *b, const struct when *t, char sep)
 {
-	names_nb_num(b, t->y, 4);
-	if (sep)
-		names_nb_putc(b, sep);
-	names_nb_num(b, t->mo, 2);
-	if (sep)
-		names_nb_putc(b, sep);
-	names_nb_num(b, t->dd, 2);
+	static const int width[3] = { 4, 2, 2 };
+
+	nb_three(b, (const unsigned[3]){ t->y, t->mo, t->dd }, width, sep);
 }
 
 /* 12.03.44, 12-03-44 or 120344 */
 void names_nb_hms(struct nb *b, const struct when *t, char sep)
 {
-	names_nb_num(b, t->h, 2);
-	if (sep)
-		names_nb_putc(b, sep);
-	names_nb_num(b, t->mi, 2);
-	if (sep)
-		names_nb_putc(b, sep);
-	names_nb_num(b, t->s, 2);
+	static const int width[3] = { 2, 2, 2 };
+
+	nb_three(b, (const unsigned[3]){ t->h, t->mi, t->s }, width, sep);
 }
 
 /* 1.2, 1.2.3, 0.31.4: majors small, as in real version numbers */

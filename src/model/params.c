@@ -20,53 +20,16 @@
 #include "model/params.h"
 #include "model/params_int.h"
 
-/* Storage size a type needs; the table's FIELD() sizes must match. */
-static size_t type_size(enum param_type t)
-{
-	switch (t) {
-	case PT_UINT:
-		return sizeof(uint32_t);
-	case PT_INT:
-		return sizeof(int64_t);
-	case PT_DOUBLE:
-	case PT_SHARE:
-		return sizeof(double);
-	case PT_ENUM:
-		return sizeof(int);
-	case PT_SEED:
-	case PT_SIZE:
-	case PT_COUNT:
-		break;
-	}
-	return sizeof(uint64_t);
-}
-
 static void value_put(struct params *p, const struct param_def *d, union param_value v)
 {
 	char *f = (char *)p + d->offset;
-	uint32_t u32;
+	uint32_t u32 = (uint32_t)v.u;
 
-	switch (d->type) {
-	case PT_UINT:
-		u32 = (uint32_t)v.u;
+	/* each member starts the union: its bytes are the field's, but a PT_UINT's */
+	if (d->type == PT_UINT)
 		memcpy(f, &u32, sizeof(u32));
-		break;
-	case PT_INT:
-		memcpy(f, &v.i, sizeof(v.i));
-		break;
-	case PT_DOUBLE:
-	case PT_SHARE:
-		memcpy(f, &v.d, sizeof(v.d));
-		break;
-	case PT_ENUM:
-		memcpy(f, &v.e, sizeof(v.e));
-		break;
-	case PT_SEED:
-	case PT_SIZE:
-	case PT_COUNT:
-		memcpy(f, &v.u, sizeof(v.u));
-		break;
-	}
+	else
+		memcpy(f, &v, params_type_size(d->type));
 }
 
 /* --- the public interface ------------------------------------------------ */
@@ -75,7 +38,7 @@ void params_init(struct params *p)
 {
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++) {
-		assert(param_table[i].size == type_size(param_table[i].type));
+		assert(param_table[i].size == params_type_size(param_table[i].type));
 		value_put(p, &param_table[i], param_table[i].def);
 	}
 }

@@ -75,6 +75,9 @@ size_t params_escape(char *out, size_t outlen, const char *in, size_t inlen);
 void params_set_error(struct param_error *err, const char *where, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Storage size a type needs; the table's FIELD() sizes must match. */
+size_t params_type_size(enum param_type t);
+
 /* The value of parameter d in p */
 union param_value params_value_get(const struct params *p, const struct param_def *d);
 

@@ -382,31 +382,22 @@ int params_parse_value(const struct param_def *d, const char *text, const char *
 		}
 		break;
 	case PT_SIZE:
-		ret = parse_scaled(text, 1, &v->u);
-		if (ret == -EINVAL) {
-			params_set_error(err, where,
-				  "'%s' must be a size like 4096, 512M or 1.5G (got '%s')",
-				  d->name, text);
-			return -EINVAL;
-		}
+	case PT_COUNT: {
+		/* what a count or a size (binary) must be: the syntax, then the range */
+		static const char *const must[2][2] = {
+			{ "be a whole count like 1000, 10K or 2.5M", "fit in 64 bits" },
+			{ "be a size like 4096, 512M or 1.5G", "be below 16 EiB" },
+		};
+		int binary = d->type == PT_SIZE;
+
+		ret = parse_scaled(text, binary, &v->u);
 		if (ret) {
-			params_set_error(err, where, "'%s' must be below 16 EiB (got '%s')", d->name, text);
+			params_set_error(err, where, "'%s' must %s (got '%s')", d->name,
+					 must[binary][ret != -EINVAL], text);
 			return -EINVAL;
 		}
 		break;
-	case PT_COUNT:
-		ret = parse_scaled(text, 0, &v->u);
-		if (ret == -EINVAL) {
-			params_set_error(err, where,
-				  "'%s' must be a whole count like 1000, 10K or 2.5M (got '%s')",
-				  d->name, text);
-			return -EINVAL;
-		}
-		if (ret) {
-			params_set_error(err, where, "'%s' must fit in 64 bits (got '%s')", d->name, text);
-			return -EINVAL;
-		}
-		break;
+	}
 	case PT_ENUM:
 		for (int i = 0; d->choices[i]; i++) {
 			if (!strcasecmp(text, d->choices[i])) {

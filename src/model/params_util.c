@@ -11,32 +11,38 @@
 #include "model/params.h"
 #include "model/params_int.h"
 
+size_t params_type_size(enum param_type t)
+{
+	switch (t) {
+	case PT_UINT:
+		return sizeof(uint32_t);
+	case PT_INT:
+		return sizeof(int64_t);
+	case PT_DOUBLE:
+	case PT_SHARE:
+		return sizeof(double);
+	case PT_ENUM:
+		return sizeof(int);
+	case PT_SEED:
+	case PT_SIZE:
+	case PT_COUNT:
+		break;
+	}
+	return sizeof(uint64_t);
+}
+
 union param_value params_value_get(const struct params *p, const struct param_def *d)
 {
 	const char *f = (const char *)p + d->offset;
 	union param_value v = { .u = 0 };
 	uint32_t u32;
 
-	switch (d->type) {
-	case PT_UINT:
+	/* each member starts the union: the field's bytes are its, but a PT_UINT's */
+	if (d->type == PT_UINT) {
 		memcpy(&u32, f, sizeof(u32));
 		v.u = u32;
-		break;
-	case PT_INT:
-		memcpy(&v.i, f, sizeof(v.i));
-		break;
-	case PT_DOUBLE:
-	case PT_SHARE:
-		memcpy(&v.d, f, sizeof(v.d));
-		break;
-	case PT_ENUM:
-		memcpy(&v.e, f, sizeof(v.e));
-		break;
-	case PT_SEED:
-	case PT_SIZE:
-	case PT_COUNT:
-		memcpy(&v.u, f, sizeof(v.u));
-		break;
+	} else {
+		memcpy(&v, f, params_type_size(d->type));
 	}
 	return v;
 }

@@ -274,14 +274,7 @@ static int plan_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin, u
 	}
 	for (size_t i = 0; i < ne; i++)
 		fl[i] = ext_min_size(pl->ext.name[i]);
-	for (uint64_t k = 0; k < n; k++)
-		start[e[k] + 1]++;
-	for (size_t i = 0; i < ne; i++) {
-		start[i + 1] += start[i];
-		fill[i] = start[i];
-	}
-	for (uint64_t k = 0; k < n; k++)
-		by_ext[fill[e[k]]++] = (uint32_t)k;
+	plan_group(NULL, e, n, ne, start, fill, by_ext);
 	for (uint64_t k = 0; k < n; k++)
 		order[k] = (uint32_t)k;
 	rng_shuffle_u32(order, n, rng_stream_key(p->seed, "dup.order"), 0);

@@ -21,12 +21,17 @@
  *
  * plan_fail() formats a message into err (when not NULL); plan_xalloc() is
  * calloc() that never asks for 0 elements; plan_cum_search() finds u in a cumulative table.
+ * plan_group() sorts the indices 0..n-1 by a small key (key8 or else key16, each < nkeys),
+ * keeping index order within a key: start[0..nkeys] bounds the groups in by_key; cur
+ * (nkeys entries) is scratch.
  */
 
 #define plan_fail(err, ...) errbuf_set((err) ? (err)->msg : NULL, sizeof((err)->msg), __VA_ARGS__)
 void *plan_xalloc(size_t count, size_t size);
 size_t plan_cum_search(const double *cum, size_t len, double u);
 int plan_cmp_u32_desc(const void *a, const void *b);
+void plan_group(const uint8_t *key8, const uint16_t *key16, uint64_t n, size_t nkeys,
+		uint64_t *start, uint64_t *cur, uint32_t *by_key);
 
 /*
  * ---- plan_build()'s steps, in the order it calls them; each returns 0 or

@@ -86,6 +86,22 @@ static unsigned next_variant(unsigned v)
 	return v < NAME_VARIANT_REDRAWS ? v + 1 : NAME_VARIANT_UNIQUE;
 }
 
+/*
+ * The first variant of entry (kind, id, ext) whose name ns does not hold
+ * yet, added to ns; returns it, or -ENOMEM.  buf: NAME_MAX_LEN + 1 bytes.
+ */
+static int add_unique(struct name_set *ns, const struct plan *pl, enum name_kind kind,
+		      uint64_t id, const char *ext, char *buf)
+{
+	for (unsigned v = 0;; v = next_variant(v)) {
+		size_t len = name_make(buf, &pl->names, kind, id, ext, v);
+		int ret = name_set_add(ns, buf, len);
+
+		if (ret)
+			return ret < 0 ? ret : (int)v;
+	}
+}
+
 /* Choose each entry's name variant so that names are unique per directory. */
 int plan_unique_names(struct plan *pl)
 {
@@ -107,50 +123,24 @@ int plan_unique_names(struct plan *pl)
 		}
 		for (uint32_t c = pl->dir_first_child[j]; c != PLAN_NONE;
 		     c = pl->dir_next_sibling[c]) {
-			unsigned v = 0;
-
-			for (;; v = next_variant(v)) {
-				size_t len = name_make(buf, &pl->names, NAME_DIR, c, "", v);
-
-				ret = name_set_add(&ns, buf, len);
-				if (ret)
-					break;
-			}
+			ret = add_unique(&ns, pl, NAME_DIR, c, "", buf);
 			if (ret < 0)
 				goto out_free;
-			pl->dir_variant[c] = (uint8_t)v;
+			pl->dir_variant[c] = (uint8_t)ret;
 		}
 		for (uint64_t f = pl->dir_first_file[j];
 		     f < (uint64_t)pl->dir_first_file[j] + pl->dir_nfiles[j]; f++) {
-			unsigned v = 0;
-
-			for (;; v = next_variant(v)) {
-				size_t len = name_make(buf, &pl->names, NAME_FILE, f,
-						       plan_file_ext(pl, f), v);
-
-				ret = name_set_add(&ns, buf, len);
-				if (ret)
-					break;
-			}
+			ret = add_unique(&ns, pl, NAME_FILE, f, plan_file_ext(pl, f), buf);
 			if (ret < 0)
 				goto out_free;
-			pl->file_variant[f] = (uint8_t)v;
+			pl->file_variant[f] = (uint8_t)ret;
 		}
 		for (uint32_t l = pl->dir_first_link[j];
 		     l < pl->dir_first_link[j] + pl->dir_nlinks[j]; l++) {
-			unsigned v = 0;
-
-			for (;; v = next_variant(v)) {
-				size_t len = name_make(buf, &pl->names, NAME_LINK, l,
-						       link_ext(pl, l), v);
-
-				ret = name_set_add(&ns, buf, len);
-				if (ret)
-					break;
-			}
+			ret = add_unique(&ns, pl, NAME_LINK, l, link_ext(pl, l), buf);
 			if (ret < 0)
 				goto out_free;
-			pl->link_variant[l] = (uint8_t)v;
+			pl->link_variant[l] = (uint8_t)ret;
 		}
 	}
 	ret = 0;

@@ -413,14 +413,7 @@ int plan_place(struct plan *pl, const uint64_t *s, const uint16_t *e, const uint
 		free(by_file);
 		return -ENOMEM;
 	}
-	for (uint64_t k = 0; k < nreg; k++)
-		start[d[k] + 1]++;
-	for (unsigned i = 0; i < DEPTH_SLOTS; i++) {
-		start[i + 1] += start[i];
-		cur[i] = start[i];
-	}
-	for (uint64_t k = 0; k < nreg; k++)
-		by_depth[cur[d[k]]++] = (uint32_t)k;
+	plan_group(d, NULL, nreg, DEPTH_SLOTS, start, cur, by_depth);
 	for (unsigned i = 0; i < DEPTH_SLOTS; i++)
 		cur[i] = start[i];
 

@@ -103,7 +103,7 @@ int content_hset_add(struct hset *s, XXH128_hash_t h, enum content_group g)
 
 /* ---- compressors -------------------------------------------------------- */
 
-static int squeezer_init(struct squeezer *q)
+int content_squeezer_init(struct squeezer *q)
 {
 	size_t zl = compressBound(SEGMENT), zs = ZSTD_compressBound(SEGMENT);
 
@@ -119,7 +119,7 @@ static int squeezer_init(struct squeezer *q)
 	return 0;
 }
 
-static void squeezer_release(struct squeezer *q)
+void content_squeezer_release(struct squeezer *q)
 {
 	if (q->z_ready)
 		deflateEnd(&q->z);
@@ -128,8 +128,7 @@ static void squeezer_release(struct squeezer *q)
 	memset(q, 0, sizeof(*q));
 }
 
-/* zlib and zstd sizes of buf (at most SEGMENT bytes), each compressed on its own. */
-static int squeeze(struct squeezer *q, const uint8_t *buf, size_t len, uint64_t *zlib,
+int content_squeeze(struct squeezer *q, const uint8_t *buf, size_t len, uint64_t *zlib,
 		   uint64_t *zstd)
 {
 	size_t n;
@@ -193,7 +192,7 @@ static void *worker(void *arg)
 		pl->busy++;
 		pthread_mutex_unlock(&pl->lock);
 
-		ret = squeeze(sq, j->buf, j->len, &zl, &zs);
+		ret = content_squeeze(sq, j->buf, j->len, &zl, &zs);
 
 		pthread_mutex_lock(&pl->lock);
 		if (ret && !pl->err)
@@ -236,7 +235,7 @@ void content_pool_free(struct pool *pl)
 			pthread_join(pl->thr[i], NULL);
 	}
 	for (unsigned i = 0; pl->sq && i < pl->nsq; i++)
-		squeezer_release(&pl->sq[i]);
+		content_squeezer_release(&pl->sq[i]);
 	for (unsigned i = 0; pl->jobs && i < pl->njobs; i++)
 		free(pl->jobs[i].buf);
 	free(pl->jobs);
@@ -276,7 +275,7 @@ int content_pool_new(struct pool **out, struct content_stats *st, unsigned nthr)
 		pl->free = &pl->jobs[i];
 	}
 	for (unsigned i = 0; i < pl->nsq; i++) {
-		ret = squeezer_init(&pl->sq[i]);
+		ret = content_squeezer_init(&pl->sq[i]);
 		if (ret)
 			goto out_free;
 	}
@@ -332,7 +331,7 @@ int content_pool_submit(struct pool *pl, struct job *j, struct frec *r)
 	int ret;
 
 	if (!pl->nthr) {
-		ret = squeeze(&pl->sq[0], j->buf, j->len, &zl, &zs);
+		ret = content_squeeze(&pl->sq[0], j->buf, j->len, &zl, &zs);
 		if (!ret) {
 			r->sampled += j->len;
 			r->zlib += zl;

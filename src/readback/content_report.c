@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "model/params.h"
+#include "readback/content_predict.h"
 #include "readback/content_stats_int.h"
 #include "readback/fsread.h"
 #include "readback/html.h"
@@ -24,15 +25,22 @@ static double typed_share(const struct content_stats *st)
 	return st->typed_files ? (double)st->typed_identified / (double)st->typed_files : 0;
 }
 
-/* One line: name, target, achieved, relative difference (absolute when the target is 0). */
-static void print_figure(FILE *out, const char *name, double target, double achieved,
-			 const char *fmt_note)
+/*
+ * One line: name, target, predicted (when known), achieved, relative
+ * difference of achieved from target (absolute when the target is 0).
+ */
+static void print_figure(FILE *out, const char *name, double target, double predicted,
+			 double achieved, const char *fmt_note)
 {
 	fprintf(out, "  %-24s", name);
 	if (isnan(target))
 		fprintf(out, " %10s", "-");
 	else
 		fprintf(out, " %10.4f", target);
+	if (isnan(predicted))
+		fprintf(out, " %10s", "-");
+	else
+		fprintf(out, " %10.4f", predicted);
 	fprintf(out, " %10.4f", achieved);
 	if (isnan(target))
 		fprintf(out, " %10s", "");
@@ -42,6 +50,34 @@ static void print_figure(FILE *out, const char *name, double target, double achi
 		fprintf(out, " %+10.4f", achieved - target);
 	fprintf(out, "%s%s\n", fmt_note ? "  " : "", fmt_note ? fmt_note : "");
 }
+
+/* The measured value of a predicted figure. */
+static double achieved_figure(const struct content_stats *st, enum content_figure f)
+{
+	const struct content_group_stats *b = &st->group[CONTENT_BINARY];
+	const struct content_group_stats *x = &st->group[CONTENT_EXEC];
+
+	switch (f) {
+	case CF_RATIO_ZLIB: return content_ratio_zlib(b);
+	case CF_RATIO_ZSTD: return content_ratio_zstd(b);
+	case CF_EXEC_ZLIB: return content_ratio_zlib(x);
+	case CF_EXEC_ZSTD: return content_ratio_zstd(x);
+	case CF_DUP_FILES: return content_dup_file_share(&st->all);
+	case CF_DUP_BLOCKS: return content_dup_block_share(b);
+	case CF_ZERO_BLOCKS: return content_zero_block_share(b);
+	default: return NAN;
+	}
+}
+
+static const char *const figure_note[CF_COUNT] = {
+	[CF_RATIO_ZLIB] = "other binary, level 6",
+	[CF_RATIO_ZSTD] = "other binary, level 3",
+	[CF_EXEC_ZLIB] = "executables, level 6",
+	[CF_EXEC_ZSTD] = "executables, level 3",
+	[CF_DUP_FILES] = "all files",
+	[CF_DUP_BLOCKS] = "other binary",
+	[CF_ZERO_BLOCKS] = "other binary",
+};
 
 void content_report_print_text(const struct content_stats *st, const struct content_targets *t,
 			       const char *name, FILE *out)
@@ -65,30 +101,24 @@ void content_report_print_text(const struct content_stats *st, const struct cont
 	fprintf(out, "  compressed   %s in 1 MiB segments (sample share %g), holes left out\n\n",
 		fmt_bytes(st->all.sampled_bytes, HUMAN, h2, sizeof(h2)), st->opts.sample_share);
 
-	fprintf(out, "  %-24s %10s %10s %10s\n", "figure", "target", "achieved", "rel. diff");
-	print_figure(out, "compress_ratio zlib", t->compress_ratio, content_ratio_zlib(b),
-		     "other binary, level 6");
-	print_figure(out, "compress_ratio zstd", t->compress_ratio, content_ratio_zstd(b),
-		     "other binary, level 3");
-	print_figure(out, "compress_ratio_exec zlib", t->compress_ratio_exec,
-		     content_ratio_zlib(&st->group[CONTENT_EXEC]), "executables, level 6");
-	print_figure(out, "compress_ratio_exec zstd", t->compress_ratio_exec,
-		     content_ratio_zstd(&st->group[CONTENT_EXEC]), "executables, level 3");
-	print_figure(out, "dup_file_share", t->dup_file_share, content_dup_file_share(&st->all),
-		     "all files");
-	print_figure(out, "dup_block_share", t->dup_block_share, content_dup_block_share(b),
-		     "other binary");
-	print_figure(out, "zero_block_share", t->zero_block_share, content_zero_block_share(b),
-		     "other binary");
+	fprintf(out, "  %-24s %10s %10s %10s %10s\n", "figure", "target", "predicted", "achieved",
+		"rel. diff");
+	for (int f = 0; f < CF_COUNT; f++)
+		print_figure(out, content_figure_name((enum content_figure)f),
+			     content_figure_target(t, (enum content_figure)f),
+			     t->pred ? content_predicted(t->pred, (enum content_figure)f) : NAN,
+			     achieved_figure(st, (enum content_figure)f), figure_note[f]);
 	if (st->typed_files)
-		print_figure(out, "typed identified", t->typed_identified_share, typed_share(st),
-			     NULL);
+		print_figure(out, "typed identified", t->typed_identified_share, NAN,
+			     typed_share(st), NULL);
 	else
-		fprintf(out, "  %-22s %10.4f %10s\n", "typed identified", t->typed_identified_share,
-			"-");
+		fprintf(out, "  %-24s %10.4f %10s %10s\n", "typed identified",
+			t->typed_identified_share, "-", "-");
 	fprintf(out, "  (%llu of %llu typed files identified by libmagic as their type; "
 		"target is a minimum)\n\n",
 		(unsigned long long)st->typed_identified, (unsigned long long)st->typed_files);
+	if (t->pred)
+		content_predict_print_missed(t->pred, t, out);
 
 	fprintf(out, "  %-12s %8s %11s %8s %8s %8s %8s %8s %8s\n", "group", "files", "bytes",
 		"dupfile", "blocks", "zero", "dup", "zlib", "zstd");
@@ -201,6 +231,8 @@ json_object *content_report_json(const struct content_stats *st, const struct co
 	json_object_object_add(tg, "zero_block_share", json_num(t->zero_block_share));
 	json_object_object_add(tg, "typed_identified_share", json_num(t->typed_identified_share));
 	json_object_object_add(o, "targets", tg);
+	if (t->pred)
+		json_object_object_add(o, "predicted", content_predict_json(t->pred, t));
 
 	for (int g = 0; g < CONTENT_GROUPS; g++)
 		json_object_object_add(groups, content_group_name(g), json_group(&st->group[g]));
@@ -237,6 +269,7 @@ void content_targets_from_params(struct content_targets *t, const struct params 
 	t->dup_block_share = p->dup_block_share;
 	t->zero_block_share = p->zero_block_share;
 	t->typed_identified_share = 0.99;
+	t->pred = NULL;
 }
 
 struct entry_read {

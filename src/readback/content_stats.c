@@ -18,6 +18,7 @@
 #include "readback/fsread.h"
 #include "model/params.h"
 #include "util/array.h"
+#include "util/rng.h"
 
 /* ---- the measurement ----------------------------------------------------- */
 
@@ -103,17 +104,6 @@ void content_stats_release(struct content_stats *st)
 	st->nmiss = 0;
 }
 
-/* splitmix64's finalizer: a well-mixed 64-bit value of x */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	x ^= x >> 31;
-	return x;
-}
-
 /* Whether segment idx of the file whose path hashes to path_hash is compressed. */
 static bool segment_sampled(double share, uint64_t path_hash, uint64_t idx)
 {
@@ -123,7 +113,7 @@ static bool segment_sampled(double share, uint64_t path_hash, uint64_t idx)
 		return true;
 	if (share <= 0)
 		return false;
-	u = mix64(path_hash ^ mix64(idx + UINT64_C(0x9e3779b97f4a7c15)));
+	u = rng_splitmix64(path_hash ^ rng_splitmix64(idx + UINT64_C(0x9e3779b97f4a7c15)));
 	return (double)(u >> 11) * 0x1p-53 < share;
 }
 
@@ -647,32 +637,38 @@ int content_stats_finish(struct content_stats *st)
 	return p->pool->err;
 }
 
+/* a / b, or 0 when b is 0 */
+static double share_of(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
 double content_dup_file_share(const struct content_group_stats *g)
 {
-	return g->files ? (double)g->dup_files / (double)g->files : 0;
+	return share_of(g->dup_files, g->files);
 }
 
 double content_dup_block_share(const struct content_group_stats *g)
 {
-	return g->blocks ? (double)g->dup_blocks / (double)g->blocks : 0;
+	return share_of(g->dup_blocks, g->blocks);
 }
 
 double content_dedup_block_share(const struct content_group_stats *g)
 {
-	return g->blocks ? (double)g->dedup_blocks / (double)g->blocks : 0;
+	return share_of(g->dedup_blocks, g->blocks);
 }
 
 double content_zero_block_share(const struct content_group_stats *g)
 {
-	return g->blocks ? (double)g->zero_blocks / (double)g->blocks : 0;
+	return share_of(g->zero_blocks, g->blocks);
 }
 
 double content_ratio_zlib(const struct content_group_stats *g)
 {
-	return g->zlib_bytes ? (double)g->sampled_bytes / (double)g->zlib_bytes : 0;
+	return share_of(g->sampled_bytes, g->zlib_bytes);
 }
 
 double content_ratio_zstd(const struct content_group_stats *g)
 {
-	return g->zstd_bytes ? (double)g->sampled_bytes / (double)g->zstd_bytes : 0;
+	return share_of(g->sampled_bytes, g->zstd_bytes);
 }

@@ -191,6 +191,7 @@ struct content_targets {
 	double dup_block_share;         /* of "other binary" files */
 	double zero_block_share;        /* of "other binary" files */
 	double typed_identified_share;  /* at least this share of typed files identified */
+	const struct content_prediction *pred; /* what the plan predicts (content_predict.h), or NULL */
 };
 
 /*

@@ -59,6 +59,14 @@ struct squeezer {
 	size_t out_len;
 };
 
+/* A squeezer ready for content_squeeze(): 0 or -ENOMEM (release it either way). */
+int content_squeezer_init(struct squeezer *q);
+void content_squeezer_release(struct squeezer *q);
+
+/* zlib -6 and zstd -3 sizes of buf (at most SEGMENT bytes), each compressed on its own: 0 or -EIO. */
+int content_squeeze(struct squeezer *q, const uint8_t *buf, size_t len, uint64_t *zlib,
+		    uint64_t *zstd);
+
 /*
  * The compressed sizes of one file's sampled segments.  They count once
  * the file has ended and is known to be distinct, and its last segment is

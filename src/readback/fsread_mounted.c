@@ -19,15 +19,14 @@
 #include <sys/syscall.h>
 
 #include "readback/fsread_ops.h"
+#include "util/array.h"
 #include "util/fiemap.h"
+#include "util/rng.h"
 
-static uint64_t mix64(uint64_t x)
+static uint64_t inoset_hash(uint64_t entry, const void *ctx)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
+	(void)ctx;
+	return rng_mix64(entry);
 }
 
 /* Add ino; returns 1 when it was there already, 0 when added, -ENOMEM. */
@@ -35,24 +34,9 @@ static int inoset_add(struct fsr_inoset *s, uint64_t ino)
 {
 	size_t i;
 
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		uint64_t *slot = calloc(cap, sizeof(*slot));
-
-		if (!slot)
-			return -ENOMEM;
-		for (size_t k = 0; k < s->cap; k++) {
-			if (!s->slot[k])
-				continue;
-			for (i = mix64(s->slot[k]) & (cap - 1); slot[i]; i = (i + 1) & (cap - 1))
-				;
-			slot[i] = s->slot[k];
-		}
-		free(s->slot);
-		s->slot = slot;
-		s->cap = cap;
-	}
-	for (i = mix64(ino + 1) & (s->cap - 1); s->slot[i]; i = (i + 1) & (s->cap - 1))
+	if (array_slots_reserve(&s->slot, &s->cap, s->n, 1024, inoset_hash, NULL))
+		return -ENOMEM;
+	for (i = rng_mix64(ino + 1) & (s->cap - 1); s->slot[i]; i = (i + 1) & (s->cap - 1))
 		if (s->slot[i] == ino + 1)
 			return 1;
 	s->slot[i] = ino + 1;

@@ -22,7 +22,7 @@ struct mext {
 	char **name;
 	uint64_t *files;
 	size_t n, cap;
-	uint32_t *slot; /* index + 1; 0 is empty */
+	uint64_t *slot; /* index + 1; 0 is empty */
 	size_t nslot;
 };
 

@@ -19,26 +19,21 @@ static uint64_t str_hash(const char *s)
 	return h;
 }
 
+/* Hash of the name of entry (index + 1) of table ctx. */
+static uint64_t mext_hash(uint64_t entry, const void *ctx)
+{
+	const struct mext *t = ctx;
+
+	return str_hash(t->name[entry - 1]);
+}
+
 /* Id of ext in the table, added when new; -ENOMEM. */
 static int64_t mext_id(struct mext *t, const char *ext)
 {
 	size_t i;
 
-	if ((t->n + 1) * 2 > t->nslot) {
-		size_t ns = t->nslot ? t->nslot * 2 : 256;
-		uint32_t *slot = calloc(ns, sizeof(*slot));
-
-		if (!slot)
-			return -ENOMEM;
-		for (size_t k = 0; k < t->n; k++) {
-			for (i = str_hash(t->name[k]) & (ns - 1); slot[i]; i = (i + 1) & (ns - 1))
-				;
-			slot[i] = (uint32_t)k + 1;
-		}
-		free(t->slot);
-		t->slot = slot;
-		t->nslot = ns;
-	}
+	if (array_slots_reserve(&t->slot, &t->nslot, t->n, 256, mext_hash, t))
+		return -ENOMEM;
 	for (i = str_hash(ext) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1))
 		if (!strcmp(t->name[t->slot[i] - 1], ext))
 			return t->slot[i] - 1;
@@ -55,7 +50,7 @@ static int64_t mext_id(struct mext *t, const char *ext)
 	if (!t->name[t->n])
 		return -ENOMEM;
 	t->files[t->n] = 0;
-	t->slot[i] = (uint32_t)t->n + 1;
+	t->slot[i] = t->n + 1;
 	return (int64_t)t->n++;
 }
 

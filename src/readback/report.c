@@ -344,6 +344,8 @@ json_object *report_json(const struct report *r)
 		json_object_object_add(o, "sparse_hole_bytes",
 				       json_object_new_uint64(r->sparse_hole_bytes));
 	}
+	if (r->content_missed)
+		json_object_object_add(o, "content_unreachable", json_object_get(r->content_missed));
 	return o;
 }
 

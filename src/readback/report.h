@@ -44,6 +44,9 @@ struct report {
 	double *fpd_target, *fpd_achieved;
 	unsigned next;                    /* extensions in the top list */
 	struct report_share ext_top[REPORT_TOP_EXT];
+
+	/* set by the caller: printed as "content_unreachable" when not NULL (a reference is taken) */
+	struct json_object *content_missed;
 };
 
 /*

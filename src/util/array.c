@@ -1,4 +1,4 @@
-/* array.c - growing heap arrays: one overflow-checked resize and one doubling growth */
+/* array.c - growing heap arrays: one overflow-checked resize, one doubling growth, sort orders */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,6 +46,30 @@ int array_grow(void *pp, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+int array_slots_reserve(uint64_t **slot, size_t *cap, size_t n, size_t min,
+			uint64_t (*hash)(uint64_t entry, const void *ctx), const void *ctx)
+{
+	size_t nc = *cap ? *cap * 2 : min, i;
+	uint64_t *ns;
+
+	if ((n + 1) * 2 <= *cap)
+		return 0;
+	ns = calloc(nc, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	for (size_t k = 0; k < *cap; k++) {
+		if (!(*slot)[k])
+			continue;
+		for (i = hash((*slot)[k], ctx) & (nc - 1); ns[i]; i = (i + 1) & (nc - 1))
+			;
+		ns[i] = (*slot)[k];
+	}
+	free(*slot);
+	*slot = ns;
+	*cap = nc;
+	return 0;
+}
+
 int array_cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -56,6 +80,13 @@ int array_cmp_u64(const void *a, const void *b)
 int array_cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int array_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
 }

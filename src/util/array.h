@@ -1,8 +1,9 @@
-/* array.h - growing heap arrays: one overflow-checked resize and one doubling growth */
+/* array.h - growing heap arrays: one overflow-checked resize, one doubling growth, sort orders */
 #ifndef IMPRINT_ARRAY_H
 #define IMPRINT_ARRAY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Resize the array *pp (pp is the address of any object pointer, e.g.
@@ -26,8 +27,19 @@ int array_resize(void *pp, size_t n, size_t elem);
  */
 int array_grow(void *pp, size_t *cap, size_t need, size_t elem);
 
-/* qsort() comparators: ascending uint64_t, ascending int64_t. */
+/*
+ * Room for one more entry in an open-addressing table of *cap slots (0
+ * empty, linear probing) holding n entries: when n + 1 would fill more
+ * than half of it, *slot doubles (to min, a power of 2, at first) and
+ * every entry moves to its place by hash(entry, ctx).  Returns 0, or
+ * -ENOMEM with the table unchanged.
+ */
+int array_slots_reserve(uint64_t **slot, size_t *cap, size_t n, size_t min,
+			uint64_t (*hash)(uint64_t entry, const void *ctx), const void *ctx);
+
+/* qsort() comparators, ascending: uint64_t, int64_t and double elements (no NaN). */
 int array_cmp_u64(const void *a, const void *b);
 int array_cmp_i64(const void *a, const void *b);
+int array_cmp_double(const void *a, const void *b);
 
 #endif

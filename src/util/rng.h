@@ -25,14 +25,18 @@ void rng_open(struct rng *r, uint64_t key, uint64_t index);
 /* Convenience: rng_open(r, rng_stream_key(seed, stream), index). */
 void rng_init(struct rng *r, uint64_t seed, const char *stream, uint64_t index);
 
-/* Next 64 random bits. */
-static inline uint64_t rng_next(struct rng *r)
+/* splitmix64's finalizer: x mixed so that every input bit reaches every output bit. */
+static inline uint64_t rng_splitmix64(uint64_t z)
 {
-	uint64_t z = (r->state += UINT64_C(0x9E3779B97F4A7C15));
-
 	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
 	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
 	return z ^ (z >> 31);
+}
+
+/* Next 64 random bits. */
+static inline uint64_t rng_next(struct rng *r)
+{
+	return rng_splitmix64(r->state += UINT64_C(0x9E3779B97F4A7C15));
 }
 
 /* Uniform double in the open interval (0, 1), 53 bits. */

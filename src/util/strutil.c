@@ -1,6 +1,9 @@
 /* strutil.c - text for people: human byte sizes, messages into fixed buffers */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "util/strutil.h"
 
@@ -52,4 +55,27 @@ void errbuf_set(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	errbuf_vset(buf, len, fmt, ap);
 	va_end(ap);
+}
+
+void errbuf_read_fd(char *buf, size_t len, int fd)
+{
+	size_t have = 0;
+
+	buf[0] = '\0';
+	for (;;) {
+		char chunk[512];
+		ssize_t r = read(fd, chunk, sizeof(chunk));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (have + 1 < len) {
+			size_t n = (size_t)r < len - 1 - have ? (size_t)r : len - 1 - have;
+
+			memcpy(buf + have, chunk, n);
+			have += n;
+			buf[have] = '\0';
+		}
+	}
 }

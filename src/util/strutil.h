@@ -42,4 +42,11 @@ void errbuf_set(char *buf, size_t len, const char *fmt, ...) __attribute__((form
 void errbuf_vset(char *buf, size_t len, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
 
+/*
+ * Read fd to its end (a child's output through a pipe), keeping the first
+ * len - 1 bytes in buf, NUL-terminated; the rest is read and dropped, so
+ * that the writer never blocks.  A read error other than EINTR ends it.
+ */
+void errbuf_read_fd(char *buf, size_t len, int fd);
+
 #endif

@@ -38,35 +38,33 @@
 #define TIME_SPAN UINT32_C(504576000)
 
 /* The part of request [off, off + len) inside region [start, start + n), if any. */
-bool clip(uint64_t start, uint64_t n, uint64_t off, size_t len, uint64_t *from, size_t *cnt);
+bool archive_clip(uint64_t start, uint64_t n, uint64_t off, size_t len, uint64_t *from,
+		  size_t *cnt);
 
 /* Copy into the request the part it covers of a rendered region (n bytes at file offset start). */
-void put_region(const void *src, uint64_t start, uint64_t n, uint64_t off, uint8_t *buf,
-		size_t len);
-
-/* 0 when the file can be valid (size >= min) and [off, off + len) lies in it, else -EINVAL. */
-int check_request(const struct gen_file *g, uint64_t min, uint64_t off, size_t len);
+void archive_put_region(const void *src, uint64_t start, uint64_t n, uint64_t off, uint8_t *buf,
+			size_t len);
 
 /* Decimal digits of v. */
-unsigned int ndigits(uint64_t v);
+unsigned int archive_ndigits(uint64_t v);
 
 /* floor(sqrt(v)), exactly. */
-uint64_t isqrt64(uint64_t v);
+uint64_t archive_isqrt64(uint64_t v);
 
 /* Little-endian fields: put_le16, put_le32, put_le64 (util/bytes.h). */
 
 /* The key of draw i of a kind (salt) of a file of key `key`. */
-uint64_t sub_key(uint64_t key, uint64_t salt, uint64_t i);
+uint64_t archive_sub_key(uint64_t key, uint64_t salt, uint64_t i);
 
 /* Append formatted text at s + n (never past cap - 1, always terminated): the new length. */
-size_t catf(char *s, size_t n, size_t cap, const char *fmt, ...)
+size_t archive_catf(char *s, size_t n, size_t cap, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* A fairly common word (not one of the commonest) of the model's vocabulary. */
-const char *pick_word(const struct content_model *cm, struct rng *r);
+const char *archive_pick_word(const struct content_model *cm, struct rng *r);
 
 /* MS-DOS time and date (ZIP) of a Unix time. */
-void dos_time(uint32_t t, uint16_t *time, uint16_t *date);
+void archive_dos_time(uint32_t t, uint16_t *time, uint16_t *date);
 
 #define ENTRY_NAME_MAX 99 /* ustar's name field, without its prefix */
 #define FILES_MAX      1024u
@@ -111,7 +109,8 @@ struct entries_fmt {
 };
 
 /* The members of archive g; es->e is the caller's to free. */
-int entries_build(const struct gen_file *g, const struct entries_fmt *fmt, struct entries *es);
+int archive_entries_build(const struct gen_file *g, const struct entries_fmt *fmt,
+			  struct entries *es);
 
 /* The archive a member of kind ENTRY_TAR is (its entries prebuilt). */
 struct inner_tar {
@@ -120,12 +119,12 @@ struct inner_tar {
 };
 
 /* Bytes [at, at + len) of a member's data (inner: its archive, for ENTRY_TAR). */
-int entry_bytes(const struct gen_file *g, const struct entry *e, const struct inner_tar *inner,
-		uint64_t at, uint8_t *buf, size_t len);
+int archive_entry_bytes(const struct gen_file *g, const struct entry *e,
+			const struct inner_tar *inner, uint64_t at, uint8_t *buf, size_t len);
 
 /* The CRC-32 of a whole member (made once, in CRC_CHUNK pieces into *scratch). */
-int entry_crc(const struct gen_file *g, struct entry *e, const struct inner_tar *inner,
-	      uint8_t **scratch);
+int archive_entry_crc(const struct gen_file *g, struct entry *e, const struct inner_tar *inner,
+		      uint8_t **scratch);
 
 #define DFL_SLOT       (128u << 10)
 #define DFL_LEVEL      1
@@ -154,7 +153,8 @@ struct dfl_geom {
  * zeros: bytes of zeros that end the data (a tar's end blocks), which the
  * last slot takes beyond what its text would fill when it is deflated.
  */
-void dfl_geom(const struct content_model *cm, uint64_t d, uint64_t zeros, struct dfl_geom *dg);
+void archive_dfl_geom(const struct content_model *cm, uint64_t d, uint64_t zeros,
+		      struct dfl_geom *dg);
 
 /* A compressor and its buffers, for one request. */
 struct dfl_work {
@@ -163,22 +163,22 @@ struct dfl_work {
 	uint8_t *in, *out;
 };
 
-/* Free the compressor and buffers (dfl_fill() sets them up on first use). */
-void dfl_work_release(struct dfl_work *w);
+/* Free the compressor and buffers (archive_dfl_fill() sets them up on first use). */
+void archive_dfl_work_release(struct dfl_work *w);
 
 /*
  * Bytes [at, at + len) of the stream dg of entry e's data.  crc, when not
  * NULL, gets the CRC-32 of all the data: the request must hold the whole
  * stream.
  */
-int dfl_fill(const struct gen_file *g, const struct entry *e, const struct inner_tar *inner,
-	     const struct dfl_geom *dg, struct dfl_work *w, uint64_t at, uint8_t *buf, size_t len,
-	     uint32_t *crc);
+int archive_dfl_fill(const struct gen_file *g, const struct entry *e, const struct inner_tar *inner,
+		     const struct dfl_geom *dg, struct dfl_work *w, uint64_t at, uint8_t *buf,
+		     size_t len, uint32_t *crc);
 
 #define TAR_BLOCK    512u
 #define TAR_PART_MAX ((UINT64_C(8) << 30) / TAR_BLOCK - 1)
 
 /* Blocks a tar of `size` bytes leaves for data after the headers of es and the end blocks. */
-int64_t tar_left(const struct entries *es, uint64_t size);
+int64_t archive_tar_left(const struct entries *es, uint64_t size);
 
 #endif

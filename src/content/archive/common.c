@@ -11,7 +11,7 @@
 #include "util/rng.h"
 #include "content/archive/archive.h"
 
-bool clip(uint64_t start, uint64_t n, uint64_t off, size_t len, uint64_t *from, size_t *cnt)
+bool archive_clip(uint64_t start, uint64_t n, uint64_t off, size_t len, uint64_t *from, size_t *cnt)
 {
 	uint64_t a = MAX(start, off), z = MIN(start + n, off + len);
 
@@ -22,23 +22,17 @@ bool clip(uint64_t start, uint64_t n, uint64_t off, size_t len, uint64_t *from, 
 	return true;
 }
 
-void put_region(const void *src, uint64_t start, uint64_t n, uint64_t off, uint8_t *buf, size_t len)
+void archive_put_region(const void *src, uint64_t start, uint64_t n, uint64_t off, uint8_t *buf,
+			size_t len)
 {
 	uint64_t from;
 	size_t cnt;
 
-	if (clip(start, n, off, len, &from, &cnt))
+	if (archive_clip(start, n, off, len, &from, &cnt))
 		memcpy(buf + (from - off), (const uint8_t *)src + (from - start), cnt);
 }
 
-int check_request(const struct gen_file *g, uint64_t min, uint64_t off, size_t len)
-{
-	if (g->size < min || off > g->size || len > g->size - off)
-		return -EINVAL;
-	return 0;
-}
-
-unsigned int ndigits(uint64_t v)
+unsigned int archive_ndigits(uint64_t v)
 {
 	unsigned int d = 1;
 
@@ -49,7 +43,7 @@ unsigned int ndigits(uint64_t v)
 	return d;
 }
 
-uint64_t isqrt64(uint64_t v)
+uint64_t archive_isqrt64(uint64_t v)
 {
 	uint64_t r = 0, bit = UINT64_C(1) << 62;
 
@@ -67,12 +61,12 @@ uint64_t isqrt64(uint64_t v)
 	return r;
 }
 
-uint64_t sub_key(uint64_t key, uint64_t salt, uint64_t i)
+uint64_t archive_sub_key(uint64_t key, uint64_t salt, uint64_t i)
 {
 	return rng_mix64(key ^ salt ^ rng_mix64(i + 1));
 }
 
-size_t catf(char *s, size_t n, size_t cap, const char *fmt, ...)
+size_t archive_catf(char *s, size_t n, size_t cap, const char *fmt, ...)
 {
 	va_list ap;
 	int w;
@@ -101,7 +95,7 @@ static const char *const plain_words[] = {
 	"quarterly",
 };
 
-const char *pick_word(const struct content_model *cm, struct rng *r)
+const char *archive_pick_word(const struct content_model *cm, struct rng *r)
 {
 	if (cm && cm->word && cm->nwords >= 256) {
 		size_t lo = 100, hi = MIN(cm->nwords, (size_t)5000);
@@ -111,7 +105,7 @@ const char *pick_word(const struct content_model *cm, struct rng *r)
 	return plain_words[rng_below(r, ARRAY_SIZE(plain_words))];
 }
 
-void dos_time(uint32_t t, uint16_t *time, uint16_t *date)
+void archive_dos_time(uint32_t t, uint16_t *time, uint16_t *date)
 {
 	time_t tt = (time_t)t;
 	struct tm tm;

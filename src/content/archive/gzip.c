@@ -22,7 +22,7 @@
 #define GZ_TAR_MIN  (1u << 20)
 
 static const struct entries_fmt tar_text_fmt = {
-	.left = tar_left,
+	.left = archive_tar_left,
 	.part_max = TAR_PART_MAX,
 	.blocks = true,
 	.text_only = true,
@@ -48,19 +48,19 @@ static void gz_layout(const struct gen_file *g, struct gz_layout *gl)
 	rng_open(&r, g->key ^ SALT_GZIP, 0);
 	u = (unsigned int)rng_below(&r, 100);
 	gl->data.mtime = TIME_BASE + (uint32_t)rng_below(&r, TIME_SPAN);
-	gl->data.key = sub_key(g->key, SALT_GZIP, 0);
+	gl->data.key = archive_sub_key(g->key, SALT_GZIP, 0);
 	if (g->size >= GZ_NAME_MIN) {
-		n = catf(name, 0, 16, "%s", pick_word(g->cm, &r));
+		n = archive_catf(name, 0, 16, "%s", archive_pick_word(g->cm, &r));
 		if (rng_below(&r, 2))
-			n = catf(name, n, 16, "-%u", 1 + (unsigned int)rng_below(&r, 30));
+			n = archive_catf(name, n, 16, "-%u", 1 + (unsigned int)rng_below(&r, 30));
 		n += 4; /* every extension is four bytes: the layout does not depend on it */
 	}
 	gl->hdr = 10 + (n ? n + 1 : 0);
 	/* a tar for tgz, and for one gz file in five of 1 MiB or more */
-	dfl_geom(g->cm, g->size - gl->hdr - 8, 2 * TAR_BLOCK + TAR_BLOCK / 2, &gl->dg);
+	archive_dfl_geom(g->cm, g->size - gl->hdr - 8, 2 * TAR_BLOCK + TAR_BLOCK / 2, &gl->dg);
 	gl->data.kind = ENTRY_TAR;
 	if (gl->dg.n < TAR_MIN || !(tgz || (u < 20 && g->size >= GZ_TAR_MIN))) {
-		dfl_geom(g->cm, g->size - gl->hdr - 8, 0, &gl->dg);
+		archive_dfl_geom(g->cm, g->size - gl->hdr - 8, 0, &gl->dg);
 		gl->data.kind = ENTRY_TEXT;
 	}
 	gl->data.size = gl->dg.n;
@@ -83,7 +83,7 @@ static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 	size_t cnt;
 	int ret;
 
-	ret = check_request(g, GZIP_MIN, off, len);
+	ret = gen_check_request(g, GZIP_MIN, off, len);
 	if (ret || !len)
 		return ret;
 	gz_layout(g, &gl);
@@ -93,7 +93,7 @@ static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 					     .size = gl.data.size,
 					     .ext = "tar",
 					     .cm = g->cm };
-		ret = entries_build(&inner.g, &tar_text_fmt, &inner.es);
+		ret = archive_entries_build(&inner.g, &tar_text_fmt, &inner.es);
 		if (ret)
 			return ret;
 	}
@@ -109,28 +109,28 @@ static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 	h[9] = 3; /* Unix */
 	if (gl.data.name_len)
 		memcpy(h + 10, gl.data.name, gl.data.name_len + 1);
-	put_region(h, 0, gl.hdr, off, buf, len);
-	if (clip(gl.hdr, g->size - 8 - gl.hdr, off, len, &from, &cnt)) {
-		ret = dfl_fill(g, &gl.data, &inner, &gl.dg, &w, from - gl.hdr, buf + (from - off),
-			       cnt, whole ? &crc : NULL);
+	archive_put_region(h, 0, gl.hdr, off, buf, len);
+	if (archive_clip(gl.hdr, g->size - 8 - gl.hdr, off, len, &from, &cnt)) {
+		ret = archive_dfl_fill(g, &gl.data, &inner, &gl.dg, &w, from - gl.hdr,
+				       buf + (from - off), cnt, whole ? &crc : NULL);
 		if (ret)
 			goto out_free;
 	}
-	if (clip(g->size - 8, 8, off, len, &from, &cnt)) {
+	if (archive_clip(g->size - 8, 8, off, len, &from, &cnt)) {
 		if (whole) {
 			gl.data.crc = crc;
 			gl.data.has_crc = 1;
 		}
-		ret = entry_crc(g, &gl.data, &inner, &scratch);
+		ret = archive_entry_crc(g, &gl.data, &inner, &scratch);
 		if (ret)
 			goto out_free;
 		put_le32(b, gl.data.crc);
 		put_le32(b + 4, (uint32_t)gl.data.size);
-		put_region(b, g->size - 8, 8, off, buf, len);
+		archive_put_region(b, g->size - 8, 8, off, buf, len);
 	}
 
 out_free:
-	dfl_work_release(&w);
+	archive_dfl_work_release(&w);
 	free(scratch);
 	free(inner.es.e);
 	return ret;

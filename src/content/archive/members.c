@@ -32,22 +32,22 @@ static size_t top_dir_name(const struct gen_file *g, char *s, size_t cap)
 	size_t n;
 
 	rng_open(&r, g->key ^ SALT_NAME, 0);
-	n = catf(s, 0, cap, "%s", pick_word(g->cm, &r));
+	n = archive_catf(s, 0, cap, "%s", archive_pick_word(g->cm, &r));
 	switch (rng_below(&r, 6)) {
 	case 0:
-		n = catf(s, n, cap, "-%u.%u", 1 + (unsigned int)rng_below(&r, 4),
-			 (unsigned int)rng_below(&r, 10));
+		n = archive_catf(s, n, cap, "-%u.%u", 1 + (unsigned int)rng_below(&r, 4),
+				 (unsigned int)rng_below(&r, 10));
 		break;
 	case 1:
-		n = catf(s, n, cap, "_%u", 2008 + (unsigned int)rng_below(&r, 16));
+		n = archive_catf(s, n, cap, "_%u", 2008 + (unsigned int)rng_below(&r, 16));
 		break;
 	case 2:
-		n = catf(s, n, cap, "-%s", pick_word(g->cm, &r));
+		n = archive_catf(s, n, cap, "-%s", archive_pick_word(g->cm, &r));
 		break;
 	default:
 		break;
 	}
-	return catf(s, n, cap, "/");
+	return archive_catf(s, n, cap, "/");
 }
 
 /* Base name of file j: a stem, and an extension that says its kind. */
@@ -59,35 +59,37 @@ static size_t file_base_name(const struct gen_file *g, unsigned int j, int kind,
 	size_t n = 0;
 
 	rng_open(&r, g->key ^ SALT_NAME, j + 1);
-	w = pick_word(g->cm, &r);
+	w = archive_pick_word(g->cm, &r);
 	if (tiny)
-		return catf(s, 0, cap, "%.6s.txt", w);
+		return archive_catf(s, 0, cap, "%.6s.txt", w);
 	if (kind == ENTRY_TEXT && rng_below(&r, 16) == 0) {
-		n = catf(s, n, cap, "%s", special_names[rng_below(&r, ARRAY_SIZE(special_names))]);
+		n = archive_catf(s, n, cap, "%s",
+				 special_names[rng_below(&r, ARRAY_SIZE(special_names))]);
 		if (numbered)
-			n = catf(s, n, cap, "-%u", j + 1);
-		return catf(s, n, cap, "%s", rng_below(&r, 2) ? "" : ".md");
+			n = archive_catf(s, n, cap, "-%u", j + 1);
+		return archive_catf(s, n, cap, "%s", rng_below(&r, 2) ? "" : ".md");
 	}
-	n = catf(s, n, cap, "%s", w);
+	n = archive_catf(s, n, cap, "%s", w);
 	switch (rng_below(&r, 5)) {
 	case 0:
-		n = catf(s, n, cap, "_%s", pick_word(g->cm, &r));
+		n = archive_catf(s, n, cap, "_%s", archive_pick_word(g->cm, &r));
 		break;
 	case 1:
-		n = catf(s, n, cap, "-%u", 1 + (unsigned int)rng_below(&r, 40));
+		n = archive_catf(s, n, cap, "-%u", 1 + (unsigned int)rng_below(&r, 40));
 		break;
 	case 2:
-		n = catf(s, n, cap, "_%u-%02u", 2008 + (unsigned int)rng_below(&r, 16),
-			 1 + (unsigned int)rng_below(&r, 12));
+		n = archive_catf(s, n, cap, "_%u-%02u", 2008 + (unsigned int)rng_below(&r, 16),
+				 1 + (unsigned int)rng_below(&r, 12));
 		break;
 	default:
 		break;
 	}
 	if (numbered)
-		n = catf(s, n, cap, "-%u", j + 1);
+		n = archive_catf(s, n, cap, "-%u", j + 1);
 	if (kind == ENTRY_TEXT)
-		return catf(s, n, cap, "%s", text_exts[rng_below(&r, ARRAY_SIZE(text_exts))]);
-	return catf(s, n, cap, "%s", bin_exts[rng_below(&r, ARRAY_SIZE(bin_exts))]);
+		return archive_catf(s, n, cap, "%s",
+				    text_exts[rng_below(&r, ARRAY_SIZE(text_exts))]);
+	return archive_catf(s, n, cap, "%s", bin_exts[rng_below(&r, ARRAY_SIZE(bin_exts))]);
 }
 
 static uint64_t name_hash(const char *s, size_t n)
@@ -152,15 +154,16 @@ static int entries_name(const struct gen_file *g, struct entries *es, unsigned i
 			grp = gj;
 			e = &es->e[n++];
 			*e = (struct entry){ .kind = ENTRY_DIR, .mtime = t0 };
-			e->name_len = (uint8_t)catf(e->name, 0, sizeof(e->name), "%s%s/", top,
-						    sub_dirs[(sub0 + gj) % ARRAY_SIZE(sub_dirs)]);
+			e->name_len =
+				(uint8_t)archive_catf(e->name, 0, sizeof(e->name), "%s%s/", top,
+						      sub_dirs[(sub0 + gj) % ARRAY_SIZE(sub_dirs)]);
 		}
 		rng_open(&k, g->key ^ SALT_FILE, j);
 		kind = rng_below(&k, 10) < 6 ? ENTRY_TEXT : ENTRY_BINARY;
 		e = &es->e[n++];
 		*e = (struct entry){
 			.kind = (uint8_t)kind,
-			.key = sub_key(g->key, SALT_MEMBER, j),
+			.key = archive_sub_key(g->key, SALT_MEMBER, j),
 			.mtime = t0 - (uint32_t)rng_below(&k, 3u * 365 * 86400),
 		};
 		/*
@@ -174,8 +177,8 @@ static int entries_name(const struct gen_file *g, struct entries *es, unsigned i
 		e->kind = (uint8_t)kind;
 		memcpy(e->name, top, tl);
 		if (gj)
-			pl = catf(e->name, tl, sizeof(e->name), "%s/",
-				  sub_dirs[(sub0 + gj) % ARRAY_SIZE(sub_dirs)]);
+			pl = archive_catf(e->name, tl, sizeof(e->name), "%s/",
+					  sub_dirs[(sub0 + gj) % ARRAY_SIZE(sub_dirs)]);
 		bl = file_base_name(g, j, kind, tiny, false, base,
 				    MIN(sizeof(base), sizeof(e->name) - pl));
 		memcpy(e->name + pl, base, bl + 1);
@@ -233,9 +236,10 @@ static void entries_deal(struct entries *es, uint64_t total, uint64_t cap)
 	}
 }
 
-int entries_build(const struct gen_file *g, const struct entries_fmt *fmt, struct entries *es)
+int archive_entries_build(const struct gen_file *g, const struct entries_fmt *fmt,
+			  struct entries *es)
 {
-	uint64_t t = isqrt64(g->size / 1024) * 5 / 4 + 1;
+	uint64_t t = archive_isqrt64(g->size / 1024) * 5 / 4 + 1;
 	unsigned int files;
 	bool tiny = false;
 	struct rng r;

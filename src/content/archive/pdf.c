@@ -78,7 +78,7 @@ static const struct {
 /* Append word w with a capital initial. */
 static size_t pdf_word_cap(char *s, size_t n, size_t cap, const char *w)
 {
-	size_t m = catf(s, n, cap, "%s", w);
+	size_t m = archive_catf(s, n, cap, "%s", w);
 
 	if (m > n && s[n] >= 'a' && s[n] <= 'z')
 		s[n] = (char)(s[n] - 'a' + 'A');
@@ -91,8 +91,8 @@ static size_t pdf_date(char *s, size_t n, size_t cap, uint32_t t)
 	struct tm tm;
 
 	gmtime_r(&tt, &tm);
-	return catf(s, n, cap, "(D:%04d%02d%02d%02d%02d%02dZ)", tm.tm_year + 1900, tm.tm_mon + 1,
-		    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	return archive_catf(s, n, cap, "(D:%04d%02d%02d%02d%02d%02dZ)", tm.tm_year + 1900,
+			    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 /* Header and objects 1, 3 (and 4): its length; obj_off gets their offsets. */
@@ -100,13 +100,14 @@ static size_t pdf_head(const struct gen_file *g, bool rich, char *s, size_t cap,
 {
 	size_t n;
 
-	n = catf(s, 0, cap, "%%PDF-1.4\n%%\xe2\xe3\xcf\xd3\n");
+	n = archive_catf(s, 0, cap, "%%PDF-1.4\n%%\xe2\xe3\xcf\xd3\n");
 	obj_off[1] = n;
-	n = catf(s, n, cap, "1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n");
+	n = archive_catf(s, n, cap, "1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n");
 	obj_off[3] = n;
-	n = catf(s, n, cap,
-		 "3 0 obj\n<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica%s >>\nendobj\n",
-		 rich ? " /Encoding /WinAnsiEncoding" : "");
+	n = archive_catf(
+		s, n, cap,
+		"3 0 obj\n<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica%s >>\nendobj\n",
+		rich ? " /Encoding /WinAnsiEncoding" : "");
 	if (rich) {
 		struct rng r;
 		uint32_t t;
@@ -114,24 +115,24 @@ static size_t pdf_head(const struct gen_file *g, bool rich, char *s, size_t cap,
 
 		rng_open(&r, g->key ^ SALT_PDF, 0);
 		obj_off[4] = n;
-		n = catf(s, n, cap, "4 0 obj\n<< /Title (");
+		n = archive_catf(s, n, cap, "4 0 obj\n<< /Title (");
 		words = 2 + (unsigned int)rng_below(&r, 4);
 		for (unsigned int i = 0; i < words; i++) {
 			if (i)
-				n = catf(s, n, cap, " ");
-			n = pdf_word_cap(s, n, cap, pick_word(g->cm, &r));
+				n = archive_catf(s, n, cap, " ");
+			n = pdf_word_cap(s, n, cap, archive_pick_word(g->cm, &r));
 		}
-		n = catf(s, n, cap, ") /Author (%s ",
-			 pdf_first_names[rng_below(&r, ARRAY_SIZE(pdf_first_names))]);
-		n = pdf_word_cap(s, n, cap, pick_word(g->cm, &r));
+		n = archive_catf(s, n, cap, ") /Author (%s ",
+				 pdf_first_names[rng_below(&r, ARRAY_SIZE(pdf_first_names))]);
+		n = pdf_word_cap(s, n, cap, archive_pick_word(g->cm, &r));
 		tool = (unsigned int)rng_below(&r, ARRAY_SIZE(pdf_tools));
-		n = catf(s, n, cap, ") /Creator (%s) /Producer (%s) /CreationDate ",
-			 pdf_tools[tool].creator, pdf_tools[tool].producer);
+		n = archive_catf(s, n, cap, ") /Creator (%s) /Producer (%s) /CreationDate ",
+				 pdf_tools[tool].creator, pdf_tools[tool].producer);
 		t = TIME_BASE + (uint32_t)rng_below(&r, TIME_SPAN);
 		n = pdf_date(s, n, cap, t);
-		n = catf(s, n, cap, " /ModDate ");
+		n = archive_catf(s, n, cap, " /ModDate ");
 		n = pdf_date(s, n, cap, t + (uint32_t)rng_below(&r, 86400 * 30));
-		n = catf(s, n, cap, " >>\nendobj\n");
+		n = archive_catf(s, n, cap, " >>\nendobj\n");
 	}
 	return n;
 }
@@ -189,7 +190,7 @@ static uint64_t pdf_tree_len(const struct pdf_layout *pl, uint64_t pages)
 		(unsigned long long)pages);
 
 	for (uint64_t i = 0; i < pages; i++)
-		n += ndigits(pl->first + 2 * i) + 4 + (i > 0);
+		n += archive_ndigits(pl->first + 2 * i) + 4 + (i > 0);
 	return n;
 }
 
@@ -217,7 +218,8 @@ static uint64_t pdf_xref_len(const struct gen_file *g, const struct pdf_layout *
 
 	while (--d)
 		x *= 10;
-	return 5 + 2 + ndigits(objs) + 1 + 20 * objs + pdf_trailer(g, pl, objs, pad, x, NULL, 0);
+	return 5 + 2 + archive_ndigits(objs) + 1 + 20 * objs +
+	       pdf_trailer(g, pl, objs, pad, x, NULL, 0);
 }
 
 /* Whether pages fit in size: all but the last full units, the last with a little text. */
@@ -233,7 +235,7 @@ static int pdf_xref_at(const struct gen_file *g, const struct pdf_layout *pl, ui
 		for (unsigned int d = 1; d <= 20; d++) {
 			uint64_t tl = pdf_xref_len(g, pl, objs, p, d);
 
-			if (tl < g->size && ndigits(g->size - tl) == d) {
+			if (tl < g->size && archive_ndigits(g->size - tl) == d) {
 				*pad = p;
 				*xref_off = g->size - tl;
 				return 0;
@@ -365,7 +367,7 @@ static void pdf_content(const struct gen_file *g, const struct pdf_layout *pl, u
 	n += sizeof(head) - 1;
 	reserve = fl + 1;
 
-	gen_text_bytes(g->cm, sub_key(g->key, SALT_PAGE, 0), i * PDF_CHUNK, src, PDF_CHUNK);
+	gen_text_bytes(g->cm, archive_sub_key(g->key, SALT_PAGE, 0), i * PDF_CHUNK, src, PDF_CHUNK);
 	/* start at a sentence (or at least a word) */
 	while (p < 512 && !(p >= 1 && src[p] == ' ' && strchr(".?!", src[p - 1])) &&
 	       !(p >= 1 && src[p] == '\n' && src[p - 1] == '\n'))
@@ -456,12 +458,12 @@ static size_t pdf_tree(const struct pdf_layout *pl, char *s, size_t len)
 {
 	size_t n;
 
-	n = catf(s, 0, len + 1, "2 0 obj\n<< /Type /Pages /Count %llu /Kids [",
-		 (unsigned long long)pl->pages);
+	n = archive_catf(s, 0, len + 1, "2 0 obj\n<< /Type /Pages /Count %llu /Kids [",
+			 (unsigned long long)pl->pages);
 	for (uint64_t i = 0; i < pl->pages; i++)
-		n = catf(s, n, len + 1, "%s%llu 0 R", i ? " " : "",
-			 (unsigned long long)(pl->first + 2 * i));
-	return catf(s, n, len + 1, "] >>\nendobj\n");
+		n = archive_catf(s, n, len + 1, "%s%llu 0 R", i ? " " : "",
+				 (unsigned long long)(pl->first + 2 * i));
+	return archive_catf(s, n, len + 1, "] >>\nendobj\n");
 }
 
 /* The xref table and the trailer into s (len + 1 bytes): its length. */
@@ -469,11 +471,11 @@ static size_t pdf_xref(const struct gen_file *g, const struct pdf_layout *pl, ch
 {
 	size_t n;
 
-	n = catf(s, 0, len + 1, "xref\n0 %llu\n0000000000 65535 f \n",
-		 (unsigned long long)pl->objs);
+	n = archive_catf(s, 0, len + 1, "xref\n0 %llu\n0000000000 65535 f \n",
+			 (unsigned long long)pl->objs);
 	for (uint64_t o = 1; o < pl->objs; o++)
-		n = catf(s, n, len + 1, "%010llu 00000 n \n",
-			 (unsigned long long)pdf_obj_off(pl, o));
+		n = archive_catf(s, n, len + 1, "%010llu 00000 n \n",
+				 (unsigned long long)pdf_obj_off(pl, o));
 	if (n < len)
 		n += pdf_trailer(g, pl, pl->objs, pl->pad, pl->xref_off, s + n, len + 1 - n);
 	return n;
@@ -488,20 +490,20 @@ static int pdf_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 	char *tmp;
 	int ret;
 
-	ret = check_request(g, PDF_MIN, off, len);
+	ret = gen_check_request(g, PDF_MIN, off, len);
 	if (ret || !len)
 		return ret;
 	ret = pdf_layout(g, &pl);
 	if (ret)
 		return ret;
 	pdf_head(g, pl.rich, head, sizeof(head), pl.obj_off);
-	put_region(head, 0, pl.head, off, buf, len);
+	archive_put_region(head, 0, pl.head, off, buf, len);
 
 	tmp = malloc(MAX(pl.last, (uint64_t)PDF_UNIT) + 1);
 	if (!tmp)
 		return -ENOMEM;
 	units = (pl.pages - 1) * PDF_UNIT + pl.last;
-	if (clip(pl.head, units, off, len, &from, &cnt)) {
+	if (archive_clip(pl.head, units, off, len, &from, &cnt)) {
 		for (uint64_t i = (from - pl.head) / PDF_UNIT; i < pl.pages; i++) {
 			uint64_t at = pl.head + i * PDF_UNIT;
 			uint64_t ul = i + 1 < pl.pages ? PDF_UNIT : pl.last;
@@ -509,7 +511,7 @@ static int pdf_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 			if (at >= end)
 				break;
 			pdf_unit(g, &pl, i, tmp, (size_t)ul);
-			put_region(tmp, at, ul, off, buf, len);
+			archive_put_region(tmp, at, ul, off, buf, len);
 		}
 	}
 	free(tmp);
@@ -518,29 +520,29 @@ static int pdf_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 		uint64_t hl = pdf_img_head(&pl, pl.img_rows, ih, sizeof(ih));
 		uint64_t data = pl.img_off + hl, dl = pl.img_rows * pl.img_w;
 
-		put_region(ih, pl.img_off, hl, off, buf, len);
-		if (clip(data, dl, off, len, &from, &cnt))
-			gen_binary_bytes(g->cm, sub_key(g->key, SALT_IMAGE, 0), from - data,
+		archive_put_region(ih, pl.img_off, hl, off, buf, len);
+		if (archive_clip(data, dl, off, len, &from, &cnt))
+			gen_binary_bytes(g->cm, archive_sub_key(g->key, SALT_IMAGE, 0), from - data,
 					 buf + (from - off), cnt);
-		put_region("\nendstream\nendobj\n", data + dl, PDF_TAIL, off, buf, len);
+		archive_put_region("\nendstream\nendobj\n", data + dl, PDF_TAIL, off, buf, len);
 	}
 
 	tl = pdf_tree_len(&pl, pl.pages);
-	if (clip(pl.tree_off, tl, off, len, &from, &cnt)) {
+	if (archive_clip(pl.tree_off, tl, off, len, &from, &cnt)) {
 		tmp = malloc(tl + 1);
 		if (!tmp)
 			return -ENOMEM;
 		ret = pdf_tree(&pl, tmp, (size_t)tl) == tl ? 0 : -EIO;
-		put_region(tmp, pl.tree_off, tl, off, buf, len);
+		archive_put_region(tmp, pl.tree_off, tl, off, buf, len);
 		free(tmp);
 	}
 	tl = g->size - pl.xref_off;
-	if (!ret && clip(pl.xref_off, tl, off, len, &from, &cnt)) {
+	if (!ret && archive_clip(pl.xref_off, tl, off, len, &from, &cnt)) {
 		tmp = malloc(tl + 1);
 		if (!tmp)
 			return -ENOMEM;
 		ret = pdf_xref(g, &pl, tmp, (size_t)tl) == tl ? 0 : -EIO;
-		put_region(tmp, pl.xref_off, tl, off, buf, len);
+		archive_put_region(tmp, pl.xref_off, tl, off, buf, len);
 		free(tmp);
 	}
 	return ret;

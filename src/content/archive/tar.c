@@ -15,8 +15,8 @@
 static int tar_fill_entries(const struct gen_file *g, const struct entries *es, uint64_t off,
 			    uint8_t *buf, size_t len);
 
-int entry_bytes(const struct gen_file *g, const struct entry *e, const struct inner_tar *inner,
-		uint64_t at, uint8_t *buf, size_t len)
+int archive_entry_bytes(const struct gen_file *g, const struct entry *e,
+			const struct inner_tar *inner, uint64_t at, uint8_t *buf, size_t len)
 {
 	switch (e->kind) {
 	case ENTRY_TEXT:
@@ -38,8 +38,8 @@ int entry_bytes(const struct gen_file *g, const struct entry *e, const struct in
 	}
 }
 
-int entry_crc(const struct gen_file *g, struct entry *e, const struct inner_tar *inner,
-	      uint8_t **scratch)
+int archive_entry_crc(const struct gen_file *g, struct entry *e, const struct inner_tar *inner,
+		      uint8_t **scratch)
 {
 	uint32_t crc = 0;
 	int ret;
@@ -54,7 +54,7 @@ int entry_crc(const struct gen_file *g, struct entry *e, const struct inner_tar 
 	for (uint64_t at = 0; at < e->size;) {
 		size_t n = (size_t)MIN((uint64_t)CRC_CHUNK, e->size - at);
 
-		ret = entry_bytes(g, e, inner, at, *scratch, n);
+		ret = archive_entry_bytes(g, e, inner, at, *scratch, n);
 		if (ret)
 			return ret;
 		crc = gen_crc32(crc, *scratch, n);
@@ -82,13 +82,13 @@ static const char *const tar_users[] = {
 	"irene", "jack", "karen", "leo",  "maria", "nick",  "olga",  "paul",
 };
 
-int64_t tar_left(const struct entries *es, uint64_t size)
+int64_t archive_tar_left(const struct entries *es, uint64_t size)
 {
 	return (int64_t)(size / TAR_BLOCK) - 2 - es->n;
 }
 
 static const struct entries_fmt tar_fmt = {
-	.left = tar_left,
+	.left = archive_tar_left,
 	.part_max = TAR_PART_MAX,
 	.blocks = true,
 };
@@ -136,12 +136,12 @@ static int tar_fill_entries(const struct gen_file *g, const struct entries *es, 
 		const struct entry *e = &es->e[i];
 		uint64_t data = pos + TAR_BLOCK;
 
-		if (clip(pos, TAR_BLOCK, off, len, &from, &cnt)) {
+		if (archive_clip(pos, TAR_BLOCK, off, len, &from, &cnt)) {
 			tar_header(g, e, h);
-			put_region(h, pos, TAR_BLOCK, off, buf, len);
+			archive_put_region(h, pos, TAR_BLOCK, off, buf, len);
 		}
-		if (clip(data, e->size, off, len, &from, &cnt)) {
-			ret = entry_bytes(g, e, NULL, from - data, buf + (from - off), cnt);
+		if (archive_clip(data, e->size, off, len, &from, &cnt)) {
+			ret = archive_entry_bytes(g, e, NULL, from - data, buf + (from - off), cnt);
 			if (ret)
 				return ret;
 		}
@@ -155,10 +155,10 @@ static int tar_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 	struct entries es;
 	int ret;
 
-	ret = check_request(g, TAR_MIN, off, len);
+	ret = gen_check_request(g, TAR_MIN, off, len);
 	if (ret || !len)
 		return ret;
-	ret = entries_build(g, &tar_fmt, &es);
+	ret = archive_entries_build(g, &tar_fmt, &es);
 	if (ret)
 		return ret;
 	ret = tar_fill_entries(g, &es, off, buf, len);

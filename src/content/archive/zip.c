@@ -71,7 +71,7 @@ static int zip_layout(const struct gen_file *g, struct zip_layout *zl)
 	int ret;
 
 	zl->z64 = zip64(g->size);
-	ret = entries_build(g, &zip_fmt, &zl->es);
+	ret = archive_entries_build(g, &zip_fmt, &zl->es);
 	if (ret)
 		return ret;
 	for (unsigned int i = 0; i < zl->es.n; i++) {
@@ -84,7 +84,7 @@ static int zip_layout(const struct gen_file *g, struct zip_layout *zl)
 		if (e->kind == ENTRY_TEXT && e->csize >= DFL_MIN) {
 			struct dfl_geom dg;
 
-			dfl_geom(g->cm, e->csize, 0, &dg);
+			archive_dfl_geom(g->cm, e->csize, 0, &dg);
 			e->method = 8;
 			e->size = dg.n;
 		}
@@ -114,7 +114,7 @@ static void zip_shared(const struct entry *e, bool z64, uint8_t *p)
 {
 	uint16_t time, date;
 
-	dos_time(e->mtime, &time, &date);
+	archive_dos_time(e->mtime, &time, &date);
 	put_le16(p, zip_version(e, z64));
 	put_le16(p + 2, e->method == 8 ? 6 : 0); /* flags: deflated "super fast" */
 	put_le16(p + 4, e->method);
@@ -126,20 +126,30 @@ static void zip_shared(const struct entry *e, bool z64, uint8_t *p)
 	put_le16(p + 22, e->name_len);
 }
 
+/*
+ * The name at p, then with z64 the ZIP64 extra field of xlen bytes: the
+ * sizes, and in the central directory's the offset too.
+ */
+static void zip_name_x(const struct entry *e, bool z64, unsigned xlen, uint8_t *p)
+{
+	memcpy(p, e->name, e->name_len);
+	if (!z64)
+		return;
+	p += e->name_len;
+	put_le16(p, 0x0001);
+	put_le16(p + 2, xlen - 4);
+	put_le64(p + 4, e->size);
+	put_le64(p + 12, e->csize);
+	if (xlen == ZIP64_CDIR_X)
+		put_le64(p + 20, e->off);
+}
+
 static size_t zip_local(const struct entry *e, bool z64, uint8_t *p)
 {
 	put_le32(p, 0x04034b50);
 	zip_shared(e, z64, p + 4);
 	put_le16(p + 28, z64 ? ZIP64_LOCAL_X : 0);
-	memcpy(p + ZIP_LOCAL, e->name, e->name_len);
-	if (z64) {
-		uint8_t *x = p + ZIP_LOCAL + e->name_len;
-
-		put_le16(x, 0x0001);
-		put_le16(x + 2, ZIP64_LOCAL_X - 4);
-		put_le64(x + 4, e->size);
-		put_le64(x + 12, e->csize);
-	}
+	zip_name_x(e, z64, ZIP64_LOCAL_X, p + ZIP_LOCAL);
 	return (size_t)zip_local_len(e, z64);
 }
 
@@ -156,16 +166,7 @@ static size_t zip_cdir(const struct entry *e, bool z64, uint8_t *p)
 	put_le16(p + 36, e->kind == ENTRY_TEXT);
 	put_le32(p + 38, (dir ? 040755u : 0100644u) << 16 | (dir ? 0x10 : 0));
 	put_le32(p + 42, z64 ? UINT32_MAX : (uint32_t)e->off);
-	memcpy(p + ZIP_CENTRAL, e->name, e->name_len);
-	if (z64) {
-		uint8_t *x = p + ZIP_CENTRAL + e->name_len;
-
-		put_le16(x, 0x0001);
-		put_le16(x + 2, ZIP64_CDIR_X - 4);
-		put_le64(x + 4, e->size);
-		put_le64(x + 12, e->csize);
-		put_le64(x + 20, e->off);
-	}
+	zip_name_x(e, z64, ZIP64_CDIR_X, p + ZIP_CENTRAL);
 	return (size_t)zip_cdir_len(e, z64);
 }
 
@@ -214,7 +215,7 @@ static int zip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 	size_t cnt, n;
 	int ret;
 
-	ret = check_request(g, ZIP_MIN, off, len);
+	ret = gen_check_request(g, ZIP_MIN, off, len);
 	if (ret || !len)
 		return ret;
 	ret = zip_layout(g, &zl);
@@ -228,22 +229,22 @@ static int zip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 			break;
 		if (data + e->csize <= off)
 			continue;
-		if (clip(data, e->csize, off, len, &from, &cnt) && e->method == 8) {
+		if (archive_clip(data, e->csize, off, len, &from, &cnt) && e->method == 8) {
 			struct dfl_geom dg;
 			uint32_t crc = 0;
 			bool whole = cnt == e->csize;
 
-			dfl_geom(g->cm, e->csize, 0, &dg);
-			ret = dfl_fill(g, e, NULL, &dg, &w, from - data, buf + (from - off), cnt,
-				       whole ? &crc : NULL);
+			archive_dfl_geom(g->cm, e->csize, 0, &dg);
+			ret = archive_dfl_fill(g, e, NULL, &dg, &w, from - data, buf + (from - off),
+					       cnt, whole ? &crc : NULL);
 			if (ret)
 				goto out_free;
 			if (whole) {
 				e->crc = crc;
 				e->has_crc = 1;
 			}
-		} else if (clip(data, e->csize, off, len, &from, &cnt)) {
-			ret = entry_bytes(g, e, NULL, from - data, buf + (from - off), cnt);
+		} else if (archive_clip(data, e->csize, off, len, &from, &cnt)) {
+			ret = archive_entry_bytes(g, e, NULL, from - data, buf + (from - off), cnt);
 			if (ret)
 				goto out_free;
 			if (cnt == e->size) {
@@ -251,35 +252,35 @@ static int zip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 				e->has_crc = 1;
 			}
 		}
-		if (clip(e->off, lh, off, len, &from, &cnt)) {
-			ret = entry_crc(g, e, NULL, &scratch);
+		if (archive_clip(e->off, lh, off, len, &from, &cnt)) {
+			ret = archive_entry_crc(g, e, NULL, &scratch);
 			if (ret)
 				goto out_free;
 			n = zip_local(e, zl.z64, hdr);
-			put_region(hdr, e->off, n, off, buf, len);
+			archive_put_region(hdr, e->off, n, off, buf, len);
 		}
 	}
-	if (clip(zl.cd_off, zl.cd_len, off, len, &from, &cnt)) {
+	if (archive_clip(zl.cd_off, zl.cd_len, off, len, &from, &cnt)) {
 		pos = zl.cd_off;
 		for (unsigned int i = 0; i < zl.es.n && pos < off + len; i++) {
 			struct entry *e = &zl.es.e[i];
 
 			n = (size_t)zip_cdir_len(e, zl.z64);
 			if (pos + n > off) {
-				ret = entry_crc(g, e, NULL, &scratch);
+				ret = archive_entry_crc(g, e, NULL, &scratch);
 				if (ret)
 					goto out_free;
 				zip_cdir(e, zl.z64, hdr);
-				put_region(hdr, pos, n, off, buf, len);
+				archive_put_region(hdr, pos, n, off, buf, len);
 			}
 			pos += n;
 		}
 	}
 	n = zip_end(&zl, end);
-	put_region(end, zl.end_off, n, off, buf, len);
+	archive_put_region(end, zl.end_off, n, off, buf, len);
 
 out_free:
-	dfl_work_release(&w);
+	archive_dfl_work_release(&w);
 	free(scratch);
 	free(zl.es.e);
 	return ret;

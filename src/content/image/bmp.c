@@ -50,44 +50,52 @@ static void bmp_head(const struct bmp_layout *l, uint64_t size, uint8_t *h)
 	put_le32(h + 42, 2835);
 }
 
-static int bmp_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
-{
-	uint64_t pixels_at;
+struct bmp_gen {
 	struct bmp_layout l;
 	struct img_tex t;
+	uint64_t size, pixels_at;
+};
 
-	if (g->size < BMP_MIN || off > g->size || len > g->size - off)
-		return -EINVAL;
-	bmp_layout(g->key, g->size, &l);
-	img_tex_init(&t, g->key, l.w, l.h, 3);
-	pixels_at = BMP_HEAD + l.gap;
-	while (len) {
-		size_t k;
+static int64_t bmp_part(void *ctx, uint64_t off, uint8_t *buf, size_t len)
+{
+	const struct bmp_gen *g = ctx;
+	const struct bmp_layout *l = &g->l;
+	size_t k;
 
-		if (off < BMP_HEAD) {
-			uint8_t h[BMP_HEAD];
+	if (off < BMP_HEAD) {
+		uint8_t h[BMP_HEAD];
 
-			bmp_head(&l, g->size, h);
-			k = img_part(buf, h, off, (size_t)IMG_MIN((uint64_t)len, BMP_HEAD - off));
-		} else if (off < pixels_at) {
-			k = (size_t)IMG_MIN((uint64_t)len, pixels_at - off);
-			memset(buf, 0, k);
-		} else {
-			uint64_t p = off - pixels_at, r = p / l.stride, b = p % l.stride;
-
-			if (b < 3 * l.w) {
-				k = (size_t)IMG_MIN((uint64_t)len, 3 * l.w - b);
-				img_tex_row(&t, l.h - 1 - r, b, k, buf);
-			} else {
-				k = (size_t)IMG_MIN((uint64_t)len, l.stride - b);
-				memset(buf, 0, k);
-			}
-		}
-		off += k;
-		buf += k;
-		len -= k;
+		bmp_head(l, g->size, h);
+		return (int64_t)img_part(buf, h, off,
+					 (size_t)IMG_MIN((uint64_t)len, BMP_HEAD - off));
 	}
-	return 0;
+	if (off < g->pixels_at) {
+		k = (size_t)IMG_MIN((uint64_t)len, g->pixels_at - off);
+		memset(buf, 0, k);
+	} else {
+		uint64_t p = off - g->pixels_at, r = p / l->stride, b = p % l->stride;
+
+		if (b < 3 * l->w) {
+			k = (size_t)IMG_MIN((uint64_t)len, 3 * l->w - b);
+			img_tex_row(&g->t, l->h - 1 - r, b, k, buf);
+		} else {
+			k = (size_t)IMG_MIN((uint64_t)len, l->stride - b);
+			memset(buf, 0, k);
+		}
+	}
+	return (int64_t)k;
+}
+
+static int bmp_fill(const struct gen_file *f, uint64_t off, uint8_t *buf, size_t len)
+{
+	struct bmp_gen g = { .size = f->size };
+
+	if (gen_check_request(f, BMP_MIN, off, len))
+		return -EINVAL;
+	bmp_layout(f->key, f->size, &g.l);
+	img_tex_init(&g.t, f->key, g.l.w, g.l.h, 3);
+	g.pixels_at = BMP_HEAD + g.l.gap;
+	return img_fill_parts(&g, off, buf, len, bmp_part);
 }
 
 const struct gen_ops gen_bmp_ops = {

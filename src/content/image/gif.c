@@ -28,8 +28,10 @@ struct gif_layout {
 };
 
 /* Derive the rest of l from w, h and bits; returns the file size without the comment. */
-static uint64_t gif_measure(struct gif_layout *l)
+static uint64_t gif_measure(void *layout)
 {
+	struct gif_layout *l = layout;
+
 	l->m = l->bits < 2 ? 2 : l->bits;
 	l->pixels = l->w * l->h;
 	/*
@@ -43,22 +45,6 @@ static uint64_t gif_measure(struct gif_layout *l)
 	l->data = (l->ncodes * (l->m + 1) + 7) / 8;
 	l->nsub = (l->data + 254) / 255;
 	return GIF_HEAD + (UINT64_C(3) << l->bits) + GIF_IMAGE + l->nsub + l->data + 2;
-}
-
-static uint64_t gif_size_w(void *ctx, uint64_t w)
-{
-	struct gif_layout *l = ctx;
-
-	l->w = w;
-	return gif_measure(l);
-}
-
-static uint64_t gif_size_h(void *ctx, uint64_t h)
-{
-	struct gif_layout *l = ctx;
-
-	l->h = h;
-	return gif_measure(l);
 }
 
 /* Returns 0, or -EINVAL when no GIF has this size. */
@@ -83,8 +69,8 @@ static int gif_layout(uint64_t key, uint64_t size, struct gif_layout *l)
 		}
 	}
 	l->w = img_width(key, (cap - gif_measure(l)) * 8 / (l->m + 2), GIF_MAX_DIM);
-	l->w = img_fit(1, l->w, cap, gif_size_w, l);
-	l->h = img_fit(1, GIF_MAX_DIM, cap, gif_size_h, l);
+	img_fit_field(&l->w, l->w, cap, gif_measure, l);
+	img_fit_field(&l->h, GIF_MAX_DIM, cap, gif_measure, l);
 	l->comment = size - gif_measure(l);
 out_offsets:
 	l->comment_at = GIF_HEAD + (UINT64_C(3) << l->bits);
@@ -228,8 +214,9 @@ static size_t gif_comment(const struct gif_gen *g, uint64_t pos, uint8_t *buf, s
 		} else if (at == g->l.comment - 1) {
 			buf[done++] = 0;
 		} else {
-			uint64_t p = at - 2, j = split_part(t, nsub, p);
-			uint64_t s = split_start(t, nsub, j), e = split_start(t, nsub, j + 1);
+			uint64_t p = at - 2, j = img_split_part(t, nsub, p);
+			uint64_t s = img_split_start(t, nsub, j),
+				 e = img_split_start(t, nsub, j + 1);
 
 			if (p == s) {
 				buf[done++] = (uint8_t)(e - s - 1);
@@ -267,48 +254,48 @@ static size_t gif_blocks(const struct gif_gen *g, uint64_t pos, uint8_t *buf, si
 	return done;
 }
 
+static int64_t gif_part(void *ctx, uint64_t off, uint8_t *buf, size_t len)
+{
+	const struct gif_gen *g = ctx;
+	const struct gif_layout *l = &g->l;
+	size_t k;
+
+	if (off < l->comment_at) {
+		uint8_t h[GIF_HEAD + 3 * 256];
+
+		gif_head(g, h);
+		k = img_part(buf, h, off, (size_t)IMG_MIN((uint64_t)len, l->comment_at - off));
+	} else if (off < l->comment_at + l->comment) {
+		k = gif_comment(g, off - l->comment_at, buf, len);
+	} else if (off < l->blocks_at) {
+		uint8_t d[GIF_IMAGE] = { 0x2c, 0, 0, 0, 0 };
+
+		put_le16(d + 5, (uint32_t)l->w);
+		put_le16(d + 7, (uint32_t)l->h);
+		d[9] = 0; /* no local colour table, not interlaced */
+		d[10] = (uint8_t)l->m;
+		k = img_part(buf, d, off - (l->blocks_at - GIF_IMAGE),
+			     (size_t)IMG_MIN((uint64_t)len, l->blocks_at - off));
+	} else if (off < l->end_at) {
+		k = gif_blocks(g, off - l->blocks_at, buf, len);
+	} else {
+		static const uint8_t tail[2] = { 0x00, 0x3b }; /* block terminator, trailer */
+
+		k = img_part(buf, tail, off - l->end_at, len);
+	}
+	return (int64_t)k;
+}
+
 static int gif_fill(const struct gen_file *f, uint64_t off, uint8_t *buf, size_t len)
 {
 	struct gif_gen g = { .key = f->key };
 
-	if (f->size < GIF_MIN || off > f->size || len > f->size - off)
+	if (gen_check_request(f, GIF_MIN, off, len))
 		return -EINVAL;
 	if (gif_layout(f->key, f->size, &g.l))
 		return -EINVAL;
 	img_tex_init(&g.t, f->key, g.l.w, g.l.h, 1);
-	while (len) {
-		size_t k;
-
-		if (off < g.l.comment_at) {
-			uint8_t h[GIF_HEAD + 3 * 256];
-
-			gif_head(&g, h);
-			k = img_part(buf, h, off,
-				     (size_t)IMG_MIN((uint64_t)len, g.l.comment_at - off));
-		} else if (off < g.l.comment_at + g.l.comment) {
-			k = gif_comment(&g, off - g.l.comment_at, buf, len);
-		} else if (off < g.l.blocks_at) {
-			uint8_t d[GIF_IMAGE] = { 0x2c, 0, 0, 0, 0 };
-
-			put_le16(d + 5, (uint32_t)g.l.w);
-			put_le16(d + 7, (uint32_t)g.l.h);
-			d[9] = 0; /* no local colour table, not interlaced */
-			d[10] = (uint8_t)g.l.m;
-			k = img_part(buf, d, off - (g.l.blocks_at - GIF_IMAGE),
-				     (size_t)IMG_MIN((uint64_t)len, g.l.blocks_at - off));
-		} else if (off < g.l.end_at) {
-			k = gif_blocks(&g, off - g.l.blocks_at, buf, len);
-		} else {
-			static const uint8_t tail[2] = { 0x00,
-							 0x3b }; /* block terminator, trailer */
-
-			k = img_part(buf, tail, off - g.l.end_at, len);
-		}
-		off += k;
-		buf += k;
-		len -= k;
-	}
-	return 0;
+	return img_fill_parts(&g, off, buf, len, gif_part);
 }
 
 const struct gen_ops gen_gif_ops = {

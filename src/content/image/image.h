@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "content/gen.h"
 #include "util/bytes.h"
+#include "util/rng.h"
 
 /*
  * Every format follows one plan: a layout computed from (key, size) alone
@@ -17,22 +19,22 @@
 
 #define IMG_MIN(a, b) ((a) < (b) ? (a) : (b))
 
-static inline uint64_t img_mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= UINT64_C(0xBF58476D1CE4E5B9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94D049BB133111EB);
-	return x ^ (x >> 31);
-}
-
 static inline uint64_t img_hash(uint64_t key, uint64_t a, uint64_t b)
 {
-	return img_mix(
-		key ^ img_mix(a * UINT64_C(0x9E3779B97F4A7C15) + b + UINT64_C(0x632BE59BD9B4E019)));
+	return rng_splitmix64(key ^ rng_splitmix64(a * UINT64_C(0x9E3779B97F4A7C15) + b +
+						   UINT64_C(0x632BE59BD9B4E019)));
 }
 
 /* Big- and little-endian fields: put_be16, put_le32, ... (util/bytes.h). */
+
+/*
+ * Bytes [off, off + len) of a file, region by region: part(ctx, off, buf,
+ * len) makes the bytes from off to the end of off's region (len at most)
+ * and returns how many (at least 1) or a negative errno.  Returns 0 or
+ * that errno.
+ */
+int img_fill_parts(void *ctx, uint64_t off, uint8_t *buf, size_t len,
+		   int64_t (*part)(void *ctx, uint64_t off, uint8_t *buf, size_t len));
 
 /* Bytes [pos, pos + n) of a small region made whole in src; returns n. */
 size_t img_part(uint8_t *buf, const uint8_t *src, uint64_t pos, size_t n);
@@ -44,14 +46,22 @@ size_t img_part(uint8_t *buf, const uint8_t *src, uint64_t pos, size_t n);
 uint64_t img_fit(uint64_t lo, uint64_t hi, uint64_t cap, uint64_t (*size_of)(void *, uint64_t),
 		 void *ctx);
 
+/*
+ * The same search over one dimension of a layout: the largest *dim in
+ * [1, hi] with measure(layout) <= cap, measure deriving the layout's size
+ * from *dim among its other fields; leaves that value in *dim and returns it.
+ */
+uint64_t img_fit_field(uint64_t *dim, uint64_t hi, uint64_t cap, uint64_t (*measure)(void *),
+		       void *layout);
+
 /* A width for about `pixels` pixels at an aspect ratio drawn from the key, within [1, max]. */
 uint64_t img_width(uint64_t key, uint64_t pixels, uint64_t max);
 
 /* t split into k parts as evenly as possible, the first t % k one larger: where part j starts. */
-uint64_t split_start(uint64_t t, uint64_t k, uint64_t j);
+uint64_t img_split_start(uint64_t t, uint64_t k, uint64_t j);
 
 /* The part holding position p of the split above. */
-uint64_t split_part(uint64_t t, uint64_t k, uint64_t p);
+uint64_t img_split_part(uint64_t t, uint64_t k, uint64_t p);
 
 /* Bytes [off, off + n) of an endless run of lowercase pseudo-words, for comments. */
 void img_words(uint64_t key, uint64_t off, uint8_t *out, size_t n);

@@ -88,7 +88,7 @@ static void jpeg_layout(uint64_t key, uint64_t size, struct jpeg_layout *l)
 struct jpeg_gen {
 	struct jpeg_layout l;
 	struct img_tex t;
-	uint64_t key;
+	uint64_t key, size;
 	uint16_t dc_code[12], ac_code[256];
 	uint8_t dc_len[12], ac_len[256];
 };
@@ -279,7 +279,7 @@ static void jpeg_block(const struct jpeg_gen *j, struct jpeg_bits *out, int *pre
 	jpeg_put(b, (uint32_t)j->dc_code[cat] << cat | extra, j->dc_len[cat] + cat);
 	*pred += diff;
 	for (;;) {
-		uint64_t z = img_mix(s += UINT64_C(0x9E3779B97F4A7C15));
+		uint64_t z = rng_splitmix64(s += UINT64_C(0x9E3779B97F4A7C15));
 
 		/* one 64-bit draw makes up to three coefficients, 21 bits each */
 		for (unsigned d = 0; d < 3; d++, z >>= 21) {
@@ -380,9 +380,9 @@ static _Thread_local struct {
 /* Bytes of the COM segments from position pos, up to n and their end. */
 static size_t jpeg_com(const struct jpeg_gen *j, uint64_t pos, uint8_t *buf, size_t n)
 {
-	uint64_t s = split_part(j->l.com, j->l.ncom, pos);
-	uint64_t start = split_start(j->l.com, j->l.ncom, s),
-		 end = split_start(j->l.com, j->l.ncom, s + 1);
+	uint64_t s = img_split_part(j->l.com, j->l.ncom, pos);
+	uint64_t start = img_split_start(j->l.com, j->l.ncom, s),
+		 end = img_split_start(j->l.com, j->l.ncom, s + 1);
 	uint64_t at = pos - start;
 	size_t k;
 
@@ -398,64 +398,65 @@ static size_t jpeg_com(const struct jpeg_gen *j, uint64_t pos, uint8_t *buf, siz
 	return k;
 }
 
-static int jpeg_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
+static int64_t jpeg_part(void *ctx, uint64_t off, uint8_t *buf, size_t len)
 {
 	static const uint8_t app0[JPEG_APP0] = {
 		0xff, 0xd8, 0xff, 0xe0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0,
 	};
-	struct jpeg_gen j = { .key = g->key };
+	const struct jpeg_gen *j = ctx;
+	const struct jpeg_layout *l = &j->l;
+	size_t k;
 
-	if (g->size < JPEG_MIN || off > g->size || len > g->size - off)
+	if (off < JPEG_APP0) {
+		k = img_part(buf, app0, off, (size_t)IMG_MIN((uint64_t)len, JPEG_APP0 - off));
+	} else if (off < JPEG_APP0 + l->com) {
+		k = jpeg_com(j, off - JPEG_APP0, buf, len);
+	} else if (off < l->data_at) {
+		uint8_t h[JPEG_TABLES];
+
+		jpeg_tables(l, h);
+		k = img_part(buf, h, off - (l->data_at - JPEG_TABLES),
+			     (size_t)IMG_MIN((uint64_t)len, l->data_at - off));
+	} else if (off < l->eoi_at) {
+		uint64_t i = (off - l->data_at) / JPEG_INTERVAL,
+			 at = off - l->data_at - i * JPEG_INTERVAL;
+
+		if (!jpeg_last.valid || jpeg_last.key != j->key || jpeg_last.size != j->size ||
+		    jpeg_last.i != i) {
+			int n = jpeg_interval(j, i, jpeg_last.bytes);
+
+			jpeg_last.valid = n > 0;
+			if (n < 0)
+				return n;
+			jpeg_last.key = j->key;
+			jpeg_last.size = j->size;
+			jpeg_last.i = i;
+			jpeg_last.n = (unsigned)n;
+		}
+		k = img_part(buf, jpeg_last.bytes, at,
+			     (size_t)IMG_MIN((uint64_t)len, jpeg_last.n - at));
+	} else {
+		uint8_t tail[5] = { 0xff, 0xff, 0xff };
+
+		/* fill bytes, then EOI */
+		tail[l->fill] = 0xff;
+		tail[l->fill + 1] = 0xd9;
+		k = img_part(buf, tail, off - l->eoi_at, len);
+	}
+	return (int64_t)k;
+}
+
+static int jpeg_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
+{
+	struct jpeg_gen j = { .key = g->key, .size = g->size };
+
+	if (gen_check_request(g, JPEG_MIN, off, len))
 		return -EINVAL;
 	jpeg_layout(g->key, g->size, &j.l);
 	img_tex_init(&j.t, g->key, j.l.w, j.l.h, 3);
 	jpeg_codes(jpeg_dc_bits, jpeg_dc_vals, j.dc_code, j.dc_len);
 	jpeg_codes(jpeg_ac_bits, jpeg_ac_vals, j.ac_code, j.ac_len);
-	while (len) {
-		size_t k;
-
-		if (off < JPEG_APP0) {
-			k = img_part(buf, app0, off,
-				     (size_t)IMG_MIN((uint64_t)len, JPEG_APP0 - off));
-		} else if (off < JPEG_APP0 + j.l.com) {
-			k = jpeg_com(&j, off - JPEG_APP0, buf, len);
-		} else if (off < j.l.data_at) {
-			uint8_t h[JPEG_TABLES];
-
-			jpeg_tables(&j.l, h);
-			k = img_part(buf, h, off - (j.l.data_at - JPEG_TABLES),
-				     (size_t)IMG_MIN((uint64_t)len, j.l.data_at - off));
-		} else if (off < j.l.eoi_at) {
-			uint64_t i = (off - j.l.data_at) / JPEG_INTERVAL,
-				 at = off - j.l.data_at - i * JPEG_INTERVAL;
-
-			if (!jpeg_last.valid || jpeg_last.key != g->key ||
-			    jpeg_last.size != g->size || jpeg_last.i != i) {
-				int n = jpeg_interval(&j, i, jpeg_last.bytes);
-
-				jpeg_last.valid = n > 0;
-				if (n < 0)
-					return n;
-				jpeg_last.key = g->key;
-				jpeg_last.size = g->size;
-				jpeg_last.i = i;
-				jpeg_last.n = (unsigned)n;
-			}
-			k = img_part(buf, jpeg_last.bytes, at,
-				     (size_t)IMG_MIN((uint64_t)len, jpeg_last.n - at));
-		} else {
-			uint8_t tail[5] = { 0xff, 0xff, 0xff };
-
-			/* fill bytes, then EOI */
-			tail[j.l.fill] = 0xff;
-			tail[j.l.fill + 1] = 0xd9;
-			k = img_part(buf, tail, off - j.l.eoi_at, len);
-		}
-		off += k;
-		buf += k;
-		len -= k;
-	}
-	return 0;
+	return img_fill_parts(&j, off, buf, len, jpeg_part);
 }
 
 const struct gen_ops gen_jpeg_ops = {

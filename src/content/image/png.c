@@ -25,30 +25,16 @@ struct png_layout {
 };
 
 /* Derive the rest of l from w, h and chans; returns the file size without tEXt. */
-static uint64_t png_measure(struct png_layout *l)
+static uint64_t png_measure(void *layout)
 {
+	struct png_layout *l = layout;
+
 	l->row = 1 + l->w * l->chans;
 	l->raw = l->row * l->h;
 	l->nstored = (l->raw + PNG_STORED - 1) / PNG_STORED;
 	l->zlen = 2 + 5 * l->nstored + l->raw + 4;
 	l->nidat = (l->zlen + PNG_IDAT - 1) / PNG_IDAT;
 	return PNG_HEAD + 12 * l->nidat + l->zlen + PNG_IEND;
-}
-
-static uint64_t png_size_w(void *ctx, uint64_t w)
-{
-	struct png_layout *l = ctx;
-
-	l->w = w;
-	return png_measure(l);
-}
-
-static uint64_t png_size_h(void *ctx, uint64_t h)
-{
-	struct png_layout *l = ctx;
-
-	l->h = h;
-	return png_measure(l);
 }
 
 static void png_layout(uint64_t key, uint64_t size, struct png_layout *l)
@@ -70,8 +56,8 @@ static void png_layout(uint64_t key, uint64_t size, struct png_layout *l)
 		l->chans = 1;
 	l->w = img_width(key, (cap - s0) / l->chans, PNG_MAX_DIM);
 	l->h = 1;
-	l->w = img_fit(1, l->w, cap, png_size_w, l);
-	l->h = img_fit(1, IMG_MIN(PNG_MAX_DIM, cap / l->row + 1), cap, png_size_h, l);
+	img_fit_field(&l->w, l->w, cap, png_measure, l);
+	img_fit_field(&l->h, IMG_MIN(PNG_MAX_DIM, cap / l->row + 1), cap, png_measure, l);
 	l->text = size - png_measure(l);
 out_offsets:
 	l->ctype = l->chans == 1 ? 0 : l->chans == 3 ? 2 : 6;
@@ -315,42 +301,44 @@ static void png_head(const struct png_layout *l, uint8_t *h)
 	put_be32(h + 29, (uint32_t)crc32(crc32(0, Z_NULL, 0), h + 12, 17));
 }
 
-static int png_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
+static int64_t png_part(void *ctx, uint64_t off, uint8_t *buf, size_t len)
 {
 	static const uint8_t iend[PNG_IEND] = { 0,   0,	  0,	0,    'I',  'E',
 						'N', 'D', 0xae, 0x42, 0x60, 0x82 };
+	struct png_gen *p = ctx;
+	const struct png_layout *l = &p->l;
+	size_t k;
+
+	if (off < PNG_HEAD) {
+		uint8_t h[PNG_HEAD];
+
+		png_head(l, h);
+		k = img_part(buf, h, off, (size_t)IMG_MIN((uint64_t)len, PNG_HEAD - off));
+	} else if (off < l->idat_at) {
+		k = png_chunk(p, PNG_HEAD, "tEXt", l->text - 12, png_text_data, off - PNG_HEAD, buf,
+			      len);
+	} else if (off < l->iend_at) {
+		uint64_t c = (off - l->idat_at) / (PNG_IDAT + 12);
+		uint64_t dlen = IMG_MIN((uint64_t)PNG_IDAT, l->zlen - c * PNG_IDAT);
+		uint64_t at = l->idat_at + c * (PNG_IDAT + 12);
+
+		p->zbase = c * PNG_IDAT;
+		k = png_chunk(p, at, "IDAT", dlen, png_idat_data, off - at, buf, len);
+	} else {
+		k = img_part(buf, iend, off - l->iend_at, len);
+	}
+	return (int64_t)k;
+}
+
+static int png_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
+{
 	struct png_gen p = { .key = g->key, .size = g->size };
 
-	if (g->size < PNG_MIN || off > g->size || len > g->size - off)
+	if (gen_check_request(g, PNG_MIN, off, len))
 		return -EINVAL;
 	png_layout(g->key, g->size, &p.l);
 	img_tex_init(&p.t, g->key, p.l.w, p.l.h, p.l.chans);
-	while (len) {
-		size_t k;
-
-		if (off < PNG_HEAD) {
-			uint8_t h[PNG_HEAD];
-
-			png_head(&p.l, h);
-			k = img_part(buf, h, off, (size_t)IMG_MIN((uint64_t)len, PNG_HEAD - off));
-		} else if (off < p.l.idat_at) {
-			k = png_chunk(&p, PNG_HEAD, "tEXt", p.l.text - 12, png_text_data,
-				      off - PNG_HEAD, buf, len);
-		} else if (off < p.l.iend_at) {
-			uint64_t c = (off - p.l.idat_at) / (PNG_IDAT + 12);
-			uint64_t dlen = IMG_MIN((uint64_t)PNG_IDAT, p.l.zlen - c * PNG_IDAT);
-			uint64_t at = p.l.idat_at + c * (PNG_IDAT + 12);
-
-			p.zbase = c * PNG_IDAT;
-			k = png_chunk(&p, at, "IDAT", dlen, png_idat_data, off - at, buf, len);
-		} else {
-			k = img_part(buf, iend, off - p.l.iend_at, len);
-		}
-		off += k;
-		buf += k;
-		len -= k;
-	}
-	return 0;
+	return img_fill_parts(&p, off, buf, len, png_part);
 }
 
 const struct gen_ops gen_png_ops = {

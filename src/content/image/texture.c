@@ -4,6 +4,21 @@
 
 #include "content/image/image.h"
 
+int img_fill_parts(void *ctx, uint64_t off, uint8_t *buf, size_t len,
+		   int64_t (*part)(void *ctx, uint64_t off, uint8_t *buf, size_t len))
+{
+	while (len) {
+		int64_t k = part(ctx, off, buf, len);
+
+		if (k < 0)
+			return (int)k;
+		off += (uint64_t)k;
+		buf += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
 size_t img_part(uint8_t *buf, const uint8_t *src, uint64_t pos, size_t n)
 {
 	memcpy(buf, src + pos, n);
@@ -24,6 +39,29 @@ uint64_t img_fit(uint64_t lo, uint64_t hi, uint64_t cap, uint64_t (*size_of)(voi
 	return lo;
 }
 
+struct fit_field {
+	uint64_t *dim;
+	uint64_t (*measure)(void *);
+	void *layout;
+};
+
+static uint64_t fit_field_size(void *ctx, uint64_t v)
+{
+	struct fit_field *f = ctx;
+
+	*f->dim = v;
+	return f->measure(f->layout);
+}
+
+uint64_t img_fit_field(uint64_t *dim, uint64_t hi, uint64_t cap, uint64_t (*measure)(void *),
+		       void *layout)
+{
+	struct fit_field f = { dim, measure, layout };
+
+	*dim = img_fit(1, hi, cap, fit_field_size, &f);
+	return *dim;
+}
+
 uint64_t img_width(uint64_t key, uint64_t pixels, uint64_t max)
 {
 	static const uint8_t aspect[][2] = {
@@ -39,12 +77,12 @@ uint64_t img_width(uint64_t key, uint64_t pixels, uint64_t max)
 	return (uint64_t)w;
 }
 
-uint64_t split_start(uint64_t t, uint64_t k, uint64_t j)
+uint64_t img_split_start(uint64_t t, uint64_t k, uint64_t j)
 {
 	return j * (t / k) + IMG_MIN(j, t % k);
 }
 
-uint64_t split_part(uint64_t t, uint64_t k, uint64_t p)
+uint64_t img_split_part(uint64_t t, uint64_t k, uint64_t p)
 {
 	uint64_t q = t / k, r = t % k;
 
@@ -103,19 +141,19 @@ static void img_tex_noise(const struct img_tex *t, uint64_t y, uint64_t b0, size
 	size_t i = 0;
 
 	if (b0 & 7) {
-		uint64_t h = img_mix(seed + w++ * UINT64_C(0x9E3779B97F4A7C15));
+		uint64_t h = rng_splitmix64(seed + w++ * UINT64_C(0x9E3779B97F4A7C15));
 
 		for (unsigned lane = (unsigned)(b0 & 7); lane < 8 && i < n; lane++)
 			out[i++] = (uint8_t)(h >> (8 * lane));
 	}
 	for (; i + 8 <= n; i += 8) {
-		uint64_t h = img_mix(seed + w++ * UINT64_C(0x9E3779B97F4A7C15));
+		uint64_t h = rng_splitmix64(seed + w++ * UINT64_C(0x9E3779B97F4A7C15));
 
 		for (unsigned lane = 0; lane < 8; lane++)
 			out[i + lane] = (uint8_t)(h >> (8 * lane));
 	}
 	if (i < n) {
-		uint64_t h = img_mix(seed + w * UINT64_C(0x9E3779B97F4A7C15));
+		uint64_t h = rng_splitmix64(seed + w * UINT64_C(0x9E3779B97F4A7C15));
 
 		for (unsigned lane = 0; i < n; lane++)
 			out[i++] = (uint8_t)(h >> (8 * lane));

@@ -8,7 +8,7 @@
 /* ------------------------------------------------------------------ */
 /* A window onto the file: serialise from any position, keep [off, off+len). */
 
-void win_u8(struct win *w, unsigned int v)
+void media_win_u8(struct win *w, unsigned int v)
 {
 	/* pos < off wraps to a huge value and is dropped too */
 	if (w->pos - w->off < w->len)
@@ -16,51 +16,51 @@ void win_u8(struct win *w, unsigned int v)
 	w->pos++;
 }
 
-void win_bytes(struct win *w, const void *p, size_t n)
+void media_win_bytes(struct win *w, const void *p, size_t n)
 {
 	const uint8_t *s = p;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		win_u8(w, s[i]);
+		media_win_u8(w, s[i]);
 }
 
-void win_str(struct win *w, const char *s)
+void media_win_str(struct win *w, const char *s)
 {
-	win_bytes(w, s, strlen(s));
+	media_win_bytes(w, s, strlen(s));
 }
 
-void win_le16(struct win *w, uint32_t v)
+void media_win_le16(struct win *w, uint32_t v)
 {
-	win_u8(w, v & 0xff);
-	win_u8(w, (v >> 8) & 0xff);
+	media_win_u8(w, v & 0xff);
+	media_win_u8(w, (v >> 8) & 0xff);
 }
 
-void win_le32(struct win *w, uint32_t v)
+void media_win_le32(struct win *w, uint32_t v)
 {
-	win_le16(w, v & 0xffff);
-	win_le16(w, v >> 16);
+	media_win_le16(w, v & 0xffff);
+	media_win_le16(w, v >> 16);
 }
 
-void win_be16(struct win *w, uint32_t v)
+void media_win_be16(struct win *w, uint32_t v)
 {
-	win_u8(w, (v >> 8) & 0xff);
-	win_u8(w, v & 0xff);
+	media_win_u8(w, (v >> 8) & 0xff);
+	media_win_u8(w, v & 0xff);
 }
 
-void win_be32(struct win *w, uint32_t v)
+void media_win_be32(struct win *w, uint32_t v)
 {
-	win_be16(w, v >> 16);
-	win_be16(w, v & 0xffff);
+	media_win_be16(w, v >> 16);
+	media_win_be16(w, v & 0xffff);
 }
 
-void win_be64(struct win *w, uint64_t v)
+void media_win_be64(struct win *w, uint64_t v)
 {
-	win_be32(w, (uint32_t)(v >> 32));
-	win_be32(w, (uint32_t)v);
+	media_win_be32(w, (uint32_t)(v >> 32));
+	media_win_be32(w, (uint32_t)v);
 }
 
-void win_zeros(struct win *w, uint64_t n)
+void media_win_zeros(struct win *w, uint64_t n)
 {
 	uint64_t a = w->pos > w->off ? w->pos : w->off;
 	uint64_t end = w->off + w->len;
@@ -71,12 +71,12 @@ void win_zeros(struct win *w, uint64_t n)
 	w->pos += n;
 }
 
-bool win_meets(const struct win *w, uint64_t n)
+bool media_win_meets(const struct win *w, uint64_t n)
 {
 	return w->pos < w->off + w->len && w->pos + n > w->off;
 }
 
-void win_put_unit(const struct win *w, uint64_t ustart, const uint8_t *unit, size_t ulen)
+void media_win_put_unit(const struct win *w, uint64_t ustart, const uint8_t *unit, size_t ulen)
 {
 	uint64_t end = w->off + w->len;
 	uint64_t a = ustart > w->off ? ustart : w->off;
@@ -121,7 +121,7 @@ unsigned int media_pick(struct rng *r, const unsigned int *weight, unsigned int 
 
 #define SYNTH_BLOCK 1024u /* frames per independently generated block */
 
-void synth_init(struct synth *s, uint64_t key, uint32_t rate, uint32_t channels)
+void media_synth_init(struct synth *s, uint64_t key, uint32_t rate, uint32_t channels)
 {
 	struct rng r;
 	uint32_t bpm;
@@ -306,7 +306,7 @@ static void synth_block(const struct synth *s, uint64_t b, uint32_t nframes, uin
 	}
 }
 
-void synth_put(const struct synth *s, const struct win *w, uint64_t base, uint64_t nframes)
+void media_synth_put(const struct synth *s, const struct win *w, uint64_t base, uint64_t nframes)
 {
 	uint8_t tmp[SYNTH_BLOCK * 4];
 	uint32_t bpf = s->channels * 2;
@@ -326,11 +326,11 @@ void synth_put(const struct synth *s, const struct win *w, uint64_t base, uint64
 			nframes - first < SYNTH_BLOCK ? (uint32_t)(nframes - first) : SYNTH_BLOCK;
 
 		synth_block(s, b, n, tmp);
-		win_put_unit(w, base + b * bbytes, tmp, (size_t)n * bpf);
+		media_win_put_unit(w, base + b * bbytes, tmp, (size_t)n * bpf);
 	}
 }
 
-void audio_params(uint64_t key, unsigned int purpose, uint32_t *rate, uint32_t *channels)
+void media_audio_params(uint64_t key, unsigned int purpose, uint32_t *rate, uint32_t *channels)
 {
 	static const uint32_t rates[3] = { 44100, 48000, 22050 };
 	static const unsigned int rate_w[3] = { 70, 22, 8 };
@@ -344,7 +344,7 @@ void audio_params(uint64_t key, unsigned int purpose, uint32_t *rate, uint32_t *
 /* ------------------------------------------------------------------ */
 /* Words for tags: pronounceable, capitalised, from a draw sequence. */
 
-size_t tag_words(struct rng *r, char *out, size_t cap, unsigned int nwords)
+size_t media_tag_words(struct rng *r, char *out, size_t cap, unsigned int nwords)
 {
 	static const char cons[] = "bcdfghklmnprstvz";
 	static const char vow[] = "aeiou";

@@ -26,23 +26,23 @@ struct win {
 };
 
 /* Serialise at w->pos (advanced by the size), keeping what falls in the window. */
-void win_u8(struct win *w, unsigned int v);
-void win_bytes(struct win *w, const void *p, size_t n);
-void win_str(struct win *w, const char *s);
-void win_le16(struct win *w, uint32_t v);
-void win_le32(struct win *w, uint32_t v);
-void win_be16(struct win *w, uint32_t v);
-void win_be32(struct win *w, uint32_t v);
-void win_be64(struct win *w, uint64_t v);
+void media_win_u8(struct win *w, unsigned int v);
+void media_win_bytes(struct win *w, const void *p, size_t n);
+void media_win_str(struct win *w, const char *s);
+void media_win_le16(struct win *w, uint32_t v);
+void media_win_le32(struct win *w, uint32_t v);
+void media_win_be16(struct win *w, uint32_t v);
+void media_win_be32(struct win *w, uint32_t v);
+void media_win_be64(struct win *w, uint64_t v);
 
 /* n zero bytes, at the cost of their intersection with the window */
-void win_zeros(struct win *w, uint64_t n);
+void media_win_zeros(struct win *w, uint64_t n);
 
 /* Whether [pos, pos + n) meets the window. */
-bool win_meets(const struct win *w, uint64_t n);
+bool media_win_meets(const struct win *w, uint64_t n);
 
 /* Copy unit bytes [ustart, ustart + ulen) of the file into the window. */
-void win_put_unit(const struct win *w, uint64_t ustart, const uint8_t *unit, size_t ulen);
+void media_win_put_unit(const struct win *w, uint64_t ustart, const uint8_t *unit, size_t ulen);
 
 /* Per-file draws: one stream per purpose, derived from the file key. */
 enum {
@@ -74,18 +74,18 @@ struct synth {
 };
 
 /* The synthesiser of the audio of the file of key `key`: tempo, key, voices, gain. */
-void synth_init(struct synth *s, uint64_t key, uint32_t rate, uint32_t channels);
+void media_synth_init(struct synth *s, uint64_t key, uint32_t rate, uint32_t channels);
 
 /*
  * The PCM stream of nframes frames placed at file offset base: store its
  * bytes that fall in the window, generating only the blocks they touch.
  */
-void synth_put(const struct synth *s, const struct win *w, uint64_t base, uint64_t nframes);
+void media_synth_put(const struct synth *s, const struct win *w, uint64_t base, uint64_t nframes);
 
 /* Sample rate and channel count of a file's audio, from its key. */
-void audio_params(uint64_t key, unsigned int purpose, uint32_t *rate, uint32_t *channels);
+void media_audio_params(uint64_t key, unsigned int purpose, uint32_t *rate, uint32_t *channels);
 
 /* Words for tags: pronounceable, capitalised, from a draw sequence; returns the length. */
-size_t tag_words(struct rng *r, char *out, size_t cap, unsigned int nwords);
+size_t media_tag_words(struct rng *r, char *out, size_t cap, unsigned int nwords);
 
 #endif

@@ -81,8 +81,8 @@ static int mp3_layout(struct mp3 *m, const struct gen_file *g)
 			m->text_len[i] = (size_t)snprintf(m->text[i], sizeof(m->text[i]), "%u",
 							  1965 + (unsigned int)rng_below(&r, 60));
 		else
-			m->text_len[i] = tag_words(&r, m->text[i], ID3_TEXT_MAX,
-						   1 + (unsigned int)rng_below(&r, 3));
+			m->text_len[i] = media_tag_words(&r, m->text[i], ID3_TEXT_MAX,
+							 1 + (unsigned int)rng_below(&r, 3));
 		tmin += 10 + 1 + m->text_len[i];
 	}
 	/* ffmpeg wants four frames before it names the stream */
@@ -233,26 +233,26 @@ static int mp3_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 	ret = mp3_layout(&m, g);
 	if (ret)
 		return ret;
-	if (win_meets(&w, m.tag)) {
+	if (media_win_meets(&w, m.tag)) {
 		uint32_t ss = (uint32_t)(m.tag - 10);
 
-		win_str(&w, "ID3");
-		win_u8(&w, 3);
-		win_u8(&w, 0);
-		win_u8(&w, 0);
+		media_win_str(&w, "ID3");
+		media_win_u8(&w, 3);
+		media_win_u8(&w, 0);
+		media_win_u8(&w, 0);
 		/* syncsafe: seven bits a byte */
-		win_u8(&w, (ss >> 21) & 0x7f);
-		win_u8(&w, (ss >> 14) & 0x7f);
-		win_u8(&w, (ss >> 7) & 0x7f);
-		win_u8(&w, ss & 0x7f);
+		media_win_u8(&w, (ss >> 21) & 0x7f);
+		media_win_u8(&w, (ss >> 14) & 0x7f);
+		media_win_u8(&w, (ss >> 7) & 0x7f);
+		media_win_u8(&w, ss & 0x7f);
 		for (k = 0; k < ID3_FRAMES; k++) {
-			win_str(&w, id3_ids[k]);
-			win_be32(&w, (uint32_t)m.text_len[k] + 1);
-			win_be16(&w, 0);
-			win_u8(&w, 0); /* ISO-8859-1 */
-			win_bytes(&w, m.text[k], m.text_len[k]);
+			media_win_str(&w, id3_ids[k]);
+			media_win_be32(&w, (uint32_t)m.text_len[k] + 1);
+			media_win_be16(&w, 0);
+			media_win_u8(&w, 0); /* ISO-8859-1 */
+			media_win_bytes(&w, m.text[k], m.text_len[k]);
 		}
-		win_zeros(&w, m.tag - w.pos);
+		media_win_zeros(&w, m.tag - w.pos);
 	}
 	if (end <= m.tag || m.frames == 0)
 		return 0;
@@ -261,7 +261,7 @@ static int mp3_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 	for (; i <= last && i < m.frames; i++) {
 		size_t flen = mp3_frame(&m, i, frame);
 
-		win_put_unit(&w, m.tag + mp3_frame_off(&m, i), frame, flen);
+		media_win_put_unit(&w, m.tag + mp3_frame_off(&m, i), frame, flen);
 	}
 	return 0;
 }

@@ -57,8 +57,8 @@ static int mp4_layout(struct mp4 *x, const struct gen_file *g)
 	uint64_t n, t = 0, fixed;
 	struct rng r;
 
-	audio_params(g->key, MEDIA_DRAW_MP4, &rate, &channels);
-	synth_init(&x->syn, g->key, rate, channels);
+	media_audio_params(g->key, MEDIA_DRAW_MP4, &rate, &channels);
+	media_synth_init(&x->syn, g->key, rate, channels);
 	rng_open(&r, media_key(g->key, MEDIA_DRAW_MP4), 1);
 	x->created = (uint32_t)(MP4_EPOCH + UINT64_C(1104537600) +
 				rng_below(&r, UINT64_C(20) * 365 * 86400));
@@ -86,27 +86,27 @@ static int mp4_layout(struct mp4 *x, const struct gen_file *g)
 
 static void box(struct win *w, uint64_t size, const char *type)
 {
-	win_be32(w, (uint32_t)size);
-	win_str(w, type);
+	media_win_be32(w, (uint32_t)size);
+	media_win_str(w, type);
 }
 
 static void full_box(struct win *w, uint64_t size, const char *type, uint32_t flags)
 {
 	box(w, size, type);
-	win_be32(w, flags);
+	media_win_be32(w, flags);
 }
 
 static void matrix(struct win *w)
 {
-	win_be32(w, 0x00010000);
-	win_be32(w, 0);
-	win_be32(w, 0);
-	win_be32(w, 0);
-	win_be32(w, 0x00010000);
-	win_be32(w, 0);
-	win_be32(w, 0);
-	win_be32(w, 0);
-	win_be32(w, 0x40000000);
+	media_win_be32(w, 0x00010000);
+	media_win_be32(w, 0);
+	media_win_be32(w, 0);
+	media_win_be32(w, 0);
+	media_win_be32(w, 0x00010000);
+	media_win_be32(w, 0);
+	media_win_be32(w, 0);
+	media_win_be32(w, 0);
+	media_win_be32(w, 0x40000000);
 }
 
 /*
@@ -124,44 +124,44 @@ static void mp4_sample_table(const struct mp4 *x, struct win *w, uint64_t stbl, 
 
 	box(w, stbl, "stbl");
 	full_box(w, 52, "stsd", 0);
-	win_be32(w, 1);
+	media_win_be32(w, 1);
 	box(w, 36, "sowt"); /* 16-bit little-endian PCM */
-	win_zeros(w, 6);
-	win_be16(w, 1);	 /* data reference */
-	win_zeros(w, 8); /* version, revision, vendor */
-	win_be16(w, s->channels);
-	win_be16(w, 16);
-	win_be32(w, 0); /* compression id, packet size */
-	win_be32(w, s->rate << 16);
+	media_win_zeros(w, 6);
+	media_win_be16(w, 1);  /* data reference */
+	media_win_zeros(w, 8); /* version, revision, vendor */
+	media_win_be16(w, s->channels);
+	media_win_be16(w, 16);
+	media_win_be32(w, 0); /* compression id, packet size */
+	media_win_be32(w, s->rate << 16);
 	full_box(w, 24, "stts", 0);
-	win_be32(w, 1);
-	win_be32(w, (uint32_t)x->frames);
-	win_be32(w, 1);
+	media_win_be32(w, 1);
+	media_win_be32(w, (uint32_t)x->frames);
+	media_win_be32(w, 1);
 	full_box(w, rest ? 40 : 28, "stsc", 0);
-	win_be32(w, rest ? 2 : 1);
-	win_be32(w, 1);
-	win_be32(w, x->frames < MP4_CHUNK ? (uint32_t)x->frames : MP4_CHUNK);
-	win_be32(w, 1);
+	media_win_be32(w, rest ? 2 : 1);
+	media_win_be32(w, 1);
+	media_win_be32(w, x->frames < MP4_CHUNK ? (uint32_t)x->frames : MP4_CHUNK);
+	media_win_be32(w, 1);
 	if (rest) {
-		win_be32(w, (uint32_t)x->chunks);
-		win_be32(w, (uint32_t)rest);
-		win_be32(w, 1);
+		media_win_be32(w, (uint32_t)x->chunks);
+		media_win_be32(w, (uint32_t)rest);
+		media_win_be32(w, 1);
 	}
 	full_box(w, 20, "stsz", 0);
-	win_be32(w, bpf);
-	win_be32(w, (uint32_t)x->frames);
+	media_win_be32(w, bpf);
+	media_win_be32(w, (uint32_t)x->frames);
 	full_box(w, stco, x->co64 ? "co64" : "stco", 0);
-	win_be32(w, (uint32_t)x->chunks);
-	if (!win_meets(w, esz * x->chunks)) {
+	media_win_be32(w, (uint32_t)x->chunks);
+	if (!media_win_meets(w, esz * x->chunks)) {
 		w->pos += esz * x->chunks;
 	} else {
 		for (j = 0; j < x->chunks; j++) {
 			uint64_t at = x->data + j * MP4_CHUNK * bpf;
 
 			if (x->co64)
-				win_be64(w, at);
+				media_win_be64(w, at);
 			else
-				win_be32(w, (uint32_t)at);
+				media_win_be32(w, (uint32_t)at);
 		}
 	}
 }
@@ -176,9 +176,9 @@ static void mp4_header(const struct mp4 *x, struct win *w)
 	unsigned int esz = x->co64 ? 8 : 4;
 
 	box(w, MP4_FTYP, "ftyp");
-	win_str(w, "isom");
-	win_be32(w, 0x200);
-	win_str(w, "isomiso2mp41");
+	media_win_str(w, "isom");
+	media_win_be32(w, 0x200);
+	media_win_str(w, "isomiso2mp41");
 
 	stco = 16 + (uint64_t)esz * x->chunks;
 	stbl = 8 + 52 + 24 + 16 + (rest ? 24 : 12) + 20 + stco;
@@ -188,64 +188,64 @@ static void mp4_header(const struct mp4 *x, struct win *w)
 	box(w, x->moov, "moov");
 
 	full_box(w, 108, "mvhd", 0);
-	win_be32(w, x->created);
-	win_be32(w, x->created);
-	win_be32(w, 1000);
-	win_be32(w, ms);
-	win_be32(w, 0x00010000); /* rate 1.0 */
-	win_be16(w, 0x0100);	 /* volume 1.0 */
-	win_zeros(w, 10);
+	media_win_be32(w, x->created);
+	media_win_be32(w, x->created);
+	media_win_be32(w, 1000);
+	media_win_be32(w, ms);
+	media_win_be32(w, 0x00010000); /* rate 1.0 */
+	media_win_be16(w, 0x0100);     /* volume 1.0 */
+	media_win_zeros(w, 10);
 	matrix(w);
-	win_zeros(w, 24);
-	win_be32(w, 2); /* next track id */
+	media_win_zeros(w, 24);
+	media_win_be32(w, 2); /* next track id */
 
 	box(w, trak, "trak");
 	full_box(w, 92, "tkhd", 3); /* enabled, in movie */
-	win_be32(w, x->created);
-	win_be32(w, x->created);
-	win_be32(w, 1); /* track id */
-	win_be32(w, 0);
-	win_be32(w, ms);
-	win_zeros(w, 8);
-	win_be16(w, 0); /* layer */
-	win_be16(w, 1); /* alternate group: audio */
-	win_be16(w, 0x0100);
-	win_be16(w, 0);
+	media_win_be32(w, x->created);
+	media_win_be32(w, x->created);
+	media_win_be32(w, 1); /* track id */
+	media_win_be32(w, 0);
+	media_win_be32(w, ms);
+	media_win_zeros(w, 8);
+	media_win_be16(w, 0); /* layer */
+	media_win_be16(w, 1); /* alternate group: audio */
+	media_win_be16(w, 0x0100);
+	media_win_be16(w, 0);
 	matrix(w);
-	win_be32(w, 0);
-	win_be32(w, 0);
+	media_win_be32(w, 0);
+	media_win_be32(w, 0);
 
 	box(w, mdia, "mdia");
 	full_box(w, 32, "mdhd", 0);
-	win_be32(w, x->created);
-	win_be32(w, x->created);
-	win_be32(w, s->rate);
-	win_be32(w, (uint32_t)x->frames);
-	win_be16(w, 0x55c4); /* language 'und' */
-	win_be16(w, 0);
+	media_win_be32(w, x->created);
+	media_win_be32(w, x->created);
+	media_win_be32(w, s->rate);
+	media_win_be32(w, (uint32_t)x->frames);
+	media_win_be16(w, 0x55c4); /* language 'und' */
+	media_win_be16(w, 0);
 	full_box(w, 45, "hdlr", 0);
-	win_be32(w, 0);
-	win_str(w, "soun");
-	win_zeros(w, 12);
-	win_bytes(w, "SoundHandler", 13);
+	media_win_be32(w, 0);
+	media_win_str(w, "soun");
+	media_win_zeros(w, 12);
+	media_win_bytes(w, "SoundHandler", 13);
 
 	box(w, minf, "minf");
 	full_box(w, 16, "smhd", 0);
-	win_be32(w, 0);
+	media_win_be32(w, 0);
 	box(w, 36, "dinf");
 	full_box(w, 28, "dref", 0);
-	win_be32(w, 1);
+	media_win_be32(w, 1);
 	full_box(w, 12, "url ", 1); /* data in this file */
 
 	mp4_sample_table(x, w, stbl, stco, rest);
 
 	if (x->free) {
 		box(w, x->free, "free");
-		win_zeros(w, x->free - 8);
+		media_win_zeros(w, x->free - 8);
 	}
 	if (x->mdat_hdr == 16) {
 		box(w, 1, "mdat");
-		win_be64(w, 16 + x->frames * bpf);
+		media_win_be64(w, 16 + x->frames * bpf);
 	} else {
 		box(w, 8 + x->frames * bpf, "mdat");
 	}
@@ -260,9 +260,9 @@ static int mp4_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 	ret = mp4_layout(&x, g);
 	if (ret)
 		return ret;
-	if (win_meets(&w, x.data))
+	if (media_win_meets(&w, x.data))
 		mp4_header(&x, &w);
-	synth_put(&x.syn, &w, x.data, x.frames);
+	media_synth_put(&x.syn, &w, x.data, x.frames);
 	return 0;
 }
 

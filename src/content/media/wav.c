@@ -23,8 +23,8 @@ static int wav_layout(struct wav *wv, const struct gen_file *g)
 	uint32_t rate, channels, bpf;
 	uint64_t avail, data, rem;
 
-	audio_params(g->key, MEDIA_DRAW_WAV, &rate, &channels);
-	synth_init(&wv->syn, g->key, rate, channels);
+	media_audio_params(g->key, MEDIA_DRAW_WAV, &rate, &channels);
+	media_synth_init(&wv->syn, g->key, rate, channels);
 	bpf = channels * 2;
 	if (g->size < WAV_HDR + bpf)
 		return -EINVAL;
@@ -59,27 +59,27 @@ static int wav_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 		return ret;
 	s = &wv.syn;
 	data = wv.frames * s->channels * 2;
-	if (win_meets(&w, WAV_HDR)) {
+	if (media_win_meets(&w, WAV_HDR)) {
 		riff = g->size - 8 < UINT32_MAX ? g->size - 8 : UINT32_MAX;
-		win_str(&w, "RIFF");
-		win_le32(&w, (uint32_t)riff);
-		win_str(&w, "WAVEfmt ");
-		win_le32(&w, 16);
-		win_le16(&w, 1);
-		win_le16(&w, s->channels);
-		win_le32(&w, s->rate);
-		win_le32(&w, s->rate * s->channels * 2);
-		win_le16(&w, s->channels * 2);
-		win_le16(&w, 16);
-		win_str(&w, "data");
-		win_le32(&w, (uint32_t)data);
+		media_win_str(&w, "RIFF");
+		media_win_le32(&w, (uint32_t)riff);
+		media_win_str(&w, "WAVEfmt ");
+		media_win_le32(&w, 16);
+		media_win_le16(&w, 1);
+		media_win_le16(&w, s->channels);
+		media_win_le32(&w, s->rate);
+		media_win_le32(&w, s->rate * s->channels * 2);
+		media_win_le16(&w, s->channels * 2);
+		media_win_le16(&w, 16);
+		media_win_str(&w, "data");
+		media_win_le32(&w, (uint32_t)data);
 	}
-	synth_put(s, &w, WAV_HDR, wv.frames);
+	media_synth_put(s, &w, WAV_HDR, wv.frames);
 	w.pos = WAV_HDR + data;
-	if (wv.junk && win_meets(&w, wv.junk)) {
-		win_str(&w, "JUNK");
-		win_le32(&w, (uint32_t)(wv.junk - 8));
-		win_zeros(&w, wv.junk - 8);
+	if (wv.junk && media_win_meets(&w, wv.junk)) {
+		media_win_str(&w, "JUNK");
+		media_win_le32(&w, (uint32_t)(wv.junk - 8));
+		media_win_zeros(&w, wv.junk - 8);
 	}
 	return 0;
 }

@@ -26,8 +26,8 @@ static void new_ident(struct src *s, uint32_t id[2])
 {
 	struct tw *w = s->w;
 
-	id[0] = name_word(w);
-	id[1] = (tnext(&w->r) & 1) || w->tm->keyword[id[0]] ? name_word(w) : UINT32_MAX;
+	id[0] = text_name_word(w);
+	id[1] = (tnext(&w->r) & 1) || w->tm->keyword[id[0]] ? text_name_word(w) : UINT32_MAX;
 }
 
 /* Upper-case n letters at p (lowercase ASCII, at most WMAX). */
@@ -122,7 +122,7 @@ static void run(struct src *s, const uint8_t *c)
 			put_fresh(s, ID_UPPER);
 			break;
 		case 'w':
-			put_rank(w, name_word(w), 0);
+			put_rank(w, text_name_word(w), 0);
 			break;
 		case 'v':
 			if (!s->nv) {
@@ -137,13 +137,13 @@ static void run(struct src *s, const uint8_t *c)
 			star = w->p[-1] == '*';
 			break;
 		case 'n':
-			put_number(w);
+			text_put_number(w);
 			break;
 		case 's':
-			put_phrase(w, 4, 24, 0);
+			text_put_phrase(w, 4, 24, 0);
 			break;
 		case 'm':
-			put_text(w, 20 + below(tnext(&w->r), 50), 0);
+			text_put_text(w, 20 + below(tnext(&w->r), 50), 0);
 			break;
 		case 'c':
 			if (s->ndefs && (tnext(&w->r) & 1))
@@ -202,14 +202,14 @@ static void doc_comment(struct src *s)
 		for (unsigned i = 0, k = 1 + (unsigned)below(tnext(&w->r), 3); i < k; i++) {
 			indent(s);
 			run(s, lg->one[R_DOC_LINE]);
-			put_text(w, 30 + below(tnext(&w->r), 40), 0);
+			text_put_text(w, 30 + below(tnext(&w->r), 40), 0);
 			put_ch(w, '\n');
 		}
 		line(s, lg->one[R_DOC_CLOSE]);
 	} else {
 		indent(s);
 		run(s, lg->one[R_LC]);
-		put_text(w, 20 + below(tnext(&w->r), 50), 0);
+		text_put_text(w, 20 + below(tnext(&w->r), 50), 0);
 		if (lg->one[R_LC_END])
 			run(s, lg->one[R_LC_END]);
 		put_ch(w, '\n');
@@ -304,7 +304,7 @@ static void record(struct src *s)
 static void src_frame(const struct gen_file *g, const struct content_model *cm, struct frame *fr)
 {
 	int header;
-	const struct lang *lg = lang_of(file_ext(g), &header);
+	const struct lang *lg = lang_of(text_file_ext(g), &header);
 	struct src s = { .lg = lg, .fr = fr };
 	const int guard = header && lg->one[R_GUARD];
 	struct tw w;
@@ -313,7 +313,7 @@ static void src_frame(const struct gen_file *g, const struct content_model *cm, 
 	int chosen = 0, kind = 0;
 	const unsigned nimp = lg->nlist[R_IMPORT - R_ONE];
 
-	frame_open(&w, cm, g, fr->head, 6);
+	text_frame_open(&w, cm, g, fr->head, 6);
 	s.w = &w;
 	fr->lang = lg;
 	fr->variant = (unsigned)header;
@@ -392,7 +392,25 @@ static void src_filler(struct src *s, size_t n)
 		put_ch(s->w, '\n');
 		n--;
 	}
-	comment_lines(s->w, n, ind, lg->raw[R_LC], lg->raw[R_LC_END] ? lg->raw[R_LC_END] : "");
+	text_comment_lines(s->w, n, ind, lg->raw[R_LC], lg->raw[R_LC_END] ? lg->raw[R_LC_END] : "");
+}
+
+/* A top-level block: constants, a record or a function. */
+static void src_block(struct tw *w, const uint8_t *end, void *ctx)
+{
+	struct src *s = ctx;
+	unsigned kind = (unsigned)below(tnext(&w->r), 20);
+
+	put_ch(w, '\n');
+	if (kind < 2 && s->lg->one[R_KONST]) {
+		s->nv = 0;
+		for (unsigned i = 0, k = 2 + (unsigned)below(tnext(&w->r), 4); i < k; i++)
+			line_of(s, R_KONST);
+	} else if (kind < 5 && s->lg->one[R_REC_OPEN]) {
+		record(s);
+	} else {
+		function(s, s->fr->variant && s->lg->one[R_PROTO], (size_t)(end - w->p));
+	}
 }
 
 static void src_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
@@ -403,31 +421,8 @@ static void src_unit(const struct gen_file *g, const struct frame *fr, struct tw
 
 	(void)g;
 	(void)u;
-	for (;;) {
-		uint8_t *mark = w->p;
-		unsigned kind;
-
-		if (w->p >= w->stop)
-			return;
-		if (end - w->p < 400)
-			break;
-		kind = (unsigned)below(tnext(&w->r), 20);
-		put_ch(w, '\n');
-		if (kind < 2 && s.lg->one[R_KONST]) {
-			s.nv = 0;
-			for (unsigned i = 0, k = 2 + (unsigned)below(tnext(&w->r), 4); i < k; i++)
-				line_of(&s, R_KONST);
-		} else if (kind < 5 && s.lg->one[R_REC_OPEN]) {
-			record(&s);
-		} else {
-			function(&s, fr->variant && s.lg->one[R_PROTO], (size_t)(end - w->p));
-		}
-		if (end - w->p < 64) {
-			w->p = mark;
-			break;
-		}
-	}
-	src_filler(&s, (size_t)(end - w->p));
+	if (text_blocks(w, end, 400, 64, src_block, &s))
+		src_filler(&s, (size_t)(end - w->p));
 }
 
-const struct tfmt fmt_src = { .frame = src_frame, .unit = src_unit };
+const struct tfmt text_fmt_src = { .frame = src_frame, .unit = src_unit };

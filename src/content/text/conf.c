@@ -11,20 +11,20 @@ static void put_conf_value(struct tw *w)
 
 	switch (x % 6) {
 	case 0:
-		put_number(w);
+		text_put_number(w);
 		break;
 	case 1:
 		put_str(w, (x >> 8) & 1 ? "true" : "false");
 		break;
 	case 2:
 		put_str(w, "/var/lib/");
-		put_rank(w, name_word(w), 0);
+		put_rank(w, text_name_word(w), 0);
 		put_ch(w, '/');
-		put_rank(w, name_word(w), 0);
+		put_rank(w, text_name_word(w), 0);
 		put_str(w, (x >> 8) & 1 ? ".conf" : ".db");
 		break;
 	default:
-		put_phrase(w, 3, 24, 0);
+		text_put_phrase(w, 3, 24, 0);
 		break;
 	}
 }
@@ -47,28 +47,28 @@ static void conf_unit(const struct gen_file *g, const struct frame *fr, struct t
 			break;
 		if ((x & 3) == 0) {
 			put_str(w, yaml ? "# " : (x & 4) ? "; " : "# ");
-			put_text(w, 20 + below(x, 60), T_NL);
+			text_put_text(w, 20 + below(x, 60), T_NL);
 		}
 		if (yaml) {
-			put_rank(w, name_word(w), 0);
+			put_rank(w, text_name_word(w), 0);
 			put_str(w, ":\n");
 		} else {
 			put_ch(w, '[');
-			put_rank(w, name_word(w), 0);
+			put_rank(w, text_name_word(w), 0);
 			put_str(w, "]\n");
 		}
 		for (unsigned i = 0, k = 2 + (unsigned)((x >> 8) % 7); i < k; i++) {
 			put_str(w, yaml ? "  " : "");
-			put_rank(w, name_word(w), 0);
+			put_rank(w, text_name_word(w), 0);
 			put_ch(w, '_');
-			put_rank(w, name_word(w), 0);
+			put_rank(w, text_name_word(w), 0);
 			if (yaml && ((x >> (16 + i)) & 7) == 0) {
 				put_str(w, ":\n");
 				unsigned m = 1 + (unsigned)((x >> 40) % 4);
 
 				for (unsigned j = 0; j < m; j++) {
 					put_str(w, "    - ");
-					put_rank(w, name_word(w), 0);
+					put_rank(w, text_name_word(w), 0);
 					put_ch(w, '\n');
 				}
 				continue;
@@ -83,7 +83,7 @@ static void conf_unit(const struct gen_file *g, const struct frame *fr, struct t
 			break;
 		}
 	}
-	comment_lines(w, (size_t)(end - w->p), "", "# ", "");
+	text_comment_lines(w, (size_t)(end - w->p), "", "# ", "");
 }
 
 static void yaml_frame(const struct gen_file *g, const struct content_model *cm, struct frame *fr)
@@ -96,6 +96,6 @@ static void yaml_frame(const struct gen_file *g, const struct content_model *cm,
 	}
 }
 
-const struct tfmt fmt_ini = { .frame = NULL, .unit = conf_unit };
+const struct tfmt text_fmt_ini = { .frame = NULL, .unit = conf_unit };
 
-const struct tfmt fmt_yaml = { .frame = yaml_frame, .unit = conf_unit };
+const struct tfmt text_fmt_yaml = { .frame = yaml_frame, .unit = conf_unit };

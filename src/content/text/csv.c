@@ -12,12 +12,12 @@ static void csv_frame(const struct gen_file *g, const struct content_model *cm, 
 	struct tw w;
 	char sep = fr->variant ? '\t' : ',';
 
-	frame_open(&w, cm, g, fr->head, 2);
-	schema_init(&w, &fr->sc, 0);
+	text_frame_open(&w, cm, g, fr->head, 2);
+	text_schema_init(&w, &fr->sc, 0);
 	for (unsigned i = 0; i < fr->sc.n; i++) {
 		if (i)
 			put_ch(&w, sep);
-		put_field_name(&w, &fr->sc, i);
+		text_put_field_name(&w, &fr->sc, i);
 	}
 	put_ch(&w, '\n');
 	fr->hlen = (size_t)(w.p - fr->head);
@@ -34,7 +34,7 @@ static int csv_rec(const struct frame *fr, struct tw *w, uint64_t u, unsigned i,
 	for (unsigned f = 0; f + 1 < sc->n; f++) {
 		unsigned type = sc->type[f] == F_TAGS ? F_WORDS : sc->type[f];
 
-		put_value(w, type, u * 1000 + i + 1, sep == ',' && type == F_WORDS ? '"' : 0);
+		text_put_value(w, type, u * 1000 + i + 1, sep == ',' && type == F_WORDS ? '"' : 0);
 		put_ch(w, sep);
 	}
 	t = text_len(w, end, sep == ',' ? 3 : 1, 300);
@@ -42,20 +42,20 @@ static int csv_rec(const struct frame *fr, struct tw *w, uint64_t u, unsigned i,
 		return -ENOSPC;
 	if (sep == ',')
 		put_ch(w, '"');
-	put_text(w, t, 0);
+	text_put_text(w, t, 0);
 	if (sep == ',')
 		put_ch(w, '"');
 	put_ch(w, '\n');
 	return 0;
 }
 
-static const struct records csv_records = { .rec = csv_rec, .rest = rest_words };
+static const struct records csv_records = { .rec = csv_rec, .rest = text_rest_words };
 
 static void csv_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
 		     size_t len)
 {
 	(void)g;
-	records_unit(&csv_records, fr, w, u, len);
+	text_records_unit(&csv_records, fr, w, u, len);
 }
 
 static void tsv_frame(const struct gen_file *g, const struct content_model *cm, struct frame *fr)
@@ -64,6 +64,6 @@ static void tsv_frame(const struct gen_file *g, const struct content_model *cm, 
 	csv_frame(g, cm, fr);
 }
 
-const struct tfmt fmt_csv = { .frame = csv_frame, .unit = csv_unit };
+const struct tfmt text_fmt_csv = { .frame = csv_frame, .unit = csv_unit };
 
-const struct tfmt fmt_tsv = { .frame = tsv_frame, .unit = csv_unit };
+const struct tfmt text_fmt_tsv = { .frame = tsv_frame, .unit = csv_unit };

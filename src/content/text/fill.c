@@ -47,7 +47,7 @@ int text_fill(const struct tfmt *f, const struct gen_file *g, uint64_t off, uint
 			struct tw w;
 
 			n = MIN(ul - in, len);
-			tw_open(&w, cm, g->key, u, tmp);
+			text_tw_open(&w, cm, g->key, u, tmp);
 			w.stop = tmp + in + n;
 			f->unit(g, fr, &w, u, ul);
 			if (in + n == ul && w.p != tmp + ul) {
@@ -64,14 +64,14 @@ int text_fill(const struct tfmt *f, const struct gen_file *g, uint64_t off, uint
 	return ret;
 }
 
-void frame_open(struct tw *w, const struct content_model *cm, const struct gen_file *g,
-		uint8_t *buf, uint64_t salt)
+void text_frame_open(struct tw *w, const struct content_model *cm, const struct gen_file *g,
+		     uint8_t *buf, uint64_t salt)
 {
-	tw_open(w, cm, g->key, UINT64_MAX - salt, buf);
+	text_tw_open(w, cm, g->key, UINT64_MAX - salt, buf);
 	w->r.s = rng_mix64(g->key ^ SALT_FRAME ^ salt);
 }
 
-const char *file_ext(const struct gen_file *g)
+const char *text_file_ext(const struct gen_file *g)
 {
 	return g->ext ? g->ext : "";
 }

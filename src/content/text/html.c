@@ -15,8 +15,8 @@ static void html_frame(const struct gen_file *g, const struct content_model *cm,
 	uint8_t title[128];
 	struct tw w;
 
-	frame_open(&w, cm, g, title, 5);
-	put_phrase(&w, 10, 60, T_CAPS);
+	text_frame_open(&w, cm, g, title, 5);
+	text_put_phrase(&w, 10, 60, T_CAPS);
 	tl = (size_t)(w.p - title);
 	w.p = fr->head;
 	put_str(&w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
@@ -25,7 +25,7 @@ static void html_frame(const struct gen_file *g, const struct content_model *cm,
 	put_str(&w, "</title>\n"
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n"
 		"<link rel=\"stylesheet\" href=\"/css/");
-	put_rank(&w, name_word(&w), 0);
+	put_rank(&w, text_name_word(&w), 0);
 	put_str(&w, ".css\" />\n</head>\n<body>\n<h1>");
 	put_mem(&w, (const char *)title, tl);
 	put_str(&w, "</h1>\n");
@@ -45,7 +45,7 @@ static void html_frame(const struct gen_file *g, const struct content_model *cm,
 		if (room >= tl) {
 			put_mem(&w, (const char *)title, tl);
 		} else {
-			put_text(&w, room, T_PLAIN | T_CAPS);
+			text_put_text(&w, room, T_PLAIN | T_CAPS);
 		}
 		put_str(&w, mini_close);
 		fr->hlen = (size_t)(w.p - fr->head);
@@ -63,20 +63,71 @@ static void put_url(struct tw *w)
 
 	if ((x & 3) == 0) {
 		put_str(w, "https://www.");
-		put_rank(w, name_word(w), 0);
+		put_rank(w, text_name_word(w), 0);
 		put_str(w, (x & 4) ? ".com/" : ".org/");
-		put_rank(w, name_word(w), 0);
+		put_rank(w, text_name_word(w), 0);
 	} else if ((x & 7) == 1) {
 		put_ch(w, '#');
-		put_rank(w, name_word(w), 0);
+		put_rank(w, text_name_word(w), 0);
 	} else {
 		put_ch(w, '/');
-		put_rank(w, name_word(w), 0);
+		put_rank(w, text_name_word(w), 0);
 		put_ch(w, '/');
-		put_rank(w, name_word(w), 0);
+		put_rank(w, text_name_word(w), 0);
 		put_ch(w, '-');
-		put_rank(w, name_word(w), 0);
+		put_rank(w, text_name_word(w), 0);
 		put_str(w, ".html");
+	}
+}
+
+/* An HTML block: a heading, a list of links or a paragraph. */
+static void html_block(struct tw *w, const uint8_t *end, void *ctx)
+{
+	uint64_t x = tnext(&w->r);
+
+	(void)end;
+	(void)ctx;
+	w->col = 0;
+	switch (x % 20) {
+	case 0:
+	case 1:
+		put_str(w, "<h2>");
+		text_put_phrase(w, 8, 40, T_CAPS);
+		put_str(w, "</h2>\n");
+		break;
+	case 2:
+	case 3:
+	case 4:
+		put_str(w, "<ul>\n");
+		for (unsigned i = 0, k = 2 + (unsigned)((x >> 8) % 5); i < k; i++) {
+			put_str(w, "<li><a href=\"");
+			put_url(w);
+			put_str(w, "\">");
+			text_put_phrase(w, 4, 30, 0);
+			put_str(w, "</a></li>\n");
+		}
+		put_str(w, "</ul>\n");
+		break;
+	default:
+		put_str(w, "<p>");
+		text_put_text(w, 60 + below(tnext(&w->r), 400), T_WRAP);
+		if ((x >> 8) & 1) {
+			put_str(w, "\n<a href=\"");
+			put_url(w);
+			put_str(w, "\">");
+			text_put_phrase(w, 4, 30, 0);
+			put_str(w, "</a>");
+			if ((x >> 9) & 1) {
+				put_str(w, "\n<em>");
+				text_put_phrase(w, 4, 20, 0);
+				put_str(w, "</em>");
+			}
+			w->col = 0;
+			put_ch(w, '\n');
+			text_put_text(w, 20 + below(tnext(&w->r), 300), T_WRAP);
+		}
+		put_str(w, "</p>\n");
+		break;
 	}
 }
 
@@ -91,77 +142,23 @@ static void html_unit(const struct gen_file *g, const struct frame *fr, struct t
 		/* a tiny file: <p>words</p> */
 		if (len >= 10) {
 			put_str(w, "<p>");
-			put_text(w, len - 8, T_PLAIN);
+			text_put_text(w, len - 8, T_PLAIN);
 			put_str(w, "</p>\n");
 		} else {
-			put_text(w, len, T_PLAIN | T_NL);
+			text_put_text(w, len, T_PLAIN | T_NL);
 		}
 		return;
 	}
-	for (;;) {
-		uint8_t *mark = w->p;
-		uint64_t x;
-
-		if (w->p >= w->stop)
-			return;
-		if (end - w->p < 1200)
-			break;	/* the last paragraph takes the rest: nothing to roll back */
-		x = tnext(&w->r);
-		w->col = 0;
-		switch (x % 20) {
-		case 0:
-		case 1:
-			put_str(w, "<h2>");
-			put_phrase(w, 8, 40, T_CAPS);
-			put_str(w, "</h2>\n");
-			break;
-		case 2:
-		case 3:
-		case 4:
-			put_str(w, "<ul>\n");
-			for (unsigned i = 0, k = 2 + (unsigned)((x >> 8) % 5); i < k; i++) {
-				put_str(w, "<li><a href=\"");
-				put_url(w);
-				put_str(w, "\">");
-				put_phrase(w, 4, 30, 0);
-				put_str(w, "</a></li>\n");
-			}
-			put_str(w, "</ul>\n");
-			break;
-		default:
-			put_str(w, "<p>");
-			put_text(w, 60 + below(tnext(&w->r), 400), T_WRAP);
-			if ((x >> 8) & 1) {
-				put_str(w, "\n<a href=\"");
-				put_url(w);
-				put_str(w, "\">");
-				put_phrase(w, 4, 30, 0);
-				put_str(w, "</a>");
-				if ((x >> 9) & 1) {
-					put_str(w, "\n<em>");
-					put_phrase(w, 4, 20, 0);
-					put_str(w, "</em>");
-				}
-				w->col = 0;
-				put_ch(w, '\n');
-				put_text(w, 20 + below(tnext(&w->r), 300), T_WRAP);
-			}
-			put_str(w, "</p>\n");
-			break;
-		}
-		if (end - w->p < 200) {
-			w->p = mark;
-			break;
-		}
-	}
+	if (!text_blocks(w, end, 1200, 200, html_block, NULL))
+		return;
 	if (end - w->p >= 12) {
 		w->col = 0;
 		put_str(w, "<p>");
-		put_text(w, (size_t)(end - w->p) - 5, T_WRAP);
+		text_put_text(w, (size_t)(end - w->p) - 5, T_WRAP);
 		put_str(w, "</p>\n");
 	} else {
-		put_chars(w, '\n', (size_t)(end - w->p));
+		text_put_chars(w, '\n', (size_t)(end - w->p));
 	}
 }
 
-const struct tfmt fmt_html = { .frame = html_frame, .unit = html_unit };
+const struct tfmt text_fmt_html = { .frame = html_frame, .unit = html_unit };

@@ -12,22 +12,22 @@ static void json_frame(const struct gen_file *g, const struct content_model *cm,
 {
 	struct tw w;
 
-	frame_open(&w, cm, g, fr->head, 3);
-	schema_init(&w, &fr->sc, 1);
+	text_frame_open(&w, cm, g, fr->head, 3);
+	text_schema_init(&w, &fr->sc, 1);
 	put_str(&w, "{\n  \"name\": \"");
 	put_rank(&w, fr->sc.root, 0);
 	put_ch(&w, '-');
-	put_rank(&w, name_word(&w), 0);
+	put_rank(&w, text_name_word(&w), 0);
 	put_str(&w, "\",\n  \"version\": \"");
-	put_dec(&w, below(tnext(&w.r), 5), 1);
+	text_put_dec(&w, below(tnext(&w.r), 5), 1);
 	put_ch(&w, '.');
-	put_dec(&w, below(tnext(&w.r), 20), 1);
+	text_put_dec(&w, below(tnext(&w.r), 20), 1);
 	put_ch(&w, '.');
-	put_dec(&w, below(tnext(&w.r), 10), 1);
+	text_put_dec(&w, below(tnext(&w.r), 10), 1);
 	put_str(&w, "\",\n  \"description\": \"");
-	put_text(&w, 30 + below(tnext(&w.r), 90), 0);
+	text_put_text(&w, 30 + below(tnext(&w.r), 90), 0);
 	put_str(&w, "\",\n  \"");
-	put_plural(&w, fr->sc.rec);
+	text_put_plural(&w, fr->sc.rec);
 	put_str(&w, "\": [\n");
 	fr->hlen = (size_t)(w.p - fr->head);
 	memcpy(fr->foot, "\n  ]\n}\n", 7);
@@ -40,11 +40,11 @@ static void json_frame(const struct gen_file *g, const struct content_model *cm,
 	fr->flen = 0;
 	if (g->size >= 16) {
 		put_str(&w, "{\"name\": \"");
-		put_text(&w, (size_t)g->size - 13, T_PLAIN);
+		text_put_text(&w, (size_t)g->size - 13, T_PLAIN);
 		put_str(&w, "\"}\n");
 	} else if (g->size >= 3) {
 		put_str(&w, "{}");
-		put_chars(&w, ' ', (size_t)g->size - 3);
+		text_put_chars(&w, ' ', (size_t)g->size - 3);
 		put_ch(&w, '\n');
 	} else if (g->size == 2) {
 		put_str(&w, "{}");
@@ -64,29 +64,29 @@ static int json_rec(const struct frame *fr, struct tw *w, uint64_t u, unsigned i
 	put_str(w, "    {");
 	for (unsigned f = 0; f + 1 < sc->n; f++) {
 		put_str(w, "\n      \"");
-		put_field_name(w, sc, f);
+		text_put_field_name(w, sc, f);
 		put_str(w, "\": ");
-		put_value(w, sc->type[f], u * 1000 + i + 1, '"');
+		text_put_value(w, sc->type[f], u * 1000 + i + 1, '"');
 		put_ch(w, ',');
 	}
 	put_str(w, "\n      \"");
-	put_field_name(w, sc, sc->n - 1);
+	text_put_field_name(w, sc, sc->n - 1);
 	put_str(w, "\": \"");
 	t = text_len(w, end, 7, 400);
 	if (!t)
 		return -ENOSPC;
-	put_text(w, t, 0);
+	text_put_text(w, t, 0);
 	put_str(w, "\"\n    }");
 	return 0;
 }
 
-static const struct records json_records = { .rec = json_rec, .rest = rest_blanks };
+static const struct records json_records = { .rec = json_rec, .rest = text_rest_blanks };
 
 static void json_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
 		      size_t len)
 {
 	(void)g;
-	records_unit(&json_records, fr, w, u, len);
+	text_records_unit(&json_records, fr, w, u, len);
 }
 
-const struct tfmt fmt_json = { .frame = json_frame, .unit = json_unit };
+const struct tfmt text_fmt_json = { .frame = json_frame, .unit = json_unit };

@@ -43,27 +43,27 @@ static void log_unit(const struct gen_file *g, const struct frame *fr, struct tw
 
 		if (w->p >= w->stop)
 			return;
-		civil((int64_t)(sec / 86400), &y, &mo, &da);
+		text_civil((int64_t)(sec / 86400), &y, &mo, &da);
 		if (style == 0) {
 			/* syslog */
-			put_str(w, month_abbr[mo - 1]);
+			put_str(w, text_month_abbr[mo - 1]);
 			put_ch(w, ' ');
 			if (da < 10)
 				put_ch(w, ' ');
-			put_dec(w, da, 1);
+			text_put_dec(w, da, 1);
 		} else {
-			put_dec(w, (uint64_t)y, 4);
+			text_put_dec(w, (uint64_t)y, 4);
 			put_ch(w, '-');
-			put_dec(w, mo, 2);
+			text_put_dec(w, mo, 2);
 			put_ch(w, '-');
-			put_dec(w, da, 2);
+			text_put_dec(w, da, 2);
 		}
 		put_ch(w, style == 2 ? 'T' : ' ');
-		put_dec(w, sec / 3600 % 24, 2);
+		text_put_dec(w, sec / 3600 % 24, 2);
 		put_ch(w, ':');
-		put_dec(w, sec / 60 % 60, 2);
+		text_put_dec(w, sec / 60 % 60, 2);
 		put_ch(w, ':');
-		put_dec(w, sec % 60, 2);
+		text_put_dec(w, sec % 60, 2);
 		if (style == 0) {
 			put_ch(w, ' ');
 			put_rank(w, host, 0);
@@ -71,39 +71,39 @@ static void log_unit(const struct gen_file *g, const struct frame *fr, struct tw
 			put_rank(w, proc[k], 0);
 			put_ch(w, 'd');
 			put_ch(w, '[');
-			put_dec(w, pid[k], 1);
+			text_put_dec(w, pid[k], 1);
 			put_str(w, "]: ");
 		} else {
 			const char *lv = log_levels[(x >> 48) % NELEM(log_levels)];
 
 			put_ch(w, style == 1 ? ',' : '.');
-			put_dec(w, ms % 1000, 3);
+			text_put_dec(w, ms % 1000, 3);
 			if (style == 2)
 				put_ch(w, 'Z');
 			put_ch(w, ' ');
 			put_str(w, lv);
-			put_chars(w, ' ', 6 - strlen(lv));
+			text_put_chars(w, ' ', 6 - strlen(lv));
 			put_ch(w, '[');
 			put_rank(w, proc[k], 0);
 			put_ch(w, '.');
-			put_rank(w, name_word(w), 0);
+			put_rank(w, text_name_word(w), 0);
 			put_str(w, "] ");
 		}
 		if ((size_t)(w->p - mark) + 3 > room) {
 			/* a unit too short for a line: words */
 			w->p = mark;
 			w->col = 0;
-			put_text(w, room, T_PLAIN | T_NL);
+			text_put_text(w, room, T_PLAIN | T_NL);
 			return;
 		}
 		m = 16 + below(x << 16, 90);
 		if (room < (size_t)(w->p - mark) + m + 1 + 96)
 			m = room - (size_t)(w->p - mark) - 1;
-		put_text(w, m, 0);
+		text_put_text(w, m, 0);
 		put_ch(w, '\n');
 		if (w->p == end)
 			return;
 	}
 }
 
-const struct tfmt fmt_log = { .frame = NULL, .unit = log_unit };
+const struct tfmt text_fmt_log = { .frame = NULL, .unit = log_unit };

@@ -10,10 +10,10 @@ static void prose_unit(const struct gen_file *g, const struct frame *fr, struct 
 	(void)g;
 	(void)fr;
 	(void)u;
-	put_text(w, len, T_WRAP | T_PARA | T_NL | T_STOP);
+	text_put_text(w, len, T_WRAP | T_PARA | T_NL | T_STOP);
 }
 
-const struct tfmt fmt_prose = { .frame = NULL, .unit = prose_unit };
+const struct tfmt text_fmt_prose = { .frame = NULL, .unit = prose_unit };
 
 /* ------------------------------------------------------------------------- */
 /* Markdown */
@@ -22,13 +22,61 @@ static void md_frame(const struct gen_file *g, const struct content_model *cm, s
 {
 	struct tw w;
 
-	frame_open(&w, cm, g, fr->head, 1);
+	text_frame_open(&w, cm, g, fr->head, 1);
 	put_str(&w, "# ");
-	put_phrase(&w, 10, 48, T_CAPS);
+	text_put_phrase(&w, 10, 48, T_CAPS);
 	put_str(&w, "\n\n");
 	fr->hlen = (size_t)(w.p - fr->head);
 	if (fr->hlen > g->size)
 		fr->hlen = 0;
+}
+
+/* A Markdown block: a heading, a list, a code fence, a quote or a paragraph. */
+static void md_block(struct tw *w, const uint8_t *end, void *ctx)
+{
+	uint64_t x = tnext(&w->r);
+
+	(void)end;
+	(void)ctx;
+	switch (x % 20) {
+	case 0:
+	case 1:
+		put_str(w, "## ");
+		text_put_phrase(w, 8, 40, T_CAPS);
+		put_str(w, "\n\n");
+		break;
+	case 2:
+	case 3:
+	case 4:
+		for (unsigned i = 0, k = 2 + (unsigned)((x >> 8) % 5); i < k; i++) {
+			put_str(w, "- ");
+			text_put_text(w, 16 + below(tnext(&w->r), 80), T_NL);
+		}
+		put_ch(w, '\n');
+		break;
+	case 5:
+		put_str(w, "```\n");
+		for (unsigned i = 0, k = 2 + (unsigned)((x >> 8) % 6); i < k; i++) {
+			put_rank(w, text_name_word(w), 0);
+			put_ch(w, '_');
+			put_rank(w, text_name_word(w), 0);
+			put_ch(w, '(');
+			text_put_number(w);
+			put_str(w, ");\n");
+		}
+		put_str(w, "```\n\n");
+		break;
+	case 6:
+		put_str(w, "> ");
+		text_put_text(w, 40 + below(tnext(&w->r), 160), T_NL);
+		put_ch(w, '\n');
+		break;
+	default:
+		w->col = 0;
+		text_put_text(w, 120 + below(tnext(&w->r), 700), T_WRAP | T_NL);
+		put_ch(w, '\n');
+		break;
+	}
 }
 
 static void md_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
@@ -39,61 +87,10 @@ static void md_unit(const struct gen_file *g, const struct frame *fr, struct tw 
 	(void)g;
 	(void)fr;
 	(void)u;
-	for (;;) {
-		uint8_t *mark = w->p;
-		uint64_t x;
-
-		if (w->p >= w->stop)
-			return;
-		if (end - w->p < 1000)
-			break;	/* the last paragraphs take the rest: nothing to roll back */
-		x = tnext(&w->r);
-		switch (x % 20) {
-		case 0:
-		case 1:
-			put_str(w, "## ");
-			put_phrase(w, 8, 40, T_CAPS);
-			put_str(w, "\n\n");
-			break;
-		case 2:
-		case 3:
-		case 4:
-			for (unsigned i = 0, k = 2 + (unsigned)((x >> 8) % 5); i < k; i++) {
-				put_str(w, "- ");
-				put_text(w, 16 + below(tnext(&w->r), 80), T_NL);
-			}
-			put_ch(w, '\n');
-			break;
-		case 5:
-			put_str(w, "```\n");
-			for (unsigned i = 0, k = 2 + (unsigned)((x >> 8) % 6); i < k; i++) {
-				put_rank(w, name_word(w), 0);
-				put_ch(w, '_');
-				put_rank(w, name_word(w), 0);
-				put_ch(w, '(');
-				put_number(w);
-				put_str(w, ");\n");
-			}
-			put_str(w, "```\n\n");
-			break;
-		case 6:
-			put_str(w, "> ");
-			put_text(w, 40 + below(tnext(&w->r), 160), T_NL);
-			put_ch(w, '\n');
-			break;
-		default:
-			w->col = 0;
-			put_text(w, 120 + below(tnext(&w->r), 700), T_WRAP | T_NL);
-			put_ch(w, '\n');
-			break;
-		}
-		if (end - w->p < 200) {
-			w->p = mark;
-			break;
-		}
-	}
+	if (!text_blocks(w, end, 1000, 200, md_block, NULL))
+		return;
 	w->col = 0;
-	put_text(w, (size_t)(end - w->p), T_WRAP | T_PARA | T_NL);
+	text_put_text(w, (size_t)(end - w->p), T_WRAP | T_PARA | T_NL);
 }
 
-const struct tfmt fmt_md = { .frame = md_frame, .unit = md_unit };
+const struct tfmt text_fmt_md = { .frame = md_frame, .unit = md_unit };

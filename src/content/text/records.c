@@ -9,7 +9,7 @@ static int reserved_name(const char *s, size_t n)
 	return n >= 3 && !strncasecmp(s, "xml", 3);
 }
 
-void schema_init(struct tw *w, struct schema *sc, unsigned variant)
+void text_schema_init(struct tw *w, struct schema *sc, unsigned variant)
 {
 	static const uint8_t mid[] = {
 		F_WORD, F_WORDS, F_INT, F_DEC, F_DATE, F_BOOL, F_TAGS, F_WORD,
@@ -22,7 +22,7 @@ void schema_init(struct tw *w, struct schema *sc, unsigned variant)
 		int dup;
 
 		do {
-			r = name_word(w);
+			r = text_name_word(w);
 			dup = reserved_name((const char *)tm->slot[r], tm->len[r]) ||
 			      (tm->len[r] == 2 && !memcmp(tm->slot[r], "id", 2));
 			for (unsigned j = 1; j < i; j++)
@@ -33,22 +33,22 @@ void schema_init(struct tw *w, struct schema *sc, unsigned variant)
 			      : mid[below(tnext(&w->r), variant ? NELEM(mid) : NELEM(mid) - 2)];
 	}
 	do
-		sc->rec = name_word(w);
+		sc->rec = text_name_word(w);
 	while (reserved_name((const char *)tm->slot[sc->rec], tm->len[sc->rec]));
 	do
-		sc->root = name_word(w);
+		sc->root = text_name_word(w);
 	while (reserved_name((const char *)tm->slot[sc->root], tm->len[sc->root]) ||
 	       sc->root == sc->rec);
 }
 
-void put_plural(struct tw *w, uint32_t r)
+void text_put_plural(struct tw *w, uint32_t r)
 {
 	put_rank(w, r, 0);
 	if (w->p[-1] != 's')
 		put_ch(w, 's');
 }
 
-void put_field_name(struct tw *w, const struct schema *sc, unsigned i)
+void text_put_field_name(struct tw *w, const struct schema *sc, unsigned i)
 {
 	if (i == 0)
 		put_str(w, "id");
@@ -56,21 +56,21 @@ void put_field_name(struct tw *w, const struct schema *sc, unsigned i)
 		put_rank(w, sc->name[i], 0);
 }
 
-void put_value(struct tw *w, unsigned type, uint64_t id, char quote)
+void text_put_value(struct tw *w, unsigned type, uint64_t id, char quote)
 {
 	uint64_t x = tnext(&w->r);
 
 	switch (type) {
 	case F_ID:
-		put_dec(w, id, 1);
+		text_put_dec(w, id, 1);
 		break;
 	case F_INT:
-		put_dec(w, below(x, (x & 1) ? 100 : 100000), 1);
+		text_put_dec(w, below(x, (x & 1) ? 100 : 100000), 1);
 		break;
 	case F_DEC:
-		put_dec(w, below(x, 10000), 1);
+		text_put_dec(w, below(x, 10000), 1);
 		put_ch(w, '.');
-		put_dec(w, (x >> 8) % 100, 2);
+		text_put_dec(w, (x >> 8) % 100, 2);
 		break;
 	case F_BOOL:
 		put_str(w, (x >> 20) & 1 ? "true" : "false");
@@ -78,7 +78,7 @@ void put_value(struct tw *w, unsigned type, uint64_t id, char quote)
 	case F_DATE:
 		if (quote)
 			put_ch(w, quote);
-		put_date(w);
+		text_put_date(w);
 		if (quote)
 			put_ch(w, quote);
 		break;
@@ -89,7 +89,7 @@ void put_value(struct tw *w, unsigned type, uint64_t id, char quote)
 			if (i)
 				put_str(w, ", ");
 			put_ch(w, '"');
-			put_rank(w, name_word(w), 0);
+			put_rank(w, text_name_word(w), 0);
 			put_ch(w, '"');
 		}
 		put_ch(w, ']');
@@ -98,9 +98,9 @@ void put_value(struct tw *w, unsigned type, uint64_t id, char quote)
 		if (quote)
 			put_ch(w, quote);
 		if (type == F_WORD)
-			put_rank(w, name_word(w), 0);
+			put_rank(w, text_name_word(w), 0);
 		else
-			put_phrase(w, 4, 30, 0);
+			text_put_phrase(w, 4, 30, 0);
 		if (quote)
 			put_ch(w, quote);
 		break;
@@ -118,8 +118,8 @@ size_t text_len(struct tw *w, const uint8_t *end, size_t closing, size_t next_mi
 	return t;
 }
 
-void records_unit(const struct records *rs, const struct frame *fr, struct tw *w, uint64_t u,
-		  size_t len)
+void text_records_unit(const struct records *rs, const struct frame *fr, struct tw *w, uint64_t u,
+		       size_t len)
 {
 	uint8_t *end = w->p + len;
 
@@ -136,18 +136,18 @@ void records_unit(const struct records *rs, const struct frame *fr, struct tw *w
 	}
 }
 
-void rest_words(struct tw *w, size_t n)
+void text_rest_words(struct tw *w, size_t n)
 {
 	w->col = 0;
-	put_text(w, n, T_PLAIN | T_NL);
+	text_put_text(w, n, T_PLAIN | T_NL);
 }
 
-void rest_blanks(struct tw *w, size_t n)
+void text_rest_blanks(struct tw *w, size_t n)
 {
-	put_chars(w, ' ', n);
+	text_put_chars(w, ' ', n);
 }
 
-void rest_lines(struct tw *w, size_t n)
+void text_rest_lines(struct tw *w, size_t n)
 {
-	put_chars(w, '\n', n);
+	text_put_chars(w, '\n', n);
 }

@@ -110,7 +110,7 @@ struct tw {
 };
 
 /* A content word (identifiers, names): uniform over IDENT_LO..IDENT_HI. */
-uint32_t name_word(struct tw *w);
+uint32_t text_name_word(struct tw *w);
 
 static inline void put_rank(struct tw *w, uint32_t r, int cap)
 {
@@ -137,20 +137,20 @@ static inline void put_ch(struct tw *w, char c)
 }
 
 /* n copies of c. */
-void put_chars(struct tw *w, char c, size_t n);
+void text_put_chars(struct tw *w, char c, size_t n);
 
 /* Decimal, at least `digits` digits (zero-padded, up to 20), two digits a division. */
-void put_dec(struct tw *w, uint64_t v, unsigned digits);
+void text_put_dec(struct tw *w, uint64_t v, unsigned digits);
 
 /* A number as code and data have them: mostly small. */
-void put_number(struct tw *w);
+void text_put_number(struct tw *w);
 
 /*
  * Open a writer on buf for unit `unit` of the file of key `key`: its
  * random stream, line width, topic words and Heaps position.
  */
-void tw_open(struct tw *w, const struct content_model *cm, uint64_t key, uint64_t unit,
-	     uint8_t *buf);
+void text_tw_open(struct tw *w, const struct content_model *cm, uint64_t key, uint64_t unit,
+		  uint8_t *buf);
 
 #define T_WRAP	0x01	/* break lines at the document's width */
 #define T_PARA	0x02	/* blank lines between paragraphs */
@@ -164,24 +164,35 @@ void tw_open(struct tw *w, const struct content_model *cm, uint64_t key, uint64_
  * commas, paragraphs of 1 to 6 sentences, lines wrapped at the width; the
  * last sentence is shaped to end at the last byte.
  */
-void put_text(struct tw *w, size_t n, unsigned fl);
+void text_put_text(struct tw *w, size_t n, unsigned fl);
 
 /* A short plain phrase (names, titles, values) of lo..hi bytes. */
-void put_phrase(struct tw *w, unsigned lo, unsigned hi, unsigned fl);
+void text_put_phrase(struct tw *w, unsigned lo, unsigned hi, unsigned fl);
+
+/*
+ * Blocks (headings, lists, functions, ...) by block(w, end, ctx), one after
+ * another while room bytes or more are left before end; a block that
+ * leaves fewer than keep bytes is taken back.  Returns 0 when the writer
+ * passed its stop (the unit ends there), else 1: the caller fills the
+ * rest, end - w->p bytes.
+ */
+int text_blocks(struct tw *w, const uint8_t *end, size_t room, size_t keep,
+		void (*block)(struct tw *w, const uint8_t *end, void *ctx), void *ctx);
 
 /*
  * Comment lines filling exactly n bytes: indent, pre, a sentence, post,
  * newline, about 40 to 78 bytes each; blank lines when n is too short.
  */
-void comment_lines(struct tw *w, size_t n, const char *indent, const char *pre, const char *post);
+void text_comment_lines(struct tw *w, size_t n, const char *indent, const char *pre,
+			const char *post);
 
 /* Civil date of a day count from 1970-01-01 (proleptic Gregorian). */
-void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d);
+void text_civil(int64_t days, int64_t *y, unsigned *m, unsigned *d);
 
-extern const char *const month_abbr[];
+extern const char *const text_month_abbr[];
 
 /* A date YYYY-MM-DD between 2000 and 2025. */
-void put_date(struct tw *w);
+void text_put_date(struct tw *w);
 
 /* Record fields (CSV columns, JSON members, XML elements). */
 enum ftype { F_ID, F_WORD, F_WORDS, F_INT, F_DEC, F_DATE, F_BOOL, F_TAGS, F_TEXT };
@@ -223,23 +234,23 @@ int text_fill(const struct tfmt *f, const struct gen_file *g, uint64_t off, uint
 	      size_t len);
 
 /* Frame helpers: write the header or footer with a writer of its own. */
-void frame_open(struct tw *w, const struct content_model *cm, const struct gen_file *g,
-		uint8_t *buf, uint64_t salt);
+void text_frame_open(struct tw *w, const struct content_model *cm, const struct gen_file *g,
+		     uint8_t *buf, uint64_t salt);
 
 /* The file's extension, "" for none. */
-const char *file_ext(const struct gen_file *g);
+const char *text_file_ext(const struct gen_file *g);
 
 /* The per-file schema of records (variant: the format's). */
-void schema_init(struct tw *w, struct schema *sc, unsigned variant);
+void text_schema_init(struct tw *w, struct schema *sc, unsigned variant);
 
 /* A collection's name: the word, with an s unless it ends in one. */
-void put_plural(struct tw *w, uint32_t r);
+void text_put_plural(struct tw *w, uint32_t r);
 
 /* The name of field i of the schema. */
-void put_field_name(struct tw *w, const struct schema *sc, unsigned i);
+void text_put_field_name(struct tw *w, const struct schema *sc, unsigned i);
 
 /* A value; quote: the quote character strings are wrapped in (0: none). */
-void put_value(struct tw *w, unsigned type, uint64_t id, char quote);
+void text_put_value(struct tw *w, unsigned type, uint64_t id, char quote);
 
 /*
  * The length of the closing text field of a record: natural, or all that
@@ -259,28 +270,28 @@ struct records {
 };
 
 /* Unit u of records, exactly len bytes. */
-void records_unit(const struct records *rs, const struct frame *fr, struct tw *w, uint64_t u,
-		  size_t len);
+void text_records_unit(const struct records *rs, const struct frame *fr, struct tw *w, uint64_t u,
+		       size_t len);
 
 /* Fill what a unit of records has left: words, blanks, or whole lines. */
-void rest_words(struct tw *w, size_t n);
-void rest_blanks(struct tw *w, size_t n);
-void rest_lines(struct tw *w, size_t n);
+void text_rest_words(struct tw *w, size_t n);
+void text_rest_blanks(struct tw *w, size_t n);
+void text_rest_lines(struct tw *w, size_t n);
 
 /*
  * The formats (prose.c, log.c, csv.c, json.c, xml.c, conf.c, html.c,
  * code.c), chosen by ops.c from the file's generator and extension.
  */
-extern const struct tfmt fmt_prose;
-extern const struct tfmt fmt_md;
-extern const struct tfmt fmt_log;
-extern const struct tfmt fmt_csv;
-extern const struct tfmt fmt_tsv;
-extern const struct tfmt fmt_json;
-extern const struct tfmt fmt_xml;
-extern const struct tfmt fmt_ini;
-extern const struct tfmt fmt_yaml;
-extern const struct tfmt fmt_html;
-extern const struct tfmt fmt_src;
+extern const struct tfmt text_fmt_prose;
+extern const struct tfmt text_fmt_md;
+extern const struct tfmt text_fmt_log;
+extern const struct tfmt text_fmt_csv;
+extern const struct tfmt text_fmt_tsv;
+extern const struct tfmt text_fmt_json;
+extern const struct tfmt text_fmt_xml;
+extern const struct tfmt text_fmt_ini;
+extern const struct tfmt text_fmt_yaml;
+extern const struct tfmt text_fmt_html;
+extern const struct tfmt text_fmt_src;
 
 #endif

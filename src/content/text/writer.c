@@ -127,20 +127,20 @@ static uint32_t exact_word(struct tw *w, unsigned l)
 	return tm->by_len[first + (uint32_t)below(tnext(&w->r), MIN(cnt, 64))];
 }
 
-uint32_t name_word(struct tw *w)
+uint32_t text_name_word(struct tw *w)
 {
 	uint32_t lo = MIN(IDENT_LO, w->tm->n - 1), hi = MIN(IDENT_HI, w->tm->n);
 
 	return lo + (uint32_t)below(tnext(&w->r), hi - lo);
 }
 
-void put_chars(struct tw *w, char c, size_t n)
+void text_put_chars(struct tw *w, char c, size_t n)
 {
 	memset(w->p, c, n);
 	w->p += n;
 }
 
-void put_dec(struct tw *w, uint64_t v, unsigned digits)
+void text_put_dec(struct tw *w, uint64_t v, unsigned digits)
 {
 	static const char pairs[] =
 		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -170,16 +170,16 @@ void put_dec(struct tw *w, uint64_t v, unsigned digits)
 	w->p += n;
 }
 
-void put_number(struct tw *w)
+void text_put_number(struct tw *w)
 {
 	uint64_t x = tnext(&w->r);
 	unsigned k = (unsigned)(x & 15);
 
-	put_dec(w, below(x, k < 9 ? 17 : k < 14 ? 1000 : 65536), 1);
+	text_put_dec(w, below(x, k < 9 ? 17 : k < 14 ? 1000 : 65536), 1);
 }
 
-void tw_open(struct tw *w, const struct content_model *cm, uint64_t key, uint64_t unit,
-	     uint8_t *buf)
+void text_tw_open(struct tw *w, const struct content_model *cm, uint64_t key, uint64_t unit,
+		  uint8_t *buf)
 {
 	const struct text_model *tm = cm->text_priv;
 	uint64_t d = rng_mix64(key ^ SALT_DOC);
@@ -225,7 +225,7 @@ static inline void put_sep(struct tw *w, unsigned l, unsigned fl)
 /* Blank filler for a remainder too short for a word. */
 static void put_pad(struct tw *w, size_t n, unsigned fl)
 {
-	put_chars(w, fl & T_NL ? '\n' : ' ', n);
+	text_put_chars(w, fl & T_NL ? '\n' : ' ', n);
 	if (fl & T_NL)
 		w->col = 0;
 }
@@ -280,7 +280,7 @@ static void text_finish(struct tw *w, size_t room, unsigned fl, int sep, int cap
 	}
 }
 
-void put_text(struct tw *w, size_t n, unsigned fl)
+void text_put_text(struct tw *w, size_t n, unsigned fl)
 {
 	const struct text_model *tm = w->tm;
 	uint8_t *end = w->p + n;
@@ -347,12 +347,31 @@ void put_text(struct tw *w, size_t n, unsigned fl)
 	}
 }
 
-void put_phrase(struct tw *w, unsigned lo, unsigned hi, unsigned fl)
+void text_put_phrase(struct tw *w, unsigned lo, unsigned hi, unsigned fl)
 {
-	put_text(w, lo + below(tnext(&w->r), hi - lo + 1), T_PLAIN | fl);
+	text_put_text(w, lo + below(tnext(&w->r), hi - lo + 1), T_PLAIN | fl);
 }
 
-void comment_lines(struct tw *w, size_t n, const char *indent, const char *pre, const char *post)
+int text_blocks(struct tw *w, const uint8_t *end, size_t room, size_t keep,
+		void (*block)(struct tw *w, const uint8_t *end, void *ctx), void *ctx)
+{
+	for (;;) {
+		uint8_t *mark = w->p;
+
+		if (w->p >= w->stop)
+			return 0;
+		if (end - w->p < (ptrdiff_t)room)
+			return 1;
+		block(w, end, ctx);
+		if (end - w->p < (ptrdiff_t)keep) {
+			w->p = mark;
+			return 1;
+		}
+	}
+}
+
+void text_comment_lines(struct tw *w, size_t n, const char *indent, const char *pre,
+			const char *post)
 {
 	size_t fixed = strlen(indent) + strlen(pre) + strlen(post) + 1;
 
@@ -360,7 +379,7 @@ void comment_lines(struct tw *w, size_t n, const char *indent, const char *pre, 
 		size_t len;
 
 		if (n < fixed + 2) {
-			put_chars(w, '\n', n);
+			text_put_chars(w, '\n', n);
 			return;
 		}
 		len = 40 + below(tnext(&w->r), 39);
@@ -370,7 +389,7 @@ void comment_lines(struct tw *w, size_t n, const char *indent, const char *pre, 
 			len = n;
 		put_str(w, indent);
 		put_str(w, pre);
-		put_text(w, len - fixed, 0);
+		text_put_text(w, len - fixed, 0);
 		put_str(w, post);
 		put_ch(w, '\n');
 		n -= len;
@@ -380,7 +399,7 @@ void comment_lines(struct tw *w, size_t n, const char *indent, const char *pre, 
 /* ------------------------------------------------------------------------- */
 /* Dates */
 
-void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
+void text_civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
 {
 	int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
 	unsigned doe = (unsigned)(z - era * 146097);
@@ -393,19 +412,19 @@ void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
 	*y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
-const char *const month_abbr[] = {
+const char *const text_month_abbr[] = {
 	"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 };
 
-void put_date(struct tw *w)
+void text_put_date(struct tw *w)
 {
 	int64_t y;
 	unsigned m, d;
 
-	civil(10957 + (int64_t)below(tnext(&w->r), 9497), &y, &m, &d);
-	put_dec(w, (uint64_t)y, 4);
+	text_civil(10957 + (int64_t)below(tnext(&w->r), 9497), &y, &m, &d);
+	text_put_dec(w, (uint64_t)y, 4);
 	put_ch(w, '-');
-	put_dec(w, m, 2);
+	text_put_dec(w, m, 2);
 	put_ch(w, '-');
-	put_dec(w, d, 2);
+	text_put_dec(w, d, 2);
 }

@@ -11,33 +11,33 @@
 static void xml_frame(const struct gen_file *g, const struct content_model *cm, struct frame *fr)
 {
 	static const char decl[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-	int svg = !strcasecmp(file_ext(g), "svg");
+	int svg = !strcasecmp(text_file_ext(g), "svg");
 	struct tw w;
 	uint8_t *f;
 
-	frame_open(&w, cm, g, fr->head, 4);
-	schema_init(&w, &fr->sc, 0);
+	text_frame_open(&w, cm, g, fr->head, 4);
+	text_schema_init(&w, &fr->sc, 0);
 	put_str(&w, decl);
 	if (svg) {
 		unsigned wd = 200 + (unsigned)below(tnext(&w.r), 1800);
 		unsigned ht = 200 + (unsigned)below(tnext(&w.r), 1800);
 
 		put_str(&w, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"");
-		put_dec(&w, wd, 1);
+		text_put_dec(&w, wd, 1);
 		put_str(&w, "\" height=\"");
-		put_dec(&w, ht, 1);
+		text_put_dec(&w, ht, 1);
 		put_str(&w, "\" viewBox=\"0 0 ");
-		put_dec(&w, wd, 1);
+		text_put_dec(&w, wd, 1);
 		put_ch(&w, ' ');
-		put_dec(&w, ht, 1);
+		text_put_dec(&w, ht, 1);
 		put_str(&w, "\">\n<title>");
-		put_phrase(&w, 8, 40, T_CAPS);
+		text_put_phrase(&w, 8, 40, T_CAPS);
 		put_str(&w, "</title>\n");
 	} else {
 		put_ch(&w, '<');
-		put_plural(&w, fr->sc.root);
+		text_put_plural(&w, fr->sc.root);
 		put_str(&w, " version=\"");
-		put_dec(&w, 1 + below(tnext(&w.r), 3), 1);
+		text_put_dec(&w, 1 + below(tnext(&w.r), 3), 1);
 		put_str(&w, ".0\">\n");
 	}
 	fr->hlen = (size_t)(w.p - fr->head);
@@ -46,7 +46,7 @@ static void xml_frame(const struct gen_file *g, const struct content_model *cm, 
 		put_str(&w, "</svg>\n");
 	} else {
 		put_str(&w, "</");
-		put_plural(&w, fr->sc.root);
+		text_put_plural(&w, fr->sc.root);
 		put_str(&w, ">\n");
 	}
 	fr->flen = (size_t)(w.p - f);
@@ -63,15 +63,15 @@ static void xml_frame(const struct gen_file *g, const struct content_model *cm, 
 		put_ch(&w, '<');
 		put_rank(&w, fr->sc.root, 0);
 		put_ch(&w, '>');
-		put_text(&w, (size_t)g->size - 2 * l - 6, T_PLAIN);
+		text_put_text(&w, (size_t)g->size - 2 * l - 6, T_PLAIN);
 		put_str(&w, "</");
 		put_rank(&w, fr->sc.root, 0);
 		put_str(&w, ">\n");
 	} else if (g->size >= 4) {
 		put_str(&w, "<r/>");
-		put_chars(&w, '\n', (size_t)g->size - 4);
+		text_put_chars(&w, '\n', (size_t)g->size - 4);
 	} else {
-		put_chars(&w, ' ', (size_t)g->size);
+		text_put_chars(&w, ' ', (size_t)g->size);
 	}
 	fr->hlen = (size_t)g->size;
 }
@@ -82,7 +82,7 @@ static inline void put_attr(struct tw *w, const char *name, uint64_t v)
 	put_ch(w, ' ');
 	put_str(w, name);
 	put_str(w, "=\"");
-	put_dec(w, v, 1);
+	text_put_dec(w, v, 1);
 	put_ch(w, '"');
 }
 
@@ -104,7 +104,7 @@ static void svg_item(struct tw *w, uint64_t id)
 	uint64_t x = tnext(&w->r);
 
 	put_str(w, "<g id=\"g");
-	put_dec(w, id, 1);
+	text_put_dec(w, id, 1);
 	put_str(w, "\">\n  <rect");
 	put_attr(w, "x", below(x, 1000));
 	put_attr(w, "y", (x >> 10) % 1000);
@@ -121,7 +121,7 @@ static void svg_item(struct tw *w, uint64_t id)
 	put_attr(w, "x", (x >> 30) % 1000);
 	put_attr(w, "y", (x >> 52) % 1000);
 	put_ch(w, '>');
-	put_phrase(w, 4, 30, 0);
+	text_put_phrase(w, 4, 30, 0);
 	put_str(w, "</text>\n</g>\n");
 }
 
@@ -136,11 +136,11 @@ static int svg_rec(const struct frame *fr, struct tw *w, uint64_t u, unsigned i,
 static void svg_rest(struct tw *w, size_t n)
 {
 	if (n < 16) {
-		put_chars(w, '\n', n);
+		text_put_chars(w, '\n', n);
 		return;
 	}
 	put_str(w, "<desc>");
-	put_text(w, n - 14, 0);
+	text_put_text(w, n - 14, 0);
 	put_str(w, "</desc>\n");
 }
 
@@ -152,34 +152,34 @@ static int xml_rec(const struct frame *fr, struct tw *w, uint64_t u, unsigned i,
 	put_str(w, "  <");
 	put_rank(w, sc->rec, 0);
 	put_str(w, " id=\"");
-	put_dec(w, u * 1000 + i + 1, 1);
+	text_put_dec(w, u * 1000 + i + 1, 1);
 	put_str(w, "\">\n");
 	for (unsigned f = 1; f + 1 < sc->n; f++) {
 		put_str(w, "    <");
-		put_field_name(w, sc, f);
+		text_put_field_name(w, sc, f);
 		put_ch(w, '>');
-		put_value(w, sc->type[f] == F_TAGS ? F_WORDS : sc->type[f], 0, 0);
+		text_put_value(w, sc->type[f] == F_TAGS ? F_WORDS : sc->type[f], 0, 0);
 		put_str(w, "</");
-		put_field_name(w, sc, f);
+		text_put_field_name(w, sc, f);
 		put_str(w, ">\n");
 	}
 	put_str(w, "    <");
-	put_field_name(w, sc, sc->n - 1);
+	text_put_field_name(w, sc, sc->n - 1);
 	put_ch(w, '>');
 	closing = 2 + w->tm->len[sc->name[sc->n - 1]] + 2 + 4 + w->tm->len[sc->rec] + 2;
 	t = text_len(w, end, closing, 400);
 	if (!t)
 		return -ENOSPC;
-	put_text(w, t, 0);
+	text_put_text(w, t, 0);
 	put_str(w, "</");
-	put_field_name(w, sc, sc->n - 1);
+	text_put_field_name(w, sc, sc->n - 1);
 	put_str(w, ">\n  </");
 	put_rank(w, sc->rec, 0);
 	put_str(w, ">\n");
 	return 0;
 }
 
-static const struct records xml_records = { .rec = xml_rec, .rest = rest_lines };
+static const struct records xml_records = { .rec = xml_rec, .rest = text_rest_lines };
 
 static const struct records svg_records = { .rec = svg_rec, .rest = svg_rest };
 
@@ -187,7 +187,7 @@ static void xml_unit(const struct gen_file *g, const struct frame *fr, struct tw
 		     size_t len)
 {
 	(void)g;
-	records_unit(fr->variant == 1 ? &svg_records : &xml_records, fr, w, u, len);
+	text_records_unit(fr->variant == 1 ? &svg_records : &xml_records, fr, w, u, len);
 }
 
-const struct tfmt fmt_xml = { .frame = xml_frame, .unit = xml_unit };
+const struct tfmt text_fmt_xml = { .frame = xml_frame, .unit = xml_unit };
