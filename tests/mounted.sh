@@ -31,21 +31,29 @@ check() {
 	same_as_ref "$what" "$d"
 }
 
+# make_fs FS IMG SIZE MNT: a fresh file system of type FS in a new image IMG of SIZE, mounted at MNT
+make_fs() {
+	truncate -s "$3" "$2"
+	case $1 in
+	ext4) mkfs.ext4 -q -F "$2" ;;
+	xfs) mkfs.xfs -q -f "$2" ;;
+	btrfs) mkfs.btrfs -q -f "$2" >/dev/null ;;
+	esac
+	attach_dev "$2" && mount_at "$4" "$DEV" && return 0
+	fail "$1: cannot mount a fresh $1 image"
+	return 1
+}
+# no_temps DIR FS WHEN: the aging churn left no temporary in DIR
+no_temps() {
+	find "$1" -name '.age~*' | grep -q . && fail "$2: temporaries left behind$3" ||
+		pass "$2: no temporary left behind$3"
+}
 for fs in ext4 xfs btrfs; do
 	if ! command -v "mkfs.$fs" >/dev/null; then
 		pass "# SKIP $fs: mkfs.$fs missing (apt-get install xfsprogs btrfs-progs)"
 		continue
 	fi
-	truncate -s 512M "$WORK/$fs.img"
-	case $fs in
-	ext4) mkfs.ext4 -q -F "$WORK/$fs.img" ;;
-	xfs) mkfs.xfs -q -f "$WORK/$fs.img" ;;
-	btrfs) mkfs.btrfs -q -f "$WORK/$fs.img" >/dev/null ;;
-	esac
-	if ! attach_dev "$WORK/$fs.img" || ! mount_at "$WORK/$fs" "$DEV"; then
-		fail "$fs: cannot mount a fresh $fs image"
-		continue
-	fi
+	make_fs "$fs" "$WORK/$fs.img" 512M "$WORK/$fs" || continue
 	mkdir "$WORK/$fs/d"
 	check "$fs" "$WORK/$fs/d"
 done
@@ -86,10 +94,24 @@ for fs in ext4 xfs btrfs; do
 		n=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["age_series"]; print(len(s), *[r["round"] for r in s])' "$WORK/aged.json")
 		[ "$n" = "4 0 1 2 3" ] && pass "$fs: age_rounds=3 through the kernel: series of rounds $n" ||
 			fail "$fs: age_series rounds '$n', expected 4 0 1 2 3"
-		find "$WORK/$fs/aged" -name '.age~*' | grep -q . && fail "$fs: temporaries left behind" ||
-			pass "$fs: no temporary left behind"
+		no_temps "$WORK/$fs/aged" "$fs" ""
 	else
 		fail "$fs: age_rounds=3 through the kernel failed: $(head -c 300 "$WORK/err")"
+	fi
+done
+# aging on a nearly full file system (85 % of what it has available): the
+# churn fits in the space the kernel has, or drops what finds no room
+for fs in ext4 xfs btrfs; do
+	command -v "mkfs.$fs" >/dev/null || continue
+	make_fs "$fs" "$WORK/full-$fs.img" 320M "$WORK/full-$fs" || continue
+	avail=$(df -B1M --output=avail "$WORK/full-$fs" | tail -n 1)
+	mkdir "$WORK/full-$fs/d"
+	if "$IMPRINT" create -q --used "$((avail * 85 / 100))M" --seed 12 --set age_rounds=10 \
+		"$WORK/full-$fs/d" 2>"$WORK/err"; then
+		pass "$fs: age_rounds=10 at 85 % of the free space"
+		no_temps "$WORK/full-$fs/d" "$fs" " when full"
+	else
+		fail "$fs: age_rounds=10 at 85 % of the free space failed: $(head -c 300 "$WORK/err")"
 	fi
 done
 mount_at "$WORK/tmpfs" -t tmpfs -o size=300M tmpfs || fail "cannot mount a tmpfs"

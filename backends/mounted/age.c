@@ -88,7 +88,11 @@ static int request_of(struct mnt_state *st, struct layout_request *rq, uint64_t 
 	return 0;
 }
 
-/* Run the simulation for the plan on a map of DIR's file system; *l gets its operations. */
+/*
+ * Run the simulation for the plan on a map of the space DIR's file system
+ * has available (not its whole size: its own metadata, journal and
+ * reserve are not there to churn in); *l gets its operations.
+ */
 static int simulate(struct mnt_state *st, struct op_list *l)
 {
 	struct layout_request rq;
@@ -101,7 +105,7 @@ static int simulate(struct mnt_state *st, struct op_list *l)
 	int ret = request_of(st, &rq, &fb, &db, &lb);
 
 	if (!ret)
-		ret = synthetic_map((uint64_t)st->vfs.f_blocks * st->vfs.f_frsize / st->vfs.f_bsize,
+		ret = synthetic_map((uint64_t)st->vfs.f_bavail * st->vfs.f_frsize / st->vfs.f_bsize,
 				    &fm);
 	rq.age_trace = &tr;
 	if (!ret) {
@@ -122,7 +126,36 @@ static void temp_name(uint64_t id, char *name, size_t len)
 	snprintf(name, len, ".age~%llu", (unsigned long long)id);
 }
 
-/* A temporary of bytes bytes, written whole, its writeback started before close (allocated while open). */
+/* Delete op's temporary if it is live; returns whether it did. */
+static int temp_remove(struct mnt_state *st, const struct age_op *op)
+{
+	char name[48];
+	int dfd, done = 0;
+
+	if (op->kind != AGE_CREATE || !op->temp || !st->age_live[op->id] ||
+	    mnt_open_dir(st, op->dir, &dfd))
+		return 0;
+	temp_name(op->id, name, sizeof(name));
+	if (!unlinkat(dfd, name, 0)) {
+		st->age_live[op->id] = 0;
+		done = 1;
+	}
+	close(dfd);
+	return done;
+}
+
+/* Whether an error says the file system is full. */
+static int no_room(int ret)
+{
+	return ret == -ENOSPC || ret == -EDQUOT;
+}
+
+/*
+ * A temporary of bytes bytes, written whole, its writeback started before
+ * close (allocated while open).  Returns 1 when the file system had no
+ * room for it: what was written is removed and the temporary dropped, as
+ * the simulation drops one that finds no room.
+ */
 static int temp_create(struct mnt_state *st, int dfd, const struct age_op *op, unsigned char *buf)
 {
 	char name[48];
@@ -132,23 +165,61 @@ static int temp_create(struct mnt_state *st, int dfd, const struct age_op *op, u
 	temp_name(op->id, name, sizeof(name));
 	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return -errno;
+		return no_room(-errno) ? (st->age_dropped++, 1) : -errno;
 	st->age_live[op->id] = 1;
 	while (off < op->bytes && !ret) {
 		size_t n = op->bytes - off < AGE_BUF ? (size_t)(op->bytes - off) : AGE_BUF;
+		ssize_t w = pwrite(fd, buf, n, (off_t)off);
 
-		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
-			ret = errno ? -errno : -EIO;
-		off += n;
+		/* a short write is no error: the next one says why (ENOSPC) */
+		if (w < 0)
+			ret = -errno;
+		else if (w == 0)
+			ret = -EIO;
+		else
+			off += (uint64_t)w;
 	}
 	if (!ret && sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE) != 0)
 		ret = -errno;
 	close(fd);
+	if (no_room(ret) && !unlinkat(dfd, name, 0)) {
+		st->age_live[op->id] = 0;
+		st->age_dropped++;
+		return 1;
+	}
 	return ret;
 }
 
+/*
+ * Make room for plan file f that found none: remove what it wrote, delete
+ * live temporaries (the oldest first, until twice its size is freed or
+ * none is left) and commit.  Returns 0 to try again, or ret when there
+ * was no temporary left to delete.
+ */
+static int make_room(struct mnt_state *st, const struct op_list *l, int dfd, uint64_t f, int ret)
+{
+	uint64_t want = 2 * st->pl->file_size[f] + AGE_BUF, freed = 0;
+	char name[NAME_MAX_LEN + 1];
+
+	mnt_file_name(st, f, name, 0);
+	if (!unlinkat(dfd, name, 0))
+		st->undo.file[f] = 0;
+	else if (errno != ENOENT)
+		return ret;
+	for (size_t i = 0; i < l->n && freed < want; i++) {
+		if (temp_remove(st, &l->op[i])) {
+			st->age_forced++;
+			freed += l->op[i].bytes;
+		}
+	}
+	if (!freed)
+		return ret;
+	return syncfs(st->rootfd) ? -errno : 0;
+}
+
 /* One operation of the churn under DIR. */
-static int age_op_run(struct mnt_state *st, const struct age_op *op, unsigned char *buf)
+static int age_op_run(struct mnt_state *st, const struct op_list *l, const struct age_op *op,
+		      unsigned char *buf)
 {
 	char name[48];
 	int dfd, ret = mnt_open_dir(st, op->dir, &dfd);
@@ -156,14 +227,18 @@ static int age_op_run(struct mnt_state *st, const struct age_op *op, unsigned ch
 	if (ret)
 		return ret;
 	if (op->kind == AGE_UNLINK) {
+		/* one dropped, or deleted early to make room, is gone already */
 		temp_name(op->id, name, sizeof(name));
-		ret = unlinkat(dfd, name, 0) ? -errno : 0;
+		ret = !st->age_live[op->id] ? 0 : unlinkat(dfd, name, 0) ? -errno : 0;
 		if (!ret)
 			st->age_live[op->id] = 0;
 	} else if (op->temp) {
 		ret = temp_create(st, dfd, op, buf);
+		ret = ret > 0 ? 0 : ret;
 	} else {
-		ret = mnt_write_file(st, dfd, op->id, buf, AGE_BUF);
+		do
+			ret = mnt_write_file(st, dfd, op->id, buf, AGE_BUF);
+		while (no_room(ret) && !make_room(st, l, dfd, op->id, ret));
 		st->skip[op->id] = 1;
 	}
 	close(dfd);
@@ -199,20 +274,8 @@ static int round_end(struct mnt_state *st, uint32_t round, struct create_result 
 /* Remove the temporaries still there (after a failure). */
 static void remove_temps(struct mnt_state *st, const struct op_list *l)
 {
-	char name[48];
-
-	for (size_t i = 0; i < l->n; i++) {
-		const struct age_op *op = &l->op[i];
-		int dfd;
-
-		if (op->kind != AGE_CREATE || !op->temp || !st->age_live[op->id] ||
-		    mnt_open_dir(st, op->dir, &dfd))
-			continue;
-		temp_name(op->id, name, sizeof(name));
-		if (!unlinkat(dfd, name, 0))
-			st->age_live[op->id] = 0;
-		close(dfd);
-	}
+	for (size_t i = 0; i < l->n; i++)
+		temp_remove(st, &l->op[i]);
 }
 
 /*
@@ -255,7 +318,7 @@ int mnt_age(struct mnt_state *st, struct create_result *res)
 		else if (l.op[i].kind == AGE_ROUND)
 			ret = l.op[i].round ? round_end(st, l.op[i].round - 1, res) : 0;
 		else
-			ret = age_op_run(st, &l.op[i], buf);
+			ret = age_op_run(st, &l, &l.op[i], buf);
 	}
 	if (!ret)
 		ret = round_end(st, st->pl->prm.age_rounds, res);
@@ -268,4 +331,17 @@ int mnt_age(struct mnt_state *st, struct create_result *res)
 	free(l.op);
 	free(buf);
 	return ret;
+}
+
+/* Say in notes what the churn dropped or deleted early for want of room (nothing said if none). */
+void mnt_age_note(const struct mnt_state *st, char *notes, size_t len)
+{
+	size_t at = strlen(notes);
+
+	if ((!st->age_dropped && !st->age_forced) || at + 1 >= len)
+		return;
+	snprintf(notes + at, len - at,
+		 "%saging: the file system was full for %llu temporaries (not made) and %llu were deleted early to make room",
+		 at ? "; " : "", (unsigned long long)st->age_dropped,
+		 (unsigned long long)st->age_forced);
 }

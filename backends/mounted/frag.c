@@ -151,11 +151,59 @@ static int frag_create(struct mnt_state *st, uint64_t f, int *keep)
 	return ret;
 }
 
-/* One file being fragmented: its id, pieces, and an O_RDONLY fd kept open. */
+/* One file being fragmented: its id, pieces, where they start (blocks), an O_RDONLY fd kept open. */
 struct piece_file {
 	uint64_t f, k;
+	uint64_t *cut; /* piece q is blocks [cut[q], cut[q + 1]); cut[k] is the file's blocks */
 	int keep;
 };
+
+/*
+ * Where file p->f's k pieces start, as frag_sizes asks: equal (within a
+ * block), random (breaks at k - 1 distinct random block boundaries, by
+ * selection sampling), lognormal (each piece one block plus a share of
+ * the rest weighted exp(frag_size_sigma N(0,1))).  Draws from stream
+ * "mounted-frag-sizes", index the file.
+ */
+static int piece_cuts(const struct mnt_state *st, struct piece_file *p)
+{
+	const struct params *prm = &st->pl->prm;
+	uint64_t bs = st->vfs.f_bsize, blocks = (st->pl->file_size[p->f] + bs - 1) / bs, k = p->k;
+	double sigma = prm->frag_size_sigma > 0 ? prm->frag_size_sigma : 1.0, *w, tot = 0, acc = 0;
+	struct rng r;
+
+	p->cut = malloc((k + 1) * sizeof(*p->cut));
+	if (!p->cut)
+		return -ENOMEM;
+	rng_init(&r, prm->seed, "mounted-frag-sizes", p->f);
+	p->cut[0] = 0;
+	p->cut[k] = blocks;
+	if (prm->frag_sizes == FRAG_SIZES_EQUAL || k < 2 || k >= blocks) {
+		for (uint64_t q = 1; q < k; q++)
+			p->cut[q] = blocks * q / k;
+	} else if (prm->frag_sizes == FRAG_SIZES_RANDOM) {
+		/* boundary j (1 .. blocks - 1) is taken with probability wanted / left */
+		for (uint64_t j = 1, q = 1; q < k; j++)
+			if (rng_below(&r, blocks - j) < k - q)
+				p->cut[q++] = j;
+	} else {
+		w = malloc(k * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		for (uint64_t q = 0; q < k; q++) {
+			double u = 1.0 - rng_uniform(&r), v = rng_uniform(&r);
+
+			w[q] = exp(sigma * sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v));
+			tot += w[q];
+		}
+		for (uint64_t q = 1; q < k; q++) {
+			acc += w[q - 1];
+			p->cut[q] = q + (uint64_t)((double)(blocks - k) * acc / tot + 0.5);
+		}
+		free(w);
+	}
+	return 0;
+}
 
 /*
  * Piece r of every file of the batch that has one, a filler block after
@@ -175,14 +223,14 @@ static int batch_round(struct mnt_state *st, struct piece_file *p, unsigned n, u
 	int ret = 0;
 
 	for (unsigned i = 0; i < n && !ret; i++) {
-		uint64_t size = st->pl->file_size[p[i].f], blocks = (size + bs - 1) / bs;
+		uint64_t size = st->pl->file_size[p[i].f];
 		uint64_t q = st->frag_reverse ? p[i].k - 1 - r : r, a, b;
 		int fd;
 
 		if (r >= p[i].k)
 			continue;
-		a = blocks * q / p[i].k * bs;
-		b = q + 1 == p[i].k ? size : blocks * (q + 1) / p[i].k * bs;
+		a = p[i].cut[q] * bs;
+		b = q + 1 == p[i].k ? size : p[i].cut[q + 1] * bs;
 		fd = reopen(p[i].keep);
 		if (fd >= 0)
 			close(fd);
@@ -218,6 +266,8 @@ static int batch_write(struct mnt_state *st, struct piece_file *p, unsigned n, i
 	for (unsigned i = 0; i < n; i++) {
 		if (!ret)
 			ret = frag_create(st, p[i].f, &p[i].keep);
+		if (!ret)
+			ret = piece_cuts(st, &p[i]);
 		rounds = p[i].k > rounds ? p[i].k : rounds;
 	}
 	for (uint64_t r = 0; r < rounds && !ret; r++)
@@ -232,9 +282,11 @@ static int batch_write(struct mnt_state *st, struct piece_file *p, unsigned n, i
 		if (!ret)
 			ret = mnt_file_meta(st, p[i].keep, &m);
 	}
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		if (p[i].keep >= 0)
 			close(p[i].keep);
+		free(p[i].cut);
+	}
 	return ret;
 }
 
@@ -365,7 +417,7 @@ static int fragment_files(struct mnt_state *st, int sfd, const struct cand *c, u
 				mpairs -= b - 1;
 			k = k > b ? b : k;
 			k = k - 1 > left - planned ? 1 + left - planned : k;
-			p[nb++] = (struct piece_file){ .f = c[i].f, .k = k, .keep = -1 };
+			p[nb++] = (struct piece_file){ .f = c[i].f, .k = k, .cut = NULL, .keep = -1 };
 			planned += k - 1;
 		}
 		ret = batch_write(st, p, nb, sfd, buf);

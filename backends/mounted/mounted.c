@@ -192,6 +192,7 @@ static int mounted_populate(struct backend *b, const struct plan *pl, const stru
 	fill_result(st, res, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	res->layout_target = target;
 	mnt_frag_note(st, res->notes, sizeof(res->notes));
+	mnt_age_note(st, res->notes, sizeof(res->notes));
 	/* FIEMAP sees only what is allocated: write back first */
 	if (syncfs(st->rootfd) != 0)
 		return mnt_err(st, -errno, "cannot sync the file system of '%s': %s", st->root,

@@ -48,6 +48,8 @@ struct mnt_state {
 	uint64_t frag_files, frag_breaks, frag_fillers; /* what mnt_fragment did */
 	int frag_syncfs;          /* a syncfs() per round (ext4), not writeback of each piece */
 	uint8_t *age_live;        /* per temporary of the aging churn: it exists now */
+	uint64_t age_dropped;     /* temporaries the full file system had no room for */
+	uint64_t age_forced;      /* temporaries deleted early to make room for plan files */
 	uint64_t frag_need;       /* breaks the target needs */
 	uint64_t frag_chosen;     /* files frag_file_share/frag_extents chose */
 	int frag_reverse;        /* write the pieces last first (xfs: no speculative preallocation) */
@@ -94,6 +96,7 @@ int mnt_fragment(struct mnt_state *st, double *target);
 int mnt_measure(struct mnt_state *st, struct create_result *res);
 /* age.c: the aging churn through the kernel */
 int mnt_age(struct mnt_state *st, struct create_result *res);
+void mnt_age_note(const struct mnt_state *st, char *notes, size_t len);
 
 void mnt_frag_note(const struct mnt_state *st, char *notes, size_t len);
 

@@ -13,8 +13,15 @@
 #include "backends/mounted/mounted.h"
 #include "content/sparse.h"
 
-#define WRITE_BUF (1 << 20)
-#define FILE_COST 8192   /* what a file costs beside its bytes, for sharing out the work */
+/*
+ * Files up to WRITE_BUF are made in one call to the content source: an
+ * archive's CRCs (in its headers, central directory or trailer) then come
+ * with its data instead of costing another pass over its members.
+ */
+#define WRITE_BUF   (8 << 20)
+#define FILE_COST   8192         /* what a file costs beside its bytes, for sharing out the work */
+#define BATCH_COST  (4u << 20)   /* a worker takes files in batches of about this cost */
+#define BATCH_FILES 256u
 
 static void meta_times(const struct plan_meta *m, struct timespec ts[2])
 {
@@ -179,13 +186,13 @@ struct pool {
 	int ret;                 /* the first failure */
 	uint64_t failed_file;
 	uint64_t files_done, bytes_done;
+	uint64_t next;           /* the first file no worker has taken */
 	unsigned running;
 };
 
 struct worker {
 	struct pool *p;
 	pthread_t tid;
-	uint64_t first, end;     /* files [first, end) */
 };
 
 static void pool_fail(struct pool *p, int ret, uint64_t f)
@@ -198,61 +205,79 @@ static void pool_fail(struct pool *p, int ret, uint64_t f)
 	pthread_mutex_unlock(&p->lock);
 }
 
-static void *worker_run(void *arg)
+/*
+ * The next batch of files for a worker, [*first, *end) in plan order:
+ * files until BATCH_COST of cost (bytes plus FILE_COST a file) or
+ * BATCH_FILES.  Workers take batches as they finish the last, so one
+ * that drew costly files (archives deflate, text is slower to make than
+ * other bytes) does not leave the others idle at the end.  Returns 0
+ * when none is left.
+ */
+static int take_batch(struct pool *p, uint64_t *first, uint64_t *end)
 {
-	struct worker *w = arg;
+	const struct plan *pl = p->st->pl;
+	uint64_t f, cost = 0;
+
+	pthread_mutex_lock(&p->lock);
+	f = *first = p->next;
+	while (f < pl->nfiles && cost < BATCH_COST && f - *first < BATCH_FILES)
+		cost += pl->file_size[f++] + FILE_COST;
+	*end = p->next = f;
+	pthread_mutex_unlock(&p->lock);
+	return *end > *first;
+}
+
+/* Write files [first, end), skipping those frag.c or the aging wrote; *dir and *dfd carry over. */
+static int write_batch(struct worker *w, uint64_t first, uint64_t end, uint32_t *dir, int *dfd,
+		       unsigned char *buf)
+{
 	struct mnt_state *st = w->p->st;
 	const struct plan *pl = st->pl;
-	unsigned char *buf = malloc(WRITE_BUF);
-	uint32_t dir = PLAN_NONE;
-	int dfd = -1, ret = buf ? 0 : -ENOMEM;
+	int ret = 0;
 
-	for (uint64_t f = w->first; f < w->end && !ret; f++) {
+	for (uint64_t f = first; f < end && !ret; f++) {
 		if (__atomic_load_n(&w->p->ret, __ATOMIC_RELAXED) || mnt_cancelled(st))
-			break;
+			return 0;
 		if (st->skip && st->skip[f])
 			continue;
-		if (pl->file_dir[f] != dir) {
-			if (dfd >= 0)
-				close(dfd);
-			dir = pl->file_dir[f];
-			ret = mnt_open_dir(st, dir, &dfd);
+		if (pl->file_dir[f] != *dir) {
+			if (*dfd >= 0)
+				close(*dfd);
+			*dir = pl->file_dir[f];
+			ret = mnt_open_dir(st, *dir, dfd);
 			if (ret) {
-				dfd = -1;
+				*dfd = -1;
 				pool_fail(w->p, ret, f); /* name the file whose directory failed */
-				break;
+				return ret;
 			}
 		}
-		ret = mnt_write_file(st, dfd, f, buf, WRITE_BUF);
+		ret = mnt_write_file(st, *dfd, f, buf, WRITE_BUF);
 		if (ret)
 			pool_fail(w->p, ret, f);
 		__atomic_add_fetch(&w->p->files_done, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&w->p->bytes_done, pl->file_size[f], __ATOMIC_RELAXED);
 	}
+	return ret;
+}
+
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	unsigned char *buf = malloc(WRITE_BUF);
+	uint32_t dir = PLAN_NONE;
+	uint64_t first = 0, end;
+	int dfd = -1, ret = buf ? 0 : -ENOMEM;
+
+	while (!ret && !__atomic_load_n(&w->p->ret, __ATOMIC_RELAXED) && !mnt_cancelled(w->p->st) &&
+	       take_batch(w->p, &first, &end))
+		ret = write_batch(w, first, end, &dir, &dfd, buf);
 	if (ret)
-		pool_fail(w->p, ret, w->first);
+		pool_fail(w->p, ret, first);
 	if (dfd >= 0)
 		close(dfd);
 	free(buf);
 	__atomic_sub_fetch(&w->p->running, 1, __ATOMIC_RELEASE);
 	return NULL;
-}
-
-/* Share the files out in plan order: contiguous ranges of about equal cost. */
-static void share_out(const struct plan *pl, struct worker *w, unsigned n)
-{
-	uint64_t total = pl->bytes + pl->nfiles * FILE_COST, acc = 0, f = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t goal = total / n * (i + 1);
-
-		w[i].first = f;
-		while (f < pl->nfiles && (acc < goal || i == n - 1)) {
-			acc += pl->file_size[f] + FILE_COST;
-			f++;
-		}
-		w[i].end = f;
-	}
 }
 
 /* Wait for the workers, reporting progress from this (the populating) thread. */
@@ -282,13 +307,12 @@ int mnt_write_files(struct mnt_state *st)
 	w = calloc(n, sizeof(*w));
 	if (!w)
 		return mnt_err(st, -ENOMEM, "out of memory");
-	share_out(st->pl, w, n);
 	p.running = n;
 	for (unsigned i = 0; i < n; i++) {
 		w[i].p = &p;
 		if (pthread_create(&w[i].tid, NULL, worker_run, &w[i]) != 0) {
 			p.running -= n - i;
-			pool_fail(&p, -EAGAIN, w[i].first);
+			pool_fail(&p, -EAGAIN, st->pl->nfiles);
 			break;
 		}
 		started++;
