@@ -73,7 +73,8 @@ int ext4_estimate(const struct plan *pl, struct backend_estimate *e)
 		if (pl->link_kind[l] & LINK_HARD)
 			continue;
 		nsym++;
-		if (plan_symlink_target(pl, l, target, sizeof(target)) > FAST_SYMLINK_MAX)
+		if (LINK_IS_SYMLINK(pl->link_kind[l]) &&
+		    plan_symlink_target(pl, l, target, sizeof(target)) > FAST_SYMLINK_MAX)
 			data++;
 	}
 	nchild = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*nchild));

@@ -92,7 +92,15 @@ static int file_inode(struct ext4_build *x, uint64_t f)
 
 static int symlink_inode(struct ext4_build *x, uint32_t l)
 {
-	return new_inode(x, x->dir_ino[x->pl->link_dir[l]], LINUX_S_IFLNK, &x->link_ino[l]);
+	int mode = LINUX_S_IFLNK;
+
+	if (x->pl->link_kind[l] & LINK_SPECIAL) {
+		struct plan_special sp;
+
+		plan_special_info(x->pl, l, &sp);
+		mode = (int)sp.ifmt;
+	}
+	return new_inode(x, x->dir_ino[x->pl->link_dir[l]], mode, &x->link_ino[l]);
 }
 
 /*
@@ -147,7 +155,7 @@ static int shape_entries(struct ext4_build *x)
 		int len;
 
 		x->link_blocks[l] = 0;
-		if (pl->link_kind[l] & LINK_HARD)
+		if (!LINK_IS_SYMLINK(pl->link_kind[l]))
 			continue;
 		len = plan_symlink_target(pl, l, x->tbuf, x->bs);
 		if (len < 0) {

@@ -66,11 +66,16 @@ int ext4_collect_entries(struct ext4_build *x, uint32_t j)
 			       EXT2_FT_REG_FILE);
 	for (uint32_t l = pl->dir_first_link[j];
 	     l < pl->dir_first_link[j] + pl->dir_nlinks[j] && !ret; l++) {
-		int hard = pl->link_kind[l] & LINK_HARD;
+		static const int special_ft[SPECIAL_TYPES] = { EXT2_FT_FIFO, EXT2_FT_SOCK,
+							       EXT2_FT_CHRDEV, EXT2_FT_BLKDEV };
+		uint8_t k = pl->link_kind[l];
+		int hard = k & LINK_HARD;
 
 		ret = ents_add(d, name, plan_link_name(pl, l, name),
 			       hard ? x->file_ino[pl->link_target[l]] : x->link_ino[l],
-			       hard ? EXT2_FT_REG_FILE : EXT2_FT_SYMLINK);
+			       hard		  ? EXT2_FT_REG_FILE :
+			       (k & LINK_SPECIAL) ? special_ft[LINK_SPECIAL_TYPE(k)] :
+						    EXT2_FT_SYMLINK);
 	}
 	if (!ret && j == 0 && x->st->lpf_ino)
 		ret = ents_add(d, "lost+found", 10, x->st->lpf_ino, EXT2_FT_DIR);

@@ -212,6 +212,35 @@ static int write_file(struct ext4_build *x, uint64_t f)
 	return 0;
 }
 
+/*
+ * A FIFO, socket or device node: no blocks; a device's number in i_block
+ * as the kernel writes it (old format in i_block[0] when major and minor
+ * fit a byte, the new one in i_block[1] otherwise).
+ */
+static int write_special(struct ext4_build *x, uint32_t l)
+{
+	uint32_t i_block[EXT2_N_BLOCKS] = { 0 };
+	struct plan_special sp;
+	struct plan_meta m;
+	char path[PATH_MAX], name[NAME_MAX_LEN + 1];
+	int ret;
+
+	plan_special_info(x->pl, l, &sp);
+	plan_link_meta(x->pl, l, &m);
+	if (sp.major < 256 && sp.minor < 256)
+		i_block[0] = sp.major << 8 | sp.minor;
+	else
+		i_block[1] = (sp.minor & 0xff) | (sp.major << 8) | ((sp.minor & ~0xffu) << 12);
+	ret = write_inode(x, x->link_ino[l], &m, 1, 0, 0, 0, i_block);
+	if (ret) {
+		plan_link_name(x->pl, l, name);
+		return ext4_set_err(x->b, ret, "cannot write special file '%s': %s",
+				    ext4_entry_path(x, x->pl->link_dir[l], name, path, sizeof(path)),
+				    strerror(-ret));
+	}
+	return 0;
+}
+
 static int write_symlink(struct ext4_build *x, uint32_t l)
 {
 	const struct plan *pl = x->pl;
@@ -222,6 +251,8 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 	errcode_t err;
 	int len, ret;
 
+	if (pl->link_kind[l] & LINK_SPECIAL)
+		return write_special(x, l);
 	plan_link_meta(pl, l, &m);
 	len = plan_symlink_target(pl, l, x->tbuf, x->bs);
 	if (len < 0) {

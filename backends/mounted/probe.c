@@ -226,14 +226,18 @@ int mnt_check_plan(struct mnt_state *st)
 {
 	const struct plan *pl = st->pl;
 	const struct mnt_caps *c = &st->caps;
-	int hard = 0, sym = 0, sparse = 0, droppable;
+	int hard = 0, sym = 0, sparse = 0, devices = 0, droppable;
 	char miss[512] = "";
 
 	for (uint32_t l = 0; l < pl->nlinks; l++) {
-		if (pl->link_kind[l] & LINK_HARD)
+		uint8_t k = pl->link_kind[l];
+
+		if (k & LINK_HARD)
 			hard = 1;
-		else
+		else if (LINK_IS_SYMLINK(k))
 			sym = 1;
+		else if (LINK_SPECIAL_TYPE(k) >= SPECIAL_CHR)
+			devices = 1;
 	}
 	if (sparse_enabled(pl)) {
 		struct sparse_holes h;
@@ -244,6 +248,8 @@ int mnt_check_plan(struct mnt_state *st)
 	check_droppable(st, hard, sym, miss, sizeof(miss), &droppable);
 	if (!c->modes)
 		add_missing(miss, sizeof(miss), "mode bits (setuid, setgid, sticky)");
+	if (devices && !st->as_root)
+		add_missing(miss, sizeof(miss), "device nodes (mknod needs root)");
 	if (!c->case_sensitive)
 		add_missing(miss, sizeof(miss), "names that differ only in case");
 	if (sparse && !c->holes)
@@ -274,7 +280,7 @@ static uint64_t plan_need(struct mnt_state *st, uint64_t bs, uint64_t *entries)
 		data += blocks * bs;
 	}
 	for (uint32_t l = 0; l < pl->nlinks; l++)
-		if (!(pl->link_kind[l] & LINK_HARD) &&
+		if (LINK_IS_SYMLINK(pl->link_kind[l]) &&
 		    plan_symlink_target(pl, l, target, sizeof(target)) > 60)
 			data += bs;
 	data += (uint64_t)pl->ndirs * bs;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -324,6 +325,28 @@ static int dir_fd(struct mnt_state *st, uint32_t dir, uint32_t *cur, int *fd)
 	return ret;
 }
 
+/* A FIFO, socket or device node with mknodat, then its owner, mode (no umask) and times. */
+static int make_special(struct mnt_state *st, uint32_t l, int lfd)
+{
+	char name[NAME_MAX_LEN + 1];
+	struct plan_special sp;
+	struct timespec ts[2];
+	struct plan_meta m;
+
+	mnt_link_name(st, l, name, 1);
+	plan_special_info(st->pl, l, &sp);
+	plan_link_meta(st->pl, l, &m);
+	if (mknodat(lfd, name, sp.ifmt | 0600, makedev(sp.major, sp.minor)) != 0)
+		return -errno;
+	st->undo.link[l] = 1;
+	if (st->set_owners && fchownat(lfd, name, m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0)
+		return -errno;
+	if (fchmodat(lfd, name, m.mode & 07777, 0) != 0)
+		return -errno;
+	meta_times(&m, ts);
+	return utimensat(lfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+}
+
 static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, int *tfd,
 		     char *buf, size_t len)
 {
@@ -333,6 +356,8 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 	struct plan_meta m;
 	int ret;
 
+	if (pl->link_kind[l] & LINK_SPECIAL)
+		return make_special(st, l, lfd);
 	if ((pl->link_kind[l] & LINK_HARD) ? st->drop_hard : st->drop_sym) {
 		/* --allow-drop: the file system has no such links; skipped, not copied */
 		uint64_t *n = (pl->link_kind[l] & LINK_HARD) ? &st->dropped_hard : &st->dropped_sym;

@@ -15,6 +15,7 @@ enum layout_order { ORDER_DIR, ORDER_CREATION, ORDER_SHUFFLED };
 enum frag_select { FRAG_SELECT_WEIGHTED, FRAG_SELECT_RANDOM, FRAG_SELECT_SIZE, FRAG_SELECT_TYPE };
 enum frag_sizes { FRAG_SIZES_RANDOM, FRAG_SIZES_EQUAL, FRAG_SIZES_LOGNORMAL };
 enum text_mode { TEXT_WORDS, TEXT_REPEAT, TEXT_WORDLEN };
+enum xattr_selinux { SELINUX_NONE, SELINUX_TARGETED };
 
 /*
  * Every parameter, resolved.  Fields marked "0 = derived" are filled in by
@@ -108,6 +109,12 @@ struct params {
 	double sparse_hole_share;  /* 0.5: of a sparse file's whole 64 KiB units, the holes, (0, 1) */
 	double text_zipf;          /* 1.0: Zipf exponent of word popularity in text, (0, 3] */
 	enum text_mode text_mode;  /* words: Zipf and Heaps; repeat, wordlen: Impressions' modes */
+
+	/* metadata beyond owners and times (doc/model.md, "Metadata"); all off by default */
+	double special_file_share; /* 0: FIFOs, sockets and device nodes, per regular file */
+	enum xattr_selinux xattr_selinux; /* none: security.selinux on every entry (targeted) */
+	double xattr_user_share;   /* 0: files and directories with user.* attributes */
+	double acl_share;          /* 0: files and directories with a POSIX access ACL */
 
 	/* bit i set: table entry i was set explicitly (private to params.c) */
 	uint64_t explicit_mask[2];

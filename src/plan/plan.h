@@ -18,6 +18,21 @@
 #define LINK_SYM_DIR   0x04  /* symlink to a directory */
 #define LINK_RELATIVE  0x10  /* symlink target is relative to the link */
 #define LINK_DANGLING  0x20  /* symlink target does not exist */
+#define LINK_SPECIAL   0x08  /* a special file (FIFO, socket, device node): its type in
+			      * LINK_SPECIAL_TYPE(kind), its ordinal in link_target */
+#define LINK_SPECIAL_TYPE(k) (((k) >> 6) & 3u)
+#define LINK_IS_SYMLINK(k)   (((k) & (LINK_SYM_FILE | LINK_SYM_DIR)) != 0)
+
+/* Types of special files (LINK_SPECIAL_TYPE) */
+enum plan_special_type { SPECIAL_FIFO, SPECIAL_SOCK, SPECIAL_CHR, SPECIAL_BLK, SPECIAL_TYPES };
+
+/* A special file as plan_special_info() derives it. */
+struct plan_special {
+	unsigned type;         /* enum plan_special_type */
+	uint32_t ifmt;         /* S_IFIFO, S_IFSOCK, S_IFCHR or S_IFBLK */
+	uint32_t major, minor; /* device nodes; 0 else */
+	uint32_t perm, gid;    /* device nodes: their usual mode and group (tty, disk) */
+};
 
 /* Entry metadata derived on demand (plan_*_meta). */
 struct plan_meta {
@@ -107,6 +122,12 @@ int plan_symlink_target(const struct plan *pl, uint32_t link, char *buf, size_t 
 void plan_dir_meta(const struct plan *pl, uint32_t dir, struct plan_meta *m);
 void plan_file_meta(const struct plan *pl, uint64_t file, struct plan_meta *m);
 void plan_link_meta(const struct plan *pl, uint32_t link, struct plan_meta *m);
+
+/* Type, device numbers and usual mode of special file `link` (LINK_SPECIAL). */
+void plan_special_info(const struct plan *pl, uint32_t link, struct plan_special *s);
+
+/* "fifo", "socket", "chardev", "blockdev": the manifest's word for a special type. */
+const char *plan_special_type_name(unsigned type);
 
 /* Extension text of a file ("" for none). */
 static inline const char *plan_file_ext(const struct plan *pl, uint64_t file)

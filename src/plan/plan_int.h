@@ -9,6 +9,7 @@
 #include "plan/plan.h"
 #include "util/rng.h"
 #include "util/strutil.h"
+#include "util/util.h"
 
 /* Depths a plan tells apart (per-depth tables) */
 #define DEPTH_SLOTS 256
@@ -48,6 +49,11 @@ void plan_children(struct plan *pl);
 int plan_place(struct plan *pl, const uint64_t *s, const uint16_t *e, const uint8_t *d,
 	       uint32_t *pin);
 int plan_links(struct plan *pl);
+
+/* plan_special.c: special files (LINK_SPECIAL links) */
+
+uint8_t plan_special_draw_kind(struct rng *r);
+size_t plan_special_name(const struct plan *pl, uint32_t link, unsigned variant, char *buf);
 
 /* plan_names.c: names made unique within their directory */
 

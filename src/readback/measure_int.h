@@ -50,6 +50,7 @@ struct mstate {
 	int skipping;	     /* ... (lost+found in the root) */
 
 	uint64_t hardlinks, symlinks, others, bytes, skipped;
+	uint64_t fifos, sockets, chardevs, blockdevs; /* of others, by type */
 	uint64_t sparse_files, hole_blocks; /* files with holes; their unmapped blocks */
 	int64_t max_mtime;
 	struct measure_layout lay;

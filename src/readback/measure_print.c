@@ -92,7 +92,10 @@ void measure_print_text(const struct mresult *r, const struct mstate *m,
 	fprintf(out, "  links           %" PRIu64 " (%" PRIu64 " hard, %" PRIu64 " symbolic)\n",
 		m->hardlinks + m->symlinks, m->hardlinks, m->symlinks);
 	if (m->others)
-		fprintf(out, "  other entries   %" PRIu64 " (devices, FIFOs, sockets)\n", m->others);
+		fprintf(out,
+			"  other entries   %" PRIu64 " (%" PRIu64 " FIFOs, %" PRIu64 " sockets, %" PRIu64
+			" character and %" PRIu64 " block devices)\n",
+			m->others, m->fifos, m->sockets, m->chardevs, m->blockdevs);
 	fprintf(out, "  bytes           %" PRIu64 " (%s)\n", m->bytes, fmt_bytes(m->bytes, HUMAN, b1, sizeof(b1)));
 	fprintf(out, "  file size       mean %s, median %s, max %s\n",
 		fmt_bytes(n ? m->bytes / n : 0, HUMAN, b1, sizeof(b1)),
@@ -236,6 +239,10 @@ void measure_print_json(const struct mresult *r, const struct mstate *m,
 	ADD("hardlinks", json_object_new_uint64(m->hardlinks));
 	ADD("symlinks", json_object_new_uint64(m->symlinks));
 	ADD("other_entries", json_object_new_uint64(m->others));
+	ADD("fifos", json_object_new_uint64(m->fifos));
+	ADD("sockets", json_object_new_uint64(m->sockets));
+	ADD("char_devices", json_object_new_uint64(m->chardevs));
+	ADD("block_devices", json_object_new_uint64(m->blockdevs));
 	ADD("unreadable", json_object_new_uint64(r->unreadable));
 	ADD("bytes", json_object_new_uint64(m->bytes));
 	ADD("mean_size", json_object_new_double(n ? (double)m->bytes / (double)n : 0));

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "readback/extents_file.h"
 #include "readback/measure_int.h"
@@ -169,6 +170,10 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		return 0;
 	case FSREAD_OTHER:
 		m->others++;
+		m->fifos += S_ISFIFO(e->mode);
+		m->sockets += S_ISSOCK(e->mode);
+		m->chardevs += S_ISCHR(e->mode);
+		m->blockdevs += S_ISBLK(e->mode);
 		return 0;
 	case FSREAD_FILE:
 		break;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "content/sparse.h"
@@ -83,6 +84,19 @@ static void check_meta(struct vctx *v, const struct stat *st, const struct plan_
 	if (nlink && st->st_nlink != nlink && !(S_ISDIR(st->st_mode) && st->st_nlink == 1))
 		mismatch(v, "link count %llu, planned %llu", (unsigned long long)st->st_nlink,
 			 (unsigned long long)nlink);
+}
+
+/* A special file's device number (its type check_meta compared). */
+static void check_special(struct vctx *v, uint32_t l, const struct stat *st)
+{
+	struct plan_special sp;
+
+	plan_special_info(v->pl, l, &sp);
+	v->res->specials++;
+	if ((sp.type == SPECIAL_CHR || sp.type == SPECIAL_BLK) &&
+	    (major(st->st_rdev) != sp.major || minor(st->st_rdev) != sp.minor))
+		mismatch(v, "device %u:%u, planned %u:%u", major(st->st_rdev), minor(st->st_rdev),
+			 sp.major, sp.minor);
 }
 
 /* Compare a file's bytes with the content source; 0 or -errno for I/O failures. */
@@ -320,6 +334,10 @@ static int verify_dir(struct vctx *v, uint32_t j)
 		}
 		plan_link_meta(pl, l, &m);
 		check_meta(v, &st, &m, 1);
+		if (pl->link_kind[l] & LINK_SPECIAL) {
+			check_special(v, l, &st);
+			continue;
+		}
 		int tl = plan_symlink_target(pl, l, target, sizeof(target));
 		char got[VERIFY_PATH];
 		ssize_t n = readlink(v->path, got, sizeof(got) - 1);
