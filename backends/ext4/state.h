@@ -47,6 +47,8 @@ struct ext4_ents {
 };
 
 /* Everything populate() works with. */
+struct ext4_xshare;
+
 struct ext4_build {
 	struct backend *b;
 	struct ext4_state *st;
@@ -83,6 +85,12 @@ struct ext4_build {
 	char *tbuf; /* a symlink target, block size bytes */
 	struct ext4_data data;
 	uint64_t meta_files; /* files whose inode is written, for progress */
+
+	/* extended attributes (xattr.c) */
+	struct plan_xattrs *xattrs;  /* one entry's, while they are written */
+	struct ext4_xshare *xshare;  /* blocks shared by identical sets */
+	uint64_t xattr_inodes, xattr_entries;
+	uint64_t xattr_blocks, xattr_blocks_ref; /* distinct blocks; inodes pointing to one */
 };
 
 /* Set b->errmsg from fmt; returns ret, so that `return ext4_set_err(b, -E, ...)` reads as one. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backends/ext4/write.h"
+#include "backends/ext4/xattr.h"
 #include "content/sparse.h"
 #include "util/e2err.h"
 
@@ -313,6 +314,8 @@ int ext4_write_all(struct ext4_build *x)
 	if (ret)
 		return ext4_set_err(b, ret, "cannot start the data writers: %s", strerror(-ret));
 	ret = write_metadata(x);
+	if (!ret)
+		ret = ext4_write_xattrs(x); /* after every layout block is marked in use */
 	while (!ret && ext4_data_wait(&x->data, EXT4_WAIT_MS)) {
 		if (ext4_cancelled(st))
 			ret = ext4_set_err(b, -EINTR, "interrupted");

@@ -188,6 +188,8 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 	if (ret)
 		goto out_fail;
 	ret = plan_unique_names(pl);
+	if (!ret)
+		ret = plan_xattr_prepare(pl);
 	if (ret)
 		goto out_fail;
 	return 0;
@@ -223,6 +225,7 @@ void plan_release(struct plan *pl)
 	free(pl->link_target);
 	free(pl->link_kind);
 	free(pl->link_variant);
+	free(pl->dir_sectype);
 	ext_model_release(&pl->ext);
 	memset(pl, 0, sizeof(*pl));
 }

@@ -85,6 +85,8 @@ struct plan {
 	uint8_t *link_kind;
 	uint8_t *link_variant;
 
+	uint8_t *dir_sectype;       /* SELinux type of each directory; NULL when xattr_selinux is none */
+
 	uint64_t bytes;             /* sum of file sizes */
 	double depth_target[256];   /* target share of regular files by depth */
 };
@@ -128,6 +130,33 @@ void plan_special_info(const struct plan *pl, uint32_t link, struct plan_special
 
 /* "fifo", "socket", "chardev", "blockdev": the manifest's word for a special type. */
 const char *plan_special_type_name(unsigned type);
+
+/* Which array an entry id indexes. */
+enum plan_entry { PLAN_DIR, PLAN_FILE, PLAN_LINK };
+
+#define PLAN_XATTRS_MAX 8          /* attributes of one entry */
+#define PLAN_XATTR_VALUE_MAX 256   /* bytes of one user.* value */
+
+/* The extended attributes of one entry, as plan_xattrs() derives them. */
+struct plan_xattrs {
+	unsigned n;
+	const char *name[PLAN_XATTRS_MAX];     /* full names: "security.selinux", "user.x" */
+	const uint8_t *value[PLAN_XATTRS_MAX]; /* into data */
+	size_t len[PLAN_XATTRS_MAX];
+	size_t used;
+	uint8_t data[PLAN_XATTRS_MAX * PLAN_XATTR_VALUE_MAX + 256];
+};
+
+/* Whether the plan gives any entry extended attributes. */
+int plan_xattrs_enabled(const struct plan *pl);
+
+/*
+ * The extended attributes of an entry: security.selinux (xattr_selinux),
+ * user.* (xattr_user_share; regular files and directories only), in that
+ * order.  A hard link has its file's.  Returns xa->n.
+ */
+unsigned plan_xattrs(const struct plan *pl, enum plan_entry kind, uint64_t id,
+		     struct plan_xattrs *xa);
 
 /* Extension text of a file ("" for none). */
 static inline const char *plan_file_ext(const struct plan *pl, uint64_t file)

@@ -55,6 +55,10 @@ int plan_links(struct plan *pl);
 uint8_t plan_special_draw_kind(struct rng *r);
 size_t plan_special_name(const struct plan *pl, uint32_t link, unsigned variant, char *buf);
 
+/* plan_xattr.c: each directory's SELinux type, when labels are asked for */
+
+int plan_xattr_prepare(struct plan *pl);
+
 /* plan_names.c: names made unique within their directory */
 
 int plan_unique_names(struct plan *pl);
