@@ -230,7 +230,7 @@ static int batch_write(struct mnt_state *st, struct piece_file *p, unsigned n, i
 		st->frag_files += got > 0;
 		plan_file_meta(st->pl, p[i].f, &m);
 		if (!ret)
-			ret = mnt_file_meta(st, p[i].keep, &m);
+			ret = mnt_file_meta(st, p[i].keep, p[i].f, &m);
 	}
 	for (unsigned i = 0; i < n; i++)
 		if (p[i].keep >= 0)

@@ -11,6 +11,7 @@
 /* What the file system under DIR can hold (mnt_probe). */
 struct mnt_caps {
 	int symlinks, hardlinks, chown, modes, case_sensitive, holes, fiemap;
+	int xattr_user, xattr_security; /* user.* and security.selinux are kept */
 	long name_max;
 };
 
@@ -86,7 +87,7 @@ int mnt_set_dir_meta(struct mnt_state *st);
 int mnt_write_range(struct mnt_state *st, int fd, uint64_t f, uint64_t off, uint64_t end,
 		    unsigned char *buf, size_t len);
 struct plan_meta;
-int mnt_file_meta(struct mnt_state *st, int fd, const struct plan_meta *m);
+int mnt_file_meta(struct mnt_state *st, int fd, uint64_t f, const struct plan_meta *m);
 int mnt_write_file(struct mnt_state *st, int dirfd, uint64_t f, unsigned char *buf, size_t len);
 
 /* frag.c: fragmentation through the kernel, and the FIEMAP measure */
@@ -94,6 +95,11 @@ int mnt_fragment(struct mnt_state *st, double *target);
 int mnt_measure(struct mnt_state *st, struct create_result *res);
 /* age.c: the aging churn through the kernel */
 int mnt_age(struct mnt_state *st, struct create_result *res);
+
+/* xattr.c: the planned extended attributes of an open entry, of link l in dirfd; the probe */
+int mnt_xattrs_fd(struct mnt_state *st, int fd, enum plan_entry kind, uint64_t id);
+int mnt_xattrs_at(struct mnt_state *st, int dirfd, const char *name, uint32_t link);
+int mnt_xattr_probe(int fd, const char *name, const void *value, size_t len);
 
 void mnt_frag_note(const struct mnt_state *st, char *notes, size_t len);
 

@@ -65,6 +65,8 @@ static void probe_file(struct mnt_state *st, int dfd, int fd)
 	if (cfd >= 0)
 		close(cfd);
 	c->name_max = fpathconf(dfd, _PC_NAME_MAX);
+	c->xattr_user = mnt_xattr_probe(fd, "user.imprint-probe", "1", 1);
+	c->xattr_security = mnt_xattr_probe(fd, "security.selinux", "system_u:object_r:tmp_t:s0", 27);
 }
 
 /*
@@ -87,6 +89,8 @@ static void probe_deny(struct mnt_caps *c)
 		{ "case", offsetof(struct mnt_caps, case_sensitive) },
 		{ "holes", offsetof(struct mnt_caps, holes) },
 		{ "fiemap", offsetof(struct mnt_caps, fiemap) },
+		{ "xattr_user", offsetof(struct mnt_caps, xattr_user) },
+		{ "xattr_security", offsetof(struct mnt_caps, xattr_security) },
 	};
 	const char *s = getenv("IMPRINT_MOUNTED_DENY");
 
@@ -250,6 +254,11 @@ int mnt_check_plan(struct mnt_state *st)
 		add_missing(miss, sizeof(miss), "mode bits (setuid, setgid, sticky)");
 	if (devices && !st->as_root)
 		add_missing(miss, sizeof(miss), "device nodes (mknod needs root)");
+	if (pl->prm.xattr_user_share > 0 && !c->xattr_user)
+		add_missing(miss, sizeof(miss), "user.* extended attributes");
+	if (pl->prm.xattr_selinux != SELINUX_NONE && !c->xattr_security)
+		add_missing(miss, sizeof(miss),
+			    st->as_root ? "security.selinux labels" : "security.selinux labels (they need root)");
 	if (!c->case_sensitive)
 		add_missing(miss, sizeof(miss), "names that differ only in case");
 	if (sparse && !c->holes)

@@ -78,10 +78,13 @@ static int write_data(struct mnt_state *st, int fd, uint64_t f, unsigned char *b
 }
 
 /* Owner, special mode bits and times of an open regular file (after its data). */
-int mnt_file_meta(struct mnt_state *st, int fd, const struct plan_meta *m)
+int mnt_file_meta(struct mnt_state *st, int fd, uint64_t f, const struct plan_meta *m)
 {
 	struct timespec ts[2];
+	int ret = mnt_xattrs_fd(st, fd, PLAN_FILE, f);
 
+	if (ret)
+		return ret;
 	if (st->set_owners && fchown(fd, m->uid, m->gid) != 0)
 		return -errno;
 	/* chown and writes clear setuid/setgid: set them last */
@@ -110,7 +113,7 @@ int mnt_write_file(struct mnt_state *st, int dirfd, uint64_t f, unsigned char *b
 	st->undo.file[f] = 1;
 	ret = write_data(st, fd, f, buf, len);
 	if (!ret)
-		ret = mnt_file_meta(st, fd, &m);
+		ret = mnt_file_meta(st, fd, f, &m);
 	if (close(fd) != 0 && !ret)
 		ret = -errno;
 	return ret;
@@ -332,6 +335,7 @@ static int make_special(struct mnt_state *st, uint32_t l, int lfd)
 	struct plan_special sp;
 	struct timespec ts[2];
 	struct plan_meta m;
+	int ret;
 
 	mnt_link_name(st, l, name, 1);
 	plan_special_info(st->pl, l, &sp);
@@ -343,6 +347,9 @@ static int make_special(struct mnt_state *st, uint32_t l, int lfd)
 		return -errno;
 	if (fchmodat(lfd, name, m.mode & 07777, 0) != 0)
 		return -errno;
+	ret = mnt_xattrs_at(st, lfd, name, l);
+	if (ret)
+		return ret;
 	meta_times(&m, ts);
 	return utimensat(lfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
 }
@@ -388,6 +395,9 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 	plan_link_meta(pl, l, &m);
 	if (st->set_owners && fchownat(lfd, name, m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0)
 		return -errno;
+	ret = mnt_xattrs_at(st, lfd, name, l);
+	if (ret)
+		return ret;
 	meta_times(&m, ts);
 	return utimensat(lfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
 }
@@ -425,10 +435,13 @@ int mnt_make_links(struct mnt_state *st)
 	return entry_err(st, ret, pl->link_dir[l], name, "create link");
 }
 
-static int dir_meta(struct mnt_state *st, int fd, const struct plan_meta *m)
+static int dir_meta(struct mnt_state *st, int fd, uint32_t d, const struct plan_meta *m)
 {
 	struct timespec ts[2];
+	int ret = mnt_xattrs_fd(st, fd, PLAN_DIR, d);
 
+	if (ret)
+		return ret;
 	if (st->set_owners && fchown(fd, m->uid, m->gid) != 0)
 		return -errno;
 	if (fchmod(fd, m->mode & 07777) != 0)
@@ -455,7 +468,7 @@ int mnt_set_dir_meta(struct mnt_state *st)
 		if (ret)
 			break;
 		plan_dir_meta(pl, d, &m);
-		ret = dir_meta(st, fd, &m);
+		ret = dir_meta(st, fd, d, &m);
 		close(fd);
 	}
 	if (ret) {
@@ -469,7 +482,7 @@ int mnt_set_dir_meta(struct mnt_state *st)
 		return mnt_err(st, -errno, "cannot stat '%s': %s", st->root, strerror(errno));
 	st->undo.root_meta = 1;
 	plan_dir_meta(pl, 0, &m);
-	ret = dir_meta(st, st->rootfd, &m);
+	ret = dir_meta(st, st->rootfd, 0, &m);
 	if (ret)
 		return mnt_err(st, ret, "cannot set the metadata of '%s': %s", st->root,
 			       strerror(-ret));

@@ -12,6 +12,7 @@
 #include "content/sparse.h"
 #include "readback/extents_file.h"
 #include "readback/verify.h"
+#include "readback/verify_xattr.h"
 #include "util/fiemap.h"
 
 #define VERIFY_PATH 65536
@@ -84,6 +85,17 @@ static void check_meta(struct vctx *v, const struct stat *st, const struct plan_
 	if (nlink && st->st_nlink != nlink && !(S_ISDIR(st->st_mode) && st->st_nlink == 1))
 		mismatch(v, "link count %llu, planned %llu", (unsigned long long)st->st_nlink,
 			 (unsigned long long)nlink);
+}
+
+/* The extended attributes of the entry at v->path. */
+static int check_xattrs(struct vctx *v, enum plan_entry kind, uint64_t id)
+{
+	char msg[256];
+	int r = verify_xattrs(v->pl, v->path, kind, id, msg, sizeof(msg), &v->res->xattr_entries);
+
+	if (r > 0)
+		mismatch(v, "%s", msg);
+	return r < 0 ? r : 0;
 }
 
 /* A special file's device number (its type check_meta compared). */
@@ -264,11 +276,12 @@ static int verify_dir(struct vctx *v, uint32_t j)
 	v->res->dirs++;
 	if (lstat(v->path, &st) != 0) {
 		mismatch(v, "missing directory: %s", strerror(errno));
-	} else if (j != 0) {
-		/* the root's owner, mode and times are also planned, and checked */
-		check_meta(v, &st, &m, 2 + subdirs);
 	} else {
-		check_meta(v, &st, &m, 0);
+		/* the root's owner, mode and times are also planned, and checked */
+		check_meta(v, &st, &m, j ? 2 + subdirs : 0);
+		ret = check_xattrs(v, PLAN_DIR, j);
+		if (ret)
+			return ret;
 	}
 
 	for (uint64_t f = pl->dir_first_file[j];
@@ -290,6 +303,11 @@ static int verify_dir(struct vctx *v, uint32_t j)
 			continue;
 		}
 		check_meta(v, &st, &m, pl->file_nlink ? pl->file_nlink[f] : 1);
+		ret = check_xattrs(v, PLAN_FILE, f);
+		if (ret) {
+			close(fd);
+			return ret;
+		}
 		if ((uint64_t)st.st_size != pl->file_size[f])
 			mismatch(v, "size %lld, planned %llu", (long long)st.st_size,
 				 (unsigned long long)pl->file_size[f]);
@@ -334,6 +352,9 @@ static int verify_dir(struct vctx *v, uint32_t j)
 		}
 		plan_link_meta(pl, l, &m);
 		check_meta(v, &st, &m, 1);
+		ret = check_xattrs(v, PLAN_LINK, l);
+		if (ret)
+			return ret;
 		if (pl->link_kind[l] & LINK_SPECIAL) {
 			check_special(v, l, &st);
 			continue;

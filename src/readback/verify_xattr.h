@@ -1,0 +1,21 @@
+/* verify_xattr.h - an entry's extended attributes through the kernel against its plan */
+#ifndef IMPRINT_VERIFY_XATTR_H
+#define IMPRINT_VERIFY_XATTR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan/plan.h"
+
+/*
+ * Compare the extended attributes of path (not followed) with the plan's
+ * for entry (kind, id): each planned one's value, and no other in the
+ * namespaces the plan fills (user.* when xattr_user_share > 0,
+ * security.selinux when labelled).  Adds the attributes compared to
+ * *checked.  Returns 0 when they match, 1 with msg saying the first
+ * difference, or -ENOMEM.
+ */
+int verify_xattrs(const struct plan *pl, const char *path, enum plan_entry kind, uint64_t id,
+		  char *msg, size_t msglen, uint64_t *checked);
+
+#endif
