@@ -25,6 +25,22 @@ struct mext {
 	size_t nslot;
 };
 
+/* Extended attributes and ACLs of the entries walked (measure_walk.c) */
+struct measure_meta {
+	uint64_t entries;             /* inodes with any attribute */
+	uint64_t user, security, system, trusted;
+	uint64_t in_inode, in_block;  /* images: attributes by where they are stored */
+	uint64_t block_refs;          /* images: inodes with an xattr block */
+	uint64_t *blocks;             /* their block numbers, for the distinct count */
+	size_t nblocks, blocks_cap;
+	uint64_t shared_blocks;       /* distinct blocks, counted at the end */
+	uint64_t acl_access, acl_default;
+	uint64_t unreadable;
+};
+
+/* Count the distinct xattr blocks of t (after the walk). */
+void measure_meta_finish(struct measure_meta *t);
+
 struct mstate {
 	const struct measure_opts *o;
 	struct fsread *fs;
@@ -51,6 +67,7 @@ struct mstate {
 
 	uint64_t hardlinks, symlinks, others, bytes, skipped;
 	uint64_t fifos, sockets, chardevs, blockdevs; /* of others, by type */
+	struct measure_meta meta;
 	uint64_t sparse_files, hole_blocks; /* files with holes; their unmapped blocks */
 	int64_t max_mtime;
 	struct measure_layout lay;

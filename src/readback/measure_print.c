@@ -77,6 +77,46 @@ static void print_layout_text(const struct measure_layout *l, uint64_t sparse_fi
 	}
 }
 
+/* Extended attributes and ACLs, when there are any. */
+static void print_meta_text(const struct measure_meta *t, int image, FILE *out)
+{
+	if (!t->entries)
+		return;
+	fprintf(out,
+		"  xattrs          %" PRIu64 " on %" PRIu64 " inodes: %" PRIu64 " user, %" PRIu64
+		" security, %" PRIu64 " system, %" PRIu64 " trusted\n",
+		t->user + t->security + t->system + t->trusted, t->entries, t->user, t->security,
+		t->system, t->trusted);
+	if (image)
+		fprintf(out,
+			"                  %" PRIu64 " in inodes, %" PRIu64 " in blocks; %" PRIu64
+			" inodes share %" PRIu64 " xattr blocks\n",
+			t->in_inode, t->in_block, t->block_refs, t->shared_blocks);
+	if (t->acl_access || t->acl_default)
+		fprintf(out, "  ACLs            %" PRIu64 " access, %" PRIu64 " default\n",
+			t->acl_access, t->acl_default);
+}
+
+static json_object *meta_json(const struct measure_meta *t, int image)
+{
+	json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "inodes", json_object_new_uint64(t->entries));
+	json_object_object_add(j, "user", json_object_new_uint64(t->user));
+	json_object_object_add(j, "security", json_object_new_uint64(t->security));
+	json_object_object_add(j, "system", json_object_new_uint64(t->system));
+	json_object_object_add(j, "trusted", json_object_new_uint64(t->trusted));
+	json_object_object_add(j, "acl_access", json_object_new_uint64(t->acl_access));
+	json_object_object_add(j, "acl_default", json_object_new_uint64(t->acl_default));
+	if (image) {
+		json_object_object_add(j, "in_inode", json_object_new_uint64(t->in_inode));
+		json_object_object_add(j, "in_block", json_object_new_uint64(t->in_block));
+		json_object_object_add(j, "block_refs", json_object_new_uint64(t->block_refs));
+		json_object_object_add(j, "blocks", json_object_new_uint64(t->shared_blocks));
+	}
+	return j;
+}
+
 void measure_print_text(const struct mresult *r, const struct mstate *m,
 			const struct measure_opts *o, FILE *out)
 {
@@ -96,6 +136,7 @@ void measure_print_text(const struct mresult *r, const struct mstate *m,
 			"  other entries   %" PRIu64 " (%" PRIu64 " FIFOs, %" PRIu64 " sockets, %" PRIu64
 			" character and %" PRIu64 " block devices)\n",
 			m->others, m->fifos, m->sockets, m->chardevs, m->blockdevs);
+	print_meta_text(&m->meta, r->image, out);
 	fprintf(out, "  bytes           %" PRIu64 " (%s)\n", m->bytes, fmt_bytes(m->bytes, HUMAN, b1, sizeof(b1)));
 	fprintf(out, "  file size       mean %s, median %s, max %s\n",
 		fmt_bytes(n ? m->bytes / n : 0, HUMAN, b1, sizeof(b1)),
@@ -243,6 +284,7 @@ void measure_print_json(const struct mresult *r, const struct mstate *m,
 	ADD("sockets", json_object_new_uint64(m->sockets));
 	ADD("char_devices", json_object_new_uint64(m->chardevs));
 	ADD("block_devices", json_object_new_uint64(m->blockdevs));
+	ADD("xattrs", meta_json(&m->meta, r->image));
 	ADD("unreadable", json_object_new_uint64(r->unreadable));
 	ADD("bytes", json_object_new_uint64(m->bytes));
 	ADD("mean_size", json_object_new_double(n ? (double)m->bytes / (double)n : 0));

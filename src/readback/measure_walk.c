@@ -119,6 +119,39 @@ static void write_extents_line(struct mstate *m, const struct fsread_entry *e)
 	extents_file_end_line(f, nruns);
 }
 
+/* The entry's extended attributes and ACLs into m->meta; one count for an inode. */
+static int tally_xattrs(struct fsread *fs, const struct fsread_entry *e, struct mstate *m)
+{
+	struct measure_meta *t = &m->meta;
+	struct fsread_xattrs x;
+
+	if ((e->type == FSREAD_FILE && !e->first_name) ||
+	    (e->type == FSREAD_DIR && e->depth == 0 && !strcmp(e->name, "lost+found")))
+		return 0;
+	if (fsread_xattrs(fs, e, &x, NULL)) {
+		t->unreadable++;
+		return 0;
+	}
+	if (!(x.user + x.security + x.system + x.trusted))
+		return 0;
+	t->entries++;
+	t->user += x.user;
+	t->security += x.security;
+	t->system += x.system;
+	t->trusted += x.trusted;
+	t->in_inode += x.in_inode;
+	t->in_block += x.in_block;
+	t->acl_access += x.acl_access != 0;
+	t->acl_default += x.acl_default != 0;
+	if (!x.block)
+		return 0;
+	t->block_refs++;
+	if (array_grow(&t->blocks, &t->blocks_cap, t->nblocks + 1, sizeof(*t->blocks)))
+		return -ENOMEM;
+	t->blocks[t->nblocks++] = x.block;
+	return 0;
+}
+
 int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 {
 	struct mstate *m = arg;
@@ -133,6 +166,8 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		}
 		m->skipping = 0;
 	}
+	if (tally_xattrs(fs, e, m))
+		goto out_nomem;
 	if (e->path[1] == '\0') {
 		/* the root */
 		if (grow_dirs(m))
@@ -218,8 +253,24 @@ out_nomem:
 	return -ENOMEM;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void measure_meta_finish(struct measure_meta *t)
+{
+	qsort(t->blocks, t->nblocks, sizeof(*t->blocks), cmp_u64);
+	t->shared_blocks = 0;
+	for (size_t i = 0; i < t->nblocks; i++)
+		t->shared_blocks += i == 0 || t->blocks[i] != t->blocks[i - 1];
+}
+
 void measure_mstate_release(struct mstate *m)
 {
+	free(m->meta.blocks);
 	free(m->size);
 	free(m->mtime);
 	free(m->depth);
