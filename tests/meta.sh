@@ -1,0 +1,153 @@
+#!/bin/bash
+# meta.sh - special files and extended attributes: e2fsck, determinism, measure, and (as root) the kernel's view
+. "${srcdir:-.}/tests/lib.sh"
+
+META=(--set special_file_share=0.03 --set xattr_selinux=targeted --set xattr_user_share=0.3)
+ARGS=(--size 96M --seed 11 "${META[@]}")
+
+# json FILE KEY...: the value at KEY.KEY... of a JSON file
+json() {
+	python3 -c 'import json,sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    v = v[k]
+print(v)' "$@"
+}
+
+# the plan: manifest types and the report agree
+"$IMPRINT" plan "${ARGS[@]}" -o "$WORK/plan.tsv" 2>"$WORK/err" || fail "plan: $(cat "$WORK/err")"
+"$IMPRINT" plan "${ARGS[@]}" --report --json >"$WORK/report.json" 2>"$WORK/err" ||
+	fail "plan --report: $(cat "$WORK/err")"
+declare -A want
+for t in fifo socket chardev blockdev; do
+	want[$t]=$(awk -F'\t' -v t="$t" '$2 == t' "$WORK/plan.tsv" | wc -l)
+done
+nspec=$((want[fifo] + want[socket] + want[chardev] + want[blockdev]))
+if [ "${want[fifo]}" = "$(json "$WORK/report.json" fifos)" ] &&
+	[ "${want[blockdev]}" = "$(json "$WORK/report.json" block_devices)" ] && [ $nspec -gt 3 ]; then
+	pass "manifest and report agree on $nspec special files"
+else
+	fail "special files: manifest ${want[fifo]} ${want[socket]} ${want[chardev]} ${want[blockdev]}, report $(json "$WORK/report.json" fifos)"
+fi
+# device numbers are Linux's: sdXN is 8:16X+N, loopN 7:N, ttyN 4:N, null 1:3
+bad=$(awk -F'\t' '$2 == "chardev" || $2 == "blockdev" {
+	n = split($1, p, "/"); name = p[n]; split($6, d, ":")
+	if (name ~ /^loop[0-9]+$/ && (d[1] != 7 || d[2] != substr(name, 5))) print name, $6
+	if (name ~ /^sd[a-p][0-9]*$/ && (d[1] != 8 || d[2] != (index("abcdefghijklmnop", substr(name, 3, 1)) - 1) * 16 + substr(name, 4))) print name, $6
+	if (name == "null" && $6 != "1:3") print name, $6
+	if (name ~ /^tty[0-9]+$/ && (d[1] != 4 || d[2] != substr(name, 4))) print name, $6
+}' "$WORK/plan.tsv")
+[ -z "$bad" ] && pass "device nodes carry their names' major:minor" || fail "device numbers: $bad"
+
+# images: e2fsck clean on ext2/3/4, 128- and 256-byte inodes; measure agrees with the plan
+for fs in ext2 ext3 ext4; do
+	for isz in 128 256; do
+		img="$WORK/$fs-$isz.img"
+		build_fsck "$fs, $isz-byte inodes" "$img" "${ARGS[@]}" --fs "$fs" \
+			--mkfs-options "-I $isz" || continue
+		"$IMPRINT" measure --json "$img" >"$WORK/m.json" 2>"$WORK/err"
+		got="$(json "$WORK/m.json" xattrs inodes) $(json "$WORK/m.json" xattrs user) $(json "$WORK/m.json" xattrs security) $(json "$WORK/m.json" fifos) $(json "$WORK/m.json" sockets)"
+		exp="$(json "$WORK/report.json" xattr_inodes) $(json "$WORK/report.json" xattr_user) $(json "$WORK/report.json" xattr_security) ${want[fifo]} ${want[socket]}"
+		if [ "$got" = "$exp" ]; then
+			pass "$fs/$isz: measure finds the planned labelled inodes, attributes and special files ($got)"
+		else
+			fail "$fs/$isz: measure '$got', plan '$exp'"
+		fi
+		blocks=$(json "$WORK/m.json" xattrs blocks)
+		refs=$(json "$WORK/m.json" xattrs block_refs)
+		if [ "$isz" = 128 ] && [ "$blocks" -lt "$refs" ] && [ "$refs" = "$(json "$WORK/m.json" xattrs inodes)" ]; then
+			pass "$fs/128: every labelled inode has an xattr block; $refs of them share $blocks"
+		elif [ "$isz" = 256 ] && [ "$(json "$WORK/m.json" xattrs in_inode)" -gt 0 ] && [ "$refs" -gt 0 ]; then
+			pass "$fs/256: attributes in inodes, $refs inodes with blocks (too large for the inode), $blocks blocks"
+		else
+			fail "$fs/$isz: xattr blocks $blocks for $refs inodes"
+		fi
+		[ "$fs-$isz" = ext4-256 ] || rm -f "$img"
+	done
+done
+
+# determinism: the same image with one writer thread and two
+build_fsck "ext4 -j1" "$WORK/j1.img" -j1 "${ARGS[@]}" &&
+	build_fsck "ext4 -j2" "$WORK/j2.img" -j2 "${ARGS[@]}" &&
+	if cmp -s "$WORK/j1.img" "$WORK/j2.img" && cmp -s "$WORK/j1.img" "$WORK/ext4-256.img"; then
+		pass "same seed, same image bytes with -j1 and -j2"
+	else
+		fail "-j1 and -j2 images differ"
+	fi
+rm -f "$WORK/j1.img" "$WORK/j2.img"
+
+# off by default: a plan without them has none
+"$IMPRINT" plan --size 96M --seed 11 -o "$WORK/plain.tsv"
+if ! awk -F'\t' '$2 ~ /fifo|socket|chardev|blockdev/' "$WORK/plain.tsv" | grep -q .; then
+	pass "no special files by default"
+else
+	fail "special files without special_file_share"
+fi
+
+if [ "$(id -u)" -ne 0 ] || ! losetup -f >/dev/null 2>&1 || ! command -v getfattr >/dev/null; then
+	echo "# the kernel's view skipped: needs root, a free loop device and getfattr (attr)"
+	finish
+fi
+need_loops
+
+# attrs DIR: getfattr of every inode the plan makes (hard links aside), in manifest order
+attrs() {
+	awk -F'\t' 'NR > 1 && $2 != "hardlink" { print "." $1 }' "$WORK/plan.tsv" |
+		(cd "$1" && xargs -d '\n' getfattr -h -d -m - -e hex 2>/dev/null)
+}
+
+# the kernel's view of the ext4 image: find -type, getfattr, verify
+attach_dev "$WORK/ext4-256.img" ro && mount_at "$WORK/ref" -o ro "$DEV" ||
+	fail "mount the ext4 image"
+got=""
+for t in p s c b; do got="$got $(find "$WORK/ref" -type $t | wc -l)"; done
+exp=" ${want[fifo]} ${want[socket]} ${want[chardev]} ${want[blockdev]}"
+[ "$got" = "$exp" ] && pass "find -type p/s/c/b:$got, as planned" || fail "find -type:$got, planned$exp"
+attrs "$WORK/ref" >"$WORK/ref.attrs"
+nsel=$(grep -c '^security.selinux=' "$WORK/ref.attrs")
+nuser=$(grep -c '^user\.' "$WORK/ref.attrs")
+ninodes=$(awk -F'\t' 'NR > 1 && $2 != "hardlink"' "$WORK/plan.tsv" | wc -l)
+if [ "$nsel" = "$ninodes" ] && [ "$nsel" = "$(json "$WORK/report.json" xattr_security)" ] &&
+	[ "$nuser" = "$(json "$WORK/report.json" xattr_user)" ]; then
+	pass "getfattr: every one of $ninodes inodes labelled, $nuser user attributes, as planned"
+else
+	fail "getfattr: $nsel labels, $nuser user attributes for $ninodes inodes; planned $(json "$WORK/report.json" xattr_security), $(json "$WORK/report.json" xattr_user)"
+fi
+if "$IMPRINT" verify "${ARGS[@]}" "$WORK/ref" >"$WORK/out" 2>&1; then
+	pass "verify: $(tail -1 "$WORK/out")"
+else
+	fail "verify: $(head -5 "$WORK/out")"
+fi
+# the check can fail: the plan of other labels does not match
+if "$IMPRINT" verify "${ARGS[@]}" --set xattr_user_share=0.5 "$WORK/ref" >"$WORK/out" 2>&1; then
+	fail "verify accepts another user-attribute plan"
+else
+	pass "verify rejects another user-attribute plan ($(grep -c attribute "$WORK/out") attribute mismatches shown)"
+fi
+
+# the mounted backend on xfs and btrfs: the same attributes and special files as the ext4 image
+for fs in xfs btrfs; do
+	command -v "mkfs.$fs" >/dev/null || { echo "# $fs skipped: no mkfs.$fs"; continue; }
+	truncate -s 400M "$WORK/$fs.img"
+	if [ $fs = xfs ]; then mkfs.xfs -q -f "$WORK/$fs.img"; else mkfs.btrfs -q -f "$WORK/$fs.img" >/dev/null; fi
+	attach_dev "$WORK/$fs.img" && mount_at "$WORK/$fs" "$DEV" || { fail "$fs: mount"; continue; }
+	if ! "$IMPRINT" create -q "${ARGS[@]}" "$WORK/$fs" 2>"$WORK/err"; then
+		fail "$fs: create: $(head -c 300 "$WORK/err")"
+		continue
+	fi
+	attrs "$WORK/$fs" >"$WORK/$fs.attrs"
+	if diff "$WORK/ref.attrs" "$WORK/$fs.attrs" >"$WORK/diff"; then
+		pass "$fs: getfattr of every entry equals the ext4 image's ($(grep -c '^# file' "$WORK/$fs.attrs") entries)"
+	else
+		fail "$fs: getfattr differs: $(head -4 "$WORK/diff")"
+	fi
+	if "$IMPRINT" verify "${ARGS[@]}" "$WORK/$fs" >"$WORK/out" 2>&1; then
+		pass "$fs: verify: $(tail -1 "$WORK/out")"
+	else
+		fail "$fs: verify: $(head -5 "$WORK/out")"
+	fi
+	got=""
+	for t in p s c b; do got="$got $(find "$WORK/$fs" -type $t | wc -l)"; done
+	[ "$got" = "$exp" ] && pass "$fs: find -type p/s/c/b:$got" || fail "$fs: find -type:$got, planned$exp"
+done
+finish
