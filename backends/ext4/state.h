@@ -69,6 +69,7 @@ struct ext4_build {
 	uint8_t *file_holes;	/* sparse files: holes per file; NULL when none can be */
 	uint64_t *file_lblocks; /* sparse files: logical blocks, holes included */
 	uint64_t sparse_files, hole_blocks;
+	uint64_t prealloc_files, unwritten_blocks; /* preallocated: files, blocks (beyond the end too) */
 	uint32_t *dir_blocks; /* data + mapping blocks per directory */
 	uint8_t *link_blocks;
 

@@ -8,6 +8,7 @@
 
 #include "backends/ext4/write.h"
 #include "backends/ext4/xattr.h"
+#include "content/prealloc.h"
 #include "content/sparse.h"
 #include "util/e2err.h"
 
@@ -189,7 +190,14 @@ static int write_file(struct ext4_build *x, uint64_t f)
 			ret = ext4_map_build_sparse(&x->map, x->fs, runs, nruns, nb, &h,
 						    x->file_lblocks[f], x->extents, &src);
 		} else {
+			struct prealloc pa;
+
+			if (prealloc_enabled(pl) && nb && prealloc_file(pl, f, &pa)) {
+				x->map.pa = &pa;
+				x->map.eof_blocks = (size + x->bs - 1) / x->bs;
+			}
 			ret = ext4_map_build(&x->map, x->fs, runs, nruns, nb, x->extents, &src);
+			x->map.pa = NULL;
 		}
 		if (!ret)
 			ret = write_inode(x, ino, &m, links, size, nb + x->map.nmeta,

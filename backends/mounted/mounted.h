@@ -38,6 +38,7 @@ struct mnt_state {
 	int drop_hard, drop_sym; /* --allow-drop: the file system lacks them, skip them */
 	long name_limit;         /* --allow-drop: shorten longer names to this many bytes; 0: none */
 	uint64_t dropped_hard, dropped_sym, renamed; /* what --allow-drop did */
+	uint64_t prealloc_files; /* files given preallocated space */
 	struct statvfs vfs;
 	struct mnt_caps caps;
 	struct mnt_undo undo;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "backends/mounted/mounted.h"
+#include "content/prealloc.h"
 #include "content/sparse.h"
 
 #define WRITE_BUF (1 << 20)
@@ -49,15 +50,41 @@ int mnt_write_range(struct mnt_state *st, int fd, uint64_t f, uint64_t off, uint
 	return 0;
 }
 
+/*
+ * A preallocated file: all of it and its space beyond the end allocated
+ * unwritten first (fallocate KEEP_SIZE, from the end of the block holding
+ * the last byte), its unwritten ranges into *unw, for write_data to leave
+ * them unwritten as it leaves holes.
+ */
+static int prealloc_space(struct mnt_state *st, int fd, uint64_t f, struct sparse_holes *unw)
+{
+	uint64_t size = st->pl->file_size[f], bs = st->vfs.f_bsize ? st->vfs.f_bsize : 4096;
+	struct prealloc pa;
+
+	if (!prealloc_file(st->pl, f, &pa))
+		return 0;
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)((size + bs - 1) / bs * bs + pa.beyond)))
+		return -errno;
+	*unw = pa.unw;
+	__atomic_add_fetch(&st->prealloc_files, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
 /* The bytes of file f: data ranges only, holes never written (the size set first). */
 static int write_data(struct mnt_state *st, int fd, uint64_t f, unsigned char *buf, size_t len)
 {
 	uint64_t size = st->pl->file_size[f], pos = 0;
 	struct sparse_holes h = { 0 };
-	int ret;
+	int ret, pre = 0;
 
 	if (sparse_enabled(st->pl))
 		sparse_file_holes(st->pl, f, &h);
+	if (!h.n && prealloc_enabled(st->pl)) {
+		ret = prealloc_space(st, fd, f, &h);
+		if (ret)
+			return ret;
+		pre = h.n > 0;
+	}
 	if (!h.n)
 		return mnt_write_range(st, fd, f, 0, size, buf, len);
 	if (ftruncate(fd, (off_t)size) != 0)
@@ -71,6 +98,8 @@ static int write_data(struct mnt_state *st, int fd, uint64_t f, unsigned char *b
 		if (i < h.n)
 			pos = h.hole[i].off + h.hole[i].len;
 	}
+	if (pre)
+		return 0;
 	__atomic_add_fetch(&st->sparse_files, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&st->hole_blocks, h.bytes / (st->vfs.f_bsize ? st->vfs.f_bsize : 4096),
 			   __ATOMIC_RELAXED);

@@ -115,6 +115,7 @@ struct params {
 	enum xattr_selinux xattr_selinux; /* none: security.selinux on every entry (targeted) */
 	double xattr_user_share;   /* 0: files and directories with user.* attributes */
 	double acl_share;          /* 0: files and directories with a POSIX access ACL */
+	double prealloc_file_share; /* 0: of other-binary files >= 256 KiB, those with preallocated space */
 
 	/* bit i set: table entry i was set explicitly (private to params.c) */
 	uint64_t explicit_mask[2];

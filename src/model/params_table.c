@@ -311,6 +311,9 @@ const struct param_def param_table[] = {
 	{ FIELD(acl_share), .group = "metadata", .type = PT_SHARE, .unit = "",
 	  .def.d = 0, R_SHARE,
 	  .desc = "share of files and directories with a POSIX access ACL (directories: also a default ACL)" },
+	{ FIELD(prealloc_file_share), .group = "metadata", .type = PT_SHARE, .unit = "",
+	  .def.d = 0, R_SHARE,
+	  .desc = "share of other-binary files of 256 KiB or more with preallocated space: unwritten ranges, blocks beyond the end (ext4, mounted)" },
 };
 
 _Static_assert(ARRAY_SIZE(param_table) <= 64 * ARRAY_SIZE(((struct params *)0)->explicit_mask),

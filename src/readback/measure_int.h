@@ -36,6 +36,8 @@ struct measure_meta {
 	uint64_t shared_blocks;       /* distinct blocks, counted at the end */
 	uint64_t acl_access, acl_default;
 	uint64_t unreadable;
+	/* preallocated space of regular files */
+	uint64_t prealloc_files, unwritten_blocks, beyond_blocks;
 };
 
 /* Count the distinct xattr blocks of t (after the walk). */

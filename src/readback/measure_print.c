@@ -80,6 +80,11 @@ static void print_layout_text(const struct measure_layout *l, uint64_t sparse_fi
 /* Extended attributes and ACLs, when there are any. */
 static void print_meta_text(const struct measure_meta *t, int image, FILE *out)
 {
+	if (t->prealloc_files)
+		fprintf(out,
+			"  preallocated    %" PRIu64 " files: %" PRIu64 " unwritten blocks inside, %" PRIu64
+			" blocks beyond the end\n",
+			t->prealloc_files, t->unwritten_blocks, t->beyond_blocks);
 	if (!t->entries)
 		return;
 	fprintf(out,
@@ -285,6 +290,9 @@ void measure_print_json(const struct mresult *r, const struct mstate *m,
 	ADD("char_devices", json_object_new_uint64(m->chardevs));
 	ADD("block_devices", json_object_new_uint64(m->blockdevs));
 	ADD("xattrs", meta_json(&m->meta, r->image));
+	ADD("prealloc_files", json_object_new_uint64(m->meta.prealloc_files));
+	ADD("unwritten_blocks", json_object_new_uint64(m->meta.unwritten_blocks));
+	ADD("beyond_blocks", json_object_new_uint64(m->meta.beyond_blocks));
 	ADD("unreadable", json_object_new_uint64(r->unreadable));
 	ADD("bytes", json_object_new_uint64(m->bytes));
 	ADD("mean_size", json_object_new_double(n ? (double)m->bytes / (double)n : 0));

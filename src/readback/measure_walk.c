@@ -152,6 +152,25 @@ static int tally_xattrs(struct fsread *fs, const struct fsread_entry *e, struct 
 	return 0;
 }
 
+/* Preallocated space: unwritten blocks before the end, any block after it. */
+static void tally_prealloc(const struct fsread_entry *e, unsigned bs, struct measure_meta *t)
+{
+	uint64_t eofb = (e->size + bs - 1) / bs, unw = 0, beyond = 0;
+
+	for (size_t i = 0; i < e->nextents; i++) {
+		const struct fsread_extent *x = &e->extents[i];
+		uint64_t end = x->logical + x->len;
+
+		if ((x->flags & FSREAD_EXTENT_UNWRITTEN) && x->logical < eofb)
+			unw += (end < eofb ? end : eofb) - x->logical;
+		if (end > eofb)
+			beyond += end - (x->logical > eofb ? x->logical : eofb);
+	}
+	t->prealloc_files += unw || beyond;
+	t->unwritten_blocks += unw;
+	t->beyond_blocks += beyond;
+}
+
 int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 {
 	struct mstate *m = arg;
@@ -244,6 +263,7 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		if (__builtin_add_overflow(m->hole_blocks, holes, &m->hole_blocks))
 			m->hole_blocks = UINT64_MAX;
 	}
+	tally_prealloc(e, fsread_block_size(fs), &m->meta);
 	measure_layout_add(&m->lay, e->extents, e->nextents);
 	if (m->ext_out)
 		write_extents_line(m, e);

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "readback/report.h"
+#include "content/prealloc.h"
 #include "content/sparse.h"
 #include "util/strutil.h"
 #include "util/util.h"
@@ -184,7 +185,17 @@ static void report_meta(const struct plan *pl, struct report *r)
 	for (uint32_t l = 0; l < pl->nlinks; l++)
 		if (pl->link_kind[l] & LINK_SPECIAL)
 			r->specials[LINK_SPECIAL_TYPE(pl->link_kind[l])]++;
-	r->have_meta = pl->prm.special_file_share > 0 || plan_xattrs_enabled(pl);
+	r->have_meta = pl->prm.special_file_share > 0 || plan_xattrs_enabled(pl) ||
+		       prealloc_enabled(pl);
+	for (uint64_t f = 0; prealloc_enabled(pl) && f < pl->nfiles; f++) {
+		struct prealloc pa;
+
+		if (prealloc_file(pl, f, &pa)) {
+			r->prealloc_files++;
+			r->unwritten_bytes += pa.unw.bytes;
+			r->beyond_bytes += pa.beyond;
+		}
+	}
 	if (!plan_xattrs_enabled(pl))
 		return;
 	for (int k = PLAN_DIR; k <= PLAN_LINK; k++) {
@@ -325,6 +336,10 @@ void report_print_text(const struct report *r, FILE *out)
 			(unsigned long long)r->xattr_inodes, (unsigned long long)r->xattr_user,
 			(unsigned long long)r->xattr_security, (unsigned long long)r->acl_access,
 			(unsigned long long)r->acl_default);
+		fprintf(out, "  preallocated    %llu files: %s unwritten inside, %s beyond the end\n",
+			(unsigned long long)r->prealloc_files,
+			fmt_bytes(r->unwritten_bytes, HUMAN, b1, sizeof(b1)),
+			fmt_bytes(r->beyond_bytes, HUMAN, b2, sizeof(b2)));
 	}
 	if (r->have_sparse)
 		fprintf(out, "  sparse files    %llu, holes of %s never written\n",
@@ -392,6 +407,9 @@ void report_print_json(const struct report *r, FILE *out)
 		json_object_object_add(o, "xattr_security", json_object_new_uint64(r->xattr_security));
 		json_object_object_add(o, "acl_access", json_object_new_uint64(r->acl_access));
 		json_object_object_add(o, "acl_default", json_object_new_uint64(r->acl_default));
+		json_object_object_add(o, "prealloc_files", json_object_new_uint64(r->prealloc_files));
+		json_object_object_add(o, "unwritten_bytes", json_object_new_uint64(r->unwritten_bytes));
+		json_object_object_add(o, "beyond_bytes", json_object_new_uint64(r->beyond_bytes));
 	}
 	if (r->have_sparse) {
 		json_object_object_add(o, "sparse_files", json_object_new_uint64(r->sparse_files));

@@ -35,6 +35,7 @@ struct report {
 	int have_meta;
 	uint64_t specials[SPECIAL_TYPES];  /* FIFOs, sockets, char and block devices */
 	uint64_t xattr_inodes, xattr_user, xattr_security, acl_access, acl_default;
+	uint64_t prealloc_files, unwritten_bytes, beyond_bytes;
 
 	double size_ks_d, size_ks_crit;   /* vs the truncated hybrid CDF */
 	double depth_ks_d, depth_ks_crit; /* regular files, vs the depth target */

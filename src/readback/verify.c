@@ -187,6 +187,23 @@ static int check_holes(struct vctx *v, int fd, uint64_t file, uint64_t size)
 	return 0;
 }
 
+/*
+ * A preallocated file's unwritten ranges may read as holes (btrfs, and
+ * any SEEK_HOLE that counts unwritten as a hole): FIEMAP checks it instead.
+ */
+static int check_holes_or_prealloc(struct vctx *v, int fd, uint64_t f, uint64_t size)
+{
+	char msg[256];
+	uint64_t before = v->res->prealloc_files;
+	int r = verify_prealloc(v->pl, fd, f, msg, sizeof(msg), &v->res->prealloc_files);
+
+	if (r > 0)
+		mismatch(v, "%s", msg);
+	if (r < 0)
+		return r;
+	return v->res->prealloc_files == before ? check_holes(v, fd, f, size) : 0;
+}
+
 /* Read the next line of the extents file for file id f; NULL when absent. */
 static const char *extents_line(struct vctx *v, uint64_t f)
 {
@@ -314,7 +331,7 @@ static int verify_dir(struct vctx *v, uint32_t j)
 		else
 			ret = check_bytes(v, fd, f, pl->file_size[f]);
 		if (!ret && (uint64_t)st.st_size == pl->file_size[f])
-			ret = check_holes(v, fd, f, pl->file_size[f]);
+			ret = check_holes_or_prealloc(v, fd, f, pl->file_size[f]);
 		if (!ret && planned)
 			ret = check_extents(v, fd, planned);
 		close(fd);

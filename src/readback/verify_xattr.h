@@ -1,4 +1,4 @@
-/* verify_xattr.h - an entry's extended attributes through the kernel against its plan */
+/* verify_xattr.h - an entry's extended attributes, and a file's preallocated space, through the kernel against its plan */
 #ifndef IMPRINT_VERIFY_XATTR_H
 #define IMPRINT_VERIFY_XATTR_H
 
@@ -17,5 +17,15 @@
  */
 int verify_xattrs(const struct plan *pl, const char *path, enum plan_entry kind, uint64_t id,
 		  char *msg, size_t msglen, uint64_t *checked);
+
+/*
+ * verify_prealloc.c: when file f (open as fd) is preallocated, its planned
+ * unwritten ranges must be unwritten extents (FIEMAP) and at least its
+ * planned bytes beyond the end allocated (st_blocks where FIEMAP is not
+ * answered).  Adds 1 to *checked for such a file.  Returns 0, 1 with msg
+ * saying the difference, or a negative errno.
+ */
+int verify_prealloc(const struct plan *pl, int fd, uint64_t f, char *msg, size_t msglen,
+		    uint64_t *checked);
 
 #endif
