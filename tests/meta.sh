@@ -76,6 +76,28 @@ build_fsck "ext4 -j1" "$WORK/j1.img" -j1 "${ARGS[@]}" &&
 	fi
 rm -f "$WORK/j1.img" "$WORK/j2.img"
 
+# preallocated space: ext4 only, unwritten extents and blocks beyond the end, as planned
+PRE=(--size 256M --seed 7 --set prealloc_file_share=0.5)
+"$IMPRINT" plan "${PRE[@]}" --report --json >"$WORK/pre.json"
+for isz in 128 256; do
+	build_fsck "preallocated, ext4, $isz-byte inodes" "$WORK/pre$isz.img" "${PRE[@]}" \
+		--mkfs-options "-I $isz" || continue
+	"$IMPRINT" measure --json "$WORK/pre$isz.img" >"$WORK/m.json"
+	got="$(json "$WORK/m.json" prealloc_files) $(($(json "$WORK/m.json" unwritten_blocks) * 4096)) $(($(json "$WORK/m.json" beyond_blocks) * 4096))"
+	exp="$(json "$WORK/pre.json" prealloc_files) $(json "$WORK/pre.json" unwritten_bytes) $(json "$WORK/pre.json" beyond_bytes)"
+	if [ "$got" = "$exp" ] && [ "${exp%% *}" -gt 0 ]; then
+		pass "ext4/$isz: measure finds the planned preallocated files, unwritten and beyond-the-end bytes ($got)"
+	else
+		fail "ext4/$isz: preallocation measured '$got', planned '$exp'"
+	fi
+done
+rm -f "$WORK/pre128.img"
+for fs in ext2 ext3; do
+	expect_status 1 "$fs refuses preallocation" "$IMPRINT" create -q --fs $fs "${PRE[@]}" "$WORK/pre-$fs.img"
+	expect_err "has no unwritten extents; use --fs ext4 or prealloc_file_share=0" "$fs: the error says why and what to do"
+	[ -e "$WORK/pre-$fs.img" ] && fail "$fs: a partial image was left" || pass "$fs: no image left"
+done
+
 # off by default: a plan without them has none
 "$IMPRINT" plan --size 96M --seed 11 -o "$WORK/plain.tsv"
 if ! awk -F'\t' '$2 ~ /fifo|socket|chardev|blockdev/' "$WORK/plain.tsv" | grep -q .; then
@@ -125,6 +147,29 @@ else
 	pass "verify rejects another user-attribute plan ($(grep -c attribute "$WORK/out") attribute mismatches shown)"
 fi
 
+# the kernel's view of preallocation: filefrag -v's unwritten extents, verify
+attach_dev "$WORK/pre256.img" ro && mount_at "$WORK/pre" -o ro "$DEV" || fail "mount the preallocated image"
+unw=0
+while IFS= read -r path; do
+	n=$(filefrag -v "$WORK/pre$path" | awk '/unwritten/ { gsub(":", "", $0); split($0, a, " "); s += a[6] } END { print s + 0 }')
+	unw=$((unw + n))
+done < <("$IMPRINT" plan "${PRE[@]}" -o - | awk -F'\t' '$2 == "file" { print $1 }')
+want_unw=$((($(json "$WORK/pre.json" unwritten_bytes) + $(json "$WORK/pre.json" beyond_bytes)) / 4096))
+[ "$unw" = "$want_unw" ] && pass "filefrag -v: $unw unwritten blocks, as planned (inside and beyond the end)" ||
+	fail "filefrag -v: $unw unwritten blocks, planned $want_unw"
+if "$IMPRINT" verify "${PRE[@]}" "$WORK/pre" >"$WORK/out" 2>&1; then
+	pass "verify of the preallocated image: $(tail -1 "$WORK/out")"
+else
+	fail "verify of the preallocated image: $(head -5 "$WORK/out")"
+fi
+"$IMPRINT" create -q --size 256M --seed 7 "$WORK/nopre.img" && attach_dev "$WORK/nopre.img" ro &&
+	mount_at "$WORK/nopre" -o ro "$DEV"
+if "$IMPRINT" verify "${PRE[@]}" "$WORK/nopre" >"$WORK/out" 2>&1; then
+	fail "verify accepts an image without the planned preallocation"
+else
+	pass "verify finds the planned preallocation missing ($(grep -c 'unwritten\|beyond' "$WORK/out") files)"
+fi
+
 # the mounted backend on xfs and btrfs: the same attributes and special files as the ext4 image
 for fs in xfs btrfs; do
 	command -v "mkfs.$fs" >/dev/null || { echo "# $fs skipped: no mkfs.$fs"; continue; }
@@ -149,5 +194,13 @@ for fs in xfs btrfs; do
 	got=""
 	for t in p s c b; do got="$got $(find "$WORK/$fs" -type $t | wc -l)"; done
 	[ "$got" = "$exp" ] && pass "$fs: find -type p/s/c/b:$got" || fail "$fs: find -type:$got, planned$exp"
+	mkdir -p "$WORK/$fs/pre"
+	if "$IMPRINT" create -q "${PRE[@]}" --used 100M "$WORK/$fs/pre" 2>"$WORK/err" &&
+		"$IMPRINT" verify "${PRE[@]}" --used 100M "$WORK/$fs/pre" >"$WORK/out" 2>&1 &&
+		grep -q "[1-9][0-9]* preallocated files" "$WORK/out"; then
+		pass "$fs: preallocated files through fallocate, verified by FIEMAP: $(tail -1 "$WORK/out")"
+	else
+		fail "$fs: preallocation: $(head -c 300 "$WORK/err") $(head -3 "$WORK/out")"
+	fi
 done
 finish
