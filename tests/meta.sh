@@ -2,7 +2,8 @@
 # meta.sh - special files and extended attributes: e2fsck, determinism, measure, and (as root) the kernel's view
 . "${srcdir:-.}/tests/lib.sh"
 
-META=(--set special_file_share=0.03 --set xattr_selinux=targeted --set xattr_user_share=0.3)
+META=(--set special_file_share=0.03 --set xattr_selinux=targeted --set xattr_user_share=0.3
+	--set acl_share=0.3)
 ARGS=(--size 96M --seed 11 "${META[@]}")
 
 # json FILE KEY...: the value at KEY.KEY... of a JSON file
@@ -112,10 +113,17 @@ if [ "$(id -u)" -ne 0 ] || ! losetup -f >/dev/null 2>&1 || ! command -v getfattr
 fi
 need_loops
 
-# attrs DIR: getfattr of every inode the plan makes (hard links aside), in manifest order
+# attrs DIR: getfattr of every inode the plan makes (hard links aside), in manifest order;
+# xfs shows its own copy of an ACL to root as trusted.SGI_ACL_*: left out
 attrs() {
 	awk -F'\t' 'NR > 1 && $2 != "hardlink" { print "." $1 }' "$WORK/plan.tsv" |
-		(cd "$1" && xargs -d '\n' getfattr -h -d -m - -e hex 2>/dev/null)
+		(cd "$1" && xargs -d '\n' getfattr -h -d -m - -e hex 2>/dev/null) | grep -v '^trusted\.SGI_ACL_'
+}
+
+# acls DIR: getfacl of every entry with more than the base ACL, in manifest order
+acls() {
+	awk -F'\t' 'NR > 1 && $2 != "hardlink" && $2 != "symlink" { print "." $1 }' "$WORK/plan.tsv" |
+		(cd "$1" && xargs -d '\n' getfacl -s -p 2>/dev/null)
 }
 
 # the kernel's view of the ext4 image: find -type, getfattr, verify
@@ -134,6 +142,16 @@ if [ "$nsel" = "$ninodes" ] && [ "$nsel" = "$(json "$WORK/report.json" xattr_sec
 	pass "getfattr: every one of $ninodes inodes labelled, $nuser user attributes, as planned"
 else
 	fail "getfattr: $nsel labels, $nuser user attributes for $ninodes inodes; planned $(json "$WORK/report.json" xattr_security), $(json "$WORK/report.json" xattr_user)"
+fi
+# getfacl: entries with more than the base ACL, default ACLs
+acls "$WORK/ref" >"$WORK/ref.acl"
+nacl=$(grep -c '^# file:' "$WORK/ref.acl")
+ndef=$(grep -c '^default:user::' "$WORK/ref.acl")
+if [ "$nacl" = "$(json "$WORK/report.json" acl_access)" ] && [ "$ndef" = "$(json "$WORK/report.json" acl_default)" ] &&
+	[ "$ndef" -gt 0 ]; then
+	pass "getfacl: $nacl entries with ACLs, $ndef with default ACLs, as planned"
+else
+	fail "getfacl: $nacl ACLs, $ndef default; planned $(json "$WORK/report.json" acl_access), $(json "$WORK/report.json" acl_default)"
 fi
 if "$IMPRINT" verify "${ARGS[@]}" "$WORK/ref" >"$WORK/out" 2>&1; then
 	pass "verify: $(tail -1 "$WORK/out")"
@@ -185,6 +203,11 @@ for fs in xfs btrfs; do
 		pass "$fs: getfattr of every entry equals the ext4 image's ($(grep -c '^# file' "$WORK/$fs.attrs") entries)"
 	else
 		fail "$fs: getfattr differs: $(head -4 "$WORK/diff")"
+	fi
+	if acls "$WORK/$fs" | diff "$WORK/ref.acl" - >"$WORK/diff"; then
+		pass "$fs: getfacl of every entry equals the ext4 image's"
+	else
+		fail "$fs: getfacl differs: $(head -4 "$WORK/diff")"
 	fi
 	if "$IMPRINT" verify "${ARGS[@]}" "$WORK/$fs" >"$WORK/out" 2>&1; then
 		pass "$fs: verify: $(tail -1 "$WORK/out")"

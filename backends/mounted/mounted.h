@@ -12,6 +12,7 @@
 struct mnt_caps {
 	int symlinks, hardlinks, chown, modes, case_sensitive, holes, fiemap;
 	int xattr_user, xattr_security; /* user.* and security.selinux are kept */
+	int acl;                        /* POSIX ACLs are kept */
 	long name_max;
 };
 

@@ -67,6 +67,16 @@ static void probe_file(struct mnt_state *st, int dfd, int fd)
 	c->name_max = fpathconf(dfd, _PC_NAME_MAX);
 	c->xattr_user = mnt_xattr_probe(fd, "user.imprint-probe", "1", 1);
 	c->xattr_security = mnt_xattr_probe(fd, "security.selinux", "system_u:object_r:tmp_t:s0", 27);
+	/* version 2; user::rw-, user:PROBE_UID:r--, group::r--, mask::r--, other::r-- */
+	{
+		static const unsigned char acl[] = {
+			2, 0, 0, 0, 1, 0, 6, 0, 255, 255, 255, 255, 2, 0, 4, 0, 0x31, 0xd4, 0, 0,
+			4, 0, 4, 0, 255, 255, 255, 255, 16, 0, 4, 0, 255, 255, 255, 255,
+			32, 0, 4, 0, 255, 255, 255, 255,
+		};
+
+		c->acl = mnt_xattr_probe(fd, "system.posix_acl_access", acl, sizeof(acl));
+	}
 }
 
 /*
@@ -91,6 +101,7 @@ static void probe_deny(struct mnt_caps *c)
 		{ "fiemap", offsetof(struct mnt_caps, fiemap) },
 		{ "xattr_user", offsetof(struct mnt_caps, xattr_user) },
 		{ "xattr_security", offsetof(struct mnt_caps, xattr_security) },
+		{ "acl", offsetof(struct mnt_caps, acl) },
 	};
 	const char *s = getenv("IMPRINT_MOUNTED_DENY");
 
@@ -256,6 +267,8 @@ int mnt_check_plan(struct mnt_state *st)
 		add_missing(miss, sizeof(miss), "device nodes (mknod needs root)");
 	if (pl->prm.xattr_user_share > 0 && !c->xattr_user)
 		add_missing(miss, sizeof(miss), "user.* extended attributes");
+	if (pl->prm.acl_share > 0 && !c->acl)
+		add_missing(miss, sizeof(miss), "POSIX ACLs");
 	if (pl->prm.xattr_selinux != SELINUX_NONE && !c->xattr_security)
 		add_missing(miss, sizeof(miss),
 			    st->as_root ? "security.selinux labels" : "security.selinux labels (they need root)");

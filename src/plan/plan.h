@@ -86,6 +86,8 @@ struct plan {
 	uint8_t *link_variant;
 
 	uint8_t *dir_sectype;       /* SELinux type of each directory; NULL when xattr_selinux is none */
+	uint32_t *dir_acl_src;      /* the directory whose default ACL is in force in each, or
+				     * PLAN_NONE; NULL when acl_share is 0 */
 
 	uint64_t bytes;             /* sum of file sizes */
 	double depth_target[256];   /* target share of regular files by depth */
@@ -152,8 +154,9 @@ int plan_xattrs_enabled(const struct plan *pl);
 
 /*
  * The extended attributes of an entry: security.selinux (xattr_selinux),
- * user.* (xattr_user_share; regular files and directories only), in that
- * order.  A hard link has its file's.  Returns xa->n.
+ * user.* (xattr_user_share; regular files and directories only), the
+ * POSIX ACLs system.posix_acl_access and _default (acl_share; not on
+ * symbolic links), in that order.  A hard link has its file's.  Returns xa->n.
  */
 unsigned plan_xattrs(const struct plan *pl, enum plan_entry kind, uint64_t id,
 		     struct plan_xattrs *xa);

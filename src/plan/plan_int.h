@@ -59,6 +59,11 @@ size_t plan_special_name(const struct plan *pl, uint32_t link, unsigned variant,
 
 int plan_xattr_prepare(struct plan *pl);
 
+/* plan_acl.c: the default ACL in force in each directory; an entry's ACLs into xa */
+
+int plan_acl_prepare(struct plan *pl);
+void plan_acl_add(const struct plan *pl, enum plan_entry kind, uint64_t id, struct plan_xattrs *xa);
+
 /* plan_names.c: names made unique within their directory */
 
 int plan_unique_names(struct plan *pl);

@@ -262,7 +262,8 @@ static void add_user(const struct plan *pl, enum plan_entry kind, uint64_t id,
 
 int plan_xattrs_enabled(const struct plan *pl)
 {
-	return pl->prm.xattr_selinux != SELINUX_NONE || pl->prm.xattr_user_share > 0;
+	return pl->prm.xattr_selinux != SELINUX_NONE || pl->prm.xattr_user_share > 0 ||
+	       pl->prm.acl_share > 0;
 }
 
 unsigned plan_xattrs(const struct plan *pl, enum plan_entry kind, uint64_t id,
@@ -279,5 +280,7 @@ unsigned plan_xattrs(const struct plan *pl, enum plan_entry kind, uint64_t id,
 	/* the kernel keeps user.* to regular files and directories */
 	if (pl->prm.xattr_user_share > 0 && kind != PLAN_LINK)
 		add_user(pl, kind, id, xa);
+	if (pl->dir_acl_src)
+		plan_acl_add(pl, kind, id, xa);
 	return xa->n;
 }

@@ -91,7 +91,8 @@ static void check_meta(struct vctx *v, const struct stat *st, const struct plan_
 static int check_xattrs(struct vctx *v, enum plan_entry kind, uint64_t id)
 {
 	char msg[256];
-	int r = verify_xattrs(v->pl, v->path, kind, id, msg, sizeof(msg), &v->res->xattr_entries);
+	int r = verify_xattrs(v->pl, v->path, kind, id, msg, sizeof(msg), &v->res->xattr_entries,
+			      &v->res->acls);
 
 	if (r > 0)
 		mismatch(v, "%s", msg);

@@ -16,6 +16,8 @@ static int managed(const struct plan *pl, const char *name)
 		return pl->prm.xattr_user_share > 0;
 	if (!strcmp(name, "security.selinux"))
 		return pl->prm.xattr_selinux != SELINUX_NONE;
+	if (!strncmp(name, "system.posix_acl_", 17))
+		return pl->prm.acl_share > 0;
 	return 0;
 }
 
@@ -28,7 +30,7 @@ static int planned(const struct plan_xattrs *xa, const char *name)
 }
 
 int verify_xattrs(const struct plan *pl, const char *path, enum plan_entry kind, uint64_t id,
-		  char *msg, size_t msglen, uint64_t *checked)
+		  char *msg, size_t msglen, uint64_t *checked, uint64_t *acls)
 {
 	struct plan_xattrs xa;
 	char *list = NULL;
@@ -49,6 +51,7 @@ int verify_xattrs(const struct plan *pl, const char *path, enum plan_entry kind,
 	for (unsigned i = 0; i < xa.n && !bad; i++) {
 		n = lgetxattr(path, xa.name[i], got, LIST_MAX);
 		(*checked)++;
+		*acls += !strncmp(xa.name[i], "system.posix_acl_", 17);
 		if (n < 0) {
 			snprintf(msg, msglen, "attribute %s: %s", xa.name[i], strerror(errno));
 			bad = 1;
