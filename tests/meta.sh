@@ -99,6 +99,25 @@ for fs in ext2 ext3; do
 	[ -e "$WORK/pre-$fs.img" ] && fail "$fs: a partial image was left" || pass "$fs: no image left"
 done
 
+# inode order: e2fsck, and measure's spread of a directory's inode numbers grows from dir order
+declare -A spread
+for o in dir creation shuffled; do
+	build_fsck "inode_order=$o, ext4" "$WORK/io-$o.img" --size 128M --seed 5 --set inode_order=$o || continue
+	"$IMPRINT" measure --json "$WORK/io-$o.img" >"$WORK/m.json"
+	spread[$o]=$(json "$WORK/m.json" inode_spread_median)
+done
+if python3 -c 'import sys; d, c, s = map(float, sys.argv[1:]); sys.exit(not (c > 3 * d and s > 3 * d))' \
+	"${spread[dir]}" "${spread[creation]}" "${spread[shuffled]}"; then
+	pass "inode spread (median): dir ${spread[dir]}, creation ${spread[creation]}, shuffled ${spread[shuffled]}"
+else
+	fail "inode spread: dir ${spread[dir]}, creation ${spread[creation]}, shuffled ${spread[shuffled]}"
+fi
+build_fsck "inode_order=shuffled, ext2" "$WORK/io-ext2.img" --fs ext2 --size 128M --seed 5 --set inode_order=shuffled
+build_fsck "inode_order=shuffled -j1" "$WORK/io-j1.img" -j1 --size 128M --seed 5 --set inode_order=shuffled &&
+	cmp -s "$WORK/io-j1.img" "$WORK/io-shuffled.img" && pass "shuffled inodes: same bytes with -j1 and -j2" ||
+	fail "shuffled inodes: -j1 and -j2 images differ"
+rm -f "$WORK/io-dir.img" "$WORK/io-ext2.img" "$WORK/io-j1.img"
+
 # off by default: a plan without them has none
 "$IMPRINT" plan --size 96M --seed 11 -o "$WORK/plain.tsv"
 if ! awk -F'\t' '$2 ~ /fifo|socket|chardev|blockdev/' "$WORK/plain.tsv" | grep -q .; then
@@ -163,6 +182,25 @@ if "$IMPRINT" verify "${ARGS[@]}" --set xattr_user_share=0.5 "$WORK/ref" >"$WORK
 	fail "verify accepts another user-attribute plan"
 else
 	pass "verify rejects another user-attribute plan ($(grep -c attribute "$WORK/out") attribute mismatches shown)"
+fi
+
+# the kernel's view of inode order: every entry where planned, and inode numbers in birth order
+for o in creation shuffled; do
+	[ -e "$WORK/io-$o.img" ] || continue
+	attach_dev "$WORK/io-$o.img" ro && mount_at "$WORK/io-$o" -o ro "$DEV" || { fail "mount io-$o"; continue; }
+	if "$IMPRINT" verify --size 128M --seed 5 --set inode_order=$o "$WORK/io-$o" >"$WORK/out" 2>&1; then
+		pass "inode_order=$o: verify: $(tail -1 "$WORK/out")"
+	else
+		fail "inode_order=$o: verify: $(head -3 "$WORK/out")"
+	fi
+done
+# birth order: sorting regular files by inode number sorts them by birth time (statx btime)
+if [ -d "$WORK/io-creation" ] &&
+	find "$WORK/io-creation" -path '*/lost+found' -prune -o -type f -printf '%i\n' | sort -n >/dev/null; then
+	inv=$(cd "$WORK/io-creation" && find . -path ./lost+found -prune -o -type f -print0 |
+		xargs -0 stat -c '%i %W' | sort -n | awk 'NR > 1 && $2 < last { n++ } { last = $2 } END { print n + 0 }')
+	[ "$inv" = 0 ] && pass "inode_order=creation: inode numbers follow birth times (stat %W)" ||
+		fail "inode_order=creation: $inv files born before the file numbered before them"
 fi
 
 # the kernel's view of preallocation: filefrag -v's unwritten extents, verify

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backends/ext4/estimate.h"
+#include "backends/ext4/inode_order.h"
 #include "backends/ext4/request.h"
 #include "content/prealloc.h"
 #include "content/sparse.h"
@@ -143,8 +144,14 @@ static int symlink_inode(struct ext4_build *x, uint32_t l)
 static int alloc_inodes(struct ext4_build *x)
 {
 	static const struct ext4_inode_steps steps = { dir_inode, file_inode, symlink_inode };
+	int ret;
 
-	return ext4_each_inode(x, &steps);
+	if (x->pl->prm.inode_order == ORDER_CREATION)
+		return ext4_inodes_by_birth(x, dir_inode, file_inode, symlink_inode);
+	ret = ext4_each_inode(x, &steps);
+	if (!ret && x->pl->prm.inode_order == ORDER_SHUFFLED)
+		ret = ext4_inodes_shuffle(x);
+	return ret;
 }
 
 /* Step 3: directory shapes, and symlink blocks. */

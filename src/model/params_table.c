@@ -314,6 +314,9 @@ const struct param_def param_table[] = {
 	{ FIELD(prealloc_file_share), .group = "metadata", .type = PT_SHARE, .unit = "",
 	  .def.d = 0, R_SHARE,
 	  .desc = "share of other-binary files of 256 KiB or more with preallocated space: unwritten ranges, blocks beyond the end (ext4, mounted)" },
+	{ FIELD(inode_order), .group = "metadata", .type = PT_ENUM, .unit = "",
+	  .def.e = ORDER_DIR, .choices = layout_order_names,
+	  .desc = "inode numbers (ext2/3/4): in directory order, in creation (birth time) order, or shuffled within each group" },
 };
 
 _Static_assert(ARRAY_SIZE(param_table) <= 64 * ARRAY_SIZE(((struct params *)0)->explicit_mask),

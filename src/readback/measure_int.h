@@ -38,10 +38,10 @@ struct measure_meta {
 	uint64_t unreadable;
 	/* preallocated space of regular files */
 	uint64_t prealloc_files, unwritten_blocks, beyond_blocks;
+	/* inode order: over directories of 2 or more entries, (max - min + 1) / entries of their inode numbers */
+	uint64_t spread_dirs;
+	double spread_median, spread_p90, spread_tight; /* tight: share with a spread of 1 (consecutive) */
 };
-
-/* Count the distinct xattr blocks of t (after the walk). */
-void measure_meta_finish(struct measure_meta *t);
 
 struct mstate {
 	const struct measure_opts *o;
@@ -61,6 +61,8 @@ struct mstate {
 	uint32_t ndirs, dcap;
 	uint16_t *ddepth;
 	uint32_t *dnfiles;
+	uint64_t *dmin, *dmax; /* inode numbers of each directory's entries: smallest, largest */
+	uint32_t *dcnt;        /* and how many */
 	uint32_t *stack; /* directory index by entry depth */
 	size_t stack_cap;
 
@@ -75,6 +77,9 @@ struct mstate {
 	struct measure_layout lay;
 	struct mext ext_tab;
 };
+
+/* After the walk: the distinct xattr blocks, the inode spread of the directories. */
+void measure_meta_finish(struct mstate *m);
 
 struct mresult {
 	const char *target;

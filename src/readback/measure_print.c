@@ -80,6 +80,11 @@ static void print_layout_text(const struct measure_layout *l, uint64_t sparse_fi
 /* Extended attributes and ACLs, when there are any. */
 static void print_meta_text(const struct measure_meta *t, int image, FILE *out)
 {
+	if (t->spread_dirs)
+		fprintf(out,
+			"  inode order     a directory's entries span %.2fx their count (median; 90th "
+			"percentile %.2fx); %.1f%% of %" PRIu64 " directories consecutive\n",
+			t->spread_median, t->spread_p90, 100 * t->spread_tight, t->spread_dirs);
 	if (t->prealloc_files)
 		fprintf(out,
 			"  preallocated    %" PRIu64 " files: %" PRIu64 " unwritten blocks inside, %" PRIu64
@@ -290,6 +295,9 @@ void measure_print_json(const struct mresult *r, const struct mstate *m,
 	ADD("char_devices", json_object_new_uint64(m->chardevs));
 	ADD("block_devices", json_object_new_uint64(m->blockdevs));
 	ADD("xattrs", meta_json(&m->meta, r->image));
+	ADD("inode_spread_median", json_object_new_double(m->meta.spread_median));
+	ADD("inode_spread_p90", json_object_new_double(m->meta.spread_p90));
+	ADD("inode_consecutive_dirs", json_object_new_double(m->meta.spread_tight));
 	ADD("prealloc_files", json_object_new_uint64(m->meta.prealloc_files));
 	ADD("unwritten_blocks", json_object_new_uint64(m->meta.unwritten_blocks));
 	ADD("beyond_blocks", json_object_new_uint64(m->meta.beyond_blocks));

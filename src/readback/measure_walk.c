@@ -94,7 +94,10 @@ static int grow_dirs(struct mstate *m)
 	if (m->dcap >= UINT32_MAX / 2)
 		return -E2BIG;
 	if (array_resize(&m->ddepth, c, sizeof(*m->ddepth)) ||
-	    array_resize(&m->dnfiles, c, sizeof(*m->dnfiles)))
+	    array_resize(&m->dnfiles, c, sizeof(*m->dnfiles)) ||
+	    array_resize(&m->dmin, c, sizeof(*m->dmin)) ||
+	    array_resize(&m->dmax, c, sizeof(*m->dmax)) ||
+	    array_resize(&m->dcnt, c, sizeof(*m->dcnt)))
 		return -ENOMEM;
 	m->dcap = c;
 	return 0;
@@ -193,9 +196,19 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 			goto out_nomem;
 		m->ddepth[0] = 0;
 		m->dnfiles[0] = 0;
+		m->dcnt[0] = 0;
 		m->ndirs = 1;
 		m->stack[0] = 0;
 		return 0;
+	}
+	if (e->type != FSREAD_FILE || e->first_name) {
+		uint32_t p = m->stack[e->depth];
+
+		if (!m->dcnt[p] || e->ino < m->dmin[p])
+			m->dmin[p] = e->ino;
+		if (!m->dcnt[p] || e->ino > m->dmax[p])
+			m->dmax[p] = e->ino;
+		m->dcnt[p]++;
 	}
 	switch (e->type) {
 	case FSREAD_DIR:
@@ -216,6 +229,7 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 			goto out_nomem;
 		m->ddepth[m->ndirs] = (uint16_t)(e->depth + 1);
 		m->dnfiles[m->ndirs] = 0;
+		m->dcnt[m->ndirs] = 0;
 		m->stack[e->depth + 1] = m->ndirs;
 		m->ndirs++;
 		return 0;
@@ -280,17 +294,54 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void measure_meta_finish(struct measure_meta *t)
+static int cmp_double(const void *a, const void *b)
 {
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* How far apart each directory's entries' inode numbers are: quantiles of the spread. */
+static void inode_spread(struct mstate *m)
+{
+	struct measure_meta *t = &m->meta;
+	double *sp = malloc((m->ndirs ? m->ndirs : 1) * sizeof(*sp));
+	uint64_t n = 0, tight = 0;
+
+	if (!sp)
+		return;
+	for (uint32_t d = 0; d < m->ndirs; d++) {
+		if (m->dcnt[d] < 2)
+			continue;
+		sp[n] = (double)(m->dmax[d] - m->dmin[d] + 1) / m->dcnt[d];
+		tight += sp[n] <= 1.0;
+		n++;
+	}
+	qsort(sp, n, sizeof(*sp), cmp_double);
+	t->spread_dirs = n;
+	t->spread_median = n ? sp[(n - 1) / 2] : 0;
+	t->spread_p90 = n ? sp[(n - 1) * 9 / 10] : 0;
+	t->spread_tight = n ? (double)tight / (double)n : 0;
+	free(sp);
+}
+
+void measure_meta_finish(struct mstate *m)
+{
+	struct measure_meta *t = &m->meta;
+
 	qsort(t->blocks, t->nblocks, sizeof(*t->blocks), cmp_u64);
 	t->shared_blocks = 0;
 	for (size_t i = 0; i < t->nblocks; i++)
 		t->shared_blocks += i == 0 || t->blocks[i] != t->blocks[i - 1];
+	inode_spread(m);
 }
 
 void measure_mstate_release(struct mstate *m)
 {
 	free(m->meta.blocks);
+	free(m->dmin);
+	free(m->dmax);
+	free(m->dcnt);
 	free(m->size);
 	free(m->mtime);
 	free(m->depth);
