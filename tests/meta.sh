@@ -118,6 +118,21 @@ build_fsck "inode_order=shuffled -j1" "$WORK/io-j1.img" -j1 --size 128M --seed 5
 	fail "shuffled inodes: -j1 and -j2 images differ"
 rm -f "$WORK/io-dir.img" "$WORK/io-ext2.img" "$WORK/io-j1.img"
 
+# aged directories: slack left by deleted entries lowers the fill of multi-block directories
+DS=(--size 256M --seed 5 --files 20000 --used 100M --set special_dirs=1 --set special_dir_files=5000)
+declare -A fill
+for sl in 0 0.4; do
+	build_fsck "dir_slack=$sl" "$WORK/ds.img" "${DS[@]}" --set dir_slack=$sl || continue
+	"$IMPRINT" measure --json "$WORK/ds.img" >"$WORK/m.json"
+	fill[$sl]=$(json "$WORK/m.json" dir_fill)
+done
+if python3 -c 'import sys; a, b = map(float, sys.argv[1:]); sys.exit(not (0.5 * a < b < 0.8 * a))' \
+	"${fill[0]}" "${fill[0.4]}"; then
+	pass "directory fill ${fill[0]} without slack, ${fill[0.4]} with dir_slack=0.4"
+else
+	fail "directory fill ${fill[0]} without slack, ${fill[0.4]} with dir_slack=0.4"
+fi
+
 # off by default: a plan without them has none
 "$IMPRINT" plan --size 96M --seed 11 -o "$WORK/plain.tsv"
 if ! awk -F'\t' '$2 ~ /fifo|socket|chardev|blockdev/' "$WORK/plain.tsv" | grep -q .; then
@@ -201,6 +216,15 @@ if [ -d "$WORK/io-creation" ] &&
 		xargs -0 stat -c '%i %W' | sort -n | awk 'NR > 1 && $2 < last { n++ } { last = $2 } END { print n + 0 }')
 	[ "$inv" = 0 ] && pass "inode_order=creation: inode numbers follow birth times (stat %W)" ||
 		fail "inode_order=creation: $inv files born before the file numbered before them"
+fi
+
+# the kernel reads the slack directories: every entry found (the last image is dir_slack=0.4)
+if [ -e "$WORK/ds.img" ] && attach_dev "$WORK/ds.img" ro && mount_at "$WORK/ds" -o ro "$DEV"; then
+	if "$IMPRINT" verify "${DS[@]}" --set dir_slack=0.4 "$WORK/ds" >"$WORK/out" 2>&1; then
+		pass "dir_slack=0.4: verify: $(tail -1 "$WORK/out")"
+	else
+		fail "dir_slack=0.4: verify: $(head -3 "$WORK/out")"
+	fi
 fi
 
 # the kernel's view of preallocation: filefrag -v's unwritten extents, verify

@@ -42,6 +42,7 @@ static int ents_add(struct ext4_ents *d, const char *name, size_t len, ext2_ino_
 	d->e[d->n].name_len = (uint32_t)len;
 	d->e[d->n].ino = ino;
 	d->e[d->n].type = type;
+	d->e[d->n].slack = 0;
 	d->len += len;
 	d->n++;
 	return 0;
@@ -81,8 +82,10 @@ int ext4_collect_entries(struct ext4_build *x, uint32_t j)
 		ret = ents_add(d, "lost+found", 10, x->st->lpf_ino, EXT2_FT_DIR);
 	if (ret)
 		return ret;
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; i < d->n; i++) {
 		d->e[i].name = d->names + d->off[i];
+		d->e[i].slack = (uint16_t)plan_dirent_slack(pl, j, i);
+	}
 	return 0;
 }
 

@@ -117,6 +117,7 @@ struct params {
 	double acl_share;          /* 0: files and directories with a POSIX access ACL */
 	double prealloc_file_share; /* 0: of other-binary files >= 256 KiB, those with preallocated space */
 	enum layout_order inode_order; /* dir: inode numbers follow the directory walk; creation; shuffled */
+	double dir_slack;          /* 0: share of directory entry space left free by deleted entries */
 
 	/* bit i set: table entry i was set explicitly (private to params.c) */
 	uint64_t explicit_mask[2];

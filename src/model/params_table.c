@@ -317,6 +317,9 @@ const struct param_def param_table[] = {
 	{ FIELD(inode_order), .group = "metadata", .type = PT_ENUM, .unit = "",
 	  .def.e = ORDER_DIR, .choices = layout_order_names,
 	  .desc = "inode numbers (ext2/3/4): in directory order, in creation (birth time) order, or shuffled within each group" },
+	{ FIELD(dir_slack), .group = "metadata", .type = PT_SHARE, .unit = "",
+	  .def.d = 0, R_CLOSED(0, 0.8),
+	  .desc = "ext2/3/4 directories: share of entry space left free by deleted entries (aged directories)" },
 };
 
 _Static_assert(ARRAY_SIZE(param_table) <= 64 * ARRAY_SIZE(((struct params *)0)->explicit_mask),

@@ -161,6 +161,14 @@ int plan_xattrs_enabled(const struct plan *pl);
 unsigned plan_xattrs(const struct plan *pl, enum plan_entry kind, uint64_t id,
 		     struct plan_xattrs *xa);
 
+/*
+ * Bytes a deleted entry left after entry number pos of directory dir (in
+ * any fixed order of its entries): 0, or with probability
+ * dir_slack / (1 - dir_slack) the record of a deleted name of 1 to 40
+ * bytes (12 to 48 bytes, a multiple of 4).
+ */
+unsigned plan_dirent_slack(const struct plan *pl, uint32_t dir, uint64_t pos);
+
 /* Extension text of a file ("" for none). */
 static inline const char *plan_file_ext(const struct plan *pl, uint64_t file)
 {

@@ -146,3 +146,17 @@ void plan_link_meta(const struct plan *pl, uint32_t link, struct plan_meta *m)
 	if (pl->link_kind[link] & LINK_SPECIAL)
 		special_meta(pl, link, &r, m);
 }
+
+unsigned plan_dirent_slack(const struct plan *pl, uint32_t dir, uint64_t pos)
+{
+	double s = pl->prm.dir_slack;
+	struct rng r;
+
+	if (!(s > 0))
+		return 0;
+	rng_init(&r, pl->prm.seed, "dir.slack", ((uint64_t)dir << 32) ^ pos);
+	if (!(rng_uniform(&r) < s / (1 - s)))
+		return 0;
+	/* a deleted entry's record: 8 bytes of header and its name, rounded up to 4 */
+	return (unsigned)((8 + 1 + rng_below(&r, 40) + 3) & ~3u);
+}

@@ -39,6 +39,9 @@ struct measure_meta {
 	/* preallocated space of regular files */
 	uint64_t prealloc_files, unwritten_blocks, beyond_blocks;
 	/* inode order: over directories of 2 or more entries, (max - min + 1) / entries of their inode numbers */
+	uint64_t dirent_bytes, dir_bytes; /* directories of 2 blocks or more: records (8 + name, to 4;
+					   * dots 24), sizes */
+	uint64_t fill_dirs;
 	uint64_t spread_dirs;
 	double spread_median, spread_p90, spread_tight; /* tight: share with a spread of 1 (consecutive) */
 };
@@ -63,6 +66,7 @@ struct mstate {
 	uint32_t *dnfiles;
 	uint64_t *dmin, *dmax; /* inode numbers of each directory's entries: smallest, largest */
 	uint32_t *dcnt;        /* and how many */
+	uint64_t *dent, *dsize; /* bytes their records need (dots included); the directory's size */
 	uint32_t *stack; /* directory index by entry depth */
 	size_t stack_cap;
 
@@ -78,8 +82,8 @@ struct mstate {
 	struct mext ext_tab;
 };
 
-/* After the walk: the distinct xattr blocks, the inode spread of the directories. */
-void measure_meta_finish(struct mstate *m);
+/* After the walk: the distinct xattr blocks, directory fill, the inode spread of the directories. */
+void measure_meta_finish(struct mstate *m, unsigned block_size);
 
 struct mresult {
 	const char *target;

@@ -80,6 +80,9 @@ static void print_layout_text(const struct measure_layout *l, uint64_t sparse_fi
 /* Extended attributes and ACLs, when there are any. */
 static void print_meta_text(const struct measure_meta *t, int image, FILE *out)
 {
+	if (t->dir_bytes)
+		fprintf(out, "  directory fill  %.3f (entry records / size, %" PRIu64 " directories of 2 blocks or more)\n",
+			(double)t->dirent_bytes / (double)t->dir_bytes, t->fill_dirs);
 	if (t->spread_dirs)
 		fprintf(out,
 			"  inode order     a directory's entries span %.2fx their count (median; 90th "
@@ -295,6 +298,8 @@ void measure_print_json(const struct mresult *r, const struct mstate *m,
 	ADD("char_devices", json_object_new_uint64(m->chardevs));
 	ADD("block_devices", json_object_new_uint64(m->blockdevs));
 	ADD("xattrs", meta_json(&m->meta, r->image));
+	ADD("dir_fill", json_object_new_double(m->meta.dir_bytes ? (double)m->meta.dirent_bytes /
+								    (double)m->meta.dir_bytes : 0));
 	ADD("inode_spread_median", json_object_new_double(m->meta.spread_median));
 	ADD("inode_spread_p90", json_object_new_double(m->meta.spread_p90));
 	ADD("inode_consecutive_dirs", json_object_new_double(m->meta.spread_tight));

@@ -97,7 +97,9 @@ static int grow_dirs(struct mstate *m)
 	    array_resize(&m->dnfiles, c, sizeof(*m->dnfiles)) ||
 	    array_resize(&m->dmin, c, sizeof(*m->dmin)) ||
 	    array_resize(&m->dmax, c, sizeof(*m->dmax)) ||
-	    array_resize(&m->dcnt, c, sizeof(*m->dcnt)))
+	    array_resize(&m->dcnt, c, sizeof(*m->dcnt)) ||
+	    array_resize(&m->dent, c, sizeof(*m->dent)) ||
+	    array_resize(&m->dsize, c, sizeof(*m->dsize)))
 		return -ENOMEM;
 	m->dcap = c;
 	return 0;
@@ -197,12 +199,17 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		m->ddepth[0] = 0;
 		m->dnfiles[0] = 0;
 		m->dcnt[0] = 0;
+		m->dent[0] = 24;
+		m->dsize[0] = e->type == FSREAD_DIR ? e->size : 0;
 		m->ndirs = 1;
 		m->stack[0] = 0;
 		return 0;
 	}
 	if (e->type != FSREAD_FILE || e->first_name) {
 		uint32_t p = m->stack[e->depth];
+
+		/* directory fill: what the entries need against what the directory takes */
+		m->dent[p] += (8 + e->name_len + 3) & ~(uint64_t)3;
 
 		if (!m->dcnt[p] || e->ino < m->dmin[p])
 			m->dmin[p] = e->ino;
@@ -230,6 +237,8 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		m->ddepth[m->ndirs] = (uint16_t)(e->depth + 1);
 		m->dnfiles[m->ndirs] = 0;
 		m->dcnt[m->ndirs] = 0;
+		m->dent[m->ndirs] = 24;
+		m->dsize[m->ndirs] = e->size;
 		m->stack[e->depth + 1] = m->ndirs;
 		m->ndirs++;
 		return 0;
@@ -302,7 +311,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* How far apart each directory's entries' inode numbers are: quantiles of the spread. */
-static void inode_spread(struct mstate *m)
+static void inode_spread(struct mstate *m, unsigned bs)
 {
 	struct measure_meta *t = &m->meta;
 	double *sp = malloc((m->ndirs ? m->ndirs : 1) * sizeof(*sp));
@@ -311,6 +320,11 @@ static void inode_spread(struct mstate *m)
 	if (!sp)
 		return;
 	for (uint32_t d = 0; d < m->ndirs; d++) {
+		if (m->dsize[d] > bs) {
+			t->dirent_bytes += m->dent[d];
+			t->dir_bytes += m->dsize[d];
+			t->fill_dirs++;
+		}
 		if (m->dcnt[d] < 2)
 			continue;
 		sp[n] = (double)(m->dmax[d] - m->dmin[d] + 1) / m->dcnt[d];
@@ -325,7 +339,7 @@ static void inode_spread(struct mstate *m)
 	free(sp);
 }
 
-void measure_meta_finish(struct mstate *m)
+void measure_meta_finish(struct mstate *m, unsigned bs)
 {
 	struct measure_meta *t = &m->meta;
 
@@ -333,7 +347,7 @@ void measure_meta_finish(struct mstate *m)
 	t->shared_blocks = 0;
 	for (size_t i = 0; i < t->nblocks; i++)
 		t->shared_blocks += i == 0 || t->blocks[i] != t->blocks[i - 1];
-	inode_spread(m);
+	inode_spread(m, bs);
 }
 
 void measure_mstate_release(struct mstate *m)
@@ -342,6 +356,8 @@ void measure_mstate_release(struct mstate *m)
 	free(m->dmin);
 	free(m->dmax);
 	free(m->dcnt);
+	free(m->dent);
+	free(m->dsize);
 	free(m->size);
 	free(m->mtime);
 	free(m->depth);
