@@ -287,5 +287,13 @@ for fs in xfs btrfs; do
 	else
 		fail "$fs: preallocation: $(head -c 300 "$WORK/err") $(head -3 "$WORK/out")"
 	fi
+	# fragmented files are written by another path: preallocated all the same
+	mkdir -p "$WORK/$fs/pre2"
+	if "$IMPRINT" create -q "${PRE[@]}" --used 100M --set layout_score=0.8 "$WORK/$fs/pre2" 2>"$WORK/err" &&
+		"$IMPRINT" verify "${PRE[@]}" --used 100M --set layout_score=0.8 "$WORK/$fs/pre2" >"$WORK/out" 2>&1; then
+		pass "$fs: preallocated and fragmented: $(tail -1 "$WORK/out")"
+	else
+		fail "$fs: preallocated and fragmented: $(head -c 300 "$WORK/err") $(head -3 "$WORK/out")"
+	fi
 done
 finish

@@ -90,6 +90,7 @@ int mnt_write_range(struct mnt_state *st, int fd, uint64_t f, uint64_t off, uint
 		    unsigned char *buf, size_t len);
 struct plan_meta;
 int mnt_file_meta(struct mnt_state *st, int fd, uint64_t f, const struct plan_meta *m);
+int mnt_prealloc_after(struct mnt_state *st, int fd, uint64_t f);
 int mnt_write_file(struct mnt_state *st, int dirfd, uint64_t f, unsigned char *buf, size_t len);
 
 /* frag.c: fragmentation through the kernel, and the FIEMAP measure */

@@ -70,6 +70,28 @@ static int prealloc_space(struct mnt_state *st, int fd, uint64_t f, struct spars
 	return 0;
 }
 
+/*
+ * A preallocated file written by another path (the fragmenter): its
+ * unwritten ranges made unwritten again (FALLOC_FL_ZERO_RANGE leaves
+ * unwritten extents on ext4 and xfs) and its space beyond the end added.
+ */
+int mnt_prealloc_after(struct mnt_state *st, int fd, uint64_t f)
+{
+	uint64_t size = st->pl->file_size[f], bs = st->vfs.f_bsize ? st->vfs.f_bsize : 4096;
+	struct prealloc pa;
+
+	if (!prealloc_enabled(st->pl) || !prealloc_file(st->pl, f, &pa))
+		return 0;
+	for (unsigned i = 0; i < pa.unw.n; i++)
+		if (fallocate(fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)pa.unw.hole[i].off,
+			      (off_t)pa.unw.hole[i].len))
+			return -errno;
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)((size + bs - 1) / bs * bs), (off_t)pa.beyond))
+		return -errno;
+	__atomic_add_fetch(&st->prealloc_files, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
 /* The bytes of file f: data ranges only, holes never written (the size set first). */
 static int write_data(struct mnt_state *st, int fd, uint64_t f, unsigned char *buf, size_t len)
 {
