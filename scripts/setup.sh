@@ -19,6 +19,7 @@ IMPRINT_DEPS=(
 	sox mpg123 ffmpeg attr acl
 	netpbm pngcheck libjpeg-turbo-progs
 	qpdf poppler-utils unzip libarchive-tools
+	libjs-chart.js chromium
 )
 
 imprint_say()

@@ -143,6 +143,17 @@ build_fsck() {
 	fi
 }
 
+# tap_from CMD...: run CMD; each line it prints, "ok WHAT" or "fail WHAT", passes or fails
+tap_from() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		ok\ *) pass "${line#ok }" ;;
+		*) fail "${line#fail }" ;;
+		esac
+	done < <("$@" 2>&1)
+}
+
 finish() {
 	echo "1..$TESTS_RUN"
 	[ "$TESTS_FAILED" -eq 0 ] || exit 1

@@ -6,11 +6,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "cli/commands.h"
+#include "cli/page.h"
 #include "content/setup.h"
 #include "plan/manifest.h"
 #include "plan/plan.h"
 #include "readback/content_stats.h"
+#include "readback/html.h"
 #include "readback/measure.h"
 #include "readback/report.h"
 #include "readback/verify.h"
@@ -87,6 +91,45 @@ out_unlink:
 	return ret;
 }
 
+/* Refuse a --html FILE that would be refused at the end, before the work: 0 or 1. */
+static int html_precheck(const struct cli *c)
+{
+	char err[600];
+
+	if (!c->html || !html_check_path(c->html, err, sizeof(err)))
+		return 0;
+	fprintf(stderr, "imprint: %s\n", err);
+	return 1;
+}
+
+/* The page's run: the command and its line. */
+static struct page_run page_run_of(const struct cli *c, const char *kind)
+{
+	struct page_run run = { .kind = kind, .argc = c->argc, .argv = c->argv };
+
+	return run;
+}
+
+/* The --html page of a plan; 0 or 1 after a message. */
+static int plan_page(const struct cli *c, const struct plan *pl)
+{
+	struct page_run run = page_run_of(c, "plan");
+	json_object *page = page_new(&run, &pl->prm);
+	char err[600];
+	int ret;
+
+	if (!page)
+		return 1;
+	ret = page_add_plan(page, pl);
+	if (!ret) {
+		ret = html_write(c->html, page, err, sizeof(err));
+		if (ret)
+			fprintf(stderr, "imprint: %s\n", err);
+	}
+	json_object_put(page);
+	return ret ? 1 : 0;
+}
+
 /* Build the plan; write its manifest and, with --report, the fit report. */
 int cmd_plan(struct cli *c, struct params *p)
 {
@@ -97,6 +140,8 @@ int cmd_plan(struct cli *c, struct params *p)
 
 	if (!output && !c->report)
 		output = "-";
+	if (html_precheck(c))
+		return 1;
 	ret = plan_build(&pl, p, &err);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", err.msg);
@@ -129,6 +174,8 @@ int cmd_plan(struct cli *c, struct params *p)
 			report_print_text(&r, out);
 		report_release(&r);
 	}
+	if (c->html)
+		ret = plan_page(c, &pl);
 out_release:
 	plan_release(&pl);
 	return ret ? 1 : 0;
@@ -196,8 +243,23 @@ int cmd_content_report(struct cli *c, struct params *p)
 	/* compressor threads beside the reading one */
 	o.jobs = n < 2 ? 0 : n > 64 ? 64 : (unsigned)n;
 	content_targets_from_params(&t, p);
-	if (content_report_run(c->operand, &o, &t, c->json, stdout))
+	if (c->html) {
+		struct page_run run = page_run_of(c, "content-report");
+		json_object *page;
+		int ret;
+
+		if (html_precheck(c))
+			return 1;
+		page = page_new(&run, c->config || c->nsets ? p : NULL);
+		if (!page)
+			return 1;
+		ret = content_report_run_html(c->operand, &o, &t, c->json, stdout, c->html, page);
+		json_object_put(page);
+		if (ret)
+			return 1;
+	} else if (content_report_run(c->operand, &o, &t, c->json, stdout)) {
 		return 1;
+	}
 	return fflush(stdout) ? 1 : 0;
 }
 
@@ -209,9 +271,21 @@ int cmd_measure(struct cli *c, struct params *p)
 		.against = c->against || c->config || c->nsets ? p : NULL,
 		.against_name = c->config ? c->config : "the defaults and --set",
 		.extents_path = c->create.extents,
+		.html_path = c->html,
 	};
+	struct page_run run = page_run_of(c, "measure");
+	int ret;
 
-	if (measure_run(c->operand, &o, stdout))
+	if (c->html) {
+		if (html_precheck(c))
+			return 1;
+		o.html_page = page_new(&run, o.against);
+		if (!o.html_page)
+			return 1;
+	}
+	ret = measure_run(c->operand, &o, stdout);
+	json_object_put(o.html_page);
+	if (ret)
 		return 1;
 	return fflush(stdout) ? 1 : 0;
 }
@@ -228,6 +302,11 @@ int cmd_create(struct cli *c, struct params *p)
 	}
 	c->create.target = c->operand;
 	c->create.json = c->json;
+	c->create.html = c->html;
+	c->create.argc = c->argc;
+	c->create.argv = c->argv;
+	if (html_precheck(c))
+		return 1;
 	ret = create_run(&c->create, p);
 	if (ret == -EINVAL)
 		return EXIT_USAGE;

@@ -20,6 +20,9 @@ struct cli {
 	struct create_args create;
 	double sample;             /* content-report --sample; 0: not given */
 	const char *against;       /* measure --against: the configuration compared with */
+	const char *html;          /* --html: the report page to write, or NULL */
+	int argc;                  /* the command line, for the page */
+	char **argv;
 	int jobs_given;
 	/* --set and short forms, in command-line order: "key=value" */
 	char **sets;

@@ -10,6 +10,7 @@
 #include "backends/backend.h"
 #include "backends/registry.h"
 #include "cli/create.h"
+#include "cli/page.h"
 #include "cli/pipeline.h"
 #include "cli/progress.h"
 #include "cli/target.h"
@@ -467,6 +468,30 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	return ret;
 }
 
+/* The --html page of a finished build: the image is there, whatever the page does. */
+static int write_page(const struct create_args *a, const struct backend_ops *ops,
+		      const struct target *t, const struct plan *pl,
+		      const struct create_result *res, const struct build_summary *sum)
+{
+	struct page_run run = {
+		.kind = "create",
+		.argc = a->argc,
+		.argv = a->argv,
+		.backend = a->backend,
+		.mkfs_options = a->mkfs_options,
+		.target = a->target,
+	};
+	/* imprint reads back ext2/3/4 and directories; the null backend wrote nothing */
+	int readable = strcmp(ops->name, "null") != 0 &&
+		       (t->is_dir || strncmp(sum->fs, "ext", 3) == 0);
+	int ret = page_create(a->html, &run, pl, res, sum, readable ? t->path : NULL);
+
+	if (ret)
+		fprintf(stderr, "imprint: '%s' is built, but its report page '%s' is not\n",
+			t->path, a->html);
+	return ret;
+}
+
 int create_run(const struct create_args *a, struct params *p)
 {
 	const struct backend_ops *ops;
@@ -512,6 +537,8 @@ int create_run(const struct create_args *a, struct params *p)
 			fprintf(stderr, "imprint: cannot write the summary to stdout: %s\n",
 				strerror(-ret));
 	}
+	if (!ret && a->html)
+		ret = write_page(a, ops, &t, &pl, &res, &sum);
 out_plan:
 	plan_release(&pl);
 out_target:

@@ -20,6 +20,9 @@ struct create_args {
 	int json;                  /* summary as one JSON object */
 	unsigned jobs;             /* worker threads, >= 1 */
 	const char *extents;       /* write the planned runs of every file here, or NULL */
+	const char *html;          /* also write the report page here (cli/page.h), or NULL */
+	int argc;                  /* the command line, for the page */
+	char **argv;
 };
 
 /*

@@ -30,6 +30,7 @@ enum {
 	OPT_EXTENTS,
 	OPT_SAMPLE,
 	OPT_AGAINST,
+	OPT_HTML,
 	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
 	OPT_LAST,
 };
@@ -56,6 +57,7 @@ static const struct option long_opts[] = {
 	{ "extents", required_argument, NULL, OPT_EXTENTS },
 	{ "sample", required_argument, NULL, OPT_SAMPLE },
 	{ "against", required_argument, NULL, OPT_AGAINST },
+	{ "html", required_argument, NULL, OPT_HTML },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -198,6 +200,10 @@ static const struct opt_rule {
 	  .name = "'--sample'",
 	  .takes = ON(CMD_CONTENT_REPORT),
 	  .only_for = "'content-report'" },
+	{ .opt = OPT_HTML,
+	  .name = "'--html'",
+	  .takes = ON(CMD_PLAN) | ON(CMD_CREATE) | ON(CMD_MEASURE) | ON(CMD_CONTENT_REPORT),
+	  .only_for = "'plan', 'create', 'measure' and 'content-report'" },
 };
 
 /* The command line as parsed: what it asks for and which options it gave. */
@@ -268,7 +274,9 @@ static void usage(FILE *out)
 		"                       (default 1: every byte)\n"
 		"      --against CONFIG measure: compare with CONFIG (the fit report of\n"
 		"                       'plan --report', layout and free-space targets); -c and\n"
-		"                       --set also turn the comparison on\n"
+		"                       --set also turn the comparison on\n"		"      --html FILE      plan, create, measure, content-report: also write the\n"
+		"                       report as one self-contained HTML page (charts of target\n"
+		"                       against achieved, a map of the disk) to FILE\n"
 		"\n"
 		"plan writes the manifest to stdout unless --report is given; with --report\n"
 		"the report goes to stdout and the manifest only where -o says (with -o -,\n"
@@ -443,6 +451,9 @@ static int parse_option(struct cli *c, int opt, char **argv)
 	case OPT_AGAINST:
 		c->against = optarg;
 		break;
+	case OPT_HTML:
+		c->html = optarg;
+		break;
 	case 'h':
 		usage(stdout);
 		return 1;
@@ -596,6 +607,8 @@ int main(int argc, char **argv)
 			goto out;
 		pp = &p;
 	}
+	l.c.argc = argc;
+	l.c.argv = argv;
 	ret = l.cmd->run(&l.c, pp);
 out:
 	cli_release(&l.c);

@@ -285,14 +285,14 @@ static int print_dropped_text(const struct create_result *res, FILE *out)
 		       res->renamed) < 0 ? -EIO : 0;
 }
 
-static int print_json(const struct create_result *res, const struct build_summary *s,
-		      double mbps, FILE *out)
+struct json_object *progress_summary_json(const struct create_result *res,
+					  const struct build_summary *s)
 {
+	double mbps = s->seconds > 0 ? (double)res->bytes / 1e6 / s->seconds : 0;
 	struct json_object *o = json_object_new_object();
-	int ret = 0;
 
 	if (!o)
-		return -ENOMEM;
+		return NULL;
 	json_object_object_add(o, "target", json_object_new_string(s->target));
 	json_object_object_add(o, "fs", json_object_new_string(s->fs));
 	json_object_object_add(o, "size", json_object_new_uint64(s->size));
@@ -315,8 +315,18 @@ static int print_json(const struct create_result *res, const struct build_summar
 	if ((res->have_layout && add_layout_json(o, res)) ||
 	    (res->age_series_n && add_age_json(o, res))) {
 		json_object_put(o);
-		return -ENOMEM;
+		return NULL;
 	}
+	return o;
+}
+
+static int print_json(const struct create_result *res, const struct build_summary *s, FILE *out)
+{
+	struct json_object *o = progress_summary_json(res, s);
+	int ret = 0;
+
+	if (!o)
+		return -ENOMEM;
 	if (fprintf(out, "%s\n",
 		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 						      JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
@@ -333,7 +343,7 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 	int ret;
 
 	if (json) {
-		ret = print_json(res, s, mbps, out);
+		ret = print_json(res, s, out);
 	} else {
 		fmt_bytes(res->bytes, FMT_BYTES_ADAPTIVE, bytes, sizeof(bytes));
 		fmt_bytes(s->size, FMT_BYTES_ADAPTIVE, size, sizeof(size));

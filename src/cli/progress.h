@@ -8,6 +8,7 @@
 #include <time.h>
 
 struct create_result;
+struct json_object;
 
 /*
  * A one-line progress display on a terminal: files, bytes, MB/s and ETA,
@@ -55,6 +56,10 @@ struct build_summary {
  * free_extent_histogram ...: doc/imprint.1).
  * MB are 10^6 bytes.  Returns 0 or -EIO when out cannot be written.
  */
+/* The summary's JSON object (the caller puts it), or NULL when out of memory. */
+struct json_object *progress_summary_json(const struct create_result *res,
+					  const struct build_summary *s);
+
 int progress_print_summary(const struct create_result *res, const struct build_summary *s,
 			   int json, FILE *out);
 

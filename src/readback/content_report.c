@@ -10,6 +10,7 @@
 #include "model/params.h"
 #include "readback/content_stats_int.h"
 #include "readback/fsread.h"
+#include "readback/html.h"
 #include "util/array.h"
 #include "util/strutil.h"
 
@@ -157,8 +158,8 @@ static json_object *json_group(const struct content_group_stats *s)
 	return o;
 }
 
-void content_report_print_json(const struct content_stats *st, const struct content_targets *t,
-			       const char *name, FILE *out)
+json_object *content_report_json(const struct content_stats *st, const struct content_targets *t,
+				 const char *name)
 {
 	const struct content_group_stats *b = &st->group[CONTENT_BINARY];
 	json_object *o = json_object_new_object();
@@ -213,6 +214,14 @@ void content_report_print_json(const struct content_stats *st, const struct cont
 		json_object_array_add(miss, m);
 	}
 	json_object_object_add(o, "not_identified", miss);
+	return o;
+}
+
+void content_report_print_json(const struct content_stats *st, const struct content_targets *t,
+			       const char *name, FILE *out)
+{
+	json_object *o = content_report_json(st, t, name);
+
 	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							     JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
@@ -312,6 +321,13 @@ static int report_entry(struct fsread *fs, const struct fsread_entry *e, void *a
 int content_report_run(const char *target, const struct content_stats_opts *o,
 		       const struct content_targets *t, int json, FILE *out)
 {
+	return content_report_run_html(target, o, t, json, out, NULL, NULL);
+}
+
+int content_report_run_html(const char *target, const struct content_stats_opts *o,
+			    const struct content_targets *t, int json, FILE *out,
+			    const char *html_path, struct json_object *page)
+{
 	struct content_stats st;
 	struct fsread_error err = { { 0 } };
 	struct report_walk w = { .st = &st, .err = &err };
@@ -344,6 +360,14 @@ int content_report_run(const char *target, const struct content_stats_opts *o,
 		content_report_print_json(&st, t, target, out);
 	else
 		content_report_print_text(&st, t, target, out);
+	if (html_path) {
+		char msg[600];
+
+		json_object_object_add(page, "content", content_report_json(&st, t, target));
+		ret = html_write(html_path, page, msg, sizeof(msg));
+		if (ret)
+			fprintf(stderr, "imprint: %s\n", msg);
+	}
 out_release:
 	content_stats_release(&st);
 	free(w.run);

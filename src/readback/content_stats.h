@@ -50,6 +50,8 @@
  * population the targets are set for, and dup_file_share that of all files.
  */
 
+struct json_object;
+
 /* Groups of files, by the generator of their extension (content_ext_ops()). */
 enum content_group {
 	CONTENT_TEXT,     /* text, html, source, json, xml */
@@ -204,6 +206,9 @@ void content_report_print_text(const struct content_stats *st, const struct cont
 			       const char *name, FILE *out);
 void content_report_print_json(const struct content_stats *st, const struct content_targets *t,
 			       const char *name, FILE *out);
+/* The object content_report_print_json() prints (the caller puts it). */
+struct json_object *content_report_json(const struct content_stats *st,
+					const struct content_targets *t, const char *name);
 
 struct params;
 
@@ -226,6 +231,14 @@ void content_targets_from_params(struct content_targets *t, const struct params 
  */
 int content_report_run(const char *target, const struct content_stats_opts *o,
 		       const struct content_targets *t, int json, FILE *out);
+
+/*
+ * content_report_run(), then the --html page: the report's JSON object
+ * added to page (html.h) as "content" and the page written to html_path.
+ */
+int content_report_run_html(const char *target, const struct content_stats_opts *o,
+			    const struct content_targets *t, int json, FILE *out,
+			    const char *html_path, struct json_object *page);
 
 /*
  * The lower-case extension of a path's last component into buf (size len):

@@ -207,6 +207,11 @@ uint64_t fsread_total_blocks(const struct fsread *fs)
 	return fs->total_blocks;
 }
 
+uint64_t fsread_group_blocks(const struct fsread *fs)
+{
+	return fs->group_blocks;
+}
+
 /* A walk in progress: the callback and the directories entered, the current one last. */
 struct fsr_walk {
 	struct fsread *fs;

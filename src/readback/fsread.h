@@ -153,6 +153,9 @@ unsigned fsread_block_size(const struct fsread *fs);
 /* Blocks in the file system (images: the superblock's; mounted: statfs f_blocks). */
 uint64_t fsread_total_blocks(const struct fsread *fs);
 
+/* Blocks in a block group (images), or 0 when there are none (mounted trees). */
+uint64_t fsread_group_blocks(const struct fsread *fs);
+
 /*
  * The callback of fsread_walk().  Return 0 to go on; anything else stops
  * the walk and is returned by fsread_walk().

@@ -566,6 +566,7 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 	}
 	fs->block_size = fs->fs->blocksize;
 	fs->total_blocks = ext2fs_blocks_count(fs->fs->super);
+	fs->group_blocks = EXT2_BLOCKS_PER_GROUP(fs->fs->super);
 	if (check_super(fs, err))
 		return -EINVAL;
 	if (ext2fs_has_feature_journal_needs_recovery(fs->fs->super))

@@ -63,6 +63,7 @@ struct fsread {
 	int image;
 	unsigned block_size;
 	uint64_t total_blocks;
+	uint64_t group_blocks;  /* images: blocks per group; 0 for mounted trees */
 
 	/* images and devices */
 	ext2_filsys fs;

@@ -9,6 +9,7 @@
 
 #include "readback/content_stats.h"
 #include "readback/extents_file.h"
+#include "readback/html.h"
 #include "model/dist.h"
 #include "model/ext.h"
 #include "readback/measure.h"
@@ -41,6 +42,13 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 		goto out_release;
 	}
 	m.fs = fs;
+	if (o->html_path) {
+		/* an image's blocks that are neither file data nor free are metadata */
+		ret = html_map_init(&m.map, fsread_total_blocks(fs), fsread_group_blocks(fs),
+				    fsread_is_image(fs));
+		if (ret == -ENOMEM)
+			goto out_nomem;
+	}
 	if (o->extents_path) {
 		m.ext_out = fopen(o->extents_path, "w");
 		if (!m.ext_out) {
@@ -104,16 +112,20 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 			goto out_release;
 		}
 		r.have_free = 1;
+		for (size_t i = 0; m.map.cnt && i < nfe; i++)
+			html_map_add(&m.map, fe[i].physical, fe[i].len, HTML_MAP_FREE);
 	}
 	ret = measure_compute(&r, &m, o);
 	if (ret == -ENOMEM)
 		goto out_nomem;
 	if (ret)
 		goto out_release;
-	if (o->json)
+	if (out && o->json)
 		measure_print_json(&r, &m, o, out);
-	else
+	else if (out)
 		measure_print_text(&r, &m, o, out);
+	if (o->html_path)
+		ret = measure_html(&r, &m, o);
 	goto out_release;
 out_nomem:
 	fprintf(stderr, "imprint: '%s': out of memory\n", target);

@@ -73,11 +73,17 @@ struct measure_opts {
 	const char *against_name;        /* how to name it ("cfg.conf") */
 	const char *extents_path;        /* write every file's fragments here, or NULL */
 	uint64_t chunk_bytes;            /* free chunks; 0: against's free_chunk, else 1 MiB */
+	const char *html_path;           /* also write the --html page here, or NULL */
+	struct json_object *html_page;   /* with html_path: the page's figures so far (html.h) */
 };
+
+struct json_object;
 
 /*
  * Measure target (an image, a device or a mounted tree) and print the
- * report on out (text or JSON).  Error messages go to stderr.  Returns 0,
+ * report on out (text or JSON; nothing when out is NULL); with
+ * o->html_path, add the figures ("measure", "extra") to o->html_page and
+ * write the page there.  Error messages go to stderr.  Returns 0,
  * or a negative errno (-EINVAL: not a readable file system or corrupt).
  */
 int measure_run(const char *target, const struct measure_opts *o, FILE *out);

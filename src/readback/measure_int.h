@@ -8,6 +8,7 @@
 #include "plan/plan.h"
 #include "readback/content_stats.h"
 #include "readback/fsread.h"
+#include "readback/html.h"
 #include "readback/measure.h"
 #include "readback/report.h"
 
@@ -80,6 +81,9 @@ struct mstate {
 	int64_t max_mtime;
 	struct measure_layout lay;
 	struct mext ext_tab;
+	uint64_t name_len[2][256];   /* names of [0] regular files (hard links too), [1] directories,
+				      * by length (255: longer) */
+	struct html_map map;         /* --html: the disk map (map.cnt NULL: none) */
 };
 
 /* After the walk: the distinct xattr blocks, directory fill, the inode spread of the directories. */
@@ -109,6 +113,7 @@ struct mresult {
 	uint64_t special_dirs, special_files;
 	uint64_t sparse_files_target, hole_blocks_target;
 	const struct params *p;
+	struct size_model sm;  /* against's size law */
 };
 
 /* ---- measure_walk.c: measure_on_entry() is fsread_walk()'s callback, arg a struct mstate */
@@ -125,7 +130,14 @@ int measure_compute(struct mresult *r, struct mstate *m, const struct measure_op
 
 void measure_print_text(const struct mresult *r, const struct mstate *m,
 			const struct measure_opts *o, FILE *out);
+struct json_object *measure_json(const struct mresult *r, const struct mstate *m,
+				 const struct measure_opts *o);
 void measure_print_json(const struct mresult *r, const struct mstate *m,
 			const struct measure_opts *o, FILE *out);
+
+
+/* ---- measure_html.c: the --html page of a measurement; 0 or a negative errno (message printed) */
+
+int measure_html(const struct mresult *r, const struct mstate *m, const struct measure_opts *o);
 
 #endif

@@ -274,8 +274,8 @@ static json_object *u64_array(const uint64_t *v, size_t n)
 	return a;
 }
 
-void measure_print_json(const struct mresult *r, const struct mstate *m,
-			const struct measure_opts *o, FILE *out)
+json_object *measure_json(const struct mresult *r, const struct mstate *m,
+			  const struct measure_opts *o)
 {
 	const struct measure_layout *l = &m->lay;
 	json_object *j = json_object_new_object(), *a, *x;
@@ -406,6 +406,14 @@ void measure_print_json(const struct mresult *r, const struct mstate *m,
 		ADD("hole_blocks_target", json_object_new_uint64(r->hole_blocks_target));
 	}
 #undef ADD
+	return j;
+}
+
+void measure_print_json(const struct mresult *r, const struct mstate *m,
+			const struct measure_opts *o, FILE *out)
+{
+	json_object *j = measure_json(r, m, o);
+
 	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(j);

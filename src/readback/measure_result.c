@@ -9,22 +9,9 @@
 #include "model/dist.h"
 #include "model/ext.h"
 #include "readback/measure_int.h"
+#include "util/array.h"
 
 /* ---- what is reported ------------------------------------------------ */
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 static int cmp_ext_files(const void *a, const void *b, void *ctx)
 {
@@ -242,6 +229,7 @@ static int compute_against(struct mresult *r, const struct mstate *m, const stru
 		r->rep.ext_worst = strdup(r->rep.ext_worst);
 	r->against = 1;
 	r->p = p;
+	r->sm = sm;
 out_free:
 	ext_model_release(&em);
 	free(special);
@@ -310,7 +298,7 @@ int measure_compute(struct mresult *r, struct mstate *m, const struct measure_op
 		return -ENOMEM;
 	if (m->nfiles)
 		memcpy(r->sorted_size, m->size, m->nfiles * sizeof(*m->size));
-	qsort(r->sorted_size, m->nfiles, sizeof(*r->sorted_size), cmp_u64);
+	qsort(r->sorted_size, m->nfiles, sizeof(*r->sorted_size), array_cmp_u64);
 	r->age_ref = o->against ? o->against->time_ref : m->max_mtime;
 	for (uint64_t f = 0; f < m->nfiles; f++) {
 		uint64_t s = m->size[f];
@@ -322,7 +310,7 @@ int measure_compute(struct mresult *r, struct mstate *m, const struct measure_op
 		if (d > r->max_file_depth)
 			r->max_file_depth = d;
 	}
-	qsort(r->ages, m->nfiles, sizeof(*r->ages), cmp_i64);
+	qsort(r->ages, m->nfiles, sizeof(*r->ages), array_cmp_i64);
 	for (uint32_t j = 0; j < m->ndirs; j++) {
 		uint32_t c = m->dnfiles[j];
 

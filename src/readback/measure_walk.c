@@ -181,7 +181,7 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 	struct mstate *m = arg;
 	char ext[MEASURE_EXT_LEN + 1];
 	int64_t id;
-	uint64_t f, holes;
+	uint64_t f, holes, frags;
 
 	if (m->skipping) {
 		if (e->depth > m->skip_below) {
@@ -234,6 +234,7 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 			goto out_nomem;
 		if (array_grow(&m->stack, &m->stack_cap, e->depth + 2, sizeof(*m->stack)))
 			goto out_nomem;
+		m->name_len[1][e->name_len < 255 ? e->name_len : 255]++;
 		m->ddepth[m->ndirs] = (uint16_t)(e->depth + 1);
 		m->dnfiles[m->ndirs] = 0;
 		m->dcnt[m->ndirs] = 0;
@@ -255,6 +256,8 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 	case FSREAD_FILE:
 		break;
 	}
+	/* every name of a regular file, a hard link's too */
+	m->name_len[0][e->name_len < 255 ? e->name_len : 255]++;
 	if (!e->first_name) {
 		m->hardlinks++;
 		return 0;
@@ -287,7 +290,10 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 			m->hole_blocks = UINT64_MAX;
 	}
 	tally_prealloc(e, fsread_block_size(fs), &m->meta);
-	measure_layout_add(&m->lay, e->extents, e->nextents);
+	frags = measure_layout_add(&m->lay, e->extents, e->nextents);
+	for (size_t i = 0; m->map.cnt && i < e->nextents; i++)
+		html_map_add(&m->map, e->extents[i].physical, e->extents[i].len,
+			     frags > 1 ? HTML_MAP_FRAG : HTML_MAP_CONTIG);
 	if (m->ext_out)
 		write_extents_line(m, e);
 	return 0;
@@ -367,4 +373,5 @@ void measure_mstate_release(struct mstate *m)
 	free(m->dnfiles);
 	free(m->stack);
 	mext_release(&m->ext_tab);
+	html_map_release(&m->map);
 }

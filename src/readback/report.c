@@ -391,7 +391,7 @@ static json_object *share_array(const double *v, unsigned n)
 	return a;
 }
 
-void report_print_json(const struct report *r, FILE *out)
+json_object *report_json(const struct report *r)
 {
 	json_object *o = json_object_new_object();
 
@@ -416,6 +416,13 @@ void report_print_json(const struct report *r, FILE *out)
 		json_object_object_add(o, "sparse_hole_bytes",
 				       json_object_new_uint64(r->sparse_hole_bytes));
 	}
+	return o;
+}
+
+void report_print_json(const struct report *r, FILE *out)
+{
+	json_object *o = report_json(r);
+
 	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);

@@ -45,3 +45,17 @@ int array_grow(void *pp, size_t *cap, size_t need, size_t elem)
 	*cap = c;
 	return 0;
 }
+
+int array_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int array_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}

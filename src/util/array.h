@@ -26,4 +26,8 @@ int array_resize(void *pp, size_t n, size_t elem);
  */
 int array_grow(void *pp, size_t *cap, size_t need, size_t elem);
 
+/* qsort() comparators: ascending uint64_t, ascending int64_t. */
+int array_cmp_u64(const void *a, const void *b);
+int array_cmp_i64(const void *a, const void *b);
+
 #endif

@@ -1,0 +1,319 @@
+/* html_data.c - the figures only the --html page shows: size CDF, ages, the disk map */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "readback/html.h"
+
+/* Points of the CDF per doubling of the size: smooth enough, small enough. */
+#define CDF_STEPS_PER_DOUBLING 8
+
+/* Shares are printed with 6 significant digits: the page needs no more. */
+static json_object *share6(double v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.6g", v);
+	return json_object_new_double_s(v, buf);
+}
+
+/* How many of sorted[0..n-1] are <= x. */
+static uint64_t count_le(const uint64_t *sorted, uint64_t n, uint64_t x)
+{
+	uint64_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (sorted[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+json_object *html_size_cdf(const uint64_t *sorted, uint64_t n, const struct size_model *sm)
+{
+	json_object *o = json_object_new_object();
+	json_object *x = json_object_new_array(), *a = json_object_new_array();
+	json_object *mo = sm ? json_object_new_array() : NULL;
+	uint64_t max = n ? sorted[n - 1] : 0, last = 0;
+
+	if (!o || !x || !a || (sm && !mo)) {
+		json_object_put(o);
+		json_object_put(x);
+		json_object_put(a);
+		json_object_put(mo);
+		return NULL;
+	}
+	if (max < 1)
+		max = 1;
+	for (unsigned k = 0;; k++) {
+		double v = pow(2.0, (double)k / CDF_STEPS_PER_DOUBLING);
+		uint64_t s = (uint64_t)floor(v);
+
+		if (s > max)
+			s = max;
+		if (k && s == last) {
+			if (s == max)
+				break;
+			continue;
+		}
+		last = s;
+		json_object_array_add(x, json_object_new_uint64(s));
+		json_object_array_add(a, share6(n ? (double)count_le(sorted, n, s) / (double)n : 0));
+		/* sizes are floor() of the variate: P(size <= s) = F(s + 1) */
+		if (mo)
+			json_object_array_add(mo, share6(size_model_cdf(sm, (double)s + 1.0)));
+		if (s == max)
+			break;
+	}
+	json_object_object_add(o, "x", x);
+	json_object_object_add(o, "achieved", a);
+	json_object_object_add(o, "model", mo);
+	json_object_object_add(o, "empty_share",
+			       share6(n ? (double)count_le(sorted, n, 0) / (double)n : 0));
+	return o;
+}
+
+json_object *html_counts(const uint64_t *v, size_t n)
+{
+	json_object *a = json_object_new_array();
+
+	while (n > 0 && !v[n - 1])
+		n--;
+	for (size_t i = 0; a && i < n; i++)
+		json_object_array_add(a, json_object_new_uint64(v[i]));
+	return a;
+}
+
+/* P(age <= d days): lognormal, the part above max_days redrawn uniformly below it. */
+static double age_cdf(const struct html_age_model *am, double d)
+{
+	double ln, lmax;
+
+	if (d <= 0)
+		return 0;
+	if (d >= am->max_days)
+		return 1;
+	ln = 0.5 * erfc(-(log(d) - log(am->median_days)) / (am->sigma * M_SQRT2));
+	lmax = 0.5 * erfc(-(log(am->max_days) - log(am->median_days)) / (am->sigma * M_SQRT2));
+	return ln + (1 - lmax) * d / am->max_days;
+}
+
+json_object *html_size_classes(const uint64_t *sorted, uint64_t n)
+{
+	json_object *o = json_object_new_object();
+	uint64_t files[66] = { 0 }, bytes[66] = { 0 };
+	unsigned last = 0;
+
+	if (!o)
+		return NULL;
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned b = sorted[i] ? 64 - (unsigned)__builtin_clzll(sorted[i]) : 0;
+
+		files[b]++;
+		/* saturates: a class's bytes never wrap */
+		if (__builtin_add_overflow(bytes[b], sorted[i], &bytes[b]))
+			bytes[b] = UINT64_MAX;
+		if (b > last)
+			last = b;
+	}
+	json_object_object_add(o, "files", html_counts(files, last + 1));
+	json_object_object_add(o, "bytes", html_counts(bytes, last + 1));
+	return o;
+}
+
+json_object *html_age_histogram(const int64_t *ages_sorted, uint64_t n,
+				const struct html_age_model *am)
+{
+	json_object *o = json_object_new_object();
+	json_object *edges = json_object_new_array(), *files = json_object_new_array();
+	json_object *target = am ? json_object_new_array() : NULL;
+	uint64_t i = 0;
+
+	if (!o || !edges || !files || (am && !target)) {
+		json_object_put(o);
+		json_object_put(edges);
+		json_object_put(files);
+		json_object_put(target);
+		return NULL;
+	}
+	/* [0, 1) day, [1, 2), [2, 4), ... up to the oldest file */
+	for (unsigned b = 0; i < n && b < 40; b++) {
+		int64_t lo = b ? (int64_t)86400 << (b - 1) : 0, hi = (int64_t)86400 << b;
+		uint64_t c = 0;
+
+		/* negative ages (times after the reference) count in the first bin */
+		while (i < n && ages_sorted[i] < hi) {
+			c++;
+			i++;
+		}
+		if (b == 39) {
+			c += n - i;
+			i = n;
+		}
+		json_object_array_add(edges, json_object_new_int64(lo / 86400));
+		json_object_array_add(files, json_object_new_uint64(c));
+		if (target)
+			json_object_array_add(target, share6(i == n ? 1 - age_cdf(am, (double)lo / 86400) :
+				age_cdf(am, (double)hi / 86400) - age_cdf(am, (double)lo / 86400)));
+	}
+	json_object_object_add(o, "edges_days", edges);
+	json_object_object_add(o, "files", files);
+	json_object_object_add(o, "target", target);
+	return o;
+}
+
+/* ---- the disk map ------------------------------------------------------ */
+
+/* Rows of a map without block groups (mounted trees): ext4's default group. */
+#define MAP_ROW_BLOCKS 32768u
+/* Cells a row at most (the page wraps a row in lines of 1024). */
+#define HTML_MAP_ROW_CELLS 8192u
+/* Rows at most: beyond it a row holds several groups. */
+#define MAP_MAX_ROWS 2048u
+
+int html_map_init(struct html_map *m, uint64_t total_blocks, uint64_t group_blocks,
+		  int known_rest)
+{
+	uint64_t per_row;
+
+	memset(m, 0, sizeof(*m));
+	if (!total_blocks)
+		return -EINVAL;
+	m->total_blocks = total_blocks;
+	m->group_blocks = group_blocks;
+	m->known_rest = known_rest;
+	m->row_blocks = group_blocks ? group_blocks : MAP_ROW_BLOCKS;
+	if (m->row_blocks > total_blocks)
+		m->row_blocks = total_blocks;
+	m->rows = (total_blocks + m->row_blocks - 1) / m->row_blocks;
+	if (m->rows > MAP_MAX_ROWS) {
+		uint64_t k = (m->rows + MAP_MAX_ROWS - 1) / MAP_MAX_ROWS;
+
+		m->row_blocks *= k;
+		m->rows = (total_blocks + m->row_blocks - 1) / m->row_blocks;
+	}
+	per_row = HTML_MAP_CELLS / m->rows;
+	if (per_row > HTML_MAP_ROW_CELLS)
+		per_row = HTML_MAP_ROW_CELLS;
+	if (per_row > m->row_blocks)
+		per_row = m->row_blocks;
+	m->cell_blocks = (m->row_blocks + per_row - 1) / per_row;
+	m->cells_per_row = (m->row_blocks + m->cell_blocks - 1) / m->cell_blocks;
+	m->ncells = m->rows * m->cells_per_row;
+	m->cnt = calloc(m->ncells, sizeof(*m->cnt));
+	return m->cnt ? 0 : -ENOMEM;
+}
+
+void html_map_release(struct html_map *m)
+{
+	free(m->cnt);
+	m->cnt = NULL;
+}
+
+void html_map_add(struct html_map *m, uint64_t start, uint64_t len, enum html_map_class c)
+{
+	if (!m->cnt || c >= HTML_MAP_CLASSES)
+		return;
+	if (start >= m->total_blocks || len > m->total_blocks - start) {
+		uint64_t in = start >= m->total_blocks ? 0 : m->total_blocks - start;
+
+		m->outside += len - in;
+		len = in;
+	}
+	while (len) {
+		uint64_t row = start / m->row_blocks, off = start % m->row_blocks;
+		uint64_t cell = row * m->cells_per_row + off / m->cell_blocks;
+		uint64_t room = m->cell_blocks - off % m->cell_blocks, n = len < room ? len : room;
+
+		/* the row's last cell may be shorter: off never passes row_blocks */
+		if (off + n > m->row_blocks)
+			n = m->row_blocks - off;
+		m->cnt[cell][c] += (uint32_t)n;
+		start += n;
+		len -= n;
+	}
+}
+
+/* The letter of cell i: the class of most of its blocks, the rest counting too. */
+static char cell_class(const struct html_map *m, uint64_t row, uint64_t i)
+{
+	static const char letter[HTML_MAP_CLASSES] = { 'c', 'f', '.' };
+	const uint32_t *c = m->cnt[row * m->cells_per_row + i];
+	uint64_t first = row * m->row_blocks + i * m->cell_blocks, size = m->cell_blocks;
+	uint64_t covered = 0, best = 0;
+	char ch;
+
+	if (first >= m->total_blocks)
+		return 0;
+	if (size > m->total_blocks - first)
+		size = m->total_blocks - first;
+	if (i * m->cell_blocks + size > m->row_blocks)
+		size = m->row_blocks - i * m->cell_blocks;
+	for (int k = 0; k < HTML_MAP_CLASSES; k++)
+		covered += c[k];
+	ch = m->known_rest ? 'm' : 'u';
+	best = covered < size ? size - covered : 0;
+	for (int k = 0; k < HTML_MAP_CLASSES; k++)
+		if (c[k] > best) {
+			best = c[k];
+			ch = letter[k];
+		}
+	return ch;
+}
+
+/* Row r run-length coded into buf (room for 2 + 20 chars a cell). */
+static void row_rle(const struct html_map *m, uint64_t r, char *buf)
+{
+	char *p = buf, run = 0;
+	uint64_t count = 0;
+
+	for (uint64_t i = 0; i <= m->cells_per_row; i++) {
+		char ch = i < m->cells_per_row ? cell_class(m, r, i) : 0;
+
+		if (ch == run && ch) {
+			count++;
+			continue;
+		}
+		if (run)
+			p += sprintf(p, "%c%llu", run, (unsigned long long)count);
+		run = ch;
+		count = 1;
+	}
+	*p = '\0';
+}
+
+json_object *html_map_json(const struct html_map *m)
+{
+	json_object *o = json_object_new_object(), *rows = json_object_new_array();
+	char *buf = malloc(m->cells_per_row * 22 + 1);
+
+	if (!o || !rows || !buf) {
+		json_object_put(o);
+		json_object_put(rows);
+		free(buf);
+		return NULL;
+	}
+	for (uint64_t r = 0; r < m->rows; r++) {
+		row_rle(m, r, buf);
+		json_object_array_add(rows, json_object_new_string(buf));
+	}
+	free(buf);
+	json_object_object_add(o, "total_blocks", json_object_new_uint64(m->total_blocks));
+	json_object_object_add(o, "group_blocks", json_object_new_uint64(m->group_blocks));
+	json_object_object_add(o, "row_blocks", json_object_new_uint64(m->row_blocks));
+	json_object_object_add(o, "cell_blocks", json_object_new_uint64(m->cell_blocks));
+	json_object_object_add(o, "cells_per_row", json_object_new_uint64(m->cells_per_row));
+	json_object_object_add(o, "outside_blocks", json_object_new_uint64(m->outside));
+	json_object_object_add(o, "rest", json_object_new_string(m->known_rest ? "metadata" :
+								 "unknown"));
+	json_object_object_add(o, "rows", rows);
+	return o;
+}
