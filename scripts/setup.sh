@@ -16,7 +16,7 @@ IMPRINT_DEPS=(
 	libext2fs-dev comerr-dev libgsl-dev libblkid-dev libfdisk-dev libjson-c-dev libcmocka-dev
 	zlib1g-dev libzstd-dev libxxhash-dev libmagic-dev libxml2-dev
 	e2fsprogs wamerican file time python3 strace xfsprogs btrfs-progs
-	sox mpg123 ffmpeg
+	sox mpg123 ffmpeg attr acl
 	netpbm pngcheck libjpeg-turbo-progs
 	qpdf poppler-utils unzip libarchive-tools
 	qemu-utils fdisk

@@ -203,10 +203,11 @@ static int write_batch(struct ext4_data *d, const struct ext4_piece *b, size_t n
 	for (size_t i = 0; i < n; i++) {
 		uint64_t size = d->pl->file_size[b[i].file];
 		uint64_t off = b[i].lblk * bs, want = (uint64_t)b[i].len * bs;
-		uint64_t have = size - off < want ? size - off : want;
+		/* blocks kept beyond the end of a preallocated file: zeros */
+		uint64_t have = off >= size ? 0 : size - off < want ? size - off : want;
 		unsigned char *at = buf + (b[i].pblk - span_start) * bs;
 
-		ret = d->cs->fill(d->cs, b[i].file, off, at, (size_t)have);
+		ret = have ? d->cs->fill(d->cs, b[i].file, off, at, (size_t)have) : 0;
 		if (ret)
 			return ret;
 		/* the tail of the last block is zero, as the kernel leaves it */

@@ -48,6 +48,12 @@ static unsigned int rec_len(unsigned int name_len)
 	return (8 + name_len + 3) & ~3u;
 }
 
+/* An entry's record with the slack a deleted entry left after it */
+static unsigned int ent_len(const struct ext4_dirent_in *d)
+{
+	return rec_len(d->name_len) + (d->slack & ~3u);
+}
+
 static uint32_t key_major(const struct dir_key *k)
 {
 	return (uint32_t)(k->hash >> 32);
@@ -114,7 +120,7 @@ static uint32_t dir_pack(const struct dir_plan *p, const struct ext4_dirent_in *
 	if (start)
 		start[0] = 0;
 	for (i = 0; i < n; i++) {
-		unsigned int r = rec_len(entry_at(p, e, i)->name_len);
+		unsigned int r = ent_len(entry_at(p, e, i));
 
 		while (used + r > p->space) {
 			j = i;
@@ -126,7 +132,7 @@ static uint32_t dir_pack(const struct dir_plan *p, const struct ext4_dirent_in *
 			}
 			used = 0;
 			for (size_t k = j; k < i; k++)
-				used += rec_len(p->keys[k].ent->name_len);
+				used += ent_len(p->keys[k].ent);
 			first = j;
 			if (start)
 				start[nblk] = (uint32_t)j;
@@ -222,7 +228,7 @@ static int dir_plan_init(ext2_filsys fs, const struct ext4_dirent_in *e, size_t 
 		ret = check_entry(&e[i]);
 		if (ret)
 			return ret;
-		bytes += rec_len(e[i].name_len);
+		bytes += ent_len(&e[i]);
 	}
 	p->bs = fs->blocksize;
 	p->csum = ext2fs_has_feature_metadata_csum(fs->super);
@@ -318,7 +324,7 @@ static void put_leaf(const struct dir_plan *p, char *blk, const struct ext4_dire
 	}
 	for (i = from; i < to; i++) {
 		const struct ext4_dirent_in *d = entry_at(p, e, i);
-		unsigned int r = rec_len(d->name_len);
+		unsigned int r = ent_len(d);
 
 		put_dirent(p, blk + off, d->ino, d->name, d->name_len, d->type, r);
 		last_off = off;

@@ -13,6 +13,7 @@ struct ext4_dirent_in {
 	uint32_t name_len;   /* 1..255 */
 	ext2_ino_t ino;
 	uint8_t type;        /* EXT2_FT_REG_FILE, EXT2_FT_DIR, EXT2_FT_SYMLINK, ... */
+	uint16_t slack;      /* free bytes after the entry (a deleted one's record), multiple of 4 */
 };
 
 /* How a directory will be laid out. */

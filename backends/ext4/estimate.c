@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backends/ext4/estimate.h"
+#include "content/prealloc.h"
 
 #define EST_BLOCK	 4096ULL
 #define EST_INODE	 256ULL
@@ -67,13 +68,19 @@ int ext4_estimate(const struct plan *pl, struct backend_estimate *e)
 	char target[PATH_MAX];
 
 	memset(e, 0, sizeof(*e));
-	for (uint64_t f = 0; f < pl->nfiles; f++)
+	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		struct prealloc pa;
+
 		data += blocks_of(pl->file_size[f]);
+		if (prealloc_enabled(pl) && prealloc_file(pl, f, &pa))
+			data += blocks_of(pa.beyond);
+	}
 	for (uint32_t l = 0; l < pl->nlinks; l++) {
 		if (pl->link_kind[l] & LINK_HARD)
 			continue;
 		nsym++;
-		if (plan_symlink_target(pl, l, target, sizeof(target)) > FAST_SYMLINK_MAX)
+		if (LINK_IS_SYMLINK(pl->link_kind[l]) &&
+		    plan_symlink_target(pl, l, target, sizeof(target)) > FAST_SYMLINK_MAX)
 			data++;
 	}
 	nchild = calloc(pl->ndirs ? pl->ndirs : 1, sizeof(*nchild));

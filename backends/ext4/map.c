@@ -144,11 +144,41 @@ static void index_set(struct ext3_extent_idx *ix, uint32_t lblk, uint64_t pblk)
 	ix->ei_unused = 0;
 }
 
+/*
+ * A preallocated file: the blocks from logical block l that share l's
+ * state (written or unwritten) up to the next change, and whether l is
+ * unwritten (in an unwritten range, or from the end of the file on).
+ */
+static uint64_t prealloc_span(const struct ext4_map *m, uint32_t bs, uint64_t l, int *unwritten)
+{
+	uint64_t next = UINT64_MAX;
+
+	*unwritten = l >= m->eof_blocks;
+	if (*unwritten)
+		return UINT64_MAX;
+	next = m->eof_blocks - l;
+	for (unsigned i = 0; i < m->pa->unw.n; i++) {
+		uint64_t a = m->pa->unw.hole[i].off / bs, b = a + m->pa->unw.hole[i].len / bs;
+
+		if (l >= a && l < b) {
+			*unwritten = 1;
+			return b - l;
+		}
+		if (a > l && a - l < next)
+			next = a - l;
+	}
+	return next;
+}
+
 static int build_extents(struct ext4_map *m, ext2_filsys fs, const struct layout_extent *runs,
 			 size_t nruns, const struct sparse_holes *h, struct ext4_meta_src *src)
 {
 	uint32_t bs = fs->blocksize, epb = extents_per_block(bs);
 	uint64_t n = ext4_map_extent_count(runs, nruns) + (h ? h->n : 0), lblk, done = 0;
+
+	/* a preallocated file: unwritten extents hold 32767 blocks at most, and split at each range */
+	if (m->pa)
+		n = 2 * n + 2 * m->pa->unw.n + 2;
 	uint64_t cnt[EXT4_MAP_MAX_DEPTH + 1], span[EXT4_MAP_MAX_DEPTH + 1],
 		base[EXT4_MAP_MAX_DEPTH + 1];
 	struct ext3_extent_header *root = (struct ext3_extent_header *)m->i_block;
@@ -166,6 +196,7 @@ static int build_extents(struct ext4_map *m, ext2_filsys fs, const struct layout
 		for (uint64_t off = 0, len; off < runs[i].len; off += len) {
 			uint64_t p = runs[i].pblk + off;
 			struct ext3_extent *e = &m->ext[n++];
+			int unwritten = 0;
 
 			len = runs[i].len - off;
 			if (len > EXT4_MAP_MAX_EXTENT)
@@ -177,10 +208,20 @@ static int build_extents(struct ext4_map *m, ext2_filsys fs, const struct layout
 				if (len > left)
 					len = left;
 			}
+			if (m->pa) {
+				uint64_t same = prealloc_span(m, bs, lblk, &unwritten);
+
+				if (len > same)
+					len = same;
+				if (unwritten && len > EXT4_MAP_MAX_EXTENT - 1)
+					len = EXT4_MAP_MAX_EXTENT - 1;
+			}
 			if (p + len > (UINT64_C(1) << 48) || lblk + len > UINT32_MAX)
 				return -EFBIG;
 			e->ee_block = ext2fs_cpu_to_le32((uint32_t)lblk);
-			e->ee_len = ext2fs_cpu_to_le16((uint16_t)len);
+			/* an unwritten extent has EXT_INIT_MAX_LEN added to its length */
+			e->ee_len = ext2fs_cpu_to_le16(
+				(uint16_t)(len + (unwritten ? EXT4_MAP_MAX_EXTENT : 0)));
 			e->ee_start_hi = ext2fs_cpu_to_le16((uint16_t)(p >> 32));
 			e->ee_start = ext2fs_cpu_to_le32((uint32_t)p);
 			done += len;

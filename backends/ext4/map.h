@@ -7,6 +7,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "content/prealloc.h"
 #include "layout/layout.h"
 
 #define EXT4_MAP_MAX_EXTENT 32768 /* blocks in one initialized extent */
@@ -38,6 +39,13 @@ struct ext4_map {
 	uint64_t meta_cap;	 /* blocks meta_blk and meta_buf can hold */
 	struct ext3_extent *ext; /* scratch: the extents of an extent-mapped inode */
 	size_t ext_cap;
+	/*
+	 * Set by the caller before a build, NULL otherwise: a preallocated
+	 * file's unwritten ranges, and eof_blocks, its blocks up to the end;
+	 * those and every block from eof_blocks on are mapped unwritten.
+	 */
+	const struct prealloc *pa;
+	uint64_t eof_blocks;
 };
 
 /* An empty map; its buffers grow as needed and are reused across inodes. */

@@ -7,10 +7,38 @@
 #include <string.h>
 
 #include "backends/ext4/estimate.h"
+#include "backends/ext4/inode_order.h"
 #include "backends/ext4/request.h"
+#include "content/prealloc.h"
 #include "content/sparse.h"
 #include "util/array.h"
 #include "util/e2err.h"
+
+/*
+ * A preallocated file's blocks beyond its end join its blocks; its
+ * unwritten ranges are blocks like any (ext4's extents only: ext2/3 map
+ * no unwritten blocks).
+ */
+static int prealloc_blocks(struct ext4_build *x, uint64_t f)
+{
+	struct prealloc pa;
+	char path[PATH_MAX], name[NAME_MAX_LEN + 1];
+
+	if (!x->file_blocks[f] || !prealloc_file(x->pl, f, &pa))
+		return 0;
+	if (!x->extents) {
+		plan_file_name(x->pl, f, name);
+		return ext4_set_err(
+			x->b, -EOPNOTSUPP,
+			"file '%s' is planned with preallocated space (prealloc_file_share), but %s has no unwritten extents; use --fs ext4 or prealloc_file_share=0",
+			ext4_entry_path(x, x->pl->file_dir[f], name, path, sizeof(path)),
+			x->pl->prm.fs == FS_EXT2 ? "ext2" : "ext3 (or ext4 without extents)");
+	}
+	x->file_blocks[f] += pa.beyond / x->bs;
+	x->prealloc_files++;
+	x->unwritten_blocks += pa.unw.bytes / x->bs + pa.beyond / x->bs;
+	return 0;
+}
 
 /* Step 1: blocks per file; inline and empty files take none. */
 static int size_files(struct ext4_build *x)
@@ -22,6 +50,7 @@ static int size_files(struct ext4_build *x)
 	for (uint64_t f = 0; f < pl->nfiles; f++) {
 		uint64_t size = pl->file_size[f];
 		char path[PATH_MAX], name[NAME_MAX_LEN + 1], sz[32];
+		int ret;
 
 		if (size == 0 || (x->inline_ok && size <= EXT4_MIN_INLINE_DATA_SIZE)) {
 			x->file_blocks[f] = 0;
@@ -39,6 +68,11 @@ static int size_files(struct ext4_build *x)
 				x->sparse_files++;
 				x->hole_blocks += h.bytes / x->bs;
 			}
+		}
+		if (prealloc_enabled(pl)) {
+			ret = prealloc_blocks(x, f);
+			if (ret)
+				return ret;
 		}
 		if ((x->file_lblocks && x->file_lblocks[f] > max) || x->file_blocks[f] > max) {
 			plan_file_name(pl, f, name);
@@ -92,7 +126,15 @@ static int file_inode(struct ext4_build *x, uint64_t f)
 
 static int symlink_inode(struct ext4_build *x, uint32_t l)
 {
-	return new_inode(x, x->dir_ino[x->pl->link_dir[l]], LINUX_S_IFLNK, &x->link_ino[l]);
+	int mode = LINUX_S_IFLNK;
+
+	if (x->pl->link_kind[l] & LINK_SPECIAL) {
+		struct plan_special sp;
+
+		plan_special_info(x->pl, l, &sp);
+		mode = (int)sp.ifmt;
+	}
+	return new_inode(x, x->dir_ino[x->pl->link_dir[l]], mode, &x->link_ino[l]);
 }
 
 /*
@@ -102,8 +144,14 @@ static int symlink_inode(struct ext4_build *x, uint32_t l)
 static int alloc_inodes(struct ext4_build *x)
 {
 	static const struct ext4_inode_steps steps = { dir_inode, file_inode, symlink_inode };
+	int ret;
 
-	return ext4_each_inode(x, &steps);
+	if (x->pl->prm.inode_order == ORDER_CREATION)
+		return ext4_inodes_by_birth(x, dir_inode, file_inode, symlink_inode);
+	ret = ext4_each_inode(x, &steps);
+	if (!ret && x->pl->prm.inode_order == ORDER_SHUFFLED)
+		ret = ext4_inodes_shuffle(x);
+	return ret;
 }
 
 /* Step 3: directory shapes, and symlink blocks. */
@@ -147,7 +195,7 @@ static int shape_entries(struct ext4_build *x)
 		int len;
 
 		x->link_blocks[l] = 0;
-		if (pl->link_kind[l] & LINK_HARD)
+		if (!LINK_IS_SYMLINK(pl->link_kind[l]))
 			continue;
 		len = plan_symlink_target(pl, l, x->tbuf, x->bs);
 		if (len < 0) {

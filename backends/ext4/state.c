@@ -42,6 +42,7 @@ static int ents_add(struct ext4_ents *d, const char *name, size_t len, ext2_ino_
 	d->e[d->n].name_len = (uint32_t)len;
 	d->e[d->n].ino = ino;
 	d->e[d->n].type = type;
+	d->e[d->n].slack = 0;
 	d->len += len;
 	d->n++;
 	return 0;
@@ -66,18 +67,25 @@ int ext4_collect_entries(struct ext4_build *x, uint32_t j)
 			       EXT2_FT_REG_FILE);
 	for (uint32_t l = pl->dir_first_link[j];
 	     l < pl->dir_first_link[j] + pl->dir_nlinks[j] && !ret; l++) {
-		int hard = pl->link_kind[l] & LINK_HARD;
+		static const int special_ft[SPECIAL_TYPES] = { EXT2_FT_FIFO, EXT2_FT_SOCK,
+							       EXT2_FT_CHRDEV, EXT2_FT_BLKDEV };
+		uint8_t k = pl->link_kind[l];
+		int hard = k & LINK_HARD;
 
 		ret = ents_add(d, name, plan_link_name(pl, l, name),
 			       hard ? x->file_ino[pl->link_target[l]] : x->link_ino[l],
-			       hard ? EXT2_FT_REG_FILE : EXT2_FT_SYMLINK);
+			       hard		  ? EXT2_FT_REG_FILE :
+			       (k & LINK_SPECIAL) ? special_ft[LINK_SPECIAL_TYPE(k)] :
+						    EXT2_FT_SYMLINK);
 	}
 	if (!ret && j == 0 && x->st->lpf_ino)
 		ret = ents_add(d, "lost+found", 10, x->st->lpf_ino, EXT2_FT_DIR);
 	if (ret)
 		return ret;
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; i < d->n; i++) {
 		d->e[i].name = d->names + d->off[i];
+		d->e[i].slack = (uint16_t)plan_dirent_slack(pl, j, i);
+	}
 	return 0;
 }
 

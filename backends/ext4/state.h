@@ -48,6 +48,8 @@ struct ext4_ents {
 };
 
 /* Everything populate() works with. */
+struct ext4_xshare;
+
 struct ext4_build {
 	struct backend *b;
 	struct ext4_state *st;
@@ -68,6 +70,7 @@ struct ext4_build {
 	uint8_t *file_holes;	/* sparse files: holes per file; NULL when none can be */
 	uint64_t *file_lblocks; /* sparse files: logical blocks, holes included */
 	uint64_t sparse_files, hole_blocks;
+	uint64_t prealloc_files, unwritten_blocks; /* preallocated: files, blocks (beyond the end too) */
 	uint32_t *dir_blocks; /* data + mapping blocks per directory */
 	uint8_t *link_blocks;
 
@@ -84,6 +87,12 @@ struct ext4_build {
 	char *tbuf; /* a symlink target, block size bytes */
 	struct ext4_data data;
 	uint64_t meta_files; /* files whose inode is written, for progress */
+
+	/* extended attributes (xattr.c) */
+	struct plan_xattrs *xattrs;  /* one entry's, while they are written */
+	struct ext4_xshare *xshare;  /* blocks shared by identical sets */
+	uint64_t xattr_inodes, xattr_entries;
+	uint64_t xattr_blocks, xattr_blocks_ref; /* distinct blocks; inodes pointing to one */
 };
 
 /* Set b->errmsg from fmt; returns ret, so that `return ext4_set_err(b, -E, ...)` reads as one. */

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "backends/ext4/write.h"
+#include "backends/ext4/xattr.h"
+#include "content/prealloc.h"
 #include "content/sparse.h"
 #include "util/e2err.h"
 
@@ -188,7 +190,14 @@ static int write_file(struct ext4_build *x, uint64_t f)
 			ret = ext4_map_build_sparse(&x->map, x->fs, runs, nruns, nb, &h,
 						    x->file_lblocks[f], x->extents, &src);
 		} else {
+			struct prealloc pa;
+
+			if (prealloc_enabled(pl) && nb && prealloc_file(pl, f, &pa)) {
+				x->map.pa = &pa;
+				x->map.eof_blocks = (size + x->bs - 1) / x->bs;
+			}
 			ret = ext4_map_build(&x->map, x->fs, runs, nruns, nb, x->extents, &src);
+			x->map.pa = NULL;
 		}
 		if (!ret)
 			ret = write_inode(x, ino, &m, links, size, nb + x->map.nmeta,
@@ -212,6 +221,35 @@ static int write_file(struct ext4_build *x, uint64_t f)
 	return 0;
 }
 
+/*
+ * A FIFO, socket or device node: no blocks; a device's number in i_block
+ * as the kernel writes it (old format in i_block[0] when major and minor
+ * fit a byte, the new one in i_block[1] otherwise).
+ */
+static int write_special(struct ext4_build *x, uint32_t l)
+{
+	uint32_t i_block[EXT2_N_BLOCKS] = { 0 };
+	struct plan_special sp;
+	struct plan_meta m;
+	char path[PATH_MAX], name[NAME_MAX_LEN + 1];
+	int ret;
+
+	plan_special_info(x->pl, l, &sp);
+	plan_link_meta(x->pl, l, &m);
+	if (sp.major < 256 && sp.minor < 256)
+		i_block[0] = sp.major << 8 | sp.minor;
+	else
+		i_block[1] = (sp.minor & 0xff) | (sp.major << 8) | ((sp.minor & ~0xffu) << 12);
+	ret = write_inode(x, x->link_ino[l], &m, 1, 0, 0, 0, i_block);
+	if (ret) {
+		plan_link_name(x->pl, l, name);
+		return ext4_set_err(x->b, ret, "cannot write special file '%s': %s",
+				    ext4_entry_path(x, x->pl->link_dir[l], name, path, sizeof(path)),
+				    strerror(-ret));
+	}
+	return 0;
+}
+
 static int write_symlink(struct ext4_build *x, uint32_t l)
 {
 	const struct plan *pl = x->pl;
@@ -222,6 +260,8 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 	errcode_t err;
 	int len, ret;
 
+	if (pl->link_kind[l] & LINK_SPECIAL)
+		return write_special(x, l);
 	plan_link_meta(pl, l, &m);
 	len = plan_symlink_target(pl, l, x->tbuf, x->bs);
 	if (len < 0) {
@@ -283,6 +323,8 @@ int ext4_write_all(struct ext4_build *x)
 	if (ret)
 		return ext4_set_err(b, ret, "cannot start the data writers: %s", strerror(-ret));
 	ret = write_metadata(x);
+	if (!ret)
+		ret = ext4_write_xattrs(x); /* after every layout block is marked in use */
 	while (!ret && ext4_data_wait(&x->data, EXT4_WAIT_MS)) {
 		if (ext4_cancelled(st))
 			ret = ext4_set_err(b, -EINTR, "interrupted");

@@ -12,6 +12,7 @@
 #include "readback/fsread.h"
 #include "readback/measure.h"
 #include "backends/mounted/mounted.h"
+#include "content/prealloc.h"
 #include "layout/layout.h"
 #include "util/fiemap.h"
 #include "util/rng.h"
@@ -279,8 +280,15 @@ static int batch_write(struct mnt_state *st, struct piece_file *p, unsigned n, i
 		st->frag_breaks += got;
 		st->frag_files += got > 0;
 		plan_file_meta(st->pl, p[i].f, &m);
+		if (!ret && prealloc_enabled(st->pl)) {
+			int w = reopen(p[i].keep);
+
+			ret = w < 0 ? -errno : mnt_prealloc_after(st, w, p[i].f);
+			if (w >= 0)
+				close(w);
+		}
 		if (!ret)
-			ret = mnt_file_meta(st, p[i].keep, &m);
+			ret = mnt_file_meta(st, p[i].keep, p[i].f, &m);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (p[i].keep >= 0)

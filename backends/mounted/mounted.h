@@ -11,6 +11,8 @@
 /* What the file system under DIR can hold (mnt_probe). */
 struct mnt_caps {
 	int symlinks, hardlinks, chown, modes, case_sensitive, holes, fiemap;
+	int xattr_user, xattr_security; /* user.* and security.selinux are kept */
+	int acl;                        /* POSIX ACLs are kept */
 	long name_max;
 };
 
@@ -37,6 +39,7 @@ struct mnt_state {
 	int drop_hard, drop_sym; /* --allow-drop: the file system lacks them, skip them */
 	long name_limit;         /* --allow-drop: shorten longer names to this many bytes; 0: none */
 	uint64_t dropped_hard, dropped_sym, renamed; /* what --allow-drop did */
+	uint64_t prealloc_files; /* files given preallocated space */
 	struct statvfs vfs;
 	struct mnt_caps caps;
 	struct mnt_undo undo;
@@ -88,7 +91,8 @@ int mnt_set_dir_meta(struct mnt_state *st);
 int mnt_write_range(struct mnt_state *st, int fd, uint64_t f, uint64_t off, uint64_t end,
 		    unsigned char *buf, size_t len);
 struct plan_meta;
-int mnt_file_meta(struct mnt_state *st, int fd, const struct plan_meta *m);
+int mnt_file_meta(struct mnt_state *st, int fd, uint64_t f, const struct plan_meta *m);
+int mnt_prealloc_after(struct mnt_state *st, int fd, uint64_t f);
 int mnt_write_file(struct mnt_state *st, int dirfd, uint64_t f, unsigned char *buf, size_t len);
 
 /* frag.c: fragmentation through the kernel, and the FIEMAP measure */
@@ -97,6 +101,11 @@ int mnt_measure(struct mnt_state *st, struct create_result *res);
 /* age.c: the aging churn through the kernel */
 int mnt_age(struct mnt_state *st, struct create_result *res);
 void mnt_age_note(const struct mnt_state *st, char *notes, size_t len);
+
+/* xattr.c: the planned extended attributes of an open entry, of link l in dirfd; the probe */
+int mnt_xattrs_fd(struct mnt_state *st, int fd, enum plan_entry kind, uint64_t id);
+int mnt_xattrs_at(struct mnt_state *st, int dirfd, const char *name, uint32_t link);
+int mnt_xattr_probe(int fd, const char *name, const void *value, size_t len);
 
 void mnt_frag_note(const struct mnt_state *st, char *notes, size_t len);
 

@@ -65,6 +65,18 @@ static void probe_file(struct mnt_state *st, int dfd, int fd)
 	if (cfd >= 0)
 		close(cfd);
 	c->name_max = fpathconf(dfd, _PC_NAME_MAX);
+	c->xattr_user = mnt_xattr_probe(fd, "user.imprint-probe", "1", 1);
+	c->xattr_security = mnt_xattr_probe(fd, "security.selinux", "system_u:object_r:tmp_t:s0", 27);
+	/* version 2; user::rw-, user:PROBE_UID:r--, group::r--, mask::r--, other::r-- */
+	{
+		static const unsigned char acl[] = {
+			2, 0, 0, 0, 1, 0, 6, 0, 255, 255, 255, 255, 2, 0, 4, 0, 0x31, 0xd4, 0, 0,
+			4, 0, 4, 0, 255, 255, 255, 255, 16, 0, 4, 0, 255, 255, 255, 255,
+			32, 0, 4, 0, 255, 255, 255, 255,
+		};
+
+		c->acl = mnt_xattr_probe(fd, "system.posix_acl_access", acl, sizeof(acl));
+	}
 }
 
 /*
@@ -87,6 +99,9 @@ static void probe_deny(struct mnt_caps *c)
 		{ "case", offsetof(struct mnt_caps, case_sensitive) },
 		{ "holes", offsetof(struct mnt_caps, holes) },
 		{ "fiemap", offsetof(struct mnt_caps, fiemap) },
+		{ "xattr_user", offsetof(struct mnt_caps, xattr_user) },
+		{ "xattr_security", offsetof(struct mnt_caps, xattr_security) },
+		{ "acl", offsetof(struct mnt_caps, acl) },
 	};
 	const char *s = getenv("IMPRINT_MOUNTED_DENY");
 
@@ -226,14 +241,18 @@ int mnt_check_plan(struct mnt_state *st)
 {
 	const struct plan *pl = st->pl;
 	const struct mnt_caps *c = &st->caps;
-	int hard = 0, sym = 0, sparse = 0, droppable;
+	int hard = 0, sym = 0, sparse = 0, devices = 0, droppable;
 	char miss[512] = "";
 
 	for (uint32_t l = 0; l < pl->nlinks; l++) {
-		if (pl->link_kind[l] & LINK_HARD)
+		uint8_t k = pl->link_kind[l];
+
+		if (k & LINK_HARD)
 			hard = 1;
-		else
+		else if (LINK_IS_SYMLINK(k))
 			sym = 1;
+		else if (LINK_SPECIAL_TYPE(k) >= SPECIAL_CHR)
+			devices = 1;
 	}
 	if (sparse_enabled(pl)) {
 		struct sparse_holes h;
@@ -244,6 +263,15 @@ int mnt_check_plan(struct mnt_state *st)
 	check_droppable(st, hard, sym, miss, sizeof(miss), &droppable);
 	if (!c->modes)
 		add_missing(miss, sizeof(miss), "mode bits (setuid, setgid, sticky)");
+	if (devices && !st->as_root)
+		add_missing(miss, sizeof(miss), "device nodes (mknod needs root)");
+	if (pl->prm.xattr_user_share > 0 && !c->xattr_user)
+		add_missing(miss, sizeof(miss), "user.* extended attributes");
+	if (pl->prm.acl_share > 0 && !c->acl)
+		add_missing(miss, sizeof(miss), "POSIX ACLs");
+	if (pl->prm.xattr_selinux != SELINUX_NONE && !c->xattr_security)
+		add_missing(miss, sizeof(miss),
+			    st->as_root ? "security.selinux labels" : "security.selinux labels (they need root)");
 	if (!c->case_sensitive)
 		add_missing(miss, sizeof(miss), "names that differ only in case");
 	if (sparse && !c->holes)
@@ -274,7 +302,7 @@ static uint64_t plan_need(struct mnt_state *st, uint64_t bs, uint64_t *entries)
 		data += blocks * bs;
 	}
 	for (uint32_t l = 0; l < pl->nlinks; l++)
-		if (!(pl->link_kind[l] & LINK_HARD) &&
+		if (LINK_IS_SYMLINK(pl->link_kind[l]) &&
 		    plan_symlink_target(pl, l, target, sizeof(target)) > 60)
 			data += bs;
 	data += (uint64_t)pl->ndirs * bs;

@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "backends/mounted/mounted.h"
+#include "content/prealloc.h"
 #include "content/sparse.h"
 
 /*
@@ -55,15 +57,63 @@ int mnt_write_range(struct mnt_state *st, int fd, uint64_t f, uint64_t off, uint
 	return 0;
 }
 
+/*
+ * A preallocated file: all of it and its space beyond the end allocated
+ * unwritten first (fallocate KEEP_SIZE, from the end of the block holding
+ * the last byte), its unwritten ranges into *unw, for write_data to leave
+ * them unwritten as it leaves holes.
+ */
+static int prealloc_space(struct mnt_state *st, int fd, uint64_t f, struct sparse_holes *unw)
+{
+	uint64_t size = st->pl->file_size[f], bs = st->vfs.f_bsize ? st->vfs.f_bsize : 4096;
+	struct prealloc pa;
+
+	if (!prealloc_file(st->pl, f, &pa))
+		return 0;
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)((size + bs - 1) / bs * bs + pa.beyond)))
+		return -errno;
+	*unw = pa.unw;
+	__atomic_add_fetch(&st->prealloc_files, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/*
+ * A preallocated file written by another path (the fragmenter): its
+ * unwritten ranges made unwritten again (FALLOC_FL_ZERO_RANGE leaves
+ * unwritten extents on ext4 and xfs) and its space beyond the end added.
+ */
+int mnt_prealloc_after(struct mnt_state *st, int fd, uint64_t f)
+{
+	uint64_t size = st->pl->file_size[f], bs = st->vfs.f_bsize ? st->vfs.f_bsize : 4096;
+	struct prealloc pa;
+
+	if (!prealloc_enabled(st->pl) || !prealloc_file(st->pl, f, &pa))
+		return 0;
+	for (unsigned i = 0; i < pa.unw.n; i++)
+		if (fallocate(fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)pa.unw.hole[i].off,
+			      (off_t)pa.unw.hole[i].len))
+			return -errno;
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)((size + bs - 1) / bs * bs), (off_t)pa.beyond))
+		return -errno;
+	__atomic_add_fetch(&st->prealloc_files, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
 /* The bytes of file f: data ranges only, holes never written (the size set first). */
 static int write_data(struct mnt_state *st, int fd, uint64_t f, unsigned char *buf, size_t len)
 {
 	uint64_t size = st->pl->file_size[f], pos = 0;
 	struct sparse_holes h = { 0 };
-	int ret;
+	int ret, pre = 0;
 
 	if (sparse_enabled(st->pl))
 		sparse_file_holes(st->pl, f, &h);
+	if (!h.n && prealloc_enabled(st->pl)) {
+		ret = prealloc_space(st, fd, f, &h);
+		if (ret)
+			return ret;
+		pre = h.n > 0;
+	}
 	if (!h.n)
 		return mnt_write_range(st, fd, f, 0, size, buf, len);
 	if (ftruncate(fd, (off_t)size) != 0)
@@ -77,6 +127,8 @@ static int write_data(struct mnt_state *st, int fd, uint64_t f, unsigned char *b
 		if (i < h.n)
 			pos = h.hole[i].off + h.hole[i].len;
 	}
+	if (pre)
+		return 0;
 	__atomic_add_fetch(&st->sparse_files, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&st->hole_blocks, h.bytes / (st->vfs.f_bsize ? st->vfs.f_bsize : 4096),
 			   __ATOMIC_RELAXED);
@@ -84,10 +136,13 @@ static int write_data(struct mnt_state *st, int fd, uint64_t f, unsigned char *b
 }
 
 /* Owner, special mode bits and times of an open regular file (after its data). */
-int mnt_file_meta(struct mnt_state *st, int fd, const struct plan_meta *m)
+int mnt_file_meta(struct mnt_state *st, int fd, uint64_t f, const struct plan_meta *m)
 {
 	struct timespec ts[2];
+	int ret = mnt_xattrs_fd(st, fd, PLAN_FILE, f);
 
+	if (ret)
+		return ret;
 	if (st->set_owners && fchown(fd, m->uid, m->gid) != 0)
 		return -errno;
 	/* chown and writes clear setuid/setgid: set them last */
@@ -116,7 +171,7 @@ int mnt_write_file(struct mnt_state *st, int dirfd, uint64_t f, unsigned char *b
 	st->undo.file[f] = 1;
 	ret = write_data(st, fd, f, buf, len);
 	if (!ret)
-		ret = mnt_file_meta(st, fd, &m);
+		ret = mnt_file_meta(st, fd, f, &m);
 	if (close(fd) != 0 && !ret)
 		ret = -errno;
 	return ret;
@@ -348,6 +403,32 @@ static int dir_fd(struct mnt_state *st, uint32_t dir, uint32_t *cur, int *fd)
 	return ret;
 }
 
+/* A FIFO, socket or device node with mknodat, then its owner, mode (no umask) and times. */
+static int make_special(struct mnt_state *st, uint32_t l, int lfd)
+{
+	char name[NAME_MAX_LEN + 1];
+	struct plan_special sp;
+	struct timespec ts[2];
+	struct plan_meta m;
+	int ret;
+
+	mnt_link_name(st, l, name, 1);
+	plan_special_info(st->pl, l, &sp);
+	plan_link_meta(st->pl, l, &m);
+	if (mknodat(lfd, name, sp.ifmt | 0600, makedev(sp.major, sp.minor)) != 0)
+		return -errno;
+	st->undo.link[l] = 1;
+	if (st->set_owners && fchownat(lfd, name, m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0)
+		return -errno;
+	if (fchmodat(lfd, name, m.mode & 07777, 0) != 0)
+		return -errno;
+	ret = mnt_xattrs_at(st, lfd, name, l);
+	if (ret)
+		return ret;
+	meta_times(&m, ts);
+	return utimensat(lfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+}
+
 static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, int *tfd,
 		     char *buf, size_t len)
 {
@@ -357,6 +438,8 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 	struct plan_meta m;
 	int ret;
 
+	if (pl->link_kind[l] & LINK_SPECIAL)
+		return make_special(st, l, lfd);
 	if ((pl->link_kind[l] & LINK_HARD) ? st->drop_hard : st->drop_sym) {
 		/* --allow-drop: the file system has no such links; skipped, not copied */
 		uint64_t *n = (pl->link_kind[l] & LINK_HARD) ? &st->dropped_hard : &st->dropped_sym;
@@ -387,6 +470,9 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 	plan_link_meta(pl, l, &m);
 	if (st->set_owners && fchownat(lfd, name, m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0)
 		return -errno;
+	ret = mnt_xattrs_at(st, lfd, name, l);
+	if (ret)
+		return ret;
 	meta_times(&m, ts);
 	return utimensat(lfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
 }
@@ -424,10 +510,13 @@ int mnt_make_links(struct mnt_state *st)
 	return entry_err(st, ret, pl->link_dir[l], name, "create link");
 }
 
-static int dir_meta(struct mnt_state *st, int fd, const struct plan_meta *m)
+static int dir_meta(struct mnt_state *st, int fd, uint32_t d, const struct plan_meta *m)
 {
 	struct timespec ts[2];
+	int ret = mnt_xattrs_fd(st, fd, PLAN_DIR, d);
 
+	if (ret)
+		return ret;
 	if (st->set_owners && fchown(fd, m->uid, m->gid) != 0)
 		return -errno;
 	if (fchmod(fd, m->mode & 07777) != 0)
@@ -454,7 +543,7 @@ int mnt_set_dir_meta(struct mnt_state *st)
 		if (ret)
 			break;
 		plan_dir_meta(pl, d, &m);
-		ret = dir_meta(st, fd, &m);
+		ret = dir_meta(st, fd, d, &m);
 		close(fd);
 	}
 	if (ret) {
@@ -468,7 +557,7 @@ int mnt_set_dir_meta(struct mnt_state *st)
 		return mnt_err(st, -errno, "cannot stat '%s': %s", st->root, strerror(errno));
 	st->undo.root_meta = 1;
 	plan_dir_meta(pl, 0, &m);
-	ret = dir_meta(st, st->rootfd, &m);
+	ret = dir_meta(st, st->rootfd, 0, &m);
 	if (ret)
 		return mnt_err(st, ret, "cannot set the metadata of '%s': %s", st->root,
 			       strerror(-ret));

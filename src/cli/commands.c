@@ -338,6 +338,11 @@ int cmd_verify(struct cli *c, struct params *p)
 	       (unsigned long long)res.links, (unsigned long long)res.bytes,
 	       (unsigned long long)res.extent_files, (unsigned long long)res.sparse_files,
 	       (unsigned long long)res.mismatches);
+	if (res.specials || res.xattr_entries || res.acls || res.prealloc_files)
+		printf("metadata checked: %llu special files, %llu extended attributes, %llu ACLs, "
+		       "%llu preallocated files\n",
+		       (unsigned long long)res.specials, (unsigned long long)res.xattr_entries,
+		       (unsigned long long)res.acls, (unsigned long long)res.prealloc_files);
 	plan_release(&pl);
 	return ret ? 1 : 0;
 }

@@ -9,6 +9,7 @@
 #include "content/registry.h"
 #include "plan/plan.h"
 #include "util/rng.h"
+#include "content/prealloc.h"
 #include "content/sparse.h"
 
 static uint64_t file_key(uint64_t seed, uint64_t file)
@@ -16,14 +17,18 @@ static uint64_t file_key(uint64_t seed, uint64_t file)
 	return rng_mix64(seed ^ rng_mix64(file + 1));
 }
 
-/* Zero what falls in the holes of a sparse file (none unless sparse_file_share is set). */
+/* Zero what falls in the holes of a sparse file and the unwritten ranges of a preallocated one. */
 static void zero_holes(const struct plan *pl, uint64_t file, uint64_t offset, void *buf,
 		       size_t len)
 {
 	struct sparse_holes h;
+	struct prealloc pa;
 
 	if (sparse_enabled(pl) && sparse_file_holes(pl, file, &h))
 		sparse_zero(&h, offset, buf, len);
+	/* unwritten ranges read as zeros too */
+	if (prealloc_enabled(pl) && prealloc_file(pl, file, &pa))
+		sparse_zero(&pa.unw, offset, buf, len);
 }
 
 static int random_fill(const struct content_source *cs, uint64_t file, uint64_t offset,

@@ -17,6 +17,7 @@ enum layout_order { ORDER_DIR, ORDER_CREATION, ORDER_SHUFFLED };
 enum frag_select { FRAG_SELECT_WEIGHTED, FRAG_SELECT_RANDOM, FRAG_SELECT_SIZE, FRAG_SELECT_TYPE };
 enum frag_sizes { FRAG_SIZES_RANDOM, FRAG_SIZES_EQUAL, FRAG_SIZES_LOGNORMAL };
 enum text_mode { TEXT_WORDS, TEXT_REPEAT, TEXT_WORDLEN };
+enum xattr_selinux { SELINUX_NONE, SELINUX_TARGETED };
 
 /*
  * Every parameter, resolved.  Fields marked "0 = derived" are filled in by
@@ -111,6 +112,14 @@ struct params {
 	double text_zipf;          /* 1.0: Zipf exponent of word popularity in text, (0, 3] */
 	enum text_mode text_mode;  /* words: Zipf and Heaps; repeat, wordlen: Impressions' modes */
 
+	/* metadata beyond owners and times (doc/model.md, "Metadata"); all off by default */
+	double special_file_share; /* 0: FIFOs, sockets and device nodes, per regular file */
+	enum xattr_selinux xattr_selinux; /* none: security.selinux on every entry (targeted) */
+	double xattr_user_share;   /* 0: files and directories with user.* attributes */
+	double acl_share;          /* 0: files and directories with a POSIX access ACL */
+	double prealloc_file_share; /* 0: of other-binary files >= 256 KiB, those with preallocated space */
+	enum layout_order inode_order; /* dir: inode numbers follow the directory walk; creation; shuffled */
+	double dir_slack;          /* 0: share of directory entry space left free by deleted entries */
 	/* empirical laws (a profile's); empty by default (model/tables.h) */
 	struct param_tables tab;
 

@@ -14,6 +14,7 @@ _Static_assert(sizeof(enum layout_order) == sizeof(int), "enum layout_order is n
 _Static_assert(sizeof(enum frag_select) == sizeof(int), "enum frag_select is not int-sized");
 _Static_assert(sizeof(enum frag_sizes) == sizeof(int), "enum frag_sizes is not int-sized");
 _Static_assert(sizeof(enum text_mode) == sizeof(int), "enum text_mode is not int-sized");
+_Static_assert(sizeof(enum xattr_selinux) == sizeof(int), "enum xattr_selinux is not int-sized");
 
 #define R_GT(a)		.flags = PF_MIN | PF_MIN_OPEN, .min = (a)
 #define R_GE(a)		.flags = PF_MIN, .min = (a)
@@ -49,6 +50,9 @@ static const char *const frag_sizes_names[] = {
 };
 static const char *const text_mode_names[] = {
 	[TEXT_WORDS] = "words", [TEXT_REPEAT] = "repeat", [TEXT_WORDLEN] = "wordlen", NULL
+};
+static const char *const xattr_selinux_names[] = {
+	[SELINUX_NONE] = "none", [SELINUX_TARGETED] = "targeted", NULL
 };
 
 #define FIELD(f) .name = #f, .offset = offsetof(struct params, f), \
@@ -293,6 +297,29 @@ const struct param_def param_table[] = {
 	{ FIELD(text_mode), .group = "content", .type = PT_ENUM, .unit = "",
 	  .def.e = TEXT_WORDS, .choices = text_mode_names,
 	  .desc = "text words: Zipf with a growing vocabulary; Impressions' repeat or wordlen" },
+
+	/* metadata (doc/model.md, "Metadata"): off by default, as in a fresh unpack */
+	{ FIELD(special_file_share), .group = "metadata", .type = PT_SHARE, .unit = "",
+	  .def.d = 0, R_SHARE,
+	  .desc = "FIFOs, sockets, character and block devices, per regular file" },
+	{ FIELD(xattr_selinux), .group = "metadata", .type = PT_ENUM, .unit = "",
+	  .def.e = SELINUX_NONE, .choices = xattr_selinux_names,
+	  .desc = "security.selinux label of every entry: none, or targeted-policy types by directory name and extension" },
+	{ FIELD(xattr_user_share), .group = "metadata", .type = PT_SHARE, .unit = "",
+	  .def.d = 0, R_SHARE,
+	  .desc = "share of files and directories with user.* extended attributes" },
+	{ FIELD(acl_share), .group = "metadata", .type = PT_SHARE, .unit = "",
+	  .def.d = 0, R_SHARE,
+	  .desc = "share of files and directories with a POSIX access ACL (half such directories: a default ACL, inherited below)" },
+	{ FIELD(prealloc_file_share), .group = "metadata", .type = PT_SHARE, .unit = "",
+	  .def.d = 0, R_SHARE,
+	  .desc = "share of other-binary files of 256 KiB or more with preallocated space: unwritten ranges, blocks beyond the end (ext4, mounted)" },
+	{ FIELD(inode_order), .group = "metadata", .type = PT_ENUM, .unit = "",
+	  .def.e = ORDER_DIR, .choices = layout_order_names,
+	  .desc = "inode numbers (ext2/3/4): in directory order, in creation (birth time) order, or shuffled within each group" },
+	{ FIELD(dir_slack), .group = "metadata", .type = PT_SHARE, .unit = "",
+	  .def.d = 0, R_CLOSED(0, 0.8),
+	  .desc = "ext2/3/4 directories: share of entry space left free by deleted entries (aged directories)" },
 };
 
 _Static_assert(ARRAY_SIZE(param_table) <= 64 * ARRAY_SIZE(((struct params *)0)->explicit_mask),

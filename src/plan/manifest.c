@@ -1,6 +1,7 @@
 /* manifest.c - write the plan as a tab-separated manifest */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +127,17 @@ static int write_dir(struct out_buf *ob, const struct plan *pl, uint32_t j, char
 			ob_u64(ob, pl->file_size[f]);
 			ob_tab(ob);
 			ob_ext(ob, plan_file_ext(pl, f));
+		} else if (pl->link_kind[l] & LINK_SPECIAL) {
+			struct plan_special sp;
+
+			/* target: a device node's major:minor */
+			plan_special_info(pl, l, &sp);
+			tl = sp.type >= SPECIAL_CHR ?
+				     snprintf(tbuf, PATH_BUF, "%u:%u", sp.major, sp.minor) :
+				     snprintf(tbuf, PATH_BUF, "-");
+			ob_tab(ob);
+			ob_str(ob, plan_special_type_name(sp.type));
+			ob_str(ob, "\t0\t-");
 		} else {
 			tl = plan_symlink_target(pl, l, tbuf, PATH_BUF);
 			if (tl < 0)

@@ -196,6 +196,10 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 	if (ret)
 		goto out_fail;
 	ret = plan_unique_names(pl);
+	if (!ret)
+		ret = plan_xattr_prepare(pl);
+	if (!ret)
+		ret = plan_acl_prepare(pl);
 	if (ret)
 		goto out_fail;
 	return 0;
@@ -231,6 +235,8 @@ void plan_release(struct plan *pl)
 	free(pl->link_target);
 	free(pl->link_kind);
 	free(pl->link_variant);
+	free(pl->dir_sectype);
+	free(pl->dir_acl_src);
 	ext_model_release(&pl->ext);
 	memset(pl, 0, sizeof(*pl));
 }

@@ -18,6 +18,21 @@
 #define LINK_SYM_DIR   0x04  /* symlink to a directory */
 #define LINK_RELATIVE  0x10  /* symlink target is relative to the link */
 #define LINK_DANGLING  0x20  /* symlink target does not exist */
+#define LINK_SPECIAL   0x08  /* a special file (FIFO, socket, device node): its type in
+			      * LINK_SPECIAL_TYPE(kind), its ordinal in link_target */
+#define LINK_SPECIAL_TYPE(k) (((k) >> 6) & 3u)
+#define LINK_IS_SYMLINK(k)   (((k) & (LINK_SYM_FILE | LINK_SYM_DIR)) != 0)
+
+/* Types of special files (LINK_SPECIAL_TYPE) */
+enum plan_special_type { SPECIAL_FIFO, SPECIAL_SOCK, SPECIAL_CHR, SPECIAL_BLK, SPECIAL_TYPES };
+
+/* A special file as plan_special_info() derives it. */
+struct plan_special {
+	unsigned type;         /* enum plan_special_type */
+	uint32_t ifmt;         /* S_IFIFO, S_IFSOCK, S_IFCHR or S_IFBLK */
+	uint32_t major, minor; /* device nodes; 0 else */
+	uint32_t perm, gid;    /* device nodes: their usual mode and group (tty, disk) */
+};
 
 /* Entry metadata derived on demand (plan_*_meta). */
 struct plan_meta {
@@ -70,6 +85,10 @@ struct plan {
 	uint8_t *link_kind;
 	uint8_t *link_variant;
 
+	uint8_t *dir_sectype;       /* SELinux type of each directory; NULL when xattr_selinux is none */
+	uint32_t *dir_acl_src;      /* the directory whose default ACL is in force in each, or
+				     * PLAN_NONE; NULL when acl_share is 0 */
+
 	uint64_t bytes;             /* sum of file sizes */
 	double depth_target[256];   /* target share of regular files by depth */
 };
@@ -107,6 +126,48 @@ int plan_symlink_target(const struct plan *pl, uint32_t link, char *buf, size_t 
 void plan_dir_meta(const struct plan *pl, uint32_t dir, struct plan_meta *m);
 void plan_file_meta(const struct plan *pl, uint64_t file, struct plan_meta *m);
 void plan_link_meta(const struct plan *pl, uint32_t link, struct plan_meta *m);
+
+/* Type, device numbers and usual mode of special file `link` (LINK_SPECIAL). */
+void plan_special_info(const struct plan *pl, uint32_t link, struct plan_special *s);
+
+/* "fifo", "socket", "chardev", "blockdev": the manifest's word for a special type. */
+const char *plan_special_type_name(unsigned type);
+
+/* Which array an entry id indexes. */
+enum plan_entry { PLAN_DIR, PLAN_FILE, PLAN_LINK };
+
+#define PLAN_XATTRS_MAX 8          /* attributes of one entry */
+#define PLAN_XATTR_VALUE_MAX 256   /* bytes of one user.* value */
+
+/* The extended attributes of one entry, as plan_xattrs() derives them. */
+struct plan_xattrs {
+	unsigned n;
+	const char *name[PLAN_XATTRS_MAX];     /* full names: "security.selinux", "user.x" */
+	const uint8_t *value[PLAN_XATTRS_MAX]; /* into data */
+	size_t len[PLAN_XATTRS_MAX];
+	size_t used;
+	uint8_t data[PLAN_XATTRS_MAX * PLAN_XATTR_VALUE_MAX + 256];
+};
+
+/* Whether the plan gives any entry extended attributes. */
+int plan_xattrs_enabled(const struct plan *pl);
+
+/*
+ * The extended attributes of an entry: security.selinux (xattr_selinux),
+ * user.* (xattr_user_share; regular files and directories only), the
+ * POSIX ACLs system.posix_acl_access and _default (acl_share; not on
+ * symbolic links), in that order.  A hard link has its file's.  Returns xa->n.
+ */
+unsigned plan_xattrs(const struct plan *pl, enum plan_entry kind, uint64_t id,
+		     struct plan_xattrs *xa);
+
+/*
+ * Bytes a deleted entry left after entry number pos of directory dir (in
+ * any fixed order of its entries): 0, or with probability
+ * dir_slack / (1 - dir_slack) the record of a deleted name of 1 to 40
+ * bytes (12 to 48 bytes, a multiple of 4).
+ */
+unsigned plan_dirent_slack(const struct plan *pl, uint32_t dir, uint64_t pos);
 
 /* Extension text of a file ("" for none). */
 static inline const char *plan_file_ext(const struct plan *pl, uint64_t file)

@@ -9,6 +9,7 @@
 #include "plan/plan.h"
 #include "util/rng.h"
 #include "util/strutil.h"
+#include "util/util.h"
 
 /* Depths a plan tells apart (per-depth tables) */
 #define DEPTH_SLOTS 256
@@ -54,6 +55,20 @@ void plan_children(struct plan *pl);
 int plan_place(struct plan *pl, const uint64_t *s, const uint16_t *e, const uint8_t *d,
 	       uint32_t *pin);
 int plan_links(struct plan *pl);
+
+/* plan_special.c: special files (LINK_SPECIAL links) */
+
+uint8_t plan_special_draw_kind(struct rng *r);
+size_t plan_special_name(const struct plan *pl, uint32_t link, unsigned variant, char *buf);
+
+/* plan_xattr.c: each directory's SELinux type, when labels are asked for */
+
+int plan_xattr_prepare(struct plan *pl);
+
+/* plan_acl.c: the default ACL in force in each directory; an entry's ACLs into xa */
+
+int plan_acl_prepare(struct plan *pl);
+void plan_acl_add(const struct plan *pl, enum plan_entry kind, uint64_t id, struct plan_xattrs *xa);
 
 /* plan_names.c: names made unique within their directory */
 

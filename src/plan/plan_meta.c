@@ -109,6 +109,27 @@ void plan_dir_meta(const struct plan *pl, uint32_t dir, struct plan_meta *m)
 	m->mode |= S_IFDIR;
 }
 
+/*
+ * A special file: device nodes root's with their usual mode and group;
+ * FIFOs private or shared, sockets open to all as daemons leave them.
+ */
+static void special_meta(const struct plan *pl, uint32_t link, struct rng *r,
+			 struct plan_meta *m)
+{
+	struct plan_special s;
+
+	plan_special_info(pl, link, &s);
+	if (s.type == SPECIAL_CHR || s.type == SPECIAL_BLK) {
+		m->uid = 0;
+		m->gid = s.gid;
+		m->mode = s.ifmt | s.perm;
+	} else if (s.type == SPECIAL_FIFO) {
+		m->mode = s.ifmt | (rng_uniform(r) < 0.5 ? 0600 : 0620);
+	} else {
+		m->mode = s.ifmt | (rng_uniform(r) < 0.6 ? 0777 : 0666);
+	}
+}
+
 void plan_link_meta(const struct plan *pl, uint32_t link, struct plan_meta *m)
 {
 	const struct params *p = &pl->prm;
@@ -122,4 +143,20 @@ void plan_link_meta(const struct plan *pl, uint32_t link, struct plan_meta *m)
 	meta_owner(p, &r, m);
 	meta_times(p, &r, m);
 	m->mode = S_IFLNK | 0777;
+	if (pl->link_kind[link] & LINK_SPECIAL)
+		special_meta(pl, link, &r, m);
+}
+
+unsigned plan_dirent_slack(const struct plan *pl, uint32_t dir, uint64_t pos)
+{
+	double s = pl->prm.dir_slack;
+	struct rng r;
+
+	if (!(s > 0))
+		return 0;
+	rng_init(&r, pl->prm.seed, "dir.slack", ((uint64_t)dir << 32) ^ pos);
+	if (!(rng_uniform(&r) < s / (1 - s)))
+		return 0;
+	/* a deleted entry's record: 8 bytes of header and its name, rounded up to 4 */
+	return (unsigned)((8 + 1 + rng_below(&r, 40) + 3) & ~3u);
 }

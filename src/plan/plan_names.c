@@ -81,6 +81,14 @@ static const char *link_ext(const struct plan *pl, uint32_t l)
 	return "";
 }
 
+/* The name of link l under variant v: a special file's from plan_special_name(). */
+static size_t link_name_v(const struct plan *pl, uint32_t l, unsigned v, char *buf)
+{
+	if (pl->link_kind[l] & LINK_SPECIAL)
+		return plan_special_name(pl, l, v, buf);
+	return name_make(buf, &pl->names, NAME_LINK, l, link_ext(pl, l), v);
+}
+
 static unsigned next_variant(unsigned v)
 {
 	return v < NAME_VARIANT_REDRAWS ? v + 1 : NAME_VARIANT_UNIQUE;
@@ -94,7 +102,8 @@ static int add_unique(struct name_set *ns, const struct plan *pl, enum name_kind
 		      uint64_t id, const char *ext, char *buf)
 {
 	for (unsigned v = 0;; v = next_variant(v)) {
-		size_t len = name_make(buf, &pl->names, kind, id, ext, v);
+		size_t len = kind == NAME_LINK ? link_name_v(pl, (uint32_t)id, v, buf) :
+						 name_make(buf, &pl->names, kind, id, ext, v);
 		int ret = name_set_add(ns, buf, len);
 
 		if (ret)
@@ -168,8 +177,7 @@ size_t plan_file_name(const struct plan *pl, uint64_t file, char *buf)
 
 size_t plan_link_name(const struct plan *pl, uint32_t link, char *buf)
 {
-	return name_make(buf, &pl->names, NAME_LINK, link, link_ext(pl, link),
-			 pl->link_variant[link]);
+	return link_name_v(pl, link, pl->link_variant[link], buf);
 }
 
 /* Append "/" name components of dirs from below `top` (exclusive) down to dir. */

@@ -469,7 +469,8 @@ int plan_links(struct plan *pl)
 	uint64_t n = pl->nfiles;
 	uint64_t nhard = n ? (uint64_t)llround(p->hardlink_share * (double)n) : 0;
 	uint64_t nsym = (uint64_t)llround(p->symlink_share * (double)(n ? n : 1));
-	uint64_t total = nhard + nsym;
+	uint64_t nspec = (uint64_t)llround(p->special_file_share * (double)n);
+	uint64_t total = nhard + nsym + nspec;
 	uint32_t *dir = NULL, *target = NULL, *start = NULL;
 	uint8_t *kind = NULL;
 	uint64_t key = rng_stream_key(p->seed, "link");
@@ -477,7 +478,7 @@ int plan_links(struct plan *pl)
 	int ret = -ENOMEM;
 
 	if (p->symlink_share == 0)
-		nsym = 0, total = nhard;
+		nsym = 0, total = nhard + nspec;
 	if (total >= UINT32_MAX)
 		return -E2BIG;
 	pl->nlinks = (uint32_t)total;
@@ -500,7 +501,7 @@ int plan_links(struct plan *pl)
 			pl->file_nlink[f] = 1;
 	}
 
-	for (uint64_t i = 0; i < total; i++) {
+	for (uint64_t i = 0; i < nhard + nsym; i++) {
 		uint8_t k;
 
 		rng_open(&r, key, i);
@@ -526,6 +527,13 @@ int plan_links(struct plan *pl)
 		kind[i] = k;
 		/* links live where files live: the directory of a random file */
 		dir[i] = n ? pl->file_dir[rng_below(&r, n)] : (uint32_t)rng_below(&r, pl->ndirs);
+	}
+	/* special files: their own stream, where files live too; link_target is their ordinal */
+	for (uint64_t s = 0, i = nhard + nsym; s < nspec; s++, i++) {
+		rng_init(&r, p->seed, "special", s);
+		kind[i] = plan_special_draw_kind(&r);
+		target[i] = (uint32_t)s;
+		dir[i] = pl->file_dir[rng_below(&r, n)];
 	}
 
 	/* stable counting sort by directory */

@@ -385,6 +385,17 @@ ssize_t fsread_read(struct fsread *fs, const struct fsread_entry *e, void *buf, 
 	return fs->ops->read(fs, e, buf, len, off, err);
 }
 
+int fsread_xattrs(struct fsread *fs, const struct fsread_entry *e, struct fsread_xattrs *x,
+		  struct fsread_error *err)
+{
+	memset(x, 0, sizeof(*x));
+	if (e != &fs->ent || !e->path) {
+		fsread_set_err(err, "'%s': fsread_xattrs: not the current entry", fs->target);
+		return -EINVAL;
+	}
+	return fs->ops->xattrs(fs, e, x, err);
+}
+
 int fsread_free_extents(struct fsread *fs, const struct fsread_extent **ext, size_t *n,
 			struct fsread_error *err)
 {

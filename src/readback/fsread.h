@@ -98,6 +98,15 @@ struct fsread_entry {
 
 struct fsread;
 
+/* An entry's extended attributes (fsread_xattrs()). */
+struct fsread_xattrs {
+	unsigned user, security, system, trusted; /* by namespace (ACLs are system.) */
+	int acl_access, acl_default;              /* POSIX ACLs */
+	unsigned in_inode, in_block;              /* images: where they are stored */
+	uint64_t block;                           /* images: the xattr block, or 0 */
+	unsigned block_refcount;                  /* images: its references */
+};
+
 /* User-ready message of a failure, e.g. "'x.img': not an ext2/3/4 file system (bad magic)". */
 struct fsread_error {
 	char msg[512];
@@ -187,6 +196,15 @@ uint64_t fsread_group_blocks(const struct fsread *fs);
 int fsread_walk(struct fsread *fs, int (*fn)(struct fsread *fs, const struct fsread_entry *e,
 					     void *arg),
 		void *arg, struct fsread_error *err);
+
+/*
+ * The extended attributes of e, only while the callback for e runs
+ * (images: the inode's and its xattr block's entries, inline data's empty
+ * system.data left out; mounted trees: llistxattr).  Returns 0 with *x
+ * filled, or a negative errno with err->msg set.
+ */
+int fsread_xattrs(struct fsread *fs, const struct fsread_entry *e, struct fsread_xattrs *x,
+		  struct fsread_error *err);
 
 /*
  * Read up to len bytes of e's data at offset off into buf.  Only for a

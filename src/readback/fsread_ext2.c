@@ -758,5 +758,6 @@ const struct fsread_ops fsread_ext2_ops = {
 	.entry = image_dirent,
 	.read_dir = image_dir,
 	.read = image_read,
+	.xattrs = fsread_ext2_xattrs,
 	.free_extents = image_free_extents,
 };

@@ -492,4 +492,5 @@ const struct fsread_ops fsread_mounted_ops = {
 	.entry_done = mounted_entry_done,
 	.walk_done = prefetch_stop,
 	.read = mounted_read,
+	.xattrs = fsread_mounted_xattrs,
 };

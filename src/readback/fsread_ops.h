@@ -138,6 +138,9 @@ struct fsread_ops {
 	/* read len bytes at off of e, the current regular file (checked, within its size) */
 	ssize_t (*read)(struct fsread *fs, const struct fsread_entry *e, char *buf, size_t len,
 			uint64_t off, struct fsread_error *err);
+	/* the current entry's extended attributes (fsread_xattr.c) */
+	int (*xattrs)(struct fsread *fs, const struct fsread_entry *e, struct fsread_xattrs *x,
+		      struct fsread_error *err);
 	/* optional, NULL when free space is unknown: fsread_free_extents() */
 	int (*free_extents)(struct fsread *fs, const struct fsread_extent **ext, size_t *n,
 			    struct fsread_error *err);
@@ -147,6 +150,12 @@ struct fsread_ops {
 extern const struct fsread_ops fsread_ext2_ops;
 /* openat/statx/FIEMAP: mounted trees (fsread_mounted.c). */
 extern const struct fsread_ops fsread_mounted_ops;
+
+/* fsread_xattr.c: the two readers' xattrs hooks */
+int fsread_ext2_xattrs(struct fsread *fs, const struct fsread_entry *e, struct fsread_xattrs *x,
+		       struct fsread_error *err);
+int fsread_mounted_xattrs(struct fsread *fs, const struct fsread_entry *e,
+			  struct fsread_xattrs *x, struct fsread_error *err);
 
 /* The extents of a file that has none (entries' extents are never NULL when known). */
 extern const struct fsread_extent fsread_no_extents[1];

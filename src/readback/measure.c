@@ -61,6 +61,7 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 		extents_file_write_header(m.ext_out, fsread_block_size(fs));
 	}
 	ret = fsread_walk(fs, measure_on_entry, &m, &err);
+	measure_meta_finish(&m, fsread_block_size(fs));
 	if (ret) {
 		if (m.ret == -ENOMEM || ret == -ENOMEM)
 			goto out_nomem;

@@ -26,6 +26,27 @@ struct mext {
 	size_t nslot;
 };
 
+/* Extended attributes and ACLs of the entries walked (measure_walk.c) */
+struct measure_meta {
+	uint64_t entries;             /* inodes with any attribute */
+	uint64_t user, security, system, trusted;
+	uint64_t in_inode, in_block;  /* images: attributes by where they are stored */
+	uint64_t block_refs;          /* images: inodes with an xattr block */
+	uint64_t *blocks;             /* their block numbers, for the distinct count */
+	size_t nblocks, blocks_cap;
+	uint64_t shared_blocks;       /* distinct blocks, counted at the end */
+	uint64_t acl_access, acl_default;
+	uint64_t unreadable;
+	/* preallocated space of regular files */
+	uint64_t prealloc_files, unwritten_blocks, beyond_blocks;
+	/* inode order: over directories of 2 or more entries, (max - min + 1) / entries of their inode numbers */
+	uint64_t dirent_bytes, dir_bytes; /* directories of 2 blocks or more: records (8 + name, to 4;
+					   * dots 24), sizes */
+	uint64_t fill_dirs;
+	uint64_t spread_dirs;
+	double spread_median, spread_p90, spread_tight; /* tight: share with a spread of 1 (consecutive) */
+};
+
 struct mstate {
 	const struct measure_opts *o;
 	struct fsread *fs;
@@ -44,6 +65,9 @@ struct mstate {
 	uint32_t ndirs, dcap;
 	uint16_t *ddepth;
 	uint32_t *dnfiles;
+	uint64_t *dmin, *dmax; /* inode numbers of each directory's entries: smallest, largest */
+	uint32_t *dcnt;        /* and how many */
+	uint64_t *dent, *dsize; /* bytes their records need (dots included); the directory's size */
 	uint32_t *stack; /* directory index by entry depth */
 	size_t stack_cap;
 
@@ -51,6 +75,8 @@ struct mstate {
 	int skipping;	     /* ... (lost+found in the root) */
 
 	uint64_t hardlinks, symlinks, others, bytes, skipped;
+	uint64_t fifos, sockets, chardevs, blockdevs; /* of others, by type */
+	struct measure_meta meta;
 	uint64_t sparse_files, hole_blocks; /* files with holes; their unmapped blocks */
 	int64_t max_mtime;
 	struct measure_layout lay;
@@ -59,6 +85,9 @@ struct mstate {
 				      * by length (255: longer) */
 	struct html_map map;         /* --html: the disk map (map.cnt NULL: none) */
 };
+
+/* After the walk: the distinct xattr blocks, directory fill, the inode spread of the directories. */
+void measure_meta_finish(struct mstate *m, unsigned block_size);
 
 struct mresult {
 	const char *target;

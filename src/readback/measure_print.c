@@ -77,6 +77,59 @@ static void print_layout_text(const struct measure_layout *l, uint64_t sparse_fi
 	}
 }
 
+/* Extended attributes and ACLs, when there are any. */
+static void print_meta_text(const struct measure_meta *t, int image, FILE *out)
+{
+	if (t->dir_bytes)
+		fprintf(out, "  directory fill  %.3f (entry records / size, %" PRIu64 " directories of 2 blocks or more)\n",
+			(double)t->dirent_bytes / (double)t->dir_bytes, t->fill_dirs);
+	if (t->spread_dirs)
+		fprintf(out,
+			"  inode order     a directory's entries span %.2fx their count (median; 90th "
+			"percentile %.2fx); %.1f%% of %" PRIu64 " directories consecutive\n",
+			t->spread_median, t->spread_p90, 100 * t->spread_tight, t->spread_dirs);
+	if (t->prealloc_files)
+		fprintf(out,
+			"  preallocated    %" PRIu64 " files: %" PRIu64 " unwritten blocks inside, %" PRIu64
+			" blocks beyond the end\n",
+			t->prealloc_files, t->unwritten_blocks, t->beyond_blocks);
+	if (!t->entries)
+		return;
+	fprintf(out,
+		"  xattrs          %" PRIu64 " on %" PRIu64 " inodes: %" PRIu64 " user, %" PRIu64
+		" security, %" PRIu64 " system, %" PRIu64 " trusted\n",
+		t->user + t->security + t->system + t->trusted, t->entries, t->user, t->security,
+		t->system, t->trusted);
+	if (image)
+		fprintf(out,
+			"                  %" PRIu64 " in inodes, %" PRIu64 " in blocks; %" PRIu64
+			" inodes share %" PRIu64 " xattr blocks\n",
+			t->in_inode, t->in_block, t->block_refs, t->shared_blocks);
+	if (t->acl_access || t->acl_default)
+		fprintf(out, "  ACLs            %" PRIu64 " access, %" PRIu64 " default\n",
+			t->acl_access, t->acl_default);
+}
+
+static json_object *meta_json(const struct measure_meta *t, int image)
+{
+	json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "inodes", json_object_new_uint64(t->entries));
+	json_object_object_add(j, "user", json_object_new_uint64(t->user));
+	json_object_object_add(j, "security", json_object_new_uint64(t->security));
+	json_object_object_add(j, "system", json_object_new_uint64(t->system));
+	json_object_object_add(j, "trusted", json_object_new_uint64(t->trusted));
+	json_object_object_add(j, "acl_access", json_object_new_uint64(t->acl_access));
+	json_object_object_add(j, "acl_default", json_object_new_uint64(t->acl_default));
+	if (image) {
+		json_object_object_add(j, "in_inode", json_object_new_uint64(t->in_inode));
+		json_object_object_add(j, "in_block", json_object_new_uint64(t->in_block));
+		json_object_object_add(j, "block_refs", json_object_new_uint64(t->block_refs));
+		json_object_object_add(j, "blocks", json_object_new_uint64(t->shared_blocks));
+	}
+	return j;
+}
+
 void measure_print_text(const struct mresult *r, const struct mstate *m,
 			const struct measure_opts *o, FILE *out)
 {
@@ -92,7 +145,11 @@ void measure_print_text(const struct mresult *r, const struct mstate *m,
 	fprintf(out, "  links           %" PRIu64 " (%" PRIu64 " hard, %" PRIu64 " symbolic)\n",
 		m->hardlinks + m->symlinks, m->hardlinks, m->symlinks);
 	if (m->others)
-		fprintf(out, "  other entries   %" PRIu64 " (devices, FIFOs, sockets)\n", m->others);
+		fprintf(out,
+			"  other entries   %" PRIu64 " (%" PRIu64 " FIFOs, %" PRIu64 " sockets, %" PRIu64
+			" character and %" PRIu64 " block devices)\n",
+			m->others, m->fifos, m->sockets, m->chardevs, m->blockdevs);
+	print_meta_text(&m->meta, r->image, out);
 	fprintf(out, "  bytes           %" PRIu64 " (%s)\n", m->bytes, fmt_bytes(m->bytes, HUMAN, b1, sizeof(b1)));
 	fprintf(out, "  file size       mean %s, median %s, max %s\n",
 		fmt_bytes(n ? m->bytes / n : 0, HUMAN, b1, sizeof(b1)),
@@ -236,6 +293,19 @@ json_object *measure_json(const struct mresult *r, const struct mstate *m,
 	ADD("hardlinks", json_object_new_uint64(m->hardlinks));
 	ADD("symlinks", json_object_new_uint64(m->symlinks));
 	ADD("other_entries", json_object_new_uint64(m->others));
+	ADD("fifos", json_object_new_uint64(m->fifos));
+	ADD("sockets", json_object_new_uint64(m->sockets));
+	ADD("char_devices", json_object_new_uint64(m->chardevs));
+	ADD("block_devices", json_object_new_uint64(m->blockdevs));
+	ADD("xattrs", meta_json(&m->meta, r->image));
+	ADD("dir_fill", json_object_new_double(m->meta.dir_bytes ? (double)m->meta.dirent_bytes /
+								    (double)m->meta.dir_bytes : 0));
+	ADD("inode_spread_median", json_object_new_double(m->meta.spread_median));
+	ADD("inode_spread_p90", json_object_new_double(m->meta.spread_p90));
+	ADD("inode_consecutive_dirs", json_object_new_double(m->meta.spread_tight));
+	ADD("prealloc_files", json_object_new_uint64(m->meta.prealloc_files));
+	ADD("unwritten_blocks", json_object_new_uint64(m->meta.unwritten_blocks));
+	ADD("beyond_blocks", json_object_new_uint64(m->meta.beyond_blocks));
 	ADD("unreadable", json_object_new_uint64(r->unreadable));
 	ADD("bytes", json_object_new_uint64(m->bytes));
 	ADD("mean_size", json_object_new_double(n ? (double)m->bytes / (double)n : 0));

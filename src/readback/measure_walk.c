@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "readback/extents_file.h"
 #include "readback/measure_int.h"
@@ -88,7 +89,12 @@ static int grow_dirs(struct mstate *m)
 	if (m->dcap >= UINT32_MAX / 2)
 		return -E2BIG;
 	if (array_resize(&m->ddepth, c, sizeof(*m->ddepth)) ||
-	    array_resize(&m->dnfiles, c, sizeof(*m->dnfiles)))
+	    array_resize(&m->dnfiles, c, sizeof(*m->dnfiles)) ||
+	    array_resize(&m->dmin, c, sizeof(*m->dmin)) ||
+	    array_resize(&m->dmax, c, sizeof(*m->dmax)) ||
+	    array_resize(&m->dcnt, c, sizeof(*m->dcnt)) ||
+	    array_resize(&m->dent, c, sizeof(*m->dent)) ||
+	    array_resize(&m->dsize, c, sizeof(*m->dsize)))
 		return -ENOMEM;
 	m->dcap = c;
 	return 0;
@@ -113,6 +119,58 @@ static void write_extents_line(struct mstate *m, const struct fsread_entry *e)
 	extents_file_end_line(f, nruns);
 }
 
+/* The entry's extended attributes and ACLs into m->meta; one count for an inode. */
+static int tally_xattrs(struct fsread *fs, const struct fsread_entry *e, struct mstate *m)
+{
+	struct measure_meta *t = &m->meta;
+	struct fsread_xattrs x;
+
+	if ((e->type == FSREAD_FILE && !e->first_name) ||
+	    (e->type == FSREAD_DIR && e->depth == 0 && !strcmp(e->name, "lost+found")))
+		return 0;
+	if (fsread_xattrs(fs, e, &x, NULL)) {
+		t->unreadable++;
+		return 0;
+	}
+	if (!(x.user + x.security + x.system + x.trusted))
+		return 0;
+	t->entries++;
+	t->user += x.user;
+	t->security += x.security;
+	t->system += x.system;
+	t->trusted += x.trusted;
+	t->in_inode += x.in_inode;
+	t->in_block += x.in_block;
+	t->acl_access += x.acl_access != 0;
+	t->acl_default += x.acl_default != 0;
+	if (!x.block)
+		return 0;
+	t->block_refs++;
+	if (array_grow(&t->blocks, &t->blocks_cap, t->nblocks + 1, sizeof(*t->blocks)))
+		return -ENOMEM;
+	t->blocks[t->nblocks++] = x.block;
+	return 0;
+}
+
+/* Preallocated space: unwritten blocks before the end, any block after it. */
+static void tally_prealloc(const struct fsread_entry *e, unsigned bs, struct measure_meta *t)
+{
+	uint64_t eofb = (e->size + bs - 1) / bs, unw = 0, beyond = 0;
+
+	for (size_t i = 0; i < e->nextents; i++) {
+		const struct fsread_extent *x = &e->extents[i];
+		uint64_t end = x->logical + x->len;
+
+		if ((x->flags & FSREAD_EXTENT_UNWRITTEN) && x->logical < eofb)
+			unw += (end < eofb ? end : eofb) - x->logical;
+		if (end > eofb)
+			beyond += end - (x->logical > eofb ? x->logical : eofb);
+	}
+	t->prealloc_files += unw || beyond;
+	t->unwritten_blocks += unw;
+	t->beyond_blocks += beyond;
+}
+
 int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 {
 	struct mstate *m = arg;
@@ -127,15 +185,32 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		}
 		m->skipping = 0;
 	}
+	if (tally_xattrs(fs, e, m))
+		goto out_nomem;
 	if (e->path[1] == '\0') {
 		/* the root */
 		if (grow_dirs(m))
 			goto out_nomem;
 		m->ddepth[0] = 0;
 		m->dnfiles[0] = 0;
+		m->dcnt[0] = 0;
+		m->dent[0] = 24;
+		m->dsize[0] = e->type == FSREAD_DIR ? e->size : 0;
 		m->ndirs = 1;
 		m->stack[0] = 0;
 		return 0;
+	}
+	if (e->type != FSREAD_FILE || e->first_name) {
+		uint32_t p = m->stack[e->depth];
+
+		/* directory fill: what the entries need against what the directory takes */
+		m->dent[p] += (8 + e->name_len + 3) & ~(uint64_t)3;
+
+		if (!m->dcnt[p] || e->ino < m->dmin[p])
+			m->dmin[p] = e->ino;
+		if (!m->dcnt[p] || e->ino > m->dmax[p])
+			m->dmax[p] = e->ino;
+		m->dcnt[p]++;
 	}
 	switch (e->type) {
 	case FSREAD_DIR:
@@ -157,6 +232,9 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		m->name_len[1][e->name_len < 255 ? e->name_len : 255]++;
 		m->ddepth[m->ndirs] = (uint16_t)(e->depth + 1);
 		m->dnfiles[m->ndirs] = 0;
+		m->dcnt[m->ndirs] = 0;
+		m->dent[m->ndirs] = 24;
+		m->dsize[m->ndirs] = e->size;
 		m->stack[e->depth + 1] = m->ndirs;
 		m->ndirs++;
 		return 0;
@@ -165,6 +243,10 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		return 0;
 	case FSREAD_OTHER:
 		m->others++;
+		m->fifos += S_ISFIFO(e->mode);
+		m->sockets += S_ISSOCK(e->mode);
+		m->chardevs += S_ISCHR(e->mode);
+		m->blockdevs += S_ISBLK(e->mode);
 		return 0;
 	case FSREAD_FILE:
 		break;
@@ -202,6 +284,7 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		if (__builtin_add_overflow(m->hole_blocks, holes, &m->hole_blocks))
 			m->hole_blocks = UINT64_MAX;
 	}
+	tally_prealloc(e, fsread_block_size(fs), &m->meta);
 	frags = measure_layout_add(&m->lay, e->extents, e->nextents);
 	for (size_t i = 0; m->map.cnt && i < e->nextents; i++)
 		html_map_add(&m->map, e->extents[i].physical, e->extents[i].len,
@@ -214,8 +297,68 @@ out_nomem:
 	return -ENOMEM;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* How far apart each directory's entries' inode numbers are: quantiles of the spread. */
+static void inode_spread(struct mstate *m, unsigned bs)
+{
+	struct measure_meta *t = &m->meta;
+	double *sp = malloc((m->ndirs ? m->ndirs : 1) * sizeof(*sp));
+	uint64_t n = 0, tight = 0;
+
+	if (!sp)
+		return;
+	for (uint32_t d = 0; d < m->ndirs; d++) {
+		if (m->dsize[d] > bs) {
+			t->dirent_bytes += m->dent[d];
+			t->dir_bytes += m->dsize[d];
+			t->fill_dirs++;
+		}
+		if (m->dcnt[d] < 2)
+			continue;
+		sp[n] = (double)(m->dmax[d] - m->dmin[d] + 1) / m->dcnt[d];
+		tight += sp[n] <= 1.0;
+		n++;
+	}
+	qsort(sp, n, sizeof(*sp), cmp_double);
+	t->spread_dirs = n;
+	t->spread_median = n ? sp[(n - 1) / 2] : 0;
+	t->spread_p90 = n ? sp[(n - 1) * 9 / 10] : 0;
+	t->spread_tight = n ? (double)tight / (double)n : 0;
+	free(sp);
+}
+
+void measure_meta_finish(struct mstate *m, unsigned bs)
+{
+	struct measure_meta *t = &m->meta;
+
+	qsort(t->blocks, t->nblocks, sizeof(*t->blocks), cmp_u64);
+	t->shared_blocks = 0;
+	for (size_t i = 0; i < t->nblocks; i++)
+		t->shared_blocks += i == 0 || t->blocks[i] != t->blocks[i - 1];
+	inode_spread(m, bs);
+}
+
 void measure_mstate_release(struct mstate *m)
 {
+	free(m->meta.blocks);
+	free(m->dmin);
+	free(m->dmax);
+	free(m->dcnt);
+	free(m->dent);
+	free(m->dsize);
 	free(m->size);
 	free(m->mtime);
 	free(m->depth);

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "readback/report.h"
+#include "content/prealloc.h"
 #include "util/array.h"
 #include "content/sparse.h"
 #include "util/strutil.h"
@@ -132,6 +133,46 @@ out_free:
 	return ret;
 }
 
+/* Special files, extended attributes and ACLs of a plan that has any. */
+static void report_meta(const struct plan *pl, struct report *r)
+{
+	struct plan_xattrs xa;
+
+	for (uint32_t l = 0; l < pl->nlinks; l++)
+		if (pl->link_kind[l] & LINK_SPECIAL)
+			r->specials[LINK_SPECIAL_TYPE(pl->link_kind[l])]++;
+	r->have_meta = pl->prm.special_file_share > 0 || plan_xattrs_enabled(pl) ||
+		       prealloc_enabled(pl);
+	for (uint64_t f = 0; prealloc_enabled(pl) && f < pl->nfiles; f++) {
+		struct prealloc pa;
+
+		if (prealloc_file(pl, f, &pa)) {
+			r->prealloc_files++;
+			r->unwritten_bytes += pa.unw.bytes;
+			r->beyond_bytes += pa.beyond;
+		}
+	}
+	if (!plan_xattrs_enabled(pl))
+		return;
+	for (int k = PLAN_DIR; k <= PLAN_LINK; k++) {
+		uint64_t n = k == PLAN_DIR ? pl->ndirs : k == PLAN_FILE ? pl->nfiles : pl->nlinks;
+
+		for (uint64_t id = 0; id < n; id++) {
+			if (k == PLAN_LINK && (pl->link_kind[id] & LINK_HARD))
+				continue;
+			if (!plan_xattrs(pl, (enum plan_entry)k, id, &xa))
+				continue;
+			r->xattr_inodes++;
+			for (unsigned i = 0; i < xa.n; i++) {
+				r->xattr_user += !strncmp(xa.name[i], "user.", 5);
+				r->xattr_security += !strncmp(xa.name[i], "security.", 9);
+				r->acl_access += !strcmp(xa.name[i], "system.posix_acl_access");
+				r->acl_default += !strcmp(xa.name[i], "system.posix_acl_default");
+			}
+		}
+	}
+}
+
 int report_compute(const struct plan *pl, struct report *r)
 {
 	const struct params *p = &pl->prm;
@@ -148,9 +189,10 @@ int report_compute(const struct plan *pl, struct report *r)
 	for (uint32_t l = 0; l < pl->nlinks; l++) {
 		if (pl->link_kind[l] & LINK_HARD)
 			in.hardlinks++;
-		else
+		else if (LINK_IS_SYMLINK(pl->link_kind[l]))
 			in.symlinks++;
 	}
+	in.links = in.hardlinks + in.symlinks; /* special files are not links to a reader */
 	in.special_dirs = pl->ndirs - pl->nregular_dirs;
 	in.special_files = pl->nfiles - pl->nregular_files;
 	in.bytes = pl->bytes;
@@ -191,6 +233,8 @@ int report_compute(const struct plan *pl, struct report *r)
 	in.prm = p;
 
 	ret = report_compute_input(&in, r);
+	if (!ret)
+		report_meta(pl, r);
 	if (!ret && sparse_enabled(pl)) {
 		/* what the plan leaves unwritten: its sparse files and their holes */
 		r->have_sparse = 1;
@@ -240,6 +284,19 @@ void report_print_text(const struct report *r, FILE *out)
 		fmt_bytes((uint64_t)r->mean_size, HUMAN, b1, sizeof(b1)),
 		fmt_bytes(r->median_size, HUMAN, b2, sizeof(b2)), fmt_bytes(r->max_size, HUMAN, b3, sizeof(b3)));
 	fprintf(out, "  max depth       %u\n", r->max_depth);
+	if (r->have_meta) {
+		fprintf(out, "  special files   %llu FIFOs, %llu sockets, %llu character and %llu block devices\n",
+			(unsigned long long)r->specials[SPECIAL_FIFO], (unsigned long long)r->specials[SPECIAL_SOCK],
+			(unsigned long long)r->specials[SPECIAL_CHR], (unsigned long long)r->specials[SPECIAL_BLK]);
+		fprintf(out, "  xattrs          %llu inodes: %llu user, %llu security; ACLs %llu access, %llu default\n",
+			(unsigned long long)r->xattr_inodes, (unsigned long long)r->xattr_user,
+			(unsigned long long)r->xattr_security, (unsigned long long)r->acl_access,
+			(unsigned long long)r->acl_default);
+		fprintf(out, "  preallocated    %llu files: %s unwritten inside, %s beyond the end\n",
+			(unsigned long long)r->prealloc_files,
+			fmt_bytes(r->unwritten_bytes, HUMAN, b1, sizeof(b1)),
+			fmt_bytes(r->beyond_bytes, HUMAN, b2, sizeof(b2)));
+	}
 	if (r->have_sparse)
 		fprintf(out, "  sparse files    %llu, holes of %s never written\n",
 			(unsigned long long)r->sparse_files, fmt_bytes(r->sparse_hole_bytes, HUMAN, b1, sizeof(b1)));
@@ -295,6 +352,21 @@ json_object *report_json(const struct report *r)
 	json_object *o = json_object_new_object();
 
 	report_add_json(r, o);
+	if (r->have_meta) {
+		static const char *const key[SPECIAL_TYPES] = { "fifos", "sockets", "char_devices",
+								 "block_devices" };
+
+		for (unsigned t = 0; t < SPECIAL_TYPES; t++)
+			json_object_object_add(o, key[t], json_object_new_uint64(r->specials[t]));
+		json_object_object_add(o, "xattr_inodes", json_object_new_uint64(r->xattr_inodes));
+		json_object_object_add(o, "xattr_user", json_object_new_uint64(r->xattr_user));
+		json_object_object_add(o, "xattr_security", json_object_new_uint64(r->xattr_security));
+		json_object_object_add(o, "acl_access", json_object_new_uint64(r->acl_access));
+		json_object_object_add(o, "acl_default", json_object_new_uint64(r->acl_default));
+		json_object_object_add(o, "prealloc_files", json_object_new_uint64(r->prealloc_files));
+		json_object_object_add(o, "unwritten_bytes", json_object_new_uint64(r->unwritten_bytes));
+		json_object_object_add(o, "beyond_bytes", json_object_new_uint64(r->beyond_bytes));
+	}
 	if (r->have_sparse) {
 		json_object_object_add(o, "sparse_files", json_object_new_uint64(r->sparse_files));
 		json_object_object_add(o, "sparse_hole_bytes",

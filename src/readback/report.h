@@ -31,6 +31,12 @@ struct report {
 	int have_sparse;
 	uint64_t sparse_files, sparse_hole_bytes;
 
+	/* a plan's metadata beyond owners and times (report_compute() only, when asked for) */
+	int have_meta;
+	uint64_t specials[SPECIAL_TYPES];  /* FIFOs, sockets, char and block devices */
+	uint64_t xattr_inodes, xattr_user, xattr_security, acl_access, acl_default;
+	uint64_t prealloc_files, unwritten_bytes, beyond_bytes;
+
 	double size_ks_d, size_ks_crit;   /* vs the truncated hybrid CDF */
 	double depth_ks_d, depth_ks_crit; /* regular files, vs the depth target */
 	double ext_max_abs_diff;

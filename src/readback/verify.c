@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "content/sparse.h"
 #include "readback/extents_file.h"
 #include "readback/verify.h"
+#include "readback/verify_xattr.h"
 #include "util/fiemap.h"
 
 #define VERIFY_PATH 65536
@@ -83,6 +85,31 @@ static void check_meta(struct vctx *v, const struct stat *st, const struct plan_
 	if (nlink && st->st_nlink != nlink && !(S_ISDIR(st->st_mode) && st->st_nlink == 1))
 		mismatch(v, "link count %llu, planned %llu", (unsigned long long)st->st_nlink,
 			 (unsigned long long)nlink);
+}
+
+/* The extended attributes of the entry at v->path. */
+static int check_xattrs(struct vctx *v, enum plan_entry kind, uint64_t id)
+{
+	char msg[256];
+	int r = verify_xattrs(v->pl, v->path, kind, id, msg, sizeof(msg), &v->res->xattr_entries,
+			      &v->res->acls);
+
+	if (r > 0)
+		mismatch(v, "%s", msg);
+	return r < 0 ? r : 0;
+}
+
+/* A special file's device number (its type check_meta compared). */
+static void check_special(struct vctx *v, uint32_t l, const struct stat *st)
+{
+	struct plan_special sp;
+
+	plan_special_info(v->pl, l, &sp);
+	v->res->specials++;
+	if ((sp.type == SPECIAL_CHR || sp.type == SPECIAL_BLK) &&
+	    (major(st->st_rdev) != sp.major || minor(st->st_rdev) != sp.minor))
+		mismatch(v, "device %u:%u, planned %u:%u", major(st->st_rdev), minor(st->st_rdev),
+			 sp.major, sp.minor);
 }
 
 /* Compare a file's bytes with the content source; 0 or -errno for I/O failures. */
@@ -159,6 +186,23 @@ static int check_holes(struct vctx *v, int fd, uint64_t file, uint64_t size)
 		pos = h.hole[i].off + h.hole[i].len;
 	}
 	return 0;
+}
+
+/*
+ * A preallocated file's unwritten ranges may read as holes (btrfs, and
+ * any SEEK_HOLE that counts unwritten as a hole): FIEMAP checks it instead.
+ */
+static int check_holes_or_prealloc(struct vctx *v, int fd, uint64_t f, uint64_t size)
+{
+	char msg[256];
+	uint64_t before = v->res->prealloc_files;
+	int r = verify_prealloc(v->pl, fd, f, msg, sizeof(msg), &v->res->prealloc_files);
+
+	if (r > 0)
+		mismatch(v, "%s", msg);
+	if (r < 0)
+		return r;
+	return v->res->prealloc_files == before ? check_holes(v, fd, f, size) : 0;
 }
 
 /* Read the next line of the extents file for file id f; NULL when absent. */
@@ -250,11 +294,12 @@ static int verify_dir(struct vctx *v, uint32_t j)
 	v->res->dirs++;
 	if (lstat(v->path, &st) != 0) {
 		mismatch(v, "missing directory: %s", strerror(errno));
-	} else if (j != 0) {
-		/* the root's owner, mode and times are also planned, and checked */
-		check_meta(v, &st, &m, 2 + subdirs);
 	} else {
-		check_meta(v, &st, &m, 0);
+		/* the root's owner, mode and times are also planned, and checked */
+		check_meta(v, &st, &m, j ? 2 + subdirs : 0);
+		ret = check_xattrs(v, PLAN_DIR, j);
+		if (ret)
+			return ret;
 	}
 
 	for (uint64_t f = pl->dir_first_file[j];
@@ -276,13 +321,18 @@ static int verify_dir(struct vctx *v, uint32_t j)
 			continue;
 		}
 		check_meta(v, &st, &m, pl->file_nlink ? pl->file_nlink[f] : 1);
+		ret = check_xattrs(v, PLAN_FILE, f);
+		if (ret) {
+			close(fd);
+			return ret;
+		}
 		if ((uint64_t)st.st_size != pl->file_size[f])
 			mismatch(v, "size %lld, planned %llu", (long long)st.st_size,
 				 (unsigned long long)pl->file_size[f]);
 		else
 			ret = check_bytes(v, fd, f, pl->file_size[f]);
 		if (!ret && (uint64_t)st.st_size == pl->file_size[f])
-			ret = check_holes(v, fd, f, pl->file_size[f]);
+			ret = check_holes_or_prealloc(v, fd, f, pl->file_size[f]);
 		if (!ret && planned)
 			ret = check_extents(v, fd, planned);
 		close(fd);
@@ -320,6 +370,13 @@ static int verify_dir(struct vctx *v, uint32_t j)
 		}
 		plan_link_meta(pl, l, &m);
 		check_meta(v, &st, &m, 1);
+		ret = check_xattrs(v, PLAN_LINK, l);
+		if (ret)
+			return ret;
+		if (pl->link_kind[l] & LINK_SPECIAL) {
+			check_special(v, l, &st);
+			continue;
+		}
 		int tl = plan_symlink_target(pl, l, target, sizeof(target));
 		char got[VERIFY_PATH];
 		ssize_t n = readlink(v->path, got, sizeof(got) - 1);

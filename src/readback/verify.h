@@ -14,6 +14,10 @@ struct verify_result {
 	uint64_t bytes;                  /* file bytes compared */
 	uint64_t extent_files;           /* files whose extents were compared */
 	uint64_t sparse_files;           /* files whose planned holes were checked */
+	uint64_t specials;               /* of links, special files (type and device checked) */
+	uint64_t xattr_entries;          /* extended attributes compared (names and values) */
+	uint64_t acls;                   /* entries whose access or default ACL was compared */
+	uint64_t prealloc_files;         /* files whose unwritten ranges and space beyond the end were checked */
 	uint64_t mismatches;
 };
 
