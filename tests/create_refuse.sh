@@ -192,8 +192,8 @@ interrupt() {
 	done
 }
 
-# holds_fd PID PATH: whether PID has PATH open; is_ext4 DEV: whether DEV holds an ext4 superblock
-holds_fd() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q -- "-> $2\$"; }
+# holds_fds PID PATH N: whether PID has PATH open N times or more; is_ext4 DEV: whether DEV holds an ext4 superblock
+holds_fds() { [ "$(ls -l "/proc/$1/fd" 2>/dev/null | grep -c -- "-> $2\$")" -ge "$3" ]; }
 is_ext4() { [ "$(blkid -p -o value -s TYPE "$1" 2>/dev/null)" = ext4 ]; }
 
 big=$WORK/big.img
@@ -217,7 +217,11 @@ if attach "$WORK/dev2.img"; then
 	"$IMPRINT" create --quiet --used 1500M "$loop" >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
 	# open the device only once imprint holds it: it refuses a device another process has open
-	wait_until "$pid" holds_fd "$pid" "$loop"
+	# and probe it only once imprint has passed its check for other openers, which follows
+	# its second (O_EXCL) descriptor at once: a blkid polled before is such an opener, and
+	# on a loaded machine polling made it look like one that stays
+	wait_until "$pid" holds_fds "$pid" "$loop" 2
+	sleep 0.5
 	wait_until "$pid" is_ext4 "$loop"
 	sleep 0.2
 	interrupt TERM "$pid"
