@@ -297,19 +297,6 @@ out_nomem:
 	return -ENOMEM;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* How far apart each directory's entries' inode numbers are: quantiles of the spread. */
 static void inode_spread(struct mstate *m, unsigned bs)
@@ -332,7 +319,7 @@ static void inode_spread(struct mstate *m, unsigned bs)
 		tight += sp[n] <= 1.0;
 		n++;
 	}
-	qsort(sp, n, sizeof(*sp), cmp_double);
+	qsort(sp, n, sizeof(*sp), array_cmp_double);
 	t->spread_dirs = n;
 	t->spread_median = n ? sp[(n - 1) / 2] : 0;
 	t->spread_p90 = n ? sp[(n - 1) * 9 / 10] : 0;
@@ -344,7 +331,8 @@ void measure_meta_finish(struct mstate *m, unsigned bs)
 {
 	struct measure_meta *t = &m->meta;
 
-	qsort(t->blocks, t->nblocks, sizeof(*t->blocks), cmp_u64);
+	if (t->nblocks) /* qsort's base must not be NULL, even for no element */
+		qsort(t->blocks, t->nblocks, sizeof(*t->blocks), array_cmp_u64);
 	t->shared_blocks = 0;
 	for (size_t i = 0; i < t->nblocks; i++)
 		t->shared_blocks += i == 0 || t->blocks[i] != t->blocks[i - 1];
