@@ -17,17 +17,6 @@
 	BUILD_ASSERT_OR_ZERO(!__builtin_types_compatible_p(__typeof__(a), __typeof__(&(a)[0])))
 #else
 #define MUST_BE_ARRAY(a) 0
-/* free() each of the n pointers at p (FREE_ALL's loop). */
-static inline void free_each(void *const *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(p[i]);
-}
-
-/* free() each argument, in order: a release function's list of owned arrays. */
-#define FREE_ALL(...) \
-	free_each((void *const[]){ __VA_ARGS__ }, ARRAY_SIZE(((void *const[]){ __VA_ARGS__ })))
-
 #endif
 
 /* Number of elements of array a, a constant expression; a pointer does not compile. */
