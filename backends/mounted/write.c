@@ -414,14 +414,33 @@ static int dir_fd(struct mnt_state *st, uint32_t dir, uint32_t *cur, int *fd)
 	return ret;
 }
 
+/*
+ * Owner, mode (with set_mode: a symbolic link has none of its own), extended
+ * attributes and times of link l, just made as name in lfd.
+ */
+static int link_meta_at(struct mnt_state *st, int lfd, const char *name, uint32_t l,
+			const struct plan_meta *m, int set_mode)
+{
+	struct timespec ts[2];
+	int ret;
+
+	if (st->set_owners && fchownat(lfd, name, m->uid, m->gid, AT_SYMLINK_NOFOLLOW) != 0)
+		return -errno;
+	if (set_mode && fchmodat(lfd, name, m->mode & 07777, 0) != 0)
+		return -errno;
+	ret = mnt_xattrs_at(st, lfd, name, l);
+	if (ret)
+		return ret;
+	meta_times(m, ts);
+	return utimensat(lfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+}
+
 /* A FIFO, socket or device node with mknodat, then its owner, mode (no umask) and times. */
 static int make_special(struct mnt_state *st, uint32_t l, int lfd)
 {
 	char name[NAME_MAX_LEN + 1];
 	struct plan_special sp;
-	struct timespec ts[2];
 	struct plan_meta m;
-	int ret;
 
 	mnt_link_name(st, l, name, 1);
 	plan_special_info(st->pl, l, &sp);
@@ -429,15 +448,7 @@ static int make_special(struct mnt_state *st, uint32_t l, int lfd)
 	if (mknodat(lfd, name, sp.ifmt | 0600, makedev(sp.major, sp.minor)) != 0)
 		return -errno;
 	st->undo.link[l] = 1;
-	if (st->set_owners && fchownat(lfd, name, m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0)
-		return -errno;
-	if (fchmodat(lfd, name, m.mode & 07777, 0) != 0)
-		return -errno;
-	ret = mnt_xattrs_at(st, lfd, name, l);
-	if (ret)
-		return ret;
-	meta_times(&m, ts);
-	return utimensat(lfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+	return link_meta_at(st, lfd, name, l, &m, 1);
 }
 
 static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, int *tfd,
@@ -445,7 +456,6 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 {
 	const struct plan *pl = st->pl;
 	char name[NAME_MAX_LEN + 1], fname[NAME_MAX_LEN + 1];
-	struct timespec ts[2];
 	struct plan_meta m;
 	int ret;
 
@@ -479,13 +489,7 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 		return -errno;
 	st->undo.link[l] = 1;
 	plan_link_meta(pl, l, &m);
-	if (st->set_owners && fchownat(lfd, name, m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0)
-		return -errno;
-	ret = mnt_xattrs_at(st, lfd, name, l);
-	if (ret)
-		return ret;
-	meta_times(&m, ts);
-	return utimensat(lfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+	return link_meta_at(st, lfd, name, l, &m, 0);
 }
 
 /* Hard links (their files exist now) and symbolic links, in plan order. */
