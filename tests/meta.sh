@@ -94,10 +94,14 @@ for isz in 128 256; do
 done
 rm -f "$WORK/pre128.img"
 for fs in ext2 ext3; do
-	expect_status 1 "$fs refuses preallocation" "$IMPRINT" create -q --fs $fs "${PRE[@]}" "$WORK/pre-$fs.img"
-	expect_err "has no unwritten extents; use --fs ext4 or prealloc_file_share=0" "$fs: the error says why and what to do"
+	expect_status 2 "$fs refuses preallocation before anything is written" "$IMPRINT" create -q --fs $fs "${PRE[@]}" "$WORK/pre-$fs.img"
+	expect_err "needs unwritten extents, which $fs does not have; use fs = ext4 or prealloc_file_share = 0" "$fs: the error says why and what to do"
 	[ -e "$WORK/pre-$fs.img" ] && fail "$fs: a partial image was left" || pass "$fs: no image left"
 done
+# ext4 made without extents is found only once mke2fs has run: refused then, nothing left
+expect_status 1 "ext4 without extents refuses preallocation" "$IMPRINT" create -q --mkfs-options '-O ^extent,^64bit' "${PRE[@]}" "$WORK/pre-noext.img"
+expect_err "has no unwritten extents; use --fs ext4 or prealloc_file_share=0" "ext4 without extents: the error says why"
+[ -e "$WORK/pre-noext.img" ] && fail "ext4 without extents: a partial image was left" || pass "ext4 without extents: no image left"
 
 # inode order: e2fsck, and measure's spread of a directory's inode numbers grows from dir order
 declare -A spread

@@ -29,6 +29,12 @@ expect_status 2 "profile without SOURCE" "$IMPRINT" profile
 expect_err "profile needs a SOURCE" "names what it needs"
 expect_status 1 "profile of a missing path" "$IMPRINT" profile "$WORK/nothing"
 expect_status 2 "--parametric is profile's" "$IMPRINT" plan --parametric
+for opt in "-c /dev/null" "--set size_mu=3" "--seed 5" "--used 1M" "--profile impressions"; do
+	# shellcheck disable=SC2086 # the option and its value are two words
+	expect_status 2 "profile refuses $opt (it reads no configuration)" "$IMPRINT" profile $opt "$SRC"
+	grep -q "means nothing to 'profile'" "$WORK/err" && pass "profile $opt: says why" ||
+		fail "profile $opt: $(head -c 200 "$WORK/err")"
+done
 : >"$WORK/taken.conf"
 expect_status 2 "-o over an existing file" "$IMPRINT" profile "$SRC" -o "$WORK/taken.conf"
 expect_err "give --force" "says how to replace it"

@@ -625,6 +625,29 @@ static int takes_also(const struct command *cmd, int opt)
 	return 0;
 }
 
+/* The options that shape a configuration: a command that loads none refuses them. */
+static const int model_opts[] = { 'c', OPT_SET, OPT_PROFILE, OPT_SEED, OPT_USED,
+				  OPT_FILES, OPT_SIZE, OPT_FS };
+
+/* Refuse a configuration option given to a command that reads none: 0 or EXIT_USAGE. */
+static int check_no_model(const struct line *l)
+{
+	if (l->cmd->load != LOAD_NONE)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(model_opts); i++) {
+		const struct option *o = long_opts;
+
+		if (!l->seen[model_opts[i]])
+			continue;
+		while (o->name && o->val != model_opts[i])
+			o++;
+		fprintf(stderr, "imprint: '--%s' means nothing to '%s': it reads no configuration\n",
+			o->name ? o->name : "?", l->cmd->name);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* Refuse options the command does not take and a missing operand: 0 or EXIT_USAGE. */
 static int check_line(const struct line *l)
 {
@@ -632,6 +655,8 @@ static int check_line(const struct line *l)
 
 	if (l->cmd->any_option)
 		return 0;
+	if (check_no_model(l))
+		return EXIT_USAGE;
 	for (const struct opt_rule *r = opt_rules; r < opt_rules + ARRAY_SIZE(opt_rules); r++) {
 		if (r->opt == OPT_OPERAND) {
 			if (l->cmd->needs && !l->c.operand) {

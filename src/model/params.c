@@ -527,6 +527,13 @@ static int check_totals(const struct params *p, int files_given, int used_given,
 			  p->special_dirs, p->special_dir_files, p->files);
 		return -EINVAL;
 	}
+	/* refused here, before mke2fs: ext2/3 map no unwritten blocks */
+	if ((p->fs == FS_EXT2 || p->fs == FS_EXT3) && p->prealloc_file_share > 0) {
+		params_set_error(err, NULL,
+			  "'prealloc_file_share' (%g) needs unwritten extents, which %s does not have; use fs = ext4 or prealloc_file_share = 0",
+			  p->prealloc_file_share, p->fs == FS_EXT2 ? "ext2" : "ext3");
+		return -EINVAL;
+	}
 	return 0;
 }
 
