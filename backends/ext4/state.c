@@ -12,6 +12,7 @@
 #include "backends/ext4/state.h"
 #include "content/sparse.h"
 #include "util/array.h"
+#include "util/util.h"
 
 double ext4_elapsed(const struct timespec *t0)
 {
@@ -197,21 +198,9 @@ void ext4_build_release(struct ext4_build *x)
 	ext4_data_release(&x->data);
 	ext4_map_release(&x->map);
 	ext4_ents_release(&x->ents);
-	free(x->dir_ino);
-	free(x->file_ino);
-	free(x->link_ino);
-	free(x->nsub);
-	free(x->shape);
-	free(x->file_blocks);
-	free(x->file_holes);
-	free(x->file_lblocks);
-	free(x->dir_blocks);
-	free(x->link_blocks);
-	free(x->ibuf);
-	free(x->buf);
-	free(x->druns);
-	free(x->dmeta);
-	free(x->tbuf);
+	FREE_ALL(x->dir_ino, x->file_ino, x->link_ino, x->nsub, x->shape, x->file_blocks,
+		 x->file_holes, x->file_lblocks, x->dir_blocks, x->link_blocks, x->ibuf, x->buf,
+		 x->druns, x->dmeta, x->tbuf);
 }
 
 void ext4_build_free(struct ext4_state *st)

@@ -135,21 +135,32 @@ static int write_data(struct mnt_state *st, int fd, uint64_t f, unsigned char *b
 	return 0;
 }
 
-/* Owner, special mode bits and times of an open regular file (after its data). */
-int mnt_file_meta(struct mnt_state *st, int fd, uint64_t f, const struct plan_meta *m)
+/*
+ * Extended attributes, owner, mode and times of open entry id of kind.
+ * A regular file was created with its permission bits, so it needs a
+ * chmod only for the special bits (chown and writes clear setuid/setgid:
+ * set them last); a directory always gets one.
+ */
+static int entry_meta(struct mnt_state *st, int fd, enum plan_entry kind, uint64_t id,
+		      const struct plan_meta *m)
 {
 	struct timespec ts[2];
-	int ret = mnt_xattrs_fd(st, fd, PLAN_FILE, f);
+	int ret = mnt_xattrs_fd(st, fd, kind, id);
 
 	if (ret)
 		return ret;
 	if (st->set_owners && fchown(fd, m->uid, m->gid) != 0)
 		return -errno;
-	/* chown and writes clear setuid/setgid: set them last */
-	if ((m->mode & 07000) && fchmod(fd, m->mode & 07777) != 0)
+	if ((kind != PLAN_FILE || (m->mode & 07000)) && fchmod(fd, m->mode & 07777) != 0)
 		return -errno;
 	meta_times(m, ts);
 	return futimens(fd, ts) ? -errno : 0;
+}
+
+/* Owner, special mode bits and times of an open regular file (after its data). */
+int mnt_file_meta(struct mnt_state *st, int fd, uint64_t f, const struct plan_meta *m)
+{
+	return entry_meta(st, fd, PLAN_FILE, f, m);
 }
 
 /*
@@ -403,14 +414,33 @@ static int dir_fd(struct mnt_state *st, uint32_t dir, uint32_t *cur, int *fd)
 	return ret;
 }
 
+/*
+ * Owner, mode (with set_mode: a symbolic link has none of its own), extended
+ * attributes and times of link l, just made as name in lfd.
+ */
+static int link_meta_at(struct mnt_state *st, int lfd, const char *name, uint32_t l,
+			const struct plan_meta *m, int set_mode)
+{
+	struct timespec ts[2];
+	int ret;
+
+	if (st->set_owners && fchownat(lfd, name, m->uid, m->gid, AT_SYMLINK_NOFOLLOW) != 0)
+		return -errno;
+	if (set_mode && fchmodat(lfd, name, m->mode & 07777, 0) != 0)
+		return -errno;
+	ret = mnt_xattrs_at(st, lfd, name, l);
+	if (ret)
+		return ret;
+	meta_times(m, ts);
+	return utimensat(lfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+}
+
 /* A FIFO, socket or device node with mknodat, then its owner, mode (no umask) and times. */
 static int make_special(struct mnt_state *st, uint32_t l, int lfd)
 {
 	char name[NAME_MAX_LEN + 1];
 	struct plan_special sp;
-	struct timespec ts[2];
 	struct plan_meta m;
-	int ret;
 
 	mnt_link_name(st, l, name, 1);
 	plan_special_info(st->pl, l, &sp);
@@ -418,15 +448,7 @@ static int make_special(struct mnt_state *st, uint32_t l, int lfd)
 	if (mknodat(lfd, name, sp.ifmt | 0600, makedev(sp.major, sp.minor)) != 0)
 		return -errno;
 	st->undo.link[l] = 1;
-	if (st->set_owners && fchownat(lfd, name, m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0)
-		return -errno;
-	if (fchmodat(lfd, name, m.mode & 07777, 0) != 0)
-		return -errno;
-	ret = mnt_xattrs_at(st, lfd, name, l);
-	if (ret)
-		return ret;
-	meta_times(&m, ts);
-	return utimensat(lfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+	return link_meta_at(st, lfd, name, l, &m, 1);
 }
 
 static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, int *tfd,
@@ -434,7 +456,6 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 {
 	const struct plan *pl = st->pl;
 	char name[NAME_MAX_LEN + 1], fname[NAME_MAX_LEN + 1];
-	struct timespec ts[2];
 	struct plan_meta m;
 	int ret;
 
@@ -468,13 +489,7 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 		return -errno;
 	st->undo.link[l] = 1;
 	plan_link_meta(pl, l, &m);
-	if (st->set_owners && fchownat(lfd, name, m.uid, m.gid, AT_SYMLINK_NOFOLLOW) != 0)
-		return -errno;
-	ret = mnt_xattrs_at(st, lfd, name, l);
-	if (ret)
-		return ret;
-	meta_times(&m, ts);
-	return utimensat(lfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+	return link_meta_at(st, lfd, name, l, &m, 0);
 }
 
 /* Hard links (their files exist now) and symbolic links, in plan order. */
@@ -510,21 +525,6 @@ int mnt_make_links(struct mnt_state *st)
 	return entry_err(st, ret, pl->link_dir[l], name, "create link");
 }
 
-static int dir_meta(struct mnt_state *st, int fd, uint32_t d, const struct plan_meta *m)
-{
-	struct timespec ts[2];
-	int ret = mnt_xattrs_fd(st, fd, PLAN_DIR, d);
-
-	if (ret)
-		return ret;
-	if (st->set_owners && fchown(fd, m->uid, m->gid) != 0)
-		return -errno;
-	if (fchmod(fd, m->mode & 07777) != 0)
-		return -errno;
-	meta_times(m, ts);
-	return futimens(fd, ts) ? -errno : 0;
-}
-
 /*
  * Owners, modes and times of the directories, children before parents
  * (making an entry changes its directory's mtime), DIR last when it was
@@ -543,7 +543,7 @@ int mnt_set_dir_meta(struct mnt_state *st)
 		if (ret)
 			break;
 		plan_dir_meta(pl, d, &m);
-		ret = dir_meta(st, fd, d, &m);
+		ret = entry_meta(st, fd, PLAN_DIR, d, &m);
 		close(fd);
 	}
 	if (ret) {
@@ -557,7 +557,7 @@ int mnt_set_dir_meta(struct mnt_state *st)
 		return mnt_err(st, -errno, "cannot stat '%s': %s", st->root, strerror(errno));
 	st->undo.root_meta = 1;
 	plan_dir_meta(pl, 0, &m);
-	ret = dir_meta(st, st->rootfd, 0, &m);
+	ret = entry_meta(st, st->rootfd, PLAN_DIR, 0, &m);
 	if (ret)
 		return mnt_err(st, ret, "cannot set the metadata of '%s': %s", st->root,
 			       strerror(-ret));

@@ -6,6 +6,7 @@
 #include "layout/churn.h"
 #include "model/dist.h"
 #include "util/rng.h"
+#include "util/util.h"
 
 int churn_plan(struct churn *h, const struct layout_request *rq)
 {
@@ -54,9 +55,5 @@ out_free_prob:
 
 void churn_release(struct churn *h)
 {
-	free(h->quota);
-	free(h->rstart);
-	free(h->round_of);
-	free(h->rfiles);
-	free(h->kinds);
+	FREE_ALL(h->quota, h->rstart, h->round_of, h->rfiles, h->kinds);
 }

@@ -7,6 +7,7 @@
 
 #include "layout/arith.h"
 #include "layout/layout.h"
+#include "util/util.h"
 
 uint64_t layout_meta_blocks(enum layout_mapping m, uint32_t block_size, uint64_t blocks,
 			    uint64_t extents)
@@ -319,11 +320,7 @@ void layout_request_set_params(struct layout_request *rq, const struct params *p
 
 void layout_release(struct layout *lo)
 {
-	free(lo->file_ext);
-	free(lo->ext);
-	free(lo->file_meta);
-	free(lo->file_nmeta);
-	free(lo->dir_start);
-	free(lo->link_block);
+	FREE_ALL(lo->file_ext, lo->ext, lo->file_meta, lo->file_nmeta, lo->dir_start,
+		 lo->link_block);
 	memset(lo, 0, sizeof(*lo));
 }

@@ -6,6 +6,7 @@
 #include "layout/arith.h"
 #include "layout/mballoc.h"
 #include "layout/maxtree.h"
+#include "util/util.h"
 
 /*
  * Free space is a buddy system per block group, as mballoc keeps it:
@@ -417,10 +418,7 @@ int mb_init(struct mb *m, const struct freemap *fm, uint32_t block_size)
 
 void mb_release(struct mb *m)
 {
-	free(m->bits);
-	free(m->cnt);
-	free(m->frags);
-	free(m->ffree);
+	FREE_ALL(m->bits, m->cnt, m->frags, m->ffree);
 	maxtree_release(&m->top);
 	memset(m, 0, sizeof(*m));
 }

@@ -12,6 +12,7 @@
 #include "layout/spread.h"
 #include "layout/units.h"
 #include "util/rng.h"
+#include "util/util.h"
 
 /*
  * How it works.  The free space is in alloc.c, the units of the spread
@@ -777,12 +778,7 @@ static int b_place_dirs(struct build *b, uint64_t *done)
 
 static void b_release(struct build *b)
 {
-	free(b->dunit);
-	free(b->order);
-	free(b->items);
-	free(b->umain);
-	free(b->ovf);
-	free(b->kb);
+	FREE_ALL(b->dunit, b->order, b->items, b->umain, b->ovf, b->kb);
 	frag_pool_release(&b->wait);
 	free(b->step);
 	alloc_release(&b->al);

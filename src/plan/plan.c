@@ -12,6 +12,7 @@
 #include "plan/plan_int.h"
 #include "util/rng.h"
 #include "model/tree.h"
+#include "util/util.h"
 
 /* plan_build's first step: the file counts, checked against the special directories. */
 static int plan_file_counts(struct plan *pl, struct plan_error *err)
@@ -154,10 +155,7 @@ static int plan_files(struct plan *pl, const uint32_t *m_d, struct plan_error *e
 		goto out;
 	ret = plan_place(pl, s, e, d, pin);
 out:
-	free(s);
-	free(e);
-	free(d);
-	free(pin);
+	FREE_ALL(s, e, d, pin);
 	return ret;
 }
 
@@ -216,27 +214,11 @@ out_fail:
 
 void plan_release(struct plan *pl)
 {
-	free(pl->dir_parent);
-	free(pl->dir_depth);
-	free(pl->dir_variant);
-	free(pl->dir_first_child);
-	free(pl->dir_next_sibling);
-	free(pl->dir_first_file);
-	free(pl->dir_nfiles);
-	free(pl->dir_first_link);
-	free(pl->dir_nlinks);
-	free(pl->file_size);
-	free(pl->file_ext);
-	free(pl->file_dir);
-	free(pl->file_variant);
-	free(pl->file_nlink);
-	free(pl->file_dup_of);
-	free(pl->link_dir);
-	free(pl->link_target);
-	free(pl->link_kind);
-	free(pl->link_variant);
-	free(pl->dir_sectype);
-	free(pl->dir_acl_src);
+	FREE_ALL(pl->dir_parent, pl->dir_depth, pl->dir_variant, pl->dir_first_child,
+		 pl->dir_next_sibling, pl->dir_first_file, pl->dir_nfiles, pl->dir_first_link,
+		 pl->dir_nlinks, pl->file_size, pl->file_ext, pl->file_dir, pl->file_variant,
+		 pl->file_nlink, pl->file_dup_of, pl->link_dir, pl->link_target, pl->link_kind,
+		 pl->link_variant, pl->dir_sectype, pl->dir_acl_src);
 	ext_model_release(&pl->ext);
 	memset(pl, 0, sizeof(*pl));
 }

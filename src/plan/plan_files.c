@@ -6,6 +6,7 @@
 
 #include "plan/plan_int.h"
 #include "util/array.h"
+#include "util/util.h"
 
 #define FIX_TOP 256
 
@@ -266,11 +267,7 @@ static int plan_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin, u
 
 	order = malloc(n * sizeof(*order));
 	if (!order || !start || !fill || !by_ext || !fl) {
-		free(order);
-		free(start);
-		free(fill);
-		free(by_ext);
-		free(fl);
+		FREE_ALL(order, start, fill, by_ext, fl);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < ne; i++)
@@ -317,11 +314,7 @@ static int plan_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin, u
 			}
 		}
 	}
-	free(start);
-	free(fill);
-	free(by_ext);
-	free(fl);
-	free(order);
+	FREE_ALL(start, fill, by_ext, fl, order);
 	return 0;
 }
 
@@ -463,8 +456,6 @@ int plan_size_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e)
 	}
 	ret = 0;
 out_free:
-	free(law);
-	free(cls);
-	free(order);
+	FREE_ALL(law, cls, order);
 	return ret;
 }

@@ -12,8 +12,10 @@
 #include "readback/content_stats_int.h"
 #include "readback/fsread.h"
 #include "readback/html.h"
+#include "readback/json_fields.h"
 #include "util/array.h"
 #include "util/strutil.h"
+#include "util/util.h"
 
 /* Sizes in the text report: "1.5 GiB", PiB at most. */
 #define HUMAN (FMT_BYTES_DIGITS(1) | FMT_BYTES_PIB)
@@ -166,21 +168,18 @@ static void json_block_shares(json_object *o, const struct content_group_stats *
 			       json_object_new_double(content_zero_block_share(s)));
 }
 
+#define G(m) JSON_U64(struct content_group_stats, m)
+static const struct json_u64_field group_counts[] = {
+	G(files), G(bytes), G(dup_files), G(blocks), G(hole_blocks), G(zero_blocks),
+	G(dup_blocks), G(dedup_blocks), G(sampled_bytes), G(zlib_bytes), G(zstd_bytes),
+};
+#undef G
+
 static json_object *json_group(const struct content_group_stats *s)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "files", json_object_new_uint64(s->files));
-	json_object_object_add(o, "bytes", json_object_new_uint64(s->bytes));
-	json_object_object_add(o, "dup_files", json_object_new_uint64(s->dup_files));
-	json_object_object_add(o, "blocks", json_object_new_uint64(s->blocks));
-	json_object_object_add(o, "hole_blocks", json_object_new_uint64(s->hole_blocks));
-	json_object_object_add(o, "zero_blocks", json_object_new_uint64(s->zero_blocks));
-	json_object_object_add(o, "dup_blocks", json_object_new_uint64(s->dup_blocks));
-	json_object_object_add(o, "dedup_blocks", json_object_new_uint64(s->dedup_blocks));
-	json_object_object_add(o, "sampled_bytes", json_object_new_uint64(s->sampled_bytes));
-	json_object_object_add(o, "zlib_bytes", json_object_new_uint64(s->zlib_bytes));
-	json_object_object_add(o, "zstd_bytes", json_object_new_uint64(s->zstd_bytes));
+	json_add_u64s(o, s, group_counts, ARRAY_SIZE(group_counts));
 	json_object_object_add(o, "dup_file_share", json_object_new_double(content_dup_file_share(s)));
 	json_block_shares(o, s);
 	json_object_object_add(o, "compress_ratio_zlib", json_object_new_double(content_ratio_zlib(s)));

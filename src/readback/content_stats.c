@@ -19,6 +19,7 @@
 #include "model/params.h"
 #include "util/array.h"
 #include "util/rng.h"
+#include "util/util.h"
 
 /* ---- the measurement ----------------------------------------------------- */
 
@@ -85,11 +86,7 @@ void content_stats_release(struct content_stats *st)
 			magic_close(p->magic);
 		XXH3_freeState(p->xs);
 		XXH3_freeState(p->sxs);
-		free(p->head);
-		free(p->path);
-		free(p->f_hash);
-		free(p->hole);
-		free(p);
+		FREE_ALL(p->head, p->path, p->f_hash, p->hole, p);
 		st->priv = NULL;
 	}
 	for (size_t i = 0; i < st->nmime; i++)

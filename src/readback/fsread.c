@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "readback/fsread_ops.h"
+#include "util/util.h"
 
 /* Deeper than this, a tree is taken for a loop or a corruption. */
 #define FSREAD_MAX_DEPTH 2048
@@ -106,13 +107,7 @@ void fsread_close(struct fsread *fs)
 		fs->ops->close(fs);
 	pthread_mutex_destroy(&fs->lock);
 	pthread_mutex_destroy(&fs->open_lock);
-	free(fs->path);
-	free(fs->ext);
-	free(fs->unp);
-	free(fs->link);
-	free(fs->free_ext);
-	free(fs->target);
-	free(fs);
+	FREE_ALL(fs->path, fs->ext, fs->unp, fs->link, fs->free_ext, fs->target, fs);
 }
 
 int fsread_partition(const struct fsread *fs)

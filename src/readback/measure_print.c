@@ -7,6 +7,7 @@
 
 #include <json-c/json.h>
 
+#include "readback/json_fields.h"
 #include "readback/measure_int.h"
 #include "util/strutil.h"
 #include "util/util.h"
@@ -110,23 +111,25 @@ static void print_meta_text(const struct measure_meta *t, int image, FILE *out)
 			t->acl_access, t->acl_default);
 }
 
+#define M(m) JSON_U64(struct measure_meta, m)
+/* Attribute counters of every target, then those only an image knows */
+static const struct json_u64_field meta_counts[] = {
+	JSON_U64_AS(struct measure_meta, "inodes", entries),
+	M(user), M(security), M(system), M(trusted), M(acl_access), M(acl_default),
+};
+static const struct json_u64_field meta_image_counts[] = {
+	M(in_inode), M(in_block), M(block_refs),
+	JSON_U64_AS(struct measure_meta, "blocks", shared_blocks),
+};
+#undef M
+
 static json_object *meta_json(const struct measure_meta *t, int image)
 {
 	json_object *j = json_object_new_object();
 
-	json_object_object_add(j, "inodes", json_object_new_uint64(t->entries));
-	json_object_object_add(j, "user", json_object_new_uint64(t->user));
-	json_object_object_add(j, "security", json_object_new_uint64(t->security));
-	json_object_object_add(j, "system", json_object_new_uint64(t->system));
-	json_object_object_add(j, "trusted", json_object_new_uint64(t->trusted));
-	json_object_object_add(j, "acl_access", json_object_new_uint64(t->acl_access));
-	json_object_object_add(j, "acl_default", json_object_new_uint64(t->acl_default));
-	if (image) {
-		json_object_object_add(j, "in_inode", json_object_new_uint64(t->in_inode));
-		json_object_object_add(j, "in_block", json_object_new_uint64(t->in_block));
-		json_object_object_add(j, "block_refs", json_object_new_uint64(t->block_refs));
-		json_object_object_add(j, "blocks", json_object_new_uint64(t->shared_blocks));
-	}
+	json_add_u64s(j, t, meta_counts, ARRAY_SIZE(meta_counts));
+	if (image)
+		json_add_u64s(j, t, meta_image_counts, ARRAY_SIZE(meta_image_counts));
 	return j;
 }
 

@@ -9,6 +9,7 @@
 #include "readback/extents_file.h"
 #include "readback/measure_int.h"
 #include "util/array.h"
+#include "util/util.h"
 
 /* ---- the walk ---------------------------------------------------------- */
 static uint64_t str_hash(const char *s)
@@ -341,20 +342,8 @@ void measure_meta_finish(struct mstate *m, unsigned bs)
 
 void measure_mstate_release(struct mstate *m)
 {
-	free(m->meta.blocks);
-	free(m->dmin);
-	free(m->dmax);
-	free(m->dcnt);
-	free(m->dent);
-	free(m->dsize);
-	free(m->size);
-	free(m->mtime);
-	free(m->depth);
-	free(m->dir);
-	free(m->ext);
-	free(m->ddepth);
-	free(m->dnfiles);
-	free(m->stack);
+	FREE_ALL(m->meta.blocks, m->dmin, m->dmax, m->dcnt, m->dent, m->dsize, m->size, m->mtime,
+		 m->depth, m->dir, m->ext, m->ddepth, m->dnfiles, m->stack);
 	mext_release(&m->ext_tab);
 	html_map_release(&m->map);
 }

@@ -14,6 +14,7 @@
 #include "readback/profile_int.h"
 #include "util/array.h"
 #include "util/strutil.h"
+#include "util/util.h"
 
 #define SIZEQ_POINTS 1001 /* size quantiles: u = 0, 0.001, ..., 1 */
 #define EXT_MIN_FILES 2   /* an extension of one file stays in the tail (privacy) */
@@ -284,9 +285,7 @@ static int profile_sbe(const struct mstate *m, const size_t *order, struct param
 	}
 	ret = 0;
 out_free:
-	free(cls);
-	free(start);
-	free(v);
+	FREE_ALL(cls, start, v);
 	return ret;
 }
 
@@ -542,8 +541,6 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 	params_print_config(p, out);
 	ret = ferror(out) ? -EIO : 0;
 out_free:
-	free(p);
-	free(sorted);
-	free(order);
+	FREE_ALL(p, sorted, order);
 	return ret;
 }

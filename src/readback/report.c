@@ -6,6 +6,7 @@
 
 #include <json-c/json.h>
 
+#include "readback/json_fields.h"
 #include "readback/report.h"
 #include "content/prealloc.h"
 #include "util/array.h"
@@ -386,19 +387,18 @@ void report_print_json(const struct report *r, FILE *out)
 	json_object_put(o);
 }
 
+#define R(m) JSON_U64(struct report, m)
+static const struct json_u64_field report_counts[] = {
+	R(seed), R(files), R(dirs), R(links), R(hardlinks),
+	R(symlinks), R(special_dirs), R(special_files), R(bytes),
+};
+#undef R
+
 void report_add_json(const struct report *r, json_object *o)
 {
 	json_object *ext = json_object_new_array();
 
-	json_object_object_add(o, "seed", json_object_new_uint64(r->seed));
-	json_object_object_add(o, "files", json_object_new_uint64(r->files));
-	json_object_object_add(o, "dirs", json_object_new_uint64(r->dirs));
-	json_object_object_add(o, "links", json_object_new_uint64(r->links));
-	json_object_object_add(o, "hardlinks", json_object_new_uint64(r->hardlinks));
-	json_object_object_add(o, "symlinks", json_object_new_uint64(r->symlinks));
-	json_object_object_add(o, "special_dirs", json_object_new_uint64(r->special_dirs));
-	json_object_object_add(o, "special_files", json_object_new_uint64(r->special_files));
-	json_object_object_add(o, "bytes", json_object_new_uint64(r->bytes));
+	json_add_u64s(o, r, report_counts, ARRAY_SIZE(report_counts));
 	json_object_object_add(o, "mean_size", json_object_new_double(r->mean_size));
 	json_object_object_add(o, "median_size", json_object_new_uint64(r->median_size));
 	json_object_object_add(o, "max_size", json_object_new_uint64(r->max_size));

@@ -1,8 +1,9 @@
-/* util.h - small macros every stage uses: array length, minimum, maximum */
+/* util.h - small macros every stage uses: array length, minimum, maximum, freeing a list */
 #ifndef IMPRINT_UTIL_H
 #define IMPRINT_UTIL_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 /*
  * 0, or a compile error when cond (a constant expression) is false; for
@@ -27,5 +28,16 @@
  */
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* free() each of the n pointers at p (FREE_ALL's loop). */
+static inline void free_each(void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i]);
+}
+
+/* free() each argument, in order: a release function's list of owned arrays. */
+#define FREE_ALL(...) \
+	free_each((void *const[]){ __VA_ARGS__ }, ARRAY_SIZE(((void *const[]){ __VA_ARGS__ })))
 
 #endif
