@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "backends/ext4/data.h"
+#include "backends/ext4/dio.h"
 #include "content/sparse.h"
 
 #define EXT4_DATA_BATCH_BYTES (8u << 20)
@@ -72,6 +73,7 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 	memset(d, 0, sizeof(*d));
 	d->pl = pl;
 	d->fd = -1;
+	d->dfd = -1;
 	d->block_size = block_size;
 	d->batch_blocks = EXT4_DATA_BATCH_BYTES / block_size;
 	for (uint64_t f = 0; f < pl->nfiles; f++) {
@@ -175,29 +177,12 @@ static size_t take_batch(struct ext4_data *d, struct ext4_piece *out, uint64_t *
 	return n;
 }
 
-static int pwrite_all(int fd, const unsigned char *buf, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t w = pwrite(fd, buf, len, (off_t)off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (w == 0)
-			return -EIO;
-		buf += w;
-		len -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 static int write_batch(struct ext4_data *d, const struct ext4_piece *b, size_t n,
-		       uint64_t span_start, unsigned char *buf)
+		       uint64_t span_start, unsigned char *buf, struct ext4_dio_run *run,
+		       struct ext4_dio *io)
 {
 	uint64_t bs = d->block_size, bytes = 0, files = 0;
+	size_t nrun = 0;
 	int ret = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -216,23 +201,32 @@ static int write_batch(struct ext4_data *d, const struct ext4_piece *b, size_t n
 		bytes += have;
 		files += b[i].last;
 	}
-	/*
-	 * Content is made in parallel, but the writes go one at a time: the
-	 * kernel serializes buffered writes to one file anyway, and waiting
-	 * here sleeps where waiting on the inode lock would spin a CPU.
-	 */
-	pthread_mutex_lock(&d->wlock);
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
 
 		while (j < n && b[j].pblk == b[j - 1].pblk + b[j - 1].len)
 			j++;
-		ret = pwrite_all(d->fd, buf + (b[i].pblk - span_start) * bs,
-				 (size_t)((b[j - 1].pblk + b[j - 1].len - b[i].pblk) * bs),
-				 d->base + b[i].pblk * bs);
-		if (ret)
-			break;
+		run[nrun].buf = buf + (b[i].pblk - span_start) * bs;
+		run[nrun].len = (size_t)((b[j - 1].pblk + b[j - 1].len - b[i].pblk) * bs);
+		run[nrun].off = d->base + b[i].pblk * bs;
+		nrun++;
 		i = j;
+	}
+	/*
+	 * Content is made in parallel, but the writes go one batch at a time:
+	 * the kernel serializes writes to one file anyway, and waiting here
+	 * sleeps where waiting on the inode lock would spin a CPU.
+	 */
+	pthread_mutex_lock(&d->wlock);
+	if (io && !atomic_load(&d->buffered)) {
+		ret = ext4_dio_write(io, d->dfd, d->fd, run, nrun);
+		if (ret == 1) {
+			atomic_store(&d->buffered, 1);
+			ret = 0;
+		}
+	} else {
+		for (size_t i = 0; i < nrun && !ret; i++)
+			ret = ext4_pwrite_all(d->fd, run[i].buf, run[i].len, run[i].off);
 	}
 	pthread_mutex_unlock(&d->wlock);
 	if (ret)
@@ -245,10 +239,20 @@ static int write_batch(struct ext4_data *d, const struct ext4_piece *b, size_t n
 static void *worker(void *arg)
 {
 	struct ext4_data *d = arg;
-	unsigned char *buf = malloc((size_t)d->batch_blocks * d->block_size);
-	struct ext4_piece *b = malloc((size_t)d->batch_blocks * sizeof(*b));
-	int ret = buf && b ? 0 : -ENOMEM;
+	size_t cap = d->batch_blocks;
+	unsigned char *buf = NULL;
+	struct ext4_piece *b = malloc(cap * sizeof(*b));
+	struct ext4_dio_run *run = malloc(cap * sizeof(*run));
+	struct ext4_dio io, *iop = NULL;
+	int ret;
 
+	/* aligned for direct I/O */
+	if (posix_memalign((void **)&buf, EXT4_DIO_ALIGN, cap * d->block_size))
+		buf = NULL;
+	ret = buf && b && run ? 0 : -ENOMEM;
+	/* no asynchronous context: this worker writes through the page cache */
+	if (!ret && d->dfd >= 0 && ext4_dio_init(&io, (unsigned)cap) == 0)
+		iop = &io;
 	while (!ret) {
 		uint64_t span_start = 0;
 		size_t n;
@@ -262,10 +266,13 @@ static void *worker(void *arg)
 			ret = -EINTR;
 			break;
 		}
-		ret = write_batch(d, b, n, span_start, buf);
+		ret = write_batch(d, b, n, span_start, buf, run, iop);
 	}
+	if (iop)
+		ext4_dio_release(iop);
 	free(buf);
 	free(b);
+	free(run);
 	pthread_mutex_lock(&d->lock);
 	if (ret && !d->err)
 		d->err = ret;
@@ -277,8 +284,8 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd, unsigned jobs,
-		    volatile sig_atomic_t *cancel)
+int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd, int direct,
+		    unsigned jobs, volatile sig_atomic_t *cancel)
 {
 	pthread_condattr_t ca;
 	int ret = 0;
@@ -286,6 +293,8 @@ int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd
 	d->cs = cs;
 	d->cancel = cancel;
 	d->fd = fd;
+	d->dfd = direct ? ext4_dio_open(fd, d->block_size, d->base) : -1;
+	atomic_init(&d->buffered, 0);
 	if (jobs < 1)
 		jobs = 1;
 	d->thread = calloc(jobs, sizeof(*d->thread));
@@ -380,6 +389,9 @@ void ext4_data_release(struct ext4_data *d)
 {
 	if (d->started)
 		ext4_data_join(d, -ECANCELED);
+	if (d->dfd >= 0)
+		close(d->dfd);
+	d->dfd = -1;
 	free(d->piece);
 	d->piece = NULL;
 	d->npieces = 0;
