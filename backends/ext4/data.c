@@ -219,7 +219,7 @@ static int write_batch(struct ext4_data *d, const struct ext4_piece *b, size_t n
 	 */
 	pthread_mutex_lock(&d->wlock);
 	if (io && !atomic_load(&d->buffered)) {
-		ret = ext4_dio_write(io, d->dfd, d->fd, run, nrun);
+		ret = ext4_dio_submit(io, d->dfd, d->fd, run, nrun);
 		if (ret == 1) {
 			atomic_store(&d->buffered, 1);
 			ret = 0;
@@ -229,6 +229,9 @@ static int write_batch(struct ext4_data *d, const struct ext4_piece *b, size_t n
 			ret = ext4_pwrite_all(d->fd, run[i].buf, run[i].len, run[i].off);
 	}
 	pthread_mutex_unlock(&d->wlock);
+	/* the next batch is submitted while this one is in flight */
+	if (!ret && io && io->inflight)
+		ret = ext4_dio_reap(io, d->fd, run, io->inflight);
 	if (ret)
 		return ret;
 	atomic_fetch_add(&d->bytes_done, bytes);

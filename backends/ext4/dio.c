@@ -90,12 +90,13 @@ int ext4_pwrite_all(int fd, const unsigned char *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Wait for want completions; a short write is finished through fd. */
-static int reap(struct ext4_dio *io, int fd, const struct ext4_dio_run *run, long want)
+int ext4_dio_reap(struct ext4_dio *io, int fd, const struct ext4_dio_run *run, size_t n)
 {
+	long want = (long)n;
 	struct io_event *ev = io->ev;
 	int ret = 0;
 
+	io->inflight = 0;
 	while (want > 0) {
 		long got = syscall(SYS_io_getevents, (aio_context_t)io->ctx, 1, want, ev, NULL);
 
@@ -124,7 +125,7 @@ static int reap(struct ext4_dio *io, int fd, const struct ext4_dio_run *run, lon
 	return ret;
 }
 
-int ext4_dio_write(struct ext4_dio *io, int dfd, int fd, const struct ext4_dio_run *run, size_t n)
+int ext4_dio_submit(struct ext4_dio *io, int dfd, int fd, const struct ext4_dio_run *run, size_t n)
 {
 	struct iocb *cb = io->cb, **cbp = io->cbp;
 	size_t sent = 0, inflight = 0;
@@ -154,7 +155,7 @@ int ext4_dio_write(struct ext4_dio *io, int dfd, int fd, const struct ext4_dio_r
 			continue;
 		if (k < 0 && errno == EAGAIN && inflight) {
 			/* the queue is full: let what is in flight finish */
-			ret = reap(io, fd, run, (long)inflight);
+			ret = ext4_dio_reap(io, fd, run, inflight);
 			inflight = 0;
 			if (ret)
 				return ret;
@@ -166,14 +167,18 @@ int ext4_dio_write(struct ext4_dio *io, int dfd, int fd, const struct ext4_dio_r
 			ret = k < 0 ? -errno : -EIO;
 		break;
 	}
-	if (inflight) {
-		int r = reap(io, fd, run, (long)inflight);
+	if (ret || refused) {
+		int r = ext4_dio_reap(io, fd, run, inflight);
 
 		if (!ret)
 			ret = r;
+		inflight = 0;
 	}
 	/* what the file would not take directly goes through the page cache */
 	for (size_t i = sent; !ret && refused && i < n; i++)
 		ret = ext4_pwrite_all(fd, run[i].buf, run[i].len, run[i].off);
-	return ret ? ret : refused;
+	if (ret)
+		return ret;
+	io->inflight = inflight;
+	return refused;
 }

@@ -19,6 +19,7 @@ struct ext4_dio_run {
 struct ext4_dio {
 	unsigned long ctx; /* aio_context_t; 0 when none */
 	unsigned cap;	   /* runs one call may take */
+	size_t inflight;   /* runs submitted and not yet reaped */
 	void *cb, *cbp, *ev;
 };
 
@@ -35,13 +36,20 @@ int ext4_dio_open(int fd, uint32_t block_size, uint64_t base);
 int ext4_dio_init(struct ext4_dio *io, unsigned cap);
 
 /*
- * Write the n runs (n <= cap; each aligned to EXT4_DIO_ALIGN) through
- * dfd, all submitted before waiting for any; what a short write leaves
- * goes through fd.  Returns 0, a negative errno,
- * or 1 when the file refused direct I/O (what it refused went through fd:
- * all is written either way).
+ * Start writing the n runs (n <= cap; each aligned to EXT4_DIO_ALIGN)
+ * through dfd, all submitted before any is waited for; io->inflight says
+ * how many are under way, for ext4_dio_reap() (the buffers must stay
+ * untouched until then).  Returns 0, a negative errno (nothing left in
+ * flight then), or 1 when the file refused direct I/O: then all is
+ * written, what it refused through fd.
  */
-int ext4_dio_write(struct ext4_dio *io, int dfd, int fd, const struct ext4_dio_run *run, size_t n);
+int ext4_dio_submit(struct ext4_dio *io, int dfd, int fd, const struct ext4_dio_run *run, size_t n);
+
+/*
+ * Wait for the first n runs of the last submit, io->inflight of them; what
+ * a short write left goes through fd.  Returns 0 or a negative errno.
+ */
+int ext4_dio_reap(struct ext4_dio *io, int fd, const struct ext4_dio_run *run, size_t n);
 
 /* pwrite() all of len bytes, again after EINTR or a short write.  0 or a negative errno. */
 int ext4_pwrite_all(int fd, const unsigned char *buf, size_t len, uint64_t off);
