@@ -29,6 +29,13 @@ int array_resize(void *pp, size_t n, size_t elem)
 
 int array_grow(void *pp, size_t *cap, size_t need, size_t elem)
 {
+	const struct array_col col = { pp, elem };
+
+	return array_grow_cols(&col, 1, cap, need);
+}
+
+int array_grow_cols(const struct array_col *cols, size_t n, size_t *cap, size_t need)
+{
 	size_t c = *cap ? *cap : ARRAY_MIN_CAP;
 	int ret;
 
@@ -39,9 +46,11 @@ int array_grow(void *pp, size_t *cap, size_t need, size_t elem)
 			return -ENOMEM;
 		c *= 2;
 	}
-	ret = array_resize(pp, c, elem);
-	if (ret)
-		return ret;
+	for (size_t i = 0; i < n; i++) {
+		ret = array_resize(cols[i].pp, c, cols[i].elem);
+		if (ret)
+			return ret;
+	}
 	*cap = c;
 	return 0;
 }
