@@ -118,6 +118,20 @@ static void test_array_grow_cols(void **state)
 	free(narrow);
 }
 
+/* Keys ascending, equal keys by index: one order whatever qsort's algorithm. */
+static void test_array_cmp_keyed(void **state)
+{
+	struct array_keyed v[] = { { 2.5, 7 }, { -1, 3 }, { 2.5, 1 }, { 0, 9 }, { 2.5, 4 }, { -1, 0 } };
+	static const uint64_t want[] = { 0, 3, 9, 1, 4, 7 };
+
+	(void)state;
+	qsort(v, ARRAY_SIZE(v), sizeof(v[0]), array_cmp_keyed);
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		assert_int_equal(v[i].idx, want[i]);
+	assert_int_equal(array_cmp_keyed(&v[1], &v[1]), 0);
+	assert_true(array_cmp_keyed(&v[3], &v[2]) > 0);
+}
+
 static void test_e2err_errno(void **state)
 {
 	(void)state;
@@ -222,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_bytes_styles),
 		cmocka_unit_test(test_array_grow),
 		cmocka_unit_test(test_array_grow_cols),
+		cmocka_unit_test(test_array_cmp_keyed),
 		cmocka_unit_test(test_e2err_errno),
 		cmocka_unit_test(test_fiemap_walk),
 		cmocka_unit_test(test_extents_file),

@@ -143,3 +143,12 @@ int array_cmp_double(const void *a, const void *b)
 
 	return (x > y) - (x < y);
 }
+
+int array_cmp_keyed(const void *a, const void *b)
+{
+	const struct array_keyed *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}

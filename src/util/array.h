@@ -68,4 +68,17 @@ int array_cmp_u64(const void *a, const void *b);
 int array_cmp_i64(const void *a, const void *b);
 int array_cmp_double(const void *a, const void *b);
 
+/* An index with a sort key, for sorting indices by a drawn or computed key. */
+struct array_keyed {
+	double key;
+	uint64_t idx;
+};
+
+/*
+ * qsort() comparator of struct array_keyed: key ascending (no NaN), ties
+ * by index, a total order over distinct indices, so that the result does
+ * not depend on the sort's algorithm.
+ */
+int array_cmp_keyed(const void *a, const void *b);
+
 #endif
