@@ -323,7 +323,7 @@ int content_walk_entry(struct fsread *fs, const struct fsread_entry *e, void *ar
 	if (e->type != FSREAD_FILE || !e->first_name)
 		return 0;
 	w->err->msg[0] = '\0';
-	ret = entry_holes(w, e, fsread_block_size(fs));
+	ret = entry_holes(w, e, fsread_geometry(fs)->block_size);
 	if (!ret)
 		ret = content_stats_read(w->st, e->path, e->size, w->hole, w->nhole, entry_read, &r);
 	if (ret && !w->err->msg[0])

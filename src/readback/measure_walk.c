@@ -274,13 +274,13 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		m->max_mtime = e->mtime.sec;
 	if (e->extents_unknown)
 		return 0;
-	holes = fsread_hole_blocks(e, fsread_block_size(fs));
+	holes = fsread_hole_blocks(e, fsread_geometry(fs)->block_size);
 	if (holes) {
 		m->sparse_files++;
 		if (__builtin_add_overflow(m->hole_blocks, holes, &m->hole_blocks))
 			m->hole_blocks = UINT64_MAX;
 	}
-	tally_prealloc(e, fsread_block_size(fs), &m->meta);
+	tally_prealloc(e, fsread_geometry(fs)->block_size, &m->meta);
 	frags = measure_layout_add(&m->lay, e->extents, e->nextents);
 	for (size_t i = 0; m->map.cnt && i < e->nextents; i++)
 		html_map_add(&m->map, e->extents[i].physical, e->extents[i].len,
