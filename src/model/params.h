@@ -120,6 +120,7 @@ struct params {
 	double prealloc_file_share; /* 0: of other-binary files >= 256 KiB, those with preallocated space */
 	enum layout_order inode_order; /* dir: inode numbers follow the directory walk; creation; shuffled */
 	double dir_slack;          /* 0: share of directory entry space left free by deleted entries */
+	double dir_frag_share;     /* 0: of directories of two or more blocks, those split apart */
 	/* empirical laws (a profile's); empty by default (model/tables.h) */
 	struct param_tables tab;
 

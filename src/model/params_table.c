@@ -320,6 +320,9 @@ const struct param_def param_table[] = {
 	{ FIELD(dir_slack), .group = "metadata", .type = PT_SHARE, .unit = "",
 	  .def.d = 0, R_CLOSED(0, 0.8),
 	  .desc = "ext2/3/4 directories: share of entry space left free by deleted entries (aged directories)" },
+	{ FIELD(dir_frag_share), .group = "metadata", .type = PT_SHARE, .unit = "",
+	  .def.d = 0, R_SHARE,
+	  .desc = "ext2/3/4: share of directories of two or more blocks whose blocks lie in 2 to 4 runs apart (aged directories)" },
 };
 
 _Static_assert(ARRAY_SIZE(param_table) <= 64 * ARRAY_SIZE(((struct params *)0)->explicit_mask),
