@@ -137,6 +137,50 @@ else
 	fail "directory fill ${fill[0]} without slack, ${fill[0.4]} with dir_slack=0.4"
 fi
 
+# aged directories: blocks split apart by the layout, ext2/3/4, 1 and 4 KiB blocks; the exact
+# share of the directories of two blocks or more, found by measure
+DF=("${DS[@]}" --set dir_frag_share=0.5)
+for fs in ext2 ext3 ext4; do
+	for bs in 1024 4096; do
+		img="$WORK/df-$fs-$bs.img"
+		build_fsck "dir_frag_share=0.5, $fs, $bs-byte blocks" "$img" "${DF[@]}" --fs $fs \
+			--mkfs-options "-b $bs" || continue
+		"$IMPRINT" measure --json "$img" >"$WORK/m.json"
+		n=$(json "$WORK/m.json" dir_multiblock)
+		k=$(json "$WORK/m.json" dir_fragmented)
+		sc=$(json "$WORK/m.json" dir_layout_score)
+		if [ "$n" -ge 10 ] && [ "$k" = "$(python3 -c "print(round(0.5 * $n))")" ] &&
+			python3 -c "import sys; sys.exit(not 0 < $sc < 1)"; then
+			pass "$fs/$bs: $k of $n directories of two blocks or more split, as asked (directory layout score $sc)"
+		else
+			fail "$fs/$bs: $k of $n directories split (score $sc), asked 0.5"
+		fi
+		[ "$fs-$bs" = ext4-1024 ] || [ "$fs-$bs" = ext3-4096 ] || rm -f "$img"
+	done
+done
+# linear directories of several blocks: without dir_index
+build_fsck "dir_frag_share=0.5, ext4 without dir_index" "$WORK/df-linear.img" "${DF[@]}" \
+	--mkfs-options "-b 1024 -O ^dir_index" &&
+	"$IMPRINT" measure --json "$WORK/df-linear.img" >"$WORK/m.json" &&
+	n=$(json "$WORK/m.json" dir_multiblock) && k=$(json "$WORK/m.json" dir_fragmented) &&
+	if [ "$n" -ge 10 ] && [ "$k" = "$(python3 -c "print(round(0.5 * $n))")" ]; then
+		pass "linear directories: $k of $n split, as asked"
+	else
+		fail "linear directories: $k of $n split, asked 0.5"
+	fi
+build_fsck "dir_frag_share=0.5 -j1" "$WORK/df-j1.img" -j1 "${DF[@]}" --mkfs-options "-b 1024" &&
+	build_fsck "dir_frag_share=0.5 -j2" "$WORK/df-j2.img" -j2 "${DF[@]}" --mkfs-options "-b 1024" &&
+	if cmp -s "$WORK/df-j1.img" "$WORK/df-j2.img" && cmp -s "$WORK/df-j1.img" "$WORK/df-ext4-1024.img"; then
+		pass "split directories: same seed, same image bytes with -j1 and -j2"
+	else
+		fail "split directories: -j1 and -j2 images differ"
+	fi
+rm -f "$WORK/df-j1.img" "$WORK/df-j2.img"
+"$IMPRINT" measure --json "$WORK/ds.img" >"$WORK/m.json"
+[ "$(json "$WORK/m.json" dir_fragmented)" = 0 ] && [ "$(json "$WORK/m.json" dir_layout_score)" = 1.0 ] &&
+	pass "without dir_frag_share every directory is one run" ||
+	fail "directories split without dir_frag_share: $(json "$WORK/m.json" dir_fragmented)"
+
 # off by default: a plan without them has none
 "$IMPRINT" plan --size 96M --seed 11 -o "$WORK/plain.tsv"
 if ! awk -F'\t' '$2 ~ /fifo|socket|chardev|blockdev/' "$WORK/plain.tsv" | grep -q .; then
@@ -230,6 +274,35 @@ if [ -e "$WORK/ds.img" ] && attach_dev "$WORK/ds.img" ro && mount_at "$WORK/ds" 
 		fail "dir_slack=0.4: verify: $(head -3 "$WORK/out")"
 	fi
 fi
+
+# the kernel's view of split directories: filefrag finds them in several extents, htree
+# (lsattr's I) and linear; measure through the kernel agrees; verify finds every entry
+for v in ext4-1024 ext3-4096 linear; do
+	img="$WORK/df-$v.img"
+	[ -e "$img" ] || continue
+	attach_dev "$img" ro && mount_at "$WORK/df-$v" -o ro "$DEV" || { fail "mount df-$v"; continue; }
+	"$IMPRINT" measure --json "$img" >"$WORK/m.json"
+	fs=ext4
+	[ $v = ext3-4096 ] && fs=ext3
+	if "$IMPRINT" verify "${DF[@]}" --fs $fs "$WORK/df-$v" >"$WORK/out" 2>&1; then
+		pass "$v, split directories: verify: $(tail -1 "$WORK/out")"
+	else
+		fail "$v, split directories: verify: $(head -3 "$WORK/out")"
+	fi
+	[ $fs = ext4 ] || continue
+	"$IMPRINT" measure --json "$WORK/df-$v" >"$WORK/mk.json"
+	read -r nfr nidx < <(find "$WORK/df-$v" -path '*/lost+found' -prune -o -type d -print0 |
+		xargs -0 sh -c 'for d; do n=$(filefrag "$d" | sed "s/.*: \([0-9]*\) extent.*/\1/"); \
+			[ "$n" -gt 1 ] || continue; echo "$(lsattr -d "$d" | cut -c1-22)"; done' sh |
+		awk '{ n++; if ($1 ~ /I/) i++ } END { print n + 0, i + 0 }')
+	if [ $v = linear ]; then want_idx=0; else want_idx=$nfr; fi
+	if [ "$nfr" = "$(json "$WORK/m.json" dir_fragmented)" ] && [ "$nfr" -gt 0 ] && [ "$nidx" = "$want_idx" ] &&
+		[ "$(json "$WORK/mk.json" dir_fragmented)" = "$nfr" ]; then
+		pass "$v: filefrag finds $nfr directories in several extents ($nidx of them htree), as measure does on the image and through the kernel"
+	else
+		fail "$v: filefrag $nfr split directories ($nidx htree), measure $(json "$WORK/m.json" dir_fragmented) on the image, $(json "$WORK/mk.json" dir_fragmented) mounted"
+	fi
+done
 
 # the kernel's view of preallocation: filefrag -v's unwritten extents, verify
 attach_dev "$WORK/pre256.img" ro && mount_at "$WORK/pre" -o ro "$DEV" || fail "mount the preallocated image"
