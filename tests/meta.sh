@@ -181,6 +181,42 @@ rm -f "$WORK/df-j1.img" "$WORK/df-j2.img"
 	pass "without dir_frag_share every directory is one run" ||
 	fail "directories split without dir_frag_share: $(json "$WORK/m.json" dir_fragmented)"
 
+# the /dev-like directory: a static /dev's nodes with their real numbers, modes and groups
+DEVD=(--size 96M --seed 11 --set dev_dir=linux)
+"$IMPRINT" plan "${DEVD[@]}" -o "$WORK/devd.tsv" 2>"$WORK/err" || fail "plan dev_dir: $(cat "$WORK/err")"
+bad=$(awk -F'\t' '$1 ~ /^\/dev\// {
+	n = $1; sub("^/dev/", "", n); want[n] = 1
+	if (n == "null" && ($2 != "chardev" || $6 != "1:3" || $7 != "0666" || $8 != 0)) print
+	if (n == "urandom" && $6 != "1:9") print
+	if (n == "tty0" && ($6 != "4:0" || $7 != "0620" || $9 != 5)) print
+	if (n == "ttyS1" && $6 != "4:65") print
+	if (n == "sda1" && ($2 != "blockdev" || $6 != "8:1" || $7 != "0660" || $9 != 6)) print
+	if (n == "sdb" && $6 != "8:16") print
+	if (n == "loop7" && $6 != "7:7") print
+	if (n == "nvme0n1p2" && $6 != "259:2") print
+	if (n == "log" && $2 != "socket") print
+	if (n == "initctl" && $2 != "fifo") print
+} $1 == "/dev" && ($2 != "dir" || $7 != "0755" || $8 != 0) { print }
+END { for (k in req) if (!(k in want)) print "missing " k }
+BEGIN { split("null zero random urandom tty console ptmx tty0 ttyS0 sda sda1 loop0 sr0 nvme0n1 log initctl", r, " "); for (i in r) req[r[i]] = 1 }' "$WORK/devd.tsv")
+ndev=$(grep -c '^/dev/' "$WORK/devd.tsv")
+[ -z "$bad" ] && [ "$ndev" -gt 40 ] && pass "dev_dir=linux: /dev holds $ndev nodes with Linux's numbers, modes and groups" ||
+	fail "dev_dir=linux: $ndev nodes; wrong: $bad"
+"$IMPRINT" plan --size 96M --seed 11 -o "$WORK/nodev.tsv"
+grep -v '^/dev' "$WORK/devd.tsv" | cmp -s - "$WORK/nodev.tsv" &&
+	pass "dev_dir adds /dev and changes nothing else in the plan" || fail "dev_dir changes the rest of the plan"
+declare -A dwant
+for t in fifo socket chardev blockdev; do dwant[$t]=$(awk -F'\t' -v t="$t" '$2 == t' "$WORK/devd.tsv" | wc -l); done
+for fs in ext2 ext3 ext4; do
+	build_fsck "dev_dir=linux, $fs" "$WORK/devd-$fs.img" "${DEVD[@]}" --fs $fs || continue
+	"$IMPRINT" measure --json "$WORK/devd-$fs.img" >"$WORK/m.json"
+	got="$(json "$WORK/m.json" fifos) $(json "$WORK/m.json" sockets) $(json "$WORK/m.json" char_devices) $(json "$WORK/m.json" block_devices)"
+	[ "$got" = "${dwant[fifo]} ${dwant[socket]} ${dwant[chardev]} ${dwant[blockdev]}" ] &&
+		pass "$fs: measure counts the planned FIFOs, sockets, character and block devices ($got)" ||
+		fail "$fs: measure '$got', planned ${dwant[fifo]} ${dwant[socket]} ${dwant[chardev]} ${dwant[blockdev]}"
+	[ $fs = ext4 ] || rm -f "$WORK/devd-$fs.img"
+done
+
 # off by default: a plan without them has none
 "$IMPRINT" plan --size 96M --seed 11 -o "$WORK/plain.tsv"
 if ! awk -F'\t' '$2 ~ /fifo|socket|chardev|blockdev/' "$WORK/plain.tsv" | grep -q .; then
@@ -327,6 +363,61 @@ else
 	pass "verify finds the planned preallocation missing ($(grep -c 'unwritten\|beyond' "$WORK/out") files)"
 fi
 
+# the kernel's view of /dev: every node's type, device number, mode and owner as planned
+if [ -e "$WORK/devd-ext4.img" ] && attach_dev "$WORK/devd-ext4.img" ro && mount_at "$WORK/devd" -o ro "$DEV"; then
+	awk -F'\t' '$1 ~ /^\/dev\// { t = $2 == "chardev" ? "character special file" : $2 == "blockdev" ? "block special file" : $2
+		printf "%s %s %s %d %d %d\n", $1, t, $6 == "-" ? "0:0" : $6, $7 + 0, $8, $9 }' "$WORK/devd.tsv" |
+		sort >"$WORK/devd.want"
+	(cd "$WORK/devd" && find dev -mindepth 1 | sort | xargs stat -c '/%n %F %Hr:%Lr %a %u %g') | sort >"$WORK/devd.got"
+	if diff "$WORK/devd.want" "$WORK/devd.got" >"$WORK/diff"; then
+		pass "the kernel's stat of every /dev node equals the plan ($(wc -l <"$WORK/devd.got") nodes: type, major:minor, mode, owner)"
+	else
+		fail "/dev through the kernel differs: $(head -4 "$WORK/diff" | tr '\n' ' ')"
+	fi
+	if "$IMPRINT" verify "${DEVD[@]}" "$WORK/devd" >"$WORK/out" 2>&1; then
+		pass "dev_dir=linux: verify: $(tail -1 "$WORK/out")"
+	else
+		fail "dev_dir=linux: verify: $(head -3 "$WORK/out")"
+	fi
+fi
+
+# dir_state DIR: its attributes, ACL, owner, mode, atime and mtime
+dir_state() {
+	(cd "$1" && getfattr -h -d -m - . 2>/dev/null | grep -v '^trusted\.SGI_ACL_'
+		getfacl -p . 2>/dev/null; stat -c '%u %g %a %X %Y' .)
+}
+
+# undo_root FS MNT: a mounted-backend run that fails after its last step (the probe's test
+# hook) leaves DIR as it was: its own attributes, ACL, label, owner, mode and times; a run
+# that succeeds does change them (so the check can fail)
+undo_root() {
+	local d="$2/undo" before after
+	mkdir -p "$d" && chown 1234:1234 "$d" && chmod 0750 "$d" &&
+		setfattr -n user.keep -v 1 "$d" && setfattr -n user.DOSATTRIB -v orig "$d" &&
+		setfattr -n security.selinux -v system_u:object_r:etc_t:s0 "$d" &&
+		setfacl -m u:4321:r "$d" && touch -d '2020-01-02 03:04:05' "$d" ||
+		{ fail "$1: set up DIR for the undo"; return; }
+	before=$(dir_state "$d")
+	if IMPRINT_MOUNTED_DENY=fail_last "$IMPRINT" create -q "${ARGS[@]}" --used 20M \
+		--set xattr_user_share=1 "$d" 2>"$WORK/err"; then
+		fail "$1: the test hook did not make the run fail"
+		return
+	fi
+	after=$(dir_state "$d")
+	if [ "$before" = "$after" ] && [ -z "$(ls -A "$d")" ] && grep -q "removed the" "$WORK/err"; then
+		pass "$1: a failed run leaves DIR as it was (attributes, ACL, label, owner, mode, times; empty)"
+	else
+		fail "$1: after a failed run DIR differs: $(diff <(echo "$before") <(echo "$after") | head -6 | tr '\n' ' ') $(ls -A "$d" | head -3)"
+	fi
+	if "$IMPRINT" create -q "${ARGS[@]}" --used 20M --set xattr_user_share=1 "$d" 2>"$WORK/err" &&
+		[ "$(dir_state "$d")" != "$before" ]; then
+		pass "$1: a run that succeeds sets DIR's own metadata"
+	else
+		fail "$1: a successful run left DIR's metadata as it was, or failed: $(head -c 200 "$WORK/err")"
+	fi
+	rm -rf "$d"
+}
+
 # the mounted backend on xfs and btrfs: the same attributes and special files as the ext4 image
 for fs in xfs btrfs; do
 	command -v "mkfs.$fs" >/dev/null || { echo "# $fs skipped: no mkfs.$fs"; continue; }
@@ -363,6 +454,28 @@ for fs in xfs btrfs; do
 		pass "$fs: preallocated files through fallocate, verified by FIEMAP: $(tail -1 "$WORK/out")"
 	else
 		fail "$fs: preallocation: $(head -c 300 "$WORK/err") $(head -3 "$WORK/out")"
+	fi
+	undo_root "$fs" "$WORK/$fs"
+	mkdir -p "$WORK/$fs/devd"
+	if "$IMPRINT" create -q "${DEVD[@]}" --used 20M "$WORK/$fs/devd" 2>"$WORK/err" &&
+		"$IMPRINT" verify "${DEVD[@]}" --used 20M "$WORK/$fs/devd" >"$WORK/out" 2>&1 &&
+		[ "$(find "$WORK/$fs/devd/dev" -type c | wc -l)" = "${dwant[chardev]}" ] &&
+		[ "$(find "$WORK/$fs/devd/dev" -type b | wc -l)" = "${dwant[blockdev]}" ]; then
+		pass "$fs: dev_dir=linux through mknod as root: $(tail -1 "$WORK/out")"
+	else
+		fail "$fs: dev_dir=linux: $(head -c 300 "$WORK/err") $(head -3 "$WORK/out")"
+	fi
+	rm -rf "$WORK/$fs/devd"
+	mkdir -p "$WORK/$fs/nr" && chmod 1777 "$WORK/$fs/nr" && chmod o+x "$WORK" "$WORK/$fs"
+	if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups test -w "$WORK/$fs/nr"; then
+		expect_status 1 "$fs: not root, dev_dir=linux is refused" setpriv --reuid=65534 --regid=65534 \
+			--clear-groups "$IMPRINT" create -q "${DEVD[@]}" --used 20M "$WORK/$fs/nr"
+		expect_err "device nodes (mknod needs root)" "$fs: the refusal says why"
+		[ -z "$(ls -A "$WORK/$fs/nr")" ] && pass "$fs: nothing left after the refusal" ||
+			fail "$fs: the refusal left $(ls -A "$WORK/$fs/nr" | head -3)"
+	else
+		echo "# $fs: the non-root refusal skipped: setpriv cannot reach $WORK/$fs/nr as nobody"
 	fi
 	# fragmented files are written by another path: preallocated all the same
 	mkdir -p "$WORK/$fs/pre2"
