@@ -561,8 +561,15 @@ static int dir_pieces_place(struct sim *s, struct layout *lo, uint32_t j)
 
 	for (unsigned i = 1; i < k; i++) {
 		struct layout_extent *x = &lo->dext[lo->dir_ext[j] + i];
+		uint64_t end = x[-1].pblk + x[-1].len;
+		/* a block the kernel would have given another file meanwhile: not right after */
+		int hold = end < s->m.nblocks && mb_run_at(&s->m, end, 1) == 1;
 
+		if (hold)
+			mb_mark(&s->m, end, 1, 0);
 		ret = plan_whole(s, s->dgrp[j], s->dlen[i], &x->pblk);
+		if (hold)
+			mb_mark(&s->m, end, 1, 1);
 		if (ret)
 			return ret;
 		x->len = s->dlen[i];
