@@ -159,8 +159,8 @@ for fs in ext2 ext3 ext4; do
 	done
 done
 # linear directories of several blocks: without dir_index
-build_fsck "dir_frag_share=0.5, ext4 without dir_index" "$WORK/df-linear.img" "${DF[@]}" \
-	--mkfs-options "-b 1024 -O ^dir_index" &&
+build_fsck "dir_frag_share=0.5, ext4 without dir_index, 128-byte inodes" "$WORK/df-linear.img" "${DF[@]}" \
+	--mkfs-options "-b 1024 -I 128 -O ^dir_index" &&
 	"$IMPRINT" measure --json "$WORK/df-linear.img" >"$WORK/m.json" &&
 	n=$(json "$WORK/m.json" dir_multiblock) && k=$(json "$WORK/m.json" dir_fragmented) &&
 	if [ "$n" -ge 10 ] && [ "$k" = "$(python3 -c "print(round(0.5 * $n))")" ]; then
@@ -208,7 +208,10 @@ grep -v '^/dev' "$WORK/devd.tsv" | cmp -s - "$WORK/nodev.tsv" &&
 declare -A dwant
 for t in fifo socket chardev blockdev; do dwant[$t]=$(awk -F'\t' -v t="$t" '$2 == t' "$WORK/devd.tsv" | wc -l); done
 for fs in ext2 ext3 ext4; do
-	build_fsck "dev_dir=linux, $fs" "$WORK/devd-$fs.img" "${DEVD[@]}" --fs $fs || continue
+	isz=256
+	[ $fs = ext2 ] && isz=128
+	build_fsck "dev_dir=linux, $fs, $isz-byte inodes" "$WORK/devd-$fs.img" "${DEVD[@]}" --fs $fs \
+		--mkfs-options "-I $isz" || continue
 	"$IMPRINT" measure --json "$WORK/devd-$fs.img" >"$WORK/m.json"
 	got="$(json "$WORK/m.json" fifos) $(json "$WORK/m.json" sockets) $(json "$WORK/m.json" char_devices) $(json "$WORK/m.json" block_devices)"
 	[ "$got" = "${dwant[fifo]} ${dwant[socket]} ${dwant[chardev]} ${dwant[blockdev]}" ] &&
