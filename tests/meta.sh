@@ -45,8 +45,20 @@ for fs in ext2 ext3 ext4; do
 	for isz in 128 256; do
 		img="$WORK/$fs-$isz.img"
 		build_fsck "$fs, $isz-byte inodes" "$img" "${ARGS[@]}" --fs "$fs" \
-			--mkfs-options "-I $isz" || continue
+			--mkfs-options "-I $isz" --json || continue
+		cp "$WORK/out" "$WORK/sum.json"
 		"$IMPRINT" measure --json "$img" >"$WORK/m.json" 2>"$WORK/err"
+		# the summary's counts of what was written, against what measure reads back
+		got=$(python3 -c 'import json,sys
+s = json.load(open(sys.argv[1]))["metadata"]
+print(*(s[k] for k in ("xattr_inodes", "xattr_user", "xattr_security", "acl_access", "acl_default",
+	"xattr_block_inodes", "xattr_blocks", "fifos", "sockets", "char_devices", "block_devices")))' "$WORK/sum.json")
+		exp=$(python3 -c 'import json,sys
+m = json.load(open(sys.argv[1])); x = m["xattrs"]
+print(*(x[k] for k in ("inodes", "user", "security", "acl_access", "acl_default", "block_refs", "blocks")),
+	*(m[k] for k in ("fifos", "sockets", "char_devices", "block_devices")))' "$WORK/m.json")
+		[ "$got" = "$exp" ] && pass "$fs/$isz: the summary counts what measure reads back ($got)" ||
+			fail "$fs/$isz: summary '$got', measure '$exp'"
 		got="$(json "$WORK/m.json" xattrs inodes) $(json "$WORK/m.json" xattrs user) $(json "$WORK/m.json" xattrs security) $(json "$WORK/m.json" fifos) $(json "$WORK/m.json" sockets)"
 		exp="$(json "$WORK/report.json" xattr_inodes) $(json "$WORK/report.json" xattr_user) $(json "$WORK/report.json" xattr_security) ${want[fifo]} ${want[socket]}"
 		if [ "$got" = "$exp" ]; then
@@ -143,11 +155,17 @@ DF=("${DS[@]}" --set dir_frag_share=0.5)
 for fs in ext2 ext3 ext4; do
 	for bs in 1024 4096; do
 		img="$WORK/df-$fs-$bs.img"
-		build_fsck "dir_frag_share=0.5, $fs, $bs-byte blocks" "$img" "${DF[@]}" --fs $fs \
-			--mkfs-options "-b $bs" || continue
+		isz=256
+		[ $fs = ext2 ] && isz=128
+		build_fsck "dir_frag_share=0.5, $fs, $bs-byte blocks, $isz-byte inodes" "$img" "${DF[@]}" \
+			--fs $fs --mkfs-options "-b $bs -I $isz" --json || continue
+		cp "$WORK/out" "$WORK/sum.json"
 		"$IMPRINT" measure --json "$img" >"$WORK/m.json"
 		n=$(json "$WORK/m.json" dir_multiblock)
 		k=$(json "$WORK/m.json" dir_fragmented)
+		[ "$(json "$WORK/sum.json" metadata dir_multiblock) $(json "$WORK/sum.json" metadata dir_fragmented)" = "$n $k" ] &&
+			pass "$fs/$bs: the summary's split directories are measure's ($k of $n)" ||
+			fail "$fs/$bs: summary $(json "$WORK/sum.json" metadata dir_fragmented) of $(json "$WORK/sum.json" metadata dir_multiblock), measure $k of $n"
 		sc=$(json "$WORK/m.json" dir_layout_score)
 		if [ "$n" -ge 10 ] && [ "$k" = "$(python3 -c "print(round(0.5 * $n))")" ] &&
 			python3 -c "import sys; sys.exit(not 0 < $sc < 1)"; then
@@ -159,8 +177,8 @@ for fs in ext2 ext3 ext4; do
 	done
 done
 # linear directories of several blocks: without dir_index
-build_fsck "dir_frag_share=0.5, ext4 without dir_index, 128-byte inodes" "$WORK/df-linear.img" "${DF[@]}" \
-	--mkfs-options "-b 1024 -I 128 -O ^dir_index" &&
+build_fsck "dir_frag_share=0.5, ext4 without dir_index" "$WORK/df-linear.img" "${DF[@]}" \
+	--mkfs-options "-b 1024 -O ^dir_index" &&
 	"$IMPRINT" measure --json "$WORK/df-linear.img" >"$WORK/m.json" &&
 	n=$(json "$WORK/m.json" dir_multiblock) && k=$(json "$WORK/m.json" dir_fragmented) &&
 	if [ "$n" -ge 10 ] && [ "$k" = "$(python3 -c "print(round(0.5 * $n))")" ]; then
@@ -351,6 +369,18 @@ while IFS= read -r path; do
 	unw=$((unw + n))
 done < <("$IMPRINT" plan "${PRE[@]}" -o - | awk -F'\t' '$2 == "file" { print $1 }')
 want_unw=$((($(json "$WORK/pre.json" unwritten_bytes) + $(json "$WORK/pre.json" beyond_bytes)) / 4096))
+# stat: the preallocated files, and only they, have more blocks than their size needs: the
+# planned bytes beyond the end, plus at most two blocks of extent tree each
+read -r beyond nover < <("$IMPRINT" plan "${PRE[@]}" -o - | awk -F'\t' '$2 == "file" { print substr($1, 2) }' |
+	(cd "$WORK/pre" && xargs -d '\n' stat -c '%b %B %s') |
+	awk '{ over = $1 * $2 - int(($3 + 4095) / 4096) * 4096; if (over > 0) { s += over; n++ } } END { print s + 0, n + 0 }')
+want_b=$(json "$WORK/pre.json" beyond_bytes)
+if [ "$nover" = "$(json "$WORK/pre.json" prealloc_files)" ] && [ "$beyond" -ge "$want_b" ] &&
+	[ "$beyond" -le $((want_b + nover * 8192)) ] && [ "$want_b" -gt 0 ]; then
+	pass "stat: $nover files hold $beyond bytes beyond what their size needs ($want_b planned beyond the end, the rest extent tree blocks)"
+else
+	fail "stat: $nover files with $beyond bytes beyond their size; planned $(json "$WORK/pre.json" prealloc_files) files, $want_b bytes"
+fi
 [ "$unw" = "$want_unw" ] && pass "filefrag -v: $unw unwritten blocks, as planned (inside and beyond the end)" ||
 	fail "filefrag -v: $unw unwritten blocks, planned $want_unw"
 if "$IMPRINT" verify "${PRE[@]}" "$WORK/pre" >"$WORK/out" 2>&1; then
