@@ -112,6 +112,20 @@ static int parse_entry(struct param_tables *t, const struct tab_def *d, uint32_t
 		return 0;
 	case TK_SBE:
 		return parse_sbe(t, i, tok);
+	case TK_SPARSE:
+		colon = strchr(tok, ':');
+		if (!colon)
+			return -EINVAL;
+		*colon = '\0';
+		{
+			uint64_t n;
+
+			if (parse_u64(tok, &n) || n > UINT32_MAX || (i && n <= t->subdirs_n[i - 1]) ||
+			    parse_share(colon + 1, &t->subdirs_share[i]))
+				return -EINVAL;
+			t->subdirs_n[i] = (uint32_t)n;
+		}
+		return 0;
 	case TK_COUNT:
 		break;
 	}
@@ -196,8 +210,11 @@ int tables_check(const struct params *p, struct param_error *err)
 	}
 	if ((t->ndepth_files && !(shares_sum(t->depth_files, t->ndepth_files) > 0)) ||
 	    (t->ndepth_dirs && !(shares_sum(t->depth_dirs, t->ndepth_dirs) > 0)) ||
-	    (t->nfpd && !(shares_sum(t->fpd, t->nfpd) > 0))) {
-		params_set_error(err, NULL, "a depth or files-per-directory table sums to 0");
+	    (t->nfpd && !(shares_sum(t->fpd, t->nfpd) > 0)) ||
+	    (t->nname_len && !(shares_sum(t->name_len, t->nname_len) > shares_sum(t->name_len, 1))) ||
+	    (t->nsubdirs && !(shares_sum(t->subdirs_share, t->nsubdirs) > 0))) {
+		params_set_error(err, NULL, "a depth, files-per-directory, name length or subdirectory "
+				 "table sums to 0 (name lengths: beyond length 0)");
 		return -EINVAL;
 	}
 	if (t->nfpd && t->nfpd != p->fpd_max_bin + 2) {

@@ -13,6 +13,8 @@
 #define TAB_EXT_LEN 16     /* longest extension, NUL included */
 #define TAB_SBE_MAX 48     /* extension classes with their own sizes */
 #define TAB_SBE_Q 17       /* quantiles of one class's sizes */
+#define TAB_NAMELEN_MAX 256 /* name lengths 0..255 bytes */
+#define TAB_SUBDIRS_MAX 1024 /* distinct subdirectory counts of a subdirs_table */
 
 /*
  * Tables that replace a parametric law when they are not empty (a count
@@ -26,6 +28,8 @@
  *   fpd_table = s0 s1 ... sT       directories with 0..fpd_max_bin files, then the tail
  *   ext_shares = :s e1:s1 ...      extension:share ("" is no extension)
  *   size_by_ext = e1:q0/../q16 ... sizes of the files of extension e1 by quantile
+ *   name_lengths = s0 s1 ...       share of names by length in bytes 0, 1, ...
+ *   subdirs_table = n1:s1 n2:s2 ... directories with n1 subdirectories, ... (n ascending)
  *   source_files = N               the profiled source's files: 'files' when none
  *                                  of files, used and size is given (so that any
  *                                  one of them scales the tree instead)
@@ -48,6 +52,11 @@ struct param_tables {
 	uint32_t nsbe;
 	char sbe_name[TAB_SBE_MAX][TAB_EXT_LEN];
 	uint64_t sbe_q[TAB_SBE_MAX][TAB_SBE_Q];
+	uint32_t nname_len;
+	double name_len[TAB_NAMELEN_MAX];
+	uint32_t nsubdirs;
+	uint32_t subdirs_n[TAB_SUBDIRS_MAX];
+	double subdirs_share[TAB_SUBDIRS_MAX];
 };
 
 struct params;

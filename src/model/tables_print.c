@@ -23,6 +23,10 @@ const struct tab_def tab_defs[TAB_NDEFS] = {
 	  "extensions and their shares, ':S' no extension (replaces ext_table)" },
 	{ "size_by_ext", TK_SBE, TOFF(nsbe), 0, TAB_SBE_MAX, "EXT:Q0/Q1/.../Q16",
 	  "sizes of one extension's files by 17 quantiles, '*' the others" },
+	{ "name_lengths", TK_SHARES, TOFF(nname_len), TOFF(name_len), TAB_NAMELEN_MAX,
+	  "a share >= 0", "names (files, directories, links) by length in bytes 0, 1, ..." },
+	{ "subdirs_table", TK_SPARSE, TOFF(nsubdirs), 0, TAB_SUBDIRS_MAX, "N:SHARE, N ascending",
+	  "directories holding N subdirectories (the tree built to these counts)" },
 	{ "source_files", TK_COUNT, 0, TOFF(source_files), 1, "a whole number of files",
 	  "a profile's file count: files, unless files, used or size is given" },
 };
@@ -62,6 +66,16 @@ static void one_fpd(FILE *out, const struct param_tables *t, uint32_t i)
 	fprintf(out, "%.6g", t->fpd[i]);
 }
 
+static void one_name_len(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%.6g", t->name_len[i]);
+}
+
+static void one_subdirs(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%" PRIu32 ":%.6g", t->subdirs_n[i], t->subdirs_share[i]);
+}
+
 static void one_ext(FILE *out, const struct param_tables *t, uint32_t i)
 {
 	fprintf(out, "%s:%.6g", t->ext_name[i], t->ext_share[i]);
@@ -79,7 +93,7 @@ void tables_print(const struct params *p, FILE *out)
 	const struct param_tables *t = &p->tab;
 
 	if (!t->nsize_q && !t->ndepth_files && !t->ndepth_dirs && !t->nfpd && !t->next &&
-	    !t->nsbe && !t->source_files)
+	    !t->nsbe && !t->source_files && !t->nname_len && !t->nsubdirs)
 		return;
 	fprintf(out, "\n# tables (empirical laws; they replace the parametric ones above)\n");
 	if (t->source_files)
@@ -90,6 +104,8 @@ void tables_print(const struct params *p, FILE *out)
 	print_entries(out, "fpd_table", t->nfpd, 10, one_fpd, t);
 	print_entries(out, "ext_shares", t->next, 8, one_ext, t);
 	print_entries(out, "size_by_ext", t->nsbe, 1, one_sbe, t);
+	print_entries(out, "name_lengths", t->nname_len, 10, one_name_len, t);
+	print_entries(out, "subdirs_table", t->nsubdirs, 8, one_subdirs, t);
 }
 
 static struct json_object *json_shares(const double *v, uint32_t n)
@@ -134,6 +150,18 @@ void tables_add_json(const struct params *p, struct json_object *o)
 			json_object_object_add(a, t->sbe_name[i], q);
 		}
 		json_object_object_add(o, "size_by_ext", a);
+	}
+	if (t->nname_len)
+		json_object_object_add(o, "name_lengths", json_shares(t->name_len, t->nname_len));
+	if (t->nsubdirs) {
+		a = json_object_new_object();
+		for (uint32_t i = 0; i < t->nsubdirs; i++) {
+			char k[16];
+
+			snprintf(k, sizeof(k), "%" PRIu32, t->subdirs_n[i]);
+			json_object_object_add(a, k, json_object_new_double(t->subdirs_share[i]));
+		}
+		json_object_object_add(o, "subdirs_table", a);
 	}
 	if (t->source_files)
 		json_object_object_add(o, "source_files", json_object_new_uint64(t->source_files));

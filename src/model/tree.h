@@ -29,4 +29,19 @@ int tree_build(uint64_t seed, uint32_t ndirs, uint32_t *parent, uint8_t *depth);
 int tree_build_depths(uint64_t seed, uint32_t ndirs, const double *share, unsigned nshare,
 		      uint32_t *parent, uint8_t *depth);
 
+/*
+ * A tree whose directories hold subdirectories as the table says:
+ * share[i] of them n[i] subdirectories (n ascending), largest-remainder
+ * quotas made to sum to ndirs - 1.  With dshare (ndshare >= 2 entries, as
+ * tree_build_depths()), the levels follow it too: the counts go to the
+ * levels that need them (largest first), then within a level at random,
+ * from stream "tree.subdirs"; ids are level by level.  Without it, the
+ * counts are shuffled and the tree grown breadth-first.  Returns 0,
+ * -ENOMEM, -E2BIG (deeper than 255) or -EINVAL (no table, or a bad
+ * dshare).
+ */
+int tree_build_subdirs(uint64_t seed, uint32_t ndirs, const uint32_t *n, const double *share,
+		       unsigned nsh, const double *dshare, unsigned ndshare, uint32_t *parent,
+		       uint8_t *depth);
+
 #endif

@@ -91,9 +91,15 @@ static int plan_alloc(struct plan *pl, struct plan_error *err)
 /* The directory tree: regular directories (counted per depth into m_d), special ones, children. */
 static int plan_dir_tree(struct plan *pl, uint32_t *m_d, struct plan_error *err)
 {
+	const struct param_tables *t = &pl->prm.tab;
 	int ret;
 
-	if (pl->prm.tab.ndepth_dirs >= 2)
+	if (t->nsubdirs)
+		ret = tree_build_subdirs(pl->prm.seed, pl->nregular_dirs, t->subdirs_n,
+					 t->subdirs_share, t->nsubdirs, t->depth_dirs,
+					 t->ndepth_dirs >= 2 ? t->ndepth_dirs : 0, pl->dir_parent,
+					 pl->dir_depth);
+	else if (pl->prm.tab.ndepth_dirs >= 2)
 		ret = tree_build_depths(pl->prm.seed, pl->nregular_dirs, pl->prm.tab.depth_dirs,
 					pl->prm.tab.ndepth_dirs, pl->dir_parent, pl->dir_depth);
 	else

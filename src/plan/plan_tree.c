@@ -294,6 +294,93 @@ static void fpd_place(struct plan *pl, uint32_t *bucket, uint32_t *dirs, const u
 }
 
 /*
+ * How many of a depth's fileless directories are leaves (so empty): each
+ * depth between what its counts force and what they allow, the rest of
+ * the target spread over the depths by their room.  Writes e[].
+ */
+static void empty_quotas(uint64_t target, const uint64_t *lo, const uint64_t *hi, uint64_t *e)
+{
+	uint64_t have = 0, room = 0;
+
+	for (unsigned d = 0; d < DEPTH_SLOTS; d++) {
+		e[d] = lo[d];
+		have += lo[d];
+		room += hi[d] - lo[d];
+	}
+	for (unsigned d = 0; d < DEPTH_SLOTS && have < target && room; d++) {
+		uint64_t add = (uint64_t)((long double)(hi[d] - lo[d]) * (target - have) / room);
+
+		e[d] += add;
+	}
+	have = 0;
+	for (unsigned d = 0; d < DEPTH_SLOTS; d++)
+		have += e[d];
+	for (unsigned d = 0; d < DEPTH_SLOTS && have < target; d++)
+		while (e[d] < hi[d] && have < target) {
+			e[d]++;
+			have++;
+		}
+}
+
+/*
+ * empty_dir_share: within each depth, the fileless counts go to leaves or
+ * to directories with subdirectories so that the directories with neither
+ * file nor subdirectory are the share asked for (as near as the counts of
+ * each depth allow); the other counts keep their drawn order.
+ */
+static int fpd_empty_dirs(struct plan *pl, const uint32_t *m_d)
+{
+	uint32_t nd = pl->nregular_dirs, *dirs = plan_xalloc(nd, sizeof(*dirs));
+	uint32_t *cnt = plan_xalloc(nd, sizeof(*cnt));
+	uint64_t lo[DEPTH_SLOTS] = { 0 }, hi[DEPTH_SLOTS] = { 0 }, e[DEPTH_SLOTS];
+	uint64_t z[DEPTH_SLOTS] = { 0 }, leaves[DEPTH_SLOTS] = { 0 }, start[DEPTH_SLOTS + 1] = { 0 };
+	uint64_t key = rng_stream_key(pl->prm.seed, "fpd.empty");
+
+	if (!dirs || !cnt) {
+		free(dirs);
+		free(cnt);
+		return -ENOMEM;
+	}
+	for (uint32_t j = 0; j < nd; j++) {
+		z[pl->dir_depth[j]] += pl->dir_nfiles[j] == 0;
+		leaves[pl->dir_depth[j]] += pl->dir_first_child[j] == PLAN_NONE;
+	}
+	for (unsigned d = 0; d < DEPTH_SLOTS; d++) {
+		start[d + 1] = start[d] + m_d[d];
+		lo[d] = z[d] + leaves[d] > m_d[d] ? z[d] + leaves[d] - m_d[d] : 0;
+		hi[d] = MIN(z[d], leaves[d]);
+	}
+	empty_quotas((uint64_t)llround(pl->prm.empty_dir_share * pl->ndirs), lo, hi, e);
+	/* each depth's directories, leaves first, each part shuffled; its counts, zeros first */
+	for (unsigned d = 0; d < DEPTH_SLOTS; d++) {
+		uint64_t fl = start[d], fn = start[d] + leaves[d], cz = start[d], cn = start[d] + z[d];
+
+		for (uint32_t j = 0; j < nd; j++) {
+			if (pl->dir_depth[j] != d)
+				continue;
+			dirs[pl->dir_first_child[j] == PLAN_NONE ? fl++ : fn++] = j;
+			cnt[pl->dir_nfiles[j] == 0 ? cz++ : cn++] = pl->dir_nfiles[j];
+		}
+		if (!m_d[d])
+			continue;
+		rng_shuffle_u32(dirs + start[d], leaves[d], key, 2 * d);
+		rng_shuffle_u32(dirs + start[d] + leaves[d], m_d[d] - leaves[d], key, 2 * d + 1);
+		/* e[d] zeros to leaves, then the nonzero counts; the other zeros to the rest */
+		uint64_t i = start[d], zi = start[d], ni = start[d] + z[d];
+
+		for (; i < start[d] + e[d]; i++)
+			pl->dir_nfiles[dirs[i]] = cnt[zi++];
+		for (; i < start[d] + leaves[d]; i++)
+			pl->dir_nfiles[dirs[i]] = cnt[ni++];
+		for (; i < start[d + 1]; i++)
+			pl->dir_nfiles[dirs[i]] = zi < start[d] + z[d] ? cnt[zi++] : cnt[ni++];
+	}
+	free(dirs);
+	free(cnt);
+	return 0;
+}
+
+/*
  * Files per directory for the regular directories: a multiset of counts
  * drawn from the model, summing to nreg, then given to the directories so
  * that each depth gets the files its samples need (largest count first to
@@ -335,7 +422,7 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 	fpd_to_depths(cnt, nd, t_d, m_d, start, need, bucket);
 	fpd_fix_need(bucket, start, m_d, need, lo);
 	fpd_place(pl, bucket, dirs, start, m_d);
-	ret = 0;
+	ret = pl->prm.empty_dir_share >= 0 ? fpd_empty_dirs(pl, m_d) : 0;
 out_free:
 	free(probs);
 	free(q);

@@ -31,7 +31,7 @@ struct pstate {
 
 	/* names of every entry but the root */
 	uint64_t names, name_len[PROFILE_NAME_LEN + 1];
-	uint64_t upper, spaces, utf8, numeric, versioned;
+	uint64_t upper, caps, spaces, utf8, numeric, versioned; /* caps: the stem in capitals */
 
 	/* owners and modes of every entry but the root (hard links once) */
 	uint64_t entries, root_owned;

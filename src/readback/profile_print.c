@@ -156,6 +156,7 @@ static int profile_fpd(const struct pstate *s, struct params *p, struct pfig *f)
 	for (unsigned b = 0; b < maxbin + 2; b++)
 		p->tab.fpd[b] = (double)cnt[b] / (double)m->ndirs;
 	p->fpd_empty_share = p->tab.fpd[0];
+	p->empty_dir_share = fmin((double)f->empty_dirs / (double)m->ndirs, 0.999);
 	if (p->fpd_empty_share >= 1)
 		p->fpd_empty_share = 0.999;
 	if (profile_fit_fpd(cnt, maxbin, p->fpd_empty_share, &c, &k) == 0) {
@@ -326,6 +327,47 @@ static int profile_ages(const struct mstate *m, struct params *p, struct pfig *f
 	return 0;
 }
 
+/* Names by length in bytes: the table up to the longest. */
+static void profile_name_lengths(const struct pstate *s, struct params *p)
+{
+	unsigned top = 0;
+
+	for (unsigned i = 0; i < PROFILE_NAME_LEN && i < TAB_NAMELEN_MAX; i++)
+		if (s->name_len[i])
+			top = i;
+	p->tab.nname_len = top + 1;
+	for (unsigned i = 0; i <= top; i++)
+		p->tab.name_len[i] = (double)s->name_len[i] / (double)s->names;
+}
+
+/* Directories by their subdirectory count (sparse: the counts met); 0 or -ENOMEM. */
+static int profile_subdirs(const struct pstate *s, struct params *p)
+{
+	const struct mstate *m = &s->m;
+	uint64_t *v = malloc(m->ndirs * sizeof(*v));
+	uint32_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t j = 0; j < m->ndirs; j++)
+		v[j] = s->nsub[j];
+	if (array_sort_u64(v, m->ndirs)) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (uint32_t j = 0; j < m->ndirs; j++) {
+		/* past the table's room, the largest counts share its last entry */
+		if (!n || (v[j] != p->tab.subdirs_n[n - 1] && n < TAB_SUBDIRS_MAX)) {
+			p->tab.subdirs_n[n] = (uint32_t)v[j];
+			p->tab.subdirs_share[n++] = 0;
+		}
+		p->tab.subdirs_share[n - 1] += 1.0 / (double)m->ndirs;
+	}
+	p->tab.nsubdirs = n;
+	free(v);
+	return 0;
+}
+
 /* Names, links, owners and modes, subdirectories, the layout. */
 static void profile_rest(const struct pstate *s, struct params *p, struct pfig *f)
 {
@@ -336,7 +378,10 @@ static void profile_rest(const struct pstate *s, struct params *p, struct pfig *
 		p->name_space_share = (double)s->spaces / (double)s->names;
 		p->name_utf8_share = (double)s->utf8 / (double)s->names;
 		p->name_upper_share = (double)s->upper / (double)s->names;
-		p->name_style = s->numeric * 2 > s->names ? NAMES_NUMERIC : NAMES_REALISTIC;
+		p->name_caps_share = (double)s->caps / (double)s->names;
+		p->name_numeric_share = (double)s->numeric / (double)s->names;
+		p->name_version_share = (double)s->versioned / (double)s->names;
+		profile_name_lengths(s, p);
 	}
 	p->hardlink_share = fmin(1, (double)m->hardlinks / (double)nfiles);
 	p->symlink_share = fmin(1, (double)m->symlinks / (double)nfiles);
@@ -525,6 +570,8 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 		ret = profile_sbe(m, order, p);
 	if (!ret)
 		ret = profile_ages(m, p, &f);
+	if (!ret)
+		ret = profile_subdirs(s, p);
 	if (ret)
 		goto out_free;
 	profile_depths(m, p);

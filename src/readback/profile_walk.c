@@ -83,7 +83,7 @@ static uint64_t target_hash(const struct pstate *s, const char *path, const char
 /* What an entry's name says: length, case, spaces, bytes beyond ASCII, digits, versions. */
 static void tally_name(struct pstate *s, const char *name, size_t len)
 {
-	int upper = 0, space = 0, high = 0, digits = 1, version = 0;
+	int upper = 0, space = 0, high = 0, digits = 1, version = 0, scap = 0, slow = 0;
 	const char *dot = memrchr(name, '.', len);
 	size_t stem = dot && dot != name ? (size_t)(dot - name) : len;
 
@@ -95,6 +95,8 @@ static void tally_name(struct pstate *s, const char *name, size_t len)
 		high |= c >= 0x80;
 		if (i < stem && !isdigit(c))
 			digits = 0;
+		scap |= i < stem && c >= 'A' && c <= 'Z';
+		slow |= i < stem && c >= 'a' && c <= 'z';
 		if (i > 0 && i + 1 < len && c == '.' && isdigit((unsigned char)name[i - 1]) &&
 		    isdigit((unsigned char)name[i + 1]))
 			version = 1;
@@ -104,6 +106,7 @@ static void tally_name(struct pstate *s, const char *name, size_t len)
 	s->names++;
 	s->name_len[len < PROFILE_NAME_LEN ? len : PROFILE_NAME_LEN]++;
 	s->upper += upper;
+	s->caps += scap && !slow;
 	s->spaces += space;
 	s->utf8 += high;
 	s->numeric += digits && stem > 0;
