@@ -224,14 +224,31 @@ void names_shape(struct nb *b, struct draw *d, const struct name_cfg *c, enum na
 		version = u_ver < c->version_share;
 		if (version && !has_version(b, d->tail, d->tail_len))
 			vl = make_version(vs, d, kind != NAME_DIR && d->noext);
-		else if (!version)
+		else if (!version && has_version(b, d->tail, d->tail_len)) {
 			drop_version(b);
+			if (d->tail_set && d->ext_len) {
+				/* a pattern's versioned tail (libfoo.so.6): the plain extension */
+				d->tail[0] = '.';
+				memcpy(d->tail + 1, d->ext, d->ext_len);
+				d->tail_len = d->ext_len + 1;
+			}
+		}
 	}
 	if (c->nlen) {
 		size_t len = draw_length(c, u_len), fixed = d->tail_len + vl;
 		size_t want = len > fixed ? len - fixed : 1;
 
 		fit_length(b, d, want < b->cap ? want : b->cap, numeric, caps);
+		/* a cut stem may have lost its lower-case letters or all but digits */
+		if (c->caps_on && d->upper && !caps && !any_of(b, is_lower))
+			for (size_t i = b->len; i-- > 0;)
+				if (is_upper(b->p[i]) && (i > 0 || b->len == 1)) {
+					/* one capital alone cannot be mixed case: lower */
+					b->p[i] = (char)(b->p[i] - 'A' + 'a');
+					break;
+				}
+		if (c->numeric_on && !numeric && all_digits(b))
+			b->p[0] = 'n';
 	}
 	for (size_t i = 0; i < vl; i++)
 		names_nb_putc(b, vs[i]);

@@ -228,6 +228,14 @@ int tables_check(const struct params *p, struct param_error *err)
 		params_set_error(err, NULL, "'fpd_table' has no directory holding files");
 		return -EINVAL;
 	}
+	for (uint32_t d = 0; d < TAB_DEPTH_MAX; d++)
+		if ((d < t->ndepth_leaves && t->depth_leaves[d] > 1) ||
+		    (d < t->ndepth_fileless && t->depth_fileless[d] > 1)) {
+			params_set_error(err, NULL, "'%s' entry %" PRIu32 " is above 1: a share of the "
+					 "directories at a depth", d < t->ndepth_leaves &&
+					 t->depth_leaves[d] > 1 ? "depth_leaves" : "depth_fileless", d + 1);
+			return -EINVAL;
+		}
 	ext_sum = shares_sum(t->ext_share, t->next);
 	if (t->next && ext_sum > 1 + 1e-6) {
 		params_set_error(err, NULL, "'ext_shares' sum to %.6g, more than 1", ext_sum);

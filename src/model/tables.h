@@ -30,6 +30,8 @@
  *   size_by_ext = e1:q0/../q16 ... sizes of the files of extension e1 by quantile
  *   name_lengths = s0 s1 ...       share of names by length in bytes 0, 1, ...
  *   subdirs_table = n1:s1 n2:s2 ... directories with n1 subdirectories, ... (n ascending)
+ *   depth_leaves = s0 s1 ...       of the directories at depth d, the share with no subdirectory
+ *   depth_fileless = s0 s1 ...     of the directories at depth d, the share holding no file
  *   source_files = N               the profiled source's files: 'files' when none
  *                                  of files, used and size is given (so that any
  *                                  one of them scales the tree instead)
@@ -57,6 +59,10 @@ struct param_tables {
 	uint32_t nsubdirs;
 	uint32_t subdirs_n[TAB_SUBDIRS_MAX];
 	double subdirs_share[TAB_SUBDIRS_MAX];
+	uint32_t ndepth_leaves;
+	double depth_leaves[TAB_DEPTH_MAX];
+	uint32_t ndepth_fileless;
+	double depth_fileless[TAB_DEPTH_MAX];
 };
 
 struct params;

@@ -27,6 +27,10 @@ const struct tab_def tab_defs[TAB_NDEFS] = {
 	  "a share >= 0", "names (files, directories, links) by length in bytes 0, 1, ..." },
 	{ "subdirs_table", TK_SPARSE, TOFF(nsubdirs), 0, TAB_SUBDIRS_MAX, "N:SHARE, N ascending",
 	  "directories holding N subdirectories (the tree built to these counts)" },
+	{ "depth_leaves", TK_SHARES, TOFF(ndepth_leaves), TOFF(depth_leaves), TAB_DEPTH_MAX,
+	  "a share in [0, 1]", "of the directories at each depth, those without subdirectories" },
+	{ "depth_fileless", TK_SHARES, TOFF(ndepth_fileless), TOFF(depth_fileless), TAB_DEPTH_MAX,
+	  "a share in [0, 1]", "of the directories at each depth, those holding no file" },
 	{ "source_files", TK_COUNT, 0, TOFF(source_files), 1, "a whole number of files",
 	  "a profile's file count: files, unless files, used or size is given" },
 };
@@ -76,6 +80,16 @@ static void one_subdirs(FILE *out, const struct param_tables *t, uint32_t i)
 	fprintf(out, "%" PRIu32 ":%.6g", t->subdirs_n[i], t->subdirs_share[i]);
 }
 
+static void one_depth_leaves(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%.6g", t->depth_leaves[i]);
+}
+
+static void one_depth_fileless(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%.6g", t->depth_fileless[i]);
+}
+
 static void one_ext(FILE *out, const struct param_tables *t, uint32_t i)
 {
 	fprintf(out, "%s:%.6g", t->ext_name[i], t->ext_share[i]);
@@ -93,7 +107,8 @@ void tables_print(const struct params *p, FILE *out)
 	const struct param_tables *t = &p->tab;
 
 	if (!t->nsize_q && !t->ndepth_files && !t->ndepth_dirs && !t->nfpd && !t->next &&
-	    !t->nsbe && !t->source_files && !t->nname_len && !t->nsubdirs)
+	    !t->nsbe && !t->source_files && !t->nname_len && !t->nsubdirs &&
+	    !t->ndepth_leaves && !t->ndepth_fileless)
 		return;
 	fprintf(out, "\n# tables (empirical laws; they replace the parametric ones above)\n");
 	if (t->source_files)
@@ -106,6 +121,8 @@ void tables_print(const struct params *p, FILE *out)
 	print_entries(out, "size_by_ext", t->nsbe, 1, one_sbe, t);
 	print_entries(out, "name_lengths", t->nname_len, 10, one_name_len, t);
 	print_entries(out, "subdirs_table", t->nsubdirs, 8, one_subdirs, t);
+	print_entries(out, "depth_leaves", t->ndepth_leaves, 10, one_depth_leaves, t);
+	print_entries(out, "depth_fileless", t->ndepth_fileless, 10, one_depth_fileless, t);
 }
 
 static struct json_object *json_shares(const double *v, uint32_t n)
@@ -163,6 +180,11 @@ void tables_add_json(const struct params *p, struct json_object *o)
 		}
 		json_object_object_add(o, "subdirs_table", a);
 	}
+	if (t->ndepth_leaves)
+		json_object_object_add(o, "depth_leaves", json_shares(t->depth_leaves, t->ndepth_leaves));
+	if (t->ndepth_fileless)
+		json_object_object_add(o, "depth_fileless",
+				       json_shares(t->depth_fileless, t->ndepth_fileless));
 	if (t->source_files)
 		json_object_object_add(o, "source_files", json_object_new_uint64(t->source_files));
 }

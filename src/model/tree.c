@@ -1,5 +1,6 @@
 /* tree.c - the generative directory tree, built in O(n log n) with a Fenwick tree */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "util/rng.h"
@@ -214,34 +215,41 @@ static int subdirs_bfs(uint64_t seed, uint32_t nd, uint32_t *c, uint32_t *parent
 
 /*
  * With a depth table: the counts, largest first, go to the level whose
- * unmet need (directories of the next level) per free slot is highest
- * among those they do not overshoot (else the largest need); a level's
- * remaining need is then put on (or taken from) its largest counts.
+ * unmet need (directories of the next level) per directory still to get
+ * subdirectories is highest among those they do not overshoot (else the
+ * largest need); a level has as many directories with subdirectories as
+ * its leaf share leaves (all, without one).  A level's remaining need is
+ * then put on (or taken from) its largest counts.
  */
 static void subdirs_to_levels(const uint32_t *c, uint32_t nd, const uint64_t *q, unsigned nl,
-			      const uint64_t *start, uint32_t *bucket)
+			      const struct tree_shape *sh, const uint64_t *start, uint32_t *bucket)
 {
-	uint64_t fill[UINT8_MAX + 1];
+	uint64_t fill[UINT8_MAX + 1], k[UINT8_MAX + 1];
 	int64_t need[UINT8_MAX + 1];
 
 	for (unsigned d = 0; d < nl; d++) {
 		fill[d] = start[d];
 		need[d] = d + 1 < nl ? (int64_t)q[d + 1] : 0;
+		k[d] = d < sh->nleaves ? (uint64_t)llround((1 - sh->leaves[d]) * (double)q[d]) : q[d];
+		k[d] = MIN(k[d], MIN(q[d], (uint64_t)need[d]));
+		if (need[d] > 0 && k[d] == 0)
+			k[d] = 1;
 	}
 	for (uint32_t i = 0; i < nd; i++) {
 		int best = -1, most = -1;
 		double best_avg = 0;
 
 		for (unsigned d = 0; d < nl; d++) {
+			uint64_t used = fill[d] - start[d];
 			double avg;
 
-			if (fill[d] == start[d] + q[d])
+			if (used == q[d] || (c[i] && used >= k[d]))
 				continue;
 			if (most < 0 || need[d] > need[most])
 				most = (int)d;
 			if (c[i] == 0 || need[d] < (int64_t)c[i])
 				continue;
-			avg = (double)need[d] / (double)(start[d] + q[d] - fill[d]);
+			avg = (double)need[d] / (double)(k[d] - used);
 			if (best < 0 || avg > best_avg) {
 				best = (int)d;
 				best_avg = avg;
@@ -249,6 +257,13 @@ static void subdirs_to_levels(const uint32_t *c, uint32_t nd, const uint64_t *q,
 		}
 		if (best < 0)
 			best = most;
+		if (best < 0) {
+			/* no level takes another directory with subdirectories: a leaf */
+			for (best = 0; fill[best] == start[best] + q[best]; best++)
+				;
+			bucket[fill[best]++] = 0;
+			continue;
+		}
 		bucket[fill[best]++] = c[i];
 		need[best] -= c[i];
 	}
@@ -266,9 +281,8 @@ static void subdirs_to_levels(const uint32_t *c, uint32_t nd, const uint64_t *q,
 	}
 }
 
-int tree_build_subdirs(uint64_t seed, uint32_t ndirs, const uint32_t *n, const double *share,
-		       unsigned nsh, const double *dshare, unsigned ndshare, uint32_t *parent,
-		       uint8_t *depth)
+int tree_build_subdirs(uint64_t seed, uint32_t ndirs, const struct tree_shape *sh,
+		       uint32_t *parent, uint8_t *depth)
 {
 	uint64_t q[UINT8_MAX + 1] = { 0 }, start[UINT8_MAX + 2] = { 0 };
 	uint32_t *c, *bucket = NULL, id = 1;
@@ -277,18 +291,18 @@ int tree_build_subdirs(uint64_t seed, uint32_t ndirs, const uint32_t *n, const d
 
 	if (tree_root(ndirs, parent, depth))
 		return 0;
-	if (nsh == 0 || (ndshare && (ndshare < 2 || ndshare > UINT8_MAX + 1)))
+	if (sh->nsh == 0 || (sh->ndshare && (sh->ndshare < 2 || sh->ndshare > UINT8_MAX + 1)))
 		return -EINVAL;
 	c = malloc(ndirs * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	ret = subdir_counts(ndirs, n, share, nsh, c);
-	if (ret || !ndshare) {
+	ret = subdir_counts(ndirs, sh->n, sh->share, sh->nsh, c);
+	if (ret || !sh->ndshare) {
 		ret = ret ? ret : subdirs_bfs(seed, ndirs, c, parent, depth);
 		goto out_free;
 	}
-	depth_quotas(ndirs, dshare, ndshare, q);
-	while (nl < ndshare && q[nl])
+	depth_quotas(ndirs, sh->dshare, sh->ndshare, q);
+	while (nl < sh->ndshare && q[nl])
 		nl++;
 	for (unsigned d = 0; d < nl; d++)
 		start[d + 1] = start[d] + q[d];
@@ -296,13 +310,13 @@ int tree_build_subdirs(uint64_t seed, uint32_t ndirs, const uint32_t *n, const d
 	ret = -ENOMEM;
 	if (!bucket)
 		goto out_free;
-	subdirs_to_levels(c, ndirs, q, nl, start, bucket);
+	subdirs_to_levels(c, ndirs, q, nl, sh, start, bucket);
 	/* level d's counts to its directories at random; level d + 1 takes them as parents */
 	for (unsigned d = 0; d + 1 < nl; d++) {
 		rng_shuffle_u32(bucket + start[d], q[d], rng_stream_key(seed, "tree.subdirs"), d);
-		for (uint64_t k = 0; k < q[d]; k++)
-			for (uint32_t i = 0; i < bucket[start[d] + k]; i++, id++) {
-				parent[id] = (uint32_t)(start[d] + k);
+		for (uint64_t j = 0; j < q[d]; j++)
+			for (uint32_t i = 0; i < bucket[start[d] + j]; i++, id++) {
+				parent[id] = (uint32_t)(start[d] + j);
 				depth[id] = (uint8_t)(d + 1);
 			}
 	}

@@ -92,12 +92,14 @@ static int plan_alloc(struct plan *pl, struct plan_error *err)
 static int plan_dir_tree(struct plan *pl, uint32_t *m_d, struct plan_error *err)
 {
 	const struct param_tables *t = &pl->prm.tab;
+	const struct tree_shape sh = {
+		t->subdirs_n, t->subdirs_share, t->nsubdirs, t->depth_dirs,
+		t->ndepth_dirs >= 2 ? t->ndepth_dirs : 0, t->depth_leaves, t->ndepth_leaves
+	};
 	int ret;
 
 	if (t->nsubdirs)
-		ret = tree_build_subdirs(pl->prm.seed, pl->nregular_dirs, t->subdirs_n,
-					 t->subdirs_share, t->nsubdirs, t->depth_dirs,
-					 t->ndepth_dirs >= 2 ? t->ndepth_dirs : 0, pl->dir_parent,
+		ret = tree_build_subdirs(pl->prm.seed, pl->nregular_dirs, &sh, pl->dir_parent,
 					 pl->dir_depth);
 	else if (pl->prm.tab.ndepth_dirs >= 2)
 		ret = tree_build_depths(pl->prm.seed, pl->nregular_dirs, pl->prm.tab.depth_dirs,

@@ -206,9 +206,10 @@ static void fpd_counts(const struct params *p, const uint64_t *q, unsigned maxbi
  * in need[d].
  */
 static void fpd_to_depths(const uint32_t *cnt, uint32_t nd, const uint64_t *t_d,
-			  const uint32_t *m_d, uint64_t *start, int64_t *need, uint32_t *bucket)
+			  const uint32_t *m_d, const uint64_t *zq, uint64_t *start, int64_t *need,
+			  uint32_t *bucket)
 {
-	uint64_t fill[DEPTH_SLOTS];
+	uint64_t fill[DEPTH_SLOTS], zeros[DEPTH_SLOTS] = { 0 };
 	unsigned active[DEPTH_SLOTS], nactive = 0;
 
 	for (unsigned d = 0; d < DEPTH_SLOTS; d++) {
@@ -224,22 +225,31 @@ static void fpd_to_depths(const uint32_t *cnt, uint32_t nd, const uint64_t *t_d,
 
 		for (unsigned a = 0; a < nactive; a++) {
 			unsigned d = active[a];
+			uint64_t room = start[d + 1] - fill[d];
 			double avg;
 
-			if (fill[d] == start[d + 1])
+			/* with zero quotas (depth_fileless), counts keep clear of a depth's zeros */
+			if (zq && cnt[i])
+				room = room > zq[d] - MIN(zq[d], zeros[d]) ? room - (zq[d] - MIN(zq[d], zeros[d])) : 0;
+			if (room == 0)
 				continue;
 			if (most < 0 || need[d] > need[most])
 				most = (int)d;
 			if (need[d] < (int64_t)cnt[i])
 				continue;
-			avg = (double)need[d] / (double)(start[d + 1] - fill[d]);
+			avg = zq && !cnt[i] ? (double)zq[d] - (double)zeros[d] : (double)need[d] / (double)room;
 			if (best < 0 || avg > best_avg) {
 				best = (int)d;
 				best_avg = avg;
 			}
 		}
+		if (best < 0 && most < 0) /* every depth's room is its zeros' */
+			for (unsigned a = 0; a < nactive && best < 0; a++)
+				if (fill[active[a]] < start[active[a] + 1])
+					best = (int)active[a];
 		if (best < 0)
 			best = most;
+		zeros[best] += !cnt[i];
 		bucket[fill[best]++] = cnt[i];
 		need[best] -= cnt[i];
 	}
@@ -397,7 +407,7 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 	double *probs = NULL;
 	uint64_t *q = NULL;
 	uint32_t *cnt = NULL, *bucket = NULL, *dirs = NULL;
-	uint64_t start[DEPTH_SLOTS + 1] = { 0 }, k;
+	uint64_t start[DEPTH_SLOTS + 1] = { 0 }, k, *zq = NULL;
 	int64_t need[DEPTH_SLOTS], mass;
 	int ret = -ENOMEM;
 
@@ -419,7 +429,15 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 	fpd_quotas(p, probs, nb, nd, q);
 	mass = fpd_fit_tail(q, maxbin, lo, nreg, &k);
 	fpd_counts(p, q, maxbin, k, mass, lo, nreg, nd, cnt);
-	fpd_to_depths(cnt, nd, t_d, m_d, start, need, bucket);
+	if (p->tab.ndepth_fileless) {
+		zq = plan_xalloc(DEPTH_SLOTS, sizeof(*zq));
+		if (!zq)
+			goto out_free;
+		for (unsigned d = 0; d < DEPTH_SLOTS; d++)
+			zq[d] = d < p->tab.ndepth_fileless ?
+				(uint64_t)llround(p->tab.depth_fileless[d] * m_d[d]) : 0;
+	}
+	fpd_to_depths(cnt, nd, t_d, m_d, zq, start, need, bucket);
 	fpd_fix_need(bucket, start, m_d, need, lo);
 	fpd_place(pl, bucket, dirs, start, m_d);
 	ret = pl->prm.empty_dir_share >= 0 ? fpd_empty_dirs(pl, m_d) : 0;
@@ -429,6 +447,7 @@ out_free:
 	free(cnt);
 	free(bucket);
 	free(dirs);
+	free(zq);
 	return ret;
 }
 

@@ -364,6 +364,25 @@ static int profile_subdirs(const struct pstate *s, struct params *p)
 		p->tab.subdirs_share[n - 1] += 1.0 / (double)m->ndirs;
 	}
 	p->tab.nsubdirs = n;
+	/* leaves by depth (after profile_depths()) */
+	for (unsigned d = 0; d < p->tab.ndepth_dirs; d++)
+		p->tab.depth_leaves[d] = 0;
+	for (uint32_t j = 0; j < m->ndirs; j++) {
+		unsigned d = m->ddepth[j] < TAB_DEPTH_MAX ? m->ddepth[j] : TAB_DEPTH_MAX - 1;
+
+		p->tab.depth_leaves[d] += s->nsub[j] == 0;
+	}
+	p->tab.ndepth_leaves = p->tab.ndepth_fileless = p->tab.ndepth_dirs;
+	for (unsigned d = 0; d < p->tab.ndepth_dirs; d++)
+		p->tab.depth_fileless[d] = 0;
+	for (uint32_t j = 0; j < m->ndirs; j++)
+		p->tab.depth_fileless[MIN(m->ddepth[j], TAB_DEPTH_MAX - 1)] += m->dnfiles[j] == 0;
+	for (unsigned d = 0; d < p->tab.ndepth_dirs; d++) {
+		double at = p->tab.depth_dirs[d] * (double)m->ndirs;
+
+		p->tab.depth_leaves[d] = at > 0 ? fmin(1, p->tab.depth_leaves[d] / at) : 1;
+		p->tab.depth_fileless[d] = at > 0 ? fmin(1, p->tab.depth_fileless[d] / at) : 0;
+	}
 	free(v);
 	return 0;
 }
@@ -570,11 +589,12 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 		ret = profile_sbe(m, order, p);
 	if (!ret)
 		ret = profile_ages(m, p, &f);
-	if (!ret)
-		ret = profile_subdirs(s, p);
 	if (ret)
 		goto out_free;
 	profile_depths(m, p);
+	ret = profile_subdirs(s, p);
+	if (ret)
+		goto out_free;
 	profile_rest(s, p, &f);
 	if (s->cst)
 		profile_content(s->cst, p);
