@@ -112,6 +112,21 @@ static int parse_entry(struct param_tables *t, const struct tab_def *d, uint32_t
 		return 0;
 	case TK_SBE:
 		return parse_sbe(t, i, tok);
+	case TK_SPECIAL:
+		colon = strchr(tok, '@');
+		if (!colon)
+			return -EINVAL;
+		*colon = '\0';
+		{
+			uint64_t f, dep;
+
+			if (parse_u64(tok, &f) || parse_u64(colon + 1, &dep) || f < 1 || f > UINT32_MAX ||
+			    dep < 1 || dep > 255)
+				return -EINVAL;
+			t->special_files[i] = (uint32_t)f;
+			t->special_depth[i] = (uint8_t)dep;
+		}
+		return 0;
 	case TK_SPARSE:
 		colon = strchr(tok, ':');
 		if (!colon)
@@ -310,4 +325,38 @@ int tables_ext_model(const struct params *p, struct ext_model *m)
 		shares[n++] = t->ext_share[i];
 	}
 	return ext_model_init_list(m, names, shares, n, 1);
+}
+
+uint32_t tables_special_dirs(const struct params *p)
+{
+	return p->tab.nspecial ? p->tab.nspecial : p->special_dirs;
+}
+
+uint64_t tables_special_files(const struct params *p, uint32_t i)
+{
+	const struct param_tables *t = &p->tab;
+	double v;
+
+	if (!t->nspecial)
+		return p->special_dir_files;
+	if (!t->source_files || !p->files)
+		return t->special_files[i];
+	v = round((double)t->special_files[i] * (double)p->files / (double)t->source_files);
+	return v < 1 ? 1 : (uint64_t)v;
+}
+
+unsigned tables_special_depth(const struct params *p, uint32_t i)
+{
+	return p->tab.nspecial ? p->tab.special_depth[i] : p->special_dir_depth;
+}
+
+uint64_t tables_special_total(const struct params *p)
+{
+	uint64_t sum = 0;
+
+	if (!p->tab.nspecial)
+		return (uint64_t)p->special_dirs * p->special_dir_files; /* checked by the caller */
+	for (uint32_t i = 0; i < p->tab.nspecial; i++)
+		sum += tables_special_files(p, i);
+	return sum;
 }

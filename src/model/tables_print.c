@@ -31,6 +31,8 @@ const struct tab_def tab_defs[TAB_NDEFS] = {
 	  "a share in [0, 1]", "of the directories at each depth, those without subdirectories" },
 	{ "depth_fileless", TK_SHARES, TOFF(ndepth_fileless), TOFF(depth_fileless), TAB_DEPTH_MAX,
 	  "a share in [0, 1]", "of the directories at each depth, those holding no file" },
+	{ "special_dir_table", TK_SPECIAL, TOFF(nspecial), 0, TAB_SPECIAL_MAX, "FILES@DEPTH",
+	  "special directories one by one (replaces special_dirs, _files, _depth)" },
 	{ "source_files", TK_COUNT, 0, TOFF(source_files), 1, "a whole number of files",
 	  "a profile's file count: files, unless files, used or size is given" },
 };
@@ -90,6 +92,11 @@ static void one_depth_fileless(FILE *out, const struct param_tables *t, uint32_t
 	fprintf(out, "%.6g", t->depth_fileless[i]);
 }
 
+static void one_special(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%" PRIu32 "@%u", t->special_files[i], t->special_depth[i]);
+}
+
 static void one_ext(FILE *out, const struct param_tables *t, uint32_t i)
 {
 	fprintf(out, "%s:%.6g", t->ext_name[i], t->ext_share[i]);
@@ -108,7 +115,7 @@ void tables_print(const struct params *p, FILE *out)
 
 	if (!t->nsize_q && !t->ndepth_files && !t->ndepth_dirs && !t->nfpd && !t->next &&
 	    !t->nsbe && !t->source_files && !t->nname_len && !t->nsubdirs &&
-	    !t->ndepth_leaves && !t->ndepth_fileless)
+	    !t->ndepth_leaves && !t->ndepth_fileless && !t->nspecial)
 		return;
 	fprintf(out, "\n# tables (empirical laws; they replace the parametric ones above)\n");
 	if (t->source_files)
@@ -123,6 +130,7 @@ void tables_print(const struct params *p, FILE *out)
 	print_entries(out, "subdirs_table", t->nsubdirs, 8, one_subdirs, t);
 	print_entries(out, "depth_leaves", t->ndepth_leaves, 10, one_depth_leaves, t);
 	print_entries(out, "depth_fileless", t->ndepth_fileless, 10, one_depth_fileless, t);
+	print_entries(out, "special_dir_table", t->nspecial, 8, one_special, t);
 }
 
 static struct json_object *json_shares(const double *v, uint32_t n)
@@ -185,6 +193,17 @@ void tables_add_json(const struct params *p, struct json_object *o)
 	if (t->ndepth_fileless)
 		json_object_object_add(o, "depth_fileless",
 				       json_shares(t->depth_fileless, t->ndepth_fileless));
+	if (t->nspecial) {
+		a = json_object_new_array();
+		for (uint32_t i = 0; i < t->nspecial; i++) {
+			struct json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "files", json_object_new_uint64(t->special_files[i]));
+			json_object_object_add(e, "depth", json_object_new_uint64(t->special_depth[i]));
+			json_object_array_add(a, e);
+		}
+		json_object_object_add(o, "special_dir_table", a);
+	}
 	if (t->source_files)
 		json_object_object_add(o, "source_files", json_object_new_uint64(t->source_files));
 }

@@ -20,7 +20,7 @@ static int plan_file_counts(struct plan *pl, struct plan_error *err)
 	const struct params *p = &pl->prm;
 	uint64_t nspecial;
 
-	nspecial = (uint64_t)p->special_dirs * p->special_dir_files;
+	nspecial = tables_special_total(p);
 	if (p->files >= UINT32_MAX || nspecial > p->files) {
 		plan_fail(err, p->files >= UINT32_MAX ?
 			  "'files' must be below 4294967295 (got %llu)" :
@@ -60,12 +60,12 @@ static int plan_alloc(struct plan *pl, struct plan_error *err)
 
 	if (ndirs_f < 1)
 		ndirs_f = 1;
-	if (ndirs_f + p->special_dirs >= (double)UINT32_MAX) {
-		plan_fail(err, "too many directories (%.0f)", ndirs_f + p->special_dirs);
+	if (ndirs_f + tables_special_dirs(p) >= (double)UINT32_MAX) {
+		plan_fail(err, "too many directories (%.0f)", ndirs_f + tables_special_dirs(p));
 		return -EINVAL;
 	}
 	pl->nregular_dirs = (uint32_t)ndirs_f;
-	pl->ndirs = pl->nregular_dirs + p->special_dirs;
+	pl->ndirs = pl->nregular_dirs + tables_special_dirs(p);
 
 	pl->dir_parent = plan_xalloc(pl->ndirs, sizeof(uint32_t));
 	pl->dir_depth = plan_xalloc(pl->ndirs, 1);

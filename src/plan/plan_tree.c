@@ -1,5 +1,6 @@
 /* plan_tree.c - the tree of a plan: depths, files per directory, placement, links */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,35 +452,56 @@ out_free:
 	return ret;
 }
 
+/* A special directory of a table goes as deep as asked, or to the deepest level there is. */
+static uint32_t special_parent_depth(const struct plan *pl, unsigned want)
+{
+	unsigned deepest = 0;
+
+	for (uint32_t j = 0; j < pl->nregular_dirs; j++)
+		if (pl->dir_depth[j] > deepest)
+			deepest = pl->dir_depth[j];
+	return want - 1 < deepest ? want - 1 : deepest;
+}
+
 int plan_special_dirs(struct plan *pl, struct plan_error *err)
 {
 	const struct params *p = &pl->prm;
-	uint32_t nreg = pl->nregular_dirs, want = p->special_dir_depth - 1;
+	uint32_t nreg = pl->nregular_dirs, nspec = tables_special_dirs(p);
 	uint32_t *cand, ncand = 0;
+	unsigned last = UINT_MAX;
 	struct rng r;
 
-	if (p->special_dirs == 0)
+	if (nspec == 0)
 		return 0;
 	cand = plan_xalloc(nreg, sizeof(*cand));
 	if (!cand)
 		return -ENOMEM;
-	for (uint32_t j = 0; j < nreg; j++)
-		if (pl->dir_depth[j] == want)
-			cand[ncand++] = j;
-	if (ncand == 0) {
-		plan_fail(err, "'special_dir_depth' %u is deeper than the tree allows "
-			  "(at most %u with %u directories)",
-			  p->special_dir_depth, pl->maxdepth + 1, nreg);
-		free(cand);
-		return -EINVAL;
-	}
 	rng_init(&r, p->seed, "special", 0);
-	for (uint32_t i = 0; i < p->special_dirs; i++) {
-		uint32_t j = nreg + i, par = cand[rng_below(&r, ncand)];
+	for (uint32_t i = 0; i < nspec; i++) {
+		unsigned want = tables_special_depth(p, i) - 1;
+		uint32_t j = nreg + i, par;
 
+		if (p->tab.nspecial)
+			want = special_parent_depth(pl, want + 1);
+		if (want != last) {
+			/* the candidates of this depth (once for special_dirs, which share one) */
+			ncand = 0;
+			for (uint32_t k = 0; k < nreg; k++)
+				if (pl->dir_depth[k] == want)
+					cand[ncand++] = k;
+			last = want;
+		}
+		if (ncand == 0) {
+			plan_fail(err, "'special_dir_depth' %u is deeper than the tree allows "
+				  "(at most %u with %u directories)",
+				  p->special_dir_depth, pl->maxdepth + 1, nreg);
+			free(cand);
+			return -EINVAL;
+		}
+		par = cand[rng_below(&r, ncand)];
 		pl->dir_parent[j] = par;
 		pl->dir_depth[j] = (uint8_t)(want + 1);
-		pl->dir_nfiles[j] = (uint32_t)p->special_dir_files;
+		pl->dir_nfiles[j] = (uint32_t)tables_special_files(p, i);
 	}
 	free(cand);
 	return 0;

@@ -42,9 +42,14 @@ struct pstate {
 	int uid_overflow;
 	uint64_t mode_file[PROFILE_MODES], mode_dir[PROFILE_MODES];
 
-	/* subdirectories of each directory (measure's index) */
-	uint32_t *nsub;
+	/* subdirectories of each directory (measure's index), its parent */
+	uint32_t *nsub, *dparent;
 	uint32_t nsub_cap;
+
+	/* the special directories (profile_print.c): which, their files */
+	uint8_t *special;
+	uint32_t nspecial;
+	uint64_t special_files;
 
 	/* symbolic links */
 	uint64_t sym_relative, sym_to_dir, sym_dangling;
@@ -64,6 +69,18 @@ int profile_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 /* Resolve the symbolic links met: sym_to_dir and sym_dangling.  0 or -ENOMEM. */
 int profile_resolve_links(struct pstate *s);
 void profile_pstate_release(struct pstate *s);
+
+
+/* ---- profile_names.c: a sample of the name generator's names under a profile */
+
+struct profile_name_fit {
+	uint64_t n, len[PROFILE_NAME_LEN + 1];
+	uint64_t upper, caps, numeric, versioned;
+	double len_d; /* K-S D of the lengths against the source's */
+};
+
+/* Make names under p (directories and files as the source has them) and count them into f. */
+void profile_name_fit(const struct pstate *s, const struct params *p, struct profile_name_fit *f);
 
 
 /* ---- profile_print.c: the configuration (or JSON figures) from the tallies */

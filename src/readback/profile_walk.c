@@ -153,12 +153,14 @@ static int tally_dir(struct pstate *s, uint32_t parent)
 	if (m->ndirs > s->nsub_cap) {
 		uint32_t c = m->dcap;
 
-		if (array_resize(&s->nsub, c, sizeof(*s->nsub)))
+		if (array_resize(&s->nsub, c, sizeof(*s->nsub)) ||
+		    array_resize(&s->dparent, c, sizeof(*s->dparent)))
 			return -ENOMEM;
 		memset(s->nsub + s->nsub_cap, 0, (c - s->nsub_cap) * sizeof(*s->nsub));
 		s->nsub_cap = c;
 	}
 	s->nsub[m->ndirs - 1] = 0;
+	s->dparent[m->ndirs - 1] = parent;
 	if (m->ndirs > 1)
 		s->nsub[parent]++;
 	return 0;
@@ -263,6 +265,8 @@ void profile_pstate_release(struct pstate *s)
 	free(s->cst);
 	content_walk_release(&s->cw);
 	free(s->nsub);
+	free(s->dparent);
+	free(s->special);
 	free(s->paths.key);
 	free(s->paths.link);
 }
