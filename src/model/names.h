@@ -32,8 +32,10 @@ struct name_cfg {
 	double caps_share;    /* of all names: stems with capitals and no lower-case letter */
 	double numeric_share; /* stems of digits only */
 	double version_share; /* names holding digit.digit or ending in ~ */
-	unsigned nlen;        /* lengths 0..nlen-1 with cumulative shares len_cdf; 0: off */
+	unsigned nlen;        /* names without extension: lengths 0..nlen-1, cumulative shares */
 	double len_cdf[TAB_NAMELEN_MAX];
+	unsigned nlen_ext;    /* names with one (0: as those without; both 0: off) */
+	double len_ext_cdf[TAB_NAMELEN_MAX];
 };
 
 void name_cfg_from_params(struct name_cfg *c, const struct params *p);
@@ -67,8 +69,9 @@ void name_cfg_from_params(struct name_cfg *c, const struct params *p);
  * A profile's shape (caps_on, numeric_on, version_on, nlen), from a stream
  * of its own so that the draws above stay as they are: the stem is then
  * put in capitals or mixed case, replaced by digits, given or stripped of a
- * version, and cut or padded to a length drawn from len_cdf (the whole
- * name's, extension and version included).
+ * version, and cut or padded to a length drawn from len_cdf or, for a
+ * name with an extension, len_ext_cdf (the whole name's, extension and
+ * version included; at least one byte more than they are).
  */
 size_t name_make(char *buf, const struct name_cfg *c, enum name_kind kind,
 		 uint64_t id, const char *ext, unsigned variant);

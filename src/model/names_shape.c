@@ -148,16 +148,21 @@ static void fit_length(struct nb *b, struct draw *d, size_t want, bool numeric, 
 	}
 }
 
-/* A name length in bytes drawn from the table's cumulative shares. */
-static size_t draw_length(const struct name_cfg *c, double u)
+/*
+ * A name length in bytes drawn from the table's cumulative shares, at
+ * least min (a name holds its extension and one byte more): the table
+ * truncated there, when it reaches that far.
+ */
+static size_t draw_length(const double *cdf, unsigned n, double u, size_t min)
 {
-	unsigned lo = 0, hi = c->nlen - 1;
+	unsigned lo = 0, hi = n - 1;
+	double below = min > 0 && min <= hi ? cdf[min - 1] : 0;
 
-	u *= c->len_cdf[c->nlen - 1];
+	u = below + u * (cdf[n - 1] - below);
 	while (lo < hi) {
 		unsigned mid = (lo + hi) / 2;
 
-		if (c->len_cdf[mid] > u)
+		if (cdf[mid] > u)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -234,8 +239,11 @@ void names_shape(struct nb *b, struct draw *d, const struct name_cfg *c, enum na
 			}
 		}
 	}
-	if (c->nlen) {
-		size_t len = draw_length(c, u_len), fixed = d->tail_len + vl;
+	if (c->nlen || c->nlen_ext) {
+		bool ext = d->tail_len && c->nlen_ext;
+		size_t fixed = d->tail_len + vl;
+		size_t len = draw_length(ext || !c->nlen ? c->len_ext_cdf : c->len_cdf,
+					 ext || !c->nlen ? c->nlen_ext : c->nlen, u_len, fixed + 1);
 		size_t want = len > fixed ? len - fixed : 1;
 
 		fit_length(b, d, want < b->cap ? want : b->cap, numeric, caps);

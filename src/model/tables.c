@@ -227,6 +227,8 @@ int tables_check(const struct params *p, struct param_error *err)
 	    (t->ndepth_dirs && !(shares_sum(t->depth_dirs, t->ndepth_dirs) > 0)) ||
 	    (t->nfpd && !(shares_sum(t->fpd, t->nfpd) > 0)) ||
 	    (t->nname_len && !(shares_sum(t->name_len, t->nname_len) > shares_sum(t->name_len, 1))) ||
+	    (t->nname_ext_len && !(shares_sum(t->name_ext_len, t->nname_ext_len) >
+				   shares_sum(t->name_ext_len, 1))) ||
 	    (t->nsubdirs && !(shares_sum(t->subdirs_share, t->nsubdirs) > 0))) {
 		params_set_error(err, NULL, "a depth, files-per-directory, name length or subdirectory "
 				 "table sums to 0 (name lengths: beyond length 0)");

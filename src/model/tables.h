@@ -29,7 +29,9 @@
  *   fpd_table = s0 s1 ... sT       directories with 0..fpd_max_bin files, then the tail
  *   ext_shares = :s e1:s1 ...      extension:share ("" is no extension)
  *   size_by_ext = e1:q0/../q16 ... sizes of the files of extension e1 by quantile
- *   name_lengths = s0 s1 ...       share of names by length in bytes 0, 1, ...
+ *   name_lengths = s0 s1 ...       names without extension (directories among them) by
+ *                                  length in bytes 0, 1, ...
+ *   name_ext_lengths = s0 s1 ...   names of files and links with an extension, the same
  *   subdirs_table = n1:s1 n2:s2 ... directories with n1 subdirectories, ... (n ascending)
  *   depth_leaves = s0 s1 ...       of the directories at depth d, the share with no subdirectory
  *   depth_fileless = s0 s1 ...     of the directories at depth d, the share holding no file
@@ -58,8 +60,9 @@ struct param_tables {
 	uint32_t nsbe;
 	char sbe_name[TAB_SBE_MAX][TAB_EXT_LEN];
 	uint64_t sbe_q[TAB_SBE_MAX][TAB_SBE_Q];
-	uint32_t nname_len;
+	uint32_t nname_len, nname_ext_len;
 	double name_len[TAB_NAMELEN_MAX];
+	double name_ext_len[TAB_NAMELEN_MAX];
 	uint32_t nsubdirs;
 	uint32_t subdirs_n[TAB_SUBDIRS_MAX];
 	double subdirs_share[TAB_SUBDIRS_MAX];

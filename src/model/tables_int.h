@@ -20,7 +20,7 @@ struct tab_def {
 };
 
 /* Every table key, in the order they are printed (tables_print.c) */
-#define TAB_NDEFS 12
+#define TAB_NDEFS 13
 extern const struct tab_def tab_defs[TAB_NDEFS];
 
 #endif

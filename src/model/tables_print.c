@@ -24,7 +24,9 @@ const struct tab_def tab_defs[TAB_NDEFS] = {
 	{ "size_by_ext", TK_SBE, TOFF(nsbe), 0, TAB_SBE_MAX, "EXT:Q0/Q1/.../Q16",
 	  "sizes of one extension's files by 17 quantiles, '*' the others" },
 	{ "name_lengths", TK_SHARES, TOFF(nname_len), TOFF(name_len), TAB_NAMELEN_MAX,
-	  "a share >= 0", "names (files, directories, links) by length in bytes 0, 1, ..." },
+	  "a share >= 0", "names without extension (directories too) by length in bytes 0, 1, ..." },
+	{ "name_ext_lengths", TK_SHARES, TOFF(nname_ext_len), TOFF(name_ext_len), TAB_NAMELEN_MAX,
+	  "a share >= 0", "names of files and links with an extension by length in bytes" },
 	{ "subdirs_table", TK_SPARSE, TOFF(nsubdirs), 0, TAB_SUBDIRS_MAX, "N:SHARE, N ascending",
 	  "directories holding N subdirectories (the tree built to these counts)" },
 	{ "depth_leaves", TK_SHARES, TOFF(ndepth_leaves), TOFF(depth_leaves), TAB_DEPTH_MAX,
@@ -77,6 +79,11 @@ static void one_name_len(FILE *out, const struct param_tables *t, uint32_t i)
 	fprintf(out, "%.6g", t->name_len[i]);
 }
 
+static void one_name_ext_len(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%.6g", t->name_ext_len[i]);
+}
+
 static void one_subdirs(FILE *out, const struct param_tables *t, uint32_t i)
 {
 	fprintf(out, "%" PRIu32 ":%.6g", t->subdirs_n[i], t->subdirs_share[i]);
@@ -114,7 +121,7 @@ void tables_print(const struct params *p, FILE *out)
 	const struct param_tables *t = &p->tab;
 
 	if (!t->nsize_q && !t->ndepth_files && !t->ndepth_dirs && !t->nfpd && !t->next &&
-	    !t->nsbe && !t->source_files && !t->nname_len && !t->nsubdirs &&
+	    !t->nsbe && !t->source_files && !t->nname_len && !t->nname_ext_len && !t->nsubdirs &&
 	    !t->ndepth_leaves && !t->ndepth_fileless && !t->nspecial)
 		return;
 	fprintf(out, "\n# tables (empirical laws; they replace the parametric ones above)\n");
@@ -127,6 +134,7 @@ void tables_print(const struct params *p, FILE *out)
 	print_entries(out, "ext_shares", t->next, 8, one_ext, t);
 	print_entries(out, "size_by_ext", t->nsbe, 1, one_sbe, t);
 	print_entries(out, "name_lengths", t->nname_len, 10, one_name_len, t);
+	print_entries(out, "name_ext_lengths", t->nname_ext_len, 10, one_name_ext_len, t);
 	print_entries(out, "subdirs_table", t->nsubdirs, 8, one_subdirs, t);
 	print_entries(out, "depth_leaves", t->ndepth_leaves, 10, one_depth_leaves, t);
 	print_entries(out, "depth_fileless", t->ndepth_fileless, 10, one_depth_fileless, t);
@@ -178,6 +186,9 @@ void tables_add_json(const struct params *p, struct json_object *o)
 	}
 	if (t->nname_len)
 		json_object_object_add(o, "name_lengths", json_shares(t->name_len, t->nname_len));
+	if (t->nname_ext_len)
+		json_object_object_add(o, "name_ext_lengths",
+				       json_shares(t->name_ext_len, t->nname_ext_len));
 	if (t->nsubdirs) {
 		a = json_object_new_object();
 		for (uint32_t i = 0; i < t->nsubdirs; i++) {

@@ -378,17 +378,26 @@ static int profile_ages(const struct mstate *m, struct params *p, struct pfig *f
 	return 0;
 }
 
-/* Names by length in bytes: the table up to the longest. */
+/* Names by length in bytes, with and without an extension: the tables up to the longest. */
 static void profile_name_lengths(const struct pstate *s, struct params *p)
 {
-	unsigned top = 0;
+	unsigned top = 0, top_ext = 0;
+	uint64_t next = 0;
 
-	for (unsigned i = 0; i < PROFILE_NAME_LEN && i < TAB_NAMELEN_MAX; i++)
-		if (s->name_len[i])
+	for (unsigned i = 0; i < PROFILE_NAME_LEN && i < TAB_NAMELEN_MAX; i++) {
+		if (s->name_len[i] > s->name_len_ext[i])
 			top = i;
-	p->tab.nname_len = top + 1;
-	for (unsigned i = 0; i <= top; i++)
-		p->tab.name_len[i] = (double)s->name_len[i] / (double)s->names;
+		if (s->name_len_ext[i])
+			top_ext = i;
+		next += s->name_len_ext[i];
+	}
+	p->tab.nname_len = s->names > next ? top + 1 : 0;
+	for (unsigned i = 0; i < p->tab.nname_len; i++)
+		p->tab.name_len[i] = (double)(s->name_len[i] - s->name_len_ext[i]) /
+				     (double)(s->names - next);
+	p->tab.nname_ext_len = next ? top_ext + 1 : 0;
+	for (unsigned i = 0; i < p->tab.nname_ext_len; i++)
+		p->tab.name_ext_len[i] = (double)s->name_len_ext[i] / (double)next;
 }
 
 /* Directories by their subdirectory count (sparse: the counts met); 0 or -ENOMEM. */
@@ -548,7 +557,7 @@ static void print_shape(const struct pstate *s, const struct pfig *f, const stru
 		"%.4f, versioned (1.2, ~) %.4f, spaces %.4f, non-ASCII %.4f\n", s->names,
 		share(s->upper, s->names), share(s->caps, s->names), share(s->numeric, s->names),
 		share(s->versioned, s->names), share(s->spaces, s->names), share(s->utf8, s->names));
-	fprintf(out, "# names the model makes (%" PRIu64 " drawn): lengths (name_lengths) K-S D %.4f; "
+	fprintf(out, "# names the model makes (%" PRIu64 " drawn): lengths (name_lengths, name_ext_lengths) K-S D %.4f; "
 		"with capitals %.4f, stem in capitals %.4f, numeric %.4f, versioned %.4f\n", nf.n,
 		nf.len_d, share(nf.upper, nf.n), share(nf.caps, nf.n), share(nf.numeric, nf.n),
 		share(nf.versioned, nf.n));

@@ -81,7 +81,7 @@ static uint64_t target_hash(const struct pstate *s, const char *path, const char
 }
 
 /* What an entry's name says: length, case, spaces, bytes beyond ASCII, digits, versions. */
-static void tally_name(struct pstate *s, const char *name, size_t len)
+static void tally_name(struct pstate *s, const char *name, size_t len, int dir)
 {
 	int upper = 0, space = 0, high = 0, digits = 1, version = 0, scap = 0, slow = 0;
 	const char *dot = memrchr(name, '.', len);
@@ -105,6 +105,8 @@ static void tally_name(struct pstate *s, const char *name, size_t len)
 		version = 1;
 	s->names++;
 	s->name_len[len < PROFILE_NAME_LEN ? len : PROFILE_NAME_LEN]++;
+	if (!dir && stem < len)
+		s->name_len_ext[len < PROFILE_NAME_LEN ? len : PROFILE_NAME_LEN]++;
 	s->upper += upper;
 	s->caps += scap && !slow;
 	s->spaces += space;
@@ -190,7 +192,7 @@ int profile_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 	}
 	if (e->path[1] == '\0')
 		return phash_put(&s->paths, path_hash("/", 1), FSREAD_DIR, 0);
-	tally_name(s, e->name, e->name_len);
+	tally_name(s, e->name, e->name_len, e->type == FSREAD_DIR);
 	if (e->type != FSREAD_FILE || e->first_name)
 		tally_owner(s, e);
 	if (e->type == FSREAD_SYMLINK && e->symlink_target) {
