@@ -241,10 +241,20 @@ void names_shape(struct nb *b, struct draw *d, const struct name_cfg *c, enum na
 	}
 	if (c->nlen || c->nlen_ext) {
 		bool ext = d->tail_len && c->nlen_ext;
-		size_t fixed = d->tail_len + vl;
+		/* a version takes 3 bytes at least (1.2), one more for a stem */
 		size_t len = draw_length(ext || !c->nlen ? c->len_ext_cdf : c->len_cdf,
-					 ext || !c->nlen ? c->nlen_ext : c->nlen, u_len, fixed + 1);
-		size_t want = len > fixed ? len - fixed : 1;
+					 ext || !c->nlen ? c->nlen_ext : c->nlen, u_len,
+					 d->tail_len + 1 + (vl > 1 ? 3 : vl));
+		size_t want;
+
+		if (vl > 1 && len < d->tail_len + vl + 1) {
+			/* too short for the version drawn: the shortest, 1.2 */
+			vs[0] = (char)('0' + names_below(d, 4));
+			vs[1] = '.';
+			vs[2] = (char)('0' + names_below(d, 10));
+			vl = 3;
+		}
+		want = len > d->tail_len + vl ? len - d->tail_len - vl : 1;
 
 		fit_length(b, d, want < b->cap ? want : b->cap, numeric, caps);
 		/* a cut stem may have lost its lower-case letters or all but digits */
