@@ -25,6 +25,7 @@
 #define SPECIAL_MIN_FILES 100    /* a special directory holds at least this many files */
 #define SPECIAL_MIN_SHARE 0.005  /* and this share of all files */
 #define SPECIAL_MAX 32
+#define SPECIAL_MIN_DIRS 200     /* in a smaller tree, one directory is a bin's 0.5%: none */
 
 /* The figures a profile reports beside its configuration. */
 struct pfig {
@@ -91,7 +92,9 @@ static int profile_sizes(const uint64_t *sorted, uint64_t n, struct params *p, s
 /*
  * The special directories: the fullest leaves (at least SPECIAL_MIN_FILES
  * files and SPECIAL_MIN_SHARE of all, at most SPECIAL_MAX; leaves, as the
- * model's special directories are),
+ * model's special directories are; none in a tree of fewer than
+ * SPECIAL_MIN_DIRS directories, where the files-per-directory table's
+ * tail holds them better),
  * while the others keep at least half of the files.  The tables of the
  * regular tree leave them and their files out.  0 or -ENOMEM.
  */
@@ -104,7 +107,7 @@ static int profile_special(struct pstate *s, struct params *p)
 	s->special = calloc(m->ndirs, 1);
 	if (!s->special)
 		return -ENOMEM;
-	for (uint32_t j = 1; j < m->ndirs; j++) {
+	for (uint32_t j = 1; j < m->ndirs && m->ndirs >= SPECIAL_MIN_DIRS; j++) {
 		uint32_t at;
 
 		if (m->dnfiles[j] < min || m->ddepth[j] > 255 || s->nsub[j] ||
@@ -549,9 +552,9 @@ static void print_shape(const struct pstate *s, const struct pfig *f, const stru
 		"(empty_dir_share %.4f): the tree is built and its files placed to them, exact but "
 		"for rounding\n", p->tab.nsubdirs, p->empty_dir_share);
 	fprintf(out, "# special directories (special_dir_table: the fullest leaves, each >= %d files and "
-		"%.1f%% of all): %u holding %" PRIu64 " files, exact (scaled with the file count); "
-		"the regular tree's tables leave them out\n", SPECIAL_MIN_FILES,
-		100 * SPECIAL_MIN_SHARE, s->nspecial, s->special_files);
+		"%.1f%% of all, in trees of >= %d directories): %u holding %" PRIu64 " files, exact "
+		"(scaled with the file count); the regular tree's tables leave them out\n",
+		SPECIAL_MIN_FILES, 100 * SPECIAL_MIN_SHARE, SPECIAL_MIN_DIRS, s->nspecial, s->special_files);
 	profile_name_fit(s, p, &nf);
 	fprintf(out, "# names (%" PRIu64 "): with capitals %.4f, stem in capitals %.4f, numeric "
 		"%.4f, versioned (1.2, ~) %.4f, spaces %.4f, non-ASCII %.4f\n", s->names,
