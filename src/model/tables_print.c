@@ -39,78 +39,57 @@ const struct tab_def tab_defs[TAB_NDEFS] = {
 	  "a profile's file count: files, unless files, used or size is given" },
 };
 
-/* "key = e1 e2 ..." then "key += ..." lines of at most per entries. */
+/* "key = e1 e2 ..." then "key += ..." lines of at most per entries; one() prints entry i of ctx. */
 static void print_entries(FILE *out, const char *key, uint32_t n, unsigned per,
-			  void (*one)(FILE *, const struct param_tables *, uint32_t),
-			  const struct param_tables *t)
+			  void (*one)(FILE *, const void *, uint32_t), const void *ctx)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		if (i % per == 0)
 			fprintf(out, "%s%s %s", i ? "\n" : "", key, i ? "+=" : "=");
 		fputc(' ', out);
-		one(out, t, i);
+		one(out, ctx, i);
 	}
 	if (n)
 		fputc('\n', out);
 }
 
-static void one_sizeq(FILE *out, const struct param_tables *t, uint32_t i)
+/* ctx: a share table (double[]) */
+static void one_share(FILE *out, const void *ctx, uint32_t i)
 {
-	fprintf(out, "%" PRIu64, t->size_q[i]);
+	fprintf(out, "%.6g", ((const double *)ctx)[i]);
 }
 
-static void one_depth_files(FILE *out, const struct param_tables *t, uint32_t i)
+/* the others: ctx is the struct param_tables */
+static void one_sizeq(FILE *out, const void *ctx, uint32_t i)
 {
-	fprintf(out, "%.6g", t->depth_files[i]);
+	fprintf(out, "%" PRIu64, ((const struct param_tables *)ctx)->size_q[i]);
 }
 
-static void one_depth_dirs(FILE *out, const struct param_tables *t, uint32_t i)
+static void one_subdirs(FILE *out, const void *ctx, uint32_t i)
 {
-	fprintf(out, "%.6g", t->depth_dirs[i]);
-}
+	const struct param_tables *t = ctx;
 
-static void one_fpd(FILE *out, const struct param_tables *t, uint32_t i)
-{
-	fprintf(out, "%.6g", t->fpd[i]);
-}
-
-static void one_name_len(FILE *out, const struct param_tables *t, uint32_t i)
-{
-	fprintf(out, "%.6g", t->name_len[i]);
-}
-
-static void one_name_ext_len(FILE *out, const struct param_tables *t, uint32_t i)
-{
-	fprintf(out, "%.6g", t->name_ext_len[i]);
-}
-
-static void one_subdirs(FILE *out, const struct param_tables *t, uint32_t i)
-{
 	fprintf(out, "%" PRIu32 ":%.6g", t->subdirs_n[i], t->subdirs_share[i]);
 }
 
-static void one_depth_leaves(FILE *out, const struct param_tables *t, uint32_t i)
+static void one_special(FILE *out, const void *ctx, uint32_t i)
 {
-	fprintf(out, "%.6g", t->depth_leaves[i]);
-}
+	const struct param_tables *t = ctx;
 
-static void one_depth_fileless(FILE *out, const struct param_tables *t, uint32_t i)
-{
-	fprintf(out, "%.6g", t->depth_fileless[i]);
-}
-
-static void one_special(FILE *out, const struct param_tables *t, uint32_t i)
-{
 	fprintf(out, "%" PRIu32 "@%u", t->special_files[i], t->special_depth[i]);
 }
 
-static void one_ext(FILE *out, const struct param_tables *t, uint32_t i)
+static void one_ext(FILE *out, const void *ctx, uint32_t i)
 {
+	const struct param_tables *t = ctx;
+
 	fprintf(out, "%s:%.6g", t->ext_name[i], t->ext_share[i]);
 }
 
-static void one_sbe(FILE *out, const struct param_tables *t, uint32_t i)
+static void one_sbe(FILE *out, const void *ctx, uint32_t i)
 {
+	const struct param_tables *t = ctx;
+
 	fprintf(out, "%s:", t->sbe_name[i]);
 	for (unsigned k = 0; k < TAB_SBE_Q; k++)
 		fprintf(out, "%s%" PRIu64, k ? "/" : "", t->sbe_q[i][k]);
@@ -128,16 +107,16 @@ void tables_print(const struct params *p, FILE *out)
 	if (t->source_files)
 		fprintf(out, "source_files = %" PRIu64 "\n", t->source_files);
 	print_entries(out, "size_quantiles", t->nsize_q, 10, one_sizeq, t);
-	print_entries(out, "depth_files", t->ndepth_files, 10, one_depth_files, t);
-	print_entries(out, "depth_dirs", t->ndepth_dirs, 10, one_depth_dirs, t);
-	print_entries(out, "fpd_table", t->nfpd, 10, one_fpd, t);
+	print_entries(out, "depth_files", t->ndepth_files, 10, one_share, t->depth_files);
+	print_entries(out, "depth_dirs", t->ndepth_dirs, 10, one_share, t->depth_dirs);
+	print_entries(out, "fpd_table", t->nfpd, 10, one_share, t->fpd);
 	print_entries(out, "ext_shares", t->next, 8, one_ext, t);
 	print_entries(out, "size_by_ext", t->nsbe, 1, one_sbe, t);
-	print_entries(out, "name_lengths", t->nname_len, 10, one_name_len, t);
-	print_entries(out, "name_ext_lengths", t->nname_ext_len, 10, one_name_ext_len, t);
+	print_entries(out, "name_lengths", t->nname_len, 10, one_share, t->name_len);
+	print_entries(out, "name_ext_lengths", t->nname_ext_len, 10, one_share, t->name_ext_len);
 	print_entries(out, "subdirs_table", t->nsubdirs, 8, one_subdirs, t);
-	print_entries(out, "depth_leaves", t->ndepth_leaves, 10, one_depth_leaves, t);
-	print_entries(out, "depth_fileless", t->ndepth_fileless, 10, one_depth_fileless, t);
+	print_entries(out, "depth_leaves", t->ndepth_leaves, 10, one_share, t->depth_leaves);
+	print_entries(out, "depth_fileless", t->ndepth_fileless, 10, one_share, t->depth_fileless);
 	print_entries(out, "special_dir_table", t->nspecial, 8, one_special, t);
 }
 
