@@ -225,7 +225,7 @@ fa=$(json_fig "$WORK/mb.json" files)
 export IMPRINT_PROFILE_DIR="${top_srcdir:-.}/profiles"
 "$IMPRINT" params --profiles >"$WORK/list"
 for name in impressions agrawal2007 douceur1999 meyer2011 tanenbaum2006 debian-usr-share \
-	usr-include python-stdlib; do
+	usr-include python-stdlib linux-source; do
 	grep -q "^$name " "$WORK/list" || fail "params --profiles does not list $name"
 	"$IMPRINT" plan --profile $name --files 2000 >/dev/null 2>"$WORK/err" ||
 		fail "plan --profile $name: $(head -c 300 "$WORK/err")"
