@@ -153,10 +153,10 @@ int tree_build_depths(uint64_t seed, uint32_t ndirs, const double *share, unsign
 /*
  * The subdirectory counts of nd directories: largest-remainder quotas of
  * the table, largest first, then the largest ones raised or lowered until
- * they sum to nd - 1 (a tree's edges).  c gets nd entries, descending.
+ * they sum to want.  c gets nd entries, descending.
  */
-static int subdir_counts(uint32_t nd, const uint32_t *n, const double *share, unsigned nsh,
-			 uint32_t *c)
+static int subdir_counts(uint32_t nd, uint64_t want, const uint32_t *n, const double *share,
+			 unsigned nsh, uint32_t *c)
 {
 	uint64_t *q = malloc(nsh * sizeof(*q)), sum = 0, j = 0;
 
@@ -169,10 +169,10 @@ static int subdir_counts(uint32_t nd, const uint32_t *n, const double *share, un
 			sum += n[i];
 		}
 	free(q);
-	if (sum < (uint64_t)nd - 1)
-		c[0] += (uint32_t)(nd - 1 - sum);
-	for (uint32_t i = 0; sum > (uint64_t)nd - 1 && i < nd; i++) {
-		uint64_t cut = MIN(c[i], sum - (nd - 1));
+	if (sum < want)
+		c[0] += (uint32_t)(want - sum);
+	for (uint32_t i = 0; sum > want && i < nd; i++) {
+		uint64_t cut = MIN(c[i], sum - want);
 
 		c[i] -= (uint32_t)cut;
 		sum -= cut;
@@ -214,12 +214,14 @@ static int subdirs_bfs(uint64_t seed, uint32_t nd, uint32_t *c, uint32_t *parent
 }
 
 /*
- * With a depth table: the counts, largest first, go to the level whose
+ * With a depth table: the root takes the first level as its children; the
+ * counts of the others (nd - 1 of them), largest first, go to the level whose
  * unmet need (directories of the next level) per directory still to get
  * subdirectories is highest among those they do not overshoot (else the
  * largest need); a level has as many directories with subdirectories as
  * its leaf share leaves (all, without one).  A level's remaining need is
- * then put on (or taken from) its largest counts.
+ * then put on its largest count, or taken from its largest ones (down to
+ * 1 first, so that its leaves stay as many).
  */
 static void subdirs_to_levels(const uint32_t *c, uint32_t nd, const uint64_t *q, unsigned nl,
 			      const struct tree_shape *sh, const uint64_t *start, uint32_t *bucket)
@@ -227,19 +229,20 @@ static void subdirs_to_levels(const uint32_t *c, uint32_t nd, const uint64_t *q,
 	uint64_t fill[UINT8_MAX + 1], k[UINT8_MAX + 1];
 	int64_t need[UINT8_MAX + 1];
 
+	bucket[0] = (uint32_t)q[1];
 	for (unsigned d = 0; d < nl; d++) {
-		fill[d] = start[d];
-		need[d] = d + 1 < nl ? (int64_t)q[d + 1] : 0;
+		fill[d] = start[d] + !d;
+		need[d] = d && d + 1 < nl ? (int64_t)q[d + 1] : 0;
 		k[d] = d < sh->nleaves ? (uint64_t)llround((1 - sh->leaves[d]) * (double)q[d]) : q[d];
 		k[d] = MIN(k[d], MIN(q[d], (uint64_t)need[d]));
 		if (need[d] > 0 && k[d] == 0)
 			k[d] = 1;
 	}
-	for (uint32_t i = 0; i < nd; i++) {
+	for (uint32_t i = 0; i + 1 < nd; i++) {
 		int best = -1, most = -1;
 		double best_avg = 0;
 
-		for (unsigned d = 0; d < nl; d++) {
+		for (unsigned d = 1; d < nl; d++) {
 			uint64_t used = fill[d] - start[d];
 			double avg;
 
@@ -259,7 +262,7 @@ static void subdirs_to_levels(const uint32_t *c, uint32_t nd, const uint64_t *q,
 			best = most;
 		if (best < 0) {
 			/* no level takes another directory with subdirectories: a leaf */
-			for (best = 0; fill[best] == start[best] + q[best]; best++)
+			for (best = 1; fill[best] == start[best] + q[best]; best++)
 				;
 			bucket[fill[best]++] = 0;
 			continue;
@@ -267,17 +270,20 @@ static void subdirs_to_levels(const uint32_t *c, uint32_t nd, const uint64_t *q,
 		bucket[fill[best]++] = c[i];
 		need[best] -= c[i];
 	}
-	for (unsigned d = 0; d < nl; d++) {
+	for (unsigned d = 1; d < nl; d++) {
 		uint32_t *b = bucket + start[d];
 
 		if (need[d] > 0)
 			b[0] += (uint32_t)need[d];
-		for (uint64_t i = 0; i < q[d] && need[d] < 0; i++) {
-			uint32_t cut = (uint32_t)MIN((int64_t)b[i], -need[d]);
+		/* too many: from the largest, keeping each at 1 (a level's leaves stay) then not */
+		for (uint32_t keep = 1; keep + 1 > 0 && need[d] < 0; keep--)
+			for (uint64_t i = 0; i < q[d] && need[d] < 0; i++) {
+				uint32_t cut = b[i] > keep ? (uint32_t)MIN((int64_t)(b[i] - keep),
+									   -need[d]) : 0;
 
-			b[i] -= cut;
-			need[d] += cut;
-		}
+				b[i] -= cut;
+				need[d] += cut;
+			}
 	}
 }
 
@@ -296,14 +302,21 @@ int tree_build_subdirs(uint64_t seed, uint32_t ndirs, const struct tree_shape *s
 	c = malloc(ndirs * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	ret = subdir_counts(ndirs, sh->n, sh->share, sh->nsh, c);
-	if (ret || !sh->ndshare) {
-		ret = ret ? ret : subdirs_bfs(seed, ndirs, c, parent, depth);
+	if (sh->ndshare) {
+		depth_quotas(ndirs, sh->dshare, sh->ndshare, q);
+		while (nl < sh->ndshare && q[nl])
+			nl++;
+	}
+	if (nl < 2) {
+		ret = subdir_counts(ndirs, ndirs - 1, sh->n, sh->share, sh->nsh, c);
+		if (!ret)
+			ret = subdirs_bfs(seed, ndirs, c, parent, depth);
 		goto out_free;
 	}
-	depth_quotas(ndirs, sh->dshare, sh->ndshare, q);
-	while (nl < sh->ndshare && q[nl])
-		nl++;
+	/* the root's children are the first level; the others share the rest */
+	ret = subdir_counts(ndirs - 1, ndirs - 1 - q[1], sh->n, sh->share, sh->nsh, c);
+	if (ret)
+		goto out_free;
 	for (unsigned d = 0; d < nl; d++)
 		start[d + 1] = start[d] + q[d];
 	bucket = malloc(ndirs * sizeof(*bucket));
