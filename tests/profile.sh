@@ -248,6 +248,17 @@ expect_status 2 "an unknown profile" "$IMPRINT" plan --profile nosuch
 expect_err "unknown profile 'nosuch'" "names the unknown profile"
 expect_status 2 "a profile name with a bad character" "$IMPRINT" plan --profile 'a b'
 
+# --- the shape tables refuse what they cannot mean, saying which entry
+for bad in "subdirs_table=0:0.5 0:0.5" "subdirs_table=1:0.5 x:1" "special_dir_table=10@0" \
+	"special_dir_table=0@2" "special_dir_table=10" "depth_leaves=0 1.5" "depth_fileless=0 2" \
+	"name_lengths=0.5" "name_ext_lengths=1 0" "name_caps_share=1.5" "empty_dir_share=1"; do
+	expect_status 2 "--set $bad refused" "$IMPRINT" plan --files 100 --set "$bad"
+	grep -q "'${bad%%=*}'" "$WORK/err" && pass "--set $bad: names the key" ||
+		fail "--set $bad: $(head -c 200 "$WORK/err")"
+done
+expect_status 2 "special directories holding more than the files" "$IMPRINT" plan --files 100 \
+	--set source_files=100 --set "special_dir_table=80@1 30@2"
+
 # --- an Impressions input file
 IMP="${srcdir:-.}/tests/data/impressions.in"
 expect_status 0 "config --from-impressions" "$IMPRINT" config --from-impressions "$IMP"

@@ -124,7 +124,7 @@ const struct param_def param_table[] = {
 	  .desc = "largest file count with its own bin; above is the tail" },
 	{ FIELD(empty_dir_share), .group = "tree", .type = PT_DOUBLE, .unit = "",
 	  .def.d = -1, .flags = PF_MIN | PF_MAX | PF_MAX_OPEN, .min = -1, .max = 1,
-	  .desc = "directories with no file and no subdirectory; -1: as files are placed" },
+	  .desc = "directories with no file and no subdirectory; below 0 (-1): as files fall" },
 
 	/* files by depth */
 	{ FIELD(depth_model), .group = "depth", .type = PT_ENUM, .unit = "",

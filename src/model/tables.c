@@ -223,16 +223,23 @@ int tables_check(const struct params *p, struct param_error *err)
 		params_set_error(err, NULL, "'size_quantiles' starts above 'size_max'");
 		return -EINVAL;
 	}
-	if ((t->ndepth_files && !(shares_sum(t->depth_files, t->ndepth_files) > 0)) ||
-	    (t->ndepth_dirs && !(shares_sum(t->depth_dirs, t->ndepth_dirs) > 0)) ||
-	    (t->nfpd && !(shares_sum(t->fpd, t->nfpd) > 0)) ||
-	    (t->nname_len && !(shares_sum(t->name_len, t->nname_len) > shares_sum(t->name_len, 1))) ||
-	    (t->nname_ext_len && !(shares_sum(t->name_ext_len, t->nname_ext_len) >
-				   shares_sum(t->name_ext_len, 1))) ||
-	    (t->nsubdirs && !(shares_sum(t->subdirs_share, t->nsubdirs) > 0))) {
-		params_set_error(err, NULL, "a depth, files-per-directory, name length or subdirectory "
-				 "table sums to 0 (name lengths: beyond length 0)");
-		return -EINVAL;
+	{
+		/* the share tables must hold some weight (name lengths: beyond length 0) */
+		const struct { const char *key; const double *v; uint32_t n, from; } w[] = {
+			{ "depth_files", t->depth_files, t->ndepth_files, 0 },
+			{ "depth_dirs", t->depth_dirs, t->ndepth_dirs, 0 },
+			{ "fpd_table", t->fpd, t->nfpd, 0 },
+			{ "name_lengths", t->name_len, t->nname_len, 1 },
+			{ "name_ext_lengths", t->name_ext_len, t->nname_ext_len, 1 },
+			{ "subdirs_table", t->subdirs_share, t->nsubdirs, 0 },
+		};
+
+		for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
+			if (w[k].n && !(shares_sum(w[k].v, w[k].n) - shares_sum(w[k].v, w[k].from) > 0)) {
+				params_set_error(err, NULL, "'%s' sums to 0%s", w[k].key,
+						 w[k].from ? " beyond length 0" : "");
+				return -EINVAL;
+			}
 	}
 	if (t->nfpd && t->nfpd != p->fpd_max_bin + 2) {
 		params_set_error(err, NULL,

@@ -33,7 +33,7 @@ const struct tab_def tab_defs[TAB_NDEFS] = {
 	  "a share in [0, 1]", "of the directories at each depth, those without subdirectories" },
 	{ "depth_fileless", TK_SHARES, TOFF(ndepth_fileless), TOFF(depth_fileless), TAB_DEPTH_MAX,
 	  "a share in [0, 1]", "of the directories at each depth, those holding no file" },
-	{ "special_dir_table", TK_SPECIAL, TOFF(nspecial), 0, TAB_SPECIAL_MAX, "FILES@DEPTH",
+	{ "special_dir_table", TK_SPECIAL, TOFF(nspecial), 0, TAB_SPECIAL_MAX, "FILES@DEPTH (files >= 1, depth 1..255)",
 	  "special directories one by one (replaces special_dirs, _files, _depth)" },
 	{ "source_files", TK_COUNT, 0, TOFF(source_files), 1, "a whole number of files",
 	  "a profile's file count: files, unless files, used or size is given" },

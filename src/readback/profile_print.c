@@ -650,6 +650,20 @@ static int profile_print_json(const struct pstate *s, const struct pfig *f, cons
 			       json_object_new_double(s->names ? (double)s->numeric / s->names : 0));
 	json_object_object_add(o, "name_versioned_share",
 			       json_object_new_double(s->names ? (double)s->versioned / s->names : 0));
+	d = json_object_new_object();
+	json_object_object_add(d, "empty_dir_share", json_object_new_double(p->empty_dir_share));
+	json_object_object_add(d, "leaf_share", json_object_new_double(f->leaf_share));
+	json_object_object_add(d, "max_subdirs", json_object_new_uint64(f->max_subdirs));
+	json_object_object_add(d, "special_dirs", json_object_new_uint64(s->nspecial));
+	json_object_object_add(d, "special_files", json_object_new_uint64(s->special_files));
+	json_object_object_add(o, "tree", d);
+	d = json_object_new_object();
+	json_object_object_add(d, "count", json_object_new_uint64(s->names));
+	json_object_object_add(d, "upper_share", json_object_new_double(share(s->upper, s->names)));
+	json_object_object_add(d, "caps_share", json_object_new_double(share(s->caps, s->names)));
+	json_object_object_add(d, "space_share", json_object_new_double(share(s->spaces, s->names)));
+	json_object_object_add(d, "utf8_share", json_object_new_double(share(s->utf8, s->names)));
+	json_object_object_add(o, "names", d);
 	json_object_object_add(o, "age_median_days", json_object_new_double(f->age_days_median));
 	if (f->have_layout)
 		json_object_object_add(o, "layout_score", json_object_new_double(f->layout_score));
