@@ -619,6 +619,11 @@ static int profile_print_json(const struct pstate *s, const struct pfig *f, cons
 			      FILE *out)
 {
 	struct json_object *o = json_object_new_object(), *sz, *d;
+	const struct { const char *key; uint64_t n; } nm[] = {
+		{ "upper_share", s->upper }, { "caps_share", s->caps }, { "numeric_share", s->numeric },
+		{ "versioned_share", s->versioned }, { "space_share", s->spaces },
+		{ "utf8_share", s->utf8 },
+	};
 
 	if (!o)
 		return -ENOMEM;
@@ -659,10 +664,8 @@ static int profile_print_json(const struct pstate *s, const struct pfig *f, cons
 	json_object_object_add(o, "tree", d);
 	d = json_object_new_object();
 	json_object_object_add(d, "count", json_object_new_uint64(s->names));
-	json_object_object_add(d, "upper_share", json_object_new_double(share(s->upper, s->names)));
-	json_object_object_add(d, "caps_share", json_object_new_double(share(s->caps, s->names)));
-	json_object_object_add(d, "space_share", json_object_new_double(share(s->spaces, s->names)));
-	json_object_object_add(d, "utf8_share", json_object_new_double(share(s->utf8, s->names)));
+	for (size_t i = 0; i < ARRAY_SIZE(nm); i++)
+		json_object_object_add(d, nm[i].key, json_object_new_double(share(nm[i].n, s->names)));
 	json_object_object_add(o, "names", d);
 	json_object_object_add(o, "age_median_days", json_object_new_double(f->age_days_median));
 	if (f->have_layout)
