@@ -10,6 +10,11 @@ command -v python3 >/dev/null || { echo "1..0 # SKIP needs python3"; exit 77; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 # within A B REL: |A - B| <= REL * B
 within() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= r * b) }'; }
+# near A B REL ABS: |A - B| <= max(REL * B, ABS)
+near() {
+	awk -v a="$1" -v b="$2" -v r="$3" -v f="$4" \
+		'BEGIN { d = a - b; if (d < 0) d = -d; m = r * b; if (m < f) m = f; exit !(d <= m) }'
+}
 # fig FILE KEY: the value of KEY=VALUE in FILE
 fig() { sed -n "s/^$2=//p" "$1"; }
 # check FILE KEY MAX WHAT
@@ -17,6 +22,43 @@ check() {
 	local v
 	v=$(fig "$1" "$2")
 	if [ -n "$v" ] && le "$v" "$3"; then pass "$4: $2 $v <= $3"; else fail "$4: $2 '$v' above $3"; fi
+}
+# shape FILE WHAT: the tree's shape and the names of a clone against its source
+shape() {
+	local k s c
+	check "$1" subdir_diff 0.01 "$2 subdirectories per directory"
+	check "$1" name_len_d 0.03 "$2 name lengths"
+	# names are drawn one by one: small shares of small trees vary by a few names
+	for k in empty:0.05:0.002 upper:0.15:0.005 caps:0.15:0.005 numeric:0.15:0.005 \
+		versioned:0.15:0.005 space:0.15:0.005 utf8:0.15:0.005; do
+		IFS=: read -r k rel abs <<<"$k"
+		s=$(fig "$1" "src_$k") c=$(fig "$1" "clone_$k")
+		if [ -n "$c" ] && near "$c" "$s" "$rel" "$abs"; then
+			pass "$2 $k share $c (source $s)"
+		else
+			fail "$2 $k share $c, source $s (allowed: $rel relative or $abs)"
+		fi
+	done
+}
+# specials PROFILE MANIFEST WHAT: each special directory of the profile is in the clone, its files exact
+specials() {
+	python3 - "$1" "$2" <<'PYEOF' && pass "$3: the special directories' file counts, exact" ||
+import collections, sys
+want = []
+for line in open(sys.argv[1]):
+    if line.startswith("special_dir_table"):
+        want += [int(e.split("@")[0]) for e in line.split("=", 1)[1].split()]
+per = collections.Counter()
+for raw in open(sys.argv[2], "rb"):
+    c = raw.split(b"\t")
+    if not raw.startswith(b"#") and c[1] == b"file":
+        per[c[0].rsplit(b"/", 1)[0]] += 1
+have = collections.Counter(per.values())
+miss = [w for w in want if have[w] < want.count(w)]
+print("special directories %s, missing in the clone: %s" % (want, miss), file=sys.stderr)
+sys.exit(1 if miss or not want else 0)
+PYEOF
+		fail "$3: a special directory's file count is not in the clone"
 }
 
 N=10000
@@ -49,6 +91,12 @@ if grep -qi "zq" "$PROF"; then
 else
 	pass "privacy: no name, path or content marker of the source in the profile"
 fi
+# the tree's shape and the names are in it (so the privacy check covers them)
+for k in subdirs_table depth_leaves depth_fileless special_dir_table name_lengths \
+	name_ext_lengths empty_dir_share name_caps_share name_numeric_share name_version_share; do
+	grep -q "^$k = " "$PROF" || fail "the profile has no $k"
+done
+pass "the profile holds the tree's shape and the names' figures"
 expect_status 0 "the profile is a loadable configuration" "$IMPRINT" config -c "$PROF"
 "$IMPRINT" config -c "$PROF" >"$WORK/again.conf"
 "$IMPRINT" plan -c "$PROF" >"$WORK/m1"
@@ -78,6 +126,8 @@ check "$WORK/f" size_d 0.02 "empirical sizes"
 check "$WORK/f" depth_d 0.02 "files by depth"
 check "$WORK/f" fpd_diff 0.01 "files per directory"
 check "$WORK/f" ext_diff 0.005 "extension shares"
+shape "$WORK/f" "clone"
+specials "$PROF" "$WORK/clone.tsv" "clone"
 for k in hard sym private; do
 	if within "$(fig "$WORK/f" clone_$k)" "$(fig "$WORK/f" src_$k)" 0.1; then
 		pass "$k share within 10%: $(fig "$WORK/f" clone_$k) against $(fig "$WORK/f" src_$k)"
@@ -97,6 +147,7 @@ for tree in /usr/include $(ls -d /usr/lib/python3.[0-9]* 2>/dev/null | sort -V |
 	check "$WORK/fr" depth_d 0.02 "$tree clone depths"
 	check "$WORK/fr" fpd_diff 0.01 "$tree clone files per directory"
 	check "$WORK/fr" ext_diff 0.005 "$tree clone extensions"
+	shape "$WORK/fr" "$tree clone"
 done
 
 # sizes by extension: an .iso stays large and an .h small; without the table they mix
@@ -174,7 +225,7 @@ fa=$(json_fig "$WORK/mb.json" files)
 export IMPRINT_PROFILE_DIR="${top_srcdir:-.}/profiles"
 "$IMPRINT" params --profiles >"$WORK/list"
 for name in impressions agrawal2007 douceur1999 meyer2011 tanenbaum2006 debian-usr-share \
-	usr-include python-stdlib; do
+	usr-include python-stdlib linux-source; do
 	grep -q "^$name " "$WORK/list" || fail "params --profiles does not list $name"
 	"$IMPRINT" plan --profile $name --files 2000 >/dev/null 2>"$WORK/err" ||
 		fail "plan --profile $name: $(head -c 300 "$WORK/err")"
@@ -196,6 +247,17 @@ within "$mean" $((318 * 1024)) 0.05 && pass "meyer2011: mean $mean (published 31
 expect_status 2 "an unknown profile" "$IMPRINT" plan --profile nosuch
 expect_err "unknown profile 'nosuch'" "names the unknown profile"
 expect_status 2 "a profile name with a bad character" "$IMPRINT" plan --profile 'a b'
+
+# --- the shape tables refuse what they cannot mean, saying which entry
+for bad in "subdirs_table=0:0.5 0:0.5" "subdirs_table=1:0.5 x:1" "special_dir_table=10@0" \
+	"special_dir_table=0@2" "special_dir_table=10" "depth_leaves=0 1.5" "depth_fileless=0 2" \
+	"name_lengths=0.5" "name_ext_lengths=1 0" "name_caps_share=1.5" "empty_dir_share=1"; do
+	expect_status 2 "--set $bad refused" "$IMPRINT" plan --files 100 --set "$bad"
+	grep -q "'${bad%%=*}'" "$WORK/err" && pass "--set $bad: names the key" ||
+		fail "--set $bad: $(head -c 200 "$WORK/err")"
+done
+expect_status 2 "special directories holding more than the files" "$IMPRINT" plan --files 100 \
+	--set source_files=100 --set "special_dir_table=80@1 30@2"
 
 # --- an Impressions input file
 IMP="${srcdir:-.}/tests/data/impressions.in"

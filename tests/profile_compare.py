@@ -5,8 +5,13 @@ os.lstat (sharing no code with imprint), against a plan's manifest.
 usage: profile_compare.py SRC_DIR MANIFEST
 Prints key=value lines: size_d (two-sample K-S D of file sizes), depth_d (K-S D of files by
 depth), fpd_diff (largest difference of the shares of directories holding 0..28 files and
-more), ext_diff (largest difference of extension shares), and the link shares (per file) and
-the private mode share (per file and directory but the root) of both (src_*, clone_*)."""
+more), subdir_diff (the same for subdirectories per directory), ext_diff (largest difference
+of extension shares), name_len_d (K-S D of name lengths in bytes, every entry but the root),
+and of both (src_*, clone_*): the link shares (per file), the private mode share (per file and
+directory but the root), the empty directory share (no file, no subdirectory, of all
+directories), and the shares of names with a capital (upper), with a stem in capitals only
+(caps), of digits only (numeric), with a version (versioned: digit.digit, or a final ~), a
+space, a byte beyond ASCII (utf8)."""
 
 import os
 import sys
@@ -20,21 +25,37 @@ def ext_of(name):
     return name[dot + 1:].lower()
 
 
+def name_shape(name):
+    """What tally_name() in imprint's profile counts of a name (bytes)."""
+    b = name
+    dot = b.rfind(b".")
+    stem = b[:dot] if dot > 0 else b
+    upper = any(65 <= c <= 90 for c in b)
+    caps = any(65 <= c <= 90 for c in stem) and not any(97 <= c <= 122 for c in stem)
+    numeric = len(stem) > 0 and all(48 <= c <= 57 for c in stem)
+    ver = b.endswith(b"~") or any(b[i] == 46 and 48 <= b[i - 1] <= 57 and 48 <= b[i + 1] <= 57
+                                 for i in range(1, len(b) - 1))
+    return (len(b), upper, caps, numeric, ver, b" " in b, any(c >= 128 for c in b))
+
+
 def walk(top):
     sizes, depths, exts, fpd = [], [], {}, []
     seen, hard, sym, private = set(), 0, 0, 0
-    stack = [(top, 0)]
+    names, subdirs = [], []
+    stack = [(os.fsencode(top), 0)]
     while stack:
         d, depth = stack.pop()
-        nfiles = 0
-        if d != top:
+        nfiles = nsub = 0
+        if d != os.fsencode(top):
             private += (os.lstat(d).st_mode & 0o777) == 0o700
         for name in sorted(os.listdir(d)):
             p = os.path.join(d, name)
             st = os.lstat(p)
+            names.append(name_shape(name))
             if os.path.islink(p):
                 sym += 1
             elif os.path.isdir(p):
+                nsub += 1
                 stack.append((p, depth + 1))
             elif (st.st_dev, st.st_ino) in seen:
                 hard += 1
@@ -42,25 +63,35 @@ def walk(top):
                 seen.add((st.st_dev, st.st_ino))
                 sizes.append(st.st_size)
                 depths.append(depth)
-                e = ext_of(name)
+                e = ext_of(os.fsdecode(name))
                 exts[e] = exts.get(e, 0) + 1
                 private += (st.st_mode & 0o777) in (0o600, 0o700)
                 nfiles += 1
         fpd.append(nfiles)
-    return sizes, depths, exts, fpd, hard, sym, private
+        subdirs.append(nsub)
+    empty = sum(1 for f, n in zip(fpd, subdirs) if f == 0 and n == 0)
+    return sizes, depths, exts, fpd, hard, sym, private, subdirs, empty, names
 
 
 def manifest(path):
-    sizes, depths, exts, per_dir = [], [], {}, {}
+    sizes, depths, exts, per_dir, sub = [], [], {}, {}, {}
     hard = sym = private = 0
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
+    names = []
+    with open(path, "rb") as f:
+        for raw in f:
+            if raw.startswith(b"#"):
                 continue
-            c = line.rstrip("\n").split("\t")
+            c = raw.rstrip(b"\n").split(b"\t")
+            if c[0] != b"/":
+                names.append(name_shape(c[0].rsplit(b"/", 1)[1]))
+            c = [os.fsdecode(x) for x in c]
             kind = c[1]
             if kind == "dir":
                 per_dir.setdefault(c[0], 0)
+                sub.setdefault(c[0], 0)
+                if c[0] != "/":
+                    up = c[0].rsplit("/", 1)[0] or "/"
+                    sub[up] = sub.get(up, 0) + 1
                 private += c[0] != "/" and c[6] == "0700"
             elif kind == "file":
                 sizes.append(int(c[2]))
@@ -74,7 +105,9 @@ def manifest(path):
                 hard += 1
             elif kind == "symlink":
                 sym += 1
-    return sizes, depths, exts, list(per_dir.values()), hard, sym, private
+    empty = sum(1 for d, n in per_dir.items() if n == 0 and sub.get(d, 0) == 0)
+    return (sizes, depths, exts, list(per_dir.values()), hard, sym, private,
+            [sub.get(d, 0) for d in per_dir], empty, names)
 
 
 def ks2(a, b):
@@ -99,6 +132,9 @@ def main():
     print("depth_d=%.6f" % ks2(s[1], c[1]))
     fs, fc = fpd_shares(s[3]), fpd_shares(c[3])
     print("fpd_diff=%.6f" % max(abs(x - y) for x, y in zip(fs, fc)))
+    ss, sc = fpd_shares(s[7]), fpd_shares(c[7])
+    print("subdir_diff=%.6f" % max(abs(x - y) for x, y in zip(ss, sc)))
+    print("name_len_d=%.6f" % ks2([n[0] for n in s[9]], [n[0] for n in c[9]]))
     ns, nc = len(s[0]), len(c[0])
     print("ext_diff=%.6f" % max(abs(s[2].get(e, 0) / ns - c[2].get(e, 0) / nc)
                                 for e in set(s[2]) | set(c[2])))
@@ -108,6 +144,9 @@ def main():
         print("%s_sym=%.6f" % (tag, v[5] / n))
         print("%s_private=%.6f" % (tag, v[6] / (n + len(v[3]) - 1)))
         print("%s_files=%d" % (tag, n))
+        print("%s_empty=%.6f" % (tag, v[8] / len(v[3])))
+        for i, k in enumerate(("upper", "caps", "numeric", "versioned", "space", "utf8")):
+            print("%s_%s=%.6f" % (tag, k, sum(1 for x in v[9] if x[i + 1]) / max(1, len(v[9]))))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 """profile_tree.py - a deterministic source tree for tests/profile.sh, drawn by Python's own
 random module (not imprint's model): lognormal sizes with a Pareto tail and empty files,
 a skewed extension mix whose sizes depend on the extension, a preferential-attachment tree,
-links, private modes, and a unique marker in every name and file.
+links, private modes, and a unique marker in every name and file; names of many lengths,
+some in capitals, with spaces, versions or a non-ASCII letter, some of digits only.
 
 usage: profile_tree.py DIR FILES SEED
 Files are made sparse (truncate) so the tree costs little disk."""
@@ -27,6 +28,32 @@ def size_for(rng, mu):
     return int(rng.lognormvariate(mu, 1.6))
 
 
+def dir_name(rng, j):
+    u, pad = rng.random(), "x" * rng.randrange(0, 12)
+    if u < 0.1:
+        return "ZQDIRMARK%06d%s" % (j, pad.upper())
+    if u < 0.15:
+        return "zqdirmark%06d%s-%d.%d" % (j, pad, rng.randrange(4), rng.randrange(20))
+    return "zqdirmark%06d%s" % (j, pad)
+
+
+def file_name(rng, k, ext):
+    u, pad = rng.random(), "y" * rng.randrange(0, 25)
+    tail = "." + ext if ext else ""
+    if u < 0.04:
+        return "9%07d%s" % (k, tail)  # digits only: no marker fits
+    if u < 0.12:
+        return "ZQFILEMARK%07d%s%s" % (k, pad.upper(), tail)
+    if u < 0.17:
+        return "zqfile mark%07d%s%s" % (k, pad, tail)
+    if u < 0.20:
+        return "zqfil\u00e9mark%07d%s%s" % (k, pad, tail)
+    if u < 0.26:
+        return "zqfilemark%07d%s%s" % (k, pad, "-1.%d%s" % (rng.randrange(10), tail) if ext
+                                        else "~")
+    return "zqfilemark%07d%s%s" % (k, pad, tail)
+
+
 def main():
     top, nfiles, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     rng = random.Random(seed)
@@ -42,9 +69,10 @@ def main():
         nsub.append(0)
         nsub[p] += 1
         urn += [p, j, j]
+    shapes = random.Random(seed + 1)  # the names' shapes: their own draws
     paths = [top]
     for j in range(1, ndirs):
-        paths.append(os.path.join(paths[parent[j]], "zqdirmark%06d" % j))
+        paths.append(os.path.join(paths[parent[j]], dir_name(shapes, j)))
         os.mkdir(paths[j])
     # files per directory: a heavy tail, a fifth of the directories empty
     weights = [0.0 if rng.random() < 0.2 else rng.paretovariate(1.3) for _ in range(ndirs)]
@@ -72,7 +100,7 @@ def main():
                     break
         else:
             ext, mu = RARE[rng.randrange(len(RARE))], 8.5
-        name = "zqfilemark%07d" % k + ("." + ext if ext else "")
+        name = file_name(shapes, k, ext)
         path = os.path.join(paths[lo], name)
         with open(path, "w") as f:
             f.write("zqcontentmark%07d\n" % k)

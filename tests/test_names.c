@@ -520,6 +520,104 @@ static void test_shares(void **state)
 	}
 }
 
+/* What a profile counts of a name (tally_name() in readback/profile_walk.c). */
+struct shape_count {
+	unsigned n, caps, numeric, versioned, upper, len[NAME_MAX_LEN + 1];
+};
+
+static void count_shape(const char *b, size_t len, struct shape_count *sc)
+{
+	const char *dot = memrchr(b, '.', len);
+	size_t stem = dot && dot != b ? (size_t)(dot - b) : len;
+	int up = 0, low = 0, dig = stem > 0, ver = b[len - 1] == '~', any = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		any |= b[i] >= 'A' && b[i] <= 'Z';
+		up |= i < stem && b[i] >= 'A' && b[i] <= 'Z';
+		low |= i < stem && b[i] >= 'a' && b[i] <= 'z';
+		dig &= i >= stem || (b[i] >= '0' && b[i] <= '9');
+		ver |= i > 0 && i + 1 < len && b[i] == '.' && b[i - 1] >= '0' && b[i - 1] <= '9' &&
+		       b[i + 1] >= '0' && b[i + 1] <= '9';
+	}
+	sc->n++;
+	sc->caps += up && !low;
+	sc->upper += any;
+	sc->numeric += dig;
+	sc->versioned += ver;
+	sc->len[len]++;
+}
+
+/* K-S D of the lengths counted against lengths uniform over lo..hi. */
+static double len_d(const struct shape_count *sc, unsigned lo, unsigned hi)
+{
+	double a = 0, b = 0, d = 0;
+
+	for (unsigned l = 0; l <= NAME_MAX_LEN; l++) {
+		a += (double)sc->len[l] / sc->n;
+		b += l >= lo && l <= hi ? 1.0 / (hi - lo + 1) : 0;
+		d = fmax(d, fabs(a - b));
+	}
+	return d;
+}
+
+static void test_shape(void **state)
+{
+	struct name_cfg c = cfg_default;
+	struct ext_sampler s;
+	struct shape_count dirs = { 0 }, files = { 0 }, plain = { 0 };
+	char buf[NAME_MAX_LEN + 1];
+	unsigned n = 40000;
+
+	(void)state;
+	c.upper_share = 0.2;
+	c.caps_on = c.numeric_on = c.version_on = 1;
+	c.caps_share = 0.05;
+	c.numeric_share = 0.1;
+	c.version_share = 0.08;
+	/* without an extension 3..12 bytes, with one 8..30, each length alike */
+	c.nlen = 13;
+	c.nlen_ext = 31;
+	for (unsigned l = 0; l < 31; l++) {
+		if (l < 13)
+			c.len_cdf[l] = l < 3 ? 0 : l - 2;
+		c.len_ext_cdf[l] = l < 8 ? 0 : l - 7;
+	}
+	sampler_init(&s);
+	for (uint64_t id = 0; id < n; id++) {
+		const char *ext = sample_ext(&s, id);
+		size_t len = name_make(buf, &c, NAME_DIR, id, "", 0);
+
+		assert_true(len > 0 && !memchr(buf, '/', len) && strcmp(buf, ".") && strcmp(buf, ".."));
+		count_shape(buf, len, &dirs);
+		len = name_make(buf, &c, NAME_FILE, id, ext, 0);
+		assert_true(len > 0 && !memchr(buf, '/', len));
+		if (!*ext)
+			assert_null(memchr(buf, '.', len));
+		else if (strlen(ext) < 6)
+			count_shape(buf, len, &files);
+		len = name_make(buf, &cfg_default, NAME_DIR, id, "", 0);
+		count_shape(buf, len, &plain);
+	}
+	sampler_release(&s);
+	print_message("dirs: caps %.4f numeric %.4f versioned %.4f upper %.4f length D %.4f; "
+		      "files with an extension: caps %.4f numeric %.4f versioned %.4f length D %.4f\n",
+		      (double)dirs.caps / n, (double)dirs.numeric / n, (double)dirs.versioned / n,
+		      (double)dirs.upper / n, len_d(&dirs, 3, 12), (double)files.caps / files.n,
+		      (double)files.numeric / files.n, (double)files.versioned / files.n,
+		      len_d(&files, 8, 30));
+	check_share("caps", dirs.caps, n, 0.05);
+	check_share("numeric", dirs.numeric, n, 0.1);
+	check_share("versioned", dirs.versioned, n, 0.08);
+	check_share("upper", dirs.upper, n, 0.2);
+	check_share("caps (files)", files.caps, files.n, 0.05);
+	check_share("numeric (files)", files.numeric, files.n, 0.1);
+	check_share("versioned (files)", files.versioned, files.n, 0.08);
+	assert_true(len_d(&dirs, 3, 12) < 0.015);
+	assert_true(len_d(&files, 8, 30) < 0.02);
+	/* negative twin: the patterns' own names are far from these lengths */
+	assert_true(len_d(&plain, 3, 12) > 0.1);
+}
+
 static void test_stem_length(void **state)
 {
 	struct ext_sampler s;
@@ -653,6 +751,7 @@ int main(void)
 		cmocka_unit_test(test_redraws),
 		cmocka_unit_test(test_collisions),
 		cmocka_unit_test(test_shares),
+		cmocka_unit_test(test_shape),
 		cmocka_unit_test(test_stem_length),
 		cmocka_unit_test(test_ext_model),
 	};

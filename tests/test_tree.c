@@ -1,5 +1,6 @@
 /* test_tree.c - the generative tree: structure, attachment law, determinism */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -164,6 +165,80 @@ static void test_by_depth(void **state)
 	assert_int_equal(tree_build_depths(3, 10, share, 1, parent, depth), -EINVAL);
 }
 
+/* The largest difference between the shares of directories holding 0..3 children and want[]. */
+static double children_diff(const uint32_t *parent, uint32_t nd, const double *want)
+{
+	uint32_t *kids = calloc(nd, sizeof(*kids));
+	double got[4] = { 0 }, diff = 0;
+
+	for (uint32_t i = 1; i < nd; i++)
+		kids[parent[i]]++;
+	for (uint32_t i = 0; i < nd; i++)
+		if (kids[i] < 4)
+			got[kids[i]] += 1.0 / nd;
+	for (int k = 0; k < 4; k++)
+		diff = diff > fabs(got[k] - want[k]) ? diff : fabs(got[k] - want[k]);
+	free(kids);
+	return diff;
+}
+
+static void check_tree(const uint32_t *parent, const uint8_t *depth, uint32_t nd)
+{
+	assert_int_equal(parent[0], 0);
+	assert_int_equal(depth[0], 0);
+	for (uint32_t i = 1; i < nd; i++) {
+		assert_true(parent[i] < i);
+		assert_int_equal(depth[i], depth[parent[i]] + 1);
+	}
+}
+
+static void test_subdirs(void **state)
+{
+	static const uint32_t n[] = { 0, 1, 2, 3, 10 };
+	static const double share[] = { 0.6, 0.2, 0.1, 0.07, 0.03 };
+	static const double other[] = { 0.5, 0.3, 0.1, 0.07 };
+	static const double dshare[] = { 0, 0.1, 0.3, 0.35, 0.25 }, leaves[] = { 0, 0.2, 0.3, 0.686, 1 };
+	const uint32_t nd = 20000;
+	uint32_t *parent = malloc(nd * sizeof(*parent)), at[5] = { 0 }, leaf[5] = { 0 };
+	uint8_t *depth = malloc(nd);
+	uint32_t *kids = calloc(nd, sizeof(*kids));
+	struct tree_shape sh = { n, share, 5, NULL, 0, NULL, 0 };
+
+	(void)state;
+	/* breadth-first, no depth table: the counts as the table says */
+	assert_int_equal(tree_build_subdirs(3, nd, &sh, parent, depth), 0);
+	check_tree(parent, depth, nd);
+	assert_true(children_diff(parent, nd, share) < 0.001);
+	/* negative twin: the same tree against a table 0.1 away is rejected */
+	assert_true(children_diff(parent, nd, other) > 0.05);
+	/* level by level, with leaves by depth */
+	sh.dshare = dshare;
+	sh.ndshare = 5;
+	sh.leaves = leaves;
+	sh.nleaves = 5;
+	assert_int_equal(tree_build_subdirs(3, nd, &sh, parent, depth), 0);
+	check_tree(parent, depth, nd);
+	for (uint32_t i = 1; i < nd; i++)
+		kids[parent[i]]++;
+	for (uint32_t i = 0; i < nd; i++) {
+		assert_true(depth[i] < 5);
+		at[depth[i]]++;
+		leaf[depth[i]] += kids[i] == 0;
+	}
+	for (int d = 1; d < 5; d++) {
+		assert_true(fabs((double)at[d] / (nd - 1) - dshare[d] / 1.0) < 0.001);
+		assert_true(fabs((double)leaf[d] / at[d] - leaves[d]) < 0.01);
+	}
+	print_message("level by level: children diff %.4f\n", children_diff(parent, nd, share));
+	assert_true(children_diff(parent, nd, share) < 0.02);
+	/* no table: refused */
+	sh.nsh = 0;
+	assert_int_equal(tree_build_subdirs(3, nd, &sh, parent, depth), -EINVAL);
+	free(parent);
+	free(depth);
+	free(kids);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_attachment_law),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_by_depth),
+		cmocka_unit_test(test_subdirs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -386,6 +386,18 @@ void name_cfg_from_params(struct name_cfg *c, const struct params *p)
 	c->space_share = p->name_space_share;
 	c->utf8_share = p->name_utf8_share;
 	c->upper_share = p->name_upper_share;
+	c->caps_on = p->name_caps_share >= 0;
+	c->caps_share = p->name_caps_share;
+	c->numeric_on = p->name_numeric_share >= 0;
+	c->numeric_share = p->name_numeric_share;
+	c->version_on = p->name_version_share >= 0;
+	c->version_share = p->name_version_share;
+	c->nlen = p->tab.nname_len;
+	for (unsigned i = 0; i < c->nlen; i++)
+		c->len_cdf[i] = (i ? c->len_cdf[i - 1] : 0) + (i ? p->tab.name_len[i] : 0);
+	c->nlen_ext = p->tab.nname_ext_len;
+	for (unsigned i = 0; i < c->nlen_ext; i++)
+		c->len_ext_cdf[i] = (i ? c->len_ext_cdf[i - 1] : 0) + (i ? p->tab.name_ext_len[i] : 0);
 }
 
 size_t name_make(char *buf, const struct name_cfg *c, enum name_kind kind,
@@ -435,6 +447,8 @@ size_t name_make(char *buf, const struct name_cfg *c, enum name_kind kind,
 		}
 		d.tail_len = d.ext_len + 1;
 	}
+	if (c->caps_on || c->numeric_on || c->version_on || c->nlen || c->nlen_ext)
+		names_shape(&b, &d, c, kind, id, variant);
 	sufl = unique ? put_unique(suf, kind, id) : 0;
 	return assemble(buf, b.len, suf, sufl, d.tail, d.tail_len);
 }

@@ -27,6 +27,15 @@ struct name_cfg {
 	double space_share;
 	double utf8_share;
 	double upper_share;
+	/* a profile's shape (names_shape.c); each off unless its flag is set, as zeroed */
+	int caps_on, numeric_on, version_on;
+	double caps_share;    /* of all names: stems with capitals and no lower-case letter */
+	double numeric_share; /* stems of digits only */
+	double version_share; /* names holding digit.digit or ending in ~ */
+	unsigned nlen;        /* names without extension: lengths 0..nlen-1, cumulative shares */
+	double len_cdf[TAB_NAMELEN_MAX];
+	unsigned nlen_ext;    /* names with one (0: as those without; both 0: off) */
+	double len_ext_cdf[TAB_NAMELEN_MAX];
 };
 
 void name_cfg_from_params(struct name_cfg *c, const struct params *p);
@@ -56,6 +65,13 @@ void name_cfg_from_params(struct name_cfg *c, const struct params *p);
  * (ext) then picks the pattern: camera names for photos, libfoo.so.6 for
  * shared libraries, CamelCase for Windows binaries and Java, track names for
  * music, and so on.
+ *
+ * A profile's shape (caps_on, numeric_on, version_on, nlen), from a stream
+ * of its own so that the draws above stay as they are: the stem is then
+ * put in capitals or mixed case, replaced by digits, given or stripped of a
+ * version, and cut or padded to a length drawn from len_cdf or, for a
+ * name with an extension, len_ext_cdf (the whole name's, extension and
+ * version included; at least one byte more than they are).
  */
 size_t name_make(char *buf, const struct name_cfg *c, enum name_kind kind,
 		 uint64_t id, const char *ext, unsigned variant);

@@ -133,6 +133,10 @@ const struct vocab *names_mixed_vocab(struct draw *d);
 bool names_plain(const struct draw *d);
 void names_set_tail(struct draw *d, const char *s);
 
+/* ---- names_shape.c: the stem (in b, the tail already made) brought to c's shape */
+void names_shape(struct nb *b, struct draw *d, const struct name_cfg *c, enum name_kind kind,
+		 uint64_t id, unsigned variant);
+
 /* ---- names_pattern.c: patterns by type, each writing a stem for its class of extension */
 
 /* Fixed names of configuration and log files, for names_pat_fixed_or_words(). */

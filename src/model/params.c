@@ -519,8 +519,15 @@ static int check_totals(const struct params *p, int files_given, int used_given,
 		return -EINVAL;
 	}
 
-	if (__builtin_mul_overflow((uint64_t)p->special_dirs, p->special_dir_files, &special) ||
-	    special > p->files) {
+	if (p->tab.nspecial && tables_special_total(p) > p->files) {
+		params_set_error(err, NULL, "'special_dir_table' holds %" PRIu64 " files (scaled to "
+				 "'files'), more than 'files' (%" PRIu64 ")", tables_special_total(p),
+				 p->files);
+		return -EINVAL;
+	}
+	if (!p->tab.nspecial &&
+	    (__builtin_mul_overflow((uint64_t)p->special_dirs, p->special_dir_files, &special) ||
+	     special > p->files)) {
 		params_set_error(err, NULL,
 			  "'special_dirs' (%" PRIu32 ") times 'special_dir_files' (%" PRIu64
 			  ") is more than 'files' (%" PRIu64 ")",

@@ -48,6 +48,7 @@ struct params {
 	double fpd_degree;         /* 2, > 1 */
 	double fpd_empty_share;    /* 0.225, [0,1) */
 	uint32_t fpd_max_bin;      /* 28: counts 1..fpd_max_bin are bins, above is the tail */
+	double empty_dir_share;    /* -1 = as placed: directories with no file and no subdirectory */
 
 	/* files by depth */
 	enum depth_mode depth_model; /* poisson */
@@ -66,6 +67,9 @@ struct params {
 	double name_space_share;   /* 0.03: names with spaces */
 	double name_utf8_share;    /* 0.02: names with non-ASCII UTF-8 */
 	double name_upper_share;   /* 0.10: mixed or upper case names */
+	double name_caps_share;    /* -1 = as the patterns give: stems in capitals only */
+	double name_numeric_share; /* -1 = as the patterns give: stems of digits only */
+	double name_version_share; /* -1 = as the patterns give: names holding 1.2 or ending in ~ */
 
 	/* links */
 	double hardlink_share;     /* 0.005: extra hard links, per regular file */

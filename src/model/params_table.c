@@ -125,6 +125,9 @@ const struct param_def param_table[] = {
 	{ FIELD(fpd_max_bin), .group = "tree", .type = PT_UINT, .unit = "files",
 	  .def.u = 28, R_CLOSED(1, 1000000),
 	  .desc = "largest file count with its own bin; above is the tail" },
+	{ FIELD(empty_dir_share), .group = "tree", .type = PT_DOUBLE, .unit = "",
+	  .def.d = -1, .flags = PF_MIN | PF_MAX | PF_MAX_OPEN, .min = -1, .max = 1,
+	  .desc = "directories with no file and no subdirectory; below 0 (-1): as files fall" },
 
 	/* files by depth */
 	{ FIELD(depth_model), .group = "depth", .type = PT_ENUM, .unit = "",
@@ -163,6 +166,15 @@ const struct param_def param_table[] = {
 	{ FIELD(name_upper_share), .group = "names", .type = PT_SHARE, .unit = "",
 	  .def.d = 0.10, R_SHARE,
 	  .desc = "mixed or upper case names" },
+	{ FIELD(name_caps_share), .group = "names", .type = PT_DOUBLE, .unit = "",
+	  .def.d = -1, R_CLOSED(-1, 1),
+	  .desc = "names whose stem has capitals only (README); -1: as the patterns give" },
+	{ FIELD(name_numeric_share), .group = "names", .type = PT_DOUBLE, .unit = "",
+	  .def.d = -1, R_CLOSED(-1, 1),
+	  .desc = "names whose stem is digits only (0042.dat); -1: as the patterns give" },
+	{ FIELD(name_version_share), .group = "names", .type = PT_DOUBLE, .unit = "",
+	  .def.d = -1, R_CLOSED(-1, 1),
+	  .desc = "names holding a version (foo-1.2.3) or ending in ~; -1: as the patterns give" },
 
 	/* links */
 	{ FIELD(hardlink_share), .group = "links", .type = PT_SHARE, .unit = "",

@@ -112,6 +112,35 @@ static int parse_entry(struct param_tables *t, const struct tab_def *d, uint32_t
 		return 0;
 	case TK_SBE:
 		return parse_sbe(t, i, tok);
+	case TK_SPECIAL:
+		colon = strchr(tok, '@');
+		if (!colon)
+			return -EINVAL;
+		*colon = '\0';
+		{
+			uint64_t f, dep;
+
+			if (parse_u64(tok, &f) || parse_u64(colon + 1, &dep) || f < 1 || f > UINT32_MAX ||
+			    dep < 1 || dep > 255)
+				return -EINVAL;
+			t->special_files[i] = (uint32_t)f;
+			t->special_depth[i] = (uint8_t)dep;
+		}
+		return 0;
+	case TK_SPARSE:
+		colon = strchr(tok, ':');
+		if (!colon)
+			return -EINVAL;
+		*colon = '\0';
+		{
+			uint64_t n;
+
+			if (parse_u64(tok, &n) || n > UINT32_MAX || (i && n <= t->subdirs_n[i - 1]) ||
+			    parse_share(colon + 1, &t->subdirs_share[i]))
+				return -EINVAL;
+			t->subdirs_n[i] = (uint32_t)n;
+		}
+		return 0;
 	case TK_COUNT:
 		break;
 	}
@@ -194,11 +223,23 @@ int tables_check(const struct params *p, struct param_error *err)
 		params_set_error(err, NULL, "'size_quantiles' starts above 'size_max'");
 		return -EINVAL;
 	}
-	if ((t->ndepth_files && !(shares_sum(t->depth_files, t->ndepth_files) > 0)) ||
-	    (t->ndepth_dirs && !(shares_sum(t->depth_dirs, t->ndepth_dirs) > 0)) ||
-	    (t->nfpd && !(shares_sum(t->fpd, t->nfpd) > 0))) {
-		params_set_error(err, NULL, "a depth or files-per-directory table sums to 0");
-		return -EINVAL;
+	{
+		/* the share tables must hold some weight (name lengths: beyond length 0) */
+		const struct { const char *key; const double *v; uint32_t n, from; } w[] = {
+			{ "depth_files", t->depth_files, t->ndepth_files, 0 },
+			{ "depth_dirs", t->depth_dirs, t->ndepth_dirs, 0 },
+			{ "fpd_table", t->fpd, t->nfpd, 0 },
+			{ "name_lengths", t->name_len, t->nname_len, 1 },
+			{ "name_ext_lengths", t->name_ext_len, t->nname_ext_len, 1 },
+			{ "subdirs_table", t->subdirs_share, t->nsubdirs, 0 },
+		};
+
+		for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
+			if (w[k].n && !(shares_sum(w[k].v, w[k].n) - shares_sum(w[k].v, w[k].from) > 0)) {
+				params_set_error(err, NULL, "'%s' sums to 0%s", w[k].key,
+						 w[k].from ? " beyond length 0" : "");
+				return -EINVAL;
+			}
 	}
 	if (t->nfpd && t->nfpd != p->fpd_max_bin + 2) {
 		params_set_error(err, NULL,
@@ -211,6 +252,14 @@ int tables_check(const struct params *p, struct param_error *err)
 		params_set_error(err, NULL, "'fpd_table' has no directory holding files");
 		return -EINVAL;
 	}
+	for (uint32_t d = 0; d < TAB_DEPTH_MAX; d++)
+		if ((d < t->ndepth_leaves && t->depth_leaves[d] > 1) ||
+		    (d < t->ndepth_fileless && t->depth_fileless[d] > 1)) {
+			params_set_error(err, NULL, "'%s' entry %" PRIu32 " is above 1: a share of the "
+					 "directories at a depth", d < t->ndepth_leaves &&
+					 t->depth_leaves[d] > 1 ? "depth_leaves" : "depth_fileless", d + 1);
+			return -EINVAL;
+		}
 	ext_sum = shares_sum(t->ext_share, t->next);
 	if (t->next && ext_sum > 1 + 1e-6) {
 		params_set_error(err, NULL, "'ext_shares' sum to %.6g, more than 1", ext_sum);
@@ -285,4 +334,38 @@ int tables_ext_model(const struct params *p, struct ext_model *m)
 		shares[n++] = t->ext_share[i];
 	}
 	return ext_model_init_list(m, names, shares, n, 1);
+}
+
+uint32_t tables_special_dirs(const struct params *p)
+{
+	return p->tab.nspecial ? p->tab.nspecial : p->special_dirs;
+}
+
+uint64_t tables_special_files(const struct params *p, uint32_t i)
+{
+	const struct param_tables *t = &p->tab;
+	double v;
+
+	if (!t->nspecial)
+		return p->special_dir_files;
+	if (!t->source_files || !p->files)
+		return t->special_files[i];
+	v = round((double)t->special_files[i] * (double)p->files / (double)t->source_files);
+	return v < 1 ? 1 : (uint64_t)v;
+}
+
+unsigned tables_special_depth(const struct params *p, uint32_t i)
+{
+	return p->tab.nspecial ? p->tab.special_depth[i] : p->special_dir_depth;
+}
+
+uint64_t tables_special_total(const struct params *p)
+{
+	uint64_t sum = 0;
+
+	if (!p->tab.nspecial)
+		return (uint64_t)p->special_dirs * p->special_dir_files; /* checked by the caller */
+	for (uint32_t i = 0; i < p->tab.nspecial; i++)
+		sum += tables_special_files(p, i);
+	return sum;
 }

@@ -13,6 +13,9 @@
 #define TAB_EXT_LEN 16     /* longest extension, NUL included */
 #define TAB_SBE_MAX 48     /* extension classes with their own sizes */
 #define TAB_SBE_Q 17       /* quantiles of one class's sizes */
+#define TAB_NAMELEN_MAX 256 /* name lengths 0..255 bytes */
+#define TAB_SUBDIRS_MAX 1024 /* distinct subdirectory counts of a subdirs_table */
+#define TAB_SPECIAL_MAX 64  /* special directories of a special_dir_table */
 
 /*
  * Tables that replace a parametric law when they are not empty (a count
@@ -26,6 +29,15 @@
  *   fpd_table = s0 s1 ... sT       directories with 0..fpd_max_bin files, then the tail
  *   ext_shares = :s e1:s1 ...      extension:share ("" is no extension)
  *   size_by_ext = e1:q0/../q16 ... sizes of the files of extension e1 by quantile
+ *   name_lengths = s0 s1 ...       names without extension (directories among them) by
+ *                                  length in bytes 0, 1, ...
+ *   name_ext_lengths = s0 s1 ...   names of files and links with an extension, the same
+ *   subdirs_table = n1:s1 n2:s2 ... directories with n1 subdirectories, ... (n ascending)
+ *   depth_leaves = s0 s1 ...       of the directories at depth d, the share with no subdirectory
+ *   depth_fileless = s0 s1 ...     of the directories at depth d, the share holding no file
+ *   special_dir_table = F@D ...    special directories, each holding F files at depth D
+ *                                  (F scaled by files / source_files); replaces
+ *                                  special_dirs, special_dir_files, special_dir_depth
  *   source_files = N               the profiled source's files: 'files' when none
  *                                  of files, used and size is given (so that any
  *                                  one of them scales the tree instead)
@@ -48,6 +60,19 @@ struct param_tables {
 	uint32_t nsbe;
 	char sbe_name[TAB_SBE_MAX][TAB_EXT_LEN];
 	uint64_t sbe_q[TAB_SBE_MAX][TAB_SBE_Q];
+	uint32_t nname_len, nname_ext_len;
+	double name_len[TAB_NAMELEN_MAX];
+	double name_ext_len[TAB_NAMELEN_MAX];
+	uint32_t nsubdirs;
+	uint32_t subdirs_n[TAB_SUBDIRS_MAX];
+	double subdirs_share[TAB_SUBDIRS_MAX];
+	uint32_t ndepth_leaves;
+	double depth_leaves[TAB_DEPTH_MAX];
+	uint32_t ndepth_fileless;
+	double depth_fileless[TAB_DEPTH_MAX];
+	uint32_t nspecial;
+	uint32_t special_files[TAB_SPECIAL_MAX];
+	uint8_t special_depth[TAB_SPECIAL_MAX];
 };
 
 struct params;
@@ -95,5 +120,16 @@ int tables_size_model(const struct params *p, double cap, struct size_model *m);
 int tables_depth_probs(const struct params *p, unsigned maxdepth, double *probs);
 int tables_fpd_probs(const struct params *p, unsigned maxbin, double *probs);
 int tables_ext_model(const struct params *p, struct ext_model *m);
+
+/*
+ * The special directories: how many (*ndirs), and the files of the i-th
+ * (special_dir_table's, scaled by files / source_files and at least 1, or
+ * special_dir_files) and its depth.  tables_special_total() is the files
+ * of them all.
+ */
+uint32_t tables_special_dirs(const struct params *p);
+uint64_t tables_special_files(const struct params *p, uint32_t i);
+unsigned tables_special_depth(const struct params *p, uint32_t i);
+uint64_t tables_special_total(const struct params *p);
 
 #endif

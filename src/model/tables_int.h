@@ -7,7 +7,7 @@
 
 #include "model/tables.h"
 
-enum tab_kind { TK_SIZEQ, TK_SHARES, TK_EXT, TK_SBE, TK_COUNT };
+enum tab_kind { TK_SIZEQ, TK_SHARES, TK_EXT, TK_SBE, TK_COUNT, TK_SPARSE, TK_SPECIAL };
 
 struct tab_def {
 	const char *name;
@@ -20,7 +20,7 @@ struct tab_def {
 };
 
 /* Every table key, in the order they are printed (tables_print.c) */
-#define TAB_NDEFS 7
+#define TAB_NDEFS 13
 extern const struct tab_def tab_defs[TAB_NDEFS];
 
 #endif

@@ -23,52 +23,73 @@ const struct tab_def tab_defs[TAB_NDEFS] = {
 	  "extensions and their shares, ':S' no extension (replaces ext_table)" },
 	{ "size_by_ext", TK_SBE, TOFF(nsbe), 0, TAB_SBE_MAX, "EXT:Q0/Q1/.../Q16",
 	  "sizes of one extension's files by 17 quantiles, '*' the others" },
+	{ "name_lengths", TK_SHARES, TOFF(nname_len), TOFF(name_len), TAB_NAMELEN_MAX,
+	  "a share >= 0", "names without extension (directories too) by length in bytes 0, 1, ..." },
+	{ "name_ext_lengths", TK_SHARES, TOFF(nname_ext_len), TOFF(name_ext_len), TAB_NAMELEN_MAX,
+	  "a share >= 0", "names of files and links with an extension by length in bytes" },
+	{ "subdirs_table", TK_SPARSE, TOFF(nsubdirs), 0, TAB_SUBDIRS_MAX, "N:SHARE, N ascending",
+	  "directories holding N subdirectories (the tree built to these counts)" },
+	{ "depth_leaves", TK_SHARES, TOFF(ndepth_leaves), TOFF(depth_leaves), TAB_DEPTH_MAX,
+	  "a share in [0, 1]", "of the directories at each depth, those without subdirectories" },
+	{ "depth_fileless", TK_SHARES, TOFF(ndepth_fileless), TOFF(depth_fileless), TAB_DEPTH_MAX,
+	  "a share in [0, 1]", "of the directories at each depth, those holding no file" },
+	{ "special_dir_table", TK_SPECIAL, TOFF(nspecial), 0, TAB_SPECIAL_MAX, "FILES@DEPTH (files >= 1, depth 1..255)",
+	  "special directories one by one (replaces special_dirs, _files, _depth)" },
 	{ "source_files", TK_COUNT, 0, TOFF(source_files), 1, "a whole number of files",
 	  "a profile's file count: files, unless files, used or size is given" },
 };
 
-/* "key = e1 e2 ..." then "key += ..." lines of at most per entries. */
+/* "key = e1 e2 ..." then "key += ..." lines of at most per entries; one() prints entry i of ctx. */
 static void print_entries(FILE *out, const char *key, uint32_t n, unsigned per,
-			  void (*one)(FILE *, const struct param_tables *, uint32_t),
-			  const struct param_tables *t)
+			  void (*one)(FILE *, const void *, uint32_t), const void *ctx)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		if (i % per == 0)
 			fprintf(out, "%s%s %s", i ? "\n" : "", key, i ? "+=" : "=");
 		fputc(' ', out);
-		one(out, t, i);
+		one(out, ctx, i);
 	}
 	if (n)
 		fputc('\n', out);
 }
 
-static void one_sizeq(FILE *out, const struct param_tables *t, uint32_t i)
+/* ctx: a share table (double[]) */
+static void one_share(FILE *out, const void *ctx, uint32_t i)
 {
-	fprintf(out, "%" PRIu64, t->size_q[i]);
+	fprintf(out, "%.6g", ((const double *)ctx)[i]);
 }
 
-static void one_depth_files(FILE *out, const struct param_tables *t, uint32_t i)
+/* the others: ctx is the struct param_tables */
+static void one_sizeq(FILE *out, const void *ctx, uint32_t i)
 {
-	fprintf(out, "%.6g", t->depth_files[i]);
+	fprintf(out, "%" PRIu64, ((const struct param_tables *)ctx)->size_q[i]);
 }
 
-static void one_depth_dirs(FILE *out, const struct param_tables *t, uint32_t i)
+static void one_subdirs(FILE *out, const void *ctx, uint32_t i)
 {
-	fprintf(out, "%.6g", t->depth_dirs[i]);
+	const struct param_tables *t = ctx;
+
+	fprintf(out, "%" PRIu32 ":%.6g", t->subdirs_n[i], t->subdirs_share[i]);
 }
 
-static void one_fpd(FILE *out, const struct param_tables *t, uint32_t i)
+static void one_special(FILE *out, const void *ctx, uint32_t i)
 {
-	fprintf(out, "%.6g", t->fpd[i]);
+	const struct param_tables *t = ctx;
+
+	fprintf(out, "%" PRIu32 "@%u", t->special_files[i], t->special_depth[i]);
 }
 
-static void one_ext(FILE *out, const struct param_tables *t, uint32_t i)
+static void one_ext(FILE *out, const void *ctx, uint32_t i)
 {
+	const struct param_tables *t = ctx;
+
 	fprintf(out, "%s:%.6g", t->ext_name[i], t->ext_share[i]);
 }
 
-static void one_sbe(FILE *out, const struct param_tables *t, uint32_t i)
+static void one_sbe(FILE *out, const void *ctx, uint32_t i)
 {
+	const struct param_tables *t = ctx;
+
 	fprintf(out, "%s:", t->sbe_name[i]);
 	for (unsigned k = 0; k < TAB_SBE_Q; k++)
 		fprintf(out, "%s%" PRIu64, k ? "/" : "", t->sbe_q[i][k]);
@@ -79,17 +100,24 @@ void tables_print(const struct params *p, FILE *out)
 	const struct param_tables *t = &p->tab;
 
 	if (!t->nsize_q && !t->ndepth_files && !t->ndepth_dirs && !t->nfpd && !t->next &&
-	    !t->nsbe && !t->source_files)
+	    !t->nsbe && !t->source_files && !t->nname_len && !t->nname_ext_len && !t->nsubdirs &&
+	    !t->ndepth_leaves && !t->ndepth_fileless && !t->nspecial)
 		return;
 	fprintf(out, "\n# tables (empirical laws; they replace the parametric ones above)\n");
 	if (t->source_files)
 		fprintf(out, "source_files = %" PRIu64 "\n", t->source_files);
 	print_entries(out, "size_quantiles", t->nsize_q, 10, one_sizeq, t);
-	print_entries(out, "depth_files", t->ndepth_files, 10, one_depth_files, t);
-	print_entries(out, "depth_dirs", t->ndepth_dirs, 10, one_depth_dirs, t);
-	print_entries(out, "fpd_table", t->nfpd, 10, one_fpd, t);
+	print_entries(out, "depth_files", t->ndepth_files, 10, one_share, t->depth_files);
+	print_entries(out, "depth_dirs", t->ndepth_dirs, 10, one_share, t->depth_dirs);
+	print_entries(out, "fpd_table", t->nfpd, 10, one_share, t->fpd);
 	print_entries(out, "ext_shares", t->next, 8, one_ext, t);
 	print_entries(out, "size_by_ext", t->nsbe, 1, one_sbe, t);
+	print_entries(out, "name_lengths", t->nname_len, 10, one_share, t->name_len);
+	print_entries(out, "name_ext_lengths", t->nname_ext_len, 10, one_share, t->name_ext_len);
+	print_entries(out, "subdirs_table", t->nsubdirs, 8, one_subdirs, t);
+	print_entries(out, "depth_leaves", t->ndepth_leaves, 10, one_share, t->depth_leaves);
+	print_entries(out, "depth_fileless", t->ndepth_fileless, 10, one_share, t->depth_fileless);
+	print_entries(out, "special_dir_table", t->nspecial, 8, one_special, t);
 }
 
 static struct json_object *json_shares(const double *v, uint32_t n)
@@ -134,6 +162,37 @@ void tables_add_json(const struct params *p, struct json_object *o)
 			json_object_object_add(a, t->sbe_name[i], q);
 		}
 		json_object_object_add(o, "size_by_ext", a);
+	}
+	if (t->nname_len)
+		json_object_object_add(o, "name_lengths", json_shares(t->name_len, t->nname_len));
+	if (t->nname_ext_len)
+		json_object_object_add(o, "name_ext_lengths",
+				       json_shares(t->name_ext_len, t->nname_ext_len));
+	if (t->nsubdirs) {
+		a = json_object_new_object();
+		for (uint32_t i = 0; i < t->nsubdirs; i++) {
+			char k[16];
+
+			snprintf(k, sizeof(k), "%" PRIu32, t->subdirs_n[i]);
+			json_object_object_add(a, k, json_object_new_double(t->subdirs_share[i]));
+		}
+		json_object_object_add(o, "subdirs_table", a);
+	}
+	if (t->ndepth_leaves)
+		json_object_object_add(o, "depth_leaves", json_shares(t->depth_leaves, t->ndepth_leaves));
+	if (t->ndepth_fileless)
+		json_object_object_add(o, "depth_fileless",
+				       json_shares(t->depth_fileless, t->ndepth_fileless));
+	if (t->nspecial) {
+		a = json_object_new_array();
+		for (uint32_t i = 0; i < t->nspecial; i++) {
+			struct json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "files", json_object_new_uint64(t->special_files[i]));
+			json_object_object_add(e, "depth", json_object_new_uint64(t->special_depth[i]));
+			json_object_array_add(a, e);
+		}
+		json_object_object_add(o, "special_dir_table", a);
 	}
 	if (t->source_files)
 		json_object_object_add(o, "source_files", json_object_new_uint64(t->source_files));

@@ -29,4 +29,29 @@ int tree_build(uint64_t seed, uint32_t ndirs, uint32_t *parent, uint8_t *depth);
 int tree_build_depths(uint64_t seed, uint32_t ndirs, const double *share, unsigned nshare,
 		      uint32_t *parent, uint8_t *depth);
 
+/* What a profile says of a tree's shape (model/tables.h: subdirs_table, depth_dirs, depth_leaves). */
+struct tree_shape {
+	const uint32_t *n;     /* subdirectory counts, ascending */
+	const double *share;   /* share of directories holding n[i] */
+	unsigned nsh;
+	const double *dshare;  /* directories by depth (ndshare >= 2), or none (0) */
+	unsigned ndshare;
+	const double *leaves;  /* of the directories at depth d, the leaves; nleaves may be 0 */
+	unsigned nleaves;
+};
+
+/*
+ * A tree whose directories hold subdirectories as sh says: largest-
+ * remainder quotas of the counts, made to sum to ndirs - 1.  With
+ * dshare, the levels follow it too (as tree_build_depths()): the counts
+ * go to the levels that need them, largest first, each level taking as
+ * many directories with subdirectories as its leaf share leaves, then
+ * within a level at random, from stream "tree.subdirs"; ids are level by
+ * level.  Without it, the counts are shuffled and the tree grown
+ * breadth-first.  Returns 0, -ENOMEM, -E2BIG (deeper than 255) or
+ * -EINVAL (no counts, or a bad dshare).
+ */
+int tree_build_subdirs(uint64_t seed, uint32_t ndirs, const struct tree_shape *sh,
+		       uint32_t *parent, uint8_t *depth);
+
 #endif

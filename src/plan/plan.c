@@ -20,7 +20,7 @@ static int plan_file_counts(struct plan *pl, struct plan_error *err)
 	const struct params *p = &pl->prm;
 	uint64_t nspecial;
 
-	nspecial = (uint64_t)p->special_dirs * p->special_dir_files;
+	nspecial = tables_special_total(p);
 	if (p->files >= UINT32_MAX || nspecial > p->files) {
 		plan_fail(err, p->files >= UINT32_MAX ?
 			  "'files' must be below 4294967295 (got %llu)" :
@@ -60,12 +60,12 @@ static int plan_alloc(struct plan *pl, struct plan_error *err)
 
 	if (ndirs_f < 1)
 		ndirs_f = 1;
-	if (ndirs_f + p->special_dirs >= (double)UINT32_MAX) {
-		plan_fail(err, "too many directories (%.0f)", ndirs_f + p->special_dirs);
+	if (ndirs_f + tables_special_dirs(p) >= (double)UINT32_MAX) {
+		plan_fail(err, "too many directories (%.0f)", ndirs_f + tables_special_dirs(p));
 		return -EINVAL;
 	}
 	pl->nregular_dirs = (uint32_t)ndirs_f;
-	pl->ndirs = pl->nregular_dirs + p->special_dirs;
+	pl->ndirs = pl->nregular_dirs + tables_special_dirs(p);
 	if (p->dev_dir != DEV_DIR_NONE)
 		pl->dev_dir = pl->ndirs++;
 
@@ -93,9 +93,17 @@ static int plan_alloc(struct plan *pl, struct plan_error *err)
 /* The directory tree: regular directories (counted per depth into m_d), special ones, children. */
 static int plan_dir_tree(struct plan *pl, uint32_t *m_d, struct plan_error *err)
 {
+	const struct param_tables *t = &pl->prm.tab;
+	const struct tree_shape sh = {
+		t->subdirs_n, t->subdirs_share, t->nsubdirs, t->depth_dirs,
+		t->ndepth_dirs >= 2 ? t->ndepth_dirs : 0, t->depth_leaves, t->ndepth_leaves
+	};
 	int ret;
 
-	if (pl->prm.tab.ndepth_dirs >= 2)
+	if (t->nsubdirs)
+		ret = tree_build_subdirs(pl->prm.seed, pl->nregular_dirs, &sh, pl->dir_parent,
+					 pl->dir_depth);
+	else if (pl->prm.tab.ndepth_dirs >= 2)
 		ret = tree_build_depths(pl->prm.seed, pl->nregular_dirs, pl->prm.tab.depth_dirs,
 					pl->prm.tab.ndepth_dirs, pl->dir_parent, pl->dir_depth);
 	else

@@ -1,5 +1,6 @@
 /* plan_tree.c - the tree of a plan: depths, files per directory, placement, links */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,9 +207,10 @@ static void fpd_counts(const struct params *p, const uint64_t *q, unsigned maxbi
  * in need[d].
  */
 static void fpd_to_depths(const uint32_t *cnt, uint32_t nd, const uint64_t *t_d,
-			  const uint32_t *m_d, uint64_t *start, int64_t *need, uint32_t *bucket)
+			  const uint32_t *m_d, const uint64_t *zq, uint64_t *start, int64_t *need,
+			  uint32_t *bucket)
 {
-	uint64_t fill[DEPTH_SLOTS];
+	uint64_t fill[DEPTH_SLOTS], zeros[DEPTH_SLOTS] = { 0 };
 	unsigned active[DEPTH_SLOTS], nactive = 0;
 
 	for (unsigned d = 0; d < DEPTH_SLOTS; d++) {
@@ -224,22 +226,31 @@ static void fpd_to_depths(const uint32_t *cnt, uint32_t nd, const uint64_t *t_d,
 
 		for (unsigned a = 0; a < nactive; a++) {
 			unsigned d = active[a];
+			uint64_t room = start[d + 1] - fill[d];
 			double avg;
 
-			if (fill[d] == start[d + 1])
+			/* with zero quotas (depth_fileless), counts keep clear of a depth's zeros */
+			if (zq && cnt[i])
+				room = room > zq[d] - MIN(zq[d], zeros[d]) ? room - (zq[d] - MIN(zq[d], zeros[d])) : 0;
+			if (room == 0)
 				continue;
 			if (most < 0 || need[d] > need[most])
 				most = (int)d;
 			if (need[d] < (int64_t)cnt[i])
 				continue;
-			avg = (double)need[d] / (double)(start[d + 1] - fill[d]);
+			avg = zq && !cnt[i] ? (double)zq[d] - (double)zeros[d] : (double)need[d] / (double)room;
 			if (best < 0 || avg > best_avg) {
 				best = (int)d;
 				best_avg = avg;
 			}
 		}
+		if (best < 0 && most < 0) /* every depth's room is its zeros' */
+			for (unsigned a = 0; a < nactive && best < 0; a++)
+				if (fill[active[a]] < start[active[a] + 1])
+					best = (int)active[a];
 		if (best < 0)
 			best = most;
+		zeros[best] += !cnt[i];
 		bucket[fill[best]++] = cnt[i];
 		need[best] -= cnt[i];
 	}
@@ -294,6 +305,93 @@ static void fpd_place(struct plan *pl, uint32_t *bucket, uint32_t *dirs, const u
 }
 
 /*
+ * How many of a depth's fileless directories are leaves (so empty): each
+ * depth between what its counts force and what they allow, the rest of
+ * the target spread over the depths by their room.  Writes e[].
+ */
+static void empty_quotas(uint64_t target, const uint64_t *lo, const uint64_t *hi, uint64_t *e)
+{
+	uint64_t have = 0, room = 0;
+
+	for (unsigned d = 0; d < DEPTH_SLOTS; d++) {
+		e[d] = lo[d];
+		have += lo[d];
+		room += hi[d] - lo[d];
+	}
+	for (unsigned d = 0; d < DEPTH_SLOTS && have < target && room; d++) {
+		uint64_t add = (uint64_t)((long double)(hi[d] - lo[d]) * (target - have) / room);
+
+		e[d] += add;
+	}
+	have = 0;
+	for (unsigned d = 0; d < DEPTH_SLOTS; d++)
+		have += e[d];
+	for (unsigned d = 0; d < DEPTH_SLOTS && have < target; d++)
+		while (e[d] < hi[d] && have < target) {
+			e[d]++;
+			have++;
+		}
+}
+
+/*
+ * empty_dir_share: within each depth, the fileless counts go to leaves or
+ * to directories with subdirectories so that the directories with neither
+ * file nor subdirectory are the share asked for (as near as the counts of
+ * each depth allow); the other counts keep their drawn order.
+ */
+static int fpd_empty_dirs(struct plan *pl, const uint32_t *m_d)
+{
+	uint32_t nd = pl->nregular_dirs, *dirs = plan_xalloc(nd, sizeof(*dirs));
+	uint32_t *cnt = plan_xalloc(nd, sizeof(*cnt));
+	uint64_t lo[DEPTH_SLOTS] = { 0 }, hi[DEPTH_SLOTS] = { 0 }, e[DEPTH_SLOTS];
+	uint64_t z[DEPTH_SLOTS] = { 0 }, leaves[DEPTH_SLOTS] = { 0 }, start[DEPTH_SLOTS + 1] = { 0 };
+	uint64_t key = rng_stream_key(pl->prm.seed, "fpd.empty");
+
+	if (!dirs || !cnt) {
+		free(dirs);
+		free(cnt);
+		return -ENOMEM;
+	}
+	for (uint32_t j = 0; j < nd; j++) {
+		z[pl->dir_depth[j]] += pl->dir_nfiles[j] == 0;
+		leaves[pl->dir_depth[j]] += pl->dir_first_child[j] == PLAN_NONE;
+	}
+	for (unsigned d = 0; d < DEPTH_SLOTS; d++) {
+		start[d + 1] = start[d] + m_d[d];
+		lo[d] = z[d] + leaves[d] > m_d[d] ? z[d] + leaves[d] - m_d[d] : 0;
+		hi[d] = MIN(z[d], leaves[d]);
+	}
+	empty_quotas((uint64_t)llround(pl->prm.empty_dir_share * pl->ndirs), lo, hi, e);
+	/* each depth's directories, leaves first, each part shuffled; its counts, zeros first */
+	for (unsigned d = 0; d < DEPTH_SLOTS; d++) {
+		uint64_t fl = start[d], fn = start[d] + leaves[d], cz = start[d], cn = start[d] + z[d];
+
+		for (uint32_t j = 0; j < nd; j++) {
+			if (pl->dir_depth[j] != d)
+				continue;
+			dirs[pl->dir_first_child[j] == PLAN_NONE ? fl++ : fn++] = j;
+			cnt[pl->dir_nfiles[j] == 0 ? cz++ : cn++] = pl->dir_nfiles[j];
+		}
+		if (!m_d[d])
+			continue;
+		rng_shuffle_u32(dirs + start[d], leaves[d], key, 2 * d);
+		rng_shuffle_u32(dirs + start[d] + leaves[d], m_d[d] - leaves[d], key, 2 * d + 1);
+		/* e[d] zeros to leaves, then the nonzero counts; the other zeros to the rest */
+		uint64_t i = start[d], zi = start[d], ni = start[d] + z[d];
+
+		for (; i < start[d] + e[d]; i++)
+			pl->dir_nfiles[dirs[i]] = cnt[zi++];
+		for (; i < start[d] + leaves[d]; i++)
+			pl->dir_nfiles[dirs[i]] = cnt[ni++];
+		for (; i < start[d + 1]; i++)
+			pl->dir_nfiles[dirs[i]] = zi < start[d] + z[d] ? cnt[zi++] : cnt[ni++];
+	}
+	free(dirs);
+	free(cnt);
+	return 0;
+}
+
+/*
  * Files per directory for the regular directories: a multiset of counts
  * drawn from the model, summing to nreg, then given to the directories so
  * that each depth gets the files its samples need (largest count first to
@@ -310,7 +408,7 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 	double *probs = NULL;
 	uint64_t *q = NULL;
 	uint32_t *cnt = NULL, *bucket = NULL, *dirs = NULL;
-	uint64_t start[DEPTH_SLOTS + 1] = { 0 }, k;
+	uint64_t start[DEPTH_SLOTS + 1] = { 0 }, k, *zq = NULL;
 	int64_t need[DEPTH_SLOTS], mass;
 	int ret = -ENOMEM;
 
@@ -332,48 +430,78 @@ int plan_fpd(struct plan *pl, const uint64_t *t_d, const uint32_t *m_d)
 	fpd_quotas(p, probs, nb, nd, q);
 	mass = fpd_fit_tail(q, maxbin, lo, nreg, &k);
 	fpd_counts(p, q, maxbin, k, mass, lo, nreg, nd, cnt);
-	fpd_to_depths(cnt, nd, t_d, m_d, start, need, bucket);
+	if (p->tab.ndepth_fileless) {
+		zq = plan_xalloc(DEPTH_SLOTS, sizeof(*zq));
+		if (!zq)
+			goto out_free;
+		for (unsigned d = 0; d < DEPTH_SLOTS; d++)
+			zq[d] = d < p->tab.ndepth_fileless ?
+				(uint64_t)llround(p->tab.depth_fileless[d] * m_d[d]) : 0;
+	}
+	fpd_to_depths(cnt, nd, t_d, m_d, zq, start, need, bucket);
 	fpd_fix_need(bucket, start, m_d, need, lo);
 	fpd_place(pl, bucket, dirs, start, m_d);
-	ret = 0;
+	ret = pl->prm.empty_dir_share >= 0 ? fpd_empty_dirs(pl, m_d) : 0;
 out_free:
 	free(probs);
 	free(q);
 	free(cnt);
 	free(bucket);
 	free(dirs);
+	free(zq);
 	return ret;
+}
+
+/* A special directory of a table goes as deep as asked, or to the deepest level there is. */
+static uint32_t special_parent_depth(const struct plan *pl, unsigned want)
+{
+	unsigned deepest = 0;
+
+	for (uint32_t j = 0; j < pl->nregular_dirs; j++)
+		if (pl->dir_depth[j] > deepest)
+			deepest = pl->dir_depth[j];
+	return want - 1 < deepest ? want - 1 : deepest;
 }
 
 int plan_special_dirs(struct plan *pl, struct plan_error *err)
 {
 	const struct params *p = &pl->prm;
-	uint32_t nreg = pl->nregular_dirs, want = p->special_dir_depth - 1;
+	uint32_t nreg = pl->nregular_dirs, nspec = tables_special_dirs(p);
 	uint32_t *cand, ncand = 0;
+	unsigned last = UINT_MAX;
 	struct rng r;
 
-	if (p->special_dirs == 0)
+	if (nspec == 0)
 		return 0;
 	cand = plan_xalloc(nreg, sizeof(*cand));
 	if (!cand)
 		return -ENOMEM;
-	for (uint32_t j = 0; j < nreg; j++)
-		if (pl->dir_depth[j] == want)
-			cand[ncand++] = j;
-	if (ncand == 0) {
-		plan_fail(err, "'special_dir_depth' %u is deeper than the tree allows "
-			  "(at most %u with %u directories)",
-			  p->special_dir_depth, pl->maxdepth + 1, nreg);
-		free(cand);
-		return -EINVAL;
-	}
 	rng_init(&r, p->seed, "special", 0);
-	for (uint32_t i = 0; i < p->special_dirs; i++) {
-		uint32_t j = nreg + i, par = cand[rng_below(&r, ncand)];
+	for (uint32_t i = 0; i < nspec; i++) {
+		unsigned want = tables_special_depth(p, i) - 1;
+		uint32_t j = nreg + i, par;
 
+		if (p->tab.nspecial)
+			want = special_parent_depth(pl, want + 1);
+		if (want != last) {
+			/* the candidates of this depth (once for special_dirs, which share one) */
+			ncand = 0;
+			for (uint32_t k = 0; k < nreg; k++)
+				if (pl->dir_depth[k] == want)
+					cand[ncand++] = k;
+			last = want;
+		}
+		if (ncand == 0) {
+			plan_fail(err, "'special_dir_depth' %u is deeper than the tree allows "
+				  "(at most %u with %u directories)",
+				  p->special_dir_depth, pl->maxdepth + 1, nreg);
+			free(cand);
+			return -EINVAL;
+		}
+		par = cand[rng_below(&r, ncand)];
 		pl->dir_parent[j] = par;
 		pl->dir_depth[j] = (uint8_t)(want + 1);
-		pl->dir_nfiles[j] = (uint32_t)p->special_dir_files;
+		pl->dir_nfiles[j] = (uint32_t)tables_special_files(p, i);
 	}
 	free(cand);
 	return 0;

@@ -37,7 +37,9 @@ static int cmp_special(const void *a, const void *b, void *ctx)
 /*
  * Mark the special directories of p: the p->special_dirs directories at
  * depth special_dir_depth holding the most files (the plan's are there,
- * with special_dir_files each).  Returns 0 or -ENOMEM.
+ * with special_dir_files each); with a special_dir_table, for each entry
+ * the fullest directory at its depth not yet marked.  Returns 0 or
+ * -ENOMEM.
  */
 static int find_special(const struct mstate *m, const struct params *p, uint8_t *special,
 			uint64_t *ndirs, uint64_t *nfiles)
@@ -45,16 +47,27 @@ static int find_special(const struct mstate *m, const struct params *p, uint8_t 
 	uint32_t *cand, nc = 0;
 
 	*ndirs = *nfiles = 0;
-	if (!p->special_dirs)
+	if (!tables_special_dirs(p))
 		return 0;
 	cand = malloc((m->ndirs ? m->ndirs : 1) * sizeof(*cand));
 	if (!cand)
 		return -ENOMEM;
 	for (uint32_t j = 0; j < m->ndirs; j++)
-		if (m->ddepth[j] == p->special_dir_depth)
+		if (p->tab.nspecial || m->ddepth[j] == p->special_dir_depth)
 			cand[nc++] = j;
 	qsort_r(cand, nc, sizeof(*cand), cmp_special, m->dnfiles);
-	for (uint32_t k = 0; k < nc && k < p->special_dirs; k++) {
+	for (uint32_t i = 0; p->tab.nspecial && i < p->tab.nspecial; i++)
+		for (uint32_t k = 0; k < nc; k++) {
+			uint32_t j = cand[k];
+
+			if (special[j] || m->ddepth[j] != p->tab.special_depth[i])
+				continue;
+			special[j] = 1;
+			(*ndirs)++;
+			*nfiles += m->dnfiles[j];
+			break;
+		}
+	for (uint32_t k = 0; !p->tab.nspecial && k < nc && k < p->special_dirs; k++) {
 		special[cand[k]] = 1;
 		(*ndirs)++;
 		*nfiles += m->dnfiles[cand[k]];

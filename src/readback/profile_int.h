@@ -31,7 +31,8 @@ struct pstate {
 
 	/* names of every entry but the root */
 	uint64_t names, name_len[PROFILE_NAME_LEN + 1];
-	uint64_t upper, spaces, utf8, numeric, versioned;
+	uint64_t name_len_ext[PROFILE_NAME_LEN + 1]; /* of them, files and links with an extension */
+	uint64_t upper, caps, spaces, utf8, numeric, versioned; /* caps: the stem in capitals */
 
 	/* owners and modes of every entry but the root (hard links once) */
 	uint64_t entries, root_owned;
@@ -42,9 +43,14 @@ struct pstate {
 	int uid_overflow;
 	uint64_t mode_file[PROFILE_MODES], mode_dir[PROFILE_MODES];
 
-	/* subdirectories of each directory (measure's index) */
-	uint32_t *nsub;
+	/* subdirectories of each directory (measure's index), its parent */
+	uint32_t *nsub, *dparent;
 	uint32_t nsub_cap;
+
+	/* the special directories (profile_print.c): which, their files */
+	uint8_t *special;
+	uint32_t nspecial;
+	uint64_t special_files;
 
 	/* symbolic links */
 	uint64_t sym_relative, sym_to_dir, sym_dangling;
@@ -64,6 +70,18 @@ int profile_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 /* Resolve the symbolic links met: sym_to_dir and sym_dangling.  0 or -ENOMEM. */
 int profile_resolve_links(struct pstate *s);
 void profile_pstate_release(struct pstate *s);
+
+
+/* ---- profile_names.c: a sample of the name generator's names under a profile */
+
+struct profile_name_fit {
+	uint64_t n, len[PROFILE_NAME_LEN + 1];
+	uint64_t upper, caps, numeric, versioned;
+	double len_d; /* K-S D of the lengths against the source's */
+};
+
+/* Make names under p (directories and files as the source has them) and count them into f. */
+void profile_name_fit(const struct pstate *s, const struct params *p, struct profile_name_fit *f);
 
 
 /* ---- profile_print.c: the configuration (or JSON figures) from the tallies */

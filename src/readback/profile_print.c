@@ -22,6 +22,10 @@
 #define SBE_MIN_FILES 50  /* an extension with its own size law has at least this many files */
 #define FPD_MIN_BIN 28
 #define FPD_TAIL 0.005    /* the bins reach until at most this share of directories (or 3) is beyond */
+#define SPECIAL_MIN_FILES 100    /* a special directory holds at least this many files */
+#define SPECIAL_MIN_SHARE 0.005  /* and this share of all files */
+#define SPECIAL_MAX 32
+#define SPECIAL_MIN_DIRS 200     /* in a smaller tree, one directory is a bin's 0.5%: none */
 
 /* The figures a profile reports beside its configuration. */
 struct pfig {
@@ -85,16 +89,63 @@ static int profile_sizes(const uint64_t *sorted, uint64_t n, struct params *p, s
 	return 0;
 }
 
-/* Files and directories by depth, the Poisson mean of file depths. */
-static void profile_depths(const struct mstate *m, struct params *p)
+/*
+ * The special directories: the fullest leaves (at least SPECIAL_MIN_FILES
+ * files and SPECIAL_MIN_SHARE of all, at most SPECIAL_MAX; leaves, as the
+ * model's special directories are; none in a tree of fewer than
+ * SPECIAL_MIN_DIRS directories, where the files-per-directory table's
+ * tail holds them better),
+ * while the others keep at least half of the files.  The tables of the
+ * regular tree leave them and their files out.  0 or -ENOMEM.
+ */
+static int profile_special(struct pstate *s, struct params *p)
 {
+	const struct mstate *m = &s->m;
+	uint32_t top[SPECIAL_MAX], ntop = 0;
+	uint64_t min = (uint64_t)fmax(SPECIAL_MIN_FILES, ceil(SPECIAL_MIN_SHARE * (double)m->nfiles));
+
+	s->special = calloc(m->ndirs, 1);
+	if (!s->special)
+		return -ENOMEM;
+	for (uint32_t j = 1; j < m->ndirs && m->ndirs >= SPECIAL_MIN_DIRS; j++) {
+		uint32_t at;
+
+		if (m->dnfiles[j] < min || m->ddepth[j] > 255 || s->nsub[j] ||
+		    (ntop == SPECIAL_MAX && m->dnfiles[j] <= m->dnfiles[top[ntop - 1]]))
+			continue;
+		at = ntop < SPECIAL_MAX ? ntop++ : SPECIAL_MAX - 1;
+		for (; at > 0 && m->dnfiles[top[at - 1]] < m->dnfiles[j]; at--)
+			top[at] = top[at - 1];
+		top[at] = j;
+	}
+	for (uint32_t i = 0; i < ntop; i++) {
+		uint32_t j = top[i];
+
+		if (2 * (s->special_files + m->dnfiles[j]) > m->nfiles)
+			break;
+		s->special[j] = 1;
+		s->special_files += m->dnfiles[j];
+		p->tab.special_files[s->nspecial] = m->dnfiles[j];
+		p->tab.special_depth[s->nspecial++] = (uint8_t)m->ddepth[j];
+	}
+	p->tab.nspecial = s->nspecial;
+	return 0;
+}
+
+/* Files and directories by depth, the Poisson mean of file depths (the regular tree's). */
+static void profile_depths(const struct pstate *s, struct params *p)
+{
+	const struct mstate *m = &s->m;
 	uint64_t fd[TAB_DEPTH_MAX] = { 0 }, dd[TAB_DEPTH_MAX] = { 0 };
+	uint64_t nf = m->nfiles - s->special_files, nd = m->ndirs - s->nspecial;
 	unsigned hf = 0, hd = 0;
 	double sum = 0;
 
 	for (uint64_t k = 0; k < m->nfiles; k++) {
 		unsigned d = m->depth[k] < TAB_DEPTH_MAX ? m->depth[k] : TAB_DEPTH_MAX - 1;
 
+		if (s->special[m->dir[k]])
+			continue;
 		fd[d]++;
 		hf = d > hf ? d : hf;
 		sum += m->depth[k];
@@ -102,16 +153,18 @@ static void profile_depths(const struct mstate *m, struct params *p)
 	for (uint32_t j = 0; j < m->ndirs; j++) {
 		unsigned d = m->ddepth[j] < TAB_DEPTH_MAX ? m->ddepth[j] : TAB_DEPTH_MAX - 1;
 
+		if (s->special[j])
+			continue;
 		dd[d]++;
 		hd = d > hd ? d : hd;
 	}
-	p->depth_lambda = sum > 0 ? sum / (double)m->nfiles : 0.01;
+	p->depth_lambda = sum > 0 ? sum / (double)nf : 0.01;
 	p->tab.ndepth_files = hf + 1;
 	for (unsigned d = 0; d <= hf; d++)
-		p->tab.depth_files[d] = (double)fd[d] / (double)m->nfiles;
+		p->tab.depth_files[d] = (double)fd[d] / (double)nf;
 	p->tab.ndepth_dirs = hd + 1;
 	for (unsigned d = 0; d <= hd; d++)
-		p->tab.depth_dirs[d] = (double)dd[d] / (double)m->ndirs;
+		p->tab.depth_dirs[d] = (double)dd[d] / (double)nd;
 }
 
 /* Files per directory: the bins (a table), the law's fit, empty and largest directories. */
@@ -119,6 +172,7 @@ static int profile_fpd(const struct pstate *s, struct params *p, struct pfig *f)
 {
 	const struct mstate *m = &s->m;
 	uint64_t *cnt = calloc(TAB_FPD_MAX, sizeof(*cnt)), beyond;
+	uint32_t nd = m->ndirs - s->nspecial;
 	unsigned maxbin = FPD_MIN_BIN;
 	double lawp[TAB_FPD_MAX], c, k;
 
@@ -128,15 +182,15 @@ static int profile_fpd(const struct pstate *s, struct params *p, struct pfig *f)
 	for (;;) {
 		beyond = 0;
 		for (uint32_t j = 0; j < m->ndirs; j++)
-			beyond += m->dnfiles[j] > maxbin;
-		if ((double)beyond <= FPD_TAIL * m->ndirs || beyond <= 3 || maxbin >= TAB_FPD_MAX - 2)
+			beyond += m->dnfiles[j] > maxbin && !s->special[j];
+		if ((double)beyond <= FPD_TAIL * nd || beyond <= 3 || maxbin >= TAB_FPD_MAX - 2)
 			break;
 		maxbin = maxbin * 2 > TAB_FPD_MAX - 2 ? TAB_FPD_MAX - 2 : maxbin * 2;
 	}
 	for (uint32_t j = 0; j < m->ndirs; j++) {
 		uint32_t n = m->dnfiles[j];
 
-		cnt[n > maxbin ? maxbin + 1 : n]++;
+		cnt[n > maxbin ? maxbin + 1 : n] += !s->special[j];
 		f->empty_dirs += n == 0 && s->nsub[j] == 0;
 		/* the ten fullest directories, their counts and depths (never a name) */
 		unsigned at = f->ntop < 10 ? f->ntop++ : 9;
@@ -154,8 +208,9 @@ static int profile_fpd(const struct pstate *s, struct params *p, struct pfig *f)
 	p->fpd_max_bin = maxbin;
 	p->tab.nfpd = maxbin + 2;
 	for (unsigned b = 0; b < maxbin + 2; b++)
-		p->tab.fpd[b] = (double)cnt[b] / (double)m->ndirs;
+		p->tab.fpd[b] = (double)cnt[b] / (double)nd;
 	p->fpd_empty_share = p->tab.fpd[0];
+	p->empty_dir_share = fmin((double)f->empty_dirs / (double)m->ndirs, 0.999);
 	if (p->fpd_empty_share >= 1)
 		p->fpd_empty_share = 0.999;
 	if (profile_fit_fpd(cnt, maxbin, p->fpd_empty_share, &c, &k) == 0) {
@@ -169,7 +224,7 @@ static int profile_fpd(const struct pstate *s, struct params *p, struct pfig *f)
 			f->fpd_law_diff = fmax(f->fpd_law_diff, fabs(lawp[b] - p->tab.fpd[b]));
 	else
 		f->fpd_law_diff = NAN;
-	p->files_per_dir = (double)m->nfiles / (double)m->ndirs;
+	p->files_per_dir = (double)(m->nfiles - s->special_files) / (double)nd;
 	free(cnt);
 	return 0;
 }
@@ -326,6 +381,81 @@ static int profile_ages(const struct mstate *m, struct params *p, struct pfig *f
 	return 0;
 }
 
+/* Names by length in bytes, with and without an extension: the tables up to the longest. */
+static void profile_name_lengths(const struct pstate *s, struct params *p)
+{
+	unsigned top = 0, top_ext = 0;
+	uint64_t next = 0;
+
+	for (unsigned i = 0; i < PROFILE_NAME_LEN && i < TAB_NAMELEN_MAX; i++) {
+		if (s->name_len[i] > s->name_len_ext[i])
+			top = i;
+		if (s->name_len_ext[i])
+			top_ext = i;
+		next += s->name_len_ext[i];
+	}
+	p->tab.nname_len = s->names > next ? top + 1 : 0;
+	for (unsigned i = 0; i < p->tab.nname_len; i++)
+		p->tab.name_len[i] = (double)(s->name_len[i] - s->name_len_ext[i]) /
+				     (double)(s->names - next);
+	p->tab.nname_ext_len = next ? top_ext + 1 : 0;
+	for (unsigned i = 0; i < p->tab.nname_ext_len; i++)
+		p->tab.name_ext_len[i] = (double)s->name_len_ext[i] / (double)next;
+}
+
+/* Directories by their subdirectory count (sparse: the counts met); 0 or -ENOMEM. */
+static int profile_subdirs(const struct pstate *s, struct params *p)
+{
+	const struct mstate *m = &s->m;
+	uint64_t *v = malloc(m->ndirs * sizeof(*v));
+	uint32_t n = 0, nd = m->ndirs - s->nspecial;
+
+	if (!v)
+		return -ENOMEM;
+	/* the regular tree: its directories, their subdirectories but the special ones */
+	for (uint32_t j = 0; j < m->ndirs; j++)
+		v[j] = s->nsub[j];
+	for (uint32_t j = 1; j < m->ndirs; j++)
+		v[s->dparent[j]] -= s->special[j];
+	for (uint32_t j = 0, k = 0; j < m->ndirs; j++)
+		if (!s->special[j])
+			v[k++] = v[j];
+	if (array_sort_u64(v, nd)) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (uint32_t j = 0; j < nd; j++) {
+		/* past the table's room, the largest counts share its last entry */
+		if (!n || (v[j] != p->tab.subdirs_n[n - 1] && n < TAB_SUBDIRS_MAX)) {
+			p->tab.subdirs_n[n] = (uint32_t)v[j];
+			p->tab.subdirs_share[n++] = 0;
+		}
+		p->tab.subdirs_share[n - 1] += 1.0 / (double)nd;
+	}
+	p->tab.nsubdirs = n;
+	/* leaves by depth (after profile_depths()) */
+	for (unsigned d = 0; d < p->tab.ndepth_dirs; d++)
+		p->tab.depth_leaves[d] = 0;
+	for (uint32_t j = 0; j < m->ndirs; j++) {
+		unsigned d = m->ddepth[j] < TAB_DEPTH_MAX ? m->ddepth[j] : TAB_DEPTH_MAX - 1;
+
+		p->tab.depth_leaves[d] += s->nsub[j] == 0 && !s->special[j];
+	}
+	p->tab.ndepth_leaves = p->tab.ndepth_fileless = p->tab.ndepth_dirs;
+	for (unsigned d = 0; d < p->tab.ndepth_dirs; d++)
+		p->tab.depth_fileless[d] = 0;
+	for (uint32_t j = 0; j < m->ndirs; j++)
+		p->tab.depth_fileless[MIN(m->ddepth[j], TAB_DEPTH_MAX - 1)] += m->dnfiles[j] == 0;
+	for (unsigned d = 0; d < p->tab.ndepth_dirs; d++) {
+		double at = p->tab.depth_dirs[d] * (double)nd;
+
+		p->tab.depth_leaves[d] = at > 0 ? fmin(1, p->tab.depth_leaves[d] / at) : 1;
+		p->tab.depth_fileless[d] = at > 0 ? fmin(1, p->tab.depth_fileless[d] / at) : 0;
+	}
+	free(v);
+	return 0;
+}
+
 /* Names, links, owners and modes, subdirectories, the layout. */
 static void profile_rest(const struct pstate *s, struct params *p, struct pfig *f)
 {
@@ -336,7 +466,10 @@ static void profile_rest(const struct pstate *s, struct params *p, struct pfig *
 		p->name_space_share = (double)s->spaces / (double)s->names;
 		p->name_utf8_share = (double)s->utf8 / (double)s->names;
 		p->name_upper_share = (double)s->upper / (double)s->names;
-		p->name_style = s->numeric * 2 > s->names ? NAMES_NUMERIC : NAMES_REALISTIC;
+		p->name_caps_share = (double)s->caps / (double)s->names;
+		p->name_numeric_share = (double)s->numeric / (double)s->names;
+		p->name_version_share = (double)s->versioned / (double)s->names;
+		profile_name_lengths(s, p);
 	}
 	p->hardlink_share = fmin(1, (double)m->hardlinks / (double)nfiles);
 	p->symlink_share = fmin(1, (double)m->symlinks / (double)nfiles);
@@ -403,6 +536,37 @@ static void print_content(const struct content_stats *st, FILE *out)
 	fprintf(out, "\n");
 }
 
+static double share(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
+/* The tree's shape and the names: the source's figures, and what the model makes of them. */
+static void print_shape(const struct pstate *s, const struct pfig *f, const struct params *p,
+			FILE *out)
+{
+	struct profile_name_fit nf;
+
+	fprintf(out, "# subdirectories per directory (subdirs_table, %u counts), leaves and fileless "
+		"directories by depth (depth_leaves, depth_fileless), empty directories "
+		"(empty_dir_share %.4f): the tree is built and its files placed to them, exact but "
+		"for rounding\n", p->tab.nsubdirs, p->empty_dir_share);
+	fprintf(out, "# special directories (special_dir_table: the fullest leaves, each >= %d files and "
+		"%.1f%% of all, in trees of >= %d directories): %u holding %" PRIu64 " files, exact "
+		"(scaled with the file count); the regular tree's tables leave them out\n",
+		SPECIAL_MIN_FILES, 100 * SPECIAL_MIN_SHARE, SPECIAL_MIN_DIRS, s->nspecial, s->special_files);
+	profile_name_fit(s, p, &nf);
+	fprintf(out, "# names (%" PRIu64 "): with capitals %.4f, stem in capitals %.4f, numeric "
+		"%.4f, versioned (1.2, ~) %.4f, spaces %.4f, non-ASCII %.4f\n", s->names,
+		share(s->upper, s->names), share(s->caps, s->names), share(s->numeric, s->names),
+		share(s->versioned, s->names), share(s->spaces, s->names), share(s->utf8, s->names));
+	fprintf(out, "# names the model makes (%" PRIu64 " drawn): lengths (name_lengths, name_ext_lengths) K-S D %.4f; "
+		"with capitals %.4f, stem in capitals %.4f, numeric %.4f, versioned %.4f\n", nf.n,
+		nf.len_d, share(nf.upper, nf.n), share(nf.caps, nf.n), share(nf.numeric, nf.n),
+		share(nf.versioned, nf.n));
+	(void)f;
+}
+
 static void print_header(const struct pstate *s, const struct pfig *f, const char *kind,
 			 const struct params *p, const struct profile_opts *o, FILE *out)
 {
@@ -437,10 +601,8 @@ static void print_header(const struct pstate *s, const struct pfig *f, const cha
 	fprintf(out, "\n# extensions: %u named (each with >= %d files), the tail holds %.4f of files; "
 		"sizes by extension: %u classes\n", f->next, EXT_MIN_FILES, f->ext_tail_share,
 		p->tab.nsbe);
-	fprintf(out, "# names: %.4f numeric, %.4f versioned (1.2, ~); ages: median %.1f days, "
-		"90%% %.1f days\n",
-		s->names ? (double)s->numeric / (double)s->names : 0,
-		s->names ? (double)s->versioned / (double)s->names : 0, f->age_days_median,
+	print_shape(s, f, p, out);
+	fprintf(out, "# ages: median %.1f days, 90%% %.1f days\n", f->age_days_median,
 		f->age_days_p90);
 	if (f->have_layout)
 		fprintf(out, "# layout score %.4f over %" PRIu64 " files of 2+ blocks, %" PRIu64
@@ -457,6 +619,11 @@ static int profile_print_json(const struct pstate *s, const struct pfig *f, cons
 			      FILE *out)
 {
 	struct json_object *o = json_object_new_object(), *sz, *d;
+	const struct { const char *key; uint64_t n; } nm[] = {
+		{ "upper_share", s->upper }, { "caps_share", s->caps }, { "numeric_share", s->numeric },
+		{ "versioned_share", s->versioned }, { "space_share", s->spaces },
+		{ "utf8_share", s->utf8 },
+	};
 
 	if (!o)
 		return -ENOMEM;
@@ -488,6 +655,18 @@ static int profile_print_json(const struct pstate *s, const struct pfig *f, cons
 			       json_object_new_double(s->names ? (double)s->numeric / s->names : 0));
 	json_object_object_add(o, "name_versioned_share",
 			       json_object_new_double(s->names ? (double)s->versioned / s->names : 0));
+	d = json_object_new_object();
+	json_object_object_add(d, "empty_dir_share", json_object_new_double(p->empty_dir_share));
+	json_object_object_add(d, "leaf_share", json_object_new_double(f->leaf_share));
+	json_object_object_add(d, "max_subdirs", json_object_new_uint64(f->max_subdirs));
+	json_object_object_add(d, "special_dirs", json_object_new_uint64(s->nspecial));
+	json_object_object_add(d, "special_files", json_object_new_uint64(s->special_files));
+	json_object_object_add(o, "tree", d);
+	d = json_object_new_object();
+	json_object_object_add(d, "count", json_object_new_uint64(s->names));
+	for (size_t i = 0; i < ARRAY_SIZE(nm); i++)
+		json_object_object_add(d, nm[i].key, json_object_new_double(share(nm[i].n, s->names)));
+	json_object_object_add(o, "names", d);
 	json_object_object_add(o, "age_median_days", json_object_new_double(f->age_days_median));
 	if (f->have_layout)
 		json_object_object_add(o, "layout_score", json_object_new_double(f->layout_score));
@@ -518,6 +697,8 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 	f.symlinks = m->symlinks;
 	ret = profile_sizes(sorted, m->nfiles, p, &f, o->parametric);
 	if (!ret)
+		ret = profile_special(s, p);
+	if (!ret)
 		ret = profile_fpd(s, p, &f);
 	if (!ret)
 		ret = profile_exts(m, p, &f, &order);
@@ -527,7 +708,10 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 		ret = profile_ages(m, p, &f);
 	if (ret)
 		goto out_free;
-	profile_depths(m, p);
+	profile_depths(s, p);
+	ret = profile_subdirs(s, p);
+	if (ret)
+		goto out_free;
 	profile_rest(s, p, &f);
 	if (s->cst)
 		profile_content(s->cst, p);

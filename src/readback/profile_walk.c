@@ -81,9 +81,9 @@ static uint64_t target_hash(const struct pstate *s, const char *path, const char
 }
 
 /* What an entry's name says: length, case, spaces, bytes beyond ASCII, digits, versions. */
-static void tally_name(struct pstate *s, const char *name, size_t len)
+static void tally_name(struct pstate *s, const char *name, size_t len, int dir)
 {
-	int upper = 0, space = 0, high = 0, digits = 1, version = 0;
+	int upper = 0, space = 0, high = 0, digits = 1, version = 0, scap = 0, slow = 0;
 	const char *dot = memrchr(name, '.', len);
 	size_t stem = dot && dot != name ? (size_t)(dot - name) : len;
 
@@ -95,6 +95,8 @@ static void tally_name(struct pstate *s, const char *name, size_t len)
 		high |= c >= 0x80;
 		if (i < stem && !isdigit(c))
 			digits = 0;
+		scap |= i < stem && c >= 'A' && c <= 'Z';
+		slow |= i < stem && c >= 'a' && c <= 'z';
 		if (i > 0 && i + 1 < len && c == '.' && isdigit((unsigned char)name[i - 1]) &&
 		    isdigit((unsigned char)name[i + 1]))
 			version = 1;
@@ -103,7 +105,10 @@ static void tally_name(struct pstate *s, const char *name, size_t len)
 		version = 1;
 	s->names++;
 	s->name_len[len < PROFILE_NAME_LEN ? len : PROFILE_NAME_LEN]++;
+	if (!dir && stem < len)
+		s->name_len_ext[len < PROFILE_NAME_LEN ? len : PROFILE_NAME_LEN]++;
 	s->upper += upper;
+	s->caps += scap && !slow;
 	s->spaces += space;
 	s->utf8 += high;
 	s->numeric += digits && stem > 0;
@@ -150,12 +155,14 @@ static int tally_dir(struct pstate *s, uint32_t parent)
 	if (m->ndirs > s->nsub_cap) {
 		uint32_t c = m->dcap;
 
-		if (array_resize(&s->nsub, c, sizeof(*s->nsub)))
+		if (array_resize(&s->nsub, c, sizeof(*s->nsub)) ||
+		    array_resize(&s->dparent, c, sizeof(*s->dparent)))
 			return -ENOMEM;
 		memset(s->nsub + s->nsub_cap, 0, (c - s->nsub_cap) * sizeof(*s->nsub));
 		s->nsub_cap = c;
 	}
 	s->nsub[m->ndirs - 1] = 0;
+	s->dparent[m->ndirs - 1] = parent;
 	if (m->ndirs > 1)
 		s->nsub[parent]++;
 	return 0;
@@ -185,7 +192,7 @@ int profile_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 	}
 	if (e->path[1] == '\0')
 		return phash_put(&s->paths, path_hash("/", 1), FSREAD_DIR, 0);
-	tally_name(s, e->name, e->name_len);
+	tally_name(s, e->name, e->name_len, e->type == FSREAD_DIR);
 	if (e->type != FSREAD_FILE || e->first_name)
 		tally_owner(s, e);
 	if (e->type == FSREAD_SYMLINK && e->symlink_target) {
@@ -260,6 +267,8 @@ void profile_pstate_release(struct pstate *s)
 	free(s->cst);
 	content_walk_release(&s->cw);
 	free(s->nsub);
+	free(s->dparent);
+	free(s->special);
 	free(s->paths.key);
 	free(s->paths.link);
 }
