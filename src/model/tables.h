@@ -13,6 +13,8 @@
 #define TAB_EXT_LEN 16     /* longest extension, NUL included */
 #define TAB_SBE_MAX 48     /* extension classes with their own sizes */
 #define TAB_SBE_Q 17       /* quantiles of one class's sizes */
+#define TAB_MODE_MAX 64    /* permission modes of a mode table */
+#define TAB_AGEQ_MAX 1025  /* age quantiles */
 
 /*
  * Tables that replace a parametric law when they are not empty (a count
@@ -26,12 +28,22 @@
  *   fpd_table = s0 s1 ... sT       directories with 0..fpd_max_bin files, then the tail
  *   ext_shares = :s e1:s1 ...      extension:share ("" is no extension)
  *   size_by_ext = e1:q0/../q16 ... sizes of the files of extension e1 by quantile
+ *   mode_files = 0644:s 0755:s ... permission bits of regular files and their shares
+ *   mode_dirs = 0755:s ...         the same of directories (the root aside)
+ *   age_quantiles = a0 a1 ... aN   file ages in days before time_ref at u = i/N
+ *   atime_quantiles = f0 ... fN    where atime lies from mtime (0) to time_ref (1)
  *   source_files = N               the profiled source's files: 'files' when none
  *                                  of files, used and size is given (so that any
  *                                  one of them scales the tree instead)
  *
  * A long table continues on "key += more" lines.
  */
+/* A mode table: permission bits and their shares. */
+struct tab_modes {
+	uint16_t mode[TAB_MODE_MAX];
+	double share[TAB_MODE_MAX];
+};
+
 struct param_tables {
 	uint64_t source_files;
 	uint32_t nsize_q;
@@ -48,6 +60,10 @@ struct param_tables {
 	uint32_t nsbe;
 	char sbe_name[TAB_SBE_MAX][TAB_EXT_LEN];
 	uint64_t sbe_q[TAB_SBE_MAX][TAB_SBE_Q];
+	uint32_t nmode_files, nmode_dirs;
+	struct tab_modes mode_files, mode_dirs;
+	uint32_t nage_q, natime_q;
+	double age_q[TAB_AGEQ_MAX], atime_q[TAB_AGEQ_MAX];
 };
 
 struct params;
@@ -95,5 +111,14 @@ int tables_size_model(const struct params *p, double cap, struct size_model *m);
 int tables_depth_probs(const struct params *p, unsigned maxdepth, double *probs);
 int tables_fpd_probs(const struct params *p, unsigned maxbin, double *probs);
 int tables_ext_model(const struct params *p, struct ext_model *m);
+
+/*
+ * The metadata tables' draws from u in [0, 1): the mode of a regular file
+ * (dir 0) or directory (dir 1) by its table's shares (-1 when the table is
+ * empty: the model's own modes), and the value of q[0..n-1] at u,
+ * linear between quantiles (n >= 2).
+ */
+int tables_mode_draw(const struct params *p, int dir, double u);
+double tables_quantile_at(const double *q, uint32_t n, double u);
 
 #endif

@@ -23,6 +23,16 @@ const struct tab_def tab_defs[TAB_NDEFS] = {
 	  "extensions and their shares, ':S' no extension (replaces ext_table)" },
 	{ "size_by_ext", TK_SBE, TOFF(nsbe), 0, TAB_SBE_MAX, "EXT:Q0/Q1/.../Q16",
 	  "sizes of one extension's files by 17 quantiles, '*' the others" },
+	{ "mode_files", TK_MODE, TOFF(nmode_files), TOFF(mode_files), TAB_MODE_MAX, "MODE:SHARE",
+	  "regular files' permission bits (octal) and their shares (replaces the model's modes)" },
+	{ "mode_dirs", TK_MODE, TOFF(nmode_dirs), TOFF(mode_dirs), TAB_MODE_MAX, "MODE:SHARE",
+	  "directories' permission bits (octal) and their shares (the root stays 0755)" },
+	{ "age_quantiles", TK_QUANT, TOFF(nage_q), TOFF(age_q), TAB_AGEQ_MAX,
+	  "days >= 0, not below the one before",
+	  "ages (days before time_ref) at u = i/N (replaces the age lognormal)" },
+	{ "atime_quantiles", TK_QUANT, TOFF(natime_q), TOFF(atime_q), TAB_AGEQ_MAX,
+	  "a share in [0, 1], not below the one before",
+	  "atime's place from mtime (0) to time_ref (1) at u = i/N (replaces uniform)" },
 	{ "source_files", TK_COUNT, 0, TOFF(source_files), 1, "a whole number of files",
 	  "a profile's file count: files, unless files, used or size is given" },
 };
@@ -67,6 +77,26 @@ static void one_ext(FILE *out, const struct param_tables *t, uint32_t i)
 	fprintf(out, "%s:%.6g", t->ext_name[i], t->ext_share[i]);
 }
 
+static void one_mode_file(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%04o:%.6g", t->mode_files.mode[i], t->mode_files.share[i]);
+}
+
+static void one_mode_dir(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%04o:%.6g", t->mode_dirs.mode[i], t->mode_dirs.share[i]);
+}
+
+static void one_age(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%.6g", t->age_q[i]);
+}
+
+static void one_atime(FILE *out, const struct param_tables *t, uint32_t i)
+{
+	fprintf(out, "%.6g", t->atime_q[i]);
+}
+
 static void one_sbe(FILE *out, const struct param_tables *t, uint32_t i)
 {
 	fprintf(out, "%s:", t->sbe_name[i]);
@@ -79,7 +109,8 @@ void tables_print(const struct params *p, FILE *out)
 	const struct param_tables *t = &p->tab;
 
 	if (!t->nsize_q && !t->ndepth_files && !t->ndepth_dirs && !t->nfpd && !t->next &&
-	    !t->nsbe && !t->source_files)
+	    !t->nsbe && !t->source_files && !t->nmode_files && !t->nmode_dirs && !t->nage_q &&
+	    !t->natime_q)
 		return;
 	fprintf(out, "\n# tables (empirical laws; they replace the parametric ones above)\n");
 	if (t->source_files)
@@ -90,6 +121,10 @@ void tables_print(const struct params *p, FILE *out)
 	print_entries(out, "fpd_table", t->nfpd, 10, one_fpd, t);
 	print_entries(out, "ext_shares", t->next, 8, one_ext, t);
 	print_entries(out, "size_by_ext", t->nsbe, 1, one_sbe, t);
+	print_entries(out, "mode_files", t->nmode_files, 8, one_mode_file, t);
+	print_entries(out, "mode_dirs", t->nmode_dirs, 8, one_mode_dir, t);
+	print_entries(out, "age_quantiles", t->nage_q, 10, one_age, t);
+	print_entries(out, "atime_quantiles", t->natime_q, 10, one_atime, t);
 }
 
 static struct json_object *json_shares(const double *v, uint32_t n)
@@ -99,6 +134,23 @@ static struct json_object *json_shares(const double *v, uint32_t n)
 	for (uint32_t i = 0; i < n; i++)
 		json_object_array_add(a, json_object_new_double(v[i]));
 	return a;
+}
+
+/* A mode table as {"0644": share, ...}, when it is set. */
+static void json_modes(struct json_object *o, const char *key, const struct tab_modes *tm,
+		       uint32_t n)
+{
+	struct json_object *a;
+	char m[8];
+
+	if (!n)
+		return;
+	a = json_object_new_object();
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(m, sizeof(m), "%04o", tm->mode[i]);
+		json_object_object_add(a, m, json_object_new_double(tm->share[i]));
+	}
+	json_object_object_add(o, key, a);
 }
 
 void tables_add_json(const struct params *p, struct json_object *o)
@@ -135,6 +187,12 @@ void tables_add_json(const struct params *p, struct json_object *o)
 		}
 		json_object_object_add(o, "size_by_ext", a);
 	}
+	json_modes(o, "mode_files", &t->mode_files, t->nmode_files);
+	json_modes(o, "mode_dirs", &t->mode_dirs, t->nmode_dirs);
+	if (t->nage_q)
+		json_object_object_add(o, "age_quantiles", json_shares(t->age_q, t->nage_q));
+	if (t->natime_q)
+		json_object_object_add(o, "atime_quantiles", json_shares(t->atime_q, t->natime_q));
 	if (t->source_files)
 		json_object_object_add(o, "source_files", json_object_new_uint64(t->source_files));
 }

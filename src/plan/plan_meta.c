@@ -7,6 +7,7 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "model/tables.h"
 #include "plan/plan_int.h"
 
 static void meta_owner(const struct params *p, struct rng *r, struct plan_meta *m)
@@ -26,18 +27,32 @@ static void meta_owner(const struct params *p, struct rng *r, struct plan_meta *
 	m->gid = rng_uniform(r) < 0.1 ? 100 : m->uid;
 }
 
-/* Times: age lognormal in days, capped; atime, ctime after mtime; crtime before. */
-static void meta_times(const struct params *p, struct rng *r, struct plan_meta *m)
+/* The age in days at u: the age table's where it is set, else the capped lognormal. */
+static double meta_age(const struct params *p, struct rng *r, double u)
 {
-	double z = gsl_cdf_ugaussian_Pinv(rng_uniform(r));
-	double age = exp(log(p->age_median_days) + p->age_sigma * z);
-	double now = (double)p->time_ref, mt, ct, at, bt;
+	const struct param_tables *t = &p->tab;
+	double age;
 
+	if (t->nage_q)
+		return fmax(0, tables_quantile_at(t->age_q, t->nage_q, u));
+	age = exp(log(p->age_median_days) + p->age_sigma * gsl_cdf_ugaussian_Pinv(u));
 	if (age > p->age_max_days)
 		age = p->age_max_days * rng_uniform(r);
+	return age;
+}
+
+/* Times: age in days (meta_age()); atime, ctime after mtime; crtime before. */
+static void meta_times(const struct params *p, struct rng *r, struct plan_meta *m)
+{
+	double age = meta_age(p, r, rng_uniform(r));
+	double now = (double)p->time_ref, mt, ct, at, bt, u;
+
 	mt = now - age * 86400.0;
 	ct = mt + fmin(now - mt, -log(rng_uniform(r)) * 3600.0);
-	at = mt + (now - mt) * rng_uniform(r);
+	u = rng_uniform(r);
+	if (p->tab.natime_q)
+		u = fmin(1, fmax(0, tables_quantile_at(p->tab.atime_q, p->tab.natime_q, u)));
+	at = mt + (now - mt) * u;
 	/* one draw a statement: the order of two draws in one expression is the compiler's */
 	bt = fmin(age * 86400.0, -log(rng_uniform(r)) * 86400.0 * 7);
 	bt = mt - bt * rng_uniform(r);
@@ -78,6 +93,11 @@ void plan_file_meta(const struct plan *pl, uint64_t file, struct plan_meta *m)
 	rng_init(&r, p->seed, "meta.file", file);
 	meta_owner(p, &r, m);
 	meta_times(p, &r, m);
+	/* a profile's mode table: its shares exactly, whatever the extension */
+	if (p->tab.nmode_files) {
+		m->mode = S_IFREG | (uint32_t)tables_mode_draw(p, 0, rng_uniform(&r));
+		return;
+	}
 	exec = ext_is_exec(plan_file_ext(pl, file));
 	if (!exec && pl->file_ext[file] == 0)
 		exec = rng_uniform(&r) < 0.15;   /* scripts and binaries without a suffix */
@@ -101,6 +121,8 @@ void plan_dir_meta(const struct plan *pl, uint32_t dir, struct plan_meta *m)
 	if (dir == 0) {
 		m->uid = m->gid = 0;
 		m->mode = 0755;
+	} else if (p->tab.nmode_dirs) {
+		m->mode = (uint32_t)tables_mode_draw(p, 1, rng_uniform(&r));
 	} else if (rng_uniform(&r) < p->perm_private_share) {
 		m->mode = 0700;
 	} else {

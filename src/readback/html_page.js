@@ -150,7 +150,8 @@ function shareOf(v, total) {
 
 function headline() {
 	const what = { plan: 'plan (no image)', create: 'image built by imprint create',
-		       measure: 'image measured', 'content-report': 'content measured' }[D.kind];
+		       measure: 'image measured', 'content-report': 'content measured',
+		       profile: 'source profiled (measured against its profile)' }[D.kind];
 	const target = (D.create && D.create.target) || (D.measure && D.measure.target) ||
 		(D.content && D.content.target) || '';
 	document.title = 'imprint ' + D.kind + (target ? ': ' + target : '');

@@ -6,7 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "readback/profile_int.h"
+#include "util/util.h"
 
 /* A mounted source's absolute path, so that absolute link targets below it resolve inside. */
 static void set_strip(struct pstate *s, const char *source, char *buf)
@@ -15,6 +18,57 @@ static void set_strip(struct pstate *s, const char *source, char *buf)
 		return;
 	s->strip = buf;
 	s->strip_len = strcmp(buf, "/") ? strlen(buf) : 0;
+}
+
+/*
+ * The profile to out, and the --html page: the profile as its
+ * configuration, the source measured against it (measure's figures).
+ */
+static int profile_with_page(struct pstate *s, const char *source, const struct profile_opts *o,
+			     FILE *out)
+{
+	struct fsread *fs = s->m.fs;
+	struct params *p = malloc(sizeof(*p));
+	struct measure_opts mo = {
+		.json = o->json,
+		.against = p,
+		.against_name = "the profile",
+		.partition = o->partition,
+		.html_path = o->html_path,
+		.html_page = o->html_page,
+	};
+	struct mresult r = { 0 };
+	char *text = NULL, label[4200];
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int ret = -ENOMEM;
+
+	if (!p || !mem)
+		goto out_free;
+	ret = profile_print(s, fsread_is_image(fs) ? "an ext2/3/4 image or device" :
+			    "a mounted directory tree", o, mem, p);
+	if (fclose(mem) && !ret)
+		ret = -ENOMEM;
+	mem = NULL;
+	if (ret)
+		goto out_free;
+	if (fputs(text, out) < 0) {
+		ret = -EIO;
+		goto out_free;
+	}
+	json_object_object_add(o->html_page, "config", json_object_new_string(text));
+	measure_result_init(&r, fs, source, label, sizeof(label));
+	r.have_free = s->have_free;
+	r.fr = s->fr;
+	ret = measure_compute(&r, &s->m, &mo);
+	if (!ret)
+		ret = measure_html(&r, &s->m, &mo);
+	measure_mresult_release(&r);
+out_free:
+	if (mem)
+		fclose(mem);
+	FREE_ALL(p, text);
+	return ret;
 }
 
 int profile_run(const char *source, const struct profile_opts *o, FILE *out)
@@ -55,12 +109,18 @@ int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 		s->cw.st = s->cst;
 		s->cw.err = &s->cerr;
 	}
-	ret = fsread_open(source, FSREAD_EXTENTS, &fs, &err);
+	ret = fsread_open_part(source, o->partition, FSREAD_EXTENTS | FSREAD_FREE, &fs, &err);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", err.msg);
 		goto out_release;
 	}
 	s->m.fs = fs;
+	if (o->html_path) {
+		ret = html_map_init(&s->m.map, fsread_total_blocks(fs), fsread_group_blocks(fs),
+				    fsread_is_image(fs));
+		if (ret == -ENOMEM)
+			goto out_nomem;
+	}
 	if (!fsread_is_image(fs))
 		set_strip(s, source, root);
 	ret = fsread_walk(fs, profile_on_entry, s, &err);
@@ -92,10 +152,19 @@ int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 			goto out_release;
 		}
 	}
+	if (fsread_is_image(fs)) {
+		ret = measure_free_read(fs, PROFILE_FREE_CHUNK, source, &s->fr, &s->m.map);
+		if (ret)
+			goto out_release;
+		s->have_free = 1;
+		s->total_bytes = fsread_total_blocks(fs) * fsread_block_size(fs);
+	}
 	ret = profile_resolve_links(s);
-	if (!ret)
+	if (!ret && o->html_path)
+		ret = profile_with_page(s, source, o, out);
+	else if (!ret)
 		ret = profile_print(s, fsread_is_image(fs) ? "an ext2/3/4 image or device" :
-				    "a mounted directory tree", o, out);
+				    "a mounted directory tree", o, out, NULL);
 	if (ret == -ENOMEM)
 		goto out_nomem;
 	goto out_release;
