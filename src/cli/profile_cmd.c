@@ -81,6 +81,7 @@ int cmd_profile(struct cli *c, struct params *p)
 		.progress = isatty(STDERR_FILENO) && !c->create.quiet,
 		.version = PACKAGE_VERSION,
 		.html_path = c->html,
+		.name = c->output && strcmp(c->output, "-") ? c->output : NULL,
 	};
 
 	(void)p;

@@ -63,6 +63,8 @@ struct json_object *html_counts(const uint64_t *v, size_t n);
 /* The model's law of file ages (doc/model.md, "Times"), in days. */
 struct html_age_model {
 	double median_days, sigma, max_days;
+	const double *q;   /* the age table (days at u = i/(nq - 1)) instead, when nq */
+	uint32_t nq;
 };
 
 /*

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -20,6 +21,26 @@ static void set_strip(struct pstate *s, const char *source, char *buf)
 	s->strip_len = strcmp(buf, "/") ? strlen(buf) : 0;
 }
 
+/* The parameters of the profile text (len bytes), loaded and resolved as -c loads a file. */
+static int profile_reload(const char *text, size_t len, struct params *p)
+{
+	struct param_error err = { { 0 } };
+	char path[64];
+	int fd = memfd_create("imprint-profile", MFD_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, text, len) == (ssize_t)len ? 0 : -EIO;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	params_init(p);
+	if (!ret && (params_load_file(p, path, &err) || params_resolve(p, &err))) {
+		fprintf(stderr, "imprint: the profile does not load back: %s\n", err.msg);
+		ret = -EINVAL;
+	}
+	close(fd);
+	return ret;
+}
+
 /*
  * The profile to out, and the --html page: the profile as its
  * configuration, the source measured against it (measure's figures).
@@ -32,7 +53,7 @@ static int profile_with_page(struct pstate *s, const char *source, const struct 
 	struct measure_opts mo = {
 		.json = o->json,
 		.against = p,
-		.against_name = "the profile",
+		.against_name = o->name ? o->name : "the profile",
 		.partition = o->partition,
 		.html_path = o->html_path,
 		.html_page = o->html_page,
@@ -46,7 +67,7 @@ static int profile_with_page(struct pstate *s, const char *source, const struct 
 	if (!p || !mem)
 		goto out_free;
 	ret = profile_print(s, fsread_is_image(fs) ? "an ext2/3/4 image or device" :
-			    "a mounted directory tree", o, mem, p);
+			    "a mounted directory tree", o, mem, NULL);
 	if (fclose(mem) && !ret)
 		ret = -ENOMEM;
 	mem = NULL;
@@ -56,6 +77,10 @@ static int profile_with_page(struct pstate *s, const char *source, const struct 
 		ret = -EIO;
 		goto out_free;
 	}
+	/* the page measures against the profile as written, as measure -c PROFILE would */
+	ret = profile_reload(text, len, p);
+	if (ret)
+		goto out_free;
 	json_object_object_add(o->html_page, "config", json_object_new_string(text));
 	measure_result_init(&r, fs, source, label, sizeof(label));
 	r.have_free = s->have_free;
@@ -124,6 +149,7 @@ int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 	if (!fsread_is_image(fs))
 		set_strip(s, source, root);
 	ret = fsread_walk(fs, profile_on_entry, s, &err);
+	measure_meta_finish(&s->m, fsread_block_size(fs));
 	if (o->progress)
 		fprintf(stderr, "\n");
 	if (ret) {

@@ -18,6 +18,7 @@ struct profile_opts {
 	const char *version; /* imprint's, for the header */
 	int partition;     /* a partitioned disk's partition (from 1); 0: the one found */
 	const char *html_path;         /* also write the --html page here, or NULL */
+	const char *name;              /* how the page names the profile (-o's path), or NULL */
 	struct json_object *html_page; /* with html_path: the page's figures so far (html.h) */
 };
 

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_cdf.h>
 #include <json-c/json.h>
 
 #include "content/sparse.h"
@@ -66,27 +65,6 @@ static uint32_t mode_table(const uint64_t *count, struct tab_modes *tm, unsigned
 	return n;
 }
 
-/* P(X <= x) of the law that is linear between the quantiles q[0..n-1] (a run of equal ones a point mass). */
-static double quant_cdf(const double *q, uint32_t n, double x)
-{
-	uint32_t lo = 0, hi = n;
-
-	if (x < q[0])
-		return 0;
-	/* the largest i with q[i] <= x */
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (q[mid] <= x)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (lo == n - 1)
-		return 1;
-	return ((double)lo + (x - q[lo]) / (q[lo + 1] - q[lo])) / (double)(n - 1);
-}
-
 struct age_law {
 	const double *q;
 	uint32_t n;
@@ -97,24 +75,15 @@ static double age_table_cdf(const void *ctx, double t)
 {
 	const struct age_law *a = ctx;
 
-	return quant_cdf(a->q, a->n, t / 86400.0);
+	return quantile_table_cdf(a->q, a->n, t / 86400.0);
 }
 
 /* The model's lognormal, redrawn uniformly below the cap where it is above. */
 static double age_law_cdf(const void *ctx, double t)
 {
 	const struct params *p = ((const struct age_law *)ctx)->p;
-	double x = t / 86400.0, above, z;
 
-	if (!(x > 0))
-		return 0;
-	if (x >= p->age_max_days)
-		return 1;
-	above = p->age_sigma > 0 ? gsl_cdf_ugaussian_Q(log(p->age_max_days / p->age_median_days) /
-						       p->age_sigma) : 0;
-	z = p->age_sigma > 0 ? gsl_cdf_ugaussian_P(log(x / p->age_median_days) / p->age_sigma) :
-	    x >= p->age_median_days;
-	return z + above * x / p->age_max_days;
+	return age_lognormal_cdf(p->age_median_days, p->age_sigma, p->age_max_days, t / 86400.0);
 }
 
 /* Ages before the newest mtime (table and the fit's K-S), atime's place from mtime to it. */
