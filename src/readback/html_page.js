@@ -186,6 +186,15 @@ function headline() {
 		d.appendChild(el('pre', { id: 'regenerate' }, D.regenerate));
 		s.appendChild(d);
 	}
+	if (D.kind === 'profile' && D.config) {
+		/* the profile itself: statistics only, as -o wrote it */
+		const d = el('details');
+		s.appendChild(el('h3', {}, 'The profile'));
+		d.appendChild(el('summary', {}, 'imprint create -c PROFILE IMAGE builds a look-alike ' +
+				 '(open to read or copy it)'));
+		d.appendChild(el('pre', { id: 'profile' }, D.config));
+		s.appendChild(d);
+	}
 	(D.notes || []).forEach(n => note(s, n));
 }
 
