@@ -102,6 +102,59 @@ expect_status 2 "age_quantiles never decrease" "$IMPRINT" config --set 'age_quan
 cmp -s default.tsv none.tsv && pass "empty tables leave the default plan as it was" ||
 	fail "'none' tables changed the default plan"
 
+# --- a tree made here: modes, owners (as root), mtimes with point masses (a package's files)
+# and atimes; the profile's plan against the tree itself (tests/profile_meta_compare.py)
+python3 - tree <<'EOF'
+import os, random, sys
+rnd = random.Random(5)
+top = sys.argv[1]
+modes = [(0o644, 0.55), (0o755, 0.2), (0o600, 0.1), (0o664, 0.1), (0o444, 0.05)]
+dmodes = [(0o755, 0.8), (0o700, 0.15), (0o2775, 0.05)]
+now = 1760000000
+packages = [now - rnd.randrange(1, 2000) * 86400 for _ in range(8)]
+def pick(table):
+    u, acc = rnd.random(), 0
+    for m, s in table:
+        acc += s
+        if u < acc:
+            return m
+    return table[-1][0]
+dirs = [top]
+os.mkdir(top)
+for d in range(300):
+    p = os.path.join(rnd.choice(dirs), "d%03d" % d)
+    os.mkdir(p)
+    dirs.append(p)
+for f in range(4000):
+    p = os.path.join(rnd.choice(dirs), "f%04d.dat" % f)
+    with open(p, "w") as fh:
+        fh.write("x" * rnd.randrange(0, 3000))
+    os.chmod(p, pick(modes))
+    # half the files in eight point masses, the rest spread over five years
+    mt = rnd.choice(packages) if rnd.random() < 0.5 else now - int(rnd.expovariate(1 / 3e7))
+    at = mt + int((now - mt) * rnd.random() ** 2)
+    os.utime(p, (at, mt))
+    if os.geteuid() == 0 and rnd.random() < 0.4:
+        os.lchown(p, 1000 + int(rnd.random() ** 2 * 3), 1000)
+for p in dirs[1:]:
+    os.chmod(p, pick(dmodes))
+    if os.geteuid() == 0 and rnd.random() < 0.3:
+        os.lchown(p, 1001, 1000)
+EOF
+expect_status 0 "profile the tree" "$IMPRINT" profile tree -o tree.conf
+"$IMPRINT" plan -c tree.conf -o tree.tsv
+python3 "${srcdir:-.}/tests/profile_meta_compare.py" tree tree.tsv "$(val tree.conf time_ref)" >tree.fig
+fig() { sed -n "s/^$2=//p" "$1"; }
+near "tree: modes of files and directories, largest relative difference" "$(fig tree.fig mode_rel)" 0 0.1
+near "tree: ages, two-sample K-S D of the tree and the plan" "$(fig tree.fig age_d)" 0 0.02
+rel "tree: root's share of the entries" "$(fig tree.fig root_clone)" "$(fig tree.fig root_src)" 0.1
+[ "$(fig tree.fig users_clone)" = "$(fig tree.fig users_src)" ] &&
+	pass "tree: $(fig tree.fig users_src) owners besides root, in the plan too" ||
+	fail "tree: owners besides root: $(fig tree.fig users_src) in the tree, $(fig tree.fig users_clone) planned"
+# the atimes: where each lies between its mtime and the newest mtime, as the tree has it (u^2)
+q50=$(sed -n 's/^atime_quantiles +\{0,1\}= //p' tree.conf | tr '\n' ' ' | awk '{ print $51 }')
+near "tree: atime_quantiles' median (u^2: 0.25)" "$q50" 0.25 0.03
+
 # --- the source: an ext4 image with known targets
 expect_status 0 "create the source image" "$IMPRINT" create -q "${SRC[@]}" src.img
 expect_status 0 "profile the image, with --html" "$IMPRINT" profile src.img -o p.conf --html p.html
@@ -134,7 +187,7 @@ rel "profile: age_median_days of the fitted lognormal" "$(val $P age_median_days
 near "profile: age_sigma" "$(val $P age_sigma)" 1 0.1
 ks=$(sed -n 's/.*age table (101 points): K-S D \([0-9.]*\).*/\1/p' $P)
 near "profile: the age table's K-S D against the source" "$ks" 0 0.02
-[ "$(val $P age_quantiles | wc -w)" -eq 10 ] && [ -n "$(val $P atime_quantiles)" ] &&
+[ "$(sed -n 's/^age_quantiles +\{0,1\}= //p' $P | wc -w)" -eq 101 ] && [ -n "$(val $P atime_quantiles)" ] &&
 	pass "profile: age_quantiles and atime_quantiles written" || fail "profile: age or atime table missing"
 
 # --- the clone: built from the profile, the same figures again

@@ -89,7 +89,7 @@ static void one_mode_dir(FILE *out, const struct param_tables *t, uint32_t i)
 
 static void one_age(FILE *out, const struct param_tables *t, uint32_t i)
 {
-	fprintf(out, "%.6g", t->age_q[i]);
+	fprintf(out, "%.11g", t->age_q[i]); /* to the second for 27 years */
 }
 
 static void one_atime(FILE *out, const struct param_tables *t, uint32_t i)

@@ -75,7 +75,8 @@ static double age_table_cdf(const void *ctx, double t)
 {
 	const struct age_law *a = ctx;
 
-	return quantile_table_cdf(a->q, a->n, t / 86400.0);
+	/* the model rounds a table's ages to whole seconds: P(round(X) <= t) */
+	return quantile_table_cdf(a->q, a->n, (t + 0.5) / 86400.0);
 }
 
 /* The model's lognormal, redrawn uniformly below the cap where it is above. */
@@ -110,11 +111,11 @@ static int meta_ages(const struct pstate *s, struct params *p, struct pmeta *f)
 	for (unsigned i = 0; i < AGEQ_POINTS; i++)
 		t->age_q[i] = (double)age[(uint64_t)llround((double)i * (double)(m->nfiles - 1) /
 							    (AGEQ_POINTS - 1))] / 86400.0;
-	/* the table as printed (6 digits), so that the K-S is that of the profile */
+	/* the table as printed (11 digits), so that the K-S is that of the profile */
 	for (unsigned i = 0; i < AGEQ_POINTS; i++) {
 		char buf[32];
 
-		snprintf(buf, sizeof(buf), "%.6g", t->age_q[i]);
+		snprintf(buf, sizeof(buf), "%.11g", t->age_q[i]);
 		t->age_q[i] = strtod(buf, NULL);
 		if (i && t->age_q[i] < t->age_q[i - 1])
 			t->age_q[i] = t->age_q[i - 1];
