@@ -142,6 +142,7 @@ static void meta_layout(const struct pstate *s, struct params *p, struct pmeta *
 	const struct mstate *m = &s->m;
 	const struct measure_layout *l = &m->lay;
 
+	f->free_shape = NAN;
 	if (l->fragmented) {
 		f->frag_share = (double)l->fragmented / (double)l->files;
 		f->frag_extents = (double)l->frag_fragments / (double)l->fragmented;
@@ -174,7 +175,6 @@ static void meta_layout(const struct pstate *s, struct params *p, struct pmeta *
 			sxy += w * b * y;
 			nb++;
 		}
-		f->free_shape = NAN;
 		if (nb >= 2 && sw * sxx - sx * sx > 0) {
 			f->free_shape = 2 - (sw * sxy - sx * sy) / (sw * sxx - sx * sx);
 			p->free_gap_shape = fmin(4, fmax(0, f->free_shape));
@@ -248,7 +248,7 @@ void profile_meta_json(const struct pmeta *f, const struct params *p, struct jso
 	json_object_object_add(x, "free_small_share", json_object_new_double(f->free_share_small));
 	json_object_object_add(x, "free_gap_shape",
 			       isnan(f->free_shape) ? NULL : json_object_new_double(f->free_shape));
-	json_object_object_add(x, "fill_share", json_object_new_double(f->fill));
+	json_object_object_add(x, "fill_share", f->fill > 0 ? json_object_new_double(f->fill) : NULL);
 	json_object_object_add(x, "sparse_file_share", json_object_new_double(p->sparse_file_share));
 	json_object_object_add(x, "sparse_hole_share", json_object_new_double(p->sparse_hole_share));
 	json_object_object_add(o, "metadata", x);
