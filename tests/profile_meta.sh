@@ -271,6 +271,9 @@ tap_from python3 "${top_srcdir:-.}/tests/html_check.py" offline p.html
 tap_from python3 "${top_srcdir:-.}/tests/html_check.py" same p.html measure against.json
 grep -q '"kind":"profile"' p.html && pass "--html: the page is a profile's" || fail "--html: kind"
 grep -qF 'mode_files = ' p.html && pass "--html: the page holds the profile" || fail "--html: no profile"
+expect_status 0 "profile --json --html" "$IMPRINT" profile --json --html pj.html src.img
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$WORK/out" && grep -qF 'mode_files = ' pj.html &&
+	pass "--json --html: JSON on stdout, the profile itself on the page" || fail "--json --html"
 expect_status 1 "--html over a file that is no imprint page is refused" \
 	"$IMPRINT" profile src.img --html p.conf
 [ "$(head -c 18 p.conf)" = "# imprint profile " ] && pass "--html left that file as it was" ||

@@ -64,19 +64,24 @@ static int profile_with_page(struct pstate *s, const char *source, const struct 
 	FILE *mem = open_memstream(&text, &len);
 	int ret = -ENOMEM;
 
+	struct profile_opts as_text = *o;
+	const char *kind = fsread_is_image(fs) ? "an ext2/3/4 image or device" :
+			   "a mounted directory tree";
+
 	if (!p || !mem)
 		goto out_free;
-	ret = profile_print(s, fsread_is_image(fs) ? "an ext2/3/4 image or device" :
-			    "a mounted directory tree", o, mem, NULL);
+	/* the page holds the profile itself, also when out gets the figures as JSON */
+	as_text.json = 0;
+	ret = profile_print(s, kind, &as_text, mem);
 	if (fclose(mem) && !ret)
 		ret = -ENOMEM;
 	mem = NULL;
+	if (!ret && o->json)
+		ret = profile_print(s, kind, o, out);
+	else if (!ret && fputs(text, out) < 0)
+		ret = -EIO;
 	if (ret)
 		goto out_free;
-	if (fputs(text, out) < 0) {
-		ret = -EIO;
-		goto out_free;
-	}
 	/* the page measures against the profile as written, as measure -c PROFILE would */
 	ret = profile_reload(text, len, p);
 	if (ret)
@@ -190,7 +195,7 @@ int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 		ret = profile_with_page(s, source, o, out);
 	else if (!ret)
 		ret = profile_print(s, fsread_is_image(fs) ? "an ext2/3/4 image or device" :
-				    "a mounted directory tree", o, out, NULL);
+				    "a mounted directory tree", o, out);
 	if (ret == -ENOMEM)
 		goto out_nomem;
 	goto out_release;

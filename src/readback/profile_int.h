@@ -102,8 +102,6 @@ void profile_meta_json(const struct pmeta *f, const struct params *p, struct jso
 
 /* ---- profile_print.c: the configuration (or JSON figures) from the tallies */
 
-/* Print the profile (or its figures) on out; the parameters into keep when it is not NULL. */
-int profile_print(struct pstate *s, const char *kind, const struct profile_opts *o, FILE *out,
-		  struct params *keep);
+int profile_print(struct pstate *s, const char *kind, const struct profile_opts *o, FILE *out);
 
 #endif

@@ -499,8 +499,7 @@ static int profile_print_json(const struct pstate *s, const struct pfig *f, cons
 	return ferror(out) ? -EIO : 0;
 }
 
-int profile_print(struct pstate *s, const char *kind, const struct profile_opts *o, FILE *out,
-		  struct params *keep)
+int profile_print(struct pstate *s, const char *kind, const struct profile_opts *o, FILE *out)
 {
 	struct mstate *m = &s->m;
 	struct params *p = malloc(sizeof(*p));
@@ -541,8 +540,6 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 		profile_content(s->cst, p);
 	p->tab.source_files = m->nfiles;
 	p->size_max = p->size_max < sorted[m->nfiles - 1] ? sorted[m->nfiles - 1] : p->size_max;
-	if (keep)
-		*keep = *p;
 	if (o->json) {
 		ret = profile_print_json(s, &f, &pm, p, out);
 		goto out_free;
