@@ -14,6 +14,7 @@
 #include "backends/mounted/mounted.h"
 #include "content/prealloc.h"
 #include "layout/layout.h"
+#include "util/array.h"
 #include "util/fiemap.h"
 #include "util/rng.h"
 #include "content/sparse.h"
@@ -309,20 +310,6 @@ static uint64_t plan_blocks(const struct plan *pl, uint64_t f, uint64_t bs)
 	return b;
 }
 
-struct cand {
-	double key;
-	uint64_t f;
-};
-
-static int cand_cmp(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->f < y->f ? -1 : x->f > y->f;
-}
-
 /* The order key of file f of b blocks under frag_select (smallest first); u in (0, 1). */
 static double select_key(const struct plan *pl, uint64_t f, uint64_t b, double u)
 {
@@ -346,13 +333,13 @@ static double select_key(const struct plan *pl, uint64_t f, uint64_t b, double u
  * frag_select order from the seed.  Also the score's pairs over every
  * file, and *mauto: the files pair sampling at the target's rate touches.
  */
-static struct cand *candidates(struct mnt_state *st, uint64_t *n, uint64_t *pairs,
-			       double *mauto)
+static struct array_keyed *candidates(struct mnt_state *st, uint64_t *n, uint64_t *pairs,
+				      double *mauto)
 {
 	const struct plan *pl = st->pl;
 	uint64_t bs = st->vfs.f_bsize, key = rng_stream_key(pl->prm.seed, "mounted-frag");
 	double p = 1 - pl->prm.layout_score;
-	struct cand *c = malloc((pl->nfiles + 1) * sizeof(*c));
+	struct array_keyed *c = malloc((pl->nfiles + 1) * sizeof(*c));
 	struct sparse_holes h;
 
 	*n = *pairs = 0;
@@ -369,10 +356,10 @@ static struct cand *candidates(struct mnt_state *st, uint64_t *n, uint64_t *pair
 		*mauto += p >= 1 ? 1 : -expm1((double)(b - 1) * log1p(-p));
 		u = ((double)(rng_mix64(key ^ rng_mix64(f)) >> 11) + 0.5) / 9007199254740992.0;
 		c[*n].key = select_key(pl, f, b, u);
-		c[(*n)++].f = f;
+		c[(*n)++].idx = f;
 	}
 	if (c)
-		qsort(c, *n, sizeof(*c), cand_cmp);
+		qsort(c, *n, sizeof(*c), array_cmp_keyed);
 	return c;
 }
 
@@ -396,7 +383,7 @@ static uint64_t chosen_files(const struct plan *pl, uint64_t n, uint64_t need, d
  * (frag_extents set alone: that many extents each); when they cannot hold
  * them (too small, or the kernel merged pieces), more files follow.
  */
-static int fragment_files(struct mnt_state *st, int sfd, const struct cand *c, uint64_t n,
+static int fragment_files(struct mnt_state *st, int sfd, const struct array_keyed *c, uint64_t n,
 			  uint64_t need, double mauto, unsigned char *buf)
 {
 	const struct plan *pl = st->pl;
@@ -406,14 +393,14 @@ static int fragment_files(struct mnt_state *st, int sfd, const struct cand *c, u
 	int ret = 0;
 
 	for (uint64_t j = 0; j < m; j++)
-		mpairs += plan_blocks(pl, c[j].f, bs) - 1;
+		mpairs += plan_blocks(pl, c[j].idx, bs) - 1;
 	st->frag_chosen = m;
 	while (i < n && st->frag_breaks < need && !ret) {
 		uint64_t left = need - st->frag_breaks, planned = 0;
 		unsigned nb = 0;
 
 		for (; i < n && nb < FRAG_BATCH_FILES && planned < left; i++) {
-			uint64_t b = plan_blocks(pl, c[i].f, bs), k;
+			uint64_t f = c[i].idx, b = plan_blocks(pl, f, bs), k;
 
 			if (i >= m)
 				k = 1 + left - planned; /* past the chosen files: the score wins */
@@ -425,7 +412,7 @@ static int fragment_files(struct mnt_state *st, int sfd, const struct cand *c, u
 				mpairs -= b - 1;
 			k = k > b ? b : k;
 			k = k - 1 > left - planned ? 1 + left - planned : k;
-			p[nb++] = (struct piece_file){ .f = c[i].f, .k = k, .cut = NULL, .keep = -1 };
+			p[nb++] = (struct piece_file){ .f = f, .k = k, .cut = NULL, .keep = -1 };
 			planned += k - 1;
 		}
 		ret = batch_write(st, p, nb, sfd, buf);
@@ -458,7 +445,7 @@ int mnt_fragment(struct mnt_state *st, double *target)
 	double mauto;
 	struct statfs sfs;
 	unsigned char *buf = NULL;
-	struct cand *c = NULL;
+	struct array_keyed *c = NULL;
 	char scratch[64];
 	int sfd, ret;
 

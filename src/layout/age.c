@@ -12,6 +12,7 @@
 #include "layout/mballoc.h"
 #include "model/dist.h"
 #include "util/rng.h"
+#include "util/util.h"
 
 /*
  * The churn.  Every plan file gets the round it is created in: round 0
@@ -762,17 +763,8 @@ static void sim_release(struct sim *s)
 	if (s->tf)
 		for (uint64_t t = 0; t < s->ntf; t++)
 			free(s->tf[t].more);
-	free(s->pf);
-	free(s->tf);
-	free(s->tbytes);
-	free(s->tid);
-	free(s->tdir);
-	free(s->tfree);
-	free(s->live);
-	free(s->dgrp);
-	free(s->fdirs);
-	free(s->rs.r);
-	free(s->pend.r);
+	FREE_ALL(s->pf, s->tf, s->tbytes, s->tid, s->tdir, s->tfree, s->live, s->dgrp, s->fdirs,
+		 s->rs.r, s->pend.r);
 	mb_release(&s->m);
 }
 

@@ -180,14 +180,15 @@ int fsread_has_extents(const struct fsread *fs);
  */
 uint64_t fsread_unreadable(const struct fsread *fs);
 
-/* The file-system block size in bytes (a mounted tree: its st_blksize / statfs f_bsize). */
-unsigned fsread_block_size(const struct fsread *fs);
+/* The file system's geometry, from an image's superblock or a mounted tree's statfs. */
+struct fsread_geometry {
+	unsigned block_size;   /* bytes (a mounted tree: its statfs f_bsize) */
+	uint64_t total_blocks; /* in the file system (images: the superblock's; mounted: statfs) */
+	uint64_t group_blocks; /* in a block group (images), or 0 when there are none (mounted) */
+};
 
-/* Blocks in the file system (images: the superblock's; mounted: statfs f_blocks). */
-uint64_t fsread_total_blocks(const struct fsread *fs);
-
-/* Blocks in a block group (images), or 0 when there are none (mounted trees). */
-uint64_t fsread_group_blocks(const struct fsread *fs);
+/* fs's geometry, set when it was opened. */
+const struct fsread_geometry *fsread_geometry(const struct fsread *fs);
 
 /*
  * The callback of fsread_walk().  Return 0 to go on; anything else stops

@@ -191,9 +191,10 @@ static int mounted_open(struct fsread *fs, struct fsread_error *err)
 		fsread_set_err(err, "'%s': %s", fs->target, strerror(e));
 		return -e;
 	}
-	fs->block_size = (unsigned)sf.f_bsize;
-	fs->total_blocks = (uint64_t)sf.f_blocks * ((uint64_t)sf.f_frsize ? sf.f_frsize : sf.f_bsize) /
-			   fs->block_size;
+	fs->geo.block_size = (unsigned)sf.f_bsize;
+	fs->geo.total_blocks = (uint64_t)sf.f_blocks *
+			       ((uint64_t)sf.f_frsize ? sf.f_frsize : sf.f_bsize) /
+			       fs->geo.block_size;
 	fs->dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 	fs->has_mnt_id = !!(stx.stx_mask & STATX_MNT_ID);
 	fs->mnt_id = stx.stx_mnt_id;
@@ -259,7 +260,7 @@ out_unlock:
 static int mounted_extent(const struct fiemap_extent *x, void *arg)
 {
 	struct fsread *fs = arg;
-	uint64_t bs = fs->block_size;
+	uint64_t bs = fs->geo.block_size;
 
 	if (x->fe_flags & FIEMAP_EXTENT_DATA_INLINE)
 		fs->ent.inline_data = 1;

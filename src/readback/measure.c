@@ -30,8 +30,8 @@ void measure_result_init(struct mresult *r, struct fsread *fs, const char *targe
 		r->target = target;
 	}
 	r->image = fsread_is_image(fs);
-	r->block_size = fsread_block_size(fs);
-	r->total_blocks = fsread_total_blocks(fs);
+	r->block_size = fsread_geometry(fs)->block_size;
+	r->total_blocks = fsread_geometry(fs)->total_blocks;
 	r->have_layout = fsread_has_extents(fs);
 	r->unreadable = fsread_unreadable(fs);
 }
@@ -41,7 +41,8 @@ int measure_free_read(struct fsread *fs, uint64_t chunk_bytes, const char *targe
 {
 	struct fsread_error err = { { 0 } };
 	const struct fsread_extent *fe;
-	uint64_t chunk = chunk_bytes / fsread_block_size(fs);
+	const struct fsread_geometry *geo = fsread_geometry(fs);
+	uint64_t chunk = chunk_bytes / geo->block_size;
 	size_t nfe;
 	int ret;
 
@@ -51,8 +52,8 @@ int measure_free_read(struct fsread *fs, uint64_t chunk_bytes, const char *targe
 		return ret;
 	}
 	/* 1 KiB blocks: block 0 is the boot block, never free */
-	ret = measure_free_hist(fe, nfe, fsread_total_blocks(fs),
-				fsread_block_size(fs) == 1024 ? 1 : 0, chunk ? chunk : 1, fr);
+	ret = measure_free_hist(fe, nfe, geo->total_blocks, geo->block_size == 1024 ? 1 : 0,
+				chunk ? chunk : 1, fr);
 	if (ret) {
 		fprintf(stderr, "imprint: '%s': corrupt: the free extents are out of order\n", target);
 		return ret;
@@ -69,6 +70,7 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 	struct mstate m = { 0 };
 	struct mresult r = { 0 };
 	struct fsread *fs = NULL;
+	const struct fsread_geometry *geo;
 	uint64_t chunk;
 	int ret;
 
@@ -85,9 +87,10 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 		goto out_release;
 	}
 	m.fs = fs;
+	geo = fsread_geometry(fs);
 	if (o->html_path) {
 		/* an image's blocks that are neither file data nor free are metadata */
-		ret = html_map_init(&m.map, fsread_total_blocks(fs), fsread_group_blocks(fs),
+		ret = html_map_init(&m.map, geo->total_blocks, geo->group_blocks,
 				    fsread_is_image(fs));
 		if (ret == -ENOMEM)
 			goto out_nomem;
@@ -100,10 +103,10 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 				strerror(errno));
 			goto out_release;
 		}
-		extents_file_write_header(m.ext_out, fsread_block_size(fs));
+		extents_file_write_header(m.ext_out, geo->block_size);
 	}
 	ret = fsread_walk(fs, measure_on_entry, &m, &err);
-	measure_meta_finish(&m, fsread_block_size(fs));
+	measure_meta_finish(&m, geo->block_size);
 	if (ret) {
 		if (m.ret == -ENOMEM || ret == -ENOMEM)
 			goto out_nomem;

@@ -32,6 +32,8 @@ static uint64_t mext_hash(uint64_t entry, const void *ctx)
 /* Id of ext in the table, added when new; -ENOMEM. */
 static int64_t mext_id(struct mext *t, const char *ext)
 {
+	const struct array_col cols[] = { { &t->name, sizeof(*t->name) },
+					  { &t->files, sizeof(*t->files) } };
 	size_t i;
 
 	if (array_slots_reserve(&t->slot, &t->nslot, t->n, 256, mext_hash, t))
@@ -39,15 +41,8 @@ static int64_t mext_id(struct mext *t, const char *ext)
 	for (i = str_hash(ext) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1))
 		if (!strcmp(t->name[t->slot[i] - 1], ext))
 			return t->slot[i] - 1;
-	if (t->n == t->cap) {
-		size_t c = t->cap ? t->cap * 2 : 64;
-
-		/* two arrays, one capacity */
-		if (array_resize(&t->name, c, sizeof(*t->name)) ||
-		    array_resize(&t->files, c, sizeof(*t->files)))
-			return -ENOMEM;
-		t->cap = c;
-	}
+	if (array_grow_cols(cols, ARRAY_SIZE(cols), &t->cap, t->n + 1))
+		return -ENOMEM;
 	t->name[t->n] = strdup(ext);
 	if (!t->name[t->n])
 		return -ENOMEM;
@@ -279,13 +274,13 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		m->max_mtime = e->mtime.sec;
 	if (e->extents_unknown)
 		return 0;
-	holes = fsread_hole_blocks(e, fsread_block_size(fs));
+	holes = fsread_hole_blocks(e, fsread_geometry(fs)->block_size);
 	if (holes) {
 		m->sparse_files++;
 		if (__builtin_add_overflow(m->hole_blocks, holes, &m->hole_blocks))
 			m->hole_blocks = UINT64_MAX;
 	}
-	tally_prealloc(e, fsread_block_size(fs), &m->meta);
+	tally_prealloc(e, fsread_geometry(fs)->block_size, &m->meta);
 	frags = measure_layout_add(&m->lay, e->extents, e->nextents);
 	for (size_t i = 0; m->map.cnt && i < e->nextents; i++)
 		html_map_add(&m->map, e->extents[i].physical, e->extents[i].len,

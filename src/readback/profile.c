@@ -146,7 +146,9 @@ int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 	}
 	s->m.fs = fs;
 	if (o->html_path) {
-		ret = html_map_init(&s->m.map, fsread_total_blocks(fs), fsread_group_blocks(fs),
+		const struct fsread_geometry *geo = fsread_geometry(fs);
+
+		ret = html_map_init(&s->m.map, geo->total_blocks, geo->group_blocks,
 				    fsread_is_image(fs));
 		if (ret == -ENOMEM)
 			goto out_nomem;
@@ -154,7 +156,7 @@ int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 	if (!fsread_is_image(fs))
 		set_strip(s, source, root);
 	ret = fsread_walk(fs, profile_on_entry, s, &err);
-	measure_meta_finish(&s->m, fsread_block_size(fs));
+	measure_meta_finish(&s->m, fsread_geometry(fs)->block_size);
 	if (o->progress)
 		fprintf(stderr, "\n");
 	if (ret) {
@@ -188,7 +190,8 @@ int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 		if (ret)
 			goto out_release;
 		s->have_free = 1;
-		s->total_bytes = fsread_total_blocks(fs) * fsread_block_size(fs);
+		s->total_bytes = fsread_geometry(fs)->total_blocks *
+				 fsread_geometry(fs)->block_size;
 	}
 	ret = profile_resolve_links(s);
 	if (!ret && o->html_path)

@@ -151,7 +151,7 @@ static void meta_layout(const struct pstate *s, struct params *p, struct pmeta *
 	}
 	if (s->have_free && s->total_bytes) {
 		const struct measure_free *fr = &s->fr;
-		uint64_t bs = fsread_block_size(m->fs), chunk = PROFILE_FREE_CHUNK / bs;
+		uint64_t bs = fsread_geometry(m->fs)->block_size, chunk = PROFILE_FREE_CHUNK / bs;
 		double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
 		unsigned nb = 0;
 
@@ -186,7 +186,7 @@ static void meta_layout(const struct pstate *s, struct params *p, struct pmeta *
 		f->sparse_eligible += m->size[k] >= SPARSE_MIN_SIZE &&
 			content_group_of_ext(m->ext_tab.name[m->ext[k]]) == CONTENT_BINARY;
 	if (m->sparse_files && f->sparse_eligible && s->sparse_unit_bytes) {
-		double holes = (double)m->hole_blocks * fsread_block_size(m->fs);
+		double holes = (double)m->hole_blocks * fsread_geometry(m->fs)->block_size;
 
 		p->sparse_file_share = fmin(1, (double)m->sparse_files / (double)f->sparse_eligible);
 		p->sparse_hole_share = fmin(0.999, fmax(0.001, holes / (double)s->sparse_unit_bytes));
@@ -225,7 +225,8 @@ void profile_meta_header(const struct pstate *s, const struct pmeta *f, const st
 		fprintf(out, "# free space: %" PRIu64 " of %" PRIu64 " blocks in %" PRIu64 " extents, "
 			"%.4f below 1 MiB (free_frag_share), gap shape %.3f (free_gap_shape); "
 			"files fill %.4f of the capacity (fill_share)\n", s->fr.free_blocks,
-			s->total_bytes / fsread_block_size(m->fs), s->fr.extents, f->free_share_small,
+			s->total_bytes / fsread_geometry(m->fs)->block_size, s->fr.extents,
+			f->free_share_small,
 			f->free_shape, f->fill);
 	if (m->sparse_files)
 		fprintf(out, "# holes: %" PRIu64 " sparse files, %" PRIu64 " files of 256 KiB or more "
