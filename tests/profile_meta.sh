@@ -48,7 +48,8 @@ print("root=%.6f" % (root / entries))
 EOF
 }
 
-cd "$WORK" || exit 1
+# never in the build tree: an empty WORK (mktemp failed) would leave cd where it is
+[ -n "$WORK" ] && [ -d "$WORK" ] && cd "$WORK" || { echo "no work directory"; exit 1; }
 MODES='0644:0.6 0755:0.25 0600:0.1 0640:0.05'
 DMODES='0755:0.7 0700:0.2 0750:0.1'
 SRC=(--seed 11 --size 384M --files 5000 --set size_mu=8 --set layout_score=0.8
