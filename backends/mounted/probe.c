@@ -84,7 +84,8 @@ static void probe_file(struct mnt_state *st, int dfd, int fd)
  * symlinks, chown, modes, case, holes, fiemap and name_max=N, makes the
  * probe report those capabilities missing (or names at most N bytes
  * long), to test refusals and --allow-drop on a file system that has
- * them all.  Nothing else reads it.
+ * them all; fail_last makes the run fail after its last step (DIR's own
+ * metadata set), to test the undo.  Nothing else reads it.
  */
 static void probe_deny(struct mnt_caps *c)
 {
@@ -103,6 +104,7 @@ static void probe_deny(struct mnt_caps *c)
 		{ "xattr_security", offsetof(struct mnt_caps, xattr_security) },
 		{ "acl", offsetof(struct mnt_caps, acl) },
 	};
+	const char *fail = "fail_last";
 	const char *s = getenv("IMPRINT_MOUNTED_DENY");
 
 	while (s && *s) {
@@ -110,6 +112,8 @@ static void probe_deny(struct mnt_caps *c)
 
 		if (n > 9 && !strncmp(s, "name_max=", 9))
 			c->name_max = strtol(s + 9, NULL, 10);
+		if (n == strlen(fail) && !strncmp(s, fail, n))
+			c->fail_last = 1;
 		for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
 			if (strlen(caps[i].name) == n && !strncmp(s, caps[i].name, n))
 				*(int *)((char *)c + caps[i].off) = 0;

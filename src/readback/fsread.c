@@ -107,7 +107,7 @@ void fsread_close(struct fsread *fs)
 		fs->ops->close(fs);
 	pthread_mutex_destroy(&fs->lock);
 	pthread_mutex_destroy(&fs->open_lock);
-	FREE_ALL(fs->path, fs->ext, fs->unp, fs->link, fs->free_ext, fs->target, fs);
+	FREE_ALL(fs->path, fs->ext, fs->mblk, fs->unp, fs->link, fs->free_ext, fs->target, fs);
 }
 
 int fsread_partition(const struct fsread *fs)

@@ -76,7 +76,9 @@ struct fsread_entry {
 	/*
 	 * Data extents of a regular file, merged, sorted by logical block
 	 * (only when the walk was opened with FSREAD_EXTENTS and they are
-	 * known: not NULL then, even for none; NULL otherwise).
+	 * known: not NULL then, even for none; NULL otherwise).  Directories
+	 * have theirs too where the reader can tell (images; FIEMAP on a
+	 * directory where the file system gives it, ext4's), else NULL.
 	 * Inline data (ext4 inline_data) has none.  Metadata blocks
 	 * (extent tree nodes, indirect blocks) are not included.  Unwritten
 	 * (preallocated) extents are included.
@@ -91,6 +93,12 @@ struct fsread_entry {
 	 */
 	const struct fsread_extent *unplaced;
 	size_t nunplaced;
+	/*
+	 * Images, a block-mapped (ext2/3) directory: its indirect blocks,
+	 * sorted, which the kernel puts among its data blocks; NULL otherwise.
+	 */
+	const uint64_t *map_blocks;
+	size_t nmap_blocks;
 	uint64_t blocks;             /* data blocks in the extents */
 	int extents_unknown;         /* FSREAD_EXTENTS, but the file could not be opened (permission) */
 	int inline_data;             /* a regular file's data is in its inode: no extents, no holes */

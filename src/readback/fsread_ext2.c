@@ -173,26 +173,63 @@ static int bmap_cb(ext2_filsys efs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk6
 	(void)efs;
 	(void)ref_blk;
 	(void)ref_offset;
-	if (blockcnt < 0)
+	if (blockcnt < 0) {
+		/* an indirect block: only asked for (and kept) for directories */
+		if (array_grow(&c->fs->mblk, &c->fs->mblk_cap, c->fs->nmblk + 1,
+			       sizeof(*c->fs->mblk))) {
+			c->ret = -ENOMEM;
+			return BLOCK_ABORT;
+		}
+		c->fs->mblk[c->fs->nmblk++] = *blocknr;
 		return 0;
+	}
 	c->ret = check_run(c->fs, c->ino, *blocknr, 1, c->err);
 	if (!c->ret)
 		c->ret = fsread_add_run(c->fs, (uint64_t)blockcnt, *blocknr, 1, 0);
 	return c->ret ? BLOCK_ABORT : 0;
 }
 
-static int image_blockmap(struct fsread *fs, ext2_ino_t ino, struct fsread_error *err)
+/* A block map's data runs; with meta, its indirect blocks too (fs->mblk, sorted). */
+static int image_blockmap(struct fsread *fs, ext2_ino_t ino, int meta, struct fsread_error *err)
 {
 	struct bmap_ctx c = { fs, ino, err, 0 };
 	errcode_t code;
 
-	code = ext2fs_block_iterate3(fs->fs, ino, BLOCK_FLAG_READ_ONLY | BLOCK_FLAG_DATA_ONLY,
-				     NULL, bmap_cb, &c);
+	fs->nmblk = 0;
+	code = ext2fs_block_iterate3(fs->fs, ino,
+				     BLOCK_FLAG_READ_ONLY | (meta ? 0 : BLOCK_FLAG_DATA_ONLY), NULL,
+				     bmap_cb, &c);
 	if (c.ret)
 		return c.ret;
 	if (code)
 		return ext2_fail(fs, err, code, "the block map of '%s' (inode %u)", fs->path, ino);
 	fsread_normalize_runs(fs);
+	if (fs->nmblk)
+		qsort(fs->mblk, fs->nmblk, sizeof(*fs->mblk), array_cmp_u64);
+	return 0;
+}
+
+/* A directory's data runs (and a block map's indirect blocks), when the walk collects extents. */
+static int image_dir_extents(struct fsread *fs, ext2_ino_t ino, struct fsread_error *err)
+{
+	struct fsread_entry *e = &fs->ent;
+	int ret;
+
+	if (!(fs->flags & FSREAD_EXTENTS) || (fs->inode.i_flags & EXT4_INLINE_DATA_FL))
+		return 0;
+	if (fs->inode.i_flags & EXT4_EXTENTS_FL) {
+		ret = image_extents(fs, ino, err);
+	} else {
+		ret = image_blockmap(fs, ino, 1, err);
+		e->map_blocks = fs->nmblk ? fs->mblk : NULL;
+		e->nmap_blocks = fs->nmblk;
+	}
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < fs->next; i++)
+		e->blocks += fs->ext[i].len;
+	e->extents = fs->ext ? fs->ext : fsread_no_extents;
+	e->nextents = fs->next;
 	return 0;
 }
 
@@ -311,7 +348,7 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 		else if (fs->inode.i_flags & EXT4_EXTENTS_FL)
 			ret = image_extents(fs, ino, err);
 		else
-			ret = image_blockmap(fs, ino, err);
+			ret = image_blockmap(fs, ino, 0, err);
 		if (ret)
 			return ret;
 		for (size_t i = 0; i < fs->next; i++)
@@ -322,6 +359,8 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 		}
 	} else if (e->type == FSREAD_SYMLINK) {
 		ret = image_symlink(fs, ino, err);
+	} else if (e->type == FSREAD_DIR) {
+		ret = image_dir_extents(fs, ino, err);
 	}
 	return ret;
 }

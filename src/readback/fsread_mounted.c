@@ -300,6 +300,40 @@ static int mounted_fiemap(struct fsread *fs, struct fsread_error *err)
 }
 
 /*
+ * A directory's extents by FIEMAP where the file system gives them (ext4
+ * does; xfs and btrfs do not): none, silently, otherwise.  Returns 0 or
+ * -ENOMEM.
+ */
+static int mounted_dir_fiemap(struct fsread *fs, int dirfd, const char *name)
+{
+	struct fsread_entry *e = &fs->ent;
+	struct stat st;
+	int fd, ret;
+
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || st.st_ino != e->ino) {
+		close(fd);
+		return 0;
+	}
+	ret = fiemap_walk(fd, 0, mounted_extent, fs);
+	close(fd);
+	if (ret > 0)
+		return -ENOMEM;
+	if (ret || fs->nunp) {
+		fs->next = fs->nunp = 0;
+		return 0;
+	}
+	fsread_normalize_runs(fs);
+	for (size_t i = 0; i < fs->next; i++)
+		e->blocks += fs->ext[i].len;
+	e->extents = fs->ext ? fs->ext : fsread_no_extents;
+	e->nextents = fs->next;
+	return 0;
+}
+
+/*
  * statx the entry `name` of directory dirfd (path in fs->path) into fs->ent.
  * Returns 0, 1 when the entry is on another mount (skipped), or a
  * negative errno with err set.
@@ -349,6 +383,8 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 				e->nunplaced = fs->nunp;
 			}
 		}
+	} else if (e->type == FSREAD_DIR && (fs->flags & FSREAD_EXTENTS) && !fs->no_fiemap) {
+		return mounted_dir_fiemap(fs, dirfd, name);
 	} else if (e->type == FSREAD_SYMLINK) {
 		ssize_t n;
 

@@ -89,6 +89,8 @@ struct fsread {
 	size_t path_cap;
 	struct fsread_extent *ext;
 	size_t next, ext_cap;
+	uint64_t *mblk;              /* images: a block-mapped directory's indirect blocks */
+	size_t nmblk, mblk_cap;
 	struct fsread_extent *unp;   /* mounted: data FIEMAP gives no place (delayed allocation) */
 	size_t nunp, unp_cap;
 	char *link;
