@@ -234,8 +234,9 @@ fi
 # fragmented differ), counted by strace on every write; writing the deleted
 # files would add about age_churn x rounds = 5 times the data
 written() {
-	# LeakSanitizer (--enable-asan builds) cannot run under ptrace
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	# LeakSanitizer (--enable-asan builds) cannot run under ptrace; the data
+	# through pwrite (IMPRINT_DIRECT_IO=0), not AIO, for strace to count it
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 IMPRINT_DIRECT_IO=0 \
 		strace -f -qq -e trace=write,pwrite64,writev,pwritev,pwritev2 -o "$WORK/strace" \
 		"$IMPRINT" create -q --size 256M --seed 2 "$@" "$WORK/io.img" >/dev/null 2>&1 || return 1
 	rm -f "$WORK/io.img"

@@ -65,6 +65,39 @@ for fs in ext4 ext3 ext2; do
 	fi
 	rm -f "$WORK/a" "$WORK/b" "$WORK/c"
 done
+# --- file data around the page cache (O_DIRECT and AIO, 4 KiB blocks) or
+# through it (IMPRINT_DIRECT_IO=0), small files and a large one: the same bytes
+for shape in "--files 3000 --set size_mu=6.9 --set size_sigma=1.2 --set size_tail_weight=0" \
+	"--files 4 --used 40M"; do
+	"$IMPRINT" create -q --size 96M $shape --seed 27 -j2 --mkfs-options "-b 4096" "$WORK/a" \
+		2>"$WORK/err" &&
+		IMPRINT_DIRECT_IO=0 "$IMPRINT" create -q --size 96M $shape --seed 27 -j2 \
+			--mkfs-options "-b 4096" "$WORK/b" 2>>"$WORK/err"
+	if [ ! -f "$WORK/b" ]; then
+		fail "direct and buffered data ($shape): create failed: $(head -c 400 "$WORK/err")"
+	else
+		[ "$(sha "$WORK/a")" = "$(sha "$WORK/b")" ] &&
+			pass "direct and buffered data ($shape): same sha256" ||
+			fail "direct and buffered data ($shape): the images differ"
+		expect_fsck "$WORK/a" "direct data ($shape): e2fsck -fn clean"
+	fi
+	rm -f "$WORK/a" "$WORK/b"
+done
+# where the directory takes O_DIRECT, the data goes that way (io_submit seen)
+if command -v strace >/dev/null 2>&1 &&
+	dd if=/dev/zero of="$WORK/d" bs=4096 count=1 oflag=direct status=none 2>/dev/null; then
+	strace -f -qq -e trace=io_submit -o "$WORK/strace" "$IMPRINT" create -q --size 96M \
+		--files 300 --seed 28 --mkfs-options "-b 4096" "$WORK/a" 2>"$WORK/err"
+	grep -q "io_submit" "$WORK/strace" && pass "file data written with O_DIRECT through AIO" ||
+		fail "no io_submit in $WORK where O_DIRECT works: $(head -c 400 "$WORK/err")"
+	IMPRINT_DIRECT_IO=0 strace -f -qq -e trace=io_submit -o "$WORK/strace" "$IMPRINT" create -q \
+		--size 96M --files 300 --seed 28 --mkfs-options "-b 4096" "$WORK/b" 2>"$WORK/err"
+	grep -q "io_submit" "$WORK/strace" && fail "IMPRINT_DIRECT_IO=0 still wrote with AIO" ||
+		pass "IMPRINT_DIRECT_IO=0: file data through the page cache"
+	rm -f "$WORK/a" "$WORK/b" "$WORK/d"
+else
+	pass "# SKIP O_DIRECT use: no strace, or O_DIRECT refused in $WORK"
+fi
 "$IMPRINT" create -q $small --seed 22 "$WORK/a" 2>/dev/null
 "$IMPRINT" create -q $small --seed 23 "$WORK/b" 2>/dev/null
 [ "$(sha "$WORK/a")" != "$(sha "$WORK/b")" ] && pass "another seed, other bytes" \

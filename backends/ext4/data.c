@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "backends/ext4/data.h"
+#include "backends/ext4/dio.h"
 #include "content/sparse.h"
 
 #define EXT4_DATA_BATCH_BYTES (8u << 20)
@@ -72,6 +73,7 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 	memset(d, 0, sizeof(*d));
 	d->pl = pl;
 	d->fd = -1;
+	d->dfd = -1;
 	d->block_size = block_size;
 	d->batch_blocks = EXT4_DATA_BATCH_BYTES / block_size;
 	for (uint64_t f = 0; f < pl->nfiles; f++) {
@@ -175,37 +177,33 @@ static size_t take_batch(struct ext4_data *d, struct ext4_piece *out, uint64_t *
 	return n;
 }
 
-static int pwrite_all(int fd, const unsigned char *buf, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t w = pwrite(fd, buf, len, (off_t)off);
+/* One batch: its pieces, the buffer their blocks are made in, the runs written. */
+struct ext4_batch {
+	struct ext4_piece *b;
+	size_t n;
+	uint64_t span_start;
+	unsigned char *buf;
+	struct ext4_dio_run *run;
+	size_t nrun;
+	uint64_t bytes, files;
+};
 
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (w == 0)
-			return -EIO;
-		buf += w;
-		len -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
-static int write_batch(struct ext4_data *d, const struct ext4_piece *b, size_t n,
-		       uint64_t span_start, unsigned char *buf)
+/* Make the content of batch s in its buffer and gather its runs of consecutive blocks. */
+static int fill_batch(struct ext4_data *d, struct ext4_batch *s)
 {
-	uint64_t bs = d->block_size, bytes = 0, files = 0;
+	const struct ext4_piece *b = s->b;
+	uint64_t bs = d->block_size;
 	int ret = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	s->nrun = 0;
+	s->bytes = 0;
+	s->files = 0;
+	for (size_t i = 0; i < s->n; i++) {
 		uint64_t size = d->pl->file_size[b[i].file];
 		uint64_t off = b[i].lblk * bs, want = (uint64_t)b[i].len * bs;
 		/* blocks kept beyond the end of a preallocated file: zeros */
 		uint64_t have = off >= size ? 0 : size - off < want ? size - off : want;
-		unsigned char *at = buf + (b[i].pblk - span_start) * bs;
+		unsigned char *at = s->buf + (b[i].pblk - s->span_start) * bs;
 
 		ret = have ? d->cs->fill(d->cs, b[i].file, off, at, (size_t)have) : 0;
 		if (ret)
@@ -213,59 +211,141 @@ static int write_batch(struct ext4_data *d, const struct ext4_piece *b, size_t n
 		/* the tail of the last block is zero, as the kernel leaves it */
 		if (have < want)
 			memset(at + have, 0, (size_t)(want - have));
-		bytes += have;
-		files += b[i].last;
+		s->bytes += have;
+		s->files += b[i].last;
 	}
-	/*
-	 * Content is made in parallel, but the writes go one at a time: the
-	 * kernel serializes buffered writes to one file anyway, and waiting
-	 * here sleeps where waiting on the inode lock would spin a CPU.
-	 */
-	pthread_mutex_lock(&d->wlock);
-	for (size_t i = 0; i < n;) {
+	for (size_t i = 0; i < s->n;) {
 		size_t j = i + 1;
 
-		while (j < n && b[j].pblk == b[j - 1].pblk + b[j - 1].len)
+		while (j < s->n && b[j].pblk == b[j - 1].pblk + b[j - 1].len)
 			j++;
-		ret = pwrite_all(d->fd, buf + (b[i].pblk - span_start) * bs,
-				 (size_t)((b[j - 1].pblk + b[j - 1].len - b[i].pblk) * bs),
-				 d->base + b[i].pblk * bs);
-		if (ret)
-			break;
+		s->run[s->nrun].buf = s->buf + (b[i].pblk - s->span_start) * bs;
+		s->run[s->nrun].len = (size_t)((b[j - 1].pblk + b[j - 1].len - b[i].pblk) * bs);
+		s->run[s->nrun].off = d->base + b[i].pblk * bs;
+		s->nrun++;
 		i = j;
 	}
-	pthread_mutex_unlock(&d->wlock);
-	if (ret)
-		return ret;
-	atomic_fetch_add(&d->bytes_done, bytes);
-	atomic_fetch_add(&d->files_done, files);
 	return 0;
 }
 
-static void *worker(void *arg)
+/*
+ * Content is made in parallel, but the writes go one batch at a time: the
+ * kernel serializes writes to one file anyway, and waiting here sleeps
+ * where waiting on the inode lock would spin a CPU.  With io, the batch
+ * is only submitted: finish_batch() waits for it.
+ */
+static int submit_batch(struct ext4_data *d, struct ext4_batch *s, struct ext4_dio *io)
 {
-	struct ext4_data *d = arg;
-	unsigned char *buf = malloc((size_t)d->batch_blocks * d->block_size);
-	struct ext4_piece *b = malloc((size_t)d->batch_blocks * sizeof(*b));
-	int ret = buf && b ? 0 : -ENOMEM;
+	int ret = 0;
+
+	pthread_mutex_lock(&d->wlock);
+	if (io && !atomic_load(&d->buffered)) {
+		ret = ext4_dio_submit(io, d->dfd, d->fd, s->run, s->nrun);
+		if (ret == 1) {
+			atomic_store(&d->buffered, 1);
+			ret = 0;
+		}
+	} else {
+		for (size_t i = 0; i < s->nrun && !ret; i++)
+			ret = ext4_pwrite_all(d->fd, s->run[i].buf, s->run[i].len, s->run[i].off);
+	}
+	pthread_mutex_unlock(&d->wlock);
+	return ret;
+}
+
+/* Wait for what is in flight of batch s, then count it done. */
+static int finish_batch(struct ext4_data *d, struct ext4_batch *s, struct ext4_dio *io)
+{
+	int ret = 0;
+
+	if (io && io->inflight)
+		ret = ext4_dio_reap(io, d->fd, s->run, io->inflight);
+	if (ret)
+		return ret;
+	atomic_fetch_add(&d->bytes_done, s->bytes);
+	atomic_fetch_add(&d->files_done, s->files);
+	return 0;
+}
+
+static int batch_alloc(struct ext4_batch *s, size_t cap, uint32_t block_size)
+{
+	memset(s, 0, sizeof(*s));
+	/* aligned for direct I/O */
+	if (posix_memalign((void **)&s->buf, EXT4_DIO_ALIGN, cap * block_size))
+		s->buf = NULL;
+	s->b = malloc(cap * sizeof(*s->b));
+	s->run = malloc(cap * sizeof(*s->run));
+	return s->buf && s->b && s->run ? 0 : -ENOMEM;
+}
+
+static void batch_free(struct ext4_batch *s)
+{
+	free(s->buf);
+	free(s->b);
+	free(s->run);
+}
+
+/*
+ * Take batches in block order until none is left.  With direct I/O, two
+ * batches alternate: one is made while the other is in flight.
+ */
+static int work(struct ext4_data *d, struct ext4_batch *s, struct ext4_dio *io)
+{
+	struct ext4_batch *pending = NULL;
+	unsigned cur = 0;
+	int ret = 0;
 
 	while (!ret) {
-		uint64_t span_start = 0;
-		size_t n;
-
 		pthread_mutex_lock(&d->lock);
-		n = d->stop ? 0 : take_batch(d, b, &span_start);
+		s[cur].n = d->stop ? 0 : take_batch(d, s[cur].b, &s[cur].span_start);
 		pthread_mutex_unlock(&d->lock);
-		if (!n)
+		if (!s[cur].n)
 			break;
 		if (d->cancel && *d->cancel) {
 			ret = -EINTR;
 			break;
 		}
-		ret = write_batch(d, b, n, span_start, buf);
+		ret = fill_batch(d, &s[cur]);
+		if (!ret && pending)
+			ret = finish_batch(d, pending, io);
+		pending = NULL;
+		if (!ret)
+			ret = submit_batch(d, &s[cur], io);
+		if (!ret && !io) {
+			ret = finish_batch(d, &s[cur], NULL);
+		} else if (!ret) {
+			pending = &s[cur];
+			cur ^= 1;
+		}
 	}
-	free(buf);
-	free(b);
+	if (pending) {
+		int r = finish_batch(d, pending, io);
+
+		if (!ret)
+			ret = r;
+	}
+	return ret;
+}
+
+static void *worker(void *arg)
+{
+	struct ext4_data *d = arg;
+	size_t cap = d->batch_blocks;
+	struct ext4_batch s[2] = { 0 };
+	struct ext4_dio io, *iop = NULL;
+	int ret;
+
+	ret = batch_alloc(&s[0], cap, d->block_size);
+	/* no asynchronous context or second buffer: this worker writes through the page cache */
+	if (!ret && d->dfd >= 0 && batch_alloc(&s[1], cap, d->block_size) == 0 &&
+	    ext4_dio_init(&io, (unsigned)cap) == 0)
+		iop = &io;
+	if (!ret)
+		ret = work(d, s, iop);
+	if (iop)
+		ext4_dio_release(iop);
+	batch_free(&s[0]);
+	batch_free(&s[1]);
 	pthread_mutex_lock(&d->lock);
 	if (ret && !d->err)
 		d->err = ret;
@@ -277,8 +357,8 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd, unsigned jobs,
-		    volatile sig_atomic_t *cancel)
+int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd, int direct,
+		    unsigned jobs, volatile sig_atomic_t *cancel)
 {
 	pthread_condattr_t ca;
 	int ret = 0;
@@ -286,6 +366,11 @@ int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd
 	d->cs = cs;
 	d->cancel = cancel;
 	d->fd = fd;
+	d->dfd = direct ? ext4_dio_open(fd, d->block_size, d->base) : -1;
+	/* two buffers a worker (one in flight): half the batch, the same memory */
+	if (d->dfd >= 0 && d->batch_blocks > 1)
+		d->batch_blocks /= 2;
+	atomic_init(&d->buffered, 0);
 	if (jobs < 1)
 		jobs = 1;
 	d->thread = calloc(jobs, sizeof(*d->thread));
@@ -380,6 +465,9 @@ void ext4_data_release(struct ext4_data *d)
 {
 	if (d->started)
 		ext4_data_join(d, -ECANCELED);
+	if (d->dfd >= 0)
+		close(d->dfd);
+	d->dfd = -1;
 	free(d->piece);
 	d->piece = NULL;
 	d->npieces = 0;

@@ -34,6 +34,8 @@ struct ext4_data {
 	const struct content_source *cs;
 	volatile sig_atomic_t *cancel; /* stop with -EINTR when set; may be NULL */
 	int fd;
+	int dfd;       /* fd's file opened O_DIRECT, -1 when not: see dio.h */
+	atomic_int buffered; /* set when the file refused direct I/O */
 	uint64_t base; /* byte offset of the file system in fd (a partition), else 0 */
 	uint32_t block_size;
 	uint32_t batch_blocks;	  /* span of one batch */
@@ -66,11 +68,13 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 		   const uint64_t *file_blocks, uint32_t block_size);
 
 /*
- * Start jobs workers writing through fd, content from cs.  Returns 0 or
- * a negative errno (nothing left running then).
+ * Start jobs workers writing through fd, content from cs; with direct,
+ * around the page cache where the file and block size allow it (the same
+ * bytes either way: see dio.h).  Returns 0 or a negative errno (nothing
+ * left running then).
  */
-int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd, unsigned jobs,
-		    volatile sig_atomic_t *cancel);
+int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd, int direct,
+		    unsigned jobs, volatile sig_atomic_t *cancel);
 
 /*
  * Wait up to ms milliseconds for the workers.  Returns 1 while they run,

@@ -75,6 +75,7 @@ static int ext4_open(struct backend *b, const struct create_opts *o, const struc
 	clock_gettime(CLOCK_MONOTONIC, &st->t0);
 	st->data_fd = -1;
 	st->jobs = o->jobs ? o->jobs : 1;
+	st->direct = !getenv("IMPRINT_DIRECT_IO") || strcmp(getenv("IMPRINT_DIRECT_IO"), "0") != 0;
 	st->cancel = o->cancel;
 	st->progress = o->progress;
 	st->progress_ctx = o->progress_ctx;
@@ -182,6 +183,7 @@ static int ext4_layout_request(struct backend *b, const struct plan *pl, struct 
 	x->fs = st->fs;
 	x->pl = pl;
 	x->data.fd = -1;
+	x->data.dfd = -1;
 	ret = ext4_build_init(x);
 	if (!ret)
 		ret = ext4_request(x, rq, fm);
