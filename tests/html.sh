@@ -82,5 +82,5 @@ expect_status 1 "an unwritable place is refused before the build" \
 	"$IMPRINT" create --size 64M -q --html /nonexistent/dir/r.html img2
 if [ ! -e img2 ]; then pass "nothing was built"; else fail "img2 was built"; fi
 expect_status 2 "--html is not for config" "$IMPRINT" config --html x.html
-expect_err "'--html' is only for 'plan', 'create', 'measure' and 'content-report'" "the refusal lists the commands"
+expect_err "'--html' is only for 'plan', 'create', 'measure', 'content-report' and 'profile'" "the refusal lists the commands"
 finish

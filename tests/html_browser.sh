@@ -20,7 +20,8 @@ ARGS=(--size 256M --set layout_score=0.8 --seed 5)
 	"$IMPRINT" measure --html measure.html img >/dev/null &&
 	"$IMPRINT" config "${ARGS[@]}" > run.cfg &&
 	"$IMPRINT" measure --against run.cfg --html against.html img >/dev/null &&
-	"$IMPRINT" content-report "${ARGS[@]}" --html content.html img >/dev/null ||
+	"$IMPRINT" content-report "${ARGS[@]}" --html content.html img >/dev/null &&
+	"$IMPRINT" profile -o prof.conf --html profile.html img ||
 	{ fail "the pages could not be written"; finish; }
 
 # Every request the browser makes goes to this proxy, which logs its first line.
@@ -57,7 +58,7 @@ browse() {
 		--enable-logging=stderr --v=0 --virtual-time-budget=10000 "$@" "file://$WORK/$page"
 }
 
-for page in plan create measure against content; do
+for page in plan create measure against content profile; do
 	browse "$page.html#selftest" --dump-dom > "$page.dom" 2> "$page.log"
 	if [ -s "$page.dom" ]; then
 		pass "$page.html: loaded in Chromium"

@@ -121,6 +121,34 @@ static void test_shuffle_is_permutation(void **state)
 	assert_true(moved > N * 9 / 10);
 }
 
+/* rng_permute(): a bijection of [0, n) for small and odd sizes, that moves items and differs by key */
+static void test_permute(void **state)
+{
+	static const uint64_t sizes[] = { 1, 2, 3, 7, 64, 1000, 4097 };
+	uint8_t seen[4097];
+
+	(void)state;
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		uint64_t n = sizes[s], fixed = 0, same = 0;
+
+		memset(seen, 0, sizeof(seen));
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t x = rng_permute(i, n, 42);
+
+			assert_true(x < n);
+			assert_int_equal(seen[x], 0);
+			seen[x] = 1;
+			fixed += x == i;
+			same += x == rng_permute(i, n, 43);
+		}
+		if (n >= 64) {
+			/* a random permutation fixes about one point; another key agrees about as rarely */
+			assert_true(fixed < n / 16);
+			assert_true(same < n / 16);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +157,7 @@ int main(void)
 		cmocka_unit_test(test_uniform),
 		cmocka_unit_test(test_below),
 		cmocka_unit_test(test_shuffle_is_permutation),
+		cmocka_unit_test(test_permute),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -155,7 +155,7 @@ static int plan_report(struct cli *c, const struct plan *pl, FILE *out)
  * given).  verify takes create's options too: its gpt, mbr or none is
  * create's and means nothing here.  Returns 0 or EXIT_USAGE after a message.
  */
-static int partition_number(const struct cli *c, const char *cmd, int *n)
+int partition_number(const struct cli *c, const char *cmd, int *n)
 {
 	enum disk_label label;
 	char *end;
@@ -175,8 +175,7 @@ static int partition_number(const struct cli *c, const char *cmd, int *n)
 	return 0;
 }
 
-/* Refuse a --html FILE that would be refused at the end, before the work: 0 or 1. */
-static int html_precheck(const struct cli *c)
+int html_precheck(const struct cli *c)
 {
 	char err[600];
 
@@ -187,7 +186,7 @@ static int html_precheck(const struct cli *c)
 }
 
 /* The page's run: the command and its line. */
-static struct page_run page_run_of(const struct cli *c, const char *kind)
+struct page_run page_run_of(const struct cli *c, const char *kind)
 {
 	struct page_run run = { .kind = kind, .argc = c->argc, .argv = c->argv };
 

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "cli/create.h"
+#include "cli/page.h"
 #include "model/params.h"
 
 #define EXIT_USAGE 2
@@ -50,5 +51,12 @@ int cmd_measure(struct cli *c, struct params *p);
 int cmd_config(struct cli *c, struct params *p);
 int cmd_params(struct cli *c, struct params *p);
 int cmd_profile(struct cli *c, struct params *p);
+
+/* --partition N of the commands that read a disk into *n (0: not given); 0 or EXIT_USAGE. */
+int partition_number(const struct cli *c, const char *cmd, int *n);
+/* Refuse a --html FILE that would be refused at the end, before the work: 0 or 1. */
+int html_precheck(const struct cli *c);
+/* What a page's header says of this run (page.h), kind its command. */
+struct page_run page_run_of(const struct cli *c, const char *kind);
 
 #endif

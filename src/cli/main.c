@@ -175,7 +175,7 @@ static const struct command commands[NCOMMANDS] = {
 		.run = cmd_profile,
 		.help = "measure a tree, image or device and write its statistics as a\n"
 			"            configuration: imprint profile SOURCE [-o PROFILE] [--parametric]\n"
-			"            [--content [--sample SHARE]] [--json]",
+			"            [--content [--sample SHARE]] [--json] [--partition N] [--html FILE]",
 		.needs = "profile needs a SOURCE: a mounted directory, an ext2/3/4 image or a device",
 		.load = LOAD_NONE,
 		.also = profile_also,
@@ -227,8 +227,8 @@ static const struct opt_rule {
 	  .only_for = "'create', 'verify' and 'measure'" },
 	{ .opt = OPT_PARTITION,
 	  .name = "'--partition'",
-	  .takes = CREATE_OPTS | ON(CMD_MEASURE) | ON(CMD_CONTENT_REPORT),
-	  .only_for = "'create', 'verify', 'measure' and 'content-report'" },
+	  .takes = CREATE_OPTS | ON(CMD_MEASURE) | ON(CMD_CONTENT_REPORT) | ON(CMD_PROFILE),
+	  .only_for = "'create', 'verify', 'measure', 'content-report' and 'profile'" },
 	{ .opt = OPT_OPERAND },
 	{ .opt = OPT_AGAINST,
 	  .name = "'--against'",
@@ -248,8 +248,9 @@ static const struct opt_rule {
 	  .only_for = "'config'" },
 	{ .opt = OPT_HTML,
 	  .name = "'--html'",
-	  .takes = ON(CMD_PLAN) | ON(CMD_CREATE) | ON(CMD_MEASURE) | ON(CMD_CONTENT_REPORT),
-	  .only_for = "'plan', 'create', 'measure' and 'content-report'" },
+	  .takes = ON(CMD_PLAN) | ON(CMD_CREATE) | ON(CMD_MEASURE) | ON(CMD_CONTENT_REPORT) |
+		   ON(CMD_PROFILE),
+	  .only_for = "'plan', 'create', 'measure', 'content-report' and 'profile'" },
 };
 
 /* The command line as parsed: what it asks for and which options it gave. */
@@ -331,11 +332,11 @@ static void usage(FILE *out)
 		"      --content        profile: read every file (--sample SHARE of the segments\n"
 		"                       compressed): compressibility, duplicates, zero blocks\n"
 		"      --from-impressions FILE  config: convert an Impressions input file\n"
-		"      --partition N    measure, content-report, verify: read partition N of a\n"
+		"      --partition N    measure, content-report, verify, profile: read partition N of a\n"
 		"                       partitioned disk (default: the one with a file system)\n"
 		"      --against CONFIG measure: compare with CONFIG (the fit report of\n"
 		"                       'plan --report', layout and free-space targets); -c and\n"
-		"                       --set also turn the comparison on\n"		"      --html FILE      plan, create, measure, content-report: also write the\n"
+		"                       --set also turn the comparison on\n"		"      --html FILE      plan, create, measure, content-report, profile: also write the\n"
 		"                       report as one self-contained HTML page (charts of target\n"
 		"                       against achieved, a map of the disk) to FILE\n"
 		"\n"

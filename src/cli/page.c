@@ -167,7 +167,7 @@ static json_object *plan_extra(const struct plan *pl)
 	int64_t *ages = malloc((pl->nfiles ? pl->nfiles : 1) * sizeof(*ages));
 	uint64_t dirs[256] = { 0 };
 	struct html_age_model am = { pl->prm.age_median_days, pl->prm.age_sigma,
-				     pl->prm.age_max_days };
+				     pl->prm.age_max_days, pl->prm.tab.age_q, pl->prm.tab.nage_q };
 	json_object *x = json_object_new_object();
 
 	if (!sizes || !ages || !x) {

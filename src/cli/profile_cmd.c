@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "config.h"
 #include "cli/commands.h"
 #include "readback/profile.h"
@@ -69,6 +71,8 @@ out_free:
 
 int cmd_profile(struct cli *c, struct params *p)
 {
+	struct page_run run = page_run_of(c, "profile");
+	int ret;
 	struct profile_opts o = {
 		.json = c->json,
 		.parametric = c->parametric,
@@ -76,12 +80,26 @@ int cmd_profile(struct cli *c, struct params *p)
 		.sample = c->sample,
 		.progress = isatty(STDERR_FILENO) && !c->create.quiet,
 		.version = PACKAGE_VERSION,
+		.html_path = c->html,
+		.name = c->output && strcmp(c->output, "-") ? c->output : NULL,
 	};
 
 	(void)p;
+	if (partition_number(c, "profile", &o.partition))
+		return EXIT_USAGE;
+	if (c->html) {
+		if (html_precheck(c))
+			return 1;
+		o.html_page = page_new(&run, NULL);
+		if (!o.html_page)
+			return 1;
+	}
 	if (c->output && strcmp(c->output, "-"))
-		return profile_to_file(c, &o);
-	if (profile_run(c->operand, &o, stdout))
-		return 1;
-	return fflush(stdout) ? 1 : 0;
+		ret = profile_to_file(c, &o);
+	else if (profile_run(c->operand, &o, stdout))
+		ret = 1;
+	else
+		ret = fflush(stdout) ? 1 : 0;
+	json_object_put(o.html_page);
+	return ret;
 }

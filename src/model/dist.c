@@ -682,3 +682,38 @@ double ks_critical_01(size_t n)
 		return INFINITY;
 	return 1.628 / sqrt((double)n);
 }
+
+double age_lognormal_cdf(double median_days, double sigma, double max_days, double d)
+{
+	double ln, lmax;
+
+	if (d <= 0)
+		return 0;
+	if (d >= max_days)
+		return 1;
+	if (!(sigma > 0))
+		return (d >= median_days) + 0.0;
+	ln = 0.5 * erfc(-(log(d) - log(median_days)) / (sigma * M_SQRT2));
+	lmax = 0.5 * erfc(-(log(max_days) - log(median_days)) / (sigma * M_SQRT2));
+	return ln + (1 - lmax) * d / max_days;
+}
+
+double quantile_table_cdf(const double *q, uint32_t n, double x)
+{
+	uint32_t lo = 0, hi = n;
+
+	if (x < q[0])
+		return 0;
+	/* the largest i with q[i] <= x */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (q[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (lo == n - 1)
+		return 1;
+	return ((double)lo + (x - q[lo]) / (q[lo + 1] - q[lo])) / (double)(n - 1);
+}

@@ -118,6 +118,19 @@ double ks_d_discrete(const uint64_t *v, size_t n,
 /* Same, from a histogram: count[t] observations of value t, t = 0..len-1. */
 double ks_d_hist(const uint64_t *count, size_t len, const double *model_p);
 
+/*
+ * P(age <= d days) of the model's file ages (doc/model.md, "Owners, modes,
+ * times"): lognormal of that median and sigma, the part above max_days
+ * redrawn uniformly below it.
+ */
+double age_lognormal_cdf(double median_days, double sigma, double max_days, double d);
+
+/*
+ * P(X <= x) of the law linear between the quantiles q[0..n-1] at u = i/(n - 1)
+ * (n >= 2, nondecreasing; a run of equal ones is a point mass).
+ */
+double quantile_table_cdf(const double *q, uint32_t n, double x);
+
 /* Asymptotic 1% critical value of D for n observations: 1.628 / sqrt(n). */
 double ks_critical_01(size_t n);
 

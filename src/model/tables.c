@@ -87,6 +87,29 @@ static int parse_sbe(struct param_tables *t, uint32_t i, char *tok)
 	return n == TAB_SBE_Q ? 0 : -EINVAL;
 }
 
+/* OCTAL:SHARE into mode table d at i: permission bits 0..07777, each mode once. */
+static int parse_mode(struct param_tables *t, const struct tab_def *d, uint32_t i, char *tok)
+{
+	struct tab_modes *tm = (struct tab_modes *)((char *)t + d->data_off);
+	uint16_t *mode = tm->mode;
+	double *share = tm->share;
+	char *colon = strrchr(tok, ':'), *end;
+	unsigned long v;
+
+	if (!colon || colon == tok || !isdigit((unsigned char)*tok))
+		return -EINVAL;
+	*colon = '\0';
+	errno = 0;
+	v = strtoul(tok, &end, 8);
+	if (errno || *end || v > 07777 || parse_share(colon + 1, &share[i]))
+		return -EINVAL;
+	mode[i] = (uint16_t)v;
+	for (uint32_t k = 0; k < i; k++)
+		if (mode[k] == mode[i])
+			return -EINVAL;
+	return 0;
+}
+
 /* One entry of table d at index i from tok (modified). */
 static int parse_entry(struct param_tables *t, const struct tab_def *d, uint32_t i, char *tok)
 {
@@ -141,6 +164,15 @@ static int parse_entry(struct param_tables *t, const struct tab_def *d, uint32_t
 			t->subdirs_n[i] = (uint32_t)n;
 		}
 		return 0;
+	case TK_MODE:
+		return parse_mode(t, d, i, tok);
+	case TK_QUANT: {
+		double *q = (double *)((char *)t + d->data_off);
+
+		if (parse_share(tok, &q[i]))
+			return -EINVAL;
+		return i && q[i] < q[i - 1] ? -EINVAL : 0;
+	}
 	case TK_COUNT:
 		break;
 	}
@@ -190,7 +222,8 @@ int tables_set(struct params *p, const char *key, const char *value, int append,
 		if (parse_entry(&p->tab, d, *n, tok)) {
 			params_set_error(err, where, "'%s' entry %" PRIu32 " must be %s%s (got '%s')",
 					 d->name, *n + 1, d->what,
-					 d->kind == TK_SIZEQ ? ", not below the one before" : "",
+					 d->kind == TK_SIZEQ ? ", not below the one before" :
+					 d->kind == TK_MODE ? " (octal bits up to 07777, each mode once)" : "",
 					 shown);
 			ret = -EINVAL;
 			break;
@@ -260,6 +293,21 @@ int tables_check(const struct params *p, struct param_error *err)
 					 t->depth_leaves[d] > 1 ? "depth_leaves" : "depth_fileless", d + 1);
 			return -EINVAL;
 		}
+	if (t->nage_q == 1 || t->natime_q == 1) {
+		params_set_error(err, NULL, "'%s' needs at least 2 entries (got 1)",
+				 t->nage_q == 1 ? "age_quantiles" : "atime_quantiles");
+		return -EINVAL;
+	}
+	if (t->natime_q && t->atime_q[t->natime_q - 1] > 1) {
+		params_set_error(err, NULL, "'atime_quantiles' must stay within 0..1 (ends at %.6g)",
+				 t->atime_q[t->natime_q - 1]);
+		return -EINVAL;
+	}
+	if ((t->nmode_files && !(shares_sum(t->mode_files.share, t->nmode_files) > 0)) ||
+	    (t->nmode_dirs && !(shares_sum(t->mode_dirs.share, t->nmode_dirs) > 0))) {
+		params_set_error(err, NULL, "a mode table ('mode_files', 'mode_dirs') sums to 0");
+		return -EINVAL;
+	}
 	ext_sum = shares_sum(t->ext_share, t->next);
 	if (t->next && ext_sum > 1 + 1e-6) {
 		params_set_error(err, NULL, "'ext_shares' sum to %.6g, more than 1", ext_sum);
@@ -368,4 +416,38 @@ uint64_t tables_special_total(const struct params *p)
 	for (uint32_t i = 0; i < p->tab.nspecial; i++)
 		sum += tables_special_files(p, i);
 	return sum;
+}
+
+int tables_mode_draw(const struct params *p, int dir, double u)
+{
+	const struct param_tables *t = &p->tab;
+	uint32_t n = dir ? t->nmode_dirs : t->nmode_files;
+	const struct tab_modes *tm = dir ? &t->mode_dirs : &t->mode_files;
+	const double *share = tm->share;
+	const uint16_t *mode = tm->mode;
+	double x, acc = 0;
+
+	if (!n)
+		return -1;
+	x = u * shares_sum(share, n);
+	for (uint32_t i = 0; i + 1 < n; i++) {
+		acc += share[i];
+		if (x < acc)
+			return mode[i];
+	}
+	return mode[n - 1];
+}
+
+double tables_quantile_at(const double *q, uint32_t n, double u)
+{
+	double x = u * (double)(n - 1), t;
+	uint32_t i;
+
+	if (!(x > 0))
+		return q[0];
+	if (x >= (double)(n - 1))
+		return q[n - 1];
+	i = (uint32_t)x;
+	t = x - (double)i;
+	return q[i] + t * (q[i + 1] - q[i]);
 }

@@ -16,6 +16,8 @@
 #define TAB_NAMELEN_MAX 256 /* name lengths 0..255 bytes */
 #define TAB_SUBDIRS_MAX 1024 /* distinct subdirectory counts of a subdirs_table */
 #define TAB_SPECIAL_MAX 64  /* special directories of a special_dir_table */
+#define TAB_MODE_MAX 64    /* permission modes of a mode table */
+#define TAB_AGEQ_MAX 1025  /* age quantiles */
 
 /*
  * Tables that replace a parametric law when they are not empty (a count
@@ -38,12 +40,22 @@
  *   special_dir_table = F@D ...    special directories, each holding F files at depth D
  *                                  (F scaled by files / source_files); replaces
  *                                  special_dirs, special_dir_files, special_dir_depth
+ *   mode_files = 0644:s 0755:s ... permission bits of regular files and their shares
+ *   mode_dirs = 0755:s ...         the same of directories (the root aside)
+ *   age_quantiles = a0 a1 ... aN   file ages in days before time_ref at u = i/N
+ *   atime_quantiles = f0 ... fN    where atime lies from mtime (0) to time_ref (1)
  *   source_files = N               the profiled source's files: 'files' when none
  *                                  of files, used and size is given (so that any
  *                                  one of them scales the tree instead)
  *
  * A long table continues on "key += more" lines.
  */
+/* A mode table: permission bits and their shares. */
+struct tab_modes {
+	uint16_t mode[TAB_MODE_MAX];
+	double share[TAB_MODE_MAX];
+};
+
 struct param_tables {
 	uint64_t source_files;
 	uint32_t nsize_q;
@@ -73,6 +85,10 @@ struct param_tables {
 	uint32_t nspecial;
 	uint32_t special_files[TAB_SPECIAL_MAX];
 	uint8_t special_depth[TAB_SPECIAL_MAX];
+	uint32_t nmode_files, nmode_dirs;
+	struct tab_modes mode_files, mode_dirs;
+	uint32_t nage_q, natime_q;
+	double age_q[TAB_AGEQ_MAX], atime_q[TAB_AGEQ_MAX];
 };
 
 struct params;
@@ -131,5 +147,14 @@ uint32_t tables_special_dirs(const struct params *p);
 uint64_t tables_special_files(const struct params *p, uint32_t i);
 unsigned tables_special_depth(const struct params *p, uint32_t i);
 uint64_t tables_special_total(const struct params *p);
+
+/*
+ * The metadata tables' draws from u in [0, 1): the mode of a regular file
+ * (dir 0) or directory (dir 1) by its table's shares (-1 when the table is
+ * empty: the model's own modes), and the value of q[0..n-1] at u,
+ * linear between quantiles (n >= 2).
+ */
+int tables_mode_draw(const struct params *p, int dir, double u);
+double tables_quantile_at(const double *q, uint32_t n, double u);
 
 #endif

@@ -35,6 +35,16 @@ const struct tab_def tab_defs[TAB_NDEFS] = {
 	  "a share in [0, 1]", "of the directories at each depth, those holding no file" },
 	{ "special_dir_table", TK_SPECIAL, TOFF(nspecial), 0, TAB_SPECIAL_MAX, "FILES@DEPTH (files >= 1, depth 1..255)",
 	  "special directories one by one (replaces special_dirs, _files, _depth)" },
+	{ "mode_files", TK_MODE, TOFF(nmode_files), TOFF(mode_files), TAB_MODE_MAX, "MODE:SHARE",
+	  "regular files' permission bits (octal) and their shares (replaces the model's modes)" },
+	{ "mode_dirs", TK_MODE, TOFF(nmode_dirs), TOFF(mode_dirs), TAB_MODE_MAX, "MODE:SHARE",
+	  "directories' permission bits (octal) and their shares (the root stays 0755)" },
+	{ "age_quantiles", TK_QUANT, TOFF(nage_q), TOFF(age_q), TAB_AGEQ_MAX,
+	  "days >= 0, not below the one before",
+	  "ages (days before time_ref) at u = i/N (replaces the age lognormal)" },
+	{ "atime_quantiles", TK_QUANT, TOFF(natime_q), TOFF(atime_q), TAB_AGEQ_MAX,
+	  "a share in [0, 1], not below the one before",
+	  "atime's place from mtime (0) to time_ref (1) at u = i/N (replaces uniform)" },
 	{ "source_files", TK_COUNT, 0, TOFF(source_files), 1, "a whole number of files",
 	  "a profile's file count: files, unless files, used or size is given" },
 };
@@ -86,6 +96,20 @@ static void one_ext(FILE *out, const void *ctx, uint32_t i)
 	fprintf(out, "%s:%.6g", t->ext_name[i], t->ext_share[i]);
 }
 
+static void one_mode(FILE *out, const void *ctx, uint32_t i)
+{
+	const struct tab_modes *tm = ctx;
+
+	fprintf(out, "%04o:%.6g", tm->mode[i], tm->share[i]);
+}
+
+static void one_age(FILE *out, const void *ctx, uint32_t i)
+{
+	const double *q = ctx;
+
+	fprintf(out, "%.11g", q[i]); /* to the second for 27 years */
+}
+
 static void one_sbe(FILE *out, const void *ctx, uint32_t i)
 {
 	const struct param_tables *t = ctx;
@@ -101,7 +125,8 @@ void tables_print(const struct params *p, FILE *out)
 
 	if (!t->nsize_q && !t->ndepth_files && !t->ndepth_dirs && !t->nfpd && !t->next &&
 	    !t->nsbe && !t->source_files && !t->nname_len && !t->nname_ext_len && !t->nsubdirs &&
-	    !t->ndepth_leaves && !t->ndepth_fileless && !t->nspecial)
+	    !t->ndepth_leaves && !t->ndepth_fileless && !t->nspecial && !t->nmode_files &&
+	    !t->nmode_dirs && !t->nage_q && !t->natime_q)
 		return;
 	fprintf(out, "\n# tables (empirical laws; they replace the parametric ones above)\n");
 	if (t->source_files)
@@ -118,6 +143,10 @@ void tables_print(const struct params *p, FILE *out)
 	print_entries(out, "depth_leaves", t->ndepth_leaves, 10, one_share, t->depth_leaves);
 	print_entries(out, "depth_fileless", t->ndepth_fileless, 10, one_share, t->depth_fileless);
 	print_entries(out, "special_dir_table", t->nspecial, 8, one_special, t);
+	print_entries(out, "mode_files", t->nmode_files, 8, one_mode, &t->mode_files);
+	print_entries(out, "mode_dirs", t->nmode_dirs, 8, one_mode, &t->mode_dirs);
+	print_entries(out, "age_quantiles", t->nage_q, 10, one_age, t->age_q);
+	print_entries(out, "atime_quantiles", t->natime_q, 10, one_share, t->atime_q);
 }
 
 static struct json_object *json_shares(const double *v, uint32_t n)
@@ -127,6 +156,23 @@ static struct json_object *json_shares(const double *v, uint32_t n)
 	for (uint32_t i = 0; i < n; i++)
 		json_object_array_add(a, json_object_new_double(v[i]));
 	return a;
+}
+
+/* A mode table as {"0644": share, ...}, when it is set. */
+static void json_modes(struct json_object *o, const char *key, const struct tab_modes *tm,
+		       uint32_t n)
+{
+	struct json_object *a;
+	char m[8];
+
+	if (!n)
+		return;
+	a = json_object_new_object();
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(m, sizeof(m), "%04o", tm->mode[i]);
+		json_object_object_add(a, m, json_object_new_double(tm->share[i]));
+	}
+	json_object_object_add(o, key, a);
 }
 
 void tables_add_json(const struct params *p, struct json_object *o)
@@ -194,6 +240,12 @@ void tables_add_json(const struct params *p, struct json_object *o)
 		}
 		json_object_object_add(o, "special_dir_table", a);
 	}
+	json_modes(o, "mode_files", &t->mode_files, t->nmode_files);
+	json_modes(o, "mode_dirs", &t->mode_dirs, t->nmode_dirs);
+	if (t->nage_q)
+		json_object_object_add(o, "age_quantiles", json_shares(t->age_q, t->nage_q));
+	if (t->natime_q)
+		json_object_object_add(o, "atime_quantiles", json_shares(t->atime_q, t->natime_q));
 	if (t->source_files)
 		json_object_object_add(o, "source_files", json_object_new_uint64(t->source_files));
 }

@@ -7,6 +7,7 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "model/tables.h"
 #include "plan/plan_int.h"
 
 static void meta_owner(const struct params *p, struct rng *r, struct plan_meta *m)
@@ -26,18 +27,52 @@ static void meta_owner(const struct params *p, struct rng *r, struct plan_meta *
 	m->gid = rng_uniform(r) < 0.1 ? 100 : m->uid;
 }
 
-/* Times: age lognormal in days, capped; atime, ctime after mtime; crtime before. */
-static void meta_times(const struct params *p, struct rng *r, struct plan_meta *m)
+/* The age in days at u: the age table's where it is set, else the capped lognormal. */
+static double meta_age(const struct params *p, struct rng *r, double u)
 {
-	double z = gsl_cdf_ugaussian_Pinv(rng_uniform(r));
-	double age = exp(log(p->age_median_days) + p->age_sigma * z);
-	double now = (double)p->time_ref, mt, ct, at, bt;
+	const struct param_tables *t = &p->tab;
+	double age;
 
+	if (t->nage_q)
+		return fmax(0, tables_quantile_at(t->age_q, t->nage_q, u));
+	age = exp(log(p->age_median_days) + p->age_sigma * gsl_cdf_ugaussian_Pinv(u));
 	if (age > p->age_max_days)
 		age = p->age_max_days * rng_uniform(r);
-	mt = now - age * 86400.0;
+	return age;
+}
+
+/*
+ * u of item id of n drawn from r, stratified over the n items when n is
+ * not 0 (rng_permute() under stream's key): a table's shares then hold
+ * to one item each.
+ */
+static double meta_u(const struct params *p, struct rng *r, const char *stream, uint64_t id,
+		     uint64_t n)
+{
+	double u = rng_uniform(r);
+
+	if (!n)
+		return u;
+	return ((double)rng_permute(id, n, rng_stream_key(p->seed, stream)) + u) / (double)n;
+}
+
+/*
+ * Times: age in days (meta_age(); with an age table stratified over the n
+ * items when n is not 0); atime, ctime after mtime; crtime before.
+ */
+static void meta_times(const struct params *p, struct rng *r, struct plan_meta *m, uint64_t id,
+		       uint64_t n)
+{
+	double age = meta_age(p, r, meta_u(p, r, "meta.age.rank", id, p->tab.nage_q ? n : 0));
+	double now = (double)p->time_ref, mt, ct, at, bt, u;
+
+	/* a table's ages in whole seconds: its point masses (a package's files) stay exact */
+	mt = now - (p->tab.nage_q ? round(age * 86400.0) : age * 86400.0);
 	ct = mt + fmin(now - mt, -log(rng_uniform(r)) * 3600.0);
-	at = mt + (now - mt) * rng_uniform(r);
+	u = rng_uniform(r);
+	if (p->tab.natime_q)
+		u = fmin(1, fmax(0, tables_quantile_at(p->tab.atime_q, p->tab.natime_q, u)));
+	at = mt + (now - mt) * u;
 	/* one draw a statement: the order of two draws in one expression is the compiler's */
 	bt = fmin(age * 86400.0, -log(rng_uniform(r)) * 86400.0 * 7);
 	bt = mt - bt * rng_uniform(r);
@@ -77,7 +112,13 @@ void plan_file_meta(const struct plan *pl, uint64_t file, struct plan_meta *m)
 
 	rng_init(&r, p->seed, "meta.file", file);
 	meta_owner(p, &r, m);
-	meta_times(p, &r, m);
+	meta_times(p, &r, m, file, pl->nfiles);
+	/* a profile's mode table: its shares exactly, whatever the extension */
+	if (p->tab.nmode_files) {
+		m->mode = S_IFREG | (uint32_t)tables_mode_draw(p, 0, meta_u(p, &r, "meta.mode.rank",
+									    file, pl->nfiles));
+		return;
+	}
 	exec = ext_is_exec(plan_file_ext(pl, file));
 	if (!exec && pl->file_ext[file] == 0)
 		exec = rng_uniform(&r) < 0.15;   /* scripts and binaries without a suffix */
@@ -97,10 +138,13 @@ void plan_dir_meta(const struct plan *pl, uint32_t dir, struct plan_meta *m)
 
 	rng_init(&r, p->seed, "meta.dir", dir);
 	meta_owner(p, &r, m);
-	meta_times(p, &r, m);
+	meta_times(p, &r, m, 0, 0);
 	if (dir == 0 || dir == pl->dev_dir) {
 		m->uid = m->gid = 0;
 		m->mode = 0755;
+	} else if (p->tab.nmode_dirs) {
+		m->mode = (uint32_t)tables_mode_draw(p, 1, meta_u(p, &r, "meta.mode.rank", dir - 1,
+								  pl->ndirs - 1));
 	} else if (rng_uniform(&r) < p->perm_private_share) {
 		m->mode = 0700;
 	} else {
@@ -141,7 +185,7 @@ void plan_link_meta(const struct plan *pl, uint32_t link, struct plan_meta *m)
 	}
 	rng_init(&r, p->seed, "meta.link", link);
 	meta_owner(p, &r, m);
-	meta_times(p, &r, m);
+	meta_times(p, &r, m, 0, 0);
 	m->mode = S_IFLNK | 0777;
 	if (pl->link_kind[link] & LINK_SPECIAL)
 		special_meta(pl, link, &r, m);

@@ -16,14 +16,16 @@ struct json_object;
  * program (scripts/embed), so the file opens offline in any browser and
  * makes no network request.  The keys the commands fill:
  *
- *   kind       "plan", "create", "measure" or "content-report"
+ *   kind       "plan", "create", "measure", "content-report" or "profile"
  *   version    imprint's version
  *   command    the command line that wrote the page
- *   config     the resolved configuration (`imprint config`), or absent
+ *   config     the resolved configuration (`imprint config`), or absent;
+ *              profile: the profile as written
  *   regenerate the command that rebuilds the image from config, or absent
  *   plan       `imprint plan --report --json`'s object
  *   create     `imprint create --json`'s summary
- *   measure    `imprint measure --json`'s object
+ *   measure    `imprint measure --json`'s object (profile: the source against
+ *              its profile, as `imprint measure --against PROFILE --json`)
  *   content    `imprint content-report --json`'s object
  *   extra      what only the page shows: size_cdf, name_lengths,
  *              dirs_by_depth, age_histogram, disk_map (html_data.c)
@@ -63,6 +65,8 @@ struct json_object *html_counts(const uint64_t *v, size_t n);
 /* The model's law of file ages (doc/model.md, "Times"), in days. */
 struct html_age_model {
 	double median_days, sigma, max_days;
+	const double *q;   /* the age table (days at u = i/(nq - 1)) instead, when nq */
+	uint32_t nq;
 };
 
 /*

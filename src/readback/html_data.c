@@ -116,18 +116,12 @@ json_object *html_counts(const uint64_t *v, size_t n)
 	return a;
 }
 
-/* P(age <= d days): lognormal, the part above max_days redrawn uniformly below it. */
+/* P(age <= d days): the age table's law, or the capped lognormal. */
 static double age_cdf(const struct html_age_model *am, double d)
 {
-	double ln, lmax;
-
-	if (d <= 0)
-		return 0;
-	if (d >= am->max_days)
-		return 1;
-	ln = 0.5 * erfc(-(log(d) - log(am->median_days)) / (am->sigma * M_SQRT2));
-	lmax = 0.5 * erfc(-(log(am->max_days) - log(am->median_days)) / (am->sigma * M_SQRT2));
-	return ln + (1 - lmax) * d / am->max_days;
+	if (am->nq)
+		return quantile_table_cdf(am->q, am->nq, d);
+	return age_lognormal_cdf(am->median_days, am->sigma, am->max_days, d);
 }
 
 json_object *html_size_classes(const uint64_t *sorted, uint64_t n)

@@ -150,7 +150,8 @@ function shareOf(v, total) {
 
 function headline() {
 	const what = { plan: 'plan (no image)', create: 'image built by imprint create',
-		       measure: 'image measured', 'content-report': 'content measured' }[D.kind];
+		       measure: 'image measured', 'content-report': 'content measured',
+		       profile: 'source profiled (measured against its profile)' }[D.kind];
 	const target = (D.create && D.create.target) || (D.measure && D.measure.target) ||
 		(D.content && D.content.target) || '';
 	document.title = 'imprint ' + D.kind + (target ? ': ' + target : '');
@@ -183,6 +184,15 @@ function headline() {
 		d.appendChild(el('summary', {}, D.regenerate.split('\n')[0] +
 				 ' (the resolved configuration follows: open to copy)'));
 		d.appendChild(el('pre', { id: 'regenerate' }, D.regenerate));
+		s.appendChild(d);
+	}
+	if (D.kind === 'profile' && D.config) {
+		/* the profile itself: statistics only, as -o wrote it */
+		const d = el('details');
+		s.appendChild(el('h3', {}, 'The profile'));
+		d.appendChild(el('summary', {}, 'imprint create -c PROFILE IMAGE builds a look-alike ' +
+				 '(open to read or copy it)'));
+		d.appendChild(el('pre', { id: 'profile' }, D.config));
 		s.appendChild(d);
 	}
 	(D.notes || []).forEach(n => note(s, n));

@@ -20,6 +20,49 @@
 
 /* ---- the command ----------------------------------------------------- */
 
+void measure_result_init(struct mresult *r, struct fsread *fs, const char *target, char *label,
+			 size_t len)
+{
+	if (fsread_partition(fs)) {
+		snprintf(label, len, "%s, partition %d", target, fsread_partition(fs));
+		r->target = label;
+	} else {
+		r->target = target;
+	}
+	r->image = fsread_is_image(fs);
+	r->block_size = fsread_geometry(fs)->block_size;
+	r->total_blocks = fsread_geometry(fs)->total_blocks;
+	r->have_layout = fsread_has_extents(fs);
+	r->unreadable = fsread_unreadable(fs);
+}
+
+int measure_free_read(struct fsread *fs, uint64_t chunk_bytes, const char *target,
+		      struct measure_free *fr, struct html_map *map)
+{
+	struct fsread_error err = { { 0 } };
+	const struct fsread_extent *fe;
+	const struct fsread_geometry *geo = fsread_geometry(fs);
+	uint64_t chunk = chunk_bytes / geo->block_size;
+	size_t nfe;
+	int ret;
+
+	ret = fsread_free_extents(fs, &fe, &nfe, &err);
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", err.msg);
+		return ret;
+	}
+	/* 1 KiB blocks: block 0 is the boot block, never free */
+	ret = measure_free_hist(fe, nfe, geo->total_blocks, geo->block_size == 1024 ? 1 : 0,
+				chunk ? chunk : 1, fr);
+	if (ret) {
+		fprintf(stderr, "imprint: '%s': corrupt: the free extents are out of order\n", target);
+		return ret;
+	}
+	for (size_t i = 0; map && map->cnt && i < nfe; i++)
+		html_map_add(map, fe[i].physical, fe[i].len, HTML_MAP_FREE);
+	return 0;
+}
+
 int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 {
 	char label[4200];
@@ -83,45 +126,17 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 			goto out_release;
 		}
 	}
-	if (fsread_partition(fs)) {
-		snprintf(label, sizeof(label), "%s, partition %d", target, fsread_partition(fs));
-		r.target = label;
-	} else {
-		r.target = target;
-	}
-	r.image = fsread_is_image(fs);
-	r.block_size = geo->block_size;
-	r.total_blocks = geo->total_blocks;
-	r.have_layout = fsread_has_extents(fs);
-	r.unreadable = fsread_unreadable(fs);
+	measure_result_init(&r, fs, target, label, sizeof(label));
 	if (r.unreadable)
 		fprintf(stderr, "imprint: '%s': %" PRIu64 " directories or files could not be read (permission): the figures leave them out\n",
 			target, r.unreadable);
 	if (r.image) {
-		const struct fsread_extent *fe;
-		size_t nfe;
-
-		ret = fsread_free_extents(fs, &fe, &nfe, &err);
-		if (ret) {
-			fprintf(stderr, "imprint: %s\n", err.msg);
-			goto out_release;
-		}
 		chunk = o->chunk_bytes ? o->chunk_bytes :
 			o->against && o->against->free_chunk ? o->against->free_chunk : 1 << 20;
-		chunk /= r.block_size;
-		if (!chunk)
-			chunk = 1;
-		/* 1 KiB blocks: block 0 is the boot block, never free */
-		ret = measure_free_hist(fe, nfe, r.total_blocks, r.block_size == 1024 ? 1 : 0, chunk,
-					&r.fr);
-		if (ret) {
-			fprintf(stderr, "imprint: '%s': corrupt: the free extents are out of order\n",
-				target);
+		ret = measure_free_read(fs, chunk, target, &r.fr, &m.map);
+		if (ret)
 			goto out_release;
-		}
 		r.have_free = 1;
-		for (size_t i = 0; m.map.cnt && i < nfe; i++)
-			html_map_add(&m.map, fe[i].physical, fe[i].len, HTML_MAP_FREE);
 	}
 	ret = measure_compute(&r, &m, o);
 	if (ret == -ENOMEM)

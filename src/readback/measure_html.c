@@ -40,6 +40,8 @@ static json_object *extra(const struct mresult *r, const struct mstate *m)
 		am.median_days = r->p->age_median_days;
 		am.sigma = r->p->age_sigma;
 		am.max_days = r->p->age_max_days;
+		am.q = r->p->tab.age_q;
+		am.nq = r->p->tab.nage_q;
 	}
 	json_object_object_add(x, "age_histogram",
 			       html_age_histogram(r->ages, m->nfiles, r->against ? &am : NULL));

@@ -119,6 +119,18 @@ struct mresult {
 	struct size_model sm;  /* against's size law */
 };
 
+/* What r says of the file system fs and its name (label, of len bytes, holds it with a partition). */
+void measure_result_init(struct mresult *r, struct fsread *fs, const char *target, char *label,
+			 size_t len);
+
+/*
+ * Read an image's free extents (fs opened with FSREAD_FREE) into fr, in
+ * chunks of chunk_bytes, and onto map when it has cells (may be NULL).
+ * Returns 0 or a negative errno, the message printed (target names it).
+ */
+int measure_free_read(struct fsread *fs, uint64_t chunk_bytes, const char *target,
+		      struct measure_free *fr, struct html_map *map);
+
 /* ---- measure_walk.c: measure_on_entry() is fsread_walk()'s callback, arg a struct mstate */
 
 int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg);

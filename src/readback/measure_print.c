@@ -7,6 +7,7 @@
 
 #include <json-c/json.h>
 
+#include "model/tables.h"
 #include "readback/json_fields.h"
 #include "readback/measure_int.h"
 #include "util/strutil.h"
@@ -16,6 +17,14 @@
 #define HUMAN (FMT_BYTES_DIGITS(2))
 
 /* ---- printing -------------------------------------------------------- */
+
+/* The median age the configuration asks for: its age table's, or the lognormal's. */
+static double age_median_target(const struct params *p)
+{
+	if (p->tab.nage_q)
+		return tables_quantile_at(p->tab.age_q, p->tab.nage_q, 0.5);
+	return p->age_median_days;
+}
 
 /* e2freefrag's range label of bucket b (extents of [2^b, 2^(b+1)) blocks): "  4K...    8K-" */
 static void free_range(unsigned block_size, unsigned b, char *buf, size_t len)
@@ -270,7 +279,7 @@ void measure_print_text(const struct mresult *r, const struct mstate *m,
 	else if (r->have_free)
 		fprintf(out, "  free below chunk      %.6f  %.6f\n", r->p->free_frag_share,
 			share(r->fr.small_blocks, r->fr.free_blocks));
-	fprintf(out, "  median age (days)     %8.2f  %8.2f\n", r->p->age_median_days,
+	fprintf(out, "  median age (days)     %8.2f  %8.2f\n", age_median_target(r->p),
 		days(measure_quantile(r->ages, n, 0.5)));
 }
 
@@ -416,7 +425,7 @@ json_object *measure_json(const struct mresult *r, const struct mstate *m,
 		if (r->have_free)
 			ADD("free_frag_share_target", r->p->age_rounds ? NULL :
 			    json_object_new_double(r->p->free_frag_share));
-		ADD("age_median_days_target", json_object_new_double(r->p->age_median_days));
+		ADD("age_median_days_target", json_object_new_double(age_median_target(r->p)));
 		ADD("sparse_files_target", json_object_new_uint64(r->sparse_files_target));
 		ADD("hole_blocks_target", json_object_new_uint64(r->hole_blocks_target));
 	}

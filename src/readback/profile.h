@@ -7,6 +7,8 @@
 
 #include "model/params.h"
 
+struct json_object;
+
 struct profile_opts {
 	int json;          /* the figures as JSON instead of the configuration */
 	int parametric;    /* sizes from the fitted hybrid law, not the quantile table */
@@ -14,6 +16,10 @@ struct profile_opts {
 	double sample;     /* with content: share of 1 MiB segments compressed, (0, 1]; 0: all */
 	int progress;      /* a progress line on stderr */
 	const char *version; /* imprint's, for the header */
+	int partition;     /* a partitioned disk's partition (from 1); 0: the one found */
+	const char *html_path;         /* also write the --html page here, or NULL */
+	const char *name;              /* how the page names the profile (-o's path), or NULL */
+	struct json_object *html_page; /* with html_path: the page's figures so far (html.h) */
 };
 
 /* The fitted file size laws and how well each follows the source. */
@@ -42,8 +48,11 @@ int profile_fit_fpd(const uint64_t *count, unsigned maxbin, double empty, double
 
 /*
  * Profile source (a mounted directory, an ext2/3/4 image or an unmounted
- * device, read only) and print the configuration (or with json, the
- * figures) on out.  Messages go to stderr.  Returns 0 or a negative errno.
+ * device, read only; o->partition of a partitioned disk) and print the
+ * configuration (or with json, the figures) on out; with o->html_path,
+ * add "config" (the profile) and measure's figures of the source against
+ * it to o->html_page and write the page there.  Messages go to stderr.
+ * Returns 0 or a negative errno.
  */
 int profile_run(const char *source, const struct profile_opts *o, FILE *out);
 

@@ -10,6 +10,7 @@
 
 #define PROFILE_NAME_LEN 256
 #define PROFILE_MODES 4096
+#define PROFILE_FREE_CHUNK (1u << 20) /* free space in chunks of free_chunk's default */
 #define PROFILE_UIDS 4096 /* distinct owners told apart; more are counted, not kept */
 
 /*
@@ -58,6 +59,14 @@ struct pstate {
 	const char *strip;   /* a mounted source's absolute path: absolute targets below it */
 	size_t strip_len;
 
+	/* metadata and layout (profile_meta.c): each file's atime, as measure's mtime */
+	int64_t *atime;
+	size_t atime_cap;
+	uint64_t sparse_unit_bytes; /* sparse files: their whole 64 KiB units */
+	int have_free;              /* images: the free space, in chunks of 1 MiB */
+	struct measure_free fr;
+	uint64_t total_bytes;       /* images: the capacity */
+
 	/* --content: every file's bytes */
 	struct content_stats *cst;
 	struct content_walk cw;
@@ -83,6 +92,30 @@ struct profile_name_fit {
 /* Make names under p (directories and files as the source has them) and count them into f. */
 void profile_name_fit(const struct pstate *s, const struct params *p, struct profile_name_fit *f);
 
+/* ---- profile_meta.c: modes, ages, layout, free space and holes as parameters and tables */
+
+/* What the walk adds for them after measure_on_entry() counted e (files_before: m.nfiles before). */
+int profile_meta_entry(struct pstate *s, const struct fsread_entry *e, uint64_t files_before,
+		       uint64_t sparse_before);
+
+/* The figures the header gives beside the parameters. */
+struct pmeta {
+	double age_ks_law, age_ks_table;  /* K-S D of the lognormal and of the table, source ages */
+	unsigned nmodes_files, nmodes_dirs; /* distinct modes seen */
+	double mode_files_left, mode_dirs_left; /* share of entries whose mode is beyond the tables */
+	double frag_share, frag_extents;  /* images and FIEMAP trees */
+	uint64_t sparse_eligible;         /* files a sparse file can be in the model */
+	double free_share_small, free_shape; /* images: the free space below 1 MiB, the fitted shape */
+	double fill;                      /* images: file bytes over the capacity */
+};
+
+/* Set p's metadata and layout parameters and tables from the tallies; 0 or -ENOMEM. */
+int profile_meta(const struct pstate *s, struct params *p, struct pmeta *f);
+/* Their lines of the profile's header, and their figures as the key "metadata" of o. */
+void profile_meta_header(const struct pstate *s, const struct pmeta *f, const struct params *p,
+			 FILE *out);
+struct json_object;
+void profile_meta_json(const struct pmeta *f, const struct params *p, struct json_object *o);
 
 /* ---- profile_print.c: the configuration (or JSON figures) from the tallies */
 

@@ -567,8 +567,9 @@ static void print_shape(const struct pstate *s, const struct pfig *f, const stru
 	(void)f;
 }
 
-static void print_header(const struct pstate *s, const struct pfig *f, const char *kind,
-			 const struct params *p, const struct profile_opts *o, FILE *out)
+static void print_header(const struct pstate *s, const struct pfig *f, const struct pmeta *pm,
+			 const char *kind, const struct params *p, const struct profile_opts *o,
+			 FILE *out)
 {
 	char when[64], bytes[32];
 	time_t now = time(NULL);
@@ -609,14 +610,15 @@ static void print_header(const struct pstate *s, const struct pfig *f, const cha
 			" fragmented; %" PRIu64 " sparse files, %" PRIu64 " hole blocks\n",
 			f->layout_score, s->m.lay.files, s->m.lay.fragmented, s->m.sparse_files,
 			s->m.hole_blocks);
+	profile_meta_header(s, pm, p, out);
 	if (s->cst)
 		print_content(s->cst, out);
 	fprintf(out, "# source_files gives the same count; --files, --used or --size scale the tree\n\n");
 }
 
 /* The figures as one JSON object; the configuration itself is what the text form prints. */
-static int profile_print_json(const struct pstate *s, const struct pfig *f, const struct params *p,
-			      FILE *out)
+static int profile_print_json(const struct pstate *s, const struct pfig *f, const struct pmeta *pm,
+			      const struct params *p, FILE *out)
 {
 	struct json_object *o = json_object_new_object(), *sz, *d;
 	const struct { const char *key; uint64_t n; } nm[] = {
@@ -670,6 +672,7 @@ static int profile_print_json(const struct pstate *s, const struct pfig *f, cons
 	json_object_object_add(o, "age_median_days", json_object_new_double(f->age_days_median));
 	if (f->have_layout)
 		json_object_object_add(o, "layout_score", json_object_new_double(f->layout_score));
+	profile_meta_json(pm, p, o);
 	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 	json_object_put(o);
 	return ferror(out) ? -EIO : 0;
@@ -680,6 +683,7 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 	struct mstate *m = &s->m;
 	struct params *p = malloc(sizeof(*p));
 	struct pfig f = { 0 };
+	struct pmeta pm = { 0 };
 	uint64_t *sorted = malloc(m->nfiles * sizeof(*sorted));
 	size_t *order = NULL;
 	int ret = -ENOMEM;
@@ -713,15 +717,18 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 	if (ret)
 		goto out_free;
 	profile_rest(s, p, &f);
+	ret = profile_meta(s, p, &pm);
+	if (ret)
+		goto out_free;
 	if (s->cst)
 		profile_content(s->cst, p);
 	p->tab.source_files = m->nfiles;
 	p->size_max = p->size_max < sorted[m->nfiles - 1] ? sorted[m->nfiles - 1] : p->size_max;
 	if (o->json) {
-		ret = profile_print_json(s, &f, p, out);
+		ret = profile_print_json(s, &f, &pm, p, out);
 		goto out_free;
 	}
-	print_header(s, &f, kind, p, o, out);
+	print_header(s, &f, &pm, kind, p, o, out);
 	params_print_config(p, out);
 	ret = ferror(out) ? -EIO : 0;
 out_free:

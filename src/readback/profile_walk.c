@@ -172,7 +172,7 @@ int profile_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 {
 	struct pstate *s = arg;
 	struct mstate *m = &s->m;
-	uint64_t skipped = m->skipped, link = 0;
+	uint64_t skipped = m->skipped, link = 0, nfiles = m->nfiles, sparse = m->sparse_files;
 	uint32_t parent = e->depth < m->stack_cap && m->ndirs ? m->stack[e->depth] : 0;
 	int ret;
 
@@ -184,6 +184,8 @@ int profile_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 			(unsigned long long)m->nfiles, m->ndirs);
 	if (m->skipped != skipped)
 		return 0;
+	if ((ret = profile_meta_entry(s, e, nfiles, sparse)))
+		goto out_err;
 	if (e->type == FSREAD_DIR && (ret = tally_dir(s, parent)))
 		goto out_err;
 	if (s->cst && (ret = content_walk_entry(fs, e, &s->cw))) {
@@ -269,6 +271,7 @@ void profile_pstate_release(struct pstate *s)
 	free(s->nsub);
 	free(s->dparent);
 	free(s->special);
+	free(s->atime);
 	free(s->paths.key);
 	free(s->paths.link);
 }

@@ -83,3 +83,29 @@ void rng_uuid(uint64_t seed, const char *stream, char out[37])
 		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
 		 u[13], u[14], u[15]);
 }
+
+uint64_t rng_permute(uint64_t i, uint64_t n, uint64_t key)
+{
+	unsigned bits = 2, half;
+	uint64_t mask, x = i;
+
+	if (n <= 1)
+		return 0;
+	while (bits < 62 && (UINT64_C(1) << bits) < n)
+		bits += 2;
+	half = bits / 2;
+	mask = (UINT64_C(1) << half) - 1;
+	/* cycle walking: i's cycle of the bijection comes back below n */
+	do {
+		uint64_t l = x >> half, r = x & mask;
+
+		for (uint64_t k = 0; k < 4; k++) {
+			uint64_t t = l ^ (rng_mix64(r ^ key ^ (k << 60)) & mask);
+
+			l = r;
+			r = t;
+		}
+		x = (l << half) | r;
+	} while (x >= n);
+	return x;
+}

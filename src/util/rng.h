@@ -72,6 +72,15 @@ void rng_shuffle(void *a, uint64_t n, size_t size, uint64_t key, uint64_t index)
 void rng_shuffle_u32(uint32_t *a, uint64_t n, uint64_t key, uint64_t index);
 
 /*
+ * A keyed permutation of [0, n): the place of i (i < n), a pure function
+ * of (i, n, key), every place taken once.  For stratified draws made on
+ * demand: item i's u = (rng_permute(i, n, key) + jitter) / n puts exactly
+ * one item in each of n equal strata.  Four Feistel rounds on the smallest
+ * even power of two of at least n, walked until the place is below n.
+ */
+uint64_t rng_permute(uint64_t i, uint64_t n, uint64_t key);
+
+/*
  * An RFC 4122 version 4 UUID as text ("xxxxxxxx-xxxx-4xxx-...") made of the
  * first two draws of (seed, stream, 0): file system and partition UUIDs
  * that the same seed always gives again.
