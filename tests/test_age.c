@@ -138,9 +138,7 @@ static void test_contract(void **state)
 		aged_setup(&r, &fm, &plans[s], rounds[s], (uint64_t)s + 3, 1.5);
 		run_build(&lo, &r.rq, &fm);
 		assert_true(lo.age_temps > 0);
-		layout_release(&lo);
-		free(fm.runs);
-		test_req_release(&r);
+		test_done(&r, &fm, &lo, NULL);
 	}
 }
 
@@ -176,9 +174,7 @@ static void test_geometries(void **state)
 		run_build(&lo, &r.rq, &fm);
 		if (geo[i].factor < 1)
 			assert_true(lo.age_forced + lo.age_dropped > 0);
-		layout_release(&lo);
-		free(fm.runs);
-		test_req_release(&r);
+		test_done(&r, &fm, &lo, NULL);
 	}
 }
 
@@ -204,10 +200,7 @@ static void test_determinism(void **state)
 	assert_true(b.notes & LAYOUT_NOTE_IGNORED);
 	assert_true(layout_notes_text(&b, NULL, 0) > 0);
 	assert_true(b.score > 0.99);
-	layout_release(&a);
-	layout_release(&b);
-	free(fm.runs);
-	test_req_release(&r);
+	test_done(&r, &fm, &a, &b);
 }
 
 /* What the trace saw. */
@@ -332,8 +325,7 @@ static void test_trace(void **state)
 	assert_int_equal(layout_build(&lo, &r.rq, &fm, &need), -ECANCELED);
 	assert_null(lo.file_ext);
 
-	free(fm.runs);
-	test_req_release(&r);
+	test_done(&r, &fm, NULL, NULL);
 	free(w.dir_made);
 	free(w.plan_made);
 	free(w.temp_state);
@@ -354,8 +346,7 @@ static void test_enospc(void **state)
 	assert_int_equal(layout_build(&lo, &r.rq, &fm, &need), -ENOSPC);
 	assert_true(need > free_blocks);
 	assert_null(lo.file_ext);
-	free(fm.runs);
-	test_req_release(&r);
+	test_done(&r, &fm, NULL, NULL);
 }
 
 /*
@@ -380,9 +371,7 @@ static void test_monotone(void **state)
 			assert_int_equal(layout_free_hist(&lo, &r.rq, &fm, 1 << 20, &h), 0);
 			score[i] += lo.score / NSEEDS;
 			small[i] += (double)h.small_blocks / (double)h.free_blocks / NSEEDS;
-			layout_release(&lo);
-			free(fm.runs);
-			test_req_release(&r);
+			test_done(&r, &fm, &lo, NULL);
 		}
 	}
 	for (size_t i = 1; i < 4; i++) {

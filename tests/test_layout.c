@@ -188,9 +188,7 @@ static void test_default_one_run(void **state)
 		if (lo.file_nmeta[f])
 			assert_int_equal(lo.file_meta[f] + lo.file_nmeta[f],
 					 lo.ext[lo.file_ext[f]].pblk);
-	layout_release(&lo);
-	free(fm.runs);
-	test_req_release(&r);
+	test_done(&r, &fm, &lo, NULL);
 }
 
 static void test_default_groups(void **state)
@@ -235,9 +233,7 @@ static void test_default_groups(void **state)
 	}
 	assert_true(spread * 2 >= top);
 	free(seen);
-	layout_release(&lo);
-	free(fm.runs);
-	test_req_release(&r);
+	test_done(&r, &fm, &lo, NULL);
 }
 
 static void test_targets(void **state)
@@ -267,8 +263,7 @@ static void test_targets(void **state)
 			assert_true(fabs(lo.score - targets[t]) <= 0.005);
 			layout_release(&lo);
 		}
-		free(fm.runs);
-		test_req_release(&r);
+		test_done(&r, &fm, NULL, NULL);
 	}
 }
 
@@ -303,8 +298,7 @@ static void run_two_scores(const struct two_scores *c)
 		assert_true(fabs(lo.score - c->at[i].target) <= c->at[i].within);
 		layout_release(&lo);
 	}
-	free(fm.runs);
-	test_req_release(&r);
+	test_done(&r, &fm, NULL, NULL);
 }
 
 static void test_small_blocks(void **state)
@@ -355,8 +349,7 @@ static void test_enospc(void **state)
 	fm_groups(&fm, groups_for(need, 32768, 512, 2.0), 32768, 512, 0);
 	r.rq.pool_blocks = 40000;
 	assert_int_equal(layout_build(&lo, &r.rq, &fm, &got), -ENOSPC);
-	free(fm.runs);
-	test_req_release(&r);
+	test_done(&r, &fm, NULL, NULL);
 }
 
 static void test_determinism(void **state)
@@ -371,10 +364,7 @@ static void test_determinism(void **state)
 	/* the same layout twice; another seed, another layout, the same score */
 	test_reseeded(&a, &b, &r.rq, &fm, plans[1].ndirs);
 	assert_true(fabs(b.score - a.score) < 0.001);
-	layout_release(&a);
-	layout_release(&b);
-	free(fm.runs);
-	test_req_release(&r);
+	test_done(&r, &fm, &a, &b);
 }
 
 /* A hand-made plan: one directory holding the given files. */
@@ -519,9 +509,7 @@ static void spread_sweep(int extents, double score, const double *values, double
 			assert_true(fabs(got - values[i]) <= within);
 			assert_false(lo.notes &
 				     (extents ? LAYOUT_NOTE_EXTENTS : LAYOUT_NOTE_SHARE));
-			layout_release(&lo);
-			free(fm.runs);
-			test_req_release(&r);
+			test_done(&r, &fm, &lo, NULL);
 		}
 	}
 }
@@ -586,9 +574,7 @@ static void test_spread_conflict(void **state)
 
 	/* both given and compatible enough: the share holds, the mean moves */
 	build_conflict(&lo, &r, &fm, 0.5, false);
-	layout_release(&lo);
-	free(fm.runs);
-	test_req_release(&r);
+	test_done(&r, &fm, &lo, NULL);
 }
 
 static int cmp_u64_desc(const void *a, const void *b)
@@ -680,9 +666,7 @@ static void test_select(void **state)
 	assert_true(g0 > 10 && g3 > 10);
 	assert_true(g0f * 100 >= g0 * 99);
 	assert_int_equal(g3f, 0);
-	layout_release(&lo);
-	free(fm.runs);
-	test_req_release(&r);
+	test_done(&r, &fm, &lo, NULL);
 }
 
 /* Coefficient of variation of a file's run lengths, averaged over fragmented files. */
@@ -750,8 +734,7 @@ static void test_piece_sizes(void **state)
 	assert_true(cv_equal < 0.1);
 	assert_true(cv_random > cv_equal + 0.3);
 	assert_true(cv_lognormal > cv_random);
-	free(fm.runs);
-	test_req_release(&r);
+	test_done(&r, &fm, NULL, NULL);
 }
 
 /*
@@ -877,9 +860,7 @@ static void test_free_shape(void **state)
 				fprintf(stderr, "note free: seed %d share %.2f shape %.0f\n", s,
 					shares[i], a);
 			assert_false(lo.notes & LAYOUT_NOTE_FREE);
-			layout_release(&lo);
-			free(fm.runs);
-			test_req_release(&r);
+			test_done(&r, &fm, &lo, NULL);
 		}
 	}
 }
@@ -920,9 +901,7 @@ static void test_orders(void **state)
 		r.rq.layout_score = 0.7;
 		run_build(&lo, &r.rq, &fm);
 		assert_true(fabs(lo.score - 0.7) <= 0.005);
-		layout_release(&lo);
-		free(fm.runs);
-		test_req_release(&r);
+		test_done(&r, &fm, &lo, NULL);
 	}
 }
 

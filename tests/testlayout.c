@@ -162,6 +162,11 @@ void test_same_layout(const struct layout *a, const struct layout *b, uint32_t n
 	assert_memory_equal(a->file_nmeta, b->file_nmeta, a->nfiles * sizeof(*a->file_nmeta));
 	assert_int_equal(a->pool_start, b->pool_start);
 	assert_int_equal(a->age_temps, b->age_temps);
+	assert_true((a->dir_ext == NULL) == (b->dir_ext == NULL));
+	if (a->dir_ext) {
+		assert_memory_equal(a->dir_ext, b->dir_ext, (ndirs + 1) * sizeof(*a->dir_ext));
+		assert_memory_equal(a->dext, b->dext, a->dir_ext[ndirs] * sizeof(*a->dext));
+	}
 }
 
 void test_reseeded(struct layout *a, struct layout *b, struct layout_request *rq,
@@ -176,4 +181,14 @@ void test_reseeded(struct layout *a, struct layout *b, struct layout_request *rq
 	rq->seed = 66;
 	test_run_build(b, rq, fm, &contig);
 	assert_true(a->next != b->next || memcmp(a->ext, b->ext, a->next * sizeof(*a->ext)) != 0);
+}
+
+void test_done(struct test_req *r, struct freemap *fm, struct layout *a, struct layout *b)
+{
+	if (a)
+		layout_release(a);
+	if (b)
+		layout_release(b);
+	free(fm->runs);
+	test_req_release(r);
 }

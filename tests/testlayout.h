@@ -59,4 +59,7 @@ void test_same_layout(const struct layout *a, const struct layout *b, uint32_t n
 void test_reseeded(struct layout *a, struct layout *b, struct layout_request *rq,
 		   const struct freemap *fm, uint32_t ndirs);
 
+/* The end of a layout test: a and b (when not NULL) and lo's free map and request released. */
+void test_done(struct test_req *r, struct freemap *fm, struct layout *a, struct layout *b);
+
 #endif
