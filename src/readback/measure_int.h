@@ -14,6 +14,8 @@
 
 /* Files-per-directory bins shown without a configuration (as the default model's). */
 #define MEASURE_FPD_BINS 28
+/* Permission bits told apart (07777 + 1). */
+#define MEASURE_MODES 4096
 /* Longest extension counted (content_ext_of_path: longer ones are none). */
 #define MEASURE_EXT_LEN 64
 
@@ -71,6 +73,7 @@ struct mstate {
 	uint64_t *dmin, *dmax; /* inode numbers of each directory's entries: smallest, largest */
 	uint32_t *dcnt;        /* and how many */
 	uint64_t *dent, *dsize; /* bytes their records need (dots included); the directory's size */
+	uint32_t *dsub;         /* subdirectories */
 	uint32_t *stack; /* directory index by entry depth */
 	size_t stack_cap;
 
@@ -87,6 +90,12 @@ struct mstate {
 	uint64_t name_len[2][256];   /* names of [0] regular files (hard links too), [1] directories,
 				      * by length (255: longer) */
 	struct html_map map;         /* --html: the disk map (map.cnt NULL: none) */
+	/* every entry but the root (regular files once): owners; modes of files and directories */
+	uint64_t owned, root_owned;
+	uint64_t mode_file[MEASURE_MODES], mode_dir[MEASURE_MODES];
+	/* every name but the root's (hard links' too) by length, as a profile counts them:
+	 * [0] without extension (directories among them), [1] files and links with one */
+	uint64_t name_len_ext[2][256];
 };
 
 /* After the walk: the distinct xattr blocks, directory fill, the inode spread of the directories. */
@@ -140,6 +149,12 @@ void measure_mstate_release(struct mstate *m);
 
 void measure_mresult_release(struct mresult *r);
 int measure_compute(struct mresult *r, struct mstate *m, const struct measure_opts *o);
+
+/* ---- measure_fit.c: the fit lines of the tables and parameters p sets (special: the special
+ * directories, by directory index); 0 or -ENOMEM */
+
+int measure_fit_extras(struct report *rep, const struct mresult *r, const struct mstate *m,
+		       const struct params *p, const uint8_t *special);
 
 /* ---- measure_print.c: the figures to out, as text or JSON */
 

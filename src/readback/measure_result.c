@@ -234,6 +234,9 @@ static int compute_against(struct mresult *r, const struct mstate *m, const stru
 	ret = report_compute_input(&in, &r->rep);
 	if (ret)
 		goto out_free;
+	ret = measure_fit_extras(&r->rep, r, m, p, special);
+	if (ret)
+		goto out_free;
 	/* the report's labels point into em and the table: keep them alive in r */
 	for (unsigned i = 0; i < r->rep.next; i++)
 		r->rep.ext_top[i].label = strdup(r->rep.ext_top[i].label);

@@ -90,7 +90,8 @@ static int grow_dirs(struct mstate *m)
 	    array_resize(&m->dmax, c, sizeof(*m->dmax)) ||
 	    array_resize(&m->dcnt, c, sizeof(*m->dcnt)) ||
 	    array_resize(&m->dent, c, sizeof(*m->dent)) ||
-	    array_resize(&m->dsize, c, sizeof(*m->dsize)))
+	    array_resize(&m->dsize, c, sizeof(*m->dsize)) ||
+	    array_resize(&m->dsub, c, sizeof(*m->dsub)))
 		return -ENOMEM;
 	m->dcap = c;
 	return 0;
@@ -210,6 +211,26 @@ static void tally_dir_layout(const struct fsread_entry *e, struct measure_meta *
 	t->dl_contig += e->blocks - runs;
 }
 
+/* An entry's name by length, with or without an extension (a dot past the first byte). */
+static void tally_name(struct mstate *m, const struct fsread_entry *e)
+{
+	const char *dot = memrchr(e->name, '.', e->name_len);
+	int ext = e->type != FSREAD_DIR && dot && dot != e->name;
+
+	m->name_len_ext[ext][e->name_len < 255 ? e->name_len : 255]++;
+}
+
+/* An entry's owner (root or not) and, for files and directories, its permission bits. */
+static void tally_owner(struct mstate *m, const struct fsread_entry *e)
+{
+	m->owned++;
+	m->root_owned += e->uid == 0;
+	if (e->type == FSREAD_DIR)
+		m->mode_dir[e->mode & 07777]++;
+	else if (e->type == FSREAD_FILE)
+		m->mode_file[e->mode & 07777]++;
+}
+
 int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 {
 	struct mstate *m = arg;
@@ -235,6 +256,7 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		m->dcnt[0] = 0;
 		m->dent[0] = 24;
 		m->dsize[0] = e->type == FSREAD_DIR ? e->size : 0;
+		m->dsub[0] = 0;
 		m->ndirs = 1;
 		if (e->type == FSREAD_DIR)
 			tally_dir_layout(e, &m->meta);
@@ -277,13 +299,21 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		m->dcnt[m->ndirs] = 0;
 		m->dent[m->ndirs] = 24;
 		m->dsize[m->ndirs] = e->size;
+		m->dsub[m->ndirs] = 0;
+		m->dsub[m->stack[e->depth]]++;
+		tally_owner(m, e);
+		tally_name(m, e);
 		m->stack[e->depth + 1] = m->ndirs;
 		m->ndirs++;
 		return 0;
 	case FSREAD_SYMLINK:
 		m->symlinks++;
+		tally_owner(m, e);
+		tally_name(m, e);
 		return 0;
 	case FSREAD_OTHER:
+		tally_owner(m, e);
+		tally_name(m, e);
 		m->others++;
 		m->fifos += S_ISFIFO(e->mode);
 		m->sockets += S_ISSOCK(e->mode);
@@ -295,12 +325,14 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 	}
 	/* every name of a regular file, a hard link's too */
 	m->name_len[0][e->name_len < 255 ? e->name_len : 255]++;
+	tally_name(m, e);
 	if (!e->first_name) {
 		m->hardlinks++;
 		return 0;
 	}
 	if (grow_files(m))
 		goto out_nomem;
+	tally_owner(m, e);
 	content_ext_of_path(e->name, ext, sizeof(ext));
 	id = mext_id(&m->ext_tab, ext);
 	if (id < 0)
@@ -383,7 +415,7 @@ void measure_meta_finish(struct mstate *m, unsigned bs)
 
 void measure_mstate_release(struct mstate *m)
 {
-	FREE_ALL(m->meta.blocks, m->dmin, m->dmax, m->dcnt, m->dent, m->dsize, m->size, m->mtime,
+	FREE_ALL(m->meta.blocks, m->dmin, m->dmax, m->dcnt, m->dent, m->dsize, m->dsub, m->size, m->mtime,
 		 m->depth, m->dir, m->ext, m->ddepth, m->dnfiles, m->stack);
 	mext_release(&m->ext_tab);
 	html_map_release(&m->map);

@@ -305,6 +305,59 @@ void report_print_text(const struct report *r, FILE *out)
 	report_print_fit(r, out);
 }
 
+/* The caller's extra fit lines: "<label> max |diff|", "<label> K-S D", "<label> share". */
+static void print_extras(const struct report *r, FILE *out)
+{
+	for (unsigned i = 0; i < r->nextra; i++) {
+		const struct report_extra *x = &r->extra[i];
+		char label[48];
+
+		switch (x->kind) {
+		case REPORT_EXTRA_DIFF:
+			snprintf(label, sizeof(label), "%s max |diff|", x->label);
+			fprintf(out, "  %-21s %.6f   (worst: %s)\n", label, x->value, x->worst);
+			break;
+		case REPORT_EXTRA_KS:
+			snprintf(label, sizeof(label), "%s K-S D", x->label);
+			fprintf(out, "  %-21s %.6f\n", label, x->value);
+			break;
+		case REPORT_EXTRA_SHARE:
+			snprintf(label, sizeof(label), "%s share", x->label);
+			fprintf(out, "  %-21s %.6f   (target: %.6f, |diff| %.6f)\n", label, x->value,
+				x->target, fabs(x->value - x->target));
+			break;
+		}
+	}
+}
+
+/* Their JSON keys: <key>_max_abs_diff and <key>_worst, <key>_ks_d, <key>_target and <key>_achieved. */
+static void json_extras(const struct report *r, json_object *o)
+{
+	for (unsigned i = 0; i < r->nextra; i++) {
+		const struct report_extra *x = &r->extra[i];
+		char key[64];
+
+		switch (x->kind) {
+		case REPORT_EXTRA_DIFF:
+			snprintf(key, sizeof(key), "%s_max_abs_diff", x->key);
+			json_object_object_add(o, key, json_object_new_double(x->value));
+			snprintf(key, sizeof(key), "%s_worst", x->key);
+			json_object_object_add(o, key, json_object_new_string(x->worst));
+			break;
+		case REPORT_EXTRA_KS:
+			snprintf(key, sizeof(key), "%s_ks_d", x->key);
+			json_object_object_add(o, key, json_object_new_double(x->value));
+			break;
+		case REPORT_EXTRA_SHARE:
+			snprintf(key, sizeof(key), "%s_target", x->key);
+			json_object_object_add(o, key, json_object_new_double(x->target));
+			snprintf(key, sizeof(key), "%s_achieved", x->key);
+			json_object_object_add(o, key, json_object_new_double(x->value));
+			break;
+		}
+	}
+}
+
 void report_print_fit(const struct report *r, FILE *out)
 {
 	fprintf(out, "fit                     achieved   1%% critical\n");
@@ -315,11 +368,13 @@ void report_print_fit(const struct report *r, FILE *out)
 	fprintf(out, "  extension max |diff|  %.6f   (worst: %s)\n", r->ext_max_abs_diff,
 		r->ext_worst ? r->ext_worst : "-");
 	if (r->fpd_worst + 1 == r->fpd_bins)
-		fprintf(out, "  files/dir max |diff|  %.6f   (worst: > %u files)\n\n",
+		fprintf(out, "  files/dir max |diff|  %.6f   (worst: > %u files)\n",
 			r->fpd_max_abs_diff, r->fpd_bins - 2);
 	else
-		fprintf(out, "  files/dir max |diff|  %.6f   (worst: %u files)\n\n",
+		fprintf(out, "  files/dir max |diff|  %.6f   (worst: %u files)\n",
 			r->fpd_max_abs_diff, r->fpd_worst);
+	print_extras(r, out);
+	fputc('\n', out);
 
 	fprintf(out, "files by depth (regular files)\n  depth    target  achieved\n");
 	for (unsigned d = 0; d < r->ndepth; d++)
@@ -426,4 +481,5 @@ void report_add_json(const struct report *r, json_object *o)
 		json_object_array_add(ext, e);
 	}
 	json_object_object_add(o, "ext_top", ext);
+	json_extras(r, o);
 }

@@ -12,6 +12,23 @@ struct json_object;
 #define REPORT_DEPTHS 256
 #define REPORT_TOP_EXT 20
 
+/*
+ * A figure beyond the model's four (measure --against a profile's tables):
+ * a largest difference with its worst entry, a K-S D, or a share's target
+ * against what was achieved.
+ */
+enum report_extra_kind { REPORT_EXTRA_DIFF, REPORT_EXTRA_KS, REPORT_EXTRA_SHARE };
+#define REPORT_EXTRAS 8
+
+struct report_extra {
+	enum report_extra_kind kind;
+	const char *label; /* the text line's ("file modes") */
+	const char *key;   /* the JSON keys' stem ("mode_files") */
+	double value;      /* the difference or D; a share's achieved */
+	double target;     /* a share's target */
+	char worst[24];    /* DIFF: the worst entry, as printed */
+};
+
 /* One compared share: target against achieved. */
 struct report_share {
 	const char *label;
@@ -50,6 +67,10 @@ struct report {
 	double *fpd_target, *fpd_achieved;
 	unsigned next;                    /* extensions in the top list */
 	struct report_share ext_top[REPORT_TOP_EXT];
+
+	/* set by the caller: more fit lines (none by default) */
+	unsigned nextra;
+	struct report_extra extra[REPORT_EXTRAS];
 
 	/* set by the caller: printed as "content_unreachable" when not NULL (a reference is taken) */
 	struct json_object *content_missed;
