@@ -326,7 +326,19 @@ function fit(s) {
 		['extension share, max |diff|', num(FIT.ext_max_abs_diff, 6), FIT.ext_worst || '-', ''],
 		['files/dir share, max |diff|', num(FIT.fpd_max_abs_diff, 6), '-', ''],
 	];
-	figure(s, { title: 'Fit: K-S D and share differences', labels: rows.map(r => r[0]),
+	/* a profile's tables and parameters, when it sets them (measure --against) */
+	for (const [label, key] of [['file modes, max |diff|', 'mode_files'], ['dir modes, max |diff|', 'mode_dirs'],
+				    ['subdirs/dir share, max |diff|', 'subdirs']])
+		if (FIT[key + '_max_abs_diff'] !== undefined)
+			rows.push([label, num(FIT[key + '_max_abs_diff'], 6), FIT[key + '_worst'], '']);
+	for (const [label, key] of [['root-owned share', 'root_owned'], ['empty dirs share', 'empty_dirs']])
+		if (FIT[key + '_achieved'] !== undefined)
+			rows.push([label, num(FIT[key + '_achieved'], 6), 'target ' + num(FIT[key + '_target'], 6), '']);
+	for (const [label, key] of [['age K-S D', 'age'], ['name length K-S D', 'name_length'],
+				    ['name.ext length K-S D', 'name_ext_length']])
+		if (FIT[key + '_ks_d'] !== undefined)
+			rows.push([label, num(FIT[key + '_ks_d'], 6), '-', '']);
+	figure(s, { title: 'Fit: K-S D and share differences', labels: rows.slice(0, 4).map(r => r[0]),
 		    datasets: [bars('achieved', [FIT.size_ks_d, FIT.depth_ks_d, FIT.ext_max_abs_diff, FIT.fpd_max_abs_diff], DARK),
 			       bars('critical value (1%)', [FIT.size_ks_critical_01, FIT.depth_ks_critical_01, null, null], LIGHT)],
 		    xtitle: 'statistic', ytitle: 'D or |share difference|',
