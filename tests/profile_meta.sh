@@ -270,6 +270,44 @@ fi
 tap_from python3 "${top_srcdir:-.}/tests/html_check.py" offline p.html
 "$IMPRINT" measure --against p.conf --json src.img >against.json
 tap_from python3 "${top_srcdir:-.}/tests/html_check.py" same p.html measure against.json
+# --- measure --against the profile: its tables' fit lines, ~0 on the source itself
+jfig() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], ""))' "$1" "$2"; }
+for k in mode_files_max_abs_diff mode_dirs_max_abs_diff subdirs_max_abs_diff name_length_ks_d \
+	name_ext_length_ks_d; do
+	near "measure --against the profile, on its source: $k" "$(jfig against.json $k)" 0 0.000001
+done
+near "measure --against, on the source: age K-S D" "$(jfig against.json age_ks_d)" 0 0.01
+for k in root_owned empty_dirs; do
+	near "measure --against, on the source: $k share" "$(jfig against.json ${k}_achieved)" \
+		"$(jfig against.json ${k}_target)" 0.000001
+done
+"$IMPRINT" measure --against p.conf src.img >against.txt
+for l in 'file modes max |diff|' 'dir modes max |diff|' 'root-owned share' 'subdirs/dir max |diff|' \
+	'empty dirs share' 'age K-S D' 'name length K-S D'; do
+	grep -qF "  $l " against.txt && pass "measure --against: '$l' in the fit block" ||
+		fail "measure --against: no '$l' line"
+done
+"$IMPRINT" config >plain.conf
+"$IMPRINT" measure --against plain.conf src.img >against_default.txt
+! grep -qF 'size K-S D' against_default.txt || grep -qE 'file modes|root-owned|age K-S' against_default.txt &&
+	fail "measure --against a configuration without the tables prints their lines" ||
+	pass "measure --against a configuration without the tables: no such line"
+# a look-alike made with other modes and fewer empty directories: the figures see it
+E=$(awk -v e="$(val $P empty_dir_share)" 'BEGIN { print e / 2 }')
+expect_status 0 "create a clone with mode_files 0600 only, empty_dir_share $E" \
+	"$IMPRINT" create -q -c $P --set 'mode_files=0600:1' --set "empty_dir_share=$E" other.img
+"$IMPRINT" measure --against p.conf --json other.img >other.json
+awk -v d="$(jfig other.json mode_files_max_abs_diff)" 'BEGIN { exit !(d > 0.3) }' &&
+	pass "measure --against, other modes: file modes max |diff| $(jfig other.json mode_files_max_abs_diff)" ||
+	fail "measure --against, other modes: file modes max |diff| '$(jfig other.json mode_files_max_abs_diff)'"
+[ "$(jfig other.json mode_files_worst)" = 0600 ] && pass "measure --against: the worst file mode is 0600" ||
+	fail "measure --against: worst file mode '$(jfig other.json mode_files_worst)'"
+awk -v a="$(jfig other.json empty_dirs_achieved)" -v t="$(jfig other.json empty_dirs_target)" \
+	'BEGIN { exit !(t - a > 0.005) }' &&
+	pass "measure --against, fewer empty directories: $(jfig other.json empty_dirs_achieved) against $(jfig other.json empty_dirs_target)" ||
+	fail "measure --against, fewer empty directories: '$(jfig other.json empty_dirs_achieved)' against '$(jfig other.json empty_dirs_target)'"
+rm -f other.img
+
 grep -q '"kind":"profile"' p.html && pass "--html: the page is a profile's" || fail "--html: kind"
 grep -qF 'mode_files = ' p.html && pass "--html: the page holds the profile" || fail "--html: no profile"
 expect_status 0 "profile --json --html" "$IMPRINT" profile --json --html pj.html src.img
