@@ -238,6 +238,7 @@ static void mounted_abort(struct backend *b)
 	free(st->undo.file);
 	free(st->undo.link);
 	free(st->skip);
+	free(st->frag_got);
 	free(st->root);
 	free(st);
 	b->priv = NULL;

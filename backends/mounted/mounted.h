@@ -55,6 +55,8 @@ struct mnt_state {
 	uint64_t age_forced;      /* temporaries deleted early to make room for plan files */
 	uint64_t frag_need;       /* breaks the target needs */
 	uint64_t frag_chosen;     /* files frag_file_share/frag_extents chose */
+	uint32_t *frag_got;       /* per file: the breaks FIEMAP saw after frag.c wrote it */
+	uint32_t frag_notes;      /* LAYOUT_NOTE_SHARE / _EXTENTS: those gave way to the score */
 	int frag_reverse;        /* write the pieces last first (xfs: no speculative preallocation) */
 	unsigned long long removed, remove_failed;
 };
