@@ -1,5 +1,7 @@
-/* names.c - the names the mounted backend writes: the plan's, shortened where the file system takes fewer bytes (--allow-drop) */
+/* names.c - the names the mounted backend writes: the plan's, shortened or renamed where the file system will not take them (--allow-drop) */
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,42 +20,61 @@ static uint32_t fnv1a(const char *s, size_t len)
 	return h;
 }
 
+/* Whether any name is written other than the plan has it (--allow-drop). */
+int mnt_renaming(const struct mnt_state *st)
+{
+	return st->name_limit > 0 || st->rename_bad || st->case_dir || st->case_file || st->case_link;
+}
+
 /*
- * Shorten name (len bytes) to st->name_limit: the start of the name, cut
- * at a character boundary, "~", 8 hex digits of the whole name's hash,
- * and its extension when it fits.  The same name always gives the same
- * result.  Returns the new length; *renamed set when it changed.
+ * The name written for name (len bytes): the plan's, unless it is longer
+ * than st->name_limit, holds characters the file system refuses (with
+ * st->rename_bad) or force is set (a case twin).  Then: the start of the
+ * name (refused characters made '_'), cut at a character boundary to fit,
+ * "~", 8 hex digits of the whole plan name's hash, and its extension when
+ * it fits.  The same name always gives the same result.  Returns the new
+ * length; *renamed set when it changed.
  */
-static size_t fit_name(const struct mnt_state *st, char *name, size_t len, int *renamed)
+static size_t fit_name(const struct mnt_state *st, char *name, size_t len, int force,
+		       int *renamed)
 {
 	char ext[EXT_MAX + 1] = "", tail[EXT_MAX + 16];
-	const char *dot = strrchr(name, '.');
+	long lim = st->name_limit > 0 ? st->name_limit : NAME_MAX_LEN;
 	size_t keep, elen = 0;
-	long lim = st->name_limit;
+	const char *dot;
+	uint32_t h;
 
 	*renamed = 0;
-	if (lim <= 0 || len <= (size_t)lim)
+	if (st->rename_bad && mnt_name_is_bad(st, name, len))
+		force = 1;
+	if (!force && len <= (size_t)lim)
 		return len;
+	h = fnv1a(name, len);
+	if (st->rename_bad)
+		len = mnt_name_clean(st, name, len);
+	dot = strrchr(name, '.');
 	if (dot && dot != name && strlen(dot) <= EXT_MAX && (long)strlen(dot) + 10 < lim) {
 		elen = strlen(dot);
 		memcpy(ext, dot, elen + 1);
 	}
-	keep = (size_t)lim - 9 - elen;
+	keep = len - elen < (size_t)lim - 9 - elen ? len - elen : (size_t)lim - 9 - elen;
 	/* never split a UTF-8 sequence */
 	while (keep > 0 && ((unsigned char)name[keep] & 0xC0) == 0x80)
 		keep--;
-	snprintf(tail, sizeof(tail), "~%08x%s", (unsigned)fnv1a(name, len), ext);
+	snprintf(tail, sizeof(tail), "~%08x%s", (unsigned)h, ext);
 	memcpy(name + keep, tail, strlen(tail) + 1);
 	*renamed = 1;
 	return keep + strlen(tail);
 }
 
-/* count: add a shortened name to st->renamed (when the entry is made). */
-static size_t fitted(struct mnt_state *st, char *buf, size_t len, int count)
+/* count: add a renamed name to st->renamed (when the entry is made). */
+static size_t fitted(struct mnt_state *st, char *buf, size_t len, int count, int force)
 {
 	int renamed;
 
-	len = fit_name(st, buf, len, &renamed);
+	if (!mnt_renaming(st))
+		return len;
+	len = fit_name(st, buf, len, force, &renamed);
 	if (renamed && count)
 		__atomic_add_fetch(&st->renamed, 1, __ATOMIC_RELAXED);
 	return len;
@@ -61,50 +82,64 @@ static size_t fitted(struct mnt_state *st, char *buf, size_t len, int count)
 
 size_t mnt_dir_name(struct mnt_state *st, uint32_t dir, char *buf, int count)
 {
-	return fitted(st, buf, plan_dir_name(st->pl, dir, buf), count);
+	return fitted(st, buf, plan_dir_name(st->pl, dir, buf), count,
+		      st->case_dir && st->case_dir[dir]);
 }
 
 size_t mnt_file_name(struct mnt_state *st, uint64_t file, char *buf, int count)
 {
-	return fitted(st, buf, plan_file_name(st->pl, file, buf), count);
+	return fitted(st, buf, plan_file_name(st->pl, file, buf), count,
+		      st->case_file && st->case_file[file]);
 }
 
 size_t mnt_link_name(struct mnt_state *st, uint32_t link, char *buf, int count)
 {
-	return fitted(st, buf, plan_link_name(st->pl, link, buf), count);
+	return fitted(st, buf, plan_link_name(st->pl, link, buf), count,
+		      st->case_link && st->case_link[link]);
 }
 
 /*
- * A symbolic link's target (len bytes in buf, NUL-ended) with each
- * component shortened as the entry it names was, so that it still leads
- * there.  Returns the new length (never longer).
+ * A symbolic link's target (len bytes in buf, NUL-ended, buf PATH_MAX
+ * bytes) with each component shortened or renamed as the entry it names
+ * was, so that it still leads there.  Returns the new length, or
+ * -ENAMETOOLONG when it no longer fits.
  */
 int mnt_fit_target(struct mnt_state *st, char *buf, int len)
 {
-	char comp[NAME_MAX_LEN + 1];
-	int in = 0, out = 0, renamed;
+	char comp[NAME_MAX_LEN + 1], *out;
+	int in = 0, o = 0, renamed;
 
-	if (!st->name_limit)
+	if (!mnt_renaming(st))
 		return len;
+	out = malloc(PATH_MAX);
+	if (!out)
+		return -ENOMEM;
 	while (in < len) {
 		int n = (int)strcspn(buf + in, "/");
 		size_t m = (size_t)n;
 
+		const char *from = buf + in;
+
 		if (n > 0 && n <= NAME_MAX_LEN) {
 			memcpy(comp, buf + in, (size_t)n);
 			comp[n] = '\0';
-			m = fit_name(st, comp, (size_t)n, &renamed);
-			memcpy(buf + out, comp, m);
-		} else {
-			memmove(buf + out, buf + in, m);
+			m = fit_name(st, comp, (size_t)n, 0, &renamed);
+			from = comp;
 		}
-		out += (int)m;
+		if (o + (int)m + 2 > PATH_MAX) {
+			free(out);
+			return -ENAMETOOLONG;
+		}
+		memcpy(out + o, from, m);
+		o += (int)m;
 		in += n;
 		if (in < len)
-			buf[out++] = buf[in++]; /* the '/' */
+			out[o++] = buf[in++]; /* the '/' */
 	}
-	buf[out] = '\0';
-	return out;
+	memcpy(buf, out, (size_t)o);
+	buf[o] = '\0';
+	free(out);
+	return o;
 }
 
 /* Path of directory dir beneath DIR as written: "" for DIR, else "a/b"; length or -ENAMETOOLONG. */
@@ -114,7 +149,7 @@ int mnt_dir_path(struct mnt_state *st, uint32_t dir, char *buf, size_t len)
 	size_t at = len - 1, n;
 	int l;
 
-	if (!st->name_limit) {
+	if (!mnt_renaming(st)) {
 		l = plan_dir_path(st->pl, dir, buf, len);
 		if (l < 0)
 			return l;
