@@ -564,12 +564,14 @@ static int fragment_files(struct mnt_state *st, int sfd, const struct cand *c, u
 		if (nb)
 			ret = batch_write(st, p, nb, sfd, buf);
 	}
-	for (int pass = 0; pass < FRAG_REDO_PASSES && st->frag_breaks < need && !ret; pass++) {
+	for (int pass = 0, idle = 0; pass < FRAG_REDO_PASSES && st->frag_breaks < need && !ret;
+	     pass++) {
 		uint64_t before = st->frag_breaks;
 
 		ret = fragment_again(st, sfd, c, n, need, buf);
-		if (st->frag_breaks <= before)
-			break; /* no progress: the kernel merges whatever is tried */
+		idle = st->frag_breaks > before ? 0 : idle + 1;
+		if (idle == 2)
+			break; /* no progress twice: the kernel merges whatever is tried */
 	}
 	return ret;
 }

@@ -87,9 +87,11 @@ int mnt_name_is_bad(const struct mnt_state *st, const char *name, size_t len)
 		return 0;
 	if (len && c->bad_trail && (name[len - 1] == '.' || name[len - 1] == ' '))
 		return 1;
-	for (size_t i = 0; i < len; i += utf8_next(name + i, len - i, &cp))
-		if (bad_cp(c, (utf8_next(name + i, len - i, &cp), cp)))
+	for (size_t i = 0; i < len;) {
+		i += utf8_next(name + i, len - i, &cp);
+		if (bad_cp(c, cp))
 			return 1;
+	}
 	return 0;
 }
 
