@@ -87,6 +87,11 @@ void mnt_remove_made(struct mnt_state *st);
 
 /* names.c: the names written, the plan's unless --allow-drop shortened or renamed them */
 int mnt_renaming(const struct mnt_state *st);
+size_t mnt_utf8_next(const char *s, size_t len, uint32_t *cp); /* bytes of the code point at s */
+size_t mnt_utf8_put(char *out, uint32_t c);
+int mnt_cp_cmp(const void *a, const void *b);                  /* uint32_t code points */
+int mnt_name_is_bad(const struct mnt_state *st, const char *name, size_t len); /* refused characters */
+size_t mnt_name_clean(const struct mnt_state *st, char *name, size_t len);     /* made '_' */
 size_t mnt_dir_name(struct mnt_state *st, uint32_t dir, char *buf, int count);
 size_t mnt_file_name(struct mnt_state *st, uint64_t file, char *buf, int count);
 size_t mnt_link_name(struct mnt_state *st, uint32_t link, char *buf, int count);
@@ -95,8 +100,6 @@ int mnt_fit_target(struct mnt_state *st, char *buf, int len);
 
 /* namecheck.c: the characters the file system refuses, names differing only in case */
 void mnt_probe_names(struct mnt_state *st, int dfd);
-int mnt_name_is_bad(const struct mnt_state *st, const char *name, size_t len);
-size_t mnt_name_clean(const struct mnt_state *st, char *name, size_t len);
 void mnt_bad_list(const struct mnt_state *st, char *buf, size_t len);
 int mnt_case_twins(struct mnt_state *st, uint64_t *n, char *example, size_t len, int mark);
 

@@ -14,107 +14,11 @@
 
 #define PROBE_CHARS_MAX 1024 /* distinct characters probed at most; beyond, the rest are taken as kept */
 
-/* The code point at s (len bytes left) into *cp; returns its length in bytes (1 when not UTF-8). */
-static size_t utf8_next(const char *s, size_t len, uint32_t *cp)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n = u[0] < 0x80 ? 1 : u[0] >= 0xF0 ? 4 : u[0] >= 0xE0 ? 3 : u[0] >= 0xC0 ? 2 : 1;
-	uint32_t c = n == 1 ? u[0] : u[0] & (0x7F >> n);
-
-	if (n > len)
-		n = 1, c = u[0];
-	for (size_t i = 1; i < n; i++) {
-		if ((u[i] & 0xC0) != 0x80) {
-			*cp = u[0];
-			return 1;
-		}
-		c = c << 6 | (u[i] & 0x3F);
-	}
-	*cp = c;
-	return n;
-}
-
-static size_t utf8_put(char *out, uint32_t c)
-{
-	if (c < 0x80) {
-		out[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		out[0] = (char)(0xC0 | c >> 6);
-		out[1] = (char)(0x80 | (c & 0x3F));
-		return 2;
-	}
-	if (c < 0x10000) {
-		out[0] = (char)(0xE0 | c >> 12);
-		out[1] = (char)(0x80 | (c >> 6 & 0x3F));
-		out[2] = (char)(0x80 | (c & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | c >> 18);
-	out[1] = (char)(0x80 | (c >> 12 & 0x3F));
-	out[2] = (char)(0x80 | (c >> 6 & 0x3F));
-	out[3] = (char)(0x80 | (c & 0x3F));
-	return 4;
-}
-
 /* Characters every file system takes in a name. */
 static int plain_char(uint32_t c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 	       c == '.' || c == '_' || c == '-';
-}
-
-static int cp_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Whether code point c is one the file system refuses or alters. */
-static int bad_cp(const struct mnt_caps *c, uint32_t cp)
-{
-	return c->nbad && bsearch(&cp, c->bad, c->nbad, sizeof(*c->bad), cp_cmp);
-}
-
-int mnt_name_is_bad(const struct mnt_state *st, const char *name, size_t len)
-{
-	const struct mnt_caps *c = &st->caps;
-	uint32_t cp;
-
-	if (!c->nbad && !c->bad_trail)
-		return 0;
-	if (len && c->bad_trail && (name[len - 1] == '.' || name[len - 1] == ' '))
-		return 1;
-	for (size_t i = 0; i < len;) {
-		i += utf8_next(name + i, len - i, &cp);
-		if (bad_cp(c, cp))
-			return 1;
-	}
-	return 0;
-}
-
-size_t mnt_name_clean(const struct mnt_state *st, char *name, size_t len)
-{
-	size_t in = 0, out = 0;
-	uint32_t cp;
-
-	while (in < len) {
-		size_t n = utf8_next(name + in, len - in, &cp);
-
-		if (bad_cp(&st->caps, cp)) {
-			name[out++] = '_';
-		} else {
-			memmove(name + out, name + in, n);
-			out += n;
-		}
-		in += n;
-	}
-	while (st->caps.bad_trail && out && (name[out - 1] == '.' || name[out - 1] == ' '))
-		name[out - 1] = '_';
-	name[out] = '\0';
-	return out;
 }
 
 /* A set of code points (open addressing, 0 free: NUL is never in a name). */
@@ -142,7 +46,7 @@ static void cpset_name(struct cpset *s, const char *name, size_t len, int *trail
 	uint32_t cp;
 
 	for (size_t i = 0; i < len;) {
-		i += utf8_next(name + i, len - i, &cp);
+		i += mnt_utf8_next(name + i, len - i, &cp);
 		if (!plain_char(cp))
 			cpset_add(s, cp);
 	}
@@ -254,13 +158,13 @@ void mnt_probe_names(struct mnt_state *st, int dfd)
 		if (!s->slot[i] || c->nbad >= MNT_BAD_MAX)
 			continue;
 		name[0] = 'n';
-		n = 1 + utf8_put(name + 1, s->slot[i]);
+		n = 1 + mnt_utf8_put(name + 1, s->slot[i]);
 		name[n] = 'n';
 		name[n + 1] = '\0';
 		if (!name_kept(dfd, name))
 			c->bad[c->nbad++] = s->slot[i];
 	}
-	qsort(c->bad, c->nbad, sizeof(*c->bad), cp_cmp);
+	qsort(c->bad, c->nbad, sizeof(*c->bad), mnt_cp_cmp);
 	if (trail)
 		c->bad_trail = !name_kept(dfd, "n.") || !name_kept(dfd, "n ");
 	free(s);
@@ -275,7 +179,7 @@ void mnt_bad_list(const struct mnt_state *st, char *buf, size_t len)
 	for (unsigned i = 0; i < st->caps.nbad && i < 8 && at + 12 < len; i++) {
 		char ch[5];
 
-		ch[utf8_put(ch, st->caps.bad[i])] = '\0';
+		ch[mnt_utf8_put(ch, st->caps.bad[i])] = '\0';
 		at += (size_t)snprintf(buf + at, len - at, "%s'%s'", i ? " " : "", ch);
 	}
 	if (st->caps.nbad > 8 && at + 5 < len)
@@ -291,12 +195,12 @@ static size_t fold(char *out, const char *name, size_t len, locale_t loc)
 	uint32_t cp;
 
 	for (size_t i = 0; i < len;) {
-		i += utf8_next(name + i, len - i, &cp);
+		i += mnt_utf8_next(name + i, len - i, &cp);
 		if (loc)
 			cp = (uint32_t)towlower_l((wint_t)cp, loc);
 		else if (cp < 0x80 && cp >= 'A' && cp <= 'Z')
 			cp += 'a' - 'A';
-		o += utf8_put(out + o, cp);
+		o += mnt_utf8_put(out + o, cp);
 	}
 	out[o] = '\0';
 	return o;

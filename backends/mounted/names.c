@@ -20,6 +20,102 @@ static uint32_t fnv1a(const char *s, size_t len)
 	return h;
 }
 
+/* The code point at s (len bytes left) into *cp; returns its length in bytes (1 when not UTF-8). */
+size_t mnt_utf8_next(const char *s, size_t len, uint32_t *cp)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = u[0] < 0x80 ? 1 : u[0] >= 0xF0 ? 4 : u[0] >= 0xE0 ? 3 : u[0] >= 0xC0 ? 2 : 1;
+	uint32_t c = n == 1 ? u[0] : u[0] & (0x7F >> n);
+
+	if (n > len)
+		n = 1, c = u[0];
+	for (size_t i = 1; i < n; i++) {
+		if ((u[i] & 0xC0) != 0x80) {
+			*cp = u[0];
+			return 1;
+		}
+		c = c << 6 | (u[i] & 0x3F);
+	}
+	*cp = c;
+	return n;
+}
+
+size_t mnt_utf8_put(char *out, uint32_t c)
+{
+	if (c < 0x80) {
+		out[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		out[0] = (char)(0xC0 | c >> 6);
+		out[1] = (char)(0x80 | (c & 0x3F));
+		return 2;
+	}
+	if (c < 0x10000) {
+		out[0] = (char)(0xE0 | c >> 12);
+		out[1] = (char)(0x80 | (c >> 6 & 0x3F));
+		out[2] = (char)(0x80 | (c & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | c >> 18);
+	out[1] = (char)(0x80 | (c >> 12 & 0x3F));
+	out[2] = (char)(0x80 | (c >> 6 & 0x3F));
+	out[3] = (char)(0x80 | (c & 0x3F));
+	return 4;
+}
+
+int mnt_cp_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether code point c is one the file system refuses or alters. */
+static int bad_cp(const struct mnt_caps *c, uint32_t cp)
+{
+	return c->nbad && bsearch(&cp, c->bad, c->nbad, sizeof(*c->bad), mnt_cp_cmp);
+}
+
+int mnt_name_is_bad(const struct mnt_state *st, const char *name, size_t len)
+{
+	const struct mnt_caps *c = &st->caps;
+	uint32_t cp;
+
+	if (!c->nbad && !c->bad_trail)
+		return 0;
+	if (len && c->bad_trail && (name[len - 1] == '.' || name[len - 1] == ' '))
+		return 1;
+	for (size_t i = 0; i < len;) {
+		i += mnt_utf8_next(name + i, len - i, &cp);
+		if (bad_cp(c, cp))
+			return 1;
+	}
+	return 0;
+}
+
+size_t mnt_name_clean(const struct mnt_state *st, char *name, size_t len)
+{
+	size_t in = 0, out = 0;
+	uint32_t cp;
+
+	while (in < len) {
+		size_t n = mnt_utf8_next(name + in, len - in, &cp);
+
+		if (bad_cp(&st->caps, cp)) {
+			name[out++] = '_';
+		} else {
+			memmove(name + out, name + in, n);
+			out += n;
+		}
+		in += n;
+	}
+	while (st->caps.bad_trail && out && (name[out - 1] == '.' || name[out - 1] == ' '))
+		name[out - 1] = '_';
+	name[out] = '\0';
+	return out;
+}
+
 /* Whether any name is written other than the plan has it (--allow-drop). */
 int mnt_renaming(const struct mnt_state *st)
 {

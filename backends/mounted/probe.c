@@ -141,23 +141,13 @@ static void probe_file(struct mnt_state *st, int dfd, int fd)
  */
 static void deny_chars(struct mnt_caps *c, const char *s, size_t n)
 {
+	uint32_t cp;
+
 	for (size_t i = 0; i < n && c->nbad < MNT_BAD_MAX;) {
-		const unsigned char *u = (const unsigned char *)s + i;
-		size_t k = u[0] < 0x80 ? 1 : u[0] >= 0xF0 ? 4 : u[0] >= 0xE0 ? 3 : 2;
-		uint32_t cp = k == 1 ? u[0] : u[0] & (0x7F >> k);
-
-		for (size_t j = 1; j < k && i + j < n; j++)
-			cp = cp << 6 | (u[j] & 0x3F);
+		i += mnt_utf8_next(s + i, n - i, &cp);
 		c->bad[c->nbad++] = cp;
-		i += k;
 	}
-	for (unsigned i = 1; i < c->nbad; i++) /* kept sorted: insertion */
-		for (unsigned j = i; j > 0 && c->bad[j - 1] > c->bad[j]; j--) {
-			uint32_t t = c->bad[j];
-
-			c->bad[j] = c->bad[j - 1];
-			c->bad[j - 1] = t;
-		}
+	qsort(c->bad, c->nbad, sizeof(*c->bad), mnt_cp_cmp);
 }
 
 static void probe_deny(struct mnt_caps *c)
