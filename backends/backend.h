@@ -118,6 +118,20 @@ struct create_result {
 	uint64_t modes_dropped;			      /* entries left with the file system's mode */
 	uint64_t holes_filled;			      /* sparse files written whole (zeros) */
 	uint64_t times_rounded;			      /* entries whose times lost their nanoseconds */
+	/*
+	 * Metadata (doc/model.md, "Metadata"), as planned and so written when
+	 * the build succeeds; have_meta 0: none planned.  xattr_block_inodes
+	 * and xattr_blocks: ext2/3/4, inodes with an external attribute block
+	 * and the distinct blocks (have_xattr_blocks 0 elsewhere).
+	 */
+	int have_meta, have_xattr_blocks;
+	uint64_t specials[SPECIAL_TYPES];       /* FIFOs, sockets, char and block devices */
+	uint64_t xattr_inodes, xattr_user, xattr_security, acl_access, acl_default;
+	uint64_t xattr_block_inodes, xattr_blocks;
+	uint64_t prealloc_files, unwritten_bytes, beyond_bytes;
+	/* directories of two blocks or more, as the layout placed them (have_layout) */
+	uint64_t dir_multiblock, dir_fragmented;
+	double dir_layout_score, dir_frag_target;
 	/* aging through the kernel: rounds measured (the last CREATE_AGE_SERIES kept, a ring) */
 	uint32_t age_series_n;
 	struct create_age_round age_series[CREATE_AGE_SERIES];

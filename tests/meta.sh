@@ -45,8 +45,20 @@ for fs in ext2 ext3 ext4; do
 	for isz in 128 256; do
 		img="$WORK/$fs-$isz.img"
 		build_fsck "$fs, $isz-byte inodes" "$img" "${ARGS[@]}" --fs "$fs" \
-			--mkfs-options "-I $isz" || continue
+			--mkfs-options "-I $isz" --json || continue
+		cp "$WORK/out" "$WORK/sum.json"
 		"$IMPRINT" measure --json "$img" >"$WORK/m.json" 2>"$WORK/err"
+		# the summary's counts of what was written, against what measure reads back
+		got=$(python3 -c 'import json,sys
+s = json.load(open(sys.argv[1]))["metadata"]
+print(*(s[k] for k in ("xattr_inodes", "xattr_user", "xattr_security", "acl_access", "acl_default",
+	"xattr_block_inodes", "xattr_blocks", "fifos", "sockets", "char_devices", "block_devices")))' "$WORK/sum.json")
+		exp=$(python3 -c 'import json,sys
+m = json.load(open(sys.argv[1])); x = m["xattrs"]
+print(*(x[k] for k in ("inodes", "user", "security", "acl_access", "acl_default", "block_refs", "blocks")),
+	*(m[k] for k in ("fifos", "sockets", "char_devices", "block_devices")))' "$WORK/m.json")
+		[ "$got" = "$exp" ] && pass "$fs/$isz: the summary counts what measure reads back ($got)" ||
+			fail "$fs/$isz: summary '$got', measure '$exp'"
 		got="$(json "$WORK/m.json" xattrs inodes) $(json "$WORK/m.json" xattrs user) $(json "$WORK/m.json" xattrs security) $(json "$WORK/m.json" fifos) $(json "$WORK/m.json" sockets)"
 		exp="$(json "$WORK/report.json" xattr_inodes) $(json "$WORK/report.json" xattr_user) $(json "$WORK/report.json" xattr_security) ${want[fifo]} ${want[socket]}"
 		if [ "$got" = "$exp" ]; then
@@ -136,6 +148,95 @@ if python3 -c 'import sys; a, b = map(float, sys.argv[1:]); sys.exit(not (0.5 * 
 else
 	fail "directory fill ${fill[0]} without slack, ${fill[0.4]} with dir_slack=0.4"
 fi
+
+# aged directories: blocks split apart by the layout, ext2/3/4, 1 and 4 KiB blocks; the exact
+# share of the directories of two blocks or more, found by measure
+DF=("${DS[@]}" --set dir_frag_share=0.5)
+for fs in ext2 ext3 ext4; do
+	for bs in 1024 4096; do
+		img="$WORK/df-$fs-$bs.img"
+		isz=256
+		[ $fs = ext2 ] && isz=128
+		build_fsck "dir_frag_share=0.5, $fs, $bs-byte blocks, $isz-byte inodes" "$img" "${DF[@]}" \
+			--fs $fs --mkfs-options "-b $bs -I $isz" --json || continue
+		cp "$WORK/out" "$WORK/sum.json"
+		"$IMPRINT" measure --json "$img" >"$WORK/m.json"
+		n=$(json "$WORK/m.json" dir_multiblock)
+		k=$(json "$WORK/m.json" dir_fragmented)
+		[ "$(json "$WORK/sum.json" metadata dir_multiblock) $(json "$WORK/sum.json" metadata dir_fragmented)" = "$n $k" ] &&
+			pass "$fs/$bs: the summary's split directories are measure's ($k of $n)" ||
+			fail "$fs/$bs: summary $(json "$WORK/sum.json" metadata dir_fragmented) of $(json "$WORK/sum.json" metadata dir_multiblock), measure $k of $n"
+		sc=$(json "$WORK/m.json" dir_layout_score)
+		if [ "$n" -ge 10 ] && [ "$k" = "$(python3 -c "print(round(0.5 * $n))")" ] &&
+			python3 -c "import sys; sys.exit(not 0 < $sc < 1)"; then
+			pass "$fs/$bs: $k of $n directories of two blocks or more split, as asked (directory layout score $sc)"
+		else
+			fail "$fs/$bs: $k of $n directories split (score $sc), asked 0.5"
+		fi
+		[ "$fs-$bs" = ext4-1024 ] || [ "$fs-$bs" = ext3-4096 ] || rm -f "$img"
+	done
+done
+# linear directories of several blocks: without dir_index
+build_fsck "dir_frag_share=0.5, ext4 without dir_index" "$WORK/df-linear.img" "${DF[@]}" \
+	--mkfs-options "-b 1024 -O ^dir_index" &&
+	"$IMPRINT" measure --json "$WORK/df-linear.img" >"$WORK/m.json" &&
+	n=$(json "$WORK/m.json" dir_multiblock) && k=$(json "$WORK/m.json" dir_fragmented) &&
+	if [ "$n" -ge 10 ] && [ "$k" = "$(python3 -c "print(round(0.5 * $n))")" ]; then
+		pass "linear directories: $k of $n split, as asked"
+	else
+		fail "linear directories: $k of $n split, asked 0.5"
+	fi
+build_fsck "dir_frag_share=0.5 -j1" "$WORK/df-j1.img" -j1 "${DF[@]}" --mkfs-options "-b 1024" &&
+	build_fsck "dir_frag_share=0.5 -j2" "$WORK/df-j2.img" -j2 "${DF[@]}" --mkfs-options "-b 1024" &&
+	if cmp -s "$WORK/df-j1.img" "$WORK/df-j2.img" && cmp -s "$WORK/df-j1.img" "$WORK/df-ext4-1024.img"; then
+		pass "split directories: same seed, same image bytes with -j1 and -j2"
+	else
+		fail "split directories: -j1 and -j2 images differ"
+	fi
+rm -f "$WORK/df-j1.img" "$WORK/df-j2.img"
+"$IMPRINT" measure --json "$WORK/ds.img" >"$WORK/m.json"
+[ "$(json "$WORK/m.json" dir_fragmented)" = 0 ] && [ "$(json "$WORK/m.json" dir_layout_score)" = 1.0 ] &&
+	pass "without dir_frag_share every directory is one run" ||
+	fail "directories split without dir_frag_share: $(json "$WORK/m.json" dir_fragmented)"
+
+# the /dev-like directory: a static /dev's nodes with their real numbers, modes and groups
+DEVD=(--size 96M --seed 11 --set dev_dir=linux)
+"$IMPRINT" plan "${DEVD[@]}" -o "$WORK/devd.tsv" 2>"$WORK/err" || fail "plan dev_dir: $(cat "$WORK/err")"
+bad=$(awk -F'\t' '$1 ~ /^\/dev\// {
+	n = $1; sub("^/dev/", "", n); want[n] = 1
+	if (n == "null" && ($2 != "chardev" || $6 != "1:3" || $7 != "0666" || $8 != 0)) print
+	if (n == "urandom" && $6 != "1:9") print
+	if (n == "tty0" && ($6 != "4:0" || $7 != "0620" || $9 != 5)) print
+	if (n == "ttyS1" && $6 != "4:65") print
+	if (n == "sda1" && ($2 != "blockdev" || $6 != "8:1" || $7 != "0660" || $9 != 6)) print
+	if (n == "sdb" && $6 != "8:16") print
+	if (n == "loop7" && $6 != "7:7") print
+	if (n == "nvme0n1p2" && $6 != "259:2") print
+	if (n == "log" && $2 != "socket") print
+	if (n == "initctl" && $2 != "fifo") print
+} $1 == "/dev" && ($2 != "dir" || $7 != "0755" || $8 != 0) { print }
+END { for (k in req) if (!(k in want)) print "missing " k }
+BEGIN { split("null zero random urandom tty console ptmx tty0 ttyS0 sda sda1 loop0 sr0 nvme0n1 log initctl", r, " "); for (i in r) req[r[i]] = 1 }' "$WORK/devd.tsv")
+ndev=$(grep -c '^/dev/' "$WORK/devd.tsv")
+[ -z "$bad" ] && [ "$ndev" -gt 40 ] && pass "dev_dir=linux: /dev holds $ndev nodes with Linux's numbers, modes and groups" ||
+	fail "dev_dir=linux: $ndev nodes; wrong: $bad"
+"$IMPRINT" plan --size 96M --seed 11 -o "$WORK/nodev.tsv"
+grep -v '^/dev' "$WORK/devd.tsv" | cmp -s - "$WORK/nodev.tsv" &&
+	pass "dev_dir adds /dev and changes nothing else in the plan" || fail "dev_dir changes the rest of the plan"
+declare -A dwant
+for t in fifo socket chardev blockdev; do dwant[$t]=$(awk -F'\t' -v t="$t" '$2 == t' "$WORK/devd.tsv" | wc -l); done
+for fs in ext2 ext3 ext4; do
+	isz=256
+	[ $fs = ext2 ] && isz=128
+	build_fsck "dev_dir=linux, $fs, $isz-byte inodes" "$WORK/devd-$fs.img" "${DEVD[@]}" --fs $fs \
+		--mkfs-options "-I $isz" || continue
+	"$IMPRINT" measure --json "$WORK/devd-$fs.img" >"$WORK/m.json"
+	got="$(json "$WORK/m.json" fifos) $(json "$WORK/m.json" sockets) $(json "$WORK/m.json" char_devices) $(json "$WORK/m.json" block_devices)"
+	[ "$got" = "${dwant[fifo]} ${dwant[socket]} ${dwant[chardev]} ${dwant[blockdev]}" ] &&
+		pass "$fs: measure counts the planned FIFOs, sockets, character and block devices ($got)" ||
+		fail "$fs: measure '$got', planned ${dwant[fifo]} ${dwant[socket]} ${dwant[chardev]} ${dwant[blockdev]}"
+	[ $fs = ext4 ] || rm -f "$WORK/devd-$fs.img"
+done
 
 # off by default: a plan without them has none
 "$IMPRINT" plan --size 96M --seed 11 -o "$WORK/plain.tsv"
@@ -231,6 +332,35 @@ if [ -e "$WORK/ds.img" ] && attach_dev "$WORK/ds.img" ro && mount_at "$WORK/ds" 
 	fi
 fi
 
+# the kernel's view of split directories: filefrag finds them in several extents, htree
+# (lsattr's I) and linear; measure through the kernel agrees; verify finds every entry
+for v in ext4-1024 ext3-4096 linear; do
+	img="$WORK/df-$v.img"
+	[ -e "$img" ] || continue
+	attach_dev "$img" ro && mount_at "$WORK/df-$v" -o ro "$DEV" || { fail "mount df-$v"; continue; }
+	"$IMPRINT" measure --json "$img" >"$WORK/m.json"
+	fs=ext4
+	[ $v = ext3-4096 ] && fs=ext3
+	if "$IMPRINT" verify "${DF[@]}" --fs $fs "$WORK/df-$v" >"$WORK/out" 2>&1; then
+		pass "$v, split directories: verify: $(tail -1 "$WORK/out")"
+	else
+		fail "$v, split directories: verify: $(head -3 "$WORK/out")"
+	fi
+	[ $fs = ext4 ] || continue
+	"$IMPRINT" measure --json "$WORK/df-$v" >"$WORK/mk.json"
+	read -r nfr nidx < <(find "$WORK/df-$v" -path '*/lost+found' -prune -o -type d -print0 |
+		xargs -0 sh -c 'for d; do n=$(filefrag "$d" | sed "s/.*: \([0-9]*\) extent.*/\1/"); \
+			[ "$n" -gt 1 ] || continue; echo "$(lsattr -d "$d" | cut -c1-22)"; done' sh |
+		awk '{ n++; if ($1 ~ /I/) i++ } END { print n + 0, i + 0 }')
+	if [ $v = linear ]; then want_idx=0; else want_idx=$nfr; fi
+	if [ "$nfr" = "$(json "$WORK/m.json" dir_fragmented)" ] && [ "$nfr" -gt 0 ] && [ "$nidx" = "$want_idx" ] &&
+		[ "$(json "$WORK/mk.json" dir_fragmented)" = "$nfr" ]; then
+		pass "$v: filefrag finds $nfr directories in several extents ($nidx of them htree), as measure does on the image and through the kernel"
+	else
+		fail "$v: filefrag $nfr split directories ($nidx htree), measure $(json "$WORK/m.json" dir_fragmented) on the image, $(json "$WORK/mk.json" dir_fragmented) mounted"
+	fi
+done
+
 # the kernel's view of preallocation: filefrag -v's unwritten extents, verify
 attach_dev "$WORK/pre256.img" ro && mount_at "$WORK/pre" -o ro "$DEV" || fail "mount the preallocated image"
 unw=0
@@ -239,6 +369,18 @@ while IFS= read -r path; do
 	unw=$((unw + n))
 done < <("$IMPRINT" plan "${PRE[@]}" -o - | awk -F'\t' '$2 == "file" { print $1 }')
 want_unw=$((($(json "$WORK/pre.json" unwritten_bytes) + $(json "$WORK/pre.json" beyond_bytes)) / 4096))
+# stat: the preallocated files, and only they, have more blocks than their size needs: the
+# planned bytes beyond the end, plus at most two blocks of extent tree each
+read -r beyond nover < <("$IMPRINT" plan "${PRE[@]}" -o - | awk -F'\t' '$2 == "file" { print substr($1, 2) }' |
+	(cd "$WORK/pre" && xargs -d '\n' stat -c '%b %B %s') |
+	awk '{ over = $1 * $2 - int(($3 + 4095) / 4096) * 4096; if (over > 0) { s += over; n++ } } END { print s + 0, n + 0 }')
+want_b=$(json "$WORK/pre.json" beyond_bytes)
+if [ "$nover" = "$(json "$WORK/pre.json" prealloc_files)" ] && [ "$beyond" -ge "$want_b" ] &&
+	[ "$beyond" -le $((want_b + nover * 8192)) ] && [ "$want_b" -gt 0 ]; then
+	pass "stat: $nover files hold $beyond bytes beyond what their size needs ($want_b planned beyond the end, the rest extent tree blocks)"
+else
+	fail "stat: $nover files with $beyond bytes beyond their size; planned $(json "$WORK/pre.json" prealloc_files) files, $want_b bytes"
+fi
 [ "$unw" = "$want_unw" ] && pass "filefrag -v: $unw unwritten blocks, as planned (inside and beyond the end)" ||
 	fail "filefrag -v: $unw unwritten blocks, planned $want_unw"
 if "$IMPRINT" verify "${PRE[@]}" "$WORK/pre" >"$WORK/out" 2>&1; then
@@ -253,6 +395,61 @@ if "$IMPRINT" verify "${PRE[@]}" "$WORK/nopre" >"$WORK/out" 2>&1; then
 else
 	pass "verify finds the planned preallocation missing ($(grep -c 'unwritten\|beyond' "$WORK/out") files)"
 fi
+
+# the kernel's view of /dev: every node's type, device number, mode and owner as planned
+if [ -e "$WORK/devd-ext4.img" ] && attach_dev "$WORK/devd-ext4.img" ro && mount_at "$WORK/devd" -o ro "$DEV"; then
+	awk -F'\t' '$1 ~ /^\/dev\// { t = $2 == "chardev" ? "character special file" : $2 == "blockdev" ? "block special file" : $2
+		printf "%s %s %s %d %d %d\n", $1, t, $6 == "-" ? "0:0" : $6, $7 + 0, $8, $9 }' "$WORK/devd.tsv" |
+		sort >"$WORK/devd.want"
+	(cd "$WORK/devd" && find dev -mindepth 1 | sort | xargs stat -c '/%n %F %Hr:%Lr %a %u %g') | sort >"$WORK/devd.got"
+	if diff "$WORK/devd.want" "$WORK/devd.got" >"$WORK/diff"; then
+		pass "the kernel's stat of every /dev node equals the plan ($(wc -l <"$WORK/devd.got") nodes: type, major:minor, mode, owner)"
+	else
+		fail "/dev through the kernel differs: $(head -4 "$WORK/diff" | tr '\n' ' ')"
+	fi
+	if "$IMPRINT" verify "${DEVD[@]}" "$WORK/devd" >"$WORK/out" 2>&1; then
+		pass "dev_dir=linux: verify: $(tail -1 "$WORK/out")"
+	else
+		fail "dev_dir=linux: verify: $(head -3 "$WORK/out")"
+	fi
+fi
+
+# dir_state DIR: its attributes, ACL, owner, mode, atime and mtime
+dir_state() {
+	(cd "$1" && getfattr -h -d -m - . 2>/dev/null | grep -v '^trusted\.SGI_ACL_'
+		getfacl -p . 2>/dev/null; stat -c '%u %g %a %X %Y' .)
+}
+
+# undo_root FS MNT: a mounted-backend run that fails after its last step (the probe's test
+# hook) leaves DIR as it was: its own attributes, ACL, label, owner, mode and times; a run
+# that succeeds does change them (so the check can fail)
+undo_root() {
+	local d="$2/undo" before after
+	mkdir -p "$d" && chown 1234:1234 "$d" && chmod 0750 "$d" &&
+		setfattr -n user.keep -v 1 "$d" && setfattr -n user.DOSATTRIB -v orig "$d" &&
+		setfattr -n security.selinux -v system_u:object_r:etc_t:s0 "$d" &&
+		setfacl -m u:4321:r "$d" && touch -d '2020-01-02 03:04:05' "$d" ||
+		{ fail "$1: set up DIR for the undo"; return; }
+	before=$(dir_state "$d")
+	if IMPRINT_MOUNTED_DENY=fail_last "$IMPRINT" create -q "${ARGS[@]}" --used 20M \
+		--set xattr_user_share=1 "$d" 2>"$WORK/err"; then
+		fail "$1: the test hook did not make the run fail"
+		return
+	fi
+	after=$(dir_state "$d")
+	if [ "$before" = "$after" ] && [ -z "$(ls -A "$d")" ] && grep -q "removed the" "$WORK/err"; then
+		pass "$1: a failed run leaves DIR as it was (attributes, ACL, label, owner, mode, times; empty)"
+	else
+		fail "$1: after a failed run DIR differs: $(diff <(echo "$before") <(echo "$after") | head -6 | tr '\n' ' ') $(ls -A "$d" | head -3)"
+	fi
+	if "$IMPRINT" create -q "${ARGS[@]}" --used 20M --set xattr_user_share=1 "$d" 2>"$WORK/err" &&
+		[ "$(dir_state "$d")" != "$before" ]; then
+		pass "$1: a run that succeeds sets DIR's own metadata"
+	else
+		fail "$1: a successful run left DIR's metadata as it was, or failed: $(head -c 200 "$WORK/err")"
+	fi
+	rm -rf "$d"
+}
 
 # the mounted backend on xfs and btrfs: the same attributes and special files as the ext4 image
 for fs in xfs btrfs; do
@@ -290,6 +487,28 @@ for fs in xfs btrfs; do
 		pass "$fs: preallocated files through fallocate, verified by FIEMAP: $(tail -1 "$WORK/out")"
 	else
 		fail "$fs: preallocation: $(head -c 300 "$WORK/err") $(head -3 "$WORK/out")"
+	fi
+	undo_root "$fs" "$WORK/$fs"
+	mkdir -p "$WORK/$fs/devd"
+	if "$IMPRINT" create -q "${DEVD[@]}" --used 20M "$WORK/$fs/devd" 2>"$WORK/err" &&
+		"$IMPRINT" verify "${DEVD[@]}" --used 20M "$WORK/$fs/devd" >"$WORK/out" 2>&1 &&
+		[ "$(find "$WORK/$fs/devd/dev" -type c | wc -l)" = "${dwant[chardev]}" ] &&
+		[ "$(find "$WORK/$fs/devd/dev" -type b | wc -l)" = "${dwant[blockdev]}" ]; then
+		pass "$fs: dev_dir=linux through mknod as root: $(tail -1 "$WORK/out")"
+	else
+		fail "$fs: dev_dir=linux: $(head -c 300 "$WORK/err") $(head -3 "$WORK/out")"
+	fi
+	rm -rf "$WORK/$fs/devd"
+	mkdir -p "$WORK/$fs/nr" && chmod 1777 "$WORK/$fs/nr" && chmod o+x "$WORK" "$WORK/$fs"
+	if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups test -w "$WORK/$fs/nr"; then
+		expect_status 1 "$fs: not root, dev_dir=linux is refused" setpriv --reuid=65534 --regid=65534 \
+			--clear-groups "$IMPRINT" create -q "${DEVD[@]}" --used 20M "$WORK/$fs/nr"
+		expect_err "device nodes (mknod needs root)" "$fs: the refusal says why"
+		[ -z "$(ls -A "$WORK/$fs/nr")" ] && pass "$fs: nothing left after the refusal" ||
+			fail "$fs: the refusal left $(ls -A "$WORK/$fs/nr" | head -3)"
+	else
+		echo "# $fs: the non-root refusal skipped: setpriv cannot reach $WORK/$fs/nr as nobody"
 	fi
 	# fragmented files are written by another path: preallocated all the same
 	mkdir -p "$WORK/$fs/pre2"

@@ -154,15 +154,19 @@ static void test_free_hist_edges(void **state)
 static void test_quantile(void **state)
 {
 	const int64_t v[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	/* the first n of v, the quantile q, the value expected */
+	static const struct {
+		size_t n;
+		double q;
+		int64_t want;
+	} cases[] = {
+		{ 10, 0.5, 5 },	 { 10, 0.51, 6 }, { 10, 0.1, 1 }, { 10, 0.0, 1 },
+		{ 10, 1.0, 10 }, { 1, 0.5, 1 },	  { 0, 0.5, 0 },
+	};
 
 	(void)state;
-	assert_int_equal(measure_quantile(v, 10, 0.5), 5);
-	assert_int_equal(measure_quantile(v, 10, 0.51), 6);
-	assert_int_equal(measure_quantile(v, 10, 0.1), 1);
-	assert_int_equal(measure_quantile(v, 10, 0.0), 1);
-	assert_int_equal(measure_quantile(v, 10, 1.0), 10);
-	assert_int_equal(measure_quantile(v, 1, 0.5), 1);
-	assert_int_equal(measure_quantile(v, 0, 0.5), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(measure_quantile(v, cases[i].n, cases[i].q), cases[i].want);
 }
 
 /* A regular file of size bytes with extents x[0..n-1]. */

@@ -93,6 +93,45 @@ static void test_array_grow(void **state)
 	free(a);
 }
 
+/* Parallel arrays grow together: each keeps its own elements, the capacity is shared. */
+static void test_array_grow_cols(void **state)
+{
+	uint64_t *wide = NULL;
+	uint8_t *narrow = NULL;
+	const struct array_col cols[] = { { &wide, sizeof(*wide) }, { &narrow, sizeof(*narrow) } };
+	size_t cap = 0;
+
+	(void)state;
+	for (size_t n = 0; n < 300; n++) {
+		assert_int_equal(array_grow_cols(cols, ARRAY_SIZE(cols), &cap, n + 1), 0);
+		assert_true(cap >= n + 1 && cap < 2 * (n + 1) + 16);
+		wide[n] = (uint64_t)n << 40;
+		narrow[n] = (uint8_t)n;
+	}
+	for (size_t n = 0; n < 300; n++)
+		assert_true(wide[n] == (uint64_t)n << 40 && narrow[n] == (uint8_t)n);
+	/* too big for the wider one: refused, the capacity kept */
+	assert_int_equal(array_grow_cols(cols, ARRAY_SIZE(cols), &cap, SIZE_MAX / 4), -ENOMEM);
+	assert_int_equal(cap, 512);
+	assert_true(narrow[299] == 299 % 256 && wide[299] == (uint64_t)299 << 40);
+	free(wide);
+	free(narrow);
+}
+
+/* Keys ascending, equal keys by index: one order whatever qsort's algorithm. */
+static void test_array_cmp_keyed(void **state)
+{
+	struct array_keyed v[] = { { 2.5, 7 }, { -1, 3 }, { 2.5, 1 }, { 0, 9 }, { 2.5, 4 }, { -1, 0 } };
+	static const uint64_t want[] = { 0, 3, 9, 1, 4, 7 };
+
+	(void)state;
+	qsort(v, ARRAY_SIZE(v), sizeof(v[0]), array_cmp_keyed);
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		assert_int_equal(v[i].idx, want[i]);
+	assert_int_equal(array_cmp_keyed(&v[1], &v[1]), 0);
+	assert_true(array_cmp_keyed(&v[3], &v[2]) > 0);
+}
+
 static void test_e2err_errno(void **state)
 {
 	(void)state;
@@ -196,6 +235,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fmt_bytes_styles),
 		cmocka_unit_test(test_array_grow),
+		cmocka_unit_test(test_array_grow_cols),
+		cmocka_unit_test(test_array_cmp_keyed),
 		cmocka_unit_test(test_e2err_errno),
 		cmocka_unit_test(test_fiemap_walk),
 		cmocka_unit_test(test_extents_file),

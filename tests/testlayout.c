@@ -107,7 +107,19 @@ uint64_t test_check_layout(const struct layout *lo, const struct layout_request 
 		used += blocks + lo->file_nmeta[f];
 	}
 	for (uint32_t j = 0; j < pl->ndirs; j++) {
-		bad += mark(st, fm->nblocks, lo->dir_start[j], rq->dir_blocks[j]);
+		const struct layout_extent *dr;
+		struct layout_extent one;
+		size_t n = layout_dir_runs(lo, rq, j, &one, &dr);
+		uint64_t nb = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			/* runs are maximal, the first at dir_start, at most four when split */
+			bad += dr[i].len == 0 || (i && dr[i - 1].pblk + dr[i - 1].len == dr[i].pblk);
+			bad += mark(st, fm->nblocks, dr[i].pblk, dr[i].len);
+			nb += dr[i].len;
+		}
+		bad += n > 4 || (n && dr[0].pblk != lo->dir_start[j]);
+		assert_int_equal(nb, rq->dir_blocks[j]);
 		used += rq->dir_blocks[j];
 	}
 	for (uint32_t l = 0; l < pl->nlinks; l++) {

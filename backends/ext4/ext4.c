@@ -225,6 +225,9 @@ static int ext4_populate(struct backend *b, const struct plan *pl, const struct 
 		ext2fs_blocks_count(x->fs->super) - ext2fs_free_blocks_count(x->fs->super);
 	res->sparse_files = x->sparse_files;
 	res->hole_blocks = x->hole_blocks;
+	res->have_xattr_blocks = 1;
+	res->xattr_block_inodes = x->xattr_blocks_ref;
+	res->xattr_blocks = x->xattr_blocks;
 	ext4_report_free(x, res);
 	res->seconds = ext4_elapsed(&st->t0);
 	st->populated = 1;

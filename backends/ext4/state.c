@@ -27,15 +27,10 @@ double ext4_elapsed(const struct timespec *t0)
 
 static int ents_add(struct ext4_ents *d, const char *name, size_t len, ext2_ino_t ino, uint8_t type)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 64;
+	const struct array_col cols[] = { { &d->e, sizeof(*d->e) }, { &d->off, sizeof(*d->off) } };
 
-		/* two arrays, one capacity */
-		if (array_resize(&d->e, cap, sizeof(*d->e)) ||
-		    array_resize(&d->off, cap, sizeof(*d->off)))
-			return -ENOMEM;
-		d->cap = cap;
-	}
+	if (array_grow_cols(cols, ARRAY_SIZE(cols), &d->cap, d->n + 1))
+		return -ENOMEM;
 	if (array_grow(&d->names, &d->ncap, d->len + len, 1))
 		return -ENOMEM;
 	memcpy(d->names + d->len, name, len);

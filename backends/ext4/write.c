@@ -81,6 +81,51 @@ static void mark_meta(ext2_filsys fs, const struct ext4_map *m)
 	}
 }
 
+/* Virtual block v of a directory laid over the physical pieces pr[0..np-1]. */
+static uint64_t dir_phys(const struct layout_extent *pr, size_t np, uint64_t v)
+{
+	for (size_t i = 0; i < np; i++) {
+		if (v < pr[i].len)
+			return pr[i].pblk + v;
+		v -= pr[i].len;
+	}
+	return UINT64_MAX;
+}
+
+/*
+ * A split directory: ext4_map_place_dir() placed it in virtual blocks
+ * 0..total-1; lay those over its pieces: each data run split where a
+ * piece ends, each mapping block moved.  -ENOMEM.
+ */
+static int dir_over_pieces(struct ext4_build *x, const struct layout_extent *pr, size_t np,
+			   size_t *nruns, uint64_t nmeta)
+{
+	struct layout_extent *out = malloc((x->dcap ? x->dcap : 1) * sizeof(*out));
+	size_t n = 0;
+
+	if (!out)
+		return -ENOMEM;
+	for (size_t r = 0; r < *nruns; r++) {
+		uint64_t v = x->druns[r].pblk, left = x->druns[r].len;
+
+		while (left) {
+			uint64_t p = dir_phys(pr, np, v), take = 1;
+
+			while (take < left && dir_phys(pr, np, v + take) == p + take)
+				take++;
+			out[n++] = (struct layout_extent){ p, take };
+			v += take;
+			left -= take;
+		}
+	}
+	for (uint64_t i = 0; i < nmeta; i++)
+		x->dmeta[i] = dir_phys(pr, np, x->dmeta[i]);
+	memcpy(x->druns, out, n * sizeof(*out));
+	*nruns = n;
+	free(out);
+	return 0;
+}
+
 static int write_dir(struct ext4_build *x, uint32_t j)
 {
 	const struct plan *pl = x->pl;
@@ -88,6 +133,9 @@ static int write_dir(struct ext4_build *x, uint32_t j)
 	ext2_ino_t ino = x->dir_ino[j];
 	ext2_ino_t parent = j ? x->dir_ino[pl->dir_parent[j]] : EXT2_ROOT_INO;
 	uint64_t start = x->lo->dir_start[j], total = x->dir_blocks[j], off = 0;
+	struct layout_extent one = { start, total };
+	const struct layout_extent *pr = &one;
+	size_t np = 1;
 	struct ext4_meta_src src = { 0 };
 	struct plan_meta m;
 	size_t nruns;
@@ -99,8 +147,17 @@ static int write_dir(struct ext4_build *x, uint32_t j)
 	ret = ext4_collect_entries(x, j);
 	if (ret)
 		return ext4_set_err(x->b, ret, "out of memory");
-	ext4_map_place_dir(x->extents, x->bs, start, sh->nblocks, x->druns, &nruns, x->dmeta,
-			   &nmeta);
+	if (x->lo->dir_ext) {
+		pr = x->lo->dext + x->lo->dir_ext[j];
+		np = (size_t)(x->lo->dir_ext[j + 1] - x->lo->dir_ext[j]);
+	}
+	ext4_map_place_dir(x->extents, x->bs, np > 1 ? 0 : start, sh->nblocks, x->druns, &nruns,
+			   x->dmeta, &nmeta);
+	if (np > 1) {
+		ret = dir_over_pieces(x, pr, np, &nruns, nmeta);
+		if (ret)
+			return ext4_set_err(x->b, ret, "out of memory");
+	}
 	src.list = x->dmeta;
 	src.len = nmeta;
 	ret = ext4_map_build(&x->map, x->fs, x->druns, nruns, sh->nblocks, x->extents, &src);
@@ -143,7 +200,8 @@ static int write_dir(struct ext4_build *x, uint32_t j)
 		}
 		off += x->druns[r].len;
 	}
-	mark_range(x->fs, start, total);
+	for (size_t i = 0; i < np; i++)
+		mark_range(x->fs, pr[i].pblk, pr[i].len);
 	return 0;
 out_err:
 	return ext4_set_err(x->b, ret, "cannot write directory '%s': %s",

@@ -16,6 +16,7 @@
 #include "content/prealloc.h"
 #include "layout/layout.h"
 #include "layout/spread.h"
+#include "util/array.h"
 #include "util/fiemap.h"
 #include "util/rng.h"
 #include "content/sparse.h"
@@ -343,20 +344,6 @@ static uint64_t plan_blocks(const struct plan *pl, uint64_t f, uint64_t bs)
 	return b;
 }
 
-struct cand {
-	double key;
-	uint64_t f;
-};
-
-static int cand_cmp(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->f < y->f ? -1 : x->f > y->f;
-}
-
 /* The order key of file f of b blocks under frag_select (smallest first); u in (0, 1). */
 static double select_key(const struct plan *pl, uint64_t f, uint64_t b, double u)
 {
@@ -380,13 +367,13 @@ static double select_key(const struct plan *pl, uint64_t f, uint64_t b, double u
  * frag_select order from the seed.  Also the score's pairs over every
  * file, and *mauto: the files pair sampling at the target's rate touches.
  */
-static struct cand *candidates(struct mnt_state *st, uint64_t *n, uint64_t *pairs,
-			       double *mauto)
+static struct array_keyed *candidates(struct mnt_state *st, uint64_t *n, uint64_t *pairs,
+				      double *mauto)
 {
 	const struct plan *pl = st->pl;
 	uint64_t bs = st->vfs.f_bsize, key = rng_stream_key(pl->prm.seed, "mounted-frag");
 	double p = 1 - pl->prm.layout_score;
-	struct cand *c = malloc((pl->nfiles + 1) * sizeof(*c));
+	struct array_keyed *c = malloc((pl->nfiles + 1) * sizeof(*c));
 	struct sparse_holes h;
 
 	*n = *pairs = 0;
@@ -403,10 +390,10 @@ static struct cand *candidates(struct mnt_state *st, uint64_t *n, uint64_t *pair
 		*mauto += p >= 1 ? 1 : -expm1((double)(b - 1) * log1p(-p));
 		u = ((double)(rng_mix64(key ^ rng_mix64(f)) >> 11) + 0.5) / 9007199254740992.0;
 		c[*n].key = select_key(pl, f, b, u);
-		c[(*n)++].f = f;
+		c[(*n)++].idx = f;
 	}
 	if (c)
-		qsort(c, *n, sizeof(*c), cand_cmp);
+		qsort(c, *n, sizeof(*c), array_cmp_keyed);
 	return c;
 }
 
@@ -422,19 +409,19 @@ static int spread_auto(const struct params *p)
  * need in proportion to their pairs (the largest take the most, as pair
  * sampling at the target's rate would), into kb.
  */
-static void auto_breaks(struct mnt_state *st, const struct cand *c, uint64_t n, uint64_t need,
-			double mauto, uint32_t *kb)
+static void auto_breaks(struct mnt_state *st, const struct array_keyed *c, uint64_t n,
+			uint64_t need, double mauto, uint32_t *kb)
 {
 	uint64_t bs = st->vfs.f_bsize, m = (uint64_t)nearbyint(mauto), mpairs = 0;
 
 	m = m < 1 ? 1 : m > n ? n : m > need ? need : m;
 	for (uint64_t j = 0; j < m; j++)
-		mpairs += plan_blocks(st->pl, c[j].f, bs) - 1;
+		mpairs += plan_blocks(st->pl, c[j].idx, bs) - 1;
 	for (uint64_t j = 0; j < m && mpairs; j++) {
-		uint64_t b = plan_blocks(st->pl, c[j].f, bs) - 1;
+		uint64_t b = plan_blocks(st->pl, c[j].idx, bs) - 1;
 		uint64_t k = (uint64_t)ceil((double)need * (double)b / (double)mpairs);
 
-		kb[c[j].f] = (uint32_t)(k < b ? k : b);
+		kb[c[j].idx] = (uint32_t)(k < b ? k : b);
 	}
 }
 
@@ -497,7 +484,7 @@ static uint64_t file_want(uint64_t kb, uint64_t b, uint64_t left, uint64_t rest)
  * take more, in their order, are written in as many more pieces as owed,
  * those fragmented already emptied and written again.
  */
-static int fragment_again(struct mnt_state *st, int sfd, const struct cand *c, uint64_t n,
+static int fragment_again(struct mnt_state *st, int sfd, const struct array_keyed *c, uint64_t n,
 			  uint64_t need, unsigned char *buf)
 {
 	uint64_t bs = st->vfs.f_bsize, i = 0;
@@ -509,7 +496,7 @@ static int fragment_again(struct mnt_state *st, int sfd, const struct cand *c, u
 		unsigned nb = 0;
 
 		for (; i < n && nb < FRAG_BATCH_FILES && planned < left; i++) {
-			uint64_t f = c[i].f, cap = plan_blocks(st->pl, f, bs) - 1, have = st->frag_got[f];
+			uint64_t f = c[i].idx, cap = plan_blocks(st->pl, f, bs) - 1, have = st->frag_got[f];
 			uint64_t more = cap - (have < cap ? have : cap);
 
 			if (!more)
@@ -532,7 +519,7 @@ static int fragment_again(struct mnt_state *st, int sfd, const struct cand *c, u
  * cannot hold it, the other candidates follow in the same order, until
  * the breaks reach need.
  */
-static int fragment_files(struct mnt_state *st, int sfd, const struct cand *c, uint64_t n,
+static int fragment_files(struct mnt_state *st, int sfd, const struct array_keyed *c, uint64_t n,
 			  uint64_t need, const uint32_t *kb, unsigned char *buf)
 {
 	const struct plan *pl = st->pl;
@@ -541,15 +528,15 @@ static int fragment_files(struct mnt_state *st, int sfd, const struct cand *c, u
 	int ret = 0;
 
 	for (uint64_t j = 0; j < n; j++) {
-		rest += kb[c[j].f];
-		st->frag_chosen += kb[c[j].f] > 0;
+		rest += kb[c[j].idx];
+		st->frag_chosen += kb[c[j].idx] > 0;
 	}
 	while (i < n && st->frag_breaks < need && !ret) {
 		uint64_t left = need - st->frag_breaks, planned = 0;
 		unsigned nb = 0;
 
 		for (; i < n && nb < FRAG_BATCH_FILES; i++) {
-			uint64_t f = c[i].f, k = kb[f], want;
+			uint64_t f = c[i].idx, k = kb[f], want;
 
 			if (!k && left <= planned + rest)
 				continue; /* not chosen, and nothing owed */
@@ -602,7 +589,7 @@ int mnt_fragment(struct mnt_state *st, double *target)
 	double mauto;
 	struct statfs sfs;
 	unsigned char *buf = NULL;
-	struct cand *c = NULL;
+	struct array_keyed *c = NULL;
 	char scratch[64];
 	int sfd, ret;
 

@@ -40,8 +40,13 @@ static int dir_is_empty(struct mnt_state *st, int *empty)
 
 static int check_dir(struct mnt_state *st)
 {
-	int ret = dir_is_empty(st, &st->root_empty);
+	int ret;
 
+	/* DIR as it is before anything (reading it, the probe's scratch directory) touches it */
+	if (fstat(st->rootfd, &st->undo.root_orig) != 0)
+		return mnt_err(st, -errno, "cannot stat '%s': %s", st->root, strerror(errno));
+	st->undo.root_saved = 1;
+	ret = dir_is_empty(st, &st->root_empty);
 	if (ret)
 		return mnt_err(st, ret, "cannot read directory '%s': %s", st->root, strerror(-ret));
 	if (!st->root_empty && !st->o->force)
@@ -192,6 +197,19 @@ static void fill_result(struct mnt_state *st, struct create_result *res, double 
 		res->blocks_used = (uint64_t)(v.f_blocks - v.f_bfree) * v.f_frsize / st->vfs.f_bsize;
 }
 
+/* What the plan asks that only an offline backend can do: said, not silently dropped. */
+static void kernel_note(const struct mnt_state *st, char *notes, size_t len)
+{
+	const struct params *p = &st->pl->prm;
+	size_t at = strlen(notes);
+
+	if ((p->dir_frag_share > 0 || p->dir_slack > 0 || p->inode_order != ORDER_DIR) &&
+	    at + 1 < len)
+		snprintf(notes + at, len - at,
+			 "%s'dir_frag_share', 'dir_slack' and 'inode_order' do not apply: the kernel lays out directories and numbers inodes",
+			 at ? "; " : "");
+}
+
 static int mounted_populate(struct backend *b, const struct plan *pl, const struct layout *lo,
 			    const struct content_source *cs, struct create_result *res)
 {
@@ -224,6 +242,8 @@ static int mounted_populate(struct backend *b, const struct plan *pl, const stru
 		ret = mnt_make_links(st);
 	if (!ret)
 		ret = mnt_set_dir_meta(st);
+	if (!ret && st->caps.fail_last)
+		ret = mnt_err(st, -EIO, "failing after the last step, as IMPRINT_MOUNTED_DENY=fail_last asks");
 	umask(mask);
 	if (!ret && mnt_cancelled(st))
 		ret = -EINTR;
@@ -236,6 +256,7 @@ static int mounted_populate(struct backend *b, const struct plan *pl, const stru
 	res->layout_target = target;
 	mnt_frag_note(st, res->notes, sizeof(res->notes));
 	mnt_age_note(st, res->notes, sizeof(res->notes));
+	kernel_note(st, res->notes, sizeof(res->notes));
 	/* FIEMAP sees only what is allocated: write back first */
 	if (syncfs(st->rootfd) != 0)
 		return mnt_err(st, -errno, "cannot sync the file system of '%s': %s", st->root,
@@ -277,6 +298,7 @@ static void mounted_abort(struct backend *b)
 	}
 	if (st->rootfd >= 0)
 		close(st->rootfd);
+	mnt_xattrs_release_root(st);
 	FREE_ALL(st->undo.dir, st->undo.file, st->undo.link, st->skip, st->frag_got, st->case_dir,
 		 st->case_file, st->case_link);
 	free(st->root);

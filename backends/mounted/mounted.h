@@ -17,6 +17,7 @@ struct mnt_caps {
 	int perms, modes;               /* permission bits are kept; setuid, setgid, sticky too */
 	int xattr_user, xattr_security; /* user.* and security.selinux are kept */
 	int acl;                        /* POSIX ACLs are kept */
+	int fail_last;                  /* test hook: fail after the last step (the undo's test) */
 	long name_max;
 	uint64_t file_max;              /* largest file size it takes (0: not known) */
 	uint32_t bad[MNT_BAD_MAX];      /* characters of the plan's names it refuses or alters, sorted */
@@ -29,8 +30,14 @@ struct mnt_undo {
 	uint8_t *dir;   /* per plan directory (0, DIR itself, is never made) */
 	uint8_t *file;  /* per plan file; set by the worker that created it */
 	uint8_t *link;  /* per plan link */
-	int root_meta;  /* DIR's owner, mode and times were changed */
+	int root_meta;  /* DIR's owner, mode and attributes were changed */
+	int root_saved; /* root_orig holds DIR as it was when the run began */
 	struct stat root_orig;
+	/* DIR's attributes of the names the plan sets on it, as they were (len -1: absent) */
+	unsigned root_nx;
+	char *root_xname[PLAN_XATTRS_MAX];
+	void *root_xval[PLAN_XATTRS_MAX];
+	ssize_t root_xlen[PLAN_XATTRS_MAX];
 };
 
 struct mnt_state {
@@ -131,6 +138,14 @@ void mnt_age_note(const struct mnt_state *st, char *notes, size_t len);
 int mnt_xattrs_fd(struct mnt_state *st, int fd, enum plan_entry kind, uint64_t id);
 int mnt_xattrs_at(struct mnt_state *st, int dirfd, const char *name, uint32_t link);
 int mnt_xattr_probe(int fd, const char *name, const void *value, size_t len);
+/*
+ * Keep DIR's attributes of the names the plan sets on it (before they are
+ * set), and put them back after a failure: the kept values, and the names
+ * it did not have removed.  Save returns 0 or a negative errno.
+ */
+int mnt_xattrs_save_root(struct mnt_state *st);
+void mnt_xattrs_restore_root(struct mnt_state *st);
+void mnt_xattrs_release_root(struct mnt_state *st);
 
 void mnt_frag_note(const struct mnt_state *st, char *notes, size_t len);
 

@@ -133,11 +133,13 @@ static void probe_file(struct mnt_state *st, int dfd, int fd)
 
 /*
  * A test hook: IMPRINT_MOUNTED_DENY, a comma-separated list of hardlinks,
- * symlinks, chown, modes, case, holes, fiemap, xattr_user,
- * xattr_security, acl, name_max=N, file_max=N (bytes) and chars=CHARS
- * (characters refused in names, no comma), makes the probe report those
- * capabilities missing, to test refusals and --allow-drop on a file
- * system that has them all.  Nothing else reads it.
+ * symlinks, chown, perms, modes, ns_times, case, holes, fiemap,
+ * xattr_user, xattr_security, acl, name_max=N, file_max=N (bytes) and
+ * chars=CHARS (characters refused in names, no comma), makes the probe
+ * report those capabilities missing, to test refusals and --allow-drop on
+ * a file system that has them all; fail_last makes the run fail after its
+ * last step (DIR's own metadata set), to test the undo.  Nothing else
+ * reads it.
  */
 static void deny_chars(struct mnt_caps *c, const char *s, size_t n)
 {
@@ -169,6 +171,7 @@ static void probe_deny(struct mnt_caps *c)
 		{ "xattr_security", offsetof(struct mnt_caps, xattr_security) },
 		{ "acl", offsetof(struct mnt_caps, acl) },
 	};
+	const char *fail = "fail_last";
 	const char *s = getenv("IMPRINT_MOUNTED_DENY");
 
 	while (s && *s) {
@@ -180,6 +183,8 @@ static void probe_deny(struct mnt_caps *c)
 			c->file_max = strtoull(s + 9, NULL, 10);
 		if (n > 6 && !strncmp(s, "chars=", 6))
 			deny_chars(c, s + 6, n - 6);
+		if (n == strlen(fail) && !strncmp(s, fail, n))
+			c->fail_last = 1;
 		for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
 			if (strlen(caps[i].name) == n && !strncmp(s, caps[i].name, n))
 				*(int *)((char *)c + caps[i].off) = 0;

@@ -126,19 +126,25 @@ static void remove_one(struct mnt_state *st, int dfd, const char *name, int flag
 		st->remove_failed++;
 }
 
-/* Put DIR's owner, mode and times back as they were before. */
+/*
+ * Put DIR back as it was before the run: the attributes (ACLs and labels
+ * too), owner and mode it set there, and the times (which making and
+ * removing entries moved too), last.
+ */
 static void restore_root(struct mnt_state *st)
 {
 	const struct stat *o = &st->undo.root_orig;
 	struct timespec ts[2] = { o->st_atim, o->st_mtim };
 
-	if (!st->undo.root_meta)
-		return;
-	if (st->as_root)
-		(void)fchown(st->rootfd, o->st_uid, o->st_gid);
-	(void)fchmod(st->rootfd, o->st_mode & 07777);
-	(void)futimens(st->rootfd, ts);
-	st->undo.root_meta = 0;
+	if (st->undo.root_meta) {
+		mnt_xattrs_restore_root(st);
+		if (st->as_root)
+			(void)fchown(st->rootfd, o->st_uid, o->st_gid);
+		(void)fchmod(st->rootfd, o->st_mode & 07777);
+		st->undo.root_meta = 0;
+	}
+	if (st->undo.root_saved)
+		(void)futimens(st->rootfd, ts);
 }
 
 /*

@@ -559,8 +559,10 @@ int mnt_set_dir_meta(struct mnt_state *st)
 	}
 	if (!st->root_empty)
 		return 0;
-	if (fstat(st->rootfd, &st->undo.root_orig) != 0)
-		return mnt_err(st, -errno, "cannot stat '%s': %s", st->root, strerror(errno));
+	ret = mnt_xattrs_save_root(st);
+	if (ret)
+		return mnt_err(st, ret, "cannot read the extended attributes of '%s': %s", st->root,
+			       strerror(-ret));
 	st->undo.root_meta = 1;
 	plan_dir_meta(pl, 0, &m);
 	ret = entry_meta(st, st->rootfd, PLAN_DIR, 0, &m);

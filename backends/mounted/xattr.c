@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -56,4 +58,61 @@ int mnt_xattr_probe(int fd, const char *name, const void *value, size_t len)
 		return 0;
 	fremovexattr(fd, name);
 	return 1;
+}
+
+int mnt_xattrs_save_root(struct mnt_state *st)
+{
+	struct mnt_undo *u = &st->undo;
+	struct plan_xattrs xa;
+
+	if (!plan_xattrs_enabled(st->pl) || !plan_xattrs(st->pl, PLAN_DIR, 0, &xa))
+		return 0;
+	for (unsigned i = 0; i < xa.n; i++) {
+		ssize_t n = fgetxattr(st->rootfd, xa.name[i], NULL, 0);
+
+		u->root_xname[i] = strdup(xa.name[i]);
+		u->root_xlen[i] = -1;
+		u->root_xval[i] = NULL;
+		u->root_nx = i + 1;
+		if (!u->root_xname[i])
+			return -ENOMEM;
+		if (n < 0) {
+			if (errno == ENODATA)
+				continue;
+			return -errno;
+		}
+		u->root_xval[i] = malloc(n ? (size_t)n : 1);
+		if (!u->root_xval[i])
+			return -ENOMEM;
+		n = fgetxattr(st->rootfd, xa.name[i], u->root_xval[i], (size_t)n);
+		if (n < 0)
+			return -errno; /* it changed meanwhile: not ours to guess */
+		u->root_xlen[i] = n;
+	}
+	return 0;
+}
+
+void mnt_xattrs_restore_root(struct mnt_state *st)
+{
+	struct mnt_undo *u = &st->undo;
+
+	for (unsigned i = 0; i < u->root_nx; i++) {
+		if (u->root_xlen[i] >= 0)
+			(void)fsetxattr(st->rootfd, u->root_xname[i], u->root_xval[i],
+					(size_t)u->root_xlen[i], 0);
+		else
+			(void)fremovexattr(st->rootfd, u->root_xname[i]);
+	}
+	mnt_xattrs_release_root(st);
+}
+
+void mnt_xattrs_release_root(struct mnt_state *st)
+{
+	struct mnt_undo *u = &st->undo;
+
+	for (unsigned i = 0; i < u->root_nx; i++) {
+		free(u->root_xname[i]);
+		free(u->root_xval[i]);
+	}
+	u->root_nx = 0;
 }

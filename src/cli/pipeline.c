@@ -10,6 +10,7 @@
 #include "content/setup.h"
 #include "content/source.h"
 #include "layout/layout.h"
+#include "readback/report.h"
 #include "readback/verify.h"
 #include "util/strutil.h"
 
@@ -42,7 +43,30 @@ static void result_layout(struct create_result *res, const struct plan *pl, cons
 	res->frag_files = lo->frag_files;
 	res->frag_runs = lo->frag_runs;
 	res->free_small_target = pl->prm.age_rounds ? 0 : pl->prm.free_frag_share;
+	res->dir_multiblock = lo->dir_eligible;
+	res->dir_fragmented = lo->dir_frag;
+	res->dir_layout_score = lo->dir_score;
+	res->dir_frag_target = pl->prm.dir_frag_share;
 	layout_notes_text(lo, res->layout_notes, sizeof(res->layout_notes));
+}
+
+/* The summary's metadata figures: what the plan asked, all written once populate succeeded. */
+static void result_meta(struct create_result *res, const struct plan *pl)
+{
+	struct report r;
+
+	memset(&r, 0, sizeof(r));
+	report_meta(pl, &r);
+	res->have_meta = r.have_meta;
+	memcpy(res->specials, r.specials, sizeof(res->specials));
+	res->xattr_inodes = r.xattr_inodes;
+	res->xattr_user = r.xattr_user;
+	res->xattr_security = r.xattr_security;
+	res->acl_access = r.acl_access;
+	res->acl_default = r.acl_default;
+	res->prealloc_files = r.prealloc_files;
+	res->unwritten_bytes = r.unwritten_bytes;
+	res->beyond_bytes = r.beyond_bytes;
 }
 
 /*
@@ -125,6 +149,8 @@ static int run_backend(struct backend *b, struct pipeline_job *j, const struct c
 		ret = backend_populate(b, j->pl, have_layout ? &lo : NULL, cs, j->res);
 	if (!ret && have_layout)
 		result_layout(j->res, j->pl, &lo);
+	if (!ret)
+		result_meta(j->res, j->pl);
 	if (have_layout)
 		layout_release(&lo);
 	if (!ret && create_cancelled(j->o))

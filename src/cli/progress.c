@@ -291,6 +291,75 @@ static int print_dropped_text(const struct create_result *res, FILE *out)
 }
 
 /* --partition and --format, when given: where the file system lies and what the file is. */
+/* The metadata written: special files, attributes, ACLs, preallocation; split directories. */
+static int add_meta_json(struct json_object *o, const struct create_result *res)
+{
+	static const char *const key[SPECIAL_TYPES] = { "fifos", "sockets", "char_devices",
+							 "block_devices" };
+	struct json_object *m = json_object_new_object();
+
+	if (!m)
+		return -ENOMEM;
+	for (int t = 0; t < SPECIAL_TYPES; t++)
+		json_object_object_add(m, key[t], json_object_new_uint64(res->specials[t]));
+	json_object_object_add(m, "xattr_inodes", json_object_new_uint64(res->xattr_inodes));
+	json_object_object_add(m, "xattr_user", json_object_new_uint64(res->xattr_user));
+	json_object_object_add(m, "xattr_security", json_object_new_uint64(res->xattr_security));
+	json_object_object_add(m, "xattr_block_inodes",
+			       res->have_xattr_blocks ? json_object_new_uint64(res->xattr_block_inodes) : NULL);
+	json_object_object_add(m, "xattr_blocks",
+			       res->have_xattr_blocks ? json_object_new_uint64(res->xattr_blocks) : NULL);
+	json_object_object_add(m, "acl_access", json_object_new_uint64(res->acl_access));
+	json_object_object_add(m, "acl_default", json_object_new_uint64(res->acl_default));
+	json_object_object_add(m, "prealloc_files", json_object_new_uint64(res->prealloc_files));
+	json_object_object_add(m, "unwritten_bytes", json_object_new_uint64(res->unwritten_bytes));
+	json_object_object_add(m, "beyond_bytes", json_object_new_uint64(res->beyond_bytes));
+	if (res->have_layout) {
+		json_object_object_add(m, "dir_multiblock", json_object_new_uint64(res->dir_multiblock));
+		json_object_object_add(m, "dir_fragmented", json_object_new_uint64(res->dir_fragmented));
+		json_object_object_add(m, "dir_frag_share",
+				       new_double(ratio(res->dir_fragmented, res->dir_multiblock), 6));
+		json_object_object_add(m, "dir_frag_target", new_double(res->dir_frag_target, 4));
+		json_object_object_add(m, "dir_layout_score", new_double(res->dir_layout_score, 6));
+	}
+	json_object_object_add(o, "metadata", m);
+	return 0;
+}
+
+static int print_meta_text(const struct create_result *res, FILE *out)
+{
+	char b1[32], b2[32];
+
+	if (res->have_meta) {
+		fprintf(out,
+			"  special files %" PRIu64 " FIFOs, %" PRIu64 " sockets, %" PRIu64
+			" character and %" PRIu64 " block devices\n",
+			res->specials[SPECIAL_FIFO], res->specials[SPECIAL_SOCK],
+			res->specials[SPECIAL_CHR], res->specials[SPECIAL_BLK]);
+		fprintf(out,
+			"  xattrs on %" PRIu64 " inodes (%" PRIu64 " user, %" PRIu64
+			" security); ACLs: %" PRIu64 " access, %" PRIu64 " default",
+			res->xattr_inodes, res->xattr_user, res->xattr_security, res->acl_access,
+			res->acl_default);
+		if (res->have_xattr_blocks && res->xattr_inodes)
+			fprintf(out, "; %" PRIu64 " inodes with an xattr block (%" PRIu64
+				" distinct), the others all in the inode",
+				res->xattr_block_inodes, res->xattr_blocks);
+		fprintf(out, "\n  preallocated %" PRIu64 " files: %s unwritten inside, %s beyond the end\n",
+			res->prealloc_files,
+			fmt_bytes(res->unwritten_bytes, FMT_BYTES_ADAPTIVE, b1, sizeof(b1)),
+			fmt_bytes(res->beyond_bytes, FMT_BYTES_ADAPTIVE, b2, sizeof(b2)));
+	}
+	if (res->have_layout && res->dir_frag_target > 0)
+		fprintf(out,
+			"  split directories %" PRIu64 " of %" PRIu64
+			" with two or more blocks (%.1f %%, target %.1f %%), directory layout score %.4f\n",
+			res->dir_fragmented, res->dir_multiblock,
+			100 * ratio(res->dir_fragmented, res->dir_multiblock),
+			100 * res->dir_frag_target, res->dir_layout_score);
+	return ferror(out) ? -EIO : 0;
+}
+
 static void add_disk_json(struct json_object *o, const struct build_summary *s)
 {
 	if (s->partition) {
@@ -356,7 +425,7 @@ struct json_object *progress_summary_json(const struct create_result *res,
 		json_object_object_add(o, "notes", json_object_new_string(res->notes));
 	add_dropped_json(o, res);
 	add_disk_json(o, s);
-	if ((res->have_layout && add_layout_json(o, res)) ||
+	if (add_meta_json(o, res) || (res->have_layout && add_layout_json(o, res)) ||
 	    (res->age_series_n && add_age_json(o, res))) {
 		json_object_put(o);
 		return NULL;
@@ -415,6 +484,8 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 			      res->blocks_used, res->block_size) < 0 ? -EIO : 0;
 		if (!ret && res->have_layout)
 			ret = print_layout_text(res, out);
+		if (!ret)
+			ret = print_meta_text(res, out);
 		if (!ret && res->age_series_n)
 			ret = print_age_text(res, out);
 		if (!ret)

@@ -8,10 +8,12 @@
 #include "layout/age.h"
 #include "layout/arith.h"
 #include "layout/churn.h"
+#include "layout/dirfrag.h"
 #include "layout/grow.h"
 #include "layout/mballoc.h"
 #include "model/dist.h"
 #include "util/rng.h"
+#include "util/util.h"
 
 /*
  * The churn.  Every plan file gets the round it is created in: round 0
@@ -159,6 +161,8 @@ struct sim {
 	uint64_t kdir, ksize;
 	uint64_t temps, dropped, forced;
 	const struct age_trace *trace;
+	uint8_t *dpieces;  /* split directories (dirfrag.h): pieces per directory, or NULL */
+	uint64_t dlen[DIRFRAG_MAX];
 };
 
 /* ---- files ---- */
@@ -515,18 +519,28 @@ static int plan_whole(struct sim *s, uint32_t g0, uint64_t n, uint64_t *start)
 	return ret;
 }
 
-/* A directory's blocks and its slow symlinks' blocks, near its group. */
+/*
+ * A directory's blocks (the first piece of a split one: s->dlen holds the
+ * pieces) and its slow symlinks' blocks, near its group.
+ */
 static int dir_blocks_place(struct sim *s, struct layout *lo, uint32_t j)
 {
 	const struct layout_request *rq = s->rq;
 	const struct plan *pl = s->pl;
-	uint64_t nb = layout_dir_blocks(rq, j);
+	uint64_t nb = layout_dir_blocks(rq, j), len = nb;
+	unsigned k = s->dpieces ? s->dpieces[j] : 1;
 	int ret;
 
 	if (nb) {
-		ret = plan_whole(s, s->dgrp[j], nb, &lo->dir_start[j]);
+		if (k >= 2) {
+			dirfrag_sizes(rq, j, nb, k, s->dlen);
+			len = s->dlen[0];
+		}
+		ret = plan_whole(s, s->dgrp[j], len, &lo->dir_start[j]);
 		if (ret)
 			return ret;
+		if (lo->dir_ext)
+			lo->dext[lo->dir_ext[j]] = (struct layout_extent){ lo->dir_start[j], len };
 	}
 	for (uint32_t c = 0; c < pl->dir_nlinks[j]; c++) {
 		uint32_t l = pl->dir_first_link[j] + c;
@@ -536,6 +550,30 @@ static int dir_blocks_place(struct sim *s, struct layout *lo, uint32_t j)
 		ret = plan_whole(s, s->dgrp[j], 1, &lo->link_block[l]);
 		if (ret)
 			return ret;
+	}
+	return 0;
+}
+
+/* A split directory's other pieces, once its first entries are made: as it grew. */
+static int dir_pieces_place(struct sim *s, struct layout *lo, uint32_t j)
+{
+	unsigned k = s->dpieces && layout_dir_blocks(s->rq, j) ? s->dpieces[j] : 1;
+	int ret;
+
+	for (unsigned i = 1; i < k; i++) {
+		struct layout_extent *x = &lo->dext[lo->dir_ext[j] + i];
+		uint64_t end = x[-1].pblk + x[-1].len;
+		/* a block the kernel would have given another file meanwhile: not right after */
+		int hold = end < s->m.nblocks && mb_run_at(&s->m, end, 1) == 1;
+
+		if (hold)
+			mb_mark(&s->m, end, 1, 0);
+		ret = plan_whole(s, s->dgrp[j], s->dlen[i], &x->pblk);
+		if (hold)
+			mb_mark(&s->m, end, 1, 1);
+		if (ret)
+			return ret;
+		x->len = s->dlen[i];
 	}
 	return 0;
 }
@@ -762,17 +800,8 @@ static void sim_release(struct sim *s)
 	if (s->tf)
 		for (uint64_t t = 0; t < s->ntf; t++)
 			free(s->tf[t].more);
-	free(s->pf);
-	free(s->tf);
-	free(s->tbytes);
-	free(s->tid);
-	free(s->tdir);
-	free(s->tfree);
-	free(s->live);
-	free(s->dgrp);
-	free(s->fdirs);
-	free(s->rs.r);
-	free(s->pend.r);
+	FREE_ALL(s->pf, s->tf, s->tbytes, s->tid, s->tdir, s->tfree, s->live, s->dgrp, s->fdirs,
+		 s->rs.r, s->pend.r);
 	mb_release(&s->m);
 }
 
@@ -829,6 +858,8 @@ static int round_zero(struct sim *s, struct layout *lo, const struct churn *h)
 		for (uint64_t i = 0; i < k && !ret; i++)
 			ret = scratch[i] == UINT32_MAX ? new_temp(s, 0, 1, j) :
 							 new_plan_file(s, scratch[i], 0);
+		if (!ret)
+			ret = dir_pieces_place(s, lo, j);
 	}
 	/* the initial temporaries took ids 0..t0-1 in directory order */
 
@@ -937,6 +968,10 @@ int age_build(struct layout *lo, const struct layout_request *rq, const struct f
 	if (!ret)
 		ret = layout_arrays_alloc(lo, pl);
 	if (!ret)
+		ret = dirfrag_plan(rq, &s.dpieces);
+	if (!ret && s.dpieces)
+		ret = dirfrag_alloc(lo, rq, s.dpieces);
+	if (!ret)
 		ret = sim_setup(&s, fm, &nd);
 	if (!ret)
 		ret = churn_plan(&h, rq);
@@ -953,6 +988,8 @@ int age_build(struct layout *lo, const struct layout_request *rq, const struct f
 	ret = assemble(&s, lo);
 	if (ret)
 		goto out_free_sim;
+	if (lo->dir_ext)
+		dirfrag_compact(lo, pl->ndirs);
 	layout_finish(lo, &nd);
 	age_notes(lo, rq, &s);
 
@@ -962,6 +999,7 @@ out_free_sim:
 	if (ret)
 		layout_release(lo);
 	churn_release(&h);
+	free(s.dpieces);
 	sim_release(&s);
 	return ret;
 }

@@ -24,7 +24,8 @@ static int request_check(const struct layout_request *rq, const struct freemap *
 	if (!(rq->frag_file_share >= 0 && rq->frag_file_share <= 1) ||
 	    !(rq->frag_extents == 0 || rq->frag_extents >= 2) ||
 	    !(rq->free_frag_share >= 0 && rq->free_frag_share < 1) ||
-	    (rq->free_chunk & (rq->free_chunk - 1)) || !(rq->free_gap_shape >= 0))
+	    (rq->free_chunk & (rq->free_chunk - 1)) || !(rq->free_gap_shape >= 0) ||
+	    !(rq->dir_frag_share >= 0 && rq->dir_frag_share <= 1))
 		return -EINVAL;
 	return 0;
 }
@@ -39,8 +40,12 @@ int layout_build(struct layout *lo, const struct layout_request *rq, const struc
 	if (ret)
 		return ret;
 	if (rq->age_rounds)
-		return age_build(lo, rq, fm, need);
-	if (rq->free_frag_share > 0)
-		return shape_build(lo, rq, fm, need);
-	return place_once(lo, rq, fm, need, NULL, 0, 0);
+		ret = age_build(lo, rq, fm, need);
+	else if (rq->free_frag_share > 0)
+		ret = shape_build(lo, rq, fm, need);
+	else
+		ret = place_once(lo, rq, fm, need, NULL, 0, 0);
+	if (!ret)
+		layout_dir_tally(lo, rq);
+	return ret;
 }

@@ -67,6 +67,40 @@ double layout_score_of(const struct layout *lo)
 	return den ? (double)num / (double)den : 1.0;
 }
 
+size_t layout_dir_runs(const struct layout *lo, const struct layout_request *rq, uint32_t j,
+		       struct layout_extent *one, const struct layout_extent **runs)
+{
+	if (lo->dir_ext) {
+		*runs = lo->dext + lo->dir_ext[j];
+		return (size_t)(lo->dir_ext[j + 1] - lo->dir_ext[j]);
+	}
+	one->pblk = lo->dir_start[j];
+	one->len = layout_dir_blocks(rq, j);
+	*runs = one;
+	return one->len ? 1 : 0;
+}
+
+void layout_dir_tally(struct layout *lo, const struct layout_request *rq)
+{
+	const struct plan *pl = rq->pl;
+
+	lo->dir_eligible = lo->dir_frag = lo->dir_pairs = lo->dir_contig = 0;
+	for (uint32_t j = 0; lo->dir_start && j < pl->ndirs; j++) {
+		const struct layout_extent *r;
+		struct layout_extent one;
+		size_t n = layout_dir_runs(lo, rq, j, &one, &r);
+		uint64_t nb = layout_dir_blocks(rq, j);
+
+		if (nb < 2)
+			continue;
+		lo->dir_eligible++;
+		lo->dir_frag += n > 1;
+		lo->dir_pairs += nb - 1;
+		lo->dir_contig += nb - n;
+	}
+	lo->dir_score = lo->dir_pairs ? (double)lo->dir_contig / (double)lo->dir_pairs : 1.0;
+}
+
 uint64_t layout_file_meta(const struct layout_request *rq, uint64_t f, uint64_t n, uint64_t E)
 {
 	unsigned h = rq->file_holes && f != UINT64_MAX ? rq->file_holes[f] : 0;
@@ -197,7 +231,8 @@ int layout_free_hist(const struct layout *lo, const struct layout_request *rq,
 	if (!chunk_bytes)
 		chunk_bytes = 1 << 20;
 	h->chunk_blocks = chunk_bytes / rq->block_size ? chunk_bytes / rq->block_size : 1;
-	cap = lo->next + lo->nfiles + pl->ndirs + pl->nlinks + 1;
+	cap = lo->next + lo->nfiles + (lo->dir_ext ? lo->dir_ext[pl->ndirs] : pl->ndirs) +
+	      pl->nlinks + 1;
 	u = malloc(cap * sizeof(*u));
 	if (!u)
 		return -ENOMEM;
@@ -206,9 +241,14 @@ int layout_free_hist(const struct layout *lo, const struct layout_request *rq,
 	for (uint64_t f = 0; f < lo->nfiles; f++)
 		if (lo->file_nmeta[f])
 			u[nu++] = (struct span){ lo->file_meta[f], lo->file_nmeta[f] };
-	for (uint32_t j = 0; j < pl->ndirs; j++)
-		if (layout_dir_blocks(rq, j))
-			u[nu++] = (struct span){ lo->dir_start[j], layout_dir_blocks(rq, j) };
+	for (uint32_t j = 0; j < pl->ndirs; j++) {
+		const struct layout_extent *dr;
+		struct layout_extent one;
+		size_t n = layout_dir_runs(lo, rq, j, &one, &dr);
+
+		for (size_t i = 0; i < n; i++)
+			u[nu++] = (struct span){ dr[i].pblk, dr[i].len };
+	}
 	for (uint32_t l = 0; l < pl->nlinks; l++)
 		if (layout_link_blocks(rq, l))
 			u[nu++] = (struct span){ lo->link_block[l], 1 };
@@ -316,11 +356,12 @@ void layout_request_set_params(struct layout_request *rq, const struct params *p
 	rq->age_stream_req = p->age_stream_req;
 	rq->age_group_prealloc = p->age_group_prealloc;
 	rq->age_scaled_sizes = params_is_set(p, "files") && params_is_set(p, "used");
+	rq->dir_frag_share = p->dir_frag_share;
 }
 
 void layout_release(struct layout *lo)
 {
 	FREE_ALL(lo->file_ext, lo->ext, lo->file_meta, lo->file_nmeta, lo->dir_start,
-		 lo->link_block);
+		 lo->link_block, lo->dir_ext, lo->dext);
 	memset(lo, 0, sizeof(*lo));
 }

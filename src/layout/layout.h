@@ -78,6 +78,7 @@ struct layout_request {
 	uint32_t age_group_prealloc;  /* blocks of a locality-group preallocation; 0: 512 */
 	int age_scaled_sizes;         /* 'files' and 'used' both given: temporaries scale as the plan */
 	const struct age_trace *age_trace; /* sees every aging operation, or NULL */
+	double dir_frag_share;        /* directories of two or more blocks split apart (dirfrag.h) */
 };
 
 /* Data blocks of file f, blocks of directory j, of symlink l under rq (0 without the array). */
@@ -128,7 +129,8 @@ struct layout_extent {
  * mapping (extent tree blocks, indirect blocks) are file_nmeta[f]
  * consecutive blocks from file_meta[f].  Directory j's blocks are
  * dir_blocks[j] consecutive blocks from dir_start[j]; a slow symlink's
- * block is link_block[l].  pool_start..pool_start+pool_len-1 are reserved
+ * block is link_block[l] (a split directory's runs are in dext: see
+ * layout_dir_runs()).  pool_start..pool_start+pool_len-1 are reserved
  * for metadata the backend did not foresee.  No two blocks overlap, and
  * every block was free in the map.
  */
@@ -141,6 +143,13 @@ struct layout {
 	uint32_t *file_nmeta;
 	uint64_t *dir_start;
 	uint64_t *link_block;
+	/*
+	 * Split directories (dir_frag_share): directory j's runs, in logical
+	 * order, are dext[dir_ext[j]] .. dext[dir_ext[j+1]-1] (maximal; the
+	 * first starts at dir_start[j]).  Both NULL when no directory is split.
+	 */
+	uint64_t *dir_ext;
+	struct layout_extent *dext;
 	uint64_t pool_start, pool_len;
 	uint64_t blocks_used;   /* data + metadata + pool */
 	double score;           /* achieved image-wide layout score of the files */
@@ -156,6 +165,12 @@ struct layout {
 	uint64_t age_temps;      /* aging: temporary files created (and deleted) */
 	uint64_t age_dropped;    /* aging: temporaries that found no room, never created */
 	uint64_t age_forced;     /* aging: temporaries deleted early to make room */
+
+	/* directories of two or more blocks (layout_dir_tally()) */
+	uint64_t dir_eligible;   /* directories of two or more blocks */
+	uint64_t dir_frag;       /* of them, in more than one run */
+	uint64_t dir_pairs, dir_contig; /* their block pairs, and the contiguous ones */
+	double dir_score;        /* dir_contig / dir_pairs; 1 without pairs */
 };
 
 /* Why a target was not met as asked (struct layout.notes). */
@@ -256,6 +271,17 @@ void layout_finish(struct layout *lo, const struct layout_need *n);
 int layout_build(struct layout *lo, const struct layout_request *rq, const struct freemap *fm,
 		 uint64_t *need);
 void layout_release(struct layout *lo);
+
+/*
+ * Directory j's runs under rq, in logical order: *runs points into lo's
+ * dext, or at *one (set to the single run from dir_start) for a whole
+ * directory.  Returns how many (0 for a directory without blocks).
+ */
+size_t layout_dir_runs(const struct layout *lo, const struct layout_request *rq, uint32_t j,
+		       struct layout_extent *one, const struct layout_extent **runs);
+
+/* Fill lo's dir_* tallies and dir_score from the directories' runs. */
+void layout_dir_tally(struct layout *lo, const struct layout_request *rq);
 
 /*
  * Image-wide layout score (Smith & Seltzer): contiguous block pairs over

@@ -6,6 +6,7 @@
 
 #include "layout/alloc.h"
 #include "layout/arith.h"
+#include "layout/dirfrag.h"
 #include "layout/frag.h"
 #include "layout/grow.h"
 #include "layout/place.h"
@@ -57,6 +58,13 @@
  * directories in id order (a file's id is its creation order) from the
  * start of the disk with no spread; shuffled packs a seeded permutation of
  * directories and files (stream "layout.order").
+ *
+ * Split directories (dir_frag_share, dirfrag.c): a directory's first
+ * piece goes where the whole would have gone, the others between its
+ * files, piece i after i/k of its files with data (all at once when it
+ * has none, or in shuffled order), never right after the previous piece
+ * when another slot holds it: as a directory that grew while its files
+ * were written gets its later blocks after their data.
  *
  * Tiny plans: the score moves in steps of 1 / pairs, so a plan with few
  * pairs gets the nearest reachable value; a file with nothing to interleave
@@ -110,6 +118,15 @@ struct build {
 	uint32_t *dunit, *order, *items;
 	uint64_t nitems;
 	uint64_t *umain; /* files with data per unit */
+
+	/* split directories: pieces per directory (NULL: none), and the one whose pieces wait */
+	uint8_t *dpieces;
+	struct {
+		uint32_t j;
+		unsigned k, next;          /* pieces, and the next to place (k = 0: none waits) */
+		uint64_t len[DIRFRAG_MAX];
+		uint64_t prev_end, files, seen; /* its files with data, those placed */
+	} dp;
 };
 
 /* A break the layout could not make: give it back to the budget. */
@@ -574,18 +591,66 @@ out_free_cnt:
 	return ret;
 }
 
-/* A directory's blocks. */
+/* Record directory j's run i (split directories only). */
+static void b_dir_run(struct build *b, uint32_t j, unsigned i, uint64_t p, uint64_t len)
+{
+	if (b->lo->dir_ext)
+		b->lo->dext[b->lo->dir_ext[j] + i] = (struct layout_extent){ p, len };
+}
+
+/* A directory's blocks, or the first piece of a split one (the rest wait in b->dp). */
 static int b_dir(struct build *b, uint32_t j)
 {
-	uint64_t nb = layout_dir_blocks(b->rq, j), p;
+	uint64_t nb = layout_dir_blocks(b->rq, j), p, len;
+	unsigned k = b->dpieces ? b->dpieces[j] : 1;
 	int adj, ret;
 
 	if (!nb)
 		return 0;
-	ret = alloc_contig(&b->al, nb, UINT64_MAX, &p, &adj);
-	if (!ret)
-		b->lo->dir_start[j] = p;
-	return ret;
+	len = nb;
+	if (k >= 2) {
+		dirfrag_sizes(b->rq, j, nb, k, b->dp.len);
+		len = b->dp.len[0];
+	}
+	ret = alloc_contig(&b->al, len, UINT64_MAX, &p, &adj);
+	if (ret)
+		return ret;
+	b->lo->dir_start[j] = p;
+	b_dir_run(b, j, 0, p, len);
+	if (k >= 2) {
+		b->dp.j = j;
+		b->dp.k = k;
+		b->dp.next = 1;
+		b->dp.prev_end = p + len;
+		b->dp.seen = 0;
+		b->dp.files = 0;
+		for (uint32_t c = 0; c < b->pl->dir_nfiles[j]; c++)
+			b->dp.files += layout_file_blocks(
+					       b->rq, (uint64_t)b->pl->dir_first_file[j] + c) != 0;
+	}
+	return 0;
+}
+
+/*
+ * The waiting pieces due once b->dp.seen of its files are placed (all with
+ * all): piece i after i/k of them, each apart from the one before.
+ */
+static int b_dir_pieces(struct build *b, int all)
+{
+	while (b->dp.next < b->dp.k &&
+	       (all || b->dp.seen * b->dp.k >= b->dp.next * b->dp.files)) {
+		uint64_t len = b->dp.len[b->dp.next], p;
+		int adj, ret = alloc_contig(&b->al, len, b->dp.prev_end, &p, &adj);
+
+		if (ret)
+			return ret;
+		b_dir_run(b, b->dp.j, b->dp.next, p, len);
+		b->dp.prev_end = p + len;
+		b->dp.next++;
+	}
+	if (b->dp.next >= b->dp.k)
+		b->dp.k = 0;
+	return 0;
 }
 
 /* A directory's slow symlinks. */
@@ -701,6 +766,11 @@ static int b_outputs(struct build *b)
 	lo->ext = calloc(b->nne ? b->nne : 1, sizeof(*lo->ext));
 	if (!lo->ext)
 		return -ENOMEM;
+	ret = dirfrag_plan(b->rq, &b->dpieces);
+	if (!ret && b->dpieces)
+		ret = dirfrag_alloc(lo, b->rq, b->dpieces);
+	if (ret)
+		return ret;
 	for (uint64_t f = 0, k = 0; f <= pl->nfiles; f++) {
 		lo->file_ext[f] = k;
 		if (f < pl->nfiles)
@@ -728,6 +798,8 @@ static int b_place_items(struct build *b, uint64_t *done)
 
 		if (v < pl->ndirs) {
 			ret = b_dir(b, v);
+			if (!ret)
+				ret = b_dir_pieces(b, 1);
 			if (!ret)
 				ret = b_links(b, v);
 		} else {
@@ -766,10 +838,15 @@ static int b_place_dirs(struct build *b, uint64_t *done)
 				continue;
 			ret = b_one_file(b, f, &uleft);
 			(*done)++;
+			b->dp.seen++;
+			if (!ret && b->dp.k)
+				ret = b_dir_pieces(b, 0);
 			if (ret)
 				return ret;
 		}
-		ret = b_links(b, j);
+		ret = b->dp.k ? b_dir_pieces(b, 1) : 0;
+		if (!ret)
+			ret = b_links(b, j);
 		if (ret)
 			return ret;
 	}
@@ -778,7 +855,7 @@ static int b_place_dirs(struct build *b, uint64_t *done)
 
 static void b_release(struct build *b)
 {
-	FREE_ALL(b->dunit, b->order, b->items, b->umain, b->ovf, b->kb);
+	FREE_ALL(b->dunit, b->order, b->items, b->umain, b->ovf, b->kb, b->dpieces);
 	frag_pool_release(&b->wait);
 	free(b->step);
 	alloc_release(&b->al);
@@ -852,6 +929,8 @@ int place_once(struct layout *lo, const struct layout_request *rq, const struct 
 		ret = b_assemble(&b);
 	if (ret)
 		goto out_free_scratch;
+	if (lo->dir_ext)
+		dirfrag_compact(lo, pl->ndirs);
 
 	layout_finish(lo, &n);
 	lo->target = target;

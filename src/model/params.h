@@ -18,6 +18,7 @@ enum frag_select { FRAG_SELECT_WEIGHTED, FRAG_SELECT_RANDOM, FRAG_SELECT_SIZE, F
 enum frag_sizes { FRAG_SIZES_RANDOM, FRAG_SIZES_EQUAL, FRAG_SIZES_LOGNORMAL };
 enum text_mode { TEXT_WORDS, TEXT_REPEAT, TEXT_WORDLEN };
 enum xattr_selinux { SELINUX_NONE, SELINUX_TARGETED };
+enum dev_dir { DEV_DIR_NONE, DEV_DIR_LINUX };
 
 /*
  * Every parameter, resolved.  Fields marked "0 = derived" are filled in by
@@ -120,6 +121,8 @@ struct params {
 	double prealloc_file_share; /* 0: of other-binary files >= 256 KiB, those with preallocated space */
 	enum layout_order inode_order; /* dir: inode numbers follow the directory walk; creation; shuffled */
 	double dir_slack;          /* 0: share of directory entry space left free by deleted entries */
+	double dir_frag_share;     /* 0: of directories of two or more blocks, those split apart */
+	enum dev_dir dev_dir;      /* none: a top-level 'dev' with a Linux system's device nodes (linux) */
 	/* empirical laws (a profile's); empty by default (model/tables.h) */
 	struct param_tables tab;
 

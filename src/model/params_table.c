@@ -51,6 +51,9 @@ static const char *const frag_sizes_names[] = {
 static const char *const text_mode_names[] = {
 	[TEXT_WORDS] = "words", [TEXT_REPEAT] = "repeat", [TEXT_WORDLEN] = "wordlen", NULL
 };
+static const char *const dev_dir_names[] = {
+	[DEV_DIR_NONE] = "none", [DEV_DIR_LINUX] = "linux", NULL
+};
 static const char *const xattr_selinux_names[] = {
 	[SELINUX_NONE] = "none", [SELINUX_TARGETED] = "targeted", NULL
 };
@@ -320,6 +323,12 @@ const struct param_def param_table[] = {
 	{ FIELD(dir_slack), .group = "metadata", .type = PT_SHARE, .unit = "",
 	  .def.d = 0, R_CLOSED(0, 0.8),
 	  .desc = "ext2/3/4 directories: share of entry space left free by deleted entries (aged directories)" },
+	{ FIELD(dir_frag_share), .group = "metadata", .type = PT_SHARE, .unit = "",
+	  .def.d = 0, R_SHARE,
+	  .desc = "ext2/3/4: share of directories of two or more blocks whose blocks lie in 2 to 4 runs apart (aged directories)" },
+	{ FIELD(dev_dir), .group = "metadata", .type = PT_ENUM, .unit = "",
+	  .def.e = DEV_DIR_NONE, .choices = dev_dir_names,
+	  .desc = "a top-level 'dev' directory: none, or linux (a static /dev: null, zero, tty*, sd*, loop* and more, with their real numbers)" },
 };
 
 _Static_assert(ARRAY_SIZE(param_table) <= 64 * ARRAY_SIZE(((struct params *)0)->explicit_mask),

@@ -66,6 +66,8 @@ static int plan_alloc(struct plan *pl, struct plan_error *err)
 	}
 	pl->nregular_dirs = (uint32_t)ndirs_f;
 	pl->ndirs = pl->nregular_dirs + p->special_dirs;
+	if (p->dev_dir != DEV_DIR_NONE)
+		pl->dev_dir = pl->ndirs++;
 
 	pl->dir_parent = plan_xalloc(pl->ndirs, sizeof(uint32_t));
 	pl->dir_depth = plan_xalloc(pl->ndirs, 1);
@@ -111,6 +113,11 @@ static int plan_dir_tree(struct plan *pl, uint32_t *m_d, struct plan_error *err)
 	ret = plan_special_dirs(pl, err);
 	if (ret)
 		return ret;
+	if (pl->dev_dir) {
+		/* the /dev-like directory: in the root, no files, its nodes are links */
+		pl->dir_parent[pl->dev_dir] = 0;
+		pl->dir_depth[pl->dev_dir] = 1;
+	}
 	plan_children(pl);
 	return 0;
 }

@@ -32,7 +32,11 @@ struct plan_special {
 	uint32_t ifmt;         /* S_IFIFO, S_IFSOCK, S_IFCHR or S_IFBLK */
 	uint32_t major, minor; /* device nodes; 0 else */
 	uint32_t perm, gid;    /* device nodes: their usual mode and group (tty, disk) */
+	int fixed;             /* a node of the /dev-like directory: root's, perm and gid set */
 };
+
+/* link_target of a special file in the /dev-like directory: this bit and its table index */
+#define PLAN_DEV_NODE 0x80000000u
 
 /* Entry metadata derived on demand (plan_*_meta). */
 struct plan_meta {
@@ -57,6 +61,7 @@ struct plan {
 
 	uint32_t ndirs;
 	uint32_t nregular_dirs;     /* dirs 0..nregular_dirs-1 follow the model */
+	uint32_t dev_dir;           /* the /dev-like directory (dev_dir, the last id), or 0 */
 	uint32_t *dir_parent;
 	uint8_t *dir_depth;
 	uint8_t *dir_variant;

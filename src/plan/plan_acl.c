@@ -69,14 +69,27 @@ static int acl_own(const struct plan *pl, enum plan_entry kind, uint64_t id, str
 	return 1;
 }
 
-static void put_entry(uint8_t *p, uint16_t tag, uint16_t perm, uint32_t id)
+/* One entry at out + at, little-endian as the kernel keeps it; the offset after it. */
+static size_t put_entry(uint8_t *out, size_t at, uint16_t tag, uint16_t perm, uint32_t id)
 {
+	uint8_t *p = out + at;
+
 	p[0] = (uint8_t)tag;
 	p[1] = (uint8_t)(tag >> 8);
 	p[2] = (uint8_t)perm;
 	p[3] = (uint8_t)(perm >> 8);
 	for (int i = 0; i < 4; i++)
 		p[4 + i] = (uint8_t)(id >> (8 * i));
+	return at + 8;
+}
+
+/* The drawn entries tagged tag (named users or groups), in drawing order; the offset after. */
+static size_t put_named(uint8_t *out, size_t at, const struct acl_draw *a, uint16_t tag)
+{
+	for (unsigned i = 0; i < a->n; i++)
+		if (a->tag[i] == tag)
+			at = put_entry(out, at, tag, a->perm[i], a->id[i]);
+	return at;
 }
 
 /*
@@ -91,23 +104,12 @@ static size_t acl_value(const struct acl_draw *a, uint16_t user, uint16_t group,
 
 	out[0] = ACL_XATTR_VERSION;
 	out[1] = out[2] = out[3] = 0;
-	put_entry(out + at, ACL_USER_OBJ, user, ACL_UNDEFINED_ID);
-	at += 8;
-	for (unsigned i = 0; i < a->n; i++)
-		if (a->tag[i] == ACL_USER) {
-			put_entry(out + at, ACL_USER, a->perm[i], a->id[i]);
-			at += 8;
-		}
-	put_entry(out + at, ACL_GROUP_OBJ, group, ACL_UNDEFINED_ID);
-	at += 8;
-	for (unsigned i = 0; i < a->n; i++)
-		if (a->tag[i] == ACL_GROUP) {
-			put_entry(out + at, ACL_GROUP, a->perm[i], a->id[i]);
-			at += 8;
-		}
-	put_entry(out + at, ACL_MASK, mask, ACL_UNDEFINED_ID);
-	put_entry(out + at + 8, ACL_OTHER, other, ACL_UNDEFINED_ID);
-	return at + 16;
+	at = put_entry(out, at, ACL_USER_OBJ, user, ACL_UNDEFINED_ID);
+	at = put_named(out, at, a, ACL_USER);
+	at = put_entry(out, at, ACL_GROUP_OBJ, group, ACL_UNDEFINED_ID);
+	at = put_named(out, at, a, ACL_GROUP);
+	at = put_entry(out, at, ACL_MASK, mask, ACL_UNDEFINED_ID);
+	return put_entry(out, at, ACL_OTHER, other, ACL_UNDEFINED_ID);
 }
 
 int plan_acl_prepare(struct plan *pl)

@@ -386,21 +386,6 @@ int plan_exts(struct plan *pl, uint16_t *e)
  * fills pl->depth_target with the target share by depth.
  */
 
-/* Files by their size target, ties by index: the sort of plan_size_by_ext(). */
-struct sbe_key {
-	double t;
-	uint32_t k;
-};
-
-static int cmp_sbe_key(const void *a, const void *b)
-{
-	const struct sbe_key *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->k < y->k ? -1 : x->k > y->k;
-}
-
 /*
  * Sizes by extension (a profile's size_by_ext): each file draws a target
  * from its extension's size law (the class "*" for the extensions without
@@ -415,7 +400,7 @@ int plan_size_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e)
 	uint64_t n = pl->nfiles, key = rng_stream_key(pl->prm.seed, "size.ext");
 	struct size_model *law = plan_xalloc(t->nsbe + 1, sizeof(*law));
 	int16_t *cls = plan_xalloc(pl->ext.count, sizeof(*cls));
-	struct sbe_key *order = plan_xalloc(n, sizeof(*order));
+	struct array_keyed *order = plan_xalloc(n, sizeof(*order));
 	int ret = -ENOMEM, rest = -1;
 	struct rng r;
 
@@ -436,10 +421,11 @@ int plan_size_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e)
 		int c = cls[e[k]] >= 0 ? cls[e[k]] : rest;
 
 		rng_open(&r, key, k);
-		order[k].t = size_model_quantile(c >= 0 ? &law[c] : &pl->size, rng_uniform(&r));
-		order[k].k = (uint32_t)k;
+		order[k].key = size_model_quantile(c >= 0 ? &law[c] : &pl->size, rng_uniform(&r));
+		order[k].idx = k;
 	}
-	qsort(order, n, sizeof(*order), cmp_sbe_key);
+	/* files by their size target, ties by index */
+	qsort(order, n, sizeof(*order), array_cmp_keyed);
 	ret = array_sort_u64(s, n);
 	if (ret)
 		goto out_free;
@@ -450,7 +436,7 @@ int plan_size_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e)
 		if (!by)
 			goto out_free;
 		for (uint64_t i = 0; i < n; i++)
-			by[order[i].k] = s[i];
+			by[order[i].idx] = s[i];
 		memcpy(s, by, n * sizeof(*s));
 		free(by);
 	}

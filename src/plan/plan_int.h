@@ -60,6 +60,9 @@ int plan_links(struct plan *pl);
 
 uint8_t plan_special_draw_kind(struct rng *r);
 size_t plan_special_name(const struct plan *pl, uint32_t link, unsigned variant, char *buf);
+/* Nodes of the /dev-like directory (dev_dir = linux); kind of node i (LINK_SPECIAL and type). */
+uint32_t plan_dev_nodes(void);
+uint8_t plan_dev_node_kind(uint32_t i);
 
 /* plan_xattr.c: each directory's SELinux type, when labels are asked for */
 

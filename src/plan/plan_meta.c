@@ -98,7 +98,7 @@ void plan_dir_meta(const struct plan *pl, uint32_t dir, struct plan_meta *m)
 	rng_init(&r, p->seed, "meta.dir", dir);
 	meta_owner(p, &r, m);
 	meta_times(p, &r, m);
-	if (dir == 0) {
+	if (dir == 0 || dir == pl->dev_dir) {
 		m->uid = m->gid = 0;
 		m->mode = 0755;
 	} else if (rng_uniform(&r) < p->perm_private_share) {
@@ -119,7 +119,7 @@ static void special_meta(const struct plan *pl, uint32_t link, struct rng *r,
 	struct plan_special s;
 
 	plan_special_info(pl, link, &s);
-	if (s.type == SPECIAL_CHR || s.type == SPECIAL_BLK) {
+	if (s.type == SPECIAL_CHR || s.type == SPECIAL_BLK || s.fixed) {
 		m->uid = 0;
 		m->gid = s.gid;
 		m->mode = s.ifmt | s.perm;

@@ -89,6 +89,15 @@ static size_t link_name_v(const struct plan *pl, uint32_t l, unsigned v, char *b
 	return name_make(buf, &pl->names, NAME_LINK, l, link_ext(pl, l), v);
 }
 
+/* The name of directory d under variant v: the /dev-like directory's is "dev". */
+static size_t dir_name_v(const struct plan *pl, uint32_t d, unsigned v, char *buf)
+{
+	if (d && d == pl->dev_dir)
+		return (size_t)(v ? snprintf(buf, NAME_MAX_LEN + 1, "dev_%u", v) :
+				    snprintf(buf, NAME_MAX_LEN + 1, "dev"));
+	return name_make(buf, &pl->names, NAME_DIR, d, "", v);
+}
+
 static unsigned next_variant(unsigned v)
 {
 	return v < NAME_VARIANT_REDRAWS ? v + 1 : NAME_VARIANT_UNIQUE;
@@ -103,6 +112,7 @@ static int add_unique(struct name_set *ns, const struct plan *pl, enum name_kind
 {
 	for (unsigned v = 0;; v = next_variant(v)) {
 		size_t len = kind == NAME_LINK ? link_name_v(pl, (uint32_t)id, v, buf) :
+			     kind == NAME_DIR  ? dir_name_v(pl, (uint32_t)id, v, buf) :
 						 name_make(buf, &pl->names, kind, id, ext, v);
 		int ret = name_set_add(ns, buf, len);
 
@@ -166,7 +176,7 @@ size_t plan_dir_name(const struct plan *pl, uint32_t dir, char *buf)
 		buf[0] = '\0';
 		return 0;
 	}
-	return name_make(buf, &pl->names, NAME_DIR, dir, "", pl->dir_variant[dir]);
+	return dir_name_v(pl, dir, pl->dir_variant[dir], buf);
 }
 
 size_t plan_file_name(const struct plan *pl, uint64_t file, char *buf)

@@ -470,7 +470,9 @@ int plan_links(struct plan *pl)
 	uint64_t nhard = n ? (uint64_t)llround(p->hardlink_share * (double)n) : 0;
 	uint64_t nsym = (uint64_t)llround(p->symlink_share * (double)(n ? n : 1));
 	uint64_t nspec = (uint64_t)llround(p->special_file_share * (double)n);
-	uint64_t total = nhard + nsym + nspec;
+	uint64_t ndev = pl->dev_dir ? plan_dev_nodes() : 0;
+	uint32_t nd = pl->ndirs - (pl->dev_dir != 0); /* links go anywhere but the /dev-like directory */
+	uint64_t total = nhard + nsym + nspec + ndev;
 	uint32_t *dir = NULL, *target = NULL, *start = NULL;
 	uint8_t *kind = NULL;
 	uint64_t key = rng_stream_key(p->seed, "link");
@@ -478,7 +480,7 @@ int plan_links(struct plan *pl)
 	int ret = -ENOMEM;
 
 	if (p->symlink_share == 0)
-		nsym = 0, total = nhard + nspec;
+		nsym = 0, total = nhard + nspec + ndev;
 	if (total >= UINT32_MAX)
 		return -E2BIG;
 	pl->nlinks = (uint32_t)total;
@@ -514,7 +516,7 @@ int plan_links(struct plan *pl)
 
 			if (n == 0 || u_dir < p->symlink_dir_share) {
 				k = LINK_SYM_DIR;
-				target[i] = (uint32_t)rng_below(&r, pl->ndirs);
+				target[i] = (uint32_t)rng_below(&r, nd);
 			} else {
 				k = LINK_SYM_FILE;
 				target[i] = (uint32_t)rng_below(&r, n);
@@ -526,7 +528,7 @@ int plan_links(struct plan *pl)
 		}
 		kind[i] = k;
 		/* links live where files live: the directory of a random file */
-		dir[i] = n ? pl->file_dir[rng_below(&r, n)] : (uint32_t)rng_below(&r, pl->ndirs);
+		dir[i] = n ? pl->file_dir[rng_below(&r, n)] : (uint32_t)rng_below(&r, nd);
 	}
 	/* special files: their own stream, where files live too; link_target is their ordinal */
 	for (uint64_t s = 0, i = nhard + nsym; s < nspec; s++, i++) {
@@ -534,6 +536,12 @@ int plan_links(struct plan *pl)
 		kind[i] = plan_special_draw_kind(&r);
 		target[i] = (uint32_t)s;
 		dir[i] = pl->file_dir[rng_below(&r, n)];
+	}
+	/* the /dev-like directory's nodes: a fixed table, in its order */
+	for (uint64_t d = 0, i = nhard + nsym + nspec; d < ndev; d++, i++) {
+		kind[i] = plan_dev_node_kind((uint32_t)d);
+		target[i] = PLAN_DEV_NODE | (uint32_t)d;
+		dir[i] = pl->dev_dir;
 	}
 
 	/* stable counting sort by directory */

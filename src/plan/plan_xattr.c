@@ -83,6 +83,8 @@ int plan_xattr_prepare(struct plan *pl)
 
 		plan_dir_name(pl, j, name);
 		rule_find(dir_rules, ARRAY_SIZE(dir_rules), name, &t);
+		if (j == pl->dev_dir)
+			t = ST_DEVICE; /* /dev: device_t */
 		pl->dir_sectype[j] = t;
 	}
 	return 0;

@@ -346,19 +346,27 @@ int content_predict(const struct plan *pl, const struct content_model *cm,
 
 /* ---- against the targets ------------------------------------------------- */
 
-static const char *const figure_name[CF_COUNT] = {
-	[CF_RATIO_ZLIB] = "compress_ratio zlib",
-	[CF_RATIO_ZSTD] = "compress_ratio zstd",
-	[CF_EXEC_ZLIB] = "compress_ratio_exec zlib",
-	[CF_EXEC_ZSTD] = "compress_ratio_exec zstd",
-	[CF_DUP_FILES] = "dup_file_share",
-	[CF_DUP_BLOCKS] = "dup_block_share",
-	[CF_ZERO_BLOCKS] = "zero_block_share",
+/* Each figure's name, and what it is measured over (content-report's note). */
+static const struct {
+	const char *name, *note;
+} figures[CF_COUNT] = {
+	[CF_RATIO_ZLIB] = { "compress_ratio zlib", "other binary, level 6" },
+	[CF_RATIO_ZSTD] = { "compress_ratio zstd", "other binary, level 3" },
+	[CF_EXEC_ZLIB] = { "compress_ratio_exec zlib", "executables, level 6" },
+	[CF_EXEC_ZSTD] = { "compress_ratio_exec zstd", "executables, level 3" },
+	[CF_DUP_FILES] = { "dup_file_share", "all files" },
+	[CF_DUP_BLOCKS] = { "dup_block_share", "other binary" },
+	[CF_ZERO_BLOCKS] = { "zero_block_share", "other binary" },
 };
 
 const char *content_figure_name(enum content_figure f)
 {
-	return f < CF_COUNT ? figure_name[f] : "?";
+	return f < CF_COUNT ? figures[f].name : "?";
+}
+
+const char *content_figure_note(enum content_figure f)
+{
+	return f < CF_COUNT ? figures[f].note : "?";
 }
 
 double content_predicted(const struct content_prediction *pr, enum content_figure f)
@@ -506,7 +514,7 @@ void content_predict_print_missed(const struct content_prediction *pr,
 	for (int f = 0; f < CF_COUNT; f++) {
 		if (content_predict_check(pr, t, (enum content_figure)f, why, sizeof(why)))
 			continue;
-		fprintf(out, "  predicted miss: %s reaches %.4f, not %.4f: %s\n", figure_name[f],
+		fprintf(out, "  predicted miss: %s reaches %.4f, not %.4f: %s\n", figures[f].name,
 			content_predicted(pr, (enum content_figure)f),
 			content_figure_target(t, (enum content_figure)f), why);
 		any = 1;
@@ -526,7 +534,7 @@ void content_predict_print_text(const struct content_prediction *pr,
 	for (int f = 0; f < CF_COUNT; f++) {
 		int v = content_predict_check(pr, t, (enum content_figure)f, why, sizeof(why));
 
-		fprintf(out, "  %-26s %8.4f   %8.4f  %s\n", figure_name[f],
+		fprintf(out, "  %-26s %8.4f   %8.4f  %s\n", figures[f].name,
 			content_figure_target(t, (enum content_figure)f),
 			content_predicted(pr, (enum content_figure)f),
 			v > 0 ? "ok" : v < 0 ? "-" : "not reachable");
@@ -548,7 +556,7 @@ static json_object *figure_json(const struct content_prediction *pr,
 	char why[400];
 	int v = content_predict_check(pr, t, f, why, sizeof(why));
 
-	json_object_object_add(o, "figure", json_object_new_string(figure_name[f]));
+	json_object_object_add(o, "figure", json_object_new_string(figures[f].name));
 	json_object_object_add(o, "target", isnan(want) ? NULL : json_object_new_double(want));
 	/* three decimals: the sampled ratios depend on the installed zlib and zstd a little */
 	json_object_object_add(o, "predicted",

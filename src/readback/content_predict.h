@@ -69,7 +69,9 @@ enum content_figure {
 /* The predicted value of figure f, and its target in t (NAN: none). */
 double content_predicted(const struct content_prediction *pr, enum content_figure f);
 double content_figure_target(const struct content_targets *t, enum content_figure f);
+/* Figure f's name, and what content-report measures it over ("?" out of range). */
 const char *content_figure_name(enum content_figure f);
+const char *content_figure_note(enum content_figure f);
 
 /*
  * Whether figure f is predicted within CONTENT_PREDICT_TOL of its target

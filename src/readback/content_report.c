@@ -71,16 +71,6 @@ static double achieved_figure(const struct content_stats *st, enum content_figur
 	}
 }
 
-static const char *const figure_note[CF_COUNT] = {
-	[CF_RATIO_ZLIB] = "other binary, level 6",
-	[CF_RATIO_ZSTD] = "other binary, level 3",
-	[CF_EXEC_ZLIB] = "executables, level 6",
-	[CF_EXEC_ZSTD] = "executables, level 3",
-	[CF_DUP_FILES] = "all files",
-	[CF_DUP_BLOCKS] = "other binary",
-	[CF_ZERO_BLOCKS] = "other binary",
-};
-
 void content_report_print_text(const struct content_stats *st, const struct content_targets *t,
 			       const char *name, FILE *out)
 {
@@ -109,7 +99,8 @@ void content_report_print_text(const struct content_stats *st, const struct cont
 		print_figure(out, content_figure_name((enum content_figure)f),
 			     content_figure_target(t, (enum content_figure)f),
 			     t->pred ? content_predicted(t->pred, (enum content_figure)f) : NAN,
-			     achieved_figure(st, (enum content_figure)f), figure_note[f]);
+			     achieved_figure(st, (enum content_figure)f),
+			     content_figure_note((enum content_figure)f));
 	if (st->typed_files)
 		print_figure(out, "typed identified", t->typed_identified_share, NAN,
 			     typed_share(st), NULL);
@@ -332,7 +323,7 @@ int content_walk_entry(struct fsread *fs, const struct fsread_entry *e, void *ar
 	if (e->type != FSREAD_FILE || !e->first_name)
 		return 0;
 	w->err->msg[0] = '\0';
-	ret = entry_holes(w, e, fsread_block_size(fs));
+	ret = entry_holes(w, e, fsread_geometry(fs)->block_size);
 	if (!ret)
 		ret = content_stats_read(w->st, e->path, e->size, w->hole, w->nhole, entry_read, &r);
 	if (ret && !w->err->msg[0])

@@ -107,7 +107,7 @@ void fsread_close(struct fsread *fs)
 		fs->ops->close(fs);
 	pthread_mutex_destroy(&fs->lock);
 	pthread_mutex_destroy(&fs->open_lock);
-	FREE_ALL(fs->path, fs->ext, fs->unp, fs->link, fs->free_ext, fs->target, fs);
+	FREE_ALL(fs->path, fs->ext, fs->mblk, fs->unp, fs->link, fs->free_ext, fs->target, fs);
 }
 
 int fsread_partition(const struct fsread *fs)
@@ -211,19 +211,9 @@ int fsread_has_extents(const struct fsread *fs)
 	return (fs->flags & FSREAD_EXTENTS) && !fs->no_fiemap;
 }
 
-unsigned fsread_block_size(const struct fsread *fs)
+const struct fsread_geometry *fsread_geometry(const struct fsread *fs)
 {
-	return fs->block_size;
-}
-
-uint64_t fsread_total_blocks(const struct fsread *fs)
-{
-	return fs->total_blocks;
-}
-
-uint64_t fsread_group_blocks(const struct fsread *fs)
-{
-	return fs->group_blocks;
+	return &fs->geo;
 }
 
 /* A walk in progress: the callback and the directories entered, the current one last. */

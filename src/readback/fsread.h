@@ -76,7 +76,9 @@ struct fsread_entry {
 	/*
 	 * Data extents of a regular file, merged, sorted by logical block
 	 * (only when the walk was opened with FSREAD_EXTENTS and they are
-	 * known: not NULL then, even for none; NULL otherwise).
+	 * known: not NULL then, even for none; NULL otherwise).  Directories
+	 * have theirs too where the reader can tell (images; FIEMAP on a
+	 * directory where the file system gives it, ext4's), else NULL.
 	 * Inline data (ext4 inline_data) has none.  Metadata blocks
 	 * (extent tree nodes, indirect blocks) are not included.  Unwritten
 	 * (preallocated) extents are included.
@@ -91,6 +93,12 @@ struct fsread_entry {
 	 */
 	const struct fsread_extent *unplaced;
 	size_t nunplaced;
+	/*
+	 * Images, a block-mapped (ext2/3) directory: its indirect blocks,
+	 * sorted, which the kernel puts among its data blocks; NULL otherwise.
+	 */
+	const uint64_t *map_blocks;
+	size_t nmap_blocks;
 	uint64_t blocks;             /* data blocks in the extents */
 	int extents_unknown;         /* FSREAD_EXTENTS, but the file could not be opened (permission) */
 	int inline_data;             /* a regular file's data is in its inode: no extents, no holes */
@@ -180,14 +188,15 @@ int fsread_has_extents(const struct fsread *fs);
  */
 uint64_t fsread_unreadable(const struct fsread *fs);
 
-/* The file-system block size in bytes (a mounted tree: its st_blksize / statfs f_bsize). */
-unsigned fsread_block_size(const struct fsread *fs);
+/* The file system's geometry, from an image's superblock or a mounted tree's statfs. */
+struct fsread_geometry {
+	unsigned block_size;   /* bytes (a mounted tree: its statfs f_bsize) */
+	uint64_t total_blocks; /* in the file system (images: the superblock's; mounted: statfs) */
+	uint64_t group_blocks; /* in a block group (images), or 0 when there are none (mounted) */
+};
 
-/* Blocks in the file system (images: the superblock's; mounted: statfs f_blocks). */
-uint64_t fsread_total_blocks(const struct fsread *fs);
-
-/* Blocks in a block group (images), or 0 when there are none (mounted trees). */
-uint64_t fsread_group_blocks(const struct fsread *fs);
+/* fs's geometry, set when it was opened. */
+const struct fsread_geometry *fsread_geometry(const struct fsread *fs);
 
 /*
  * The callback of fsread_walk().  Return 0 to go on; anything else stops

@@ -173,26 +173,63 @@ static int bmap_cb(ext2_filsys efs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk6
 	(void)efs;
 	(void)ref_blk;
 	(void)ref_offset;
-	if (blockcnt < 0)
+	if (blockcnt < 0) {
+		/* an indirect block: only asked for (and kept) for directories */
+		if (array_grow(&c->fs->mblk, &c->fs->mblk_cap, c->fs->nmblk + 1,
+			       sizeof(*c->fs->mblk))) {
+			c->ret = -ENOMEM;
+			return BLOCK_ABORT;
+		}
+		c->fs->mblk[c->fs->nmblk++] = *blocknr;
 		return 0;
+	}
 	c->ret = check_run(c->fs, c->ino, *blocknr, 1, c->err);
 	if (!c->ret)
 		c->ret = fsread_add_run(c->fs, (uint64_t)blockcnt, *blocknr, 1, 0);
 	return c->ret ? BLOCK_ABORT : 0;
 }
 
-static int image_blockmap(struct fsread *fs, ext2_ino_t ino, struct fsread_error *err)
+/* A block map's data runs; with meta, its indirect blocks too (fs->mblk, sorted). */
+static int image_blockmap(struct fsread *fs, ext2_ino_t ino, int meta, struct fsread_error *err)
 {
 	struct bmap_ctx c = { fs, ino, err, 0 };
 	errcode_t code;
 
-	code = ext2fs_block_iterate3(fs->fs, ino, BLOCK_FLAG_READ_ONLY | BLOCK_FLAG_DATA_ONLY,
-				     NULL, bmap_cb, &c);
+	fs->nmblk = 0;
+	code = ext2fs_block_iterate3(fs->fs, ino,
+				     BLOCK_FLAG_READ_ONLY | (meta ? 0 : BLOCK_FLAG_DATA_ONLY), NULL,
+				     bmap_cb, &c);
 	if (c.ret)
 		return c.ret;
 	if (code)
 		return ext2_fail(fs, err, code, "the block map of '%s' (inode %u)", fs->path, ino);
 	fsread_normalize_runs(fs);
+	if (fs->nmblk)
+		qsort(fs->mblk, fs->nmblk, sizeof(*fs->mblk), array_cmp_u64);
+	return 0;
+}
+
+/* A directory's data runs (and a block map's indirect blocks), when the walk collects extents. */
+static int image_dir_extents(struct fsread *fs, ext2_ino_t ino, struct fsread_error *err)
+{
+	struct fsread_entry *e = &fs->ent;
+	int ret;
+
+	if (!(fs->flags & FSREAD_EXTENTS) || (fs->inode.i_flags & EXT4_INLINE_DATA_FL))
+		return 0;
+	if (fs->inode.i_flags & EXT4_EXTENTS_FL) {
+		ret = image_extents(fs, ino, err);
+	} else {
+		ret = image_blockmap(fs, ino, 1, err);
+		e->map_blocks = fs->nmblk ? fs->mblk : NULL;
+		e->nmap_blocks = fs->nmblk;
+	}
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < fs->next; i++)
+		e->blocks += fs->ext[i].len;
+	e->extents = fs->ext ? fs->ext : fsread_no_extents;
+	e->nextents = fs->next;
 	return 0;
 }
 
@@ -202,12 +239,12 @@ static int image_symlink(struct fsread *fs, ext2_ino_t ino, struct fsread_error 
 	uint64_t size = EXT2_I_SIZE(in);
 	errcode_t code;
 
-	if (size >= fs->block_size || size > 65536) {
+	if (size >= fs->geo.block_size || size > 65536) {
 		fsread_set_err(err, "'%s': corrupt: symbolic link '%s' (inode %u) claims %llu bytes",
 			fs->target, fs->path, ino, (unsigned long long)size);
 		return -EINVAL;
 	}
-	if (array_grow(&fs->link, &fs->link_cap, fs->block_size + 1, 1))
+	if (array_grow(&fs->link, &fs->link_cap, fs->geo.block_size + 1, 1))
 		return -ENOMEM;
 	if (in->i_flags & EXT4_INLINE_DATA_FL) {
 		size_t got = 0;
@@ -247,11 +284,11 @@ static int image_symlink(struct fsread *fs, ext2_ino_t ino, struct fsread_error 
  */
 static uint64_t max_file_size(const struct fsread *fs, const struct ext2_inode_large *in)
 {
-	uint64_t bs = fs->block_size, a = bs / 4, blocks;
+	uint64_t bs = fs->geo.block_size, a = bs / 4, blocks;
 	const uint64_t lim = INT64_MAX;
 
 	if (in->i_flags & EXT4_INLINE_DATA_FL)
-		return EXT2_INODE_SIZE(fs->fs->super) + (uint64_t)fs->block_size;
+		return EXT2_INODE_SIZE(fs->fs->super) + (uint64_t)fs->geo.block_size;
 	if (in->i_flags & EXT4_EXTENTS_FL)
 		blocks = UINT64_C(1) << 32;
 	else
@@ -311,7 +348,7 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 		else if (fs->inode.i_flags & EXT4_EXTENTS_FL)
 			ret = image_extents(fs, ino, err);
 		else
-			ret = image_blockmap(fs, ino, err);
+			ret = image_blockmap(fs, ino, 0, err);
 		if (ret)
 			return ret;
 		for (size_t i = 0; i < fs->next; i++)
@@ -322,6 +359,8 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 		}
 	} else if (e->type == FSREAD_SYMLINK) {
 		ret = image_symlink(fs, ino, err);
+	} else if (e->type == FSREAD_DIR) {
+		ret = image_dir_extents(fs, ino, err);
 	}
 	return ret;
 }
@@ -454,9 +493,9 @@ static void prefetch(struct fsread *fs)
 		for (i++; i < n && r[i].start <= e + 8; i++)
 			if (r[i].start + r[i].len > e)
 				e = r[i].start + r[i].len;
-		if (e <= fs->total_blocks)
-			posix_fadvise(fs->fd, (off_t)(fs->base + s * fs->block_size),
-				      (off_t)((e - s) * fs->block_size), POSIX_FADV_WILLNEED);
+		if (e <= fs->geo.total_blocks)
+			posix_fadvise(fs->fd, (off_t)(fs->base + s * fs->geo.block_size),
+				      (off_t)((e - s) * fs->geo.block_size), POSIX_FADV_WILLNEED);
 	}
 	free(r);
 }
@@ -569,20 +608,20 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 		fs->fs = NULL;
 		return ext2_fail(fs, err, code, "%s", "");
 	}
-	fs->block_size = fs->fs->blocksize;
-	fs->total_blocks = ext2fs_blocks_count(fs->fs->super);
-	fs->group_blocks = EXT2_BLOCKS_PER_GROUP(fs->fs->super);
+	fs->geo.block_size = fs->fs->blocksize;
+	fs->geo.total_blocks = ext2fs_blocks_count(fs->fs->super);
+	fs->geo.group_blocks = EXT2_BLOCKS_PER_GROUP(fs->fs->super);
 	if (check_super(fs, err))
 		return -EINVAL;
 	if (ext2fs_has_feature_journal_needs_recovery(fs->fs->super))
 		fprintf(stderr, "imprint: note: '%s' has a journal to replay; reading what is on disk without it\n",
 			fs->target);
-	need = fs->total_blocks * fs->block_size;
+	need = fs->geo.total_blocks * fs->geo.block_size;
 	if (fs->dev_bytes < need) {
 		fsread_set_err(err, "'%s': truncated: block %llu is beyond the end of the file (%llu bytes; the file system has %llu blocks of %u bytes)",
-			fs->target, (unsigned long long)(fs->dev_bytes / fs->block_size),
-			(unsigned long long)fs->dev_bytes, (unsigned long long)fs->total_blocks,
-			fs->block_size);
+			fs->target, (unsigned long long)(fs->dev_bytes / fs->geo.block_size),
+			(unsigned long long)fs->dev_bytes, (unsigned long long)fs->geo.total_blocks,
+			fs->geo.block_size);
 		return -EINVAL;
 	}
 	prefetch(fs);
@@ -598,7 +637,7 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 static ssize_t image_read(struct fsread *fs, const struct fsread_entry *e, char *buf, size_t len,
 			  uint64_t off, struct fsread_error *err)
 {
-	uint64_t bs = fs->block_size, end = off + len;
+	uint64_t bs = fs->geo.block_size, end = off + len;
 	size_t i = 0;
 
 	if (fs->cur_inline) {
@@ -606,7 +645,7 @@ static ssize_t image_read(struct fsread *fs, const struct fsread_entry *e, char 
 		size_t got = 0;
 		errcode_t code;
 
-		tmp = malloc(EXT2_INODE_SIZE(fs->fs->super) + fs->block_size + 65536);
+		tmp = malloc(EXT2_INODE_SIZE(fs->fs->super) + fs->geo.block_size + 65536);
 		if (!tmp)
 			return -ENOMEM;
 		pthread_mutex_lock(&fs->lock);

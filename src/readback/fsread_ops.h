@@ -61,9 +61,7 @@ struct fsread {
 	char *target;
 	unsigned flags;
 	int image;
-	unsigned block_size;
-	uint64_t total_blocks;
-	uint64_t group_blocks;  /* images: blocks per group; 0 for mounted trees */
+	struct fsread_geometry geo;
 
 	/* images and devices */
 	ext2_filsys fs;
@@ -91,6 +89,8 @@ struct fsread {
 	size_t path_cap;
 	struct fsread_extent *ext;
 	size_t next, ext_cap;
+	uint64_t *mblk;              /* images: a block-mapped directory's indirect blocks */
+	size_t nmblk, mblk_cap;
 	struct fsread_extent *unp;   /* mounted: data FIEMAP gives no place (delayed allocation) */
 	size_t nunp, unp_cap;
 	char *link;
@@ -115,7 +115,7 @@ struct fsread {
 struct fsread_ops {
 	/* what the reader reads, for messages and debugging */
 	const char *name;
-	/* open fs->target and set block_size and total_blocks */
+	/* open fs->target and set fs->geo */
 	int (*open)(struct fsread *fs, struct fsread_error *err);
 	/* release what open and the walk hold; called once, also after a failed open */
 	void (*close)(struct fsread *fs);

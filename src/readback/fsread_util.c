@@ -98,6 +98,8 @@ void fsread_entry_reset(struct fsread_entry *e)
 	e->nextents = 0;
 	e->unplaced = NULL;
 	e->nunplaced = 0;
+	e->map_blocks = NULL;
+	e->nmap_blocks = 0;
 	e->blocks = 0;
 	e->extents_unknown = 0;
 	e->inline_data = 0;

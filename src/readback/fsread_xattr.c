@@ -66,7 +66,7 @@ int fsread_ext2_xattrs(struct fsread *fs, const struct fsread_entry *e, struct f
 	int ret = -ENOMEM;
 
 	in = calloc(1, isize < sizeof(*li) ? sizeof(*li) : isize);
-	blk = malloc(fs->block_size);
+	blk = malloc(fs->geo.block_size);
 	if (!in || !blk)
 		goto out;
 	li = (struct ext2_inode_large *)in;
@@ -93,8 +93,9 @@ int fsread_ext2_xattrs(struct fsread *fs, const struct fsread_entry *e, struct f
 		if (rc || ((struct ext2_ext_attr_header *)blk)->h_magic != EXT2_EXT_ATTR_MAGIC)
 			goto out;
 		x->block_refcount = ((struct ext2_ext_attr_header *)blk)->h_refcount;
-		x->in_block = walk_entries(x, blk + sizeof(struct ext2_ext_attr_header),
-					   fs->block_size - sizeof(struct ext2_ext_attr_header));
+		x->in_block =
+			walk_entries(x, blk + sizeof(struct ext2_ext_attr_header),
+				     fs->geo.block_size - sizeof(struct ext2_ext_attr_header));
 	}
 	ret = 0;
 out:

@@ -1,6 +1,7 @@
 /* html_data.c - the figures only the --html page shows: size CDF, ages, the disk map */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,20 +38,44 @@ static uint64_t count_le(const uint64_t *sorted, uint64_t n, uint64_t x)
 	return lo;
 }
 
+/* A chart of the page: points along x, what was measured there, the model's values (if any). */
+struct chart {
+	json_object *o, *x, *got, *model;
+};
+
+/* A new chart, its model series only when with_model; -ENOMEM with nothing held. */
+static int chart_new(struct chart *c, bool with_model)
+{
+	c->o = json_object_new_object();
+	c->x = json_object_new_array();
+	c->got = json_object_new_array();
+	c->model = with_model ? json_object_new_array() : NULL;
+	if (c->o && c->x && c->got && (!with_model || c->model))
+		return 0;
+	json_object_put(c->o);
+	json_object_put(c->x);
+	json_object_put(c->got);
+	json_object_put(c->model);
+	return -ENOMEM;
+}
+
+/* The chart's series under these keys (the model's null without one); the chart's object. */
+static json_object *chart_object(struct chart *c, const char *x, const char *got, const char *model)
+{
+	json_object_object_add(c->o, x, c->x);
+	json_object_object_add(c->o, got, c->got);
+	json_object_object_add(c->o, model, c->model);
+	return c->o;
+}
+
 json_object *html_size_cdf(const uint64_t *sorted, uint64_t n, const struct size_model *sm)
 {
-	json_object *o = json_object_new_object();
-	json_object *x = json_object_new_array(), *a = json_object_new_array();
-	json_object *mo = sm ? json_object_new_array() : NULL;
+	struct chart c;
+	json_object *o;
 	uint64_t max = n ? sorted[n - 1] : 0, last = 0;
 
-	if (!o || !x || !a || (sm && !mo)) {
-		json_object_put(o);
-		json_object_put(x);
-		json_object_put(a);
-		json_object_put(mo);
+	if (chart_new(&c, sm != NULL))
 		return NULL;
-	}
 	if (max < 1)
 		max = 1;
 	for (unsigned k = 0;; k++) {
@@ -65,17 +90,16 @@ json_object *html_size_cdf(const uint64_t *sorted, uint64_t n, const struct size
 			continue;
 		}
 		last = s;
-		json_object_array_add(x, json_object_new_uint64(s));
-		json_object_array_add(a, share6(n ? (double)count_le(sorted, n, s) / (double)n : 0));
+		json_object_array_add(c.x, json_object_new_uint64(s));
+		json_object_array_add(c.got,
+				      share6(n ? (double)count_le(sorted, n, s) / (double)n : 0));
 		/* sizes are floor() of the variate: P(size <= s) = F(s + 1) */
-		if (mo)
-			json_object_array_add(mo, share6(size_model_cdf(sm, (double)s + 1.0)));
+		if (sm)
+			json_object_array_add(c.model, share6(size_model_cdf(sm, (double)s + 1.0)));
 		if (s == max)
 			break;
 	}
-	json_object_object_add(o, "x", x);
-	json_object_object_add(o, "achieved", a);
-	json_object_object_add(o, "model", mo);
+	o = chart_object(&c, "x", "achieved", "model");
 	json_object_object_add(o, "empty_share",
 			       share6(n ? (double)count_le(sorted, n, 0) / (double)n : 0));
 	return o;
@@ -132,42 +156,35 @@ json_object *html_size_classes(const uint64_t *sorted, uint64_t n)
 json_object *html_age_histogram(const int64_t *ages_sorted, uint64_t n,
 				const struct html_age_model *am)
 {
-	json_object *o = json_object_new_object();
-	json_object *edges = json_object_new_array(), *files = json_object_new_array();
-	json_object *target = am ? json_object_new_array() : NULL;
+	struct chart c;
 	uint64_t i = 0;
 
-	if (!o || !edges || !files || (am && !target)) {
-		json_object_put(o);
-		json_object_put(edges);
-		json_object_put(files);
-		json_object_put(target);
+	if (chart_new(&c, am != NULL))
 		return NULL;
-	}
 	/* [0, 1) day, [1, 2), [2, 4), ... up to the oldest file */
 	for (unsigned b = 0; i < n && b < 40; b++) {
 		int64_t lo = b ? (int64_t)86400 << (b - 1) : 0, hi = (int64_t)86400 << b;
-		uint64_t c = 0;
+		uint64_t k = 0;
 
 		/* negative ages (times after the reference) count in the first bin */
 		while (i < n && ages_sorted[i] < hi) {
-			c++;
+			k++;
 			i++;
 		}
 		if (b == 39) {
-			c += n - i;
+			k += n - i;
 			i = n;
 		}
-		json_object_array_add(edges, json_object_new_int64(lo / 86400));
-		json_object_array_add(files, json_object_new_uint64(c));
-		if (target)
-			json_object_array_add(target, share6(i == n ? 1 - age_cdf(am, (double)lo / 86400) :
-				age_cdf(am, (double)hi / 86400) - age_cdf(am, (double)lo / 86400)));
+		json_object_array_add(c.x, json_object_new_int64(lo / 86400));
+		json_object_array_add(c.got, json_object_new_uint64(k));
+		if (am) {
+			double from = age_cdf(am, (double)lo / 86400);
+			double to = i == n ? 1 : age_cdf(am, (double)hi / 86400);
+
+			json_object_array_add(c.model, share6(to - from));
+		}
 	}
-	json_object_object_add(o, "edges_days", edges);
-	json_object_object_add(o, "files", files);
-	json_object_object_add(o, "target", target);
-	return o;
+	return chart_object(&c, "edges_days", "files", "target");
 }
 
 /* ---- the disk map ------------------------------------------------------ */

@@ -27,6 +27,7 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 	struct mstate m = { 0 };
 	struct mresult r = { 0 };
 	struct fsread *fs = NULL;
+	const struct fsread_geometry *geo;
 	uint64_t chunk;
 	int ret;
 
@@ -43,9 +44,10 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 		goto out_release;
 	}
 	m.fs = fs;
+	geo = fsread_geometry(fs);
 	if (o->html_path) {
 		/* an image's blocks that are neither file data nor free are metadata */
-		ret = html_map_init(&m.map, fsread_total_blocks(fs), fsread_group_blocks(fs),
+		ret = html_map_init(&m.map, geo->total_blocks, geo->group_blocks,
 				    fsread_is_image(fs));
 		if (ret == -ENOMEM)
 			goto out_nomem;
@@ -58,10 +60,10 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 				strerror(errno));
 			goto out_release;
 		}
-		extents_file_write_header(m.ext_out, fsread_block_size(fs));
+		extents_file_write_header(m.ext_out, geo->block_size);
 	}
 	ret = fsread_walk(fs, measure_on_entry, &m, &err);
-	measure_meta_finish(&m, fsread_block_size(fs));
+	measure_meta_finish(&m, geo->block_size);
 	if (ret) {
 		if (m.ret == -ENOMEM || ret == -ENOMEM)
 			goto out_nomem;
@@ -88,8 +90,8 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 		r.target = target;
 	}
 	r.image = fsread_is_image(fs);
-	r.block_size = fsread_block_size(fs);
-	r.total_blocks = fsread_total_blocks(fs);
+	r.block_size = geo->block_size;
+	r.total_blocks = geo->total_blocks;
 	r.have_layout = fsread_has_extents(fs);
 	r.unreadable = fsread_unreadable(fs);
 	if (r.unreadable)

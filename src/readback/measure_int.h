@@ -43,6 +43,9 @@ struct measure_meta {
 	uint64_t dirent_bytes, dir_bytes; /* directories of 2 blocks or more: records (8 + name, to 4;
 					   * dots 24), sizes */
 	uint64_t fill_dirs;
+	/* directories of 2 data blocks or more (where the reader gives their extents): their
+	 * count, those in more than one run, their block pairs and the contiguous ones */
+	uint64_t dl_dirs, dl_frag, dl_pairs, dl_contig, dl_runs;
 	uint64_t spread_dirs;
 	double spread_median, spread_p90, spread_tight; /* tight: share with a spread of 1 (consecutive) */
 };

@@ -84,6 +84,12 @@ static void print_meta_text(const struct measure_meta *t, int image, FILE *out)
 	if (t->dir_bytes)
 		fprintf(out, "  directory fill  %.3f (entry records / size, %" PRIu64 " directories of 2 blocks or more)\n",
 			(double)t->dirent_bytes / (double)t->dir_bytes, t->fill_dirs);
+	if (t->dl_dirs)
+		fprintf(out,
+			"  directory layout score %.4f: %" PRIu64 " of %" PRIu64
+			" directories of 2 blocks or more in more than one run (%.4f), %.2f runs on average\n",
+			(double)t->dl_contig / (double)t->dl_pairs, t->dl_frag, t->dl_dirs,
+			(double)t->dl_frag / (double)t->dl_dirs, (double)t->dl_runs / (double)t->dl_dirs);
 	if (t->spread_dirs)
 		fprintf(out,
 			"  inode order     a directory's entries span %.2fx their count (median; 90th "
@@ -303,6 +309,12 @@ json_object *measure_json(const struct mresult *r, const struct mstate *m,
 	ADD("xattrs", meta_json(&m->meta, r->image));
 	ADD("dir_fill", json_object_new_double(m->meta.dir_bytes ? (double)m->meta.dirent_bytes /
 								    (double)m->meta.dir_bytes : 0));
+	ADD("dir_multiblock", json_object_new_uint64(m->meta.dl_dirs));
+	ADD("dir_fragmented", json_object_new_uint64(m->meta.dl_frag));
+	ADD("dir_frag_share", json_object_new_double(m->meta.dl_dirs ? (double)m->meta.dl_frag /
+									(double)m->meta.dl_dirs : 0));
+	ADD("dir_layout_score", json_object_new_double(m->meta.dl_pairs ? (double)m->meta.dl_contig /
+									  (double)m->meta.dl_pairs : 1));
 	ADD("inode_spread_median", json_object_new_double(m->meta.spread_median));
 	ADD("inode_spread_p90", json_object_new_double(m->meta.spread_p90));
 	ADD("inode_consecutive_dirs", json_object_new_double(m->meta.spread_tight));

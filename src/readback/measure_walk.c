@@ -32,6 +32,8 @@ static uint64_t mext_hash(uint64_t entry, const void *ctx)
 /* Id of ext in the table, added when new; -ENOMEM. */
 static int64_t mext_id(struct mext *t, const char *ext)
 {
+	const struct array_col cols[] = { { &t->name, sizeof(*t->name) },
+					  { &t->files, sizeof(*t->files) } };
 	size_t i;
 
 	if (array_slots_reserve(&t->slot, &t->nslot, t->n, 256, mext_hash, t))
@@ -39,15 +41,8 @@ static int64_t mext_id(struct mext *t, const char *ext)
 	for (i = str_hash(ext) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1))
 		if (!strcmp(t->name[t->slot[i] - 1], ext))
 			return t->slot[i] - 1;
-	if (t->n == t->cap) {
-		size_t c = t->cap ? t->cap * 2 : 64;
-
-		/* two arrays, one capacity */
-		if (array_resize(&t->name, c, sizeof(*t->name)) ||
-		    array_resize(&t->files, c, sizeof(*t->files)))
-			return -ENOMEM;
-		t->cap = c;
-	}
+	if (array_grow_cols(cols, ARRAY_SIZE(cols), &t->cap, t->n + 1))
+		return -ENOMEM;
 	t->name[t->n] = strdup(ext);
 	if (!t->name[t->n])
 		return -ENOMEM;
@@ -172,6 +167,49 @@ static void tally_prealloc(const struct fsread_entry *e, unsigned bs, struct mea
 	t->beyond_blocks += beyond;
 }
 
+/* Mapping blocks of a block-mapped directory in [a, b) (map sorted). */
+static uint64_t map_in(const uint64_t *map, size_t n, uint64_t a, uint64_t b)
+{
+	size_t lo = 0, hi = n, k = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (map[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo + k < n && map[lo + k] < b)
+		k++;
+	return k;
+}
+
+/*
+ * A directory's layout: its runs, a gap that holds only its own indirect
+ * blocks (where ext2/3 and imprint put them, among the data) not a break.
+ */
+static void tally_dir_layout(const struct fsread_entry *e, struct measure_meta *t)
+{
+	uint64_t runs = 0;
+
+	if (!e->extents || e->blocks < 2)
+		return;
+	for (size_t i = 0; i < e->nextents; i++) {
+		uint64_t end = i ? e->extents[i - 1].physical + e->extents[i - 1].len : 0;
+		uint64_t p = e->extents[i].physical;
+
+		if (!i || (p != end && !(p > end && map_in(e->map_blocks, e->nmap_blocks, end, p) ==
+							    p - end)))
+			runs++;
+	}
+	t->dl_dirs++;
+	t->dl_frag += runs > 1;
+	t->dl_runs += runs;
+	t->dl_pairs += e->blocks - 1;
+	t->dl_contig += e->blocks - runs;
+}
+
 int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 {
 	struct mstate *m = arg;
@@ -198,6 +236,8 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		m->dent[0] = 24;
 		m->dsize[0] = e->type == FSREAD_DIR ? e->size : 0;
 		m->ndirs = 1;
+		if (e->type == FSREAD_DIR)
+			tally_dir_layout(e, &m->meta);
 		m->stack[0] = 0;
 		return 0;
 	}
@@ -231,6 +271,7 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		if (array_grow(&m->stack, &m->stack_cap, e->depth + 2, sizeof(*m->stack)))
 			goto out_nomem;
 		m->name_len[1][e->name_len < 255 ? e->name_len : 255]++;
+		tally_dir_layout(e, &m->meta);
 		m->ddepth[m->ndirs] = (uint16_t)(e->depth + 1);
 		m->dnfiles[m->ndirs] = 0;
 		m->dcnt[m->ndirs] = 0;
@@ -279,13 +320,13 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 		m->max_mtime = e->mtime.sec;
 	if (e->extents_unknown)
 		return 0;
-	holes = fsread_hole_blocks(e, fsread_block_size(fs));
+	holes = fsread_hole_blocks(e, fsread_geometry(fs)->block_size);
 	if (holes) {
 		m->sparse_files++;
 		if (__builtin_add_overflow(m->hole_blocks, holes, &m->hole_blocks))
 			m->hole_blocks = UINT64_MAX;
 	}
-	tally_prealloc(e, fsread_block_size(fs), &m->meta);
+	tally_prealloc(e, fsread_geometry(fs)->block_size, &m->meta);
 	frags = measure_layout_add(&m->lay, e->extents, e->nextents);
 	for (size_t i = 0; m->map.cnt && i < e->nextents; i++)
 		html_map_add(&m->map, e->extents[i].physical, e->extents[i].len,

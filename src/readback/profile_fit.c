@@ -8,6 +8,7 @@
 
 #include "readback/profile.h"
 #include "util/array.h"
+#include "util/util.h"
 
 /* An empty file counts as 0.5 bytes: the model's floor(X) is 0 for X below 1. */
 #define ZERO_SIZE 0.5
@@ -116,12 +117,7 @@ static double fit_body(const struct lbins *b, struct profile_size_fit *f)
 
 static void lbins_release(struct lbins *b)
 {
-	free(b->l);
-	free(b->lo);
-	free(b->c);
-	free(b->s0);
-	free(b->s1);
-	free(b->s2);
+	FREE_ALL(b->l, b->lo, b->c, b->s0, b->s1, b->s2);
 }
 
 /* Bin the sorted sizes (ascending) into b: 0 or -ENOMEM. */

@@ -135,14 +135,14 @@ out_free:
 }
 
 /* Special files, extended attributes and ACLs of a plan that has any. */
-static void report_meta(const struct plan *pl, struct report *r)
+void report_meta(const struct plan *pl, struct report *r)
 {
 	struct plan_xattrs xa;
 
 	for (uint32_t l = 0; l < pl->nlinks; l++)
 		if (pl->link_kind[l] & LINK_SPECIAL)
 			r->specials[LINK_SPECIAL_TYPE(pl->link_kind[l])]++;
-	r->have_meta = pl->prm.special_file_share > 0 || plan_xattrs_enabled(pl) ||
+	r->have_meta = pl->prm.special_file_share > 0 || pl->dev_dir || plan_xattrs_enabled(pl) ||
 		       prealloc_enabled(pl);
 	for (uint64_t f = 0; prealloc_enabled(pl) && f < pl->nfiles; f++) {
 		struct prealloc pa;
@@ -194,7 +194,7 @@ int report_compute(const struct plan *pl, struct report *r)
 			in.symlinks++;
 	}
 	in.links = in.hardlinks + in.symlinks; /* special files are not links to a reader */
-	in.special_dirs = pl->ndirs - pl->nregular_dirs;
+	in.special_dirs = pl->ndirs - pl->nregular_dirs - (pl->dev_dir != 0);
 	in.special_files = pl->nfiles - pl->nregular_files;
 	in.bytes = pl->bytes;
 	in.max_depth = pl->maxdepth;

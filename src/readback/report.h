@@ -83,6 +83,13 @@ struct report_input {
 /* Compute a report from observed counts.  Returns 0, -ENOMEM or -EINVAL. */
 int report_compute_input(const struct report_input *in, struct report *r);
 
+/*
+ * Fill only r's metadata figures from pl (have_meta, specials, xattrs,
+ * ACLs, preallocation), as report_compute() does: for a summary that
+ * needs no more.
+ */
+void report_meta(const struct plan *pl, struct report *r);
+
 /* Compute the report of a plan.  Returns 0 or -ENOMEM. */
 int report_compute(const struct plan *pl, struct report *r);
 void report_release(struct report *r);

@@ -29,6 +29,13 @@ int array_resize(void *pp, size_t n, size_t elem)
 
 int array_grow(void *pp, size_t *cap, size_t need, size_t elem)
 {
+	const struct array_col col = { pp, elem };
+
+	return array_grow_cols(&col, 1, cap, need);
+}
+
+int array_grow_cols(const struct array_col *cols, size_t n, size_t *cap, size_t need)
+{
 	size_t c = *cap ? *cap : ARRAY_MIN_CAP;
 	int ret;
 
@@ -39,9 +46,11 @@ int array_grow(void *pp, size_t *cap, size_t need, size_t elem)
 			return -ENOMEM;
 		c *= 2;
 	}
-	ret = array_resize(pp, c, elem);
-	if (ret)
-		return ret;
+	for (size_t i = 0; i < n; i++) {
+		ret = array_resize(cols[i].pp, c, cols[i].elem);
+		if (ret)
+			return ret;
+	}
 	*cap = c;
 	return 0;
 }
@@ -133,4 +142,13 @@ int array_cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
+}
+
+int array_cmp_keyed(const void *a, const void *b)
+{
+	const struct array_keyed *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
 }

@@ -27,6 +27,26 @@ int array_resize(void *pp, size_t n, size_t elem);
  */
 int array_grow(void *pp, size_t *cap, size_t need, size_t elem);
 
+/* One of several parallel arrays that share a capacity: &pointer, element size. */
+struct array_col {
+	void *pp;
+	size_t elem;
+};
+
+/*
+ * array_grow() for parallel arrays with one capacity: room for at least
+ * need elements in each of cols[0..n-1], *cap doubling (from 16) until it
+ * holds need.  Returns 0, or -ENOMEM with *cap unchanged (an array already
+ * grown stays valid and owned by the caller).  Usual use:
+ *
+ *	const struct array_col cols[] = { { &v->a, sizeof(*v->a) },
+ *					  { &v->b, sizeof(*v->b) } };
+ *
+ *	if (array_grow_cols(cols, ARRAY_SIZE(cols), &v->cap, v->n + 1))
+ *		return -ENOMEM;
+ */
+int array_grow_cols(const struct array_col *cols, size_t n, size_t *cap, size_t need);
+
 /*
  * Room for one more entry in an open-addressing table of *cap slots (0
  * empty, linear probing) holding n entries: when n + 1 would fill more
@@ -47,5 +67,18 @@ int array_sort_u64(uint64_t *a, uint64_t n);
 int array_cmp_u64(const void *a, const void *b);
 int array_cmp_i64(const void *a, const void *b);
 int array_cmp_double(const void *a, const void *b);
+
+/* An index with a sort key, for sorting indices by a drawn or computed key. */
+struct array_keyed {
+	double key;
+	uint64_t idx;
+};
+
+/*
+ * qsort() comparator of struct array_keyed: key ascending (no NaN), ties
+ * by index, a total order over distinct indices, so that the result does
+ * not depend on the sort's algorithm.
+ */
+int array_cmp_keyed(const void *a, const void *b);
 
 #endif
