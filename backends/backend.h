@@ -114,7 +114,10 @@ struct create_result {
 	/* --allow-drop: what the file system could not hold (all 0 without it) */
 	uint64_t dropped_hardlinks, dropped_symlinks; /* not made */
 	uint64_t owners_dropped;		      /* entries left with the caller's owner */
-	uint64_t renamed;			      /* entries made under a shortened name */
+	uint64_t renamed;			      /* entries made under a shortened or new name */
+	uint64_t modes_dropped;			      /* entries left with the file system's mode */
+	uint64_t holes_filled;			      /* sparse files written whole (zeros) */
+	uint64_t times_rounded;			      /* entries whose times lost their nanoseconds */
 	/*
 	 * Metadata (doc/model.md, "Metadata"), as planned and so written when
 	 * the build succeeds; have_meta 0: none planned.  xattr_block_inodes

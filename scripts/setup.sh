@@ -20,6 +20,7 @@ IMPRINT_DEPS=(
 	netpbm pngcheck libjpeg-turbo-progs
 	qpdf poppler-utils unzip libarchive-tools
 	qemu-utils fdisk
+	exfatprogs exfat-fuse
 	libjs-chart.js chromium
 	bash-completion parallel
 )

@@ -58,29 +58,41 @@ for fs in ext4 xfs btrfs; do
 	check "$fs" "$WORK/$fs/d"
 done
 # jget FILE KEY: a top-level value of a JSON file
-jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], ""))' "$1" "$2"; }
 
-# frag FS TARGET: the score FIEMAP measures (imprint measure) meets TARGET within 0.01
+# frag FS TARGET [ARGS...]: the score FIEMAP measures (imprint measure) meets TARGET within 0.01
+# (with ARGS, spread parameters: or the summary says how close it came, never claiming it), and
+# filefrag finds the same extents per file
 frag() {
-	local fs=$1 t=$2 d="$WORK/$1/frag$2"
-	local args=(--size 256M --used 6M --seed 12 --set layout_score="$t")
+	local fs=$1 t=$2 d="$WORK/$1/frag$2$#" got note
+	local args=(--size 256M --used 6M --seed 12 --set layout_score="$t" "${@:3}")
 	mkdir "$d"
-	if ! "$IMPRINT" create -q "${args[@]}" "$d" 2>"$WORK/err"; then
-		fail "$fs fragmented to $t: create failed: $(head -c 300 "$WORK/err")"
+	if ! "$IMPRINT" create --json "${args[@]}" "$d" >"$WORK/c.json" 2>"$WORK/err"; then
+		fail "$fs fragmented to $t ${*:3}: create failed: $(head -c 300 "$WORK/err")"
 		return
 	fi
 	"$IMPRINT" measure --json "$d" >"$WORK/m.json"
 	got=$(jget "$WORK/m.json" layout_score)
-	python3 -c "import sys; sys.exit(abs($got - $t) > 0.01)" &&
-		pass "$fs: layout score $got by measure for a target of $t" ||
-		fail "$fs: layout score $got for a target of $t"
+	note=$(jget "$WORK/c.json" notes)
+	if python3 -c "import sys; sys.exit(abs($got - $t) > 0.01)"; then
+		pass "$fs: layout score $got by measure for a target of $t ${*:3}"
+	elif [ $# -gt 2 ] && [[ $note == *"layout_score not reached"* ]]; then
+		pass "$fs: layout score $got for a target of $t ${*:3}, and the summary says so: $note"
+	else
+		fail "$fs: layout score $got for a target of $t ${*:3} (notes: $note)"
+	fi
 	ls -A "$d" | grep -q imprint && fail "$fs: fillers left behind" || pass "$fs: no filler left behind"
-	# filefrag counts the same fragmented files (one name per inode)
-	ff=$(find "$d" -type f -printf '%i %p\n' | sort -u -k1,1 | cut -d' ' -f2- |
-		while read -r f; do filefrag "$f"; done | awk -F': ' '{ split($NF, a, " "); if (a[1] > 1) n++ } END { print n + 0 }')
-	[ "$ff" = "$(jget "$WORK/m.json" fragmented_files)" ] &&
-		pass "$fs $t: filefrag agrees: $ff fragmented files" ||
-		fail "$fs $t: filefrag finds $ff fragmented files, imprint measure $(jget "$WORK/m.json" fragmented_files)"
+	# filefrag's extents per file (one name per inode, files of two or more extents)
+	# against imprint measure's histogram
+	find "$d" -type f -printf '%i %p\n' | sort -u -k1,1 | cut -d' ' -f2- |
+		while read -r f; do filefrag "$f"; done |
+		awk -F': ' '{ split($NF, a, " "); if (a[1] > 1) h[a[1] > 32 ? 33 : a[1]]++ }
+			END { for (k = 2; k <= 33; k++) if (h[k]) printf "%d:%d ", k, h[k]; print "" }' >"$WORK/ff"
+	python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["extents_per_file"]; print(" ".join("%d:%d" % (k, h[k]) for k in range(2, 34) if h[k]), "")' \
+		"$WORK/m.json" >"$WORK/im"
+	cmp -s "$WORK/ff" "$WORK/im" &&
+		pass "$fs $t: filefrag finds the extents per file imprint measure does ($(cat "$WORK/ff"))" ||
+		fail "$fs $t: filefrag '$(cat "$WORK/ff")', imprint measure '$(cat "$WORK/im")'"
 }
 
 # fragmentation and aging through the kernel on each file system
@@ -88,6 +100,9 @@ for fs in ext4 xfs btrfs; do
 	mountpoint -q "$WORK/$fs" || continue
 	frag "$fs" 0.6
 	frag "$fs" 0.85
+	# the spread parameters apply as on ext4; the score wins
+	frag "$fs" 0.6 --set frag_file_share=0.5 --set frag_select=size
+	frag "$fs" 0.85 --set frag_extents=4
 	mkdir "$WORK/$fs/aged"
 	if "$IMPRINT" create --json --size 256M --used 6M --seed 12 --set age_rounds=3 \
 		"$WORK/$fs/aged" >"$WORK/aged.json" 2>"$WORK/err"; then

@@ -5,6 +5,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "backends/mounted/mounted.h"
 #include "content/prealloc.h"
 #include "layout/layout.h"
+#include "layout/spread.h"
 #include "util/array.h"
 #include "util/fiemap.h"
 #include "util/rng.h"
@@ -67,6 +69,7 @@ int mnt_measure(struct mnt_state *st, struct create_result *res)
 #define EXT4_MAGIC 0xEF53
 #define FRAG_BUF (1 << 20)
 #define FRAG_BATCH_FILES 64
+#define FRAG_REDO_PASSES 8 /* writes again of files whose pieces the kernel merged */
 
 /* Counting breaks: the extents seen so far and where the last one ended on disk. */
 struct breaks_walk {
@@ -153,11 +156,36 @@ static int frag_create(struct mnt_state *st, uint64_t f, int *keep)
 	return ret;
 }
 
+/* Open plan file f, written before by frag_create, and empty it; *keep: an O_RDONLY fd on it. */
+static int frag_reopen(struct mnt_state *st, uint64_t f, int *keep)
+{
+	char name[NAME_MAX_LEN + 1];
+	int dfd, fd, ret;
+
+	*keep = -1;
+	ret = mnt_open_dir(st, st->pl->file_dir[f], &dfd);
+	if (ret)
+		return ret;
+	mnt_file_name(st, f, name, 0);
+	*keep = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ret = *keep < 0 ? -errno : 0;
+	close(dfd);
+	if (ret)
+		return ret;
+	fd = reopen(*keep);
+	if (fd < 0)
+		return -errno;
+	ret = ftruncate(fd, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
 /* One file being fragmented: its id, pieces, where they start (blocks), an O_RDONLY fd kept open. */
 struct piece_file {
 	uint64_t f, k;
 	uint64_t *cut; /* piece q is blocks [cut[q], cut[q + 1]); cut[k] is the file's blocks */
 	int keep;
+	int redo;      /* written before: emptied and written again in more pieces */
 };
 
 /*
@@ -267,7 +295,8 @@ static int batch_write(struct mnt_state *st, struct piece_file *p, unsigned n, i
 
 	for (unsigned i = 0; i < n; i++) {
 		if (!ret)
-			ret = frag_create(st, p[i].f, &p[i].keep);
+			ret = p[i].redo ? frag_reopen(st, p[i].f, &p[i].keep)
+					: frag_create(st, p[i].f, &p[i].keep);
 		if (!ret)
 			ret = piece_cuts(st, &p[i]);
 		rounds = p[i].k > rounds ? p[i].k : rounds;
@@ -278,6 +307,11 @@ static int batch_write(struct mnt_state *st, struct piece_file *p, unsigned n, i
 		uint64_t got = 0;
 
 		ret = file_breaks(p[i].keep, &got);
+		if (p[i].redo) {
+			st->frag_breaks -= st->frag_got[p[i].f];
+			st->frag_files -= st->frag_got[p[i].f] > 0;
+		}
+		st->frag_got[p[i].f] = (uint32_t)(got < UINT32_MAX ? got : UINT32_MAX);
 		st->frag_breaks += got;
 		st->frag_files += got > 0;
 		plan_file_meta(st->pl, p[i].f, &m);
@@ -363,59 +397,168 @@ static struct array_keyed *candidates(struct mnt_state *st, uint64_t *n, uint64_
 	return c;
 }
 
-/* How many of the n candidates are fragmented: frag_file_share, else from frag_extents, else auto. */
-static uint64_t chosen_files(const struct plan *pl, uint64_t n, uint64_t need, double mauto)
+/* Whether every spread parameter is on auto (as on ext4, no files are chosen first then). */
+static int spread_auto(const struct params *p)
 {
-	double m = mauto;
-
-	if (pl->prm.frag_file_share > 0)
-		m = pl->prm.frag_file_share * (double)n;
-	else if (pl->prm.frag_extents >= 2)
-		m = (double)need / (pl->prm.frag_extents - 1);
-	m = nearbyint(m);
-	return m < 1 ? 1 : m > (double)n ? n : m > (double)need ? need : (uint64_t)m;
+	return !(p->frag_file_share > 0) && !(p->frag_extents > 0) &&
+	       p->frag_select == FRAG_SELECT_WEIGHTED && p->frag_sizes == FRAG_SIZES_RANDOM;
 }
 
 /*
- * Fragment files in candidate order, a batch at a time, until the breaks
- * FIEMAP sees reach the target's (the score wins).  The first m chosen
- * files share the breaks still needed in proportion to their pairs
- * (frag_extents set alone: that many extents each); when they cannot hold
- * them (too small, or the kernel merged pieces), more files follow.
+ * Every spread parameter on auto: the first mauto candidates share the
+ * need in proportion to their pairs (the largest take the most, as pair
+ * sampling at the target's rate would), into kb.
  */
-static int fragment_files(struct mnt_state *st, int sfd, const struct array_keyed *c, uint64_t n,
-			  uint64_t need, double mauto, unsigned char *buf)
+static void auto_breaks(struct mnt_state *st, const struct array_keyed *c, uint64_t n,
+			uint64_t need, double mauto, uint32_t *kb)
+{
+	uint64_t bs = st->vfs.f_bsize, m = (uint64_t)nearbyint(mauto), mpairs = 0;
+
+	m = m < 1 ? 1 : m > n ? n : m > need ? need : m;
+	for (uint64_t j = 0; j < m; j++)
+		mpairs += plan_blocks(st->pl, c[j].idx, bs) - 1;
+	for (uint64_t j = 0; j < m && mpairs; j++) {
+		uint64_t b = plan_blocks(st->pl, c[j].idx, bs) - 1;
+		uint64_t k = (uint64_t)ceil((double)need * (double)b / (double)mpairs);
+
+		kb[c[j].idx] = (uint32_t)(k < b ? k : b);
+	}
+}
+
+/*
+ * Otherwise: breaks per file (kb, zeroed, one per file) as the ext4 layout spreads
+ * them (spread_plan): the same files chosen by frag_file_share,
+ * frag_extents and frag_select, the same wants, scaled so that they sum
+ * to need; *notes gets LAYOUT_NOTE_SHARE / _EXTENTS when those gave way.
+ * Files with holes are not chosen (written by the workers).
+ */
+static int spread_breaks(struct mnt_state *st, uint64_t need, uint64_t pairs, uint32_t *kb,
+			 uint32_t *notes)
 {
 	const struct plan *pl = st->pl;
-	uint64_t bs = st->vfs.f_bsize, m = chosen_files(pl, n, need, mauto), mpairs = 0, i = 0;
-	int by_extents = pl->prm.frag_extents >= 2 && !(pl->prm.frag_file_share > 0);
+	uint64_t *fb = calloc(pl->nfiles + 1, sizeof(*fb));
+	struct layout_request rq;
+	struct sparse_holes h;
+	int ret;
+
+	if (!fb)
+		return -ENOMEM;
+	memset(&rq, 0, sizeof(rq));
+	layout_request_set_params(&rq, &pl->prm);
+	rq.pl = pl;
+	rq.seed = pl->prm.seed;
+	rq.block_size = (uint32_t)st->vfs.f_bsize;
+	rq.file_blocks = fb;
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		if (!(sparse_enabled(pl) && sparse_file_holes(pl, f, &h)))
+			fb[f] = plan_blocks(pl, f, st->vfs.f_bsize);
+	ret = spread_plan(&rq, need, pairs ? pairs : 1, kb, notes);
+	free(fb);
+	return ret;
+}
+
+/*
+ * The breaks file f of b blocks takes: its share kb (rest: the shares of
+ * the files not taken yet, f's included), plus what the files before it
+ * could not take (the kernel merged pieces) or less what they took beyond
+ * theirs, so that the breaks FIEMAP sees reach the target's: the score
+ * wins.  A chosen file keeps at least one break.
+ */
+static uint64_t file_want(uint64_t kb, uint64_t b, uint64_t left, uint64_t rest)
+{
+	uint64_t cap = b - 1, want = kb < cap ? kb : cap, d;
+
+	if (left > rest) {
+		d = left - rest;
+		want += d < cap - want ? d : cap - want;
+	} else if (want > 1) {
+		d = rest - left;
+		want -= d < want - 1 ? d : want - 1;
+	}
+	return want;
+}
+
+/*
+ * Breaks still owed when no file is left to take them (the kernel merged
+ * pieces, on ext4 mostly those of large files): the candidates that can
+ * take more, in their order, are written in as many more pieces as owed,
+ * those fragmented already emptied and written again.
+ */
+static int fragment_again(struct mnt_state *st, int sfd, const struct array_keyed *c, uint64_t n,
+			  uint64_t need, unsigned char *buf)
+{
+	uint64_t bs = st->vfs.f_bsize, i = 0;
 	struct piece_file p[FRAG_BATCH_FILES];
 	int ret = 0;
 
-	for (uint64_t j = 0; j < m; j++)
-		mpairs += plan_blocks(pl, c[j].idx, bs) - 1;
-	st->frag_chosen = m;
 	while (i < n && st->frag_breaks < need && !ret) {
 		uint64_t left = need - st->frag_breaks, planned = 0;
 		unsigned nb = 0;
 
 		for (; i < n && nb < FRAG_BATCH_FILES && planned < left; i++) {
-			uint64_t f = c[i].idx, b = plan_blocks(pl, f, bs), k;
+			uint64_t f = c[i].idx, cap = plan_blocks(st->pl, f, bs) - 1, have = st->frag_got[f];
+			uint64_t more = cap - (have < cap ? have : cap);
 
-			if (i >= m)
-				k = 1 + left - planned; /* past the chosen files: the score wins */
-			else if (by_extents)
-				k = (uint64_t)(pl->prm.frag_extents + 0.5);
-			else
-				k = 1 + (uint64_t)ceil((double)left * (double)(b - 1) / (double)mpairs);
-			if (i < m)
-				mpairs -= b - 1;
-			k = k > b ? b : k;
-			k = k - 1 > left - planned ? 1 + left - planned : k;
-			p[nb++] = (struct piece_file){ .f = f, .k = k, .cut = NULL, .keep = -1 };
-			planned += k - 1;
+			if (!more)
+				continue;
+			more = more < left - planned ? more : left - planned;
+			p[nb++] = (struct piece_file){ .f = f, .k = have + more + 1, .keep = -1,
+						       .redo = st->skip[f] };
+			planned += more;
 		}
-		ret = batch_write(st, p, nb, sfd, buf);
+		if (nb)
+			ret = batch_write(st, p, nb, sfd, buf);
+	}
+	return ret;
+}
+
+/*
+ * Fragment the files spread_breaks chose, in candidate (frag_select)
+ * order, a batch at a time, checking each file's breaks by FIEMAP: what
+ * the kernel merged is owed by the next files, and when the chosen files
+ * cannot hold it, the other candidates follow in the same order, until
+ * the breaks reach need.
+ */
+static int fragment_files(struct mnt_state *st, int sfd, const struct array_keyed *c, uint64_t n,
+			  uint64_t need, const uint32_t *kb, unsigned char *buf)
+{
+	const struct plan *pl = st->pl;
+	uint64_t bs = st->vfs.f_bsize, rest = 0, i = 0;
+	struct piece_file p[FRAG_BATCH_FILES];
+	int ret = 0;
+
+	for (uint64_t j = 0; j < n; j++) {
+		rest += kb[c[j].idx];
+		st->frag_chosen += kb[c[j].idx] > 0;
+	}
+	while (i < n && st->frag_breaks < need && !ret) {
+		uint64_t left = need - st->frag_breaks, planned = 0;
+		unsigned nb = 0;
+
+		for (; i < n && nb < FRAG_BATCH_FILES; i++) {
+			uint64_t f = c[i].idx, k = kb[f], want;
+
+			if (!k && left <= planned + rest)
+				continue; /* not chosen, and nothing owed */
+			want = file_want(k, plan_blocks(pl, f, bs), left > planned ? left - planned : 0,
+					 rest);
+			rest -= k;
+			if (!want)
+				continue;
+			p[nb++] = (struct piece_file){ .f = f, .k = want + 1, .cut = NULL, .keep = -1 };
+			planned += want;
+		}
+		if (nb)
+			ret = batch_write(st, p, nb, sfd, buf);
+	}
+	for (int pass = 0, idle = 0; pass < FRAG_REDO_PASSES && st->frag_breaks < need && !ret;
+	     pass++) {
+		uint64_t before = st->frag_breaks;
+
+		ret = fragment_again(st, sfd, c, n, need, buf);
+		idle = st->frag_breaks > before ? 0 : idle + 1;
+		if (idle == 2)
+			break; /* no progress twice: the kernel merges whatever is tried */
 	}
 	return ret;
 }
@@ -442,6 +585,7 @@ int mnt_fragment(struct mnt_state *st, double *target)
 {
 	double t = st->pl->prm.layout_score;
 	uint64_t n, pairs, need;
+	uint32_t *kb = NULL;
 	double mauto;
 	struct statfs sfs;
 	unsigned char *buf = NULL;
@@ -453,9 +597,10 @@ int mnt_fragment(struct mnt_state *st, double *target)
 	if (!(t < 1) || !st->caps.fiemap)
 		return 0;
 	st->skip = calloc(st->pl->nfiles + 1, 1);
+	st->frag_got = calloc(st->pl->nfiles + 1, sizeof(*st->frag_got));
 	c = candidates(st, &n, &pairs, &mauto);
 	buf = malloc(FRAG_BUF);
-	if (!st->skip || !c || !buf) {
+	if (!st->skip || !st->frag_got || !c || !buf) {
 		ret = mnt_err(st, -ENOMEM, "out of memory");
 		goto out_free;
 	}
@@ -473,7 +618,14 @@ int mnt_fragment(struct mnt_state *st, double *target)
 		goto out_free;
 	}
 	st->frag_need = need;
-	ret = fragment_files(st, sfd, c, n, need, mauto, buf);
+	kb = calloc(st->pl->nfiles + 1, sizeof(*kb));
+	ret = kb ? 0 : -ENOMEM;
+	if (!ret && spread_auto(&st->pl->prm))
+		auto_breaks(st, c, n, need, mauto, kb);
+	else if (!ret)
+		ret = spread_breaks(st, need, pairs, kb, &st->frag_notes);
+	if (!ret)
+		ret = fragment_files(st, sfd, c, n, need, kb, buf);
 	remove_fillers(st, sfd, scratch);
 	if (ret == -EINTR)
 		st->b->errmsg[0] = '\0';
@@ -481,20 +633,46 @@ int mnt_fragment(struct mnt_state *st, double *target)
 		mnt_err(st, ret, "cannot write the fragmented files in '%s': %s", st->root,
 			strerror(-ret));
 out_free:
+	free(kb);
 	free(c);
 	free(buf);
 	return ret;
 }
 
-/* Say in notes how close the breaks came when the kernel would not take them all. */
-void mnt_frag_note(const struct mnt_state *st, char *notes, size_t len)
+/* Append "; " and a formatted note to notes. */
+static void note_add(char *notes, size_t len, const char *fmt, ...)
 {
 	size_t at = strlen(notes);
+	va_list ap;
 
-	if (st->frag_breaks >= st->frag_need || at + 1 >= len)
+	if (at + 3 >= len)
 		return;
-	snprintf(notes + at, len - at,
-		 "%slayout_score not reached: %llu of the %llu breaks it needs (the kernel merged pieces, or too few files of two or more blocks)",
-		 at ? "; " : "", (unsigned long long)st->frag_breaks,
-		 (unsigned long long)st->frag_need);
+	if (at) {
+		memcpy(notes + at, "; ", 3);
+		at += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(notes + at, len - at, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Say in notes what gave way to the score (frag_file_share, frag_extents,
+ * as on ext4) and how close the breaks came when the kernel would not
+ * take them all.
+ */
+void mnt_frag_note(const struct mnt_state *st, char *notes, size_t len)
+{
+	if ((st->frag_notes & LAYOUT_NOTE_SHARE) ||
+	    (st->pl->prm.frag_file_share > 0 && st->frag_files != st->frag_chosen))
+		note_add(notes, len, "'frag_file_share' gave way to 'layout_score' (%llu files fragmented)",
+			 (unsigned long long)st->frag_files);
+	if ((st->frag_notes & LAYOUT_NOTE_EXTENTS) && st->frag_files)
+		note_add(notes, len,
+			 "'frag_extents' gave way to 'layout_score' (%.2f extents per fragmented file)",
+			 1.0 + (double)st->frag_breaks / (double)st->frag_files);
+	if (st->frag_breaks < st->frag_need)
+		note_add(notes, len,
+			 "layout_score not reached: %llu of the %llu breaks it needs (the kernel merged pieces, or too few files of two or more blocks)",
+			 (unsigned long long)st->frag_breaks, (unsigned long long)st->frag_need);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backends/mounted/mounted.h"
+#include "util/util.h"
 
 /* Whether DIR holds nothing but lost+found; -errno when it cannot be read. */
 static int dir_is_empty(struct mnt_state *st, int *empty)
@@ -133,6 +134,46 @@ static uint64_t owners_dropped(const struct mnt_state *st)
 	return n - st->dropped_sym;
 }
 
+/* Entry metadata m lost its mode (permission bits not kept, or special bits) or its nanoseconds. */
+static void meta_dropped(const struct mnt_state *st, const struct plan_meta *m, uint64_t *modes,
+			 uint64_t *times, int has_mode)
+{
+	*modes += st->drop_modes && has_mode && (!st->caps.perms || (m->mode & 07000));
+	*times += st->round_times && (m->mtime_ns || m->atime_ns);
+}
+
+/*
+ * --allow-drop without mode bits or nanosecond times: the inodes made
+ * (DIR when it was empty) whose planned mode the file system did not keep
+ * (all where even permission bits are not kept), and the entries whose
+ * planned times had nanoseconds.
+ */
+static void modes_times_dropped(const struct mnt_state *st, uint64_t *modes, uint64_t *times)
+{
+	const struct plan *pl = st->pl;
+	struct plan_meta m;
+
+	*modes = *times = 0;
+	if (!st->drop_modes && !st->round_times)
+		return;
+	for (uint32_t d = st->root_empty ? 0 : 1; d < pl->ndirs; d++) {
+		plan_dir_meta(pl, d, &m);
+		meta_dropped(st, &m, modes, times, 1);
+	}
+	for (uint64_t f = 0; f < pl->nfiles; f++) {
+		plan_file_meta(pl, f, &m);
+		meta_dropped(st, &m, modes, times, 1);
+	}
+	for (uint32_t l = 0; l < pl->nlinks; l++) {
+		uint8_t k = pl->link_kind[l];
+
+		if ((k & LINK_HARD) || (!(k & LINK_SPECIAL) && st->drop_sym))
+			continue;
+		plan_link_meta(pl, l, &m);
+		meta_dropped(st, &m, modes, times, (k & LINK_SPECIAL) != 0);
+	}
+}
+
 static void fill_result(struct mnt_state *st, struct create_result *res, double t)
 {
 	const struct plan *pl = st->pl;
@@ -145,6 +186,8 @@ static void fill_result(struct mnt_state *st, struct create_result *res, double 
 	res->links = pl->nlinks - st->dropped_hard - st->dropped_sym; /* those made */
 	res->renamed = st->renamed;
 	res->owners_dropped = owners_dropped(st);
+	modes_times_dropped(st, &res->modes_dropped, &res->times_rounded);
+	res->holes_filled = st->holes_filled;
 	res->bytes = pl->bytes;
 	res->seconds = t;
 	res->block_size = st->vfs.f_bsize;
@@ -255,11 +298,9 @@ static void mounted_abort(struct backend *b)
 	}
 	if (st->rootfd >= 0)
 		close(st->rootfd);
-	free(st->undo.dir);
-	free(st->undo.file);
-	free(st->undo.link);
 	mnt_xattrs_release_root(st);
-	free(st->skip);
+	FREE_ALL(st->undo.dir, st->undo.file, st->undo.link, st->skip, st->frag_got, st->case_dir,
+		 st->case_file, st->case_link);
 	free(st->root);
 	free(st);
 	b->priv = NULL;

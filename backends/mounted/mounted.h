@@ -8,13 +8,21 @@
 
 #include "backends/backend.h"
 
+#define MNT_BAD_MAX 256 /* refused characters kept */
+
 /* What the file system under DIR can hold (mnt_probe). */
 struct mnt_caps {
-	int symlinks, hardlinks, chown, modes, case_sensitive, holes, fiemap;
+	int symlinks, hardlinks, chown, case_sensitive, holes, fiemap;
+	int ns_times;                   /* nanosecond times are kept */
+	int perms, modes;               /* permission bits are kept; setuid, setgid, sticky too */
 	int xattr_user, xattr_security; /* user.* and security.selinux are kept */
 	int acl;                        /* POSIX ACLs are kept */
 	int fail_last;                  /* test hook: fail after the last step (the undo's test) */
 	long name_max;
+	uint64_t file_max;              /* largest file size it takes (0: not known) */
+	uint32_t bad[MNT_BAD_MAX];      /* characters of the plan's names it refuses or alters, sorted */
+	unsigned nbad;
+	int bad_trail;                  /* it refuses or alters a name ending in '.' or ' ' */
 };
 
 /* Everything the backend made, so that it can remove exactly that. */
@@ -45,6 +53,10 @@ struct mnt_state {
 	int set_owners;          /* as root, and the file system keeps them (else --allow-drop) */
 	int drop_hard, drop_sym; /* --allow-drop: the file system lacks them, skip them */
 	long name_limit;         /* --allow-drop: shorten longer names to this many bytes; 0: none */
+	int rename_bad;          /* --allow-drop: names with refused characters renamed */
+	uint8_t *case_dir, *case_file, *case_link; /* --allow-drop: case twins renamed (or NULL) */
+	int drop_modes, fill_holes, round_times;    /* --allow-drop: the file system lacks them */
+	uint64_t modes_dropped, holes_filled;
 	uint64_t dropped_hard, dropped_sym, renamed; /* what --allow-drop did */
 	uint64_t prealloc_files; /* files given preallocated space */
 	struct statvfs vfs;
@@ -62,6 +74,8 @@ struct mnt_state {
 	uint64_t age_forced;      /* temporaries deleted early to make room for plan files */
 	uint64_t frag_need;       /* breaks the target needs */
 	uint64_t frag_chosen;     /* files frag_file_share/frag_extents chose */
+	uint32_t *frag_got;       /* per file: the breaks FIEMAP saw after frag.c wrote it */
+	uint32_t frag_notes;      /* LAYOUT_NOTE_SHARE / _EXTENTS: those gave way to the score */
 	int frag_reverse;        /* write the pieces last first (xfs: no speculative preallocation) */
 	unsigned long long removed, remove_failed;
 };
@@ -78,12 +92,23 @@ int mnt_open_dir(struct mnt_state *st, uint32_t dir, int *fd);
 int mnt_open_rel(struct mnt_state *st, const char *rel, int *fd);
 void mnt_remove_made(struct mnt_state *st);
 
-/* names.c: the names written, the plan's unless --allow-drop shortened them */
+/* names.c: the names written, the plan's unless --allow-drop shortened or renamed them */
+int mnt_renaming(const struct mnt_state *st);
+size_t mnt_utf8_next(const char *s, size_t len, uint32_t *cp); /* bytes of the code point at s */
+size_t mnt_utf8_put(char *out, uint32_t c);
+int mnt_cp_cmp(const void *a, const void *b);                  /* uint32_t code points */
+int mnt_name_is_bad(const struct mnt_state *st, const char *name, size_t len); /* refused characters */
+size_t mnt_name_clean(const struct mnt_state *st, char *name, size_t len);     /* made '_' */
 size_t mnt_dir_name(struct mnt_state *st, uint32_t dir, char *buf, int count);
 size_t mnt_file_name(struct mnt_state *st, uint64_t file, char *buf, int count);
 size_t mnt_link_name(struct mnt_state *st, uint32_t link, char *buf, int count);
 int mnt_dir_path(struct mnt_state *st, uint32_t dir, char *buf, size_t len);
 int mnt_fit_target(struct mnt_state *st, char *buf, int len);
+
+/* namecheck.c: the characters the file system refuses, names differing only in case */
+void mnt_probe_names(struct mnt_state *st, int dfd);
+void mnt_bad_list(const struct mnt_state *st, char *buf, size_t len);
+int mnt_case_twins(struct mnt_state *st, uint64_t *n, char *example, size_t len, int mark);
 
 /* probe.c: capabilities, the plan's needs against them, free space */
 int mnt_probe(struct mnt_state *st);

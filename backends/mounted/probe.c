@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "backends/mounted/mounted.h"
@@ -35,6 +36,16 @@ static int has_fiemap(int fd)
 	return ioctl(fd, FS_IOC_FIEMAP, &q.fm) == 0;
 }
 
+/* Nanosecond modification times are kept (exFAT keeps 10 ms, FAT 2 s). */
+static int has_ns_times(int fd)
+{
+	struct timespec ts[2] = { { 1000000000, 123456789 }, { 1000000001, 987654321 } };
+	struct stat s;
+
+	return futimens(fd, ts) == 0 && fstat(fd, &s) == 0 && s.st_mtim.tv_sec == ts[1].tv_sec &&
+	       s.st_mtim.tv_nsec == ts[1].tv_nsec;
+}
+
 /* Holes are reported: a file with data only at its middle has a hole at 0. */
 static int has_holes(int fd)
 {
@@ -46,14 +57,55 @@ static int has_holes(int fd)
 	return lseek(fd, 0, SEEK_HOLE) == 0;
 }
 
+/* The largest file of the plan, in bytes. */
+static uint64_t largest_file(const struct plan *pl)
+{
+	uint64_t m = 0;
+
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		m = pl->file_size[f] > m ? pl->file_size[f] : m;
+	return m;
+}
+
+#define MSDOS_MAGIC 0x4d44
+
+/*
+ * The largest file size the file system takes, when the plan's largest
+ * file is refused: found by setting the size of the (sparse) probe file,
+ * which allocates nothing; FAT (no holes) takes 4 GiB - 1.  0: no limit
+ * the plan meets.
+ */
+static uint64_t file_max(int fd, uint64_t largest, int holes)
+{
+	uint64_t lo = PROBE_SPAN, hi = largest;
+	struct statfs sfs;
+
+	if (!holes)
+		return fstatfs(fd, &sfs) == 0 && sfs.f_type == MSDOS_MAGIC ? 0xFFFFFFFFull : 0;
+	if (largest <= PROBE_SPAN || ftruncate(fd, (off_t)largest) == 0)
+		return 0;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (ftruncate(fd, (off_t)mid) == 0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static void probe_file(struct mnt_state *st, int dfd, int fd)
 {
 	struct mnt_caps *c = &st->caps;
 	struct stat s;
 	int cfd;
 
+	c->ns_times = has_ns_times(fd);
 	c->holes = has_holes(fd);
 	c->fiemap = has_fiemap(fd);
+	c->file_max = file_max(fd, largest_file(st->pl), c->holes);
+	c->perms = fchmod(fd, 0640) == 0 && fstat(fd, &s) == 0 && (s.st_mode & 07777) == 0640;
 	c->modes = fchmod(fd, 04751) == 0 && fstat(fd, &s) == 0 && (s.st_mode & 07777) == 04751;
 	c->chown = st->as_root && fchown(fd, PROBE_UID, PROBE_UID) == 0 && fstat(fd, &s) == 0 &&
 		   s.st_uid == PROBE_UID && s.st_gid == PROBE_UID;
@@ -81,12 +133,25 @@ static void probe_file(struct mnt_state *st, int dfd, int fd)
 
 /*
  * A test hook: IMPRINT_MOUNTED_DENY, a comma-separated list of hardlinks,
- * symlinks, chown, modes, case, holes, fiemap and name_max=N, makes the
- * probe report those capabilities missing (or names at most N bytes
- * long), to test refusals and --allow-drop on a file system that has
- * them all; fail_last makes the run fail after its last step (DIR's own
- * metadata set), to test the undo.  Nothing else reads it.
+ * symlinks, chown, perms, modes, ns_times, case, holes, fiemap,
+ * xattr_user, xattr_security, acl, name_max=N, file_max=N (bytes) and
+ * chars=CHARS (characters refused in names, no comma), makes the probe
+ * report those capabilities missing, to test refusals and --allow-drop on
+ * a file system that has them all; fail_last makes the run fail after its
+ * last step (DIR's own metadata set), to test the undo.  Nothing else
+ * reads it.
  */
+static void deny_chars(struct mnt_caps *c, const char *s, size_t n)
+{
+	uint32_t cp;
+
+	for (size_t i = 0; i < n && c->nbad < MNT_BAD_MAX;) {
+		i += mnt_utf8_next(s + i, n - i, &cp);
+		c->bad[c->nbad++] = cp;
+	}
+	qsort(c->bad, c->nbad, sizeof(*c->bad), mnt_cp_cmp);
+}
+
 static void probe_deny(struct mnt_caps *c)
 {
 	static const struct {
@@ -97,8 +162,10 @@ static void probe_deny(struct mnt_caps *c)
 		{ "symlinks", offsetof(struct mnt_caps, symlinks) },
 		{ "chown", offsetof(struct mnt_caps, chown) },
 		{ "modes", offsetof(struct mnt_caps, modes) },
+		{ "perms", offsetof(struct mnt_caps, perms) },
 		{ "case", offsetof(struct mnt_caps, case_sensitive) },
 		{ "holes", offsetof(struct mnt_caps, holes) },
+		{ "ns_times", offsetof(struct mnt_caps, ns_times) },
 		{ "fiemap", offsetof(struct mnt_caps, fiemap) },
 		{ "xattr_user", offsetof(struct mnt_caps, xattr_user) },
 		{ "xattr_security", offsetof(struct mnt_caps, xattr_security) },
@@ -112,6 +179,10 @@ static void probe_deny(struct mnt_caps *c)
 
 		if (n > 9 && !strncmp(s, "name_max=", 9))
 			c->name_max = strtol(s + 9, NULL, 10);
+		if (n > 9 && !strncmp(s, "file_max=", 9))
+			c->file_max = strtoull(s + 9, NULL, 10);
+		if (n > 6 && !strncmp(s, "chars=", 6))
+			deny_chars(c, s + 6, n - 6);
 		if (n == strlen(fail) && !strncmp(s, fail, n))
 			c->fail_last = 1;
 		for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
@@ -123,8 +194,8 @@ static void probe_deny(struct mnt_caps *c)
 
 /*
  * Probe the file system in a scratch directory made (and removed) inside
- * DIR: symbolic and hard links, owners, mode bits, case, name length,
- * holes and FIEMAP.
+ * DIR: symbolic and hard links, owners, mode bits, case, name length, the
+ * characters of the plan's names, holes, the largest file size and FIEMAP.
  */
 int mnt_probe(struct mnt_state *st)
 {
@@ -148,12 +219,13 @@ int mnt_probe(struct mnt_state *st)
 		goto out_close;
 	}
 	probe_file(st, dfd, fd);
-	probe_deny(&st->caps);
 	close(fd);
 	unlinkat(dfd, "h", 0);
 	unlinkat(dfd, "s", 0);
 	unlinkat(dfd, "F", 0);
 	unlinkat(dfd, "f", 0);
+	mnt_probe_names(st, dfd);
+	probe_deny(&st->caps);
 out_close:
 	close(dfd);
 out_rmdir:
@@ -193,48 +265,147 @@ static void add_missing(char *buf, size_t len, const char *what)
 /* The smallest name limit --allow-drop shortens to: a start, "~" and 8 hex digits. */
 #define NAME_LIMIT_MIN 12
 
-/*
- * What the file system lacks that --allow-drop can do without: hard and
- * symbolic links (skipped), owners (the caller's), long names (shortened).
- * Added to miss unless --allow-drop was given; *droppable set if any.
- */
-static void check_droppable(struct mnt_state *st, int hard, int sym, char *miss, size_t len,
-			    int *droppable)
+/* What the plan has that a file system may lack. */
+struct plan_needs {
+	int hard, sym, sparse, devices, special_modes;
+};
+
+static void plan_needs(const struct plan *pl, struct plan_needs *n)
+{
+	struct plan_meta m;
+
+	memset(n, 0, sizeof(*n));
+	for (uint32_t l = 0; l < pl->nlinks; l++) {
+		uint8_t k = pl->link_kind[l];
+
+		if (k & LINK_HARD)
+			n->hard = 1;
+		else if (LINK_IS_SYMLINK(k))
+			n->sym = 1;
+		else if (LINK_SPECIAL_TYPE(k) >= SPECIAL_CHR)
+			n->devices = 1;
+	}
+	if (sparse_enabled(pl)) {
+		struct sparse_holes h;
+
+		for (uint64_t f = 0; f < pl->nfiles && !n->sparse; f++)
+			n->sparse = sparse_file_holes(pl, f, &h) > 0;
+	}
+	for (uint64_t f = 0; f < pl->nfiles && !n->special_modes; f++) {
+		plan_file_meta(pl, f, &m);
+		n->special_modes = (m.mode & 07000) != 0;
+	}
+	for (uint32_t d = 0; d < pl->ndirs && !n->special_modes; d++) {
+		plan_dir_meta(pl, d, &m);
+		n->special_modes = (m.mode & 07000) != 0;
+	}
+}
+
+/* One lack --allow-drop does without: *flag set with it, else what is added to miss. */
+static void droppable_lack(struct mnt_state *st, int lacks, int *flag, const char *what,
+			   char *miss, size_t len, int *droppable)
+{
+	if (!lacks)
+		return;
+	*droppable = 1;
+	if (st->o->allow_drop)
+		*flag = 1;
+	else
+		add_missing(miss, len, what);
+}
+
+/* Names longer than the file system takes: shortened with --allow-drop (unless too short a limit). */
+static void check_long_names(struct mnt_state *st, char *miss, size_t len, int *droppable)
 {
 	const struct mnt_caps *c = &st->caps;
-	int allow = st->o->allow_drop;
 	size_t longest;
+	char buf[80];
 
-	*droppable = 0;
-	if (sym && !c->symlinks) {
+	if (c->name_max <= 0 || c->name_max >= NAME_MAX_LEN ||
+	    (longest = longest_name(st->pl)) <= (size_t)c->name_max)
+		return;
+	if (c->name_max >= NAME_LIMIT_MIN) {
 		*droppable = 1;
-		if (!(st->drop_sym = allow))
-			add_missing(miss, len, "symbolic links");
-	}
-	if (hard && !c->hardlinks) {
-		*droppable = 1;
-		if (!(st->drop_hard = allow))
-			add_missing(miss, len, "hard links");
-	}
-	if (st->as_root && !c->chown) {
-		*droppable = 1;
-		if (!allow)
-			add_missing(miss, len, "owners (chown)");
-	}
-	st->set_owners = st->as_root && c->chown;
-	if (c->name_max > 0 && c->name_max < NAME_MAX_LEN &&
-	    (longest = longest_name(st->pl)) > (size_t)c->name_max) {
-		char buf[80];
-
-		*droppable = c->name_max >= NAME_LIMIT_MIN;
-		if (allow && *droppable) {
+		if (st->o->allow_drop) {
 			st->name_limit = c->name_max;
 			return;
 		}
-		snprintf(buf, sizeof(buf), "names of %zu bytes (at most %ld)", longest,
-			 c->name_max);
-		add_missing(miss, len, buf);
 	}
+	snprintf(buf, sizeof(buf), "names of %zu bytes (at most %ld)", longest, c->name_max);
+	add_missing(miss, len, buf);
+}
+
+/* Names with characters it refuses or alters; then names (as written) differing only in case. */
+static int check_names(struct mnt_state *st, char *miss, size_t len, int *droppable)
+{
+	const struct plan *pl = st->pl;
+	char name[NAME_MAX_LEN + 1], list[128], buf[600];
+	uint64_t bad = 0, twins;
+	int ret;
+
+	if (st->caps.nbad || st->caps.bad_trail) {
+		for (uint64_t f = 0; f < pl->nfiles; f++)
+			bad += mnt_name_is_bad(st, name, plan_file_name(pl, f, name));
+		for (uint32_t d = 1; d < pl->ndirs; d++)
+			bad += mnt_name_is_bad(st, name, plan_dir_name(pl, d, name));
+		for (uint32_t l = 0; l < pl->nlinks; l++)
+			bad += mnt_name_is_bad(st, name, plan_link_name(pl, l, name));
+	}
+	if (bad) {
+		mnt_bad_list(st, list, sizeof(list));
+		snprintf(buf, sizeof(buf), "names with %s (%llu names)", list, (unsigned long long)bad);
+		droppable_lack(st, 1, &st->rename_bad, buf, miss, len, droppable);
+	}
+	if (st->caps.case_sensitive)
+		return 0;
+	ret = mnt_case_twins(st, &twins, list, sizeof(list), 0);
+	if (ret || !twins)
+		return ret;
+	snprintf(buf, sizeof(buf), "names that differ only in case (%llu, e.g. %s)",
+		 (unsigned long long)twins, list);
+	*droppable = 1;
+	if (!st->o->allow_drop) {
+		add_missing(miss, len, buf);
+		return 0;
+	}
+	st->case_dir = calloc(pl->ndirs + 1, 1);
+	st->case_file = calloc(pl->nfiles + 1, 1);
+	st->case_link = calloc(pl->nlinks + 1, 1);
+	if (!st->case_dir || !st->case_file || !st->case_link)
+		return -ENOMEM;
+	return mnt_case_twins(st, &twins, list, sizeof(list), 1);
+}
+
+/*
+ * What the file system lacks that --allow-drop can do without: hard and
+ * symbolic links (skipped), owners, mode bits and time resolution (the
+ * file system's), holes (written as zeros), long names (shortened), names with refused
+ * characters and case twins (renamed).  Added to miss unless
+ * --allow-drop was given; *droppable set if any.
+ */
+static int check_droppable(struct mnt_state *st, const struct plan_needs *n, char *miss,
+			   size_t len, int *droppable)
+{
+	const struct mnt_caps *c = &st->caps;
+	int owners = 0;
+
+	*droppable = 0;
+	droppable_lack(st, n->sym && !c->symlinks, &st->drop_sym, "symbolic links", miss, len,
+		       droppable);
+	droppable_lack(st, n->hard && !c->hardlinks, &st->drop_hard, "hard links", miss, len,
+		       droppable);
+	droppable_lack(st, st->as_root && !c->chown, &owners, "owners (chown)", miss, len,
+		       droppable);
+	st->set_owners = st->as_root && c->chown;
+	droppable_lack(st, !c->perms || (n->special_modes && !c->modes), &st->drop_modes,
+		       c->perms ? "mode bits (setuid, setgid, sticky)" : "mode bits", miss, len,
+		       droppable);
+	droppable_lack(st, !c->ns_times, &st->round_times, "nanosecond times", miss, len,
+		       droppable);
+	droppable_lack(st, n->sparse && !c->holes, &st->fill_holes, "sparse files (SEEK_HOLE)",
+		       miss, len, droppable);
+	check_long_names(st, miss, len, droppable);
+	return check_names(st, miss, len, droppable);
 }
 
 /*
@@ -245,29 +416,16 @@ int mnt_check_plan(struct mnt_state *st)
 {
 	const struct plan *pl = st->pl;
 	const struct mnt_caps *c = &st->caps;
-	int hard = 0, sym = 0, sparse = 0, devices = 0, droppable;
-	char miss[512] = "";
+	uint64_t largest = largest_file(pl);
+	struct plan_needs n;
+	char miss[1536] = "", buf[128];
+	int droppable, ret;
 
-	for (uint32_t l = 0; l < pl->nlinks; l++) {
-		uint8_t k = pl->link_kind[l];
-
-		if (k & LINK_HARD)
-			hard = 1;
-		else if (LINK_IS_SYMLINK(k))
-			sym = 1;
-		else if (LINK_SPECIAL_TYPE(k) >= SPECIAL_CHR)
-			devices = 1;
-	}
-	if (sparse_enabled(pl)) {
-		struct sparse_holes h;
-
-		for (uint64_t f = 0; f < pl->nfiles && !sparse; f++)
-			sparse = sparse_file_holes(pl, f, &h) > 0;
-	}
-	check_droppable(st, hard, sym, miss, sizeof(miss), &droppable);
-	if (!c->modes)
-		add_missing(miss, sizeof(miss), "mode bits (setuid, setgid, sticky)");
-	if (devices && !st->as_root)
+	plan_needs(pl, &n);
+	ret = check_droppable(st, &n, miss, sizeof(miss), &droppable);
+	if (ret)
+		return mnt_err(st, ret, "out of memory");
+	if (n.devices && !st->as_root)
 		add_missing(miss, sizeof(miss), "device nodes (mknod needs root)");
 	if (pl->prm.xattr_user_share > 0 && !c->xattr_user)
 		add_missing(miss, sizeof(miss), "user.* extended attributes");
@@ -276,17 +434,18 @@ int mnt_check_plan(struct mnt_state *st)
 	if (pl->prm.xattr_selinux != SELINUX_NONE && !c->xattr_security)
 		add_missing(miss, sizeof(miss),
 			    st->as_root ? "security.selinux labels" : "security.selinux labels (they need root)");
-	if (!c->case_sensitive)
-		add_missing(miss, sizeof(miss), "names that differ only in case");
-	if (sparse && !c->holes)
-		add_missing(miss, sizeof(miss), "sparse files (SEEK_HOLE)");
+	if (c->file_max && largest > c->file_max) {
+		snprintf(buf, sizeof(buf), "files of %" PRIu64 " bytes (it takes at most %" PRIu64 ")",
+			 largest, c->file_max);
+		add_missing(miss, sizeof(miss), buf);
+	}
 	if (!miss[0])
-		return 0;
+		return st->fill_holes ? mnt_check_space(st) : 0; /* the holes take room now */
 	return mnt_err(st, -EOPNOTSUPP,
 		       "the file system of '%s' cannot hold this plan: it lacks %s; choose a file system that has them or a plan without them%s",
 		       st->root, miss,
 		       droppable && !st->o->allow_drop
-			       ? ", or --allow-drop to skip the links, keep the caller's owners and shorten the names (counted in the summary)"
+			       ? ", or --allow-drop to skip the links, keep the file system's owners, modes and time resolution, write holes as zeros and shorten or rename the names (counted in the summary)"
 			       : "");
 }
 
@@ -301,7 +460,7 @@ static uint64_t plan_need(struct mnt_state *st, uint64_t bs, uint64_t *entries)
 		struct sparse_holes h = { 0 };
 
 		blocks = (pl->file_size[f] + bs - 1) / bs;
-		if (sparse_enabled(pl) && sparse_file_holes(pl, f, &h))
+		if (!st->fill_holes && sparse_enabled(pl) && sparse_file_holes(pl, f, &h))
 			blocks -= h.bytes / bs;
 		data += blocks * bs;
 	}

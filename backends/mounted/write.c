@@ -106,8 +106,11 @@ static int write_data(struct mnt_state *st, int fd, uint64_t f, unsigned char *b
 	struct sparse_holes h = { 0 };
 	int ret, pre = 0;
 
-	if (sparse_enabled(st->pl))
-		sparse_file_holes(st->pl, f, &h);
+	if (sparse_enabled(st->pl) && sparse_file_holes(st->pl, f, &h) && st->fill_holes) {
+		/* --allow-drop on a file system without holes: written as zeros */
+		__atomic_add_fetch(&st->holes_filled, 1, __ATOMIC_RELAXED);
+		h.n = 0;
+	}
 	if (!h.n && prealloc_enabled(st->pl)) {
 		ret = prealloc_space(st, fd, f, &h);
 		if (ret)
@@ -151,7 +154,8 @@ static int entry_meta(struct mnt_state *st, int fd, enum plan_entry kind, uint64
 		return ret;
 	if (st->set_owners && fchown(fd, m->uid, m->gid) != 0)
 		return -errno;
-	if ((kind != PLAN_FILE || (m->mode & 07000)) && fchmod(fd, m->mode & 07777) != 0)
+	if (!st->drop_modes && (kind != PLAN_FILE || (m->mode & 07000)) &&
+	    fchmod(fd, m->mode & 07777) != 0)
 		return -errno;
 	meta_times(m, ts);
 	return futimens(fd, ts) ? -errno : 0;
@@ -426,7 +430,7 @@ static int link_meta_at(struct mnt_state *st, int lfd, const char *name, uint32_
 
 	if (st->set_owners && fchownat(lfd, name, m->uid, m->gid, AT_SYMLINK_NOFOLLOW) != 0)
 		return -errno;
-	if (set_mode && fchmodat(lfd, name, m->mode & 07777, 0) != 0)
+	if (set_mode && !st->drop_modes && fchmodat(lfd, name, m->mode & 07777, 0) != 0)
 		return -errno;
 	ret = mnt_xattrs_at(st, lfd, name, l);
 	if (ret)
@@ -484,7 +488,9 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 	ret = plan_symlink_target(pl, l, buf, len);
 	if (ret < 0)
 		return ret;
-	mnt_fit_target(st, buf, ret); /* --allow-drop: to the shortened names */
+	ret = mnt_fit_target(st, buf, ret); /* --allow-drop: to the names as written */
+	if (ret < 0)
+		return ret;
 	if (symlinkat(buf, lfd, name) != 0)
 		return -errno;
 	st->undo.link[l] = 1;

@@ -417,9 +417,9 @@ static void discard(struct target *t, int ret, const char *msg, int keep)
 		if (ret2)
 			fprintf(stderr, "imprint: interrupted (%s); %s\n", signal_name(caught_signal),
 				terr.msg);
-		else if (what[0])
+		else if (what[0] || msg[0]) /* msg: a directory's backend says what it removed */
 			fprintf(stderr, "imprint: interrupted (%s): %s\n",
-				signal_name(caught_signal), what);
+				signal_name(caught_signal), what[0] ? what : msg);
 		else
 			fprintf(stderr, "imprint: interrupted (%s) before anything was written\n",
 				signal_name(caught_signal));

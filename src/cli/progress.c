@@ -264,6 +264,9 @@ static void add_dropped_json(struct json_object *o, const struct create_result *
 		{ "dropped_symlinks", res->dropped_symlinks },
 		{ "owners_dropped", res->owners_dropped },
 		{ "renamed", res->renamed },
+		{ "modes_dropped", res->modes_dropped },
+		{ "holes_filled", res->holes_filled },
+		{ "times_rounded", res->times_rounded },
 	};
 
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
@@ -275,13 +278,15 @@ static void add_dropped_json(struct json_object *o, const struct create_result *
 static int print_dropped_text(const struct create_result *res, FILE *out)
 {
 	if (!res->dropped_hardlinks && !res->dropped_symlinks && !res->owners_dropped &&
-	    !res->renamed)
+	    !res->renamed && !res->modes_dropped && !res->holes_filled && !res->times_rounded)
 		return 0;
 	return fprintf(out,
 		       "  dropped (--allow-drop): %" PRIu64 " hard links, %" PRIu64
-		       " symbolic links, %" PRIu64 " owners kept as the caller's; %" PRIu64
-		       " names shortened\n",
+		       " symbolic links, %" PRIu64 " owners kept as the caller's, %" PRIu64
+		       " modes as the file system's, %" PRIu64 " times rounded, %" PRIu64
+		       " sparse files written whole; %" PRIu64 " names shortened or renamed\n",
 		       res->dropped_hardlinks, res->dropped_symlinks, res->owners_dropped,
+		       res->modes_dropped, res->times_rounded, res->holes_filled,
 		       res->renamed) < 0 ? -EIO : 0;
 }
 
