@@ -327,11 +327,13 @@ function fit(s) {
 		['files/dir share, max |diff|', num(FIT.fpd_max_abs_diff, 6), '-', ''],
 	];
 	/* a profile's tables and parameters, when it sets them (measure --against) */
-	for (const [label, key] of [['file modes, max |diff|', 'mode_files'], ['dir modes, max |diff|', 'mode_dirs'],
+	for (const [label, key] of [['file modes, max |diff|', 'mode_files'],
+				    ['dir modes, max |diff|', 'mode_dirs'],
 				    ['subdirs/dir share, max |diff|', 'subdirs']])
 		if (FIT[key + '_max_abs_diff'] !== undefined)
 			rows.push([label, num(FIT[key + '_max_abs_diff'], 6), FIT[key + '_worst'], '']);
-	for (const [label, key] of [['root-owned share', 'root_owned'], ['empty dirs share', 'empty_dirs']])
+	for (const [label, key] of [['root-owned share', 'root_owned'],
+				    ['empty dirs share', 'empty_dirs']])
 		if (FIT[key + '_achieved'] !== undefined)
 			rows.push([label, num(FIT[key + '_achieved'], 6), 'target ' + num(FIT[key + '_target'], 6), '']);
 	for (const [label, key] of [['age K-S D', 'age'], ['name length K-S D', 'name_length'],

@@ -1,4 +1,4 @@
-/* measure_fit.c - measure --against a profile: the fit of its modes, owners, subdirectories, empty directories, ages and names */
+/* measure_fit.c - measure --against a profile: its modes, owners, subdirectories, ages and names */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

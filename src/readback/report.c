@@ -330,7 +330,7 @@ static void print_extras(const struct report *r, FILE *out)
 	}
 }
 
-/* Their JSON keys: <key>_max_abs_diff and <key>_worst, <key>_ks_d, <key>_target and <key>_achieved. */
+/* Their JSON keys: <key>_max_abs_diff and _worst, <key>_ks_d, <key>_target and _achieved. */
 static void json_extras(const struct report *r, json_object *o)
 {
 	for (unsigned i = 0; i < r->nextra; i++) {
