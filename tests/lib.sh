@@ -26,6 +26,13 @@ expect_status() {
 	fi
 }
 
+# verify_ok WHAT ARGS...: `imprint verify ARGS` passes (WHAT: verify: its last line)
+verify_ok() {
+	local what=${1:+$1: }
+	shift
+	verify_ok "${what}" "$@"
+}
+
 # expect_err TEXT WHAT: stderr of the last expect_status holds TEXT exactly (fixed string)
 expect_err() {
 	if grep -qF -- "$1" "$WORK/err"; then
