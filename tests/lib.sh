@@ -30,7 +30,11 @@ expect_status() {
 verify_ok() {
 	local what=${1:+$1: }
 	shift
-	verify_ok "${what}" "$@"
+	if "$IMPRINT" verify "$@" >"$WORK/out" 2>&1; then
+		pass "${what}verify: $(tail -1 "$WORK/out")"
+	else
+		fail "${what}verify: $(head -5 "$WORK/out")"
+	fi
 }
 
 # expect_err TEXT WHAT: stderr of the last expect_status holds TEXT exactly (fixed string)
