@@ -26,6 +26,17 @@ expect_status() {
 	fi
 }
 
+# verify_ok WHAT ARGS...: `imprint verify ARGS` passes (WHAT: verify: its last line)
+verify_ok() {
+	local what=${1:+$1: }
+	shift
+	if "$IMPRINT" verify "$@" >"$WORK/out" 2>&1; then
+		pass "${what}verify: $(tail -1 "$WORK/out")"
+	else
+		fail "${what}verify: $(head -5 "$WORK/out")"
+	fi
+}
+
 # expect_err TEXT WHAT: stderr of the last expect_status holds TEXT exactly (fixed string)
 expect_err() {
 	if grep -qF -- "$1" "$WORK/err"; then

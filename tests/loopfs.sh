@@ -70,11 +70,7 @@ check() {
 		fail "$fs: cannot mount the image read-only"
 		return
 	fi
-	if "$IMPRINT" verify "${ARGS[@]}" "$WORK/$fs" >"$WORK/out" 2>&1; then
-		pass "$fs: verify: $(tail -1 "$WORK/out")"
-	else
-		fail "$fs: verify: $(head -5 "$WORK/out")"
-	fi
+	verify_ok "$fs" "${ARGS[@]}" "$WORK/$fs"
 	same_as_ref "$fs" "$WORK/$fs"
 	unmount_last
 }

@@ -292,11 +292,7 @@ if [ "$nacl" = "$(json "$WORK/report.json" acl_access)" ] && [ "$ndef" = "$(json
 else
 	fail "getfacl: $nacl ACLs, $ndef default; planned $(json "$WORK/report.json" acl_access), $(json "$WORK/report.json" acl_default)"
 fi
-if "$IMPRINT" verify "${ARGS[@]}" "$WORK/ref" >"$WORK/out" 2>&1; then
-	pass "verify: $(tail -1 "$WORK/out")"
-else
-	fail "verify: $(head -5 "$WORK/out")"
-fi
+verify_ok "" "${ARGS[@]}" "$WORK/ref"
 # the check can fail: the plan of other labels does not match
 if "$IMPRINT" verify "${ARGS[@]}" --set xattr_user_share=0.5 "$WORK/ref" >"$WORK/out" 2>&1; then
 	fail "verify accepts another user-attribute plan"
@@ -308,11 +304,7 @@ fi
 for o in creation shuffled; do
 	[ -e "$WORK/io-$o.img" ] || continue
 	attach_dev "$WORK/io-$o.img" ro && mount_at "$WORK/io-$o" -o ro "$DEV" || { fail "mount io-$o"; continue; }
-	if "$IMPRINT" verify --size 128M --seed 5 --set inode_order=$o "$WORK/io-$o" >"$WORK/out" 2>&1; then
-		pass "inode_order=$o: verify: $(tail -1 "$WORK/out")"
-	else
-		fail "inode_order=$o: verify: $(head -3 "$WORK/out")"
-	fi
+	verify_ok "inode_order=$o" --size 128M --seed 5 --set inode_order=$o "$WORK/io-$o"
 done
 # birth order: sorting regular files by inode number sorts them by birth time (statx btime)
 if [ -d "$WORK/io-creation" ] &&
@@ -325,11 +317,7 @@ fi
 
 # the kernel reads the slack directories: every entry found (the last image is dir_slack=0.4)
 if [ -e "$WORK/ds.img" ] && attach_dev "$WORK/ds.img" ro && mount_at "$WORK/ds" -o ro "$DEV"; then
-	if "$IMPRINT" verify "${DS[@]}" --set dir_slack=0.4 "$WORK/ds" >"$WORK/out" 2>&1; then
-		pass "dir_slack=0.4: verify: $(tail -1 "$WORK/out")"
-	else
-		fail "dir_slack=0.4: verify: $(head -3 "$WORK/out")"
-	fi
+	verify_ok "dir_slack=0.4" "${DS[@]}" --set dir_slack=0.4 "$WORK/ds"
 fi
 
 # the kernel's view of split directories: filefrag finds them in several extents, htree
@@ -341,11 +329,7 @@ for v in ext4-1024 ext3-4096 linear; do
 	"$IMPRINT" measure --json "$img" >"$WORK/m.json"
 	fs=ext4
 	[ $v = ext3-4096 ] && fs=ext3
-	if "$IMPRINT" verify "${DF[@]}" --fs $fs "$WORK/df-$v" >"$WORK/out" 2>&1; then
-		pass "$v, split directories: verify: $(tail -1 "$WORK/out")"
-	else
-		fail "$v, split directories: verify: $(head -3 "$WORK/out")"
-	fi
+	verify_ok "$v, split directories" "${DF[@]}" --fs $fs "$WORK/df-$v"
 	[ $fs = ext4 ] || continue
 	"$IMPRINT" measure --json "$WORK/df-$v" >"$WORK/mk.json"
 	read -r nfr nidx < <(find "$WORK/df-$v" -path '*/lost+found' -prune -o -type d -print0 |
@@ -407,11 +391,7 @@ if [ -e "$WORK/devd-ext4.img" ] && attach_dev "$WORK/devd-ext4.img" ro && mount_
 	else
 		fail "/dev through the kernel differs: $(head -4 "$WORK/diff" | tr '\n' ' ')"
 	fi
-	if "$IMPRINT" verify "${DEVD[@]}" "$WORK/devd" >"$WORK/out" 2>&1; then
-		pass "dev_dir=linux: verify: $(tail -1 "$WORK/out")"
-	else
-		fail "dev_dir=linux: verify: $(head -3 "$WORK/out")"
-	fi
+	verify_ok "dev_dir=linux" "${DEVD[@]}" "$WORK/devd"
 fi
 
 # dir_state DIR: its attributes, ACL, owner, mode, atime and mtime
@@ -472,11 +452,7 @@ for fs in xfs btrfs; do
 	else
 		fail "$fs: getfacl differs: $(head -4 "$WORK/diff")"
 	fi
-	if "$IMPRINT" verify "${ARGS[@]}" "$WORK/$fs" >"$WORK/out" 2>&1; then
-		pass "$fs: verify: $(tail -1 "$WORK/out")"
-	else
-		fail "$fs: verify: $(head -5 "$WORK/out")"
-	fi
+	verify_ok "$fs" "${ARGS[@]}" "$WORK/$fs"
 	got=""
 	for t in p s c b; do got="$got $(find "$WORK/$fs" -type $t | wc -l)"; done
 	[ "$got" = "$exp" ] && pass "$fs: find -type p/s/c/b:$got" || fail "$fs: find -type:$got, planned$exp"

@@ -18,11 +18,7 @@ check() {
 		return
 	fi
 	pass "$what: created ($(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("layout score", j["layout_score"], "files", j["files"], "sparse", j["sparse_files"])' "$WORK/create.json"))"
-	if "$IMPRINT" verify "${ARGS[@]}" "$d" >"$WORK/out" 2>&1; then
-		pass "$what: verify: $(tail -1 "$WORK/out")"
-	else
-		fail "$what: verify: $(head -5 "$WORK/out")"
-	fi
+	verify_ok "$what" "${ARGS[@]}" "$d"
 	if "$IMPRINT" measure "$d" >"$WORK/measure" 2>&1; then
 		pass "$what: measure: $(grep -m1 'layout score\|not measured' "$WORK/measure" | tr -s ' ')"
 	else

@@ -16,6 +16,8 @@
 #include "readback/content_predict.h"
 #include "readback/content_stats.h"
 #include "readback/content_stats_int.h"
+#include "readback/json_fields.h"
+#include "util/util.h"
 #include "util/rng.h"
 
 /* Segment lengths by power of two: 1 B to 1 MiB. */
@@ -566,6 +568,16 @@ static json_object *figure_json(const struct content_prediction *pr,
 	return o;
 }
 
+/* The prediction's counts in its JSON object, in this order */
+static const struct json_u64_field counts[] = {
+	JSON_U64(struct content_prediction, copies),
+	JSON_U64(struct content_prediction, copies_wanted),
+	JSON_U64(struct content_prediction, chance_copies),
+	JSON_U64_AS(struct content_prediction, "binary_blocks", bin_blocks),
+	JSON_U64(struct content_prediction, pool_blocks),
+	JSON_U64(struct content_prediction, sampled_bytes),
+};
+
 json_object *content_predict_json(const struct content_prediction *pr,
 				  const struct content_targets *t)
 {
@@ -574,12 +586,7 @@ json_object *content_predict_json(const struct content_prediction *pr,
 	for (int f = 0; f < CF_COUNT; f++)
 		json_object_array_add(a, figure_json(pr, t, (enum content_figure)f));
 	json_object_object_add(o, "figures", a);
-	json_object_object_add(o, "copies", json_object_new_uint64(pr->copies));
-	json_object_object_add(o, "copies_wanted", json_object_new_uint64(pr->copies_wanted));
-	json_object_object_add(o, "chance_copies", json_object_new_uint64(pr->chance_copies));
-	json_object_object_add(o, "binary_blocks", json_object_new_uint64(pr->bin_blocks));
-	json_object_object_add(o, "pool_blocks", json_object_new_uint64(pr->pool_blocks));
-	json_object_object_add(o, "sampled_bytes", json_object_new_uint64(pr->sampled_bytes));
+	json_add_u64s(o, pr, counts, ARRAY_SIZE(counts));
 	return o;
 }
 
