@@ -308,26 +308,34 @@ void report_print_text(const struct report *r, FILE *out)
 /* The caller's extra fit lines: "<label> max |diff|", "<label> K-S D", "<label> share". */
 static void print_extras(const struct report *r, FILE *out)
 {
+	static const char *const suffix[] = {
+		[REPORT_EXTRA_DIFF] = "max |diff|",
+		[REPORT_EXTRA_KS] = "K-S D",
+		[REPORT_EXTRA_SHARE] = "share",
+	};
+
 	for (unsigned i = 0; i < r->nextra; i++) {
 		const struct report_extra *x = &r->extra[i];
 		char label[48];
 
-		switch (x->kind) {
-		case REPORT_EXTRA_DIFF:
-			snprintf(label, sizeof(label), "%s max |diff|", x->label);
-			fprintf(out, "  %-21s %.6f   (worst: %s)\n", label, x->value, x->worst);
-			break;
-		case REPORT_EXTRA_KS:
-			snprintf(label, sizeof(label), "%s K-S D", x->label);
-			fprintf(out, "  %-21s %.6f\n", label, x->value);
-			break;
-		case REPORT_EXTRA_SHARE:
-			snprintf(label, sizeof(label), "%s share", x->label);
-			fprintf(out, "  %-21s %.6f   (target: %.6f, |diff| %.6f)\n", label, x->value,
-				x->target, fabs(x->value - x->target));
-			break;
-		}
+		snprintf(label, sizeof(label), "%s %s", x->label, suffix[x->kind]);
+		fprintf(out, "  %-21s %.6f", label, x->value);
+		if (x->kind == REPORT_EXTRA_DIFF)
+			fprintf(out, "   (worst: %s)", x->worst);
+		else if (x->kind == REPORT_EXTRA_SHARE)
+			fprintf(out, "   (target: %.6f, |diff| %.6f)", x->target,
+				fabs(x->value - x->target));
+		fputc('\n', out);
 	}
+}
+
+/* o[<key><suffix>] = v */
+static void add_suffixed(json_object *o, const char *key, const char *suffix, json_object *v)
+{
+	char k[64];
+
+	snprintf(k, sizeof(k), "%s%s", key, suffix);
+	json_object_object_add(o, k, v);
 }
 
 /* Their JSON keys: <key>_max_abs_diff and _worst, <key>_ks_d, <key>_target and _achieved. */
@@ -335,24 +343,18 @@ static void json_extras(const struct report *r, json_object *o)
 {
 	for (unsigned i = 0; i < r->nextra; i++) {
 		const struct report_extra *x = &r->extra[i];
-		char key[64];
 
 		switch (x->kind) {
 		case REPORT_EXTRA_DIFF:
-			snprintf(key, sizeof(key), "%s_max_abs_diff", x->key);
-			json_object_object_add(o, key, json_object_new_double(x->value));
-			snprintf(key, sizeof(key), "%s_worst", x->key);
-			json_object_object_add(o, key, json_object_new_string(x->worst));
+			add_suffixed(o, x->key, "_max_abs_diff", json_object_new_double(x->value));
+			add_suffixed(o, x->key, "_worst", json_object_new_string(x->worst));
 			break;
 		case REPORT_EXTRA_KS:
-			snprintf(key, sizeof(key), "%s_ks_d", x->key);
-			json_object_object_add(o, key, json_object_new_double(x->value));
+			add_suffixed(o, x->key, "_ks_d", json_object_new_double(x->value));
 			break;
 		case REPORT_EXTRA_SHARE:
-			snprintf(key, sizeof(key), "%s_target", x->key);
-			json_object_object_add(o, key, json_object_new_double(x->target));
-			snprintf(key, sizeof(key), "%s_achieved", x->key);
-			json_object_object_add(o, key, json_object_new_double(x->value));
+			add_suffixed(o, x->key, "_target", json_object_new_double(x->target));
+			add_suffixed(o, x->key, "_achieved", json_object_new_double(x->value));
 			break;
 		}
 	}
