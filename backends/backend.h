@@ -100,6 +100,8 @@ struct create_result {
 	int have_score;	     /* layout_score holds a figure (placed, or measured by FIEMAP) */
 	double layout_score; /* image-wide layout score of the files */
 	uint64_t sparse_files, hole_blocks; /* files with holes, and the blocks never written */
+	int have_inodes;		    /* the file system has an inode count (not btrfs) */
+	uint64_t inodes, inodes_free;	    /* its inodes, and those left free */
 
 	/* what the layout reached beside the score (backends that place blocks) */
 	int have_layout;

@@ -27,6 +27,33 @@ uint64_t ext4_inodes_wanted(const struct plan *pl)
 	return need + need / 4 + 256;
 }
 
+uint64_t ext4_usage_inode_ratio(uint64_t bytes)
+{
+	/* floppy, small, default, big and huge, at mke2fs's size bounds */
+	static const struct {
+		uint64_t below, ratio;
+	} usage[] = {
+		{ 3ULL << 20, 8192 },  { 512ULL << 20, 4096 }, { 4ULL << 40, 16384 },
+		{ 16ULL << 40, 32768 }, { UINT64_MAX, 65536 },
+	};
+	size_t i = 0;
+
+	while (i + 1 < sizeof(usage) / sizeof(usage[0]) && bytes >= usage[i].below)
+		i++;
+	return usage[i].ratio;
+}
+
+uint64_t ext4_inodes_count(const struct plan *pl, uint64_t bytes, int *explicit_set)
+{
+	uint64_t want = ext4_inodes_wanted(pl), n;
+
+	*explicit_set = pl->prm.inodes || pl->prm.inode_ratio;
+	if (pl->prm.inodes)
+		return pl->prm.inodes;
+	n = bytes / (pl->prm.inode_ratio ? pl->prm.inode_ratio : ext4_usage_inode_ratio(bytes));
+	return *explicit_set || n >= want ? n : want;
+}
+
 /*
  * The fixed metadata of a file system of blocks 4 KiB blocks, as mke2fs lays
  * it out, in blocks: inode tables of inodes inodes (whole blocks in every
@@ -66,6 +93,7 @@ int ext4_estimate(const struct plan *pl, struct backend_estimate *e)
 {
 	uint64_t data = 0, dir_blocks = 0, nsym = 0, *nchild, fixed, empty;
 	char target[PATH_MAX];
+	int set;
 
 	memset(e, 0, sizeof(*e));
 	for (uint64_t f = 0; f < pl->nfiles; f++) {
@@ -97,7 +125,7 @@ int ext4_estimate(const struct plan *pl, struct backend_estimate *e)
 	e->dirs = (dir_blocks + 1) * EST_BLOCK; /* lost+found */
 	e->inodes = (pl->nfiles + pl->ndirs + nsym + EST_FIRST_INO) * EST_INODE;
 	/* what mke2fs lays out beside them at this size counts too (a tiny image: most of it) */
-	fixed = fixed_blocks(pl->prm.size / EST_BLOCK, ext4_inodes_wanted(pl),
+	fixed = fixed_blocks(pl->prm.size / EST_BLOCK, ext4_inodes_count(pl, pl->prm.size, &set),
 			     pl->prm.fs == FS_EXT4 ? 64 : 32) * EST_BLOCK;
 	empty = fixed_blocks(EST_MIN_FREE * 2, ext4_inodes_wanted(&(struct plan){ 0 }), 64);
 	e->floor = (empty + EST_MIN_FREE) * EST_BLOCK;

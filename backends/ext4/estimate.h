@@ -20,4 +20,16 @@ int ext4_estimate(const struct plan *pl, struct backend_estimate *e);
  */
 uint64_t ext4_inodes_wanted(const struct plan *pl);
 
+/* Bytes per inode mke2fs's stock usage types give a file system of bytes (mke2fs.conf). */
+uint64_t ext4_usage_inode_ratio(uint64_t bytes);
+
+/*
+ * The inodes of an ext2/3/4 file system of bytes for pl: 'inodes' when
+ * set; else bytes / 'inode_ratio' (or the usage type's ratio when 0), as
+ * mke2fs -i would, raised to ext4_inodes_wanted() unless the ratio was set.
+ * *explicit_set: whether 'inodes' or 'inode_ratio' decided (the count may
+ * then be below what the plan needs: the caller refuses it).
+ */
+uint64_t ext4_inodes_count(const struct plan *pl, uint64_t bytes, int *explicit_set);
+
 #endif

@@ -227,6 +227,9 @@ static int ext4_populate(struct backend *b, const struct plan *pl, const struct 
 		ext2fs_blocks_count(x->fs->super) - ext2fs_free_blocks_count(x->fs->super);
 	res->sparse_files = x->sparse_files;
 	res->hole_blocks = x->hole_blocks;
+	res->have_inodes = 1;
+	res->inodes = x->fs->super->s_inodes_count;
+	res->inodes_free = x->fs->super->s_free_inodes_count;
 	res->have_xattr_blocks = 1;
 	res->xattr_block_inodes = x->xattr_blocks_ref;
 	res->xattr_blocks = x->xattr_blocks;

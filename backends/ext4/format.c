@@ -1,4 +1,4 @@
-/* format.c - mke2fs with imprint's own configuration, UUIDs and times from the seed */
+/* format.c - mke2fs with imprint's own configuration, UUIDs from the configuration and seed, times from the plan */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -168,8 +168,12 @@ static void mke2fs_error_lines(char *text, char *out, size_t len)
  * -N INODES [user options] TARGET.  A user -E is merged into ours (mke2fs
  * keeps only the last); a user -N or -i replaces our -N.
  *
- * Determinism: the UUID and the directory hash seed come from the seed's
- * "uuid" and "hash_seed" streams, and E2FSPROGS_FAKE_TIME (the plan's
+ * -N is ext4_inodes_count(): mke2fs's own count for this size (its usage
+ * types' inode_ratio), at least what the plan needs, or the user's.
+ *
+ * Determinism: the UUID ('uuid', or params_fs_uuid's "uuid" stream) and
+ * the directory hash seed come from params_identity() (the configuration
+ * and the seed), and E2FSPROGS_FAKE_TIME (the plan's
  * time_ref) gives s_mkfs_time, s_lastcheck, s_wtime and the times of the
  * root, lost+found, resize and journal inodes.  With these, mke2fs 1.47
  * writes the same bytes every run (checked with sha256 for ext2, ext3,
@@ -191,17 +195,25 @@ int ext4_format(struct backend *b, const struct create_opts *o, const struct pla
 	int have_conf = 0;
 	char *opts = NULL, *ext = NULL, **argv = NULL, **env = NULL;
 	size_t nuser = 0, ext_len, n = 0;
-	uint64_t need;
-	int user_inodes = 0, status = 0, ret = -ENOMEM;
+	uint64_t need, count;
+	int set, user_inodes = 0, status = 0, ret = -ENOMEM;
 
 	need = ext4_inodes_wanted(pl);
 	if (need > UINT32_MAX)
 		return ext4_set_err(b, -EFBIG,
 				    "the plan needs %" PRIu64 " inodes; ext4 allows at most %u",
 				    need, UINT32_MAX);
-	rng_uuid(p->seed, "uuid", uuid);
-	rng_uuid(p->seed, "hash_seed", hseed);
-	snprintf(inodes, sizeof(inodes), "%" PRIu64, need);
+	count = ext4_inodes_count(pl, o->fs_size ? o->fs_size : p->size, &set);
+	if (count < need)
+		return ext4_set_err(b, -EINVAL,
+				    "%s gives %" PRIu64 " inodes but the plan needs %" PRIu64
+				    " (its entries and room to place them); raise it, or leave 'inodes' and 'inode_ratio' 0",
+				    p->inodes ? "'inodes'" : "'inode_ratio'", count, need);
+	if (count > UINT32_MAX)
+		count = UINT32_MAX;
+	params_fs_uuid(p, "uuid", uuid);
+	rng_uuid(params_identity(p), "hash_seed", hseed);
+	snprintf(inodes, sizeof(inodes), "%" PRIu64, count);
 
 	opts = strdup(o->mkfs_options ? o->mkfs_options : "");
 	if (!opts)

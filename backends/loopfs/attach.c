@@ -45,6 +45,7 @@ int lfs_attach(struct lfs_state *st)
 int lfs_mount(struct lfs_state *st)
 {
 	const char *tmp = getenv("TMPDIR");
+	char why[512];
 	int ret;
 
 	snprintf(st->mnt, sizeof(st->mnt), "%s/imprint-%s.XXXXXX", tmp && *tmp ? tmp : "/tmp",
@@ -64,7 +65,8 @@ int lfs_mount(struct lfs_state *st)
 				st->fs, st->fs, st->fs);
 		return lfs_err(st, ret,
 			       "cannot mount the new %s file system of '%s' (%s) on '%s': %s",
-			       st->fs, st->o->target, st->dev, st->mnt, strerror(-ret));
+			       st->fs, st->o->target, st->dev, st->mnt,
+			       loopdev_mount_error(st->dev, ret, why, sizeof(why)));
 	}
 	st->mounted = 1;
 	if (mount(NULL, st->mnt, NULL, MS_PRIVATE, NULL) != 0)

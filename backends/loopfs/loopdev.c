@@ -1,9 +1,11 @@
 /* loopdev.c - a loop device of one's own over an image or a range of it (a partition): for loopfs, and verify of a disk */
+#include <blkid/blkid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/loop.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -148,4 +150,65 @@ int loopdev_umount(const char *mnt, char *msg, size_t len)
 	}
 	return fail(msg, len, -EBUSY,
 		    "'%s' stayed busy: detached it lazily, the image may be incomplete", mnt);
+}
+
+/* The file-system UUID of the device at path, as blkid reads it, into uuid (37 bytes); 0 or -errno. */
+static int dev_uuid(const char *path, char uuid[37])
+{
+	blkid_probe pr = blkid_new_probe_from_filename(path);
+	const char *v = NULL;
+	int ret = -ENOENT;
+
+	if (!pr)
+		return -errno ? -errno : -ENOENT;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID);
+	if (blkid_do_safeprobe(pr) == 0 && blkid_probe_lookup_value(pr, "UUID", &v, NULL) == 0 &&
+	    v && strlen(v) < 37) {
+		snprintf(uuid, 37, "%s", v);
+		ret = 0;
+	}
+	blkid_free_probe(pr);
+	return ret;
+}
+
+int loopdev_uuid_mounted(const char *dev, char uuid[37], char *other, size_t olen)
+{
+	char *line = NULL, mine[37], theirs[37], src[4096];
+	size_t cap = 0;
+	int found = 0;
+	FILE *f;
+
+	if (dev_uuid(dev, mine))
+		return 0;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return 0;
+	while (!found && getline(&line, &cap, f) > 0) {
+		/* "... - FSTYPE SOURCE OPTIONS": the source after the separator */
+		char *sep = strstr(line, " - ");
+
+		if (!sep || sscanf(sep + 3, "%*s %4095s", src) != 1 || strncmp(src, "/dev/", 5) ||
+		    !strcmp(src, dev) || dev_uuid(src, theirs) || strcmp(mine, theirs))
+			continue;
+		snprintf(uuid, 37, "%s", mine);
+		snprintf(other, olen, "%s", src);
+		found = 1;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+const char *loopdev_mount_error(const char *dev, int ret, char *buf, size_t len)
+{
+	char uuid[37], other[256];
+
+	if (ret == -EINVAL && loopdev_uuid_mounted(dev, uuid, other, sizeof(other)))
+		snprintf(buf, len,
+			 "duplicate UUID: %s is already mounted from '%s', and the kernel mounts one file system of a UUID at a time (give another 'uuid' or configuration, or unmount '%s')",
+			 uuid, other, other);
+	else
+		snprintf(buf, len, "%s", strerror(-ret));
+	return buf;
 }

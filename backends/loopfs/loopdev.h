@@ -22,6 +22,21 @@ int loopdev_attach(const char *image, uint64_t offset, uint64_t sizelimit, int r
  */
 int loopdev_umount(const char *mnt, char *msg, size_t len);
 
+/*
+ * After a mount of dev failed with EINVAL: whether a file system already
+ * mounted has the UUID dev's file system has (xfs and btrfs refuse a
+ * second one).  Returns 1 with the UUID in uuid (37 bytes) and that
+ * mount's source in other, else 0.
+ */
+int loopdev_uuid_mounted(const char *dev, char uuid[37], char *other, size_t olen);
+
+/*
+ * The reason a mount of dev failed with error ret (a negative errno):
+ * "duplicate UUID ..." when loopdev_uuid_mounted() says so, else
+ * strerror.  Into buf; returns buf.
+ */
+const char *loopdev_mount_error(const char *dev, int ret, char *buf, size_t len);
+
 /* Sleep ms milliseconds, through signals. */
 void loopdev_nap_ms(long ms);
 

@@ -120,7 +120,7 @@ static int setup(struct lfs_state *st, const struct plan *pl)
 	if (!ret && st->o->offset)
 		ret = lfs_attach(st);
 	if (!ret)
-		ret = lfs_mkfs(st, pl->prm.seed, st->o->offset ? st->dev : st->o->target);
+		ret = lfs_mkfs(st, &pl->prm, st->o->offset ? st->dev : st->o->target);
 	if (!ret && create_cancelled(st->o))
 		ret = -EINTR;
 	if (!ret && !st->o->offset)

@@ -24,8 +24,8 @@ struct lfs_state {
 /* Set b->errmsg; returns ret (a negative errno). */
 #define lfs_err(st, ret, ...) backend_set_err((st)->b, (ret), __VA_ARGS__)
 
-/* mkfs.c: make fs on on (the target, or the loop device of its partition) with mkfs.<fs>, its UUID drawn from seed */
-int lfs_mkfs(struct lfs_state *st, uint64_t seed, const char *on);
+/* mkfs.c: make fs on on (the target, or the loop device of its partition) with mkfs.<fs>, its UUID params_fs_uuid(p) */
+int lfs_mkfs(struct lfs_state *st, const struct params *p, const char *on);
 
 /*
  * attach.c: the loop device (of the image, or with --partition of the

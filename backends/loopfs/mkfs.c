@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include "backends/loopfs/loopfs.h"
-#include "util/rng.h"
+#include "model/params.h"
 #include "util/spawn.h"
 
 #define MAX_ARGS 64
 
-/* The arguments for st->fs that come before the user's: quiet, forced, the seed's UUID. */
+/* The arguments for st->fs that come before the user's: quiet, forced, the configuration's UUID. */
 static int base_args(struct lfs_state *st, char **argv, size_t *n, char *prog, size_t plen,
 		     char *uuidopt, size_t ulen, const char *uuid)
 {
@@ -58,7 +58,7 @@ static int mkfs_failed(struct lfs_state *st, const char *prog, int status, char 
 	return lfs_err(st, -EIO, "%s was killed by signal %d", prog, WTERMSIG(status));
 }
 
-int lfs_mkfs(struct lfs_state *st, uint64_t seed, const char *on)
+int lfs_mkfs(struct lfs_state *st, const struct params *p, const char *on)
 {
 	char *argv[MAX_ARGS + 8], prog[32], uuid[37], uuidopt[48], err[1024];
 	char *opts = strdup(st->o->mkfs_options ? st->o->mkfs_options : "");
@@ -67,7 +67,7 @@ int lfs_mkfs(struct lfs_state *st, uint64_t seed, const char *on)
 
 	if (!opts)
 		return lfs_err(st, -ENOMEM, "out of memory");
-	rng_uuid(seed, "loopfs_uuid", uuid); /* not the ext4 backend's stream */
+	params_fs_uuid(p, "loopfs_uuid", uuid); /* not the ext4 backend's stream */
 	ret = base_args(st, argv, &n, prog, sizeof(prog), uuidopt, sizeof(uuidopt), uuid);
 	if (ret)
 		goto out;

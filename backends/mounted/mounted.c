@@ -193,8 +193,13 @@ static void fill_result(struct mnt_state *st, struct create_result *res, double 
 	res->block_size = st->vfs.f_bsize;
 	res->sparse_files = st->sparse_files;
 	res->hole_blocks = st->hole_blocks;
-	if (fstatvfs(st->rootfd, &v) == 0 && v.f_frsize)
+	if (fstatvfs(st->rootfd, &v) != 0)
+		return;
+	if (v.f_frsize)
 		res->blocks_used = (uint64_t)(v.f_blocks - v.f_bfree) * v.f_frsize / st->vfs.f_bsize;
+	res->have_inodes = v.f_files != 0; /* btrfs: no inode count */
+	res->inodes = v.f_files;
+	res->inodes_free = v.f_ffree;
 }
 
 /* What the plan asks that only an offline backend can do: said, not silently dropped. */

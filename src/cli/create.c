@@ -441,19 +441,20 @@ static int claim_target(void *ctx, int on)
 
 /*
  * After the backend: the partition table around the file system, then the
- * conversion (--format); the time it adds in sum.  Returns 0 or a negative
+ * conversion (--format), their identifiers drawn from id (params_identity:
+ * the configuration and the seed); the time it adds in sum.  Returns 0 or a negative
  * errno with msg set.
  */
 static int finish_disk(const struct create_args *a, struct target *t, const struct disk_geom *g,
-		       uint64_t seed, struct build_summary *sum, char *msg, size_t len)
+		       uint64_t id, struct build_summary *sum, char *msg, size_t len)
 {
 	struct stat st;
 	int ret;
 
-	ret = disk_write_table(target_fd(t), t->path, g, seed, msg, len);
+	ret = disk_write_table(target_fd(t), t->path, g, id, msg, len);
 	if (ret || a->format == IMAGE_RAW)
 		return ret;
-	ret = convert_image(t, a->format, seed, &sum->convert_seconds, msg, len);
+	ret = convert_image(t, a->format, id, &sum->convert_seconds, msg, len);
 	if (!ret && fstat(target_fd(t), &st) == 0)
 		sum->file_size = (uint64_t)st.st_size;
 	return ret;
@@ -510,7 +511,7 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	if (!ret && cancel_token)
 		ret = -EINTR;
 	if (!ret)
-		ret = finish_disk(a, t, g, pl->prm.seed, sum, msg, len);
+		ret = finish_disk(a, t, g, params_identity(&pl->prm), sum, msg, len);
 	if (!ret && cancel_token)
 		ret = -EINTR;
 	if (!ret) {

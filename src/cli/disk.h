@@ -47,8 +47,9 @@ int disk_geometry(enum disk_label label, uint64_t fs_size, uint64_t part_size, u
 /*
  * Write g's table through fd (the image or the device, fd_name for
  * messages): one Linux file-system partition, number 1.  The disk and
- * partition GUIDs (GPT) or the disk identifier (MBR) come from seed, so
- * the same options write the same bytes.  Returns 0 or a negative errno
+ * partition GUIDs (GPT) or the disk identifier (MBR) are drawn from seed
+ * (the configuration's params_identity()), so the same configuration and
+ * seed write the same bytes and any other gives other identifiers.  Returns 0 or a negative errno
  * with msg set.
  */
 int disk_write_table(int fd, const char *fd_name, const struct disk_geom *g, uint64_t seed,

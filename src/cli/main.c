@@ -15,6 +15,7 @@
 enum {
 	OPT_SET = 256,
 	OPT_SEED,
+	OPT_UUID,
 	OPT_USED,
 	OPT_FILES,
 	OPT_SIZE,
@@ -48,6 +49,7 @@ static const struct option long_opts[] = {
 	{ "config", required_argument, NULL, 'c' },
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "uuid", required_argument, NULL, OPT_UUID },
 	{ "used", required_argument, NULL, OPT_USED },
 	{ "files", required_argument, NULL, OPT_FILES },
 	{ "size", required_argument, NULL, OPT_SIZE },
@@ -269,7 +271,7 @@ static const struct {
 } set_opts[] = {
 	{ OPT_SEED, "seed", "--seed" }, { OPT_USED, "used", "--used" },
 	{ OPT_FILES, "files", "--files" }, { OPT_SIZE, "size", "--size" },
-	{ OPT_FS, "fs", "--fs" },
+	{ OPT_FS, "fs", "--fs" }, { OPT_UUID, "uuid", "--uuid" },
 };
 
 static void usage(FILE *out)
@@ -291,6 +293,7 @@ static void usage(FILE *out)
 		"      --set KEY=VALUE  set a parameter (repeatable, applied after -c)\n"
 		"      --profiles       params: list the shipped profiles\n"
 		"      --seed N         random seed ('random' draws one; default 1)\n"
+		"      --uuid UUID      file-system UUID (default: from the configuration and seed)\n"
 		"      --used SIZE      bytes of file data (K/M/G/T binary suffixes)\n"
 		"      --files N        number of regular files (K/M decimal suffixes)\n"
 		"      --size SIZE      capacity of the image (default 1G)\n"
@@ -486,6 +489,7 @@ static int parse_option(struct cli *c, int opt, char **argv)
 		break;
 	case OPT_SET:
 	case OPT_SEED:
+	case OPT_UUID:
 	case OPT_USED:
 	case OPT_FILES:
 	case OPT_SIZE:
@@ -628,7 +632,7 @@ static int takes_also(const struct command *cmd, int opt)
 }
 
 /* The options that shape a configuration: a command that loads none refuses them. */
-static const int model_opts[] = { 'c', OPT_SET, OPT_PROFILE, OPT_SEED, OPT_USED,
+static const int model_opts[] = { 'c', OPT_SET, OPT_PROFILE, OPT_SEED, OPT_UUID, OPT_USED,
 				  OPT_FILES, OPT_SIZE, OPT_FS };
 
 /* Refuse a configuration option given to a command that reads none: 0 or EXIT_USAGE. */

@@ -421,6 +421,10 @@ struct json_object *progress_summary_json(const struct create_result *res,
 	json_object_object_add(o, "blocks_used", json_object_new_uint64(res->blocks_used));
 	json_object_object_add(o, "sparse_files", json_object_new_uint64(res->sparse_files));
 	json_object_object_add(o, "hole_blocks", json_object_new_uint64(res->hole_blocks));
+	if (res->have_inodes) {
+		json_object_object_add(o, "inodes", json_object_new_uint64(res->inodes));
+		json_object_object_add(o, "inodes_free", json_object_new_uint64(res->inodes_free));
+	}
 	if (res->notes[0])
 		json_object_object_add(o, "notes", json_object_new_string(res->notes));
 	add_dropped_json(o, res);
@@ -465,6 +469,9 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 		print_disk_text(s, out);
 		fprintf(out, "  %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64 " links\n",
 			res->files, res->dirs, res->links);
+		if (res->have_inodes)
+			fprintf(out, "  inodes: %" PRIu64 ", free %" PRIu64 "\n", res->inodes,
+				res->inodes_free);
 		fprintf(out, "  %s (%" PRIu64 " bytes) of file data in %.2f s, %.1f MB/s\n", bytes,
 			res->bytes, s->seconds, mbps);
 		if (res->sparse_files) {

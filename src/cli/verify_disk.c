@@ -28,6 +28,7 @@ int disk_mount(const char *target, int part, struct disk_mount *m, char *msg, si
 	struct fsread_error err = { { 0 } };
 	struct fsread_place w;
 	const char *tmp = getenv("TMPDIR");
+	char why[512];
 	int ret;
 
 	memset(m, 0, sizeof(*m));
@@ -58,7 +59,7 @@ int disk_mount(const char *target, int part, struct disk_mount *m, char *msg, si
 		ret = -errno;
 		snprintf(msg, len, "cannot mount the %s file system of '%s'%s read-only (%s on '%s'): %s",
 			 w.type, target, w.partno ? " (its partition)" : "", m->dev, m->dir,
-			 strerror(-ret));
+			 loopdev_mount_error(m->dev, ret, why, sizeof(why)));
 		return ret;
 	}
 	m->mounted = 1;

@@ -442,6 +442,19 @@ static int check_fields(const struct params *p, struct param_error *err)
 		params_set_error(err, NULL, "'frag_extents' must be 0 (auto) or >= 2 (got '%s')", a);
 		return -EINVAL;
 	}
+	if (p->inodes && p->inode_ratio) {
+		params_set_error(err, NULL,
+				 "'inodes' (%" PRIu64 ") and 'inode_ratio' both size the inode table; set one of them",
+				 p->inodes);
+		return -EINVAL;
+	}
+	if ((p->inodes || p->inode_ratio) && p->fs != FS_EXT2 && p->fs != FS_EXT3 &&
+	    p->fs != FS_EXT4) {
+		params_set_error(err, NULL,
+				 "'%s' applies to ext2, ext3 and ext4 only, whose inode tables are fixed at mkfs; leave it 0 for this 'fs'",
+				 p->inodes ? "inodes" : "inode_ratio");
+		return -EINVAL;
+	}
 	if (p->free_chunk & (p->free_chunk - 1)) {
 		params_fmt_size(p->free_chunk, a, sizeof(a));
 		params_set_error(err, NULL, "'free_chunk' must be a power of two (got '%s')", a);
@@ -562,6 +575,42 @@ static int check_totals(const struct params *p, int files_given, int used_given,
  * After this every field is non-zero where it is derived, and resolving
  * the printed result again changes nothing (all three are then "set").
  */
+/*
+ * SOURCE_DATE_EPOCH, when set, is the time reference unless 'time_ref' was
+ * set explicitly (a configuration that names its time keeps it), as the
+ * reproducible-builds specification asks of a build's "now".  Returns 0,
+ * or -EINVAL when it is not a whole number of seconds.
+ */
+static int time_from_env(struct params *p, struct param_error *err)
+{
+	const char *v = getenv("SOURCE_DATE_EPOCH");
+	char shown[64];
+	int64_t t = 0;
+
+	p->time_ref_from_env = 0;
+	if (!v)
+		return 0;
+	for (const char *c = v; *c; c++) {
+		if (!isdigit((unsigned char)*c) || t > (INT64_MAX - (*c - '0')) / 10) {
+			t = -1;
+			break;
+		}
+		t = t * 10 + (*c - '0');
+	}
+	if (!*v || t < 0) {
+		params_escape(shown, sizeof(shown), v, strlen(v));
+		params_set_error(err, NULL,
+				 "SOURCE_DATE_EPOCH must be a whole number of seconds since 1970-01-01, at most %" PRId64 " (got '%s')",
+				 INT64_MAX, shown);
+		return -EINVAL;
+	}
+	if (params_is_set(p, "time_ref"))
+		return 0;
+	p->time_ref = t;
+	p->time_ref_from_env = 1;
+	return 0;
+}
+
 int params_resolve(struct params *p, struct param_error *err)
 {
 	int size_given = p->size != 0, used_given = p->used != 0;
@@ -569,6 +618,8 @@ int params_resolve(struct params *p, struct param_error *err)
 	int ret;
 
 	ret = check_fields(p, err);
+	if (!ret)
+		ret = time_from_env(p, err);
 	if (ret)
 		return ret;
 	if (!size_given && !used_given && !files_given && p->tab.source_files) {
@@ -594,9 +645,16 @@ int params_resolve(struct params *p, struct param_error *err)
 	if (ret)
 		return ret;
 	if (!p->size) {
+		int i = params_lookup("size");
+
 		ret = size_from_used(p, err);
 		if (ret)
 			return ret;
+		/*
+		 * 'size = 0' (as a profile writes it) asks for the derived size,
+		 * which create may grow to hold the plan's metadata: not a choice
+		 */
+		p->explicit_mask[i / 64] &= ~(UINT64_C(1) << (i % 64));
 	}
 	return check_totals(p, files_given, used_given, err);
 }

@@ -32,6 +32,9 @@ struct params {
 	uint64_t used;             /* bytes of file data; 0 = derived */
 	uint64_t files;            /* regular files; 0 = derived */
 	double fill_share;         /* used / size when neither used nor files given: 0.45, (0,1] */
+	uint64_t inode_ratio;      /* ext2/3/4 bytes per inode; 0 = by size as mke2fs (ext4_inodes_count) */
+	uint64_t inodes;           /* ext2/3/4 inode count; 0 = from inode_ratio */
+	unsigned char uuid[16];    /* file system UUID; all zero = derived (params_uuid) */
 
 	/* file size model: hybrid lognormal body + Pareto tail, truncated at size_max */
 	double size_mu;            /* 9.48, natural log of bytes */
@@ -130,6 +133,9 @@ struct params {
 	/* empirical laws (a profile's); empty by default (model/tables.h) */
 	struct param_tables tab;
 
+	/* time_ref came from SOURCE_DATE_EPOCH (params_resolve); printed as a comment */
+	int time_ref_from_env;
+
 	/* bit i set: table entry i was set explicitly (private to params.c) */
 	uint64_t explicit_mask[2];
 };
@@ -176,8 +182,27 @@ int params_resolve(struct params *p, struct param_error *err);
  */
 double params_mean_file_size(const struct params *p);
 
-/* Print the resolved configuration in config-file format (round-trips). */
+/*
+ * Print the resolved configuration in config-file format (round-trips).
+ * Says in a comment when time_ref came from SOURCE_DATE_EPOCH.
+ */
 void params_print_config(const struct params *p, FILE *out);
+
+/*
+ * The identity key of a resolved configuration: a hash of its printed
+ * setting lines (params_print_config, comments left out) mixed with the
+ * seed.  The same configuration and seed give the same key; any other
+ * setting, table or seed gives another.  File-system UUIDs, directory hash
+ * seeds and partition and disk GUIDs are drawn from it (rng_uuid()).
+ * Returns the key; on a failed allocation, a key of the seed alone.
+ */
+uint64_t params_identity(const struct params *p);
+
+/*
+ * The file-system UUID of p as text: 'uuid' when set, else drawn from
+ * params_identity() on the named stream (each backend its own).
+ */
+void params_fs_uuid(const struct params *p, const char *stream, char out[37]);
 
 /*
  * The shipped profiles ('profile = NAME', --profile NAME): each name with

@@ -32,6 +32,7 @@ enum param_type {
 	PT_SIZE,   /* uint64_t bytes, binary suffixes */
 	PT_COUNT,  /* uint64_t, decimal suffixes */
 	PT_ENUM,   /* an int-sized enum, named by choices[] */
+	PT_UUID,   /* unsigned char[16], an RFC 4122 UUID; all zero = derived */
 };
 
 /* Flags of a table entry: which bounds apply, and whether 0 means derived. */
@@ -46,6 +47,7 @@ union param_value {
 	int64_t i;  /* PT_INT */
 	double d;   /* PT_DOUBLE, PT_SHARE */
 	int e;	    /* PT_ENUM */
+	unsigned char id[16]; /* PT_UUID */
 };
 
 struct param_def {
@@ -85,7 +87,7 @@ union param_value params_value_get(const struct params *p, const struct param_de
 
 /* ---- params_table.c: every parameter, in the order they are printed */
 
-extern const struct param_def param_table[77];
+extern const struct param_def param_table[80];
 
 /*
  * ---- params_parse.c
@@ -114,6 +116,8 @@ int params_parse_value(const struct param_def *d, const char *text, const char *
 
 void params_fmt_double(double v, char *buf, size_t len);
 void params_fmt_size(uint64_t v, char *buf, size_t len);
+/* "0" for the nil UUID (derived), else its 36-character text */
+void params_fmt_uuid(const unsigned char id[16], char *buf, size_t len);
 void params_fmt_value(const struct param_def *d, union param_value v, char *buf, size_t len);
 void params_fmt_interval(const struct param_def *d, char *buf, size_t len);
 void params_fmt_range(const struct param_def *d, char *buf, size_t len);

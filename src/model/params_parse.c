@@ -309,9 +309,38 @@ int params_value_ok(const struct param_def *d, union param_value v)
 	case PT_UINT:
 		return v.u <= UINT32_MAX && in_range(d, (double)v.u);
 	case PT_SEED:
+	case PT_UUID:
 		break;
 	}
 	return 1;
+}
+
+/* "0" (all zero: derived) or xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx into id; 0 or -EINVAL. */
+static int parse_uuid(const char *text, unsigned char id[16])
+{
+	static const char shape[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+	size_t k = 0;
+
+	memset(id, 0, 16);
+	if (!strcmp(text, "0"))
+		return 0;
+	if (strlen(text) != sizeof(shape) - 1)
+		return -EINVAL;
+	for (size_t i = 0; shape[i]; i++) {
+		int c = (unsigned char)text[i];
+
+		if (shape[i] == '-') {
+			if (c != '-')
+				return -EINVAL;
+			continue;
+		}
+		if (!isxdigit(c))
+			return -EINVAL;
+		c = isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
+		id[k / 2] = (unsigned char)(id[k / 2] | (k % 2 ? c : c << 4));
+		k++;
+	}
+	return 0;
 }
 
 static int draw_seed(uint64_t *seed)
@@ -407,6 +436,14 @@ int params_parse_value(const struct param_def *d, const char *text, const char *
 		}
 		params_enum_error(err, where, d, text);
 		return -EINVAL;
+	case PT_UUID:
+		if (parse_uuid(text, v->id)) {
+			params_set_error(err, where,
+					 "'%s' must be 0 (derived) or a UUID of 32 hex digits as 8-4-4-4-12, like 0123abcd-4567-89ab-cdef-0123456789ab (got '%s')",
+					 d->name, text);
+			return -EINVAL;
+		}
+		return 0;
 	}
 	if (ret || !params_value_ok(d, *v)) {
 		params_range_error(err, where, d, text);

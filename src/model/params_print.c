@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "model/params_int.h"
+#include "util/rng.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -22,6 +23,7 @@ static const char *const type_names[] = {
 	[PT_SIZE] = "size",
 	[PT_COUNT] = "count",
 	[PT_ENUM] = "enum",
+	[PT_UUID] = "uuid",
 };
 
 /* --- formatting ---------------------------------------------------------- */
@@ -52,6 +54,20 @@ void params_fmt_size(uint64_t v, char *buf, size_t len)
 	snprintf(buf, len, "%" PRIu64, v);
 }
 
+void params_fmt_uuid(const unsigned char id[16], char *buf, size_t len)
+{
+	static const unsigned char nil[16];
+
+	if (!memcmp(id, nil, sizeof(nil))) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	snprintf(buf, len,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", id[0],
+		 id[1], id[2], id[3], id[4], id[5], id[6], id[7], id[8], id[9], id[10], id[11],
+		 id[12], id[13], id[14], id[15]);
+}
+
 /* A value as the config file spells it. */
 void params_fmt_value(const struct param_def *d, union param_value v, char *buf, size_t len)
 {
@@ -79,6 +95,9 @@ void params_fmt_value(const struct param_def *d, union param_value v, char *buf,
 			}
 		}
 		snprintf(buf, len, "%d", v.e);
+		break;
+	case PT_UUID:
+		params_fmt_uuid(v.id, buf, len);
 		break;
 	}
 }
@@ -130,6 +149,9 @@ void params_fmt_allowed(const struct param_def *d, char *buf, size_t len)
 	case PT_SEED:
 		snprintf(buf, len, "0..18446744073709551615 or 'random'");
 		return;
+	case PT_UUID:
+		snprintf(buf, len, "0 = derived, or a UUID like 0123abcd-4567-89ab-cdef-0123456789ab");
+		return;
 	case PT_SHARE:
 		params_fmt_interval(d, buf, len);
 		return;
@@ -165,8 +187,51 @@ void params_print_config(const struct params *p, FILE *out)
 		}
 		params_fmt_value(d, params_value_get(p, d), buf, sizeof(buf));
 		fprintf(out, "%s = %s\n", d->name, buf);
+		if (p->time_ref_from_env && !strcmp(d->name, "time_ref"))
+			fprintf(out, "# time_ref from SOURCE_DATE_EPOCH\n");
 	}
 	tables_print(p, out);
+}
+
+uint64_t params_identity(const struct params *p)
+{
+	char *text = NULL, *w, *line, *save = NULL;
+	size_t len = 0;
+	uint64_t key;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return rng_stream_key(p->seed, "identity");
+	params_print_config(p, f);
+	if (fclose(f) != 0 || !text) {
+		free(text);
+		return rng_stream_key(p->seed, "identity");
+	}
+	/* the setting lines only: the header names the program's version */
+	w = text;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t n = strlen(line);
+
+		if (line[0] == '#')
+			continue;
+		memmove(w, line, n);
+		w += n;
+		*w++ = '\n';
+	}
+	*w = '\0';
+	key = rng_stream_key(p->seed, text);
+	free(text);
+	return key;
+}
+
+void params_fs_uuid(const struct params *p, const char *stream, char out[37])
+{
+	static const unsigned char nil[16];
+
+	if (memcmp(p->uuid, nil, sizeof(nil)))
+		params_fmt_uuid(p->uuid, out, 37);
+	else
+		rng_uuid(params_identity(p), stream, out);
 }
 
 /* The default column: the value, or "derived" for 0 = derived. */
@@ -254,6 +319,7 @@ static struct json_object *json_value(const struct param_def *d, union param_val
 		params_fmt_double(v.d, buf, sizeof(buf));
 		return json_object_new_double_s(v.d, buf);
 	case PT_ENUM:
+	case PT_UUID:
 		params_fmt_value(d, v, buf, sizeof(buf));
 		return json_object_new_string(buf);
 	}

@@ -85,6 +85,15 @@ const struct param_def param_table[] = {
 	{ FIELD(fill_share), .group = "general", .type = PT_SHARE, .unit = "",
 	  .def.d = 0.45, .flags = PF_MIN | PF_MIN_OPEN | PF_MAX, .min = 0, .max = 1,
 	  .desc = "used / size when neither used nor files is given" },
+	{ FIELD(inode_ratio), .group = "general", .type = PT_SIZE, .unit = "bytes",
+	  .def.u = 0, .flags = PF_DERIVED | PF_MIN | PF_MAX, .min = 1024, .max = 64 * MiB,
+	  .desc = "ext2/3/4: bytes of file system per inode (mke2fs -i); 0 = as mke2fs by size: 8K below 3 MiB, 4K below 512 MiB, 16K below 4 TiB, 32K below 16 TiB, 64K above; never fewer inodes than the plan needs" },
+	{ FIELD(inodes), .group = "general", .type = PT_COUNT, .unit = "inodes",
+	  .def.u = 0, .flags = PF_DERIVED | PF_MIN | PF_MAX, .min = 1, .max = UINT32_MAX,
+	  .desc = "ext2/3/4: inodes of the file system (mke2fs -N); 0 = from inode_ratio" },
+	{ FIELD(uuid), .group = "general", .type = PT_UUID, .unit = "",
+	  .flags = PF_DERIVED,
+	  .desc = "file system UUID; 0 = derived from the whole configuration and the seed" },
 
 	/* file sizes */
 	{ FIELD(size_mu), .group = "file sizes", .type = PT_DOUBLE, .unit = "ln bytes",

@@ -24,6 +24,8 @@ size_t params_type_size(enum param_type t)
 		return sizeof(double);
 	case PT_ENUM:
 		return sizeof(int);
+	case PT_UUID:
+		return 16;
 	case PT_SEED:
 	case PT_SIZE:
 	case PT_COUNT:
