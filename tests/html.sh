@@ -15,7 +15,7 @@ cd "$WORK" || exit 1
 "$IMPRINT" plan "${ARGS[@]}" -o manifest.tsv || exit 1
 
 expect_status 0 "plan --report --json --html" \
-	"$IMPRINT" plan "${ARGS[@]}" --report --json --html plan.html -o /dev/null
+	"$IMPRINT" plan "${ARGS[@]}" --report --json --html plan.html
 cp "$WORK/out" plan.json
 expect_status 0 "create --json --html" "$IMPRINT" create "${ARGS[@]}" -q --json --html create.html img
 cp "$WORK/out" create.json
@@ -75,9 +75,9 @@ expect_status 1 "a file that is not a report is refused" "$IMPRINT" measure --ht
 expect_err "'notes.txt' exists and is not an imprint report" "the refusal says why"
 if [ "$(cat notes.txt)" = precious ]; then pass "the file is untouched"; else fail "the file was changed"; fi
 expect_status 0 "an earlier report is replaced" "$IMPRINT" measure --html measure.html img
-expect_status 1 "a directory is refused" "$IMPRINT" plan --html . -o /dev/null
+expect_status 1 "a directory is refused" "$IMPRINT" plan --html .
 expect_err "is a directory" "the refusal names a directory"
-expect_status 1 "'-' is refused" "$IMPRINT" plan --html - -o /dev/null
+expect_status 1 "'-' is refused" "$IMPRINT" plan --html -
 expect_status 1 "an unwritable place is refused before the build" \
 	"$IMPRINT" create --size 64M -q --html /nonexistent/dir/r.html img2
 if [ ! -e img2 ]; then pass "nothing was built"; else fail "img2 was built"; fi

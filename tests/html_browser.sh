@@ -15,7 +15,7 @@ check() { tap_from python3 "$CHECK" "$@"; }
 
 cd "$WORK" || exit 1
 ARGS=(--size 256M --set layout_score=0.8 --seed 5)
-"$IMPRINT" plan "${ARGS[@]}" --report --html plan.html -o /dev/null >/dev/null &&
+"$IMPRINT" plan "${ARGS[@]}" --report --html plan.html >/dev/null &&
 	"$IMPRINT" create "${ARGS[@]}" -q --html create.html img &&
 	"$IMPRINT" measure --html measure.html img >/dev/null &&
 	"$IMPRINT" config "${ARGS[@]}" > run.cfg &&

@@ -47,7 +47,7 @@ for fs in ext4 ext3 ext2; do
 done
 
 # the plan report says beforehand what create leaves unwritten
-if "$IMPRINT" plan --report --json --size 256M "${SET[@]}" -o /dev/null >"$WORK/plan.json" \
+if "$IMPRINT" plan --report --json --size 256M "${SET[@]}" >"$WORK/plan.json" \
 	2>"$WORK/err"; then
 	pf=$(json sparse_files "$WORK/plan.json")
 	pb=$(json sparse_hole_bytes "$WORK/plan.json")

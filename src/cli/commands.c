@@ -20,6 +20,7 @@
 #include "readback/measure.h"
 #include "readback/report.h"
 #include "readback/verify.h"
+#include "util/outfile.h"
 
 /*
  * Write the manifest to path via a temporary file renamed when complete,
@@ -27,69 +28,24 @@
  */
 static int write_manifest_file(const struct plan *pl, const char *path)
 {
-	size_t len = strlen(path) + 32;
-	char *tmp = malloc(len);
-	struct stat st;
-	FILE *f;
-	int fd, ret;
+	struct outfile o;
+	char err[512];
+	int ret;
 
-	if (!tmp)
-		return -ENOMEM;
-	/* a device or FIFO (/dev/null, a pipe) is written as it is, never replaced */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		free(tmp);
-		f = fopen(path, "w");
-		if (!f) {
-			ret = -errno;
-			fprintf(stderr, "imprint: cannot open '%s': %s\n", path, strerror(errno));
-			return ret;
-		}
-		ret = manifest_write(pl, f);
-		if (fclose(f) != 0 && !ret)
-			ret = -errno;
-		if (ret)
-			fprintf(stderr, "imprint: cannot write manifest '%s': %s\n", path,
-				strerror(-ret));
+	ret = outfile_open(&o, path, "-o", OUTFILE_STDOUT, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", err);
 		return ret;
 	}
-	snprintf(tmp, len, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = -errno;
-		fprintf(stderr, "imprint: cannot create '%s': %s\n", tmp, strerror(errno));
-		free(tmp);
+	ret = manifest_write(pl, o.f);
+	if (ret) {
+		outfile_abort(&o);
+		fprintf(stderr, "imprint: cannot write manifest '%s': %s\n", path, strerror(-ret));
 		return ret;
 	}
-	/* mkstemp makes 0600; a manifest is an ordinary file */
-	mode_t mask = umask(0);
-
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0) {
-		ret = -errno;
-		close(fd);
-		goto out_unlink;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		goto out_unlink;
-	}
-	ret = manifest_write(pl, f);
-	if (fclose(f) != 0 && !ret)
-		ret = -errno;
+	ret = outfile_commit(&o, err, sizeof(err));
 	if (ret)
-		goto out_unlink;
-	if (rename(tmp, path) != 0) {
-		ret = -errno;
-		goto out_unlink;
-	}
-	free(tmp);
-	return 0;
-out_unlink:
-	fprintf(stderr, "imprint: cannot write manifest '%s': %s\n", path, strerror(-ret));
-	unlink(tmp);
-	free(tmp);
+		fprintf(stderr, "imprint: %s\n", err);
 	return ret;
 }
 
@@ -274,6 +230,12 @@ static int verify_at(const struct cli *c, const struct plan *pl, const struct co
 		}
 		fprintf(stderr, "imprint: '%s' is a directory; --partition %d is for partitioned disks\n",
 			c->operand, part);
+		return -EINVAL;
+	}
+	/* opening a FIFO would wait for a writer forever */
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		fprintf(stderr, "imprint: '%s' is neither an image file, a block device nor a directory\n",
+			c->operand);
 		return -EINVAL;
 	}
 	ret = disk_mount(c->operand, part, &m, msg, sizeof(msg));

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,6 +62,44 @@ static const char *last_line(char *text)
 	return line;
 }
 
+/* What a file of format f starts with (qemu-img's default subformats: VMDK monolithicSparse). */
+static const struct {
+	const char *magic;
+	size_t len;
+} magics[] = {
+	[IMAGE_RAW] = { "", 0 },
+	[IMAGE_QCOW2] = { "QFI\xfb", 4 },
+	[IMAGE_VMDK] = { "KDMV", 4 },
+	[IMAGE_VHDX] = { "vhdxfile", 8 },
+};
+
+/*
+ * Whether qemu-img wrote a file of format f in fd: a tool that exits 0
+ * and writes nothing (or something else) must not pass as a conversion.
+ * Returns 0, or -EIO with msg set.
+ */
+static int check_output(int fd, const char *path, enum image_format f, char *msg, size_t len)
+{
+	char head[8];
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(fd, &st) != 0) {
+		int ret = -errno;
+
+		snprintf(msg, len, "cannot stat the %s image of '%s': %s", names[f], path,
+			 strerror(-ret));
+		return ret;
+	}
+	n = pread(fd, head, magics[f].len, 0);
+	if (n == (ssize_t)magics[f].len && memcmp(head, magics[f].magic, magics[f].len) == 0)
+		return 0;
+	snprintf(msg, len, "qemu-img exited 0 but did not write a %s image for '%s' (%lld bytes%s)",
+		 names[f], path, (long long)st.st_size,
+		 st.st_size ? ", without the format's signature" : "");
+	return -EIO;
+}
+
 int convert_image(struct target *t, enum image_format f, uint64_t seed, double *seconds, char *msg,
 		  size_t len)
 {
@@ -95,6 +134,8 @@ int convert_image(struct target *t, enum image_format f, uint64_t seed, double *
 			 names[f], WIFEXITED(status) ? "exit" : "signal",
 			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
 			 last_line(err));
+	if (!ret)
+		ret = check_output(target_fd(t), t->path, f, msg, len);
 	if (!ret && (f == IMAGE_VMDK || f == IMAGE_VHDX)) {
 		ret = f == IMAGE_VMDK ? vmids_vmdk(target_fd(t), seed) : vmids_vhdx(target_fd(t), seed);
 		/* another qemu-img's layout: a valid image still, only not the same bytes each run */

@@ -15,6 +15,7 @@
 #include "cli/pipeline.h"
 #include "cli/progress.h"
 #include "cli/target.h"
+#include "util/outfile.h"
 #include "util/strutil.h"
 #include "util/util.h"
 
@@ -472,7 +473,13 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	const char *path;
 	int ret;
 
-	ret = target_prepare(t, g->disk_size, a->no_format, &path, &terr);
+	/* a backend that writes nothing is given TARGET untouched: nothing made, truncated or formatted */
+	if (ops->caps & BACKEND_DISKLESS) {
+		path = t->path;
+		ret = 0;
+	} else {
+		ret = target_prepare(t, g->disk_size, a->no_format, &path, &terr);
+	}
 	if (ret) {
 		snprintf(msg, len, "%s", terr.msg);
 		return ret;
@@ -510,11 +517,11 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 		target_untouched(t);
 	if (!ret && cancel_token)
 		ret = -EINTR;
-	if (!ret)
+	if (!ret && !(ops->caps & BACKEND_DISKLESS))
 		ret = finish_disk(a, t, g, params_identity(&pl->prm), sum, msg, len);
 	if (!ret && cancel_token)
 		ret = -EINTR;
-	if (!ret) {
+	if (!ret && !(ops->caps & BACKEND_DISKLESS)) {
 		ret = target_commit(t, &terr);
 		if (ret)
 			snprintf(msg, len, "%s", terr.msg);
@@ -599,8 +606,8 @@ static int write_page(const struct create_args *a, const struct backend_ops *ops
 		.mkfs_options = a->mkfs_options,
 		.target = a->target,
 	};
-	/* imprint reads back raw ext2/3/4 (a partition too) and directories; null wrote nothing */
-	int readable = strcmp(ops->name, "null") != 0 && a->format == IMAGE_RAW &&
+	/* imprint reads back raw ext2/3/4 (a partition too) and directories; a diskless backend wrote nothing */
+	int readable = !(ops->caps & BACKEND_DISKLESS) && a->format == IMAGE_RAW &&
 		       (t->is_dir || strncmp(sum->fs, "ext", 3) == 0);
 	int ret = page_create(a->html, &run, pl, res, sum, readable ? t->path : NULL);
 
@@ -626,6 +633,11 @@ int create_run(const struct create_args *a, struct params *p)
 	ret = check_target(a, &t);
 	if (!ret)
 		ret = check_disk_options(a, &t);
+	if (!ret && a->extents) { /* refused before anything is built */
+		ret = outfile_check(a->extents, "'--extents'", 0, msg, sizeof(msg));
+		if (ret)
+			fprintf(stderr, "imprint: %s\n", msg);
+	}
 	if (ret)
 		goto out_target;
 	ops = choose_backend(a, p, &t);
@@ -653,6 +665,10 @@ int create_run(const struct create_args *a, struct params *p)
 	signals_restore(old);
 
 	sum.target = t.path;
+	if (ops->caps & BACKEND_DISKLESS) {
+		sum.diskless = ops->name;
+		sum.format = NULL; /* nothing converted */
+	}
 	sum.fs = t.is_dir ? (t.type[0] ? t.type : "mounted") : fs_name[pl.prm.fs];
 	sum.size = pl.prm.size;
 	sum.seed = pl.prm.seed;

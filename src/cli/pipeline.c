@@ -12,6 +12,7 @@
 #include "layout/layout.h"
 #include "readback/report.h"
 #include "readback/verify.h"
+#include "util/outfile.h"
 #include "util/strutil.h"
 
 /*
@@ -111,14 +112,20 @@ static int lay_out(struct backend *b, struct pipeline_job *j, struct layout *lo)
 		return ret;
 	}
 	if (j->extents_path) {
-		FILE *out = fopen(j->extents_path, "w");
+		struct outfile out;
 
-		ret = out ? verify_write_extents(j->pl, lo, rq.block_size, out) : -errno;
-		if (out && fclose(out) != 0 && !ret)
-			ret = -errno;
+		ret = outfile_open(&out, j->extents_path, "'--extents'", 0, j->msg, j->len);
+		if (!ret) {
+			ret = verify_write_extents(j->pl, lo, rq.block_size, out.f);
+			if (ret) {
+				outfile_abort(&out);
+				snprintf(j->msg, j->len, "cannot write the extents to '%s': %s",
+					 j->extents_path, strerror(-ret));
+			} else {
+				ret = outfile_commit(&out, j->msg, j->len);
+			}
+		}
 		if (ret) {
-			snprintf(j->msg, j->len, "cannot write the extents to '%s': %s",
-				 j->extents_path, strerror(-ret));
 			layout_release(lo);
 			return ret;
 		}

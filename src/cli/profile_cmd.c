@@ -12,6 +12,7 @@
 #include "config.h"
 #include "cli/commands.h"
 #include "readback/profile.h"
+#include "util/outfile.h"
 
 /*
  * Write the profile to path: under a temporary name beside it, renamed
@@ -19,54 +20,25 @@
  */
 static int profile_to_file(struct cli *c, const struct profile_opts *o)
 {
-	size_t len = strlen(c->output) + 16;
-	char *tmp = malloc(len);
-	struct stat st;
-	FILE *f = NULL;
-	int fd, ret = 1;
+	struct outfile out;
+	char err[512];
+	int ret;
 
-	if (!tmp) {
-		fprintf(stderr, "imprint: out of memory\n");
+	ret = outfile_open(&out, c->output, "-o", c->create.force ? 0 : OUTFILE_NO_REPLACE, err,
+			   sizeof(err));
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", err);
+		return ret == -EEXIST || ret == -EISDIR || ret == -EINVAL ? EXIT_USAGE : 1;
+	}
+	if (profile_run(c->operand, o, out.f)) {
+		outfile_abort(&out);
 		return 1;
 	}
-	if (!c->create.force && lstat(c->output, &st) == 0) {
-		fprintf(stderr, "imprint: '%s' exists: give --force to replace it\n", c->output);
-		ret = EXIT_USAGE;
-		goto out_free;
+	if (outfile_commit(&out, err, sizeof(err))) {
+		fprintf(stderr, "imprint: %s\n", err);
+		return 1;
 	}
-	snprintf(tmp, len, "%s.tmp-XXXXXX", c->output);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "imprint: cannot create '%s': %s\n", tmp, strerror(errno));
-		goto out_free;
-	}
-	fchmod(fd, 0644);
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-		goto out_free;
-	}
-	if (profile_run(c->operand, o, f)) {
-		fclose(f);
-		unlink(tmp);
-		goto out_free;
-	}
-	if (ferror(f) | fclose(f)) {
-		fprintf(stderr, "imprint: cannot write '%s'\n", tmp);
-		unlink(tmp);
-		goto out_free;
-	}
-	if (rename(tmp, c->output)) {
-		fprintf(stderr, "imprint: cannot rename '%s' to '%s': %s\n", tmp, c->output,
-			strerror(errno));
-		unlink(tmp);
-		goto out_free;
-	}
-	ret = 0;
-out_free:
-	free(tmp);
-	return ret;
+	return 0;
 }
 
 int cmd_profile(struct cli *c, struct params *p)

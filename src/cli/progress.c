@@ -406,6 +406,8 @@ struct json_object *progress_summary_json(const struct create_result *res,
 	if (!o)
 		return NULL;
 	json_object_object_add(o, "target", json_object_new_string(s->target));
+	if (s->diskless) /* TARGET was left as it was */
+		json_object_object_add(o, "written", json_object_new_boolean(0));
 	json_object_object_add(o, "fs", json_object_new_string(s->fs));
 	json_object_object_add(o, "size", json_object_new_uint64(s->size));
 	json_object_object_add(o, "seed", json_object_new_uint64(s->seed));
@@ -464,8 +466,12 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 	} else {
 		fmt_bytes(res->bytes, FMT_BYTES_ADAPTIVE, bytes, sizeof(bytes));
 		fmt_bytes(s->size, FMT_BYTES_ADAPTIVE, size, sizeof(size));
-		fprintf(out, "created '%s': %s, %s, seed %" PRIu64 "\n", s->target, s->fs, size,
-			s->seed);
+		if (s->diskless)
+			fprintf(out, "planned '%s' (the %s backend writes nothing: left as it was): %s, %s, seed %" PRIu64 "\n",
+				s->target, s->diskless, s->fs, size, s->seed);
+		else
+			fprintf(out, "created '%s': %s, %s, seed %" PRIu64 "\n", s->target, s->fs,
+				size, s->seed);
 		print_disk_text(s, out);
 		fprintf(out, "  %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64 " links\n",
 			res->files, res->dirs, res->links);

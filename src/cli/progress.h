@@ -50,6 +50,7 @@ struct build_summary {
 	const char *format;        /* --format other than raw ("qcow2"), else NULL */
 	double convert_seconds;    /* the time the conversion added (in seconds too) */
 	uint64_t file_size;        /* with format: the converted file's length */
+	const char *diskless;      /* a backend that wrote nothing (its name), else NULL */
 };
 
 /*

@@ -33,6 +33,39 @@ static int file_has_data(int fd)
 	return 1;
 }
 
+static uint64_t get_be(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * A VM disk image qemu-img makes, described from its header into out:
+ * libmagic calls every qcow2 version 3 "AES-encrypted".  Returns 1 when
+ * fd starts with one, else 0.
+ */
+static int vm_image(int fd, uint64_t size, char *out, size_t len)
+{
+	unsigned char h[40];
+
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return 0;
+	if (memcmp(h, "QFI\xfb", 4) == 0)
+		snprintf(out, len, "a qcow2 image (version %u, a %llu-byte disk%s; %llu bytes)",
+			 (unsigned)get_be(h + 4, 4), (unsigned long long)get_be(h + 24, 8),
+			 get_be(h + 32, 4) ? ", encrypted" : "", (unsigned long long)size);
+	else if (memcmp(h, "KDMV", 4) == 0)
+		snprintf(out, len, "a VMDK image (%llu bytes)", (unsigned long long)size);
+	else if (memcmp(h, "vhdxfile", 8) == 0)
+		snprintf(out, len, "a VHDX image (%llu bytes)", (unsigned long long)size);
+	else
+		return 0;
+	return 1;
+}
+
 int scan_file_content(const char *path, uint64_t size, char *out, size_t len)
 {
 	const char *desc = NULL;
@@ -45,6 +78,8 @@ int scan_file_content(const char *path, uint64_t size, char *out, size_t len)
 		return -errno;
 	if (!file_has_data(fd))
 		goto out_close; /* only holes: nothing to lose */
+	if (vm_image(fd, size, out, len))
+		goto out_close;
 	m = magic_open(MAGIC_NONE);
 	if (m && magic_load(m, NULL) == 0)
 		desc = magic_descriptor(m, fd);

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "readback/html.h"
+#include "util/outfile.h"
 #include "util/strutil.h"
 
 /* Built into the program by scripts/embed (html_assets.c, generated). */
@@ -51,50 +52,22 @@ static int replaceable(const char *path, const struct stat *st)
 int html_check_path(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
-	char *dir, *slash;
 	int ret;
 
-	if (!path[0] || strcmp(path, "-") == 0) {
-		errbuf_set(err, errlen, "'--html' needs a file name (got '%s'): the page is a file, "
-			   "not standard output", path);
-		return -EINVAL;
-	}
-	if (lstat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			errbuf_set(err, errlen, "'%s' is a directory: '--html' needs a file name", path);
-			return -EISDIR;
-		}
-		if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode)) {
-			errbuf_set(err, errlen, "'%s' is not a regular file: '--html' writes a new file "
-				   "or replaces an earlier report", path);
-			return -EEXIST;
-		}
-		ret = replaceable(path, &st);
-		if (ret < 0) {
-			errbuf_set(err, errlen, "cannot read '%s': %s", path, strerror(-ret));
-			return ret;
-		}
-		if (!ret) {
-			errbuf_set(err, errlen, "'%s' exists and is not an imprint report: remove it "
-				   "or choose another name for '--html'", path);
-			return -EEXIST;
-		}
-	} else if (errno != ENOENT) {
-		ret = -errno;
-		errbuf_set(err, errlen, "cannot use '%s' for '--html': %s", path, strerror(errno));
+	ret = outfile_check(path, "'--html'", 0, err, errlen);
+	if (ret || lstat(path, &st) != 0)
+		return ret;
+	ret = replaceable(path, &st);
+	if (ret < 0) {
+		errbuf_set(err, errlen, "cannot read '%s': %s", path, strerror(-ret));
 		return ret;
 	}
-	dir = strdup(path);
-	if (!dir)
-		return -ENOMEM;
-	slash = strrchr(dir, '/');
-	if (slash)
-		slash[slash == dir] = '\0';
-	ret = access(slash ? dir : ".", W_OK | X_OK) ? -errno : 0;
-	if (ret)
-		errbuf_set(err, errlen, "cannot write '%s' for '--html': %s", path, strerror(-ret));
-	free(dir);
-	return ret;
+	if (!ret) {
+		errbuf_set(err, errlen, "'%s' exists and is not an imprint report: remove it "
+			   "or choose another name for '--html'", path);
+		return -EEXIST;
+	}
+	return 0;
 }
 
 /* The JSON of the figures, with '<' escaped so no "</script" or "<!--" can end the block. */
@@ -144,49 +117,19 @@ static int put_page(FILE *f, struct json_object *data)
 
 int html_write(const char *path, struct json_object *data, char *err, size_t errlen)
 {
-	size_t len = strlen(path) + 16;
-	char *tmp;
-	mode_t mask;
-	FILE *f;
-	int fd, ret;
+	struct outfile o;
+	int ret;
 
 	ret = html_check_path(path, err, errlen);
+	if (!ret)
+		ret = outfile_open(&o, path, "'--html'", 0, err, errlen);
 	if (ret)
 		return ret;
-	tmp = malloc(len);
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, len, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = -errno;
-		errbuf_set(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
-		free(tmp);
+	ret = put_page(o.f, data);
+	if (ret) {
+		outfile_abort(&o);
+		errbuf_set(err, errlen, "cannot write '%s': %s", path, strerror(-ret));
 		return ret;
 	}
-	/* mkstemp makes 0600; a report is an ordinary file */
-	mask = umask(0);
-	umask(mask);
-	f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		goto out_unlink;
-	}
-	ret = put_page(f, data);
-	if (ferror(f) && !ret)
-		ret = -EIO;
-	if (fclose(f) != 0 && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path) != 0)
-		ret = -errno;
-	if (!ret) {
-		free(tmp);
-		return 0;
-	}
-out_unlink:
-	errbuf_set(err, errlen, "cannot write '%s': %s", path, strerror(-ret));
-	unlink(tmp);
-	free(tmp);
-	return ret;
+	return outfile_commit(&o, err, errlen);
 }

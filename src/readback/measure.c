@@ -17,6 +17,7 @@
 #include "plan/plan.h"
 #include "readback/report.h"
 #include "content/sparse.h"
+#include "util/outfile.h"
 
 /* ---- the command ----------------------------------------------------- */
 
@@ -69,6 +70,8 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 	struct fsread_error err = { { 0 } };
 	struct mstate m = { 0 };
 	struct mresult r = { 0 };
+	struct outfile ext = { 0 };
+	char emsg[512];
 	struct fsread *fs = NULL;
 	const struct fsread_geometry *geo;
 	uint64_t chunk;
@@ -96,13 +99,12 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 			goto out_nomem;
 	}
 	if (o->extents_path) {
-		m.ext_out = fopen(o->extents_path, "w");
-		if (!m.ext_out) {
-			ret = -errno;
-			fprintf(stderr, "imprint: cannot create '%s': %s\n", o->extents_path,
-				strerror(errno));
+		ret = outfile_open(&ext, o->extents_path, "'--extents'", 0, emsg, sizeof(emsg));
+		if (ret) {
+			fprintf(stderr, "imprint: %s\n", emsg);
 			goto out_release;
 		}
+		m.ext_out = ext.f;
 		extents_file_write_header(m.ext_out, geo->block_size);
 	}
 	ret = fsread_walk(fs, measure_on_entry, &m, &err);
@@ -117,12 +119,10 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 		goto out_release;
 	}
 	if (m.ext_out) {
-		FILE *f = m.ext_out;
-
 		m.ext_out = NULL;
-		if (ferror(f) | fclose(f)) {
-			ret = -EIO;
-			fprintf(stderr, "imprint: cannot write '%s'\n", o->extents_path);
+		ret = outfile_commit(&ext, emsg, sizeof(emsg));
+		if (ret) {
+			fprintf(stderr, "imprint: %s\n", emsg);
 			goto out_release;
 		}
 	}
@@ -153,8 +153,7 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 out_nomem:
 	fprintf(stderr, "imprint: '%s': out of memory\n", target);
 out_release:
-	if (m.ext_out)
-		fclose(m.ext_out);
+	outfile_abort(&ext);
 	measure_mresult_release(&r);
 	measure_mstate_release(&m);
 	fsread_close(fs);
