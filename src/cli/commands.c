@@ -185,6 +185,43 @@ int html_precheck(const struct cli *c)
 	return 1;
 }
 
+int output_precheck(const char *opt, const char *path)
+{
+	struct stat st;
+	char *dir, *slash;
+	int ret = 0;
+
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	if (!path[0]) {
+		fprintf(stderr, "imprint: '%s' needs a file name (got '')\n", opt);
+		return 1;
+	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "imprint: '%s' is a directory: '%s' needs a file name\n", path, opt);
+		return 1;
+	}
+	dir = strdup(path);
+	if (!dir) {
+		fprintf(stderr, "imprint: out of memory\n");
+		return 1;
+	}
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = '\0';
+	if (stat(slash ? dir : ".", &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "imprint: cannot write '%s' for '%s': directory '%s' %s\n", path,
+			opt, slash ? dir : ".", errno == ENOENT ? "does not exist" : "is not a directory");
+		ret = 1;
+	} else if (access(slash ? dir : ".", W_OK | X_OK) != 0) {
+		fprintf(stderr, "imprint: cannot write '%s' for '%s': %s (directory '%s')\n", path,
+			opt, strerror(errno), slash ? dir : ".");
+		ret = 1;
+	}
+	free(dir);
+	return ret;
+}
+
 /* The page's run: the command and its line. */
 struct page_run page_run_of(const struct cli *c, const char *kind)
 {
@@ -223,7 +260,7 @@ int cmd_plan(struct cli *c, struct params *p)
 
 	if (!output && !c->report)
 		output = "-";
-	if (html_precheck(c))
+	if (html_precheck(c) || output_precheck("-o", c->output))
 		return 1;
 	ret = plan_build(&pl, p, &err);
 	if (ret) {
@@ -409,6 +446,8 @@ int cmd_measure(struct cli *c, struct params *p)
 
 	if (partition_number(c, "measure", &o.partition))
 		return EXIT_USAGE;
+	if (output_precheck("--extents", c->create.extents))
+		return 1;
 	if (c->html) {
 		if (html_precheck(c))
 			return 1;
@@ -445,7 +484,7 @@ int cmd_create(struct cli *c, struct params *p)
 	c->create.html = c->html;
 	c->create.argc = c->argc;
 	c->create.argv = c->argv;
-	if (html_precheck(c))
+	if (html_precheck(c) || output_precheck("--extents", c->create.extents))
 		return 1;
 	ret = create_run(&c->create, p);
 	if (ret == -EINVAL)
