@@ -111,4 +111,15 @@ done
 [ "$(grep -c '^\.B \\-\\-keep\\-partial$' "$man")" -eq 1 ] && pass "--keep-partial described once" ||
 	fail "--keep-partial described $(grep -c '^\.B \\-\\-keep\\-partial$' "$man") times"
 
+# verify's summary: a count of 0 says what was not checked
+mkdir "$WORK/tree"
+"$IMPRINT" create --backend mounted --used 2M --size 64M -q "$WORK/tree" 2>"$WORK/err"
+expect_status 0 "verify a mounted-backend tree" "$IMPRINT" verify --used 2M --size 64M "$WORK/tree"
+line=$(tail -1 "$WORK/out")
+case $line in
+*"extents not checked (no --extents)"*"no sparse files: 0 mismatches") pass "verify says what it did not check: $line" ;;
+*) fail "verify's summary: $line" ;;
+esac
+case $line in *" 0 files' extents checked"* | *" 0 sparse files' holes checked"*) fail "a 0 count reads as a check: $line" ;; esac
+
 finish

@@ -368,12 +368,23 @@ int cmd_verify(struct cli *c, struct params *p)
 		plan_release(&pl);
 		return 1;
 	}
-	printf("%llu dirs, %llu files, %llu links, %llu bytes, %llu files' extents checked, "
-	       "%llu sparse files' holes checked: %llu mismatches\n",
-	       (unsigned long long)res.dirs, (unsigned long long)res.files,
-	       (unsigned long long)res.links, (unsigned long long)res.bytes,
-	       (unsigned long long)res.extent_files, (unsigned long long)res.sparse_files,
-	       (unsigned long long)res.mismatches);
+	/* a count of 0 says what was not checked, so no line reads as a check that passed */
+	if (!res.dirs && !res.files && !res.links)
+		printf("nothing to check: the plan has no entries");
+	else
+		printf("%llu dirs, %llu files, %llu links, %llu bytes", (unsigned long long)res.dirs,
+		       (unsigned long long)res.files, (unsigned long long)res.links,
+		       (unsigned long long)res.bytes);
+	if (res.extent_files)
+		printf(", %llu files' extents checked", (unsigned long long)res.extent_files);
+	else
+		printf(", extents not checked (%s)",
+		       c->create.extents ? "no file has planned runs" : "no --extents");
+	if (res.sparse_files)
+		printf(", %llu sparse files' holes checked", (unsigned long long)res.sparse_files);
+	else
+		printf(", no sparse files");
+	printf(": %llu mismatches\n", (unsigned long long)res.mismatches);
 	if (res.specials || res.xattr_entries || res.acls || res.prealloc_files)
 		printf("metadata checked: %llu special files, %llu extended attributes, %llu ACLs, "
 		       "%llu preallocated files\n",
