@@ -225,5 +225,18 @@ comp imprint plan ""
 cp "$WORK/offered.plan" "$WORK/want"
 same "plan takes no operand: options" "$WORK/want"
 
+# --profile: the shipped profiles (as 'params --profiles' lists them) and files
+"$IMPRINT" params --profiles | awk '{ print $1 }' | grep '^d' >"$WORK/want"
+# (from a directory with no file starting 'd')
+(IMPRINT=$(realpath "$IMPRINT") && cd "$WORK/f/adir" && comp imprint create --profile d)
+[ -s "$WORK/want" ] && same "--profile d: the shipped profiles starting 'd'" "$WORK/want" ||
+	fail "params --profiles lists no profile starting 'd'"
+comp imprint plan --profile "$WORK/f/ab"
+echo "$WORK/f/ab.cfg" >"$WORK/want"
+same "--profile PATH: files" "$WORK/want"
+(IMPRINT=$(realpath "$IMPRINT") && cd "$WORK/f/adir" && comp imprint config --set profile = l)
+"$IMPRINT" params --profiles | awk '{ print $1 }' | grep '^l' >"$WORK/want"
+same "--set profile=l: the shipped profiles" "$WORK/want"
+
 echo "1..$TESTS_RUN"
 [ "$TESTS_FAILED" -eq 0 ]

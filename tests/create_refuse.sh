@@ -115,7 +115,7 @@ expect_err "the plan does not fit in '$WORK/small.img': it needs about" "names w
 
 # --- bad targets
 expect_status 1 "unwritable path" "$IMPRINT" create --files 10 /proc/nope/img
-expect_err "cannot create '/proc/nope/img': No such file or directory" "names path and errno"
+expect_err "cannot create '/proc/nope/img': directory '/proc/nope' does not exist" "names the path and its missing directory"
 # a directory goes to the mounted backend, which refuses one that is not empty
 expect_status 1 "a directory that is not empty" "$IMPRINT" create "$WORK"
 expect_err "is not empty; give an empty directory" "says what is allowed"
@@ -132,13 +132,13 @@ expect_err "create needs a TARGET" "missing target is named"
 if [ "$(id -u)" -ne 0 ]; then
 	mkdir "$WORK/ro" && chmod 555 "$WORK/ro"
 	expect_status 1 "read-only directory" "$IMPRINT" create --files 10 "$WORK/ro/img"
-	expect_err "cannot create '$WORK/ro/img': Permission denied" "names path and errno"
+	expect_err "cannot create '$WORK/ro/img': Permission denied" "names the path and its missing directory"
 	chmod 755 "$WORK/ro"
 elif mkdir "$WORK/ro" && mount -t tmpfs -o ro,size=1M tmpfs "$WORK/ro" 2>/dev/null; then
 	# root writes anywhere, except on a read-only file system
 	MOUNTS+=("$WORK/ro")
 	expect_status 1 "read-only file system" "$IMPRINT" create --files 10 "$WORK/ro/img"
-	expect_err "cannot create '$WORK/ro/img': Read-only file system" "names path and errno"
+	expect_err "cannot create '$WORK/ro/img': Read-only file system" "names the path and its missing directory"
 	umount "$WORK/ro" && MOUNTS=()
 else
 	echo "# skip: read-only directory (root, and no read-only mount possible)"

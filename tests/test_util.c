@@ -30,6 +30,28 @@ struct fmt_case {
 #define MSG     (FMT_BYTES_EXACT | FMT_BYTES_DIGITS(1) | FMT_BYTES_WORD)
 
 /* Every style as its callers have always printed it (reports and messages are pinned). */
+/* Damerau-Levenshtein: a swap of two neighbours is one edit, as a typo is */
+static void test_str_distance(void **state)
+{
+	char longw[STR_DISTANCE_MAX + 2];
+
+	(void)state;
+	assert_int_equal(str_distance("", ""), 0);
+	assert_int_equal(str_distance("size", "size"), 0);
+	assert_int_equal(str_distance("sise", "size"), 1);
+	assert_int_equal(str_distance("crate", "create"), 1);
+	assert_int_equal(str_distance("szie", "size"), 1);   /* a swap; plain Levenshtein says 2 */
+	assert_int_equal(str_distance("ca", "abc"), 3);      /* optimal alignment: no edit of a swapped pair */
+	assert_int_equal(str_distance("", "plan"), 4);
+	assert_int_equal(str_distance("kitten", "sitting"), 3);
+	memset(longw, 'a', sizeof(longw) - 1);
+	longw[sizeof(longw) - 1] = '\0';
+	assert_true(str_distance(longw, "a") == SIZE_MAX);
+	assert_true(str_near(1, 4));
+	assert_false(str_near(2, 4));
+	assert_false(str_near(4, 20));
+}
+
 static void test_fmt_bytes_styles(void **state)
 {
 	static const struct fmt_case cases[] = {
@@ -233,6 +255,7 @@ static void test_extents_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_str_distance),
 		cmocka_unit_test(test_fmt_bytes_styles),
 		cmocka_unit_test(test_array_grow),
 		cmocka_unit_test(test_array_grow_cols),

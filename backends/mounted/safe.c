@@ -23,7 +23,12 @@ int mnt_open_root(struct mnt_state *st)
 	if (st->rootfd < 0) {
 		int ret = -errno;
 
+		struct stat lst;
+
 		st->rootfd = -1;
+		/* O_DIRECTORY fails first on a link: ENOTDIR, not ELOOP */
+		if (ret == -ENOTDIR && lstat(st->root, &lst) == 0 && S_ISLNK(lst.st_mode))
+			ret = -ELOOP;
 		if (ret == -ELOOP)
 			return mnt_err(st, ret, "'%s' is a symbolic link; give the directory itself",
 				       st->root);

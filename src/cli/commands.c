@@ -141,6 +141,43 @@ int html_precheck(const struct cli *c)
 	return 1;
 }
 
+int output_precheck(const char *opt, const char *path)
+{
+	struct stat st;
+	char *dir, *slash;
+	int ret = 0;
+
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	if (!path[0]) {
+		fprintf(stderr, "imprint: '%s' needs a file name (got '')\n", opt);
+		return 1;
+	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "imprint: '%s' is a directory: '%s' needs a file name\n", path, opt);
+		return 1;
+	}
+	dir = strdup(path);
+	if (!dir) {
+		fprintf(stderr, "imprint: out of memory\n");
+		return 1;
+	}
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = '\0';
+	if (stat(slash ? dir : ".", &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "imprint: cannot write '%s' for '%s': directory '%s' %s\n", path,
+			opt, slash ? dir : ".", errno == ENOENT ? "does not exist" : "is not a directory");
+		ret = 1;
+	} else if (access(slash ? dir : ".", W_OK | X_OK) != 0) {
+		fprintf(stderr, "imprint: cannot write '%s' for '%s': %s (directory '%s')\n", path,
+			opt, strerror(errno), slash ? dir : ".");
+		ret = 1;
+	}
+	free(dir);
+	return ret;
+}
+
 /* The page's run: the command and its line. */
 struct page_run page_run_of(const struct cli *c, const char *kind)
 {
@@ -179,7 +216,7 @@ int cmd_plan(struct cli *c, struct params *p)
 
 	if (!output && !c->report)
 		output = "-";
-	if (html_precheck(c))
+	if (html_precheck(c) || output_precheck("-o", c->output))
 		return 1;
 	ret = plan_build(&pl, p, &err);
 	if (ret) {
@@ -293,12 +330,23 @@ int cmd_verify(struct cli *c, struct params *p)
 		plan_release(&pl);
 		return 1;
 	}
-	printf("%llu dirs, %llu files, %llu links, %llu bytes, %llu files' extents checked, "
-	       "%llu sparse files' holes checked: %llu mismatches\n",
-	       (unsigned long long)res.dirs, (unsigned long long)res.files,
-	       (unsigned long long)res.links, (unsigned long long)res.bytes,
-	       (unsigned long long)res.extent_files, (unsigned long long)res.sparse_files,
-	       (unsigned long long)res.mismatches);
+	/* a count of 0 says what was not checked, so no line reads as a check that passed */
+	if (!res.dirs && !res.files && !res.links)
+		printf("nothing to check: the plan has no entries");
+	else
+		printf("%llu dirs, %llu files, %llu links, %llu bytes", (unsigned long long)res.dirs,
+		       (unsigned long long)res.files, (unsigned long long)res.links,
+		       (unsigned long long)res.bytes);
+	if (res.extent_files)
+		printf(", %llu files' extents checked", (unsigned long long)res.extent_files);
+	else
+		printf(", extents not checked (%s)",
+		       c->create.extents ? "no file has planned runs" : "no --extents");
+	if (res.sparse_files)
+		printf(", %llu sparse files' holes checked", (unsigned long long)res.sparse_files);
+	else
+		printf(", no sparse files");
+	printf(": %llu mismatches\n", (unsigned long long)res.mismatches);
 	if (res.specials || res.xattr_entries || res.acls || res.prealloc_files)
 		printf("metadata checked: %llu special files, %llu extended attributes, %llu ACLs, "
 		       "%llu preallocated files\n",
@@ -371,6 +419,8 @@ int cmd_measure(struct cli *c, struct params *p)
 
 	if (partition_number(c, "measure", &o.partition))
 		return EXIT_USAGE;
+	if (output_precheck("--extents", c->create.extents))
+		return 1;
 	if (c->html) {
 		if (html_precheck(c))
 			return 1;
@@ -407,7 +457,7 @@ int cmd_create(struct cli *c, struct params *p)
 	c->create.html = c->html;
 	c->create.argc = c->argc;
 	c->create.argv = c->argv;
-	if (html_precheck(c))
+	if (html_precheck(c) || output_precheck("--extents", c->create.extents))
 		return 1;
 	ret = create_run(&c->create, p);
 	if (ret == -EINVAL)

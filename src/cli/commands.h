@@ -56,6 +56,13 @@ int cmd_profile(struct cli *c, struct params *p);
 int partition_number(const struct cli *c, const char *cmd, int *n);
 /* Refuse a --html FILE that would be refused at the end, before the work: 0 or 1. */
 int html_precheck(const struct cli *c);
+/*
+ * Refuse an output file (-o, --extents; opt names it) that could not be
+ * written at the end, before the work: a directory, or one whose
+ * directory is missing or not writable.  NULL and "-" (stdout) pass.
+ * Returns 0 or 1 after a message.
+ */
+int output_precheck(const char *opt, const char *path);
 /* What a page's header says of this run (page.h), kind its command. */
 struct page_run page_run_of(const struct cli *c, const char *kind);
 

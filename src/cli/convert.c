@@ -100,6 +100,15 @@ static int check_output(int fd, const char *path, enum image_format f, char *msg
 	return -EIO;
 }
 
+int convert_check(enum image_format f, char *msg, size_t len)
+{
+	if (f == IMAGE_RAW || spawn_find("qemu-img", qemu_img_paths) == 0)
+		return 0;
+	snprintf(msg, len, "'--format %s' needs qemu-img, which is not in PATH nor in /usr/bin or /usr/local/bin (install qemu-utils, or give --format raw)",
+		 names[f]);
+	return -ENOENT;
+}
+
 int convert_image(struct target *t, enum image_format f, uint64_t seed, double *seconds, char *msg,
 		  size_t len)
 {

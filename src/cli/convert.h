@@ -24,6 +24,12 @@ enum image_format convert_format_of(const char *path);
 const char *convert_format_name(enum image_format f);
 
 /*
+ * Refuse f before any work when the qemu-img that converts it is not
+ * there (raw needs none).  Returns 0, or -ENOENT with msg set.
+ */
+int convert_check(enum image_format f, char *msg, size_t len);
+
+/*
  * Convert t's finished raw temporary image to f with qemu-img, into a
  * second temporary file beside TARGET that becomes the one commit puts in
  * place; the raw one is dropped either way.  What qemu-img draws at random

@@ -342,16 +342,26 @@ static int check_target(const struct create_args *a, struct target *t)
 	return ret;
 }
 
-/* The length of the image holding a file system of fs_size bytes: the disk with --partition. */
-static uint64_t disk_bytes(const struct create_args *a, const struct target *t, uint64_t fs_size)
+/*
+ * The length of the image holding a file system of fs_size bytes (the
+ * disk with --partition) into *bytes; 0, or a negative errno after the
+ * message when no disk can hold it (MBR's 2 TiB, a small partition).
+ */
+static int disk_bytes(const struct create_args *a, const struct target *t, uint64_t fs_size,
+		      uint64_t *bytes)
 {
 	struct disk_geom g;
-	char msg[256];
+	char msg[400];
+	int ret;
 
-	if (disk_geometry(a->partition, fs_size, a->partition_size, t->is_device ? t->dev_size : 0,
-			  &g, msg, sizeof(msg)))
-		return fs_size; /* refused once planned, with the message */
-	return g.disk_size;
+	ret = disk_geometry(a->partition, fs_size, a->partition_size,
+			    t->is_device ? t->dev_size : 0, &g, msg, sizeof(msg));
+	if (ret) {
+		fprintf(stderr, "imprint: '%s': %s\n", t->path, msg);
+		return ret;
+	}
+	*bytes = g.disk_size;
+	return 0;
 }
 
 /*
@@ -363,12 +373,15 @@ static int plan_for_target(const struct create_args *a, const struct backend_ops
 {
 	struct target_error terr = { { 0 } };
 	struct plan_error plerr = { { 0 } };
+	uint64_t bytes;
 	int ret;
 
 	ret = resolve_for_target(a, t, p);
+	if (!ret)
+		ret = disk_bytes(a, t, p->size, &bytes);
 	if (ret)
 		return ret;
-	ret = target_check_room(t, disk_bytes(a, t, p->size), p->used, a->no_format, &terr);
+	ret = target_check_room(t, bytes, p->used, a->no_format, &terr);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", terr.msg);
 		return ret;
@@ -385,9 +398,14 @@ static int plan_for_target(const struct create_args *a, const struct backend_ops
 
 		grow_derived_size(ops, pl, a->quiet);
 		/* a grown image must fit on the host too */
-		if (pl->prm.size != old)
-			ret = target_check_room(t, disk_bytes(a, t, pl->prm.size), p->used,
-						a->no_format, &terr);
+		if (pl->prm.size != old) {
+			ret = disk_bytes(a, t, pl->prm.size, &bytes);
+			if (ret) {
+				plan_release(pl);
+				return ret;
+			}
+			ret = target_check_room(t, bytes, p->used, a->no_format, &terr);
+		}
 		if (ret) {
 			fprintf(stderr, "imprint: %s\n", terr.msg);
 			plan_release(pl);
@@ -540,6 +558,7 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 static int check_disk_options(const struct create_args *a, const struct target *t)
 {
 	const char *fmt = convert_format_name(a->format);
+	char msg[300];
 
 	if (a->partition_size && !a->partition) {
 		fprintf(stderr, "imprint: '--partition-size' needs '--partition gpt' or '--partition mbr'\n");
@@ -565,6 +584,10 @@ static int check_disk_options(const struct create_args *a, const struct target *
 		fprintf(stderr, "imprint: '--no-format' cannot go with '--format %s': it populates the raw file system '%s' holds\n",
 			fmt, t->path);
 		return -EINVAL;
+	}
+	if (convert_check(a->format, msg, sizeof(msg))) {
+		fprintf(stderr, "imprint: %s\n", msg);
+		return -ENOENT;
 	}
 	return 0;
 }

@@ -90,6 +90,12 @@ int disk_geometry(enum disk_label label, uint64_t fs_size, uint64_t part_size, u
 			 h1, h2);
 		return -ENOSPC;
 	}
+	if (label == DISK_MBR && g->part_start + g->part_size > DISK_MBR_LIMIT) {
+		fmt_bytes(g->part_start + g->part_size, FMT_BYTES_ADAPTIVE, h1, sizeof(h1));
+		snprintf(msg, len, "an MBR partition table addresses at most 2 TiB (2^32 sectors of 512 bytes) but the partition would end at %s; use '--partition gpt' or a smaller %s",
+			 h1, part_size || dev_size ? "--partition-size" : "--size");
+		return -EFBIG;
+	}
 	g->disk_size = dev_size ? dev_size : g->part_start + g->part_size + tail_bytes(label);
 	return 0;
 }

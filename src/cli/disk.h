@@ -8,6 +8,9 @@
 /* Partitions start here and disks end on a multiple of it. */
 #define DISK_ALIGN (1ULL << 20)
 
+/* MBR's 32-bit sector numbers: no partition may end past 2^32 sectors of 512 bytes (2 TiB). */
+#define DISK_MBR_LIMIT (1ULL << 41)
+
 enum disk_label {
 	DISK_NONE, /* a bare file system, as without --partition */
 	DISK_GPT,
@@ -39,7 +42,8 @@ int disk_room(enum disk_label label, uint64_t dev_size, uint64_t part_size, uint
  * part_size (--partition-size) or fs_size rounded up to DISK_ALIGN, at
  * DISK_ALIGN; the disk ends DISK_ALIGN after it (room for GPT's backup
  * table), or at dev_size on a device (the partition then fills the device
- * unless part_size says less).  Returns 0, or -EINVAL/-ENOSPC with msg set.
+ * unless part_size says less).  Returns 0, or -EINVAL/-ENOSPC with msg set,
+ * or -EFBIG when an MBR partition would end past DISK_MBR_LIMIT.
  */
 int disk_geometry(enum disk_label label, uint64_t fs_size, uint64_t part_size, uint64_t dev_size,
 		  struct disk_geom *g, char *msg, size_t len);

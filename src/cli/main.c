@@ -10,6 +10,7 @@
 #include "model/impressions.h"
 #include "model/params.h"
 #include "util/array.h"
+#include "util/strutil.h"
 #include "util/util.h"
 
 enum {
@@ -89,19 +90,25 @@ enum param_load {
 	LOAD_RESOLVED,
 };
 
-/* One subcommand: git's commands[] in git.c. */
+/* One subcommand: git's commands[] in git.c; it drives dispatch and help alike. */
 struct command {
 	const char *name;
 	int (*run)(struct cli *c, struct params *p);
 	const char *help;  /* usage()'s text beside the name, wrapped lines included */
+	const char *synopsis; /* its own help's first line, after "usage: " */
+	const char *about;    /* its own help: what it does, lines of at most 78 columns */
+	const char *example;  /* its own help: a command line to try, lines indented by 2 */
 	const char *needs; /* the message when TARGET or DIR is missing; NULL: takes none */
 	enum param_load load;
 	int any_option; /* takes every option and ignores those it does not use */
-	const int *also; /* options of other commands' rows it takes too, 0-ended */
+	const int *also; /* options of other commands' rows it takes too, 0-ended
+			  * (any_option: the options its help shows) */
 };
 
 /* profile replaces its output only with --force, and -q silences its progress as create's */
 static const int profile_also[] = { OPT_FORCE, 'q', 0 };
+/* params takes any option and ignores it; its help shows those it uses */
+static const int params_shows[] = { OPT_PROFILES, OPT_JSON, 0 };
 
 /* Indexes into commands[], in the order usage() and messages list them. */
 enum {
@@ -126,12 +133,26 @@ static const struct command commands[NCOMMANDS] = {
 		.help = "build the image: imprint create [options] TARGET",
 		.needs = "create needs a TARGET: an image file, a block device or a directory",
 		.load = LOAD_AS_GIVEN,
+		.synopsis = "imprint create [options] TARGET",
+		.about = "Build an image of 'size' (default 1G) holding the planned tree: TARGET is an\n"
+			 "image file (built under a temporary name beside it, renamed over it when\n"
+			 "complete), a block device (its whole size unless --size) or a directory of a\n"
+			 "mounted file system (filled through the kernel, up to its free space).\n"
+			 "'imprint plan' with the same options writes the manifest of what it builds.",
+		.example = "imprint create --size 256M --used 100M --files 2000 disk.img\n"
+			   "imprint create --profile linux-source --partition gpt disk.qcow2",
 	},
 	[CMD_PLAN] = {
 		.name = "plan",
 		.run = cmd_plan,
 		.help = "build the plan and write its manifest (one line per entry)",
 		.load = LOAD_RESOLVED,
+		.synopsis = "imprint plan [options] [-o MANIFEST]",
+		.about = "Build the plan and write its manifest (one line per entry) to stdout or -o.\n"
+			 "With --report, the fit report (targets against what the plan reaches) goes\n"
+			 "to stdout and the manifest only where -o says (with -o -, the report goes\n"
+			 "to stderr).",
+		.example = "imprint plan --used 100M --files 2000 --report",
 	},
 	[CMD_VERIFY] = {
 		.name = "verify",
@@ -140,6 +161,13 @@ static const struct command commands[NCOMMANDS] = {
 			"            (or an image or disk, which it mounts read-only itself, as root)",
 		.needs = "verify needs the directory where the image is mounted",
 		.load = LOAD_RESOLVED,
+		.synopsis = "imprint verify [options] DIR|IMAGE|DEVICE",
+		.about = "Check a mounted image against its plan: every entry's kind, size, content,\n"
+			 "owner, mode and times, and with --extents each file's physical runs.  Give\n"
+			 "it the options create was given (it takes them all, so one line serves\n"
+			 "both).  An image or a disk it mounts read-only itself, as root.",
+		.example = "imprint create --used 50M --extents ext.txt disk.img\n"
+			   "sudo imprint verify --used 50M --extents ext.txt disk.img",
 	},
 	[CMD_CONTENT_REPORT] = {
 		.name = "content-report",
@@ -149,6 +177,10 @@ static const struct command commands[NCOMMANDS] = {
 			"            imprint content-report [options] TARGET (an image, a device or a directory)",
 		.needs = "content-report needs a TARGET: an image, a device or a directory",
 		.load = LOAD_RESOLVED,
+		.synopsis = "imprint content-report [options] TARGET",
+		.about = "Measure the content of an image, a device or a directory (compressibility,\n"
+			 "duplicates, zero blocks, types) against the configuration's targets.",
+		.example = "imprint content-report --sample 0.1 disk.img",
 	},
 	[CMD_MEASURE] = {
 		.name = "measure",
@@ -158,12 +190,21 @@ static const struct command commands[NCOMMANDS] = {
 			"            free extents): imprint measure [--against CONFIG] [options] TARGET",
 		.needs = "measure needs a TARGET: an image, a device or a directory",
 		.load = LOAD_RESOLVED,
+		.synopsis = "imprint measure [--against CONFIG] [options] TARGET",
+		.about = "Measure what an image, a device or a mounted tree holds: sizes, depths, files\n"
+			 "per directory, extensions, links, ages, layout score, extents, free extents.\n"
+			 "With --against (or -c, --set) it compares them with that configuration.",
+		.example = "imprint measure --against my.conf disk.img",
 	},
 	[CMD_CONFIG] = {
 		.name = "config",
 		.run = cmd_config,
 		.help = "print the complete resolved configuration, seed included",
 		.load = LOAD_RESOLVED,
+		.synopsis = "imprint config [options] [--from-impressions FILE]",
+		.about = "Print the complete resolved configuration, seed included: a file that -c\n"
+			 "reads back to the same image.",
+		.example = "imprint config --profile linux-source --seed 7 > my.conf",
 	},
 	[CMD_PARAMS] = {
 		.name = "params",
@@ -171,6 +212,11 @@ static const struct command commands[NCOMMANDS] = {
 		.help = "list every parameter with type, unit, default and description",
 		.load = LOAD_NONE,
 		.any_option = 1,
+		.also = params_shows,
+		.synopsis = "imprint params [--json] [--profiles]",
+		.about = "List every parameter with its type, unit, default and description, or with\n"
+			 "--profiles the shipped profiles.",
+		.example = "imprint params --profiles",
 	},
 	[CMD_PROFILE] = {
 		.name = "profile",
@@ -181,6 +227,12 @@ static const struct command commands[NCOMMANDS] = {
 		.needs = "profile needs a SOURCE: a mounted directory, an ext2/3/4 image or a device",
 		.load = LOAD_NONE,
 		.also = profile_also,
+		.synopsis = "imprint profile [options] SOURCE",
+		.about = "Measure a tree, an image or a device and write its statistics as a\n"
+			 "configuration (to stdout, or whole to -o PROFILE), which create then\n"
+			 "reproduces.",
+		.example = "imprint profile /usr/share/doc -o doc.conf\n"
+			   "imprint create -c doc.conf doc.img",
 	},
 };
 
@@ -242,6 +294,7 @@ static const struct opt_rule {
 	  .name = "'--sample'",
 	  .takes = ON(CMD_CONTENT_REPORT) | ON(CMD_PROFILE),
 	  .only_for = "'content-report' and 'profile'" },
+	{ .opt = OPT_PROFILES, .name = "'--profiles'", .takes = ON(CMD_PARAMS), .only_for = "'params'" },
 	{ .opt = OPT_PARAMETRIC, .name = "'--parametric'", .takes = ON(CMD_PROFILE),
 	  .only_for = "'profile'" },
 	{ .opt = OPT_CONTENT, .name = "'--content'", .takes = ON(CMD_PROFILE),
@@ -274,6 +327,151 @@ static const struct {
 	{ OPT_FS, "fs", "--fs" }, { OPT_UUID, "uuid", "--uuid" },
 };
 
+/*
+ * One option's help: its spelling and what it does, for usage() and each
+ * command's help.  shown_for limits it to some commands (the same option
+ * means different things to them); 0: every command that takes it.
+ */
+static const struct opt_help {
+	int opt;
+	const char *spelling; /* "-c, --config FILE" */
+	const char *text;     /* lines; usage() indents the ones after the first */
+	unsigned shown_for;
+} opt_helps[] = {
+#define HELP_GLOBAL (1u << 31) /* shown_for: only in usage() */
+	{ 'c', "-c, --config FILE", "read parameters from FILE ('key = value' lines)", 0 },
+	{ OPT_PROFILE, "    --profile NAME",
+	  "start from a shipped profile ('imprint params --profiles'\n"
+	  "lists them); -c and --set override it", 0 },
+	{ OPT_SET, "    --set KEY=VALUE", "set a parameter (repeatable, applied after -c)", 0 },
+	{ OPT_PROFILES, "    --profiles", "params: list the shipped profiles", 0 },
+	{ OPT_SEED, "    --seed N", "random seed ('random' draws one; default 1)", 0 },
+	{ OPT_UUID, "    --uuid UUID", "file-system UUID (default: from the configuration and seed)", 0 },
+	{ OPT_USED, "    --used SIZE",
+	  "bytes of file data (K/M/G/T binary suffixes: 100M and\n"
+	  "100MB are both 100 MiB; no unit: bytes)", 0 },
+	{ OPT_FILES, "    --files N", "number of regular files (K/M decimal suffixes)", 0 },
+	{ OPT_SIZE, "    --size SIZE", "capacity of the image (default 1G)", 0 },
+	{ OPT_FS, "    --fs FS",
+	  "ext2, ext3, ext4 (default), or xfs, btrfs, f2fs (create as\n"
+	  "root: mkfs, a loop device and a mount)", 0 },
+	{ 'o', "-o, --output FILE",
+	  "plan: write the manifest to FILE ('-' for stdout);\n"
+	  "profile: write the profile to FILE", 0 },
+	{ OPT_REPORT, "    --report", "plan: print the fit report (target against achieved)",
+	  ON(CMD_PLAN) },
+	{ OPT_JSON, "    --json", "print reports, config, params and the create summary as JSON", 0 },
+	{ 'h', "-h, --help", "show this help ('imprint help COMMAND': a command's own)", 0 },
+	{ OPT_VERSION, "    --version", "show the version", HELP_GLOBAL },
+	{ OPT_BACKEND, "    --backend NAME",
+	  "ext4 (image files and devices), mounted (a directory of\n"
+	  "a mounted file system), loopfs (xfs, btrfs, f2fs images,\n"
+	  "as root), null (writes nothing)", 0 },
+	{ OPT_MKFS_OPTIONS, "    --mkfs-options S",
+	  "ext4, loopfs: extra mke2fs (or mkfs.xfs, mkfs.btrfs)\n"
+	  "arguments, e.g. \"-O ^has_journal\"", 0 },
+	{ OPT_NO_FORMAT, "    --no-format", "ext4: populate the empty ext2/3/4 file system in TARGET", 0 },
+	{ OPT_FORCE, "    --force",
+	  "create: overwrite a TARGET that holds a file system, partition\n"
+	  "table or other signature (never a mounted or busy one, nor\n"
+	  "a system directory); profile: replace -o's file", 0 },
+	{ OPT_PARTITION, "    --partition gpt|mbr",
+	  "make TARGET a disk: one Linux partition at 1 MiB\n"
+	  "holding the file system ('size' is the file system's;\n"
+	  "MBR addresses 2 TiB at most)", ON(CMD_CREATE) },
+	{ OPT_PARTITION_SIZE, "    --partition-size SIZE",
+	  "the partition's size (default: 'size' in whole\n"
+	  "MiB; on a device, the whole device)", 0 },
+	{ OPT_FORMAT, "    --format FMT",
+	  "raw (default), qcow2, vmdk or vhdx (default from TARGET's\n"
+	  "extension): converted by qemu-img once built", 0 },
+	{ OPT_KEEP_PARTIAL, "    --keep-partial", "mounted, loopfs: on failure, keep what was written", 0 },
+	{ OPT_ALLOW_DROP, "    --allow-drop",
+	  "mounted: what the file system lacks is dropped and\n"
+	  "counted (else refused): links skipped, its owners, modes\n"
+	  "and time resolution kept, holes written as zeros, names\n"
+	  "too long, with refused characters or case twins renamed", 0 },
+	{ 'q', "-q, --quiet", "no progress line and no summary (--json still prints)", 0 },
+	{ 'j', "-j, --jobs N", "worker threads for file data (default: online CPUs)", 0 },
+	{ OPT_EXTENTS, "    --extents FILE",
+	  "create: write every file's planned physical runs to FILE;\n"
+	  "verify: check each file's FIEMAP extents against it;\n"
+	  "measure: write every file's measured physical runs to FILE", 0 },
+	{ OPT_SAMPLE, "    --sample SHARE",
+	  "content-report: share of 1 MiB segments compressed, (0, 1]\n"
+	  "(default 1: every byte)", 0 },
+	{ OPT_PARAMETRIC, "    --parametric",
+	  "profile: file sizes from the fitted law, not the quantile table", 0 },
+	{ OPT_CONTENT, "    --content",
+	  "profile: read every file (--sample SHARE of the segments\n"
+	  "compressed): compressibility, duplicates, zero blocks", 0 },
+	{ OPT_FROM_IMPRESSIONS, "    --from-impressions FILE", "config: convert an Impressions input file", 0 },
+	{ OPT_PARTITION, "    --partition N",
+	  "measure, content-report, verify, profile: read partition N of a\n"
+	  "partitioned disk (default: the one with a file system)",
+	  ON(CMD_VERIFY) | ON(CMD_MEASURE) | ON(CMD_CONTENT_REPORT) | ON(CMD_PROFILE) },
+	{ OPT_AGAINST, "    --against CONFIG",
+	  "measure: compare with CONFIG (the fit report of\n"
+	  "'plan --report', layout and free-space targets); -c and\n"
+	  "--set also turn the comparison on", 0 },
+	{ OPT_HTML, "    --html FILE",
+	  "plan, create, measure, content-report, profile: also write the\n"
+	  "report as one self-contained HTML page (charts of target\n"
+	  "against achieved, a map of the disk) to FILE", 0 },
+};
+
+/* Whether the opt_rules[] row of opt exists: options without one are every command's. */
+static const struct opt_rule *rule_of(int opt)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(opt_rules); i++)
+		if (opt_rules[i].opt == opt)
+			return &opt_rules[i];
+	return NULL;
+}
+
+static int takes_also(const struct command *cmd, int opt);
+static int is_model_opt(int opt);
+
+/* Whether cmd accepts opt: what check_line() lets through. */
+static int command_takes(const struct command *cmd, int opt)
+{
+	const struct opt_rule *r = rule_of(opt);
+	unsigned on = ON(cmd - commands);
+
+	if (cmd->any_option)
+		return 1;
+	if (cmd->load == LOAD_NONE && is_model_opt(opt))
+		return 0;
+	return !r || (r->takes & on) || takes_also(cmd, opt);
+}
+
+/* Whether cmd's help shows h: the options it takes and uses. */
+static int help_shows(const struct command *cmd, const struct opt_help *h)
+{
+	if (h->shown_for)
+		return !!(h->shown_for & ON(cmd - commands));
+	if (cmd->any_option)
+		return takes_also(cmd, h->opt) || h->opt == 'h';
+	return command_takes(cmd, h->opt);
+}
+
+/* One option's help: the spelling in a column of 21, its lines beside it. */
+static void opt_help_print(const struct opt_help *h, FILE *out)
+{
+	const char *line = h->text, *nl;
+	int w = (int)strlen(h->spelling);
+
+	fprintf(out, "  %s%*s", h->spelling, w < 20 ? 21 - w : 2, "");
+	for (;;) {
+		nl = strchr(line, '\n');
+		fprintf(out, "%.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+		if (!nl)
+			break;
+		line = nl + 1;
+		fprintf(out, "%23s", "");
+	}
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -284,65 +482,18 @@ static void usage(FILE *out)
 		"commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-8s  %s\n", commands[i].name, commands[i].help);
+	fprintf(out, "\noptions:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(opt_helps); i++)
+		if (!rule_of(opt_helps[i].opt))
+			opt_help_print(&opt_helps[i], out);
+	fprintf(out, "\ncreate options (TARGET is an image file, a block device or a directory):\n");
+	for (size_t i = 0; i < ARRAY_SIZE(opt_helps); i++)
+		if (rule_of(opt_helps[i].opt))
+			opt_help_print(&opt_helps[i], out);
 	fprintf(out,
 		"\n"
-		"options:\n"
-		"  -c, --config FILE    read parameters from FILE ('key = value' lines)\n"
-		"      --profile NAME   start from a shipped profile ('imprint params --profiles'\n"
-		"                       lists them); -c and --set override it\n"
-		"      --set KEY=VALUE  set a parameter (repeatable, applied after -c)\n"
-		"      --profiles       params: list the shipped profiles\n"
-		"      --seed N         random seed ('random' draws one; default 1)\n"
-		"      --uuid UUID      file-system UUID (default: from the configuration and seed)\n"
-		"      --used SIZE      bytes of file data (K/M/G/T binary suffixes)\n"
-		"      --files N        number of regular files (K/M decimal suffixes)\n"
-		"      --size SIZE      capacity of the image (default 1G)\n"
-		"      --fs FS          ext2, ext3, ext4 (default), or xfs, btrfs, f2fs (create as\n"
-		"                       root: mkfs, a loop device and a mount)\n"
-		"  -o, --output FILE    plan: write the manifest to FILE ('-' for stdout)\n"
-		"      --report         plan: print the fit report (target against achieved)\n"
-		"      --json           print reports, config, params and the create summary as JSON\n"
-		"  -h, --help           show this help\n"
-		"      --version        show the version\n"
-		"\n"
-		"create options (TARGET is an image file, a block device or a directory):\n"
-		"      --backend NAME   ext4 (image files and devices), mounted (a directory of\n"
-		"                       a mounted file system), loopfs (xfs, btrfs, f2fs images,\n"
-		"                       as root), null (writes nothing)\n"
-		"      --mkfs-options S ext4, loopfs: extra mke2fs (or mkfs.xfs, mkfs.btrfs)\n"
-		"                       arguments, e.g. \"-O ^has_journal\"\n"
-		"      --no-format      ext4: populate the empty ext2/3/4 file system in TARGET\n"
-		"      --force          overwrite a TARGET that holds a file system, partition\n"
-		"                       table or other signature (never a mounted or busy one)\n"
-		"      --partition gpt|mbr  make TARGET a disk: one Linux partition at 1 MiB\n"
-		"                       holding the file system ('size' is the file system's)\n"
-		"      --partition-size SIZE  the partition's size (default: 'size' in whole\n"
-		"                       MiB; on a device, the whole device)\n"
-		"      --format FMT     raw (default), qcow2, vmdk or vhdx (default from TARGET's\n"
-		"                       extension): converted by qemu-img once built\n"
-		"      --keep-partial   mounted, loopfs: on failure, keep what was written\n"
-		"      --allow-drop     mounted: what the file system lacks is dropped and\n"
-		"                       counted (else refused): links skipped, its owners, modes\n"
-		"                       and time resolution kept, holes written as zeros, names\n"
-		"                       too long, with refused characters or case twins renamed\n"
-		"  -q, --quiet          no progress line and no summary (--json still prints)\n"
-		"  -j, --jobs N         worker threads for file data (default: online CPUs)\n"
-		"      --extents FILE   create: write every file's planned physical runs to FILE;\n"
-		"                       verify: check each file's FIEMAP extents against it;\n"
-		"                       measure: write every file's measured physical runs to FILE\n"
-		"      --sample SHARE   content-report: share of 1 MiB segments compressed, (0, 1]\n"
-		"                       (default 1: every byte)\n"
-		"      --parametric     profile: file sizes from the fitted law, not the quantile table\n"
-		"      --content        profile: read every file (--sample SHARE of the segments\n"
-		"                       compressed): compressibility, duplicates, zero blocks\n"
-		"      --from-impressions FILE  config: convert an Impressions input file\n"
-		"      --partition N    measure, content-report, verify, profile: read partition N of a\n"
-		"                       partitioned disk (default: the one with a file system)\n"
-		"      --against CONFIG measure: compare with CONFIG (the fit report of\n"
-		"                       'plan --report', layout and free-space targets); -c and\n"
-		"                       --set also turn the comparison on\n"		"      --html FILE      plan, create, measure, content-report, profile: also write the\n"
-		"                       report as one self-contained HTML page (charts of target\n"
-		"                       against achieved, a map of the disk) to FILE\n"
+		"'imprint help COMMAND' (or 'imprint COMMAND --help') shows one command's\n"
+		"synopsis, its options and an example.\n"
 		"\n"
 		"plan writes the manifest to stdout unless --report is given; with --report\n"
 		"the report goes to stdout and the manifest only where -o says (with -o -,\n"
@@ -364,6 +515,27 @@ static void usage(FILE *out)
 	params_print_names(out, 78);
 }
 
+/* A command's own help: its synopsis, what it does, its options, an example. */
+static void command_help(const struct command *cmd, FILE *out)
+{
+	const char *line, *nl;
+
+	fprintf(out, "usage: %s\n\n%s\n\noptions:\n", cmd->synopsis, cmd->about);
+	for (size_t i = 0; i < ARRAY_SIZE(opt_helps); i++)
+		if (help_shows(cmd, &opt_helps[i]))
+			opt_help_print(&opt_helps[i], out);
+	if (cmd == &commands[CMD_VERIFY])
+		fprintf(out, "  (and every option of create, so that one command line serves both)\n");
+	fprintf(out, "\nexample%s:\n", strchr(cmd->example, '\n') ? "s" : "");
+	for (line = cmd->example;; line = nl + 1) {
+		nl = strchr(line, '\n');
+		fprintf(out, "  %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+		if (!nl)
+			break;
+	}
+	fprintf(out, "\n'imprint --help' lists every command and option; 'imprint params' every\nparameter (--set KEY=VALUE, or 'KEY = VALUE' lines in a -c file).\n");
+}
+
 /* The entry of commands[] named name, or NULL. */
 static const struct command *command_find(const char *name)
 {
@@ -373,16 +545,80 @@ static const struct command *command_find(const char *name)
 	return NULL;
 }
 
-/* "imprint: unknown command 'x' (expected create, plan, ... or params)" */
+/* The command nearest name, when near enough to suggest (str_near()), or NULL. */
+static const struct command *command_nearest(const char *name)
+{
+	const struct command *best = NULL;
+	size_t best_d = SIZE_MAX;
+
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		size_t d = str_distance(name, commands[i].name);
+
+		if (d < best_d) {
+			best_d = d;
+			best = &commands[i];
+		}
+	}
+	return str_near(best_d, strlen(name)) ? best : NULL;
+}
+
+/* "imprint: unknown command 'x' (expected create, plan, ... or params)", and the nearest */
 static void unknown_command(const char *name)
 {
+	const struct command *near = command_nearest(name);
+
 	fprintf(stderr, "imprint: unknown command '%s' (expected ", name);
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		const char *sep = i == NCOMMANDS - 1 ? " or " : ", ";
 
 		fprintf(stderr, "%s%s", i == 0 ? "" : sep, commands[i].name);
 	}
-	fprintf(stderr, ")\n");
+	fprintf(stderr, ")");
+	if (near)
+		fprintf(stderr, "; did you mean '%s'?", near->name);
+	fprintf(stderr, "\n");
+}
+
+/*
+ * An unknown long option arg ("--sise" or "--sise=1G"): the options it
+ * abbreviates when it is ambiguous, else the nearest one cmd takes (any
+ * option when none is near).
+ */
+static void unknown_long_option(const struct command *cmd, const char *arg)
+{
+	const char *name = arg + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name), nprefix = 0;
+	const struct option *best = NULL;
+	size_t best_d = SIZE_MAX;
+	char word[STR_DISTANCE_MAX + 1];
+
+	for (const struct option *o = long_opts; o->name; o++)
+		nprefix += strncmp(o->name, name, len) == 0;
+	if (len && nprefix > 1) {
+		fprintf(stderr, "imprint: option '--%.*s' is ambiguous: it could be", (int)len, name);
+		for (const struct option *o = long_opts; o->name; o++)
+			if (strncmp(o->name, name, len) == 0)
+				fprintf(stderr, " '--%s'", o->name);
+		fprintf(stderr, "\n");
+		return;
+	}
+	snprintf(word, sizeof(word), "%.*s", (int)(len < STR_DISTANCE_MAX ? len : STR_DISTANCE_MAX),
+		 name);
+	for (int pass = 0; pass < 2 && !best; pass++) {
+		for (const struct option *o = long_opts; o->name; o++) {
+			size_t d = str_distance(word, o->name);
+
+			if ((pass || command_takes(cmd, o->val)) && d < best_d &&
+			    str_near(d, len)) {
+				best_d = d;
+				best = o;
+			}
+		}
+	}
+	fprintf(stderr, "imprint: unknown option '%s'", arg);
+	if (best)
+		fprintf(stderr, " (did you mean '--%s'?)", best->name);
+	fprintf(stderr, "\n");
 }
 
 static int add_set(struct cli *c, const char *key, const char *value, const char *where)
@@ -478,7 +714,7 @@ static int parse_set(struct cli *c, int opt, char *arg)
  * One option from getopt_long().  Returns 0 to go on, 1 when done (help,
  * version), EXIT_USAGE after a message, or -ENOMEM.
  */
-static int parse_option(struct cli *c, int opt, char **argv)
+static int parse_option(struct cli *c, const struct command *cmd, int opt, char **argv)
 {
 	switch (opt) {
 	case 'c':
@@ -564,7 +800,7 @@ static int parse_option(struct cli *c, int opt, char **argv)
 		c->html = optarg;
 		break;
 	case 'h':
-		usage(stdout);
+		command_help(cmd, stdout);
 		return 1;
 	case OPT_VERSION:
 		printf("imprint %s\n", PACKAGE_VERSION);
@@ -575,9 +811,11 @@ static int parse_option(struct cli *c, int opt, char **argv)
 	default:
 		if (optopt)
 			fprintf(stderr, "imprint: unknown option '-%c'\n", optopt);
+		else if (strncmp(argv[optind - 1], "--", 2) == 0)
+			unknown_long_option(cmd, argv[optind - 1]);
 		else
 			fprintf(stderr, "imprint: unknown option '%s'\n", argv[optind - 1]);
-		fprintf(stderr, "Try 'imprint --help'.\n");
+		fprintf(stderr, "Try 'imprint %s --help'.\n", cmd->name);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -590,7 +828,7 @@ static int parse_line(struct line *l, int argc, char **argv)
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":c:o:hqj:", long_opts, NULL)) != -1) {
-		ret = parse_option(&l->c, opt, argv);
+		ret = parse_option(&l->c, l->cmd, opt, argv);
 		if (ret == -ENOMEM) {
 			fprintf(stderr, "imprint: out of memory\n");
 			return 1;
@@ -634,6 +872,14 @@ static int takes_also(const struct command *cmd, int opt)
 /* The options that shape a configuration: a command that loads none refuses them. */
 static const int model_opts[] = { 'c', OPT_SET, OPT_PROFILE, OPT_SEED, OPT_UUID, OPT_USED,
 				  OPT_FILES, OPT_SIZE, OPT_FS };
+
+static int is_model_opt(int opt)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(model_opts); i++)
+		if (model_opts[i] == opt)
+			return 1;
+	return 0;
+}
 
 /* Refuse a configuration option given to a command that reads none: 0 or EXIT_USAGE. */
 static int check_no_model(const struct line *l)
@@ -723,6 +969,19 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "help") == 0 && argc > 2) {
+		l.cmd = command_find(argv[2]);
+		if (!l.cmd || argc > 3) {
+			if (!l.cmd)
+				unknown_command(argv[2]);
+			else
+				fprintf(stderr, "imprint: help takes one command (got '%s' too)\n",
+					argv[3]);
+			return EXIT_USAGE;
+		}
+		command_help(l.cmd, stdout);
+		return 0;
 	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "help") == 0) {

@@ -59,6 +59,8 @@ int cmd_profile(struct cli *c, struct params *p)
 	(void)p;
 	if (partition_number(c, "profile", &o.partition))
 		return EXIT_USAGE;
+	if (output_precheck("-o", c->output))
+		return 1;
 	if (c->html) {
 		if (html_precheck(c))
 			return 1;

@@ -114,7 +114,11 @@ static int check_dir(const char *path, const char *d, struct target_error *err)
 	if (stat(d, &st) != 0) {
 		int ret = -errno;
 
-		set_error(err, "cannot create '%s': %s", path, strerror(-ret));
+		if (ret == -ENOENT)
+			set_error(err, "cannot create '%s': directory '%s' does not exist", path, d);
+		else
+			set_error(err, "cannot create '%s': %s (directory '%s')", path,
+				  strerror(-ret), d);
 		return ret;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -261,6 +265,20 @@ int target_open(struct target *t, const char *path, struct target_error *err)
 			set_error(err, "cannot read '%s': %s", path, strerror(-ret));
 		return ret;
 	} else if (S_ISDIR(st.st_mode)) {
+		char which[300];
+
+		/* whatever the flags: a build writes its whole tree and may remove what it made */
+		if (target_system_dir(&st, which, sizeof(which))) {
+			set_error(err, "'%s' is the system directory %s; refused whatever the options: give a directory of its own (an empty one on the file system to fill)",
+				  path, which);
+			return -EPERM;
+		}
+		/* the mounted backend opens DIR itself, never through a link: refuse it now */
+		if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+			set_error(err, "'%s' is a symbolic link to a directory; give the directory itself",
+				  path);
+			return -ELOOP;
+		}
 		return open_dir(t, path, err);
 	} else if (S_ISREG(st.st_mode)) {
 		t->exists = 1;

@@ -8,6 +8,7 @@
 
 #include "util/strutil.h"
 
+struct stat;
 struct target;
 struct target_error;
 
@@ -28,6 +29,14 @@ dev_t target_parse_devnum(const char *s);
  * or 0 at the end or when path cannot be opened.
  */
 int target_scan_lines(const char *path, int (*fn)(char *line, void *arg), void *arg);
+
+/*
+ * Whether the directory st is a system directory (/, /bin, /boot, /dev,
+ * /etc, /home, /lib*, /proc, /root, /run, /sbin, /sys, /usr, /var):
+ * compared by device and inode, so a symbolic link, a ".." path or a bind
+ * mount of one is one too.  Returns 1 with its name in which, else 0.
+ */
+int target_system_dir(const struct stat *st, char *which, size_t len);
 
 /* target_image.c: the temporary image of a file target */
 

@@ -1,8 +1,11 @@
 /* target_sys.c - small readers of /proc and sysfs shared by the target checks */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -59,4 +62,50 @@ int target_scan_lines(const char *path, int (*fn)(char *line, void *arg), void *
 	free(line);
 	fclose(f);
 	return ret;
+}
+
+/* The directories no build may write into, as they are or mounted elsewhere. */
+static const char *const system_dirs[] = {
+	"/", "/bin", "/boot", "/dev", "/etc", "/home", "/proc", "/root", "/run", "/sbin", "/sys",
+	"/usr", "/var",
+};
+
+/* Whether the directory at name is st (the same inode of the same device). */
+static int same_dir(const char *name, const struct stat *st)
+{
+	struct stat sd;
+
+	return stat(name, &sd) == 0 && S_ISDIR(sd.st_mode) && sd.st_dev == st->st_dev &&
+	       sd.st_ino == st->st_ino;
+}
+
+int target_system_dir(const struct stat *st, char *which, size_t len)
+{
+	struct dirent *de;
+	DIR *root;
+	int found = 0;
+
+	for (size_t i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++) {
+		if (same_dir(system_dirs[i], st)) {
+			snprintf(which, len, "%s", system_dirs[i]);
+			return 1;
+		}
+	}
+	/* /lib, /lib32, /lib64, /libx32, ...: whatever this system has */
+	root = opendir("/");
+	if (!root)
+		return 0;
+	while (!found && (de = readdir(root)) != NULL) {
+		char name[300];
+
+		if (strncmp(de->d_name, "lib", 3) != 0)
+			continue;
+		snprintf(name, sizeof(name), "/%s", de->d_name);
+		if (same_dir(name, st)) {
+			snprintf(which, len, "%s", name);
+			found = 1;
+		}
+	}
+	closedir(root);
+	return found;
 }

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -21,6 +22,7 @@
 #include "model/dist.h"
 #include "model/params.h"
 #include "model/params_int.h"
+#include "util/array.h"
 
 static void value_put(struct params *p, const struct param_def *d, union param_value v)
 {
@@ -159,6 +161,32 @@ void params_print_profiles(FILE *out)
 	}
 }
 
+/*
+ * What a size's text may not say plainly: a capacity ('size', 'used')
+ * without a unit is bytes, and "MB" is a MiB here.  A note on stderr, the
+ * "MB" one once a run.
+ */
+static void size_note(const struct param_def *d, const char *text, uint64_t v, const char *where)
+{
+	static int said_binary;
+	const char *unit = text + strspn(text, "0123456789. ");
+	char c = (char)tolower((unsigned char)unit[0]);
+	int num = (int)strcspn(text, " ");
+
+	/* 0: derived, no size at all */
+	if (!*unit && v && v < (1u << 20) && (!strcmp(d->name, "size") || !strcmp(d->name, "used"))) {
+		fprintf(stderr, "imprint: note: %s: '%s' has no unit, so '%s' is %" PRIu64 " bytes; sizes take K, M, G or T (binary: %sM is %s MiB)\n",
+			where, text, d->name, v, text, text);
+		return;
+	}
+	if (said_binary || !c || !strchr("kmgt", c) || tolower((unsigned char)unit[1]) != 'b')
+		return;
+	said_binary = 1;
+	fprintf(stderr, "imprint: note: %s: '%s' is read as %.*s %ciB (%" PRIu64 " bytes): K, M, G and T are binary here (powers of 1024), with or without 'B' or 'iB'\n",
+		where, text, num < unit - text ? num : (int)(unit - text), text,
+		toupper((unsigned char)c), v);
+}
+
 int params_set(struct params *p, const char *key, const char *value,
 	       const char *where, struct param_error *err)
 {
@@ -193,6 +221,8 @@ int params_set(struct params *p, const char *key, const char *value,
 	}
 	if (params_parse_value(d, text, where, &v, err))
 		return -EINVAL;
+	if (d->type == PT_SIZE)
+		size_note(d, text, v.u, where);
 	value_put(p, d, v);
 	p->explicit_mask[i / 64] |= UINT64_C(1) << (i % 64);
 	return 0;
@@ -268,8 +298,42 @@ static int read_line(FILE *f, const char *path, unsigned long lineno, char **lin
  * one); blank lines are skipped.  A key given twice: the later line wins,
  * like a later --set over the file.
  */
+/* A key a configuration file set, and on which line: to warn when it comes again. */
+struct key_line {
+	char key[KEY_MAX];
+	unsigned long line;
+};
+
+/*
+ * Note that key was set on line; warn (on stderr) when the file set it
+ * before, since only the last value counts.  Returns 0 or -ENOMEM.
+ */
+static int note_key(struct key_line **keys, size_t *n, size_t *cap, const char *path,
+		    const char *key, unsigned long line)
+{
+	char norm[KEY_MAX];
+
+	if (params_normalize_key(norm, sizeof(norm), key))
+		return 0; /* params_set() refuses it */
+	for (size_t i = 0; i < *n; i++) {
+		if (strcmp((*keys)[i].key, norm) == 0) {
+			fprintf(stderr, "imprint: warning: %s: '%s' is set twice, on lines %lu and %lu: line %lu wins\n",
+				path, norm, (*keys)[i].line, line, line);
+			(*keys)[i].line = line;
+			return 0;
+		}
+	}
+	if (array_grow(keys, cap, *n + 1, sizeof(**keys)))
+		return -ENOMEM;
+	snprintf((*keys)[*n].key, KEY_MAX, "%s", norm);
+	(*keys)[(*n)++].line = line;
+	return 0;
+}
+
 int params_load_file(struct params *p, const char *path, struct param_error *err)
 {
+	struct key_line *keys = NULL;
+	size_t nkeys = 0, keys_cap = 0;
 	char where[256];
 	char *line = NULL;
 	size_t cap = 0;
@@ -315,7 +379,11 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 				ret = -EINVAL;
 			}
 		} else {
-			ret = params_set(p, s, eq + 1, where, err);
+			ret = note_key(&keys, &nkeys, &keys_cap, path, s, lineno);
+			if (ret)
+				params_set_error(err, where, "out of memory");
+			else
+				ret = params_set(p, s, eq + 1, where, err);
 		}
 		if (ret)
 			goto out_free_line;
@@ -327,6 +395,7 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 		params_set_error(err, path, "cannot read: %s", strerror(-ret));
 	}
 out_free_line:
+	free(keys);
 	free(line);
 	fclose(f);
 	return ret;

@@ -202,34 +202,6 @@ int params_lookup(const char *key)
 	return param_index(norm);
 }
 
-static size_t levenshtein(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[KEY_MAX + 1];
-
-	if (lb > KEY_MAX)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
 const char *params_suggest(const char *key)
 {
 	char norm[KEY_MAX];
@@ -240,15 +212,15 @@ const char *params_suggest(const char *key)
 		return NULL;
 	len = strlen(norm);
 	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++) {
-		size_t d = levenshtein(param_table[i].name, norm);
+		size_t d = str_distance(param_table[i].name, norm);
 
 		if (d < best_d) {
 			best_d = d;
 			best = param_table[i].name;
 		}
 	}
-	/* a far guess is noise: only small edits, and less than half the key */
-	if (best_d > 3 || 2 * best_d >= len)
+	/* a far guess is noise */
+	if (!str_near(best_d, len))
 		return NULL;
 	return best;
 }

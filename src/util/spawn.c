@@ -1,7 +1,11 @@
 /* spawn.c - run a program and keep what it printed, for the tools imprint calls (mke2fs, qemu-img) */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <string.h>
@@ -57,4 +61,41 @@ out_close_pipe:
 	if (pfd[1] >= 0)
 		close(pfd[1]);
 	return ret;
+}
+
+/* Whether path is an executable regular file. */
+static int executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int spawn_find(const char *name, const char *const *fallback)
+{
+	const char *path = getenv("PATH"), *at, *end;
+	char full[PATH_MAX];
+
+	if (strchr(name, '/'))
+		return executable(name) ? 0 : -ENOENT;
+	/* posix_spawnp's search when PATH is unset */
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (at = path; ; at = end + 1) {
+		size_t n;
+
+		end = strchr(at, ':');
+		n = end ? (size_t)(end - at) : strlen(at);
+		/* an empty entry is the current directory */
+		if (snprintf(full, sizeof(full), "%.*s%s%s", (int)n, at, n ? "/" : "", name) <
+			    (int)sizeof(full) &&
+		    executable(full))
+			return 0;
+		if (!end)
+			break;
+	}
+	for (size_t i = 0; fallback && fallback[i]; i++)
+		if (executable(fallback[i]))
+			return 0;
+	return -ENOENT;
 }

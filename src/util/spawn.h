@@ -14,4 +14,11 @@
 int spawn_capture(char **argv, char **env, const char *const *fallback, char *err, size_t err_len,
 		  int *status);
 
+/*
+ * Whether spawn_capture() would find name: in PATH (as posix_spawnp
+ * searches it), then at the NULL-ended fallback paths.  Returns 0 when an
+ * executable regular file is there, else -ENOENT.
+ */
+int spawn_find(const char *name, const char *const *fallback);
+
 #endif

@@ -1,6 +1,7 @@
 /* strutil.c - text for people: human byte sizes, messages into fixed buffers */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -78,4 +79,44 @@ void errbuf_read_fd(char *buf, size_t len, int fd)
 			buf[have] = '\0';
 		}
 	}
+}
+
+size_t str_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	/* three rows: two back for a swap, the last, the one being filled */
+	size_t rows[3][STR_DISTANCE_MAX + 1];
+	size_t *pp = rows[0], *prev = rows[1], *cur = rows[2];
+
+	if (la > STR_DISTANCE_MAX || lb > STR_DISTANCE_MAX)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *t;
+
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    pp[j - 2] + 1 < best)
+				best = pp[j - 2] + 1;
+			cur[j] = best;
+		}
+		t = pp;
+		pp = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[lb];
+}
+
+int str_near(size_t d, size_t len)
+{
+	return d <= 3 && 2 * d < len;
 }

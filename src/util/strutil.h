@@ -49,4 +49,21 @@ void errbuf_vset(char *buf, size_t len, const char *fmt, va_list ap)
  */
 void errbuf_read_fd(char *buf, size_t len, int fd);
 
+/* Words longer than this are never near anything (str_distance()). */
+#define STR_DISTANCE_MAX 64
+
+/*
+ * The Damerau-Levenshtein (optimal string alignment) distance between a
+ * and b: insertions, deletions, substitutions and swaps of two adjacent
+ * bytes each cost 1 ("crate" -> "create": 1, "szie" -> "size": 1).
+ * SIZE_MAX when either is longer than STR_DISTANCE_MAX.
+ */
+size_t str_distance(const char *a, const char *b);
+
+/*
+ * Whether a candidate at distance d from a word of len bytes is worth
+ * suggesting ("did you mean"): a small edit, less than half the word.
+ */
+int str_near(size_t d, size_t len);
+
 #endif
