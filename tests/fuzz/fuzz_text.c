@@ -1,5 +1,4 @@
 /* fuzz_text.c - libFuzzer harnesses of the text readers: Impressions input files (FUZZ_IMPRESSIONS) or config files and profiles read back */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
