@@ -259,29 +259,7 @@ done
 expect_status 2 "special directories holding more than the files" "$IMPRINT" plan --files 100 \
 	--set source_files=100 --set "special_dir_table=80@1 30@2"
 
-# --- an Impressions input file
-IMP="${srcdir:-.}/tests/data/impressions.in"
-expect_status 0 "config --from-impressions" "$IMPRINT" config --from-impressions "$IMP"
-cp "$WORK/out" "$WORK/imp.conf"
-for kv in "seed = 12" "used = 100M" "files = 3000" "files_per_dir = 10" "size_mu = 9.48" \
-	"size_sigma = 2.46" "size_tail_shape = 0.91" "size_tail_xm = 512M" "depth_lambda = 10" \
-	"layout_score = 0.8"; do
-	grep -qx "$kv" "$WORK/imp.conf" || fail "--from-impressions: no '$kv'"
-done
-w=$(sed -n 's/^size_tail_weight = //p' "$WORK/imp.conf")
-within "$w" 0.00006 0.001 || fail "--from-impressions: tail weight $w, wanted 1 - 0.99994"
-pass "--from-impressions maps FSused, Numfiles, Numdirs, FilesizeDistr, Dirdepth, Layoutscore, Randseeds"
-for name in Parent_Path Actualfilecontent Printwhat Randseeds; do
-	grep -q "'$name'" "$WORK/err" || fail "--from-impressions says nothing of $name"
-done
-pass "--from-impressions names each parameter it does not map, and why"
-expect_status 0 "plan from the converted file" "$IMPRINT" plan -c "$WORK/imp.conf" --report
-grep -q "files           3000" "$WORK/out" && pass "the converted plan has 3000 files" ||
-	fail "converted plan: $(head -c 300 "$WORK/out")"
-printf 'FSused: lots\n' >"$WORK/bad.in"
-expect_status 2 "a bad Impressions value" "$IMPRINT" config --from-impressions "$WORK/bad.in"
-expect_err "bad.in line 1: 'FSused' needs 1 number (got 'lots')" "names the line and what it needs"
-expect_status 2 "--from-impressions is config's" "$IMPRINT" plan --from-impressions "$IMP"
+# (Impressions input files: tests/impressions.sh)
 
 # a profile of a small tree ('size = 0': derived) builds: create grows the size to hold its plan
 # (/usr/share/mime: 8 MiB derived, about 9 MiB needed)

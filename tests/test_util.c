@@ -16,6 +16,7 @@
 #include "util/e2err.h"
 #include "util/fiemap.h"
 #include "util/strutil.h"
+#include "util/textin.h"
 #include "util/util.h"
 
 struct fmt_case {
@@ -211,12 +212,24 @@ static void test_fiemap_walk(void **state)
 	close(fd);
 }
 
+/* Write len bytes of buf into path, a mkstemp() template the first time. */
+static void write_file(char *path, const void *buf, size_t len)
+{
+	int fd = path[strlen(path) - 1] == 'X' ? mkstemp(path) : open(path, O_WRONLY | O_TRUNC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+}
+
 /* What the writers write, the reader reads. */
 static void test_extents_file(void **state)
 {
-	char *buf = NULL, *line = NULL;
-	size_t len = 0, cap = 0;
+	char path[] = "/tmp/imprint-test-extents-XXXXXX";
+	char *buf = NULL;
+	size_t len = 0;
 	unsigned bs = 0;
+	struct textin in;
 	FILE *f;
 
 	(void)state;
@@ -235,21 +248,100 @@ static void test_extents_file(void **state)
 	assert_string_equal(buf, "# imprint extents block_size=4096\n"
 				 "0\t/a\t100+2,200+3\n1\t/d/b\t-\n2\t/d/c\t-\n");
 
-	f = fmemopen(buf, len, "r");
-	assert_non_null(f);
-	assert_int_equal(extents_file_read_header(f, &line, &cap, &bs), 0);
+	write_file(path, buf, len);
+	assert_int_equal(extents_file_open(&in, path, &bs), 0);
 	assert_int_equal(bs, 4096);
-	assert_string_equal(extents_file_read_line(f, &line, &cap, 0), "100+2,200+3");
-	assert_null(extents_file_read_line(f, &line, &cap, 5));
-	assert_string_equal(extents_file_read_line(f, &line, &cap, 2), "-");
-	assert_null(extents_file_read_line(f, &line, &cap, 3));
-	fclose(f);
+	assert_string_equal(extents_file_read_line(&in, 0), "100+2,200+3");
+	assert_null(extents_file_read_line(&in, 5));
+	assert_string_equal(extents_file_read_line(&in, 2), "-");
+	assert_null(extents_file_read_line(&in, 3));
+	textin_close(&in);
 
-	f = fmemopen((char *)"# imprint extents block_size=0\n", 31, "r");
-	assert_int_equal(extents_file_read_header(f, &line, &cap, &bs), -EINVAL);
-	fclose(f);
-	free(line);
+	write_file(path, "# imprint extents block_size=0\n", 31);
+	assert_int_equal(extents_file_open(&in, path, &bs), -EINVAL);
+	assert_non_null(strstr(in.err, "not an extents file"));
+	textin_close(&in);
+	/* /dev/zero ends at once (getline() read it until memory ran out) */
+	assert_int_equal(extents_file_open(&in, "/dev/zero", &bs), -EINVAL);
+	assert_non_null(strstr(in.err, "/dev/zero line 1: a NUL byte at column 1: not an extents file"));
+	textin_close(&in);
+	unlink(path);
 	free(buf);
+}
+
+/* Issue 23 item 13: one bounded reader for every text input. */
+static void test_textin_limits(void **state)
+{
+	static const char nul[] = "a\nb\0c\n";
+	char path[] = "/tmp/imprint-test-textin-XXXXXX";
+	struct textin in;
+	char *big;
+
+	(void)state;
+	write_file(path, "\xef\xbb\xbfone\r\ntwo\n\nlast", 17);
+	assert_int_equal(textin_open(&in, path, "a test file", 16, 1024), 0);
+	assert_int_equal(textin_next(&in), 1);
+	assert_string_equal(in.line, "one"); /* no BOM, no CR */
+	assert_int_equal(textin_next(&in), 1);
+	assert_string_equal(in.line, "two");
+	assert_int_equal(textin_next(&in), 1);
+	assert_int_equal(in.len, 0);
+	assert_int_equal(textin_next(&in), 1);
+	assert_string_equal(in.line, "last"); /* no newline at the end */
+	assert_int_equal(in.lineno, 4);
+	assert_int_equal(textin_next(&in), 0);
+	textin_close(&in);
+
+	write_file(path, nul, sizeof(nul) - 1);
+	assert_int_equal(textin_open(&in, path, "a test file", 16, 1024), 0);
+	assert_int_equal(textin_next(&in), 1);
+	assert_int_equal(textin_next(&in), -EINVAL);
+	assert_non_null(strstr(in.err, "line 2: a NUL byte at column 2: not a test file"));
+	textin_close(&in);
+
+	/* a line longer than the limit is refused whole, never split */
+	big = malloc(5000);
+	assert_non_null(big);
+	memset(big, 'x', 5000);
+	write_file(path, big, 5000);
+	assert_int_equal(textin_open(&in, path, "a test file", 4096, 1 << 20), 0);
+	assert_int_equal(textin_next(&in), -EINVAL);
+	assert_non_null(strstr(in.err, "line 1: longer than 4 KiB: not a test file"));
+	textin_close(&in);
+	assert_int_equal(textin_open(&in, path, "a test file", 8192, 4096), 0);
+	assert_int_equal(textin_next(&in), -EINVAL);
+	assert_non_null(strstr(in.err, "larger than 4 KiB: not a test file"));
+	textin_close(&in);
+	free(big);
+
+	/* non-regular inputs: a directory refused, a character device read within bounds */
+	assert_int_equal(textin_open(&in, "/tmp", "a test file", 16, 1024), -EISDIR);
+	assert_non_null(strstr(in.err, "/tmp: is a directory, not a test file"));
+	textin_close(&in);
+	assert_int_equal(textin_open(&in, "/dev/null", "a test file", 16, 1024), 0);
+	assert_int_equal(textin_next(&in), 0);
+	textin_close(&in);
+	assert_int_equal(textin_open(&in, "/dev/zero", "a test file", 16, 1024), 0);
+	assert_int_equal(textin_next(&in), -EINVAL);
+	textin_close(&in);
+	assert_int_equal(textin_open(&in, "/nonexistent/x", "a test file", 16, 1024), -ENOENT);
+	assert_non_null(strstr(in.err, "cannot open"));
+	textin_close(&in);
+	unlink(path);
+}
+
+/* Echoed text cannot reach a terminal as escape sequences. */
+static void test_text_escape(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(text_escaped("a\x1b[31mb\tc", buf, sizeof(buf)), "a\\x1b[31mb\\x09c");
+	/* valid UTF-8 kept; a stray byte, DEL and C1 controls (CSI U+009B) escaped */
+	assert_string_equal(text_escaped("caf\xc3\xa9\xff\x7f\xc2\x9b", buf, sizeof(buf)),
+			    "caf\xc3\xa9\\xff\\x7f\\xc2\\x9b");
+	/* truncated, never cut inside an escape */
+	assert_string_equal(text_escaped("ab\x01", buf, 5), "ab");
 }
 
 int main(void)
@@ -263,6 +355,8 @@ int main(void)
 		cmocka_unit_test(test_e2err_errno),
 		cmocka_unit_test(test_fiemap_walk),
 		cmocka_unit_test(test_extents_file),
+		cmocka_unit_test(test_textin_limits),
+		cmocka_unit_test(test_text_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -468,6 +468,27 @@ int cmd_create(struct cli *c, struct params *p)
 /* Print the complete resolved configuration, seed included. */
 int cmd_config(struct cli *c, struct params *p)
 {
+	const char *n = c->impressions_notes;
+	size_t lines = 0;
+
+	for (const char *s = n; s && *s; s++)
+		lines += *s == '\n';
+	if (lines && c->json) {
+		fprintf(stderr, "imprint: %s: not used here:\n%s", c->from_impressions, n);
+	} else if (lines) {
+		fprintf(stderr, "imprint: %zu line%s of notes on what %s holds that imprint does "
+			"not use: the '#' lines at the top of the configuration\n", lines,
+			lines == 1 ? "" : "s", c->from_impressions);
+		printf("# converted from the Impressions input file %s; not used here:\n",
+		       c->from_impressions);
+		for (const char *s = n; *s;) {
+			size_t len = strcspn(s, "\n");
+
+			printf("#   %.*s\n", (int)len, s);
+			s += len + (s[len] == '\n');
+		}
+		printf("\n");
+	}
 	if (c->json)
 		params_print_config_json(p, stdout);
 	else

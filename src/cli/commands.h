@@ -31,6 +31,7 @@ struct cli {
 	const char *profile;       /* --profile NAME: loaded before -c */
 	int profiles;              /* params --profiles */
 	const char *from_impressions; /* config --from-impressions FILE */
+	char *impressions_notes;   /* what FILE holds that is not used, "line N: why" lines */
 	/* --set and short forms, in command-line order: "key=value" */
 	char **sets;
 	const char **set_where;

@@ -643,6 +643,7 @@ static void cli_release(struct cli *c)
 		free(c->sets[i]);
 	free(c->sets);
 	free(c->set_where);
+	free(c->impressions_notes);
 }
 
 /* Returns 0 when arg is a share in (0, 1], else EXIT_USAGE after a message. */
@@ -931,22 +932,34 @@ static int check_line(const struct line *l)
  * Defaults, then the file, then --set and short forms in order; then
  * resolve unless resolve is 0 (create resolves once it knows the target).
  */
-static int load_params(const struct cli *c, struct params *p, int resolve)
+static int load_params(struct cli *c, struct params *p, int resolve)
 {
 	struct param_error err = { { 0 } };
+	size_t notes_len = 0;
+	FILE *notes;
+	int ret;
 
 	params_init(p);
 	if (c->profile && params_set(p, "profile", c->profile, "--profile", &err))
 		goto out_err;
-	if (c->from_impressions && impressions_load(p, c->from_impressions, &err))
-		goto out_err;
+	if (c->from_impressions) {
+		/* the notes become comments of the configuration 'config' prints */
+		notes = open_memstream(&c->impressions_notes, &notes_len);
+		if (!notes) {
+			perror("imprint: open_memstream");
+			return 1;
+		}
+		ret = impressions_load(p, c->from_impressions, notes, &err);
+		if (fclose(notes) || ret)
+			goto out_err;
+	}
 	if (c->config && params_load_file(p, c->config, &err))
 		goto out_err;
 	for (size_t i = 0; i < c->nsets; i++) {
 		char *eq = strchr(c->sets[i], '=');
 
 		*eq = '\0';
-		int ret = params_set(p, c->sets[i], eq + 1, c->set_where[i], &err);
+		ret = params_set(p, c->sets[i], eq + 1, c->set_where[i], &err);
 
 		*eq = '=';
 		if (ret)

@@ -24,9 +24,10 @@ int target_read_small(const char *path, char *buf, size_t len);
 dev_t target_parse_devnum(const char *s);
 
 /*
- * Call fn(line, arg) on each line of the /proc file path (its newline
- * kept; fn may cut it up) until fn returns nonzero.  Returns that value,
- * or 0 at the end or when path cannot be opened.
+ * Call fn(line, arg) on each line of the /proc file path (without its
+ * newline; fn may cut it up; read by the bounded reader, util/textin.h)
+ * until fn returns nonzero.  Returns that value, or 0 at the end or when
+ * path cannot be opened or read.
  */
 int target_scan_lines(const char *path, int (*fn)(char *line, void *arg), void *arg);
 

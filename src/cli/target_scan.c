@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/target_scan.h"
+#include "util/textin.h"
 
 /* Bytes of a device read at each end to see whether it holds anything. */
 #define END_BYTES (1024 * 1024)
@@ -163,7 +164,7 @@ static int process_opens(const char *pid, const dev_t *devs, size_t n)
 
 int scan_openers(const dev_t *devs, size_t n, pid_t *pid, char *comm, size_t len)
 {
-	char self[32], path[600];
+	char self[32], path[600], raw[64];
 	struct dirent *de;
 	DIR *d;
 	int found = 0;
@@ -185,8 +186,11 @@ int scan_openers(const dev_t *devs, size_t n, pid_t *pid, char *comm, size_t len
 		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
 		f = fopen(path, "re");
 		if (f) {
-			if (fgets(comm, (int)len, f))
-				comm[strcspn(comm, "\n")] = '\0';
+			/* a process names itself: escaped before it reaches a terminal */
+			if (fgets(raw, sizeof(raw), f)) {
+				raw[strcspn(raw, "\n")] = '\0';
+				text_escape(comm, len, raw, strlen(raw));
+			}
 			fclose(f);
 		}
 	}

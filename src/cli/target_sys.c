@@ -10,6 +10,11 @@
 #include <unistd.h>
 
 #include "cli/target_int.h"
+#include "util/textin.h"
+
+/* /proc/self/mountinfo: a line per mount, paths escaped (octal) at most 4 KiB each */
+#define TARGET_PROC_LINE (64 * 1024)
+#define TARGET_PROC_TOTAL (256u * 1024 * 1024)
 
 /* Read a small sysfs or proc file into buf, without its trailing newline. */
 int target_read_small(const char *path, char *buf, size_t len)
@@ -43,24 +48,17 @@ dev_t target_parse_devnum(const char *s)
 	return makedev(ma, mi);
 }
 
-/*
- * Call fn(line, arg) on each line of the /proc file path (its newline
- * kept; fn may cut it up) until fn returns nonzero.  Returns that value,
- * or 0 at the end or when path cannot be opened.
- */
 int target_scan_lines(const char *path, int (*fn)(char *line, void *arg), void *arg)
 {
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
+	struct textin in;
 	int ret = 0;
 
-	if (!f)
-		return 0;
-	while (!ret && getline(&line, &cap, f) > 0)
-		ret = fn(line, arg);
-	free(line);
-	fclose(f);
+	if (textin_open(&in, path, "a /proc table", TARGET_PROC_LINE, TARGET_PROC_TOTAL))
+		goto out_close;
+	while (!ret && textin_next(&in) > 0)
+		ret = fn(in.line, arg);
+out_close:
+	textin_close(&in);
 	return ret;
 }
 

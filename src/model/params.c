@@ -23,6 +23,7 @@
 #include "model/params.h"
 #include "model/params_int.h"
 #include "util/array.h"
+#include "util/textin.h"
 
 static void value_put(struct params *p, const struct param_def *d, union param_value v)
 {
@@ -133,25 +134,26 @@ void params_print_profiles(FILE *out)
 		int n = scandir(dirs[i], &ents, NULL, alphasort);
 
 		for (int k = 0; k < n; k++) {
-			char *name = ents[k]->d_name, path[4096], line[256] = "";
+			char *name = ents[k]->d_name, path[4096], shown[2][1024];
 			size_t len = strlen(name);
+			struct textin in;
 			int dup = 0;
-			FILE *f;
 
 			if (len > 5 && !strcmp(name + len - 5, ".conf") && len - 5 < 64) {
 				name[len - 5] = '\0';
 				for (int s = 0; s < nseen; s++)
 					dup |= !strcmp(seen[s], name);
 				snprintf(path, sizeof(path), "%s/%s.conf", dirs[i], name);
-				f = dup || nseen == 64 ? NULL : fopen(path, "r");
-				if (f) {
-					if (!fgets(line, sizeof(line), f))
-						line[0] = '\0';
-					fclose(f);
-					line[strcspn(line, "\n")] = '\0';
+				/* the first line, a comment, says what the profile is */
+				if (!dup && nseen < 64 &&
+				    !textin_open(&in, path, "a profile", 256, 256)) {
+					const char *line = textin_next(&in) > 0 ? in.line : "";
+
 					snprintf(seen[nseen++], sizeof(seen[0]), "%s", name);
-					fprintf(out, "%-20s %s\n", name,
-						line[0] == '#' ? line + 1 + (line[1] == ' ') : "");
+					fprintf(out, "%-20s %s\n", text_escaped(name, shown[0], sizeof(shown[0])),
+						text_escaped(line[0] == '#' ? line + 1 + (line[1] == ' ') : "",
+							     shown[1], sizeof(shown[1])));
+					textin_close(&in);
 				}
 			}
 			free(ents[k]);
@@ -237,62 +239,6 @@ int params_is_set(const struct params *p, const char *key)
 	return !!(p->explicit_mask[i / 64] & (UINT64_C(1) << (i % 64)));
 }
 
-/* A config file's limits: nothing sane comes near them (/dev/zero, a disk image would). */
-#define PARAMS_MAX_LINE (64 * 1024)
-#define PARAMS_MAX_FILE (16 * 1024 * 1024)
-
-/*
- * Read one line of f (without its newline) into *line: 1, 0 at the end of
- * the file, or -EINVAL with err set for a line longer than PARAMS_MAX_LINE,
- * a NUL byte or a file larger than PARAMS_MAX_FILE, -errno for a read error.
- */
-static int read_line(FILE *f, const char *path, unsigned long lineno, char **line,
-		     size_t *cap, uint64_t *total, struct param_error *err)
-{
-	size_t n = 0;
-	int c;
-
-	if (!*line) {
-		*cap = 256;
-		*line = malloc(*cap);
-		if (!*line)
-			return -ENOMEM;
-	}
-	while ((c = getc(f)) != EOF) {
-		if (++*total > PARAMS_MAX_FILE) {
-			params_set_error(err, path, "larger than %d MiB: not a config file",
-					 PARAMS_MAX_FILE >> 20);
-			return -EINVAL;
-		}
-		if (c == '\n')
-			break;
-		if (c == '\0') {
-			params_set_error(err, NULL, "%s line %lu: a NUL byte at column %zu: not a config file",
-					 path, lineno, n + 1);
-			return -EINVAL;
-		}
-		if (n + 1 >= PARAMS_MAX_LINE) {
-			params_set_error(err, NULL, "%s line %lu: longer than %d KiB: not a config file",
-					 path, lineno, PARAMS_MAX_LINE >> 10);
-			return -EINVAL;
-		}
-		if (n + 2 > *cap) {
-			size_t nc = *cap * 2;
-			char *p = realloc(*line, nc);
-
-			if (!p)
-				return -ENOMEM;
-			*line = p;
-			*cap = nc;
-		}
-		(*line)[n++] = (char)c;
-	}
-	(*line)[n] = '\0';
-	if (c == EOF && ferror(f))
-		return errno ? -errno : -EIO;
-	return c == EOF && n == 0 ? 0 : 1;
-}
-
 /*
  * One "key = value" per line; '#' starts a comment anywhere (no value needs
  * one); blank lines are skipped.  A key given twice: the later line wins,
@@ -335,33 +281,24 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 	struct key_line *keys = NULL;
 	size_t nkeys = 0, keys_cap = 0;
 	char where[256];
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned long lineno = 0;
-	uint64_t total = 0;
-	int ret = 0, got;
-	FILE *f;
+	struct textin in;
+	int ret, got;
 
-	f = fopen(path, "r");
-	if (!f) {
-		ret = -errno;
-		params_set_error(err, path, "cannot open: %s", strerror(errno));
+	ret = textin_open(&in, path, "a config file", TEXTIN_CONFIG_LINE, TEXTIN_CONFIG_TOTAL);
+	if (ret) {
+		params_set_error(err, NULL, "%s", in.err);
 		return ret;
 	}
-	while ((got = read_line(f, path, lineno + 1, &line, &cap, &total, err)) > 0) {
-		char *s = line, *hash, *eq;
+	while ((got = textin_next(&in)) > 0) {
+		char *s = in.line, *hash, *eq;
 
-		lineno++;
-		/* a UTF-8 byte order mark, as some editors write */
-		if (lineno == 1 && !strncmp(s, "\xef\xbb\xbf", 3))
-			s += 3;
 		hash = strchr(s, '#');
 		if (hash)
 			*hash = '\0';
 		s = params_trim(s);
 		if (!*s)
 			continue;
-		snprintf(where, sizeof(where), "%s line %lu", path, lineno);
+		snprintf(where, sizeof(where), "%s line %lu", path, in.lineno);
 		eq = strchr(s, '=');
 		if (!eq || eq == s) {
 			params_set_error(err, where, "expected 'key = value' (got '%s')", s);
@@ -379,7 +316,7 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 				ret = -EINVAL;
 			}
 		} else {
-			ret = note_key(&keys, &nkeys, &keys_cap, path, s, lineno);
+			ret = note_key(&keys, &nkeys, &keys_cap, path, s, in.lineno);
 			if (ret)
 				params_set_error(err, where, "out of memory");
 			else
@@ -388,16 +325,13 @@ int params_load_file(struct params *p, const char *path, struct param_error *err
 		if (ret)
 			goto out_free_line;
 	}
-	if (got == -EINVAL) {
+	if (got < 0) {
 		ret = got;
-	} else if (got < 0) {
-		ret = got;
-		params_set_error(err, path, "cannot read: %s", strerror(-ret));
+		params_set_error(err, NULL, "%s", in.err);
 	}
 out_free_line:
 	free(keys);
-	free(line);
-	fclose(f);
+	textin_close(&in);
 	return ret;
 }
 
@@ -667,7 +601,7 @@ static int time_from_env(struct params *p, struct param_error *err)
 		t = t * 10 + (*c - '0');
 	}
 	if (!*v || t < 0) {
-		params_escape(shown, sizeof(shown), v, strlen(v));
+		text_escape(shown, sizeof(shown), v, strlen(v));
 		params_set_error(err, NULL,
 				 "SOURCE_DATE_EPOCH must be a whole number of seconds since 1970-01-01, at most %" PRId64 " (got '%s')",
 				 INT64_MAX, shown);

@@ -67,13 +67,6 @@ struct param_def {
 /* ---- params_util.c: what params*.c share; it calls none of them */
 
 /* Format a message into err (when not NULL), after "where: " when where is given. */
-/*
- * in[0..inlen) into out (NUL-terminated, cut to outlen): valid UTF-8 as
- * is, control characters and bytes that are not UTF-8 as \xHH.  Returns
- * the length written.
- */
-size_t params_escape(char *out, size_t outlen, const char *in, size_t inlen);
-
 void params_set_error(struct param_error *err, const char *where, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "readback/extents_file.h"
+#include "util/strutil.h"
 
 /* The header line, without its newline (one format for printf and scanf). */
 #define EXTENTS_HEADER "# imprint extents block_size=%u"
@@ -36,28 +37,34 @@ void extents_file_end_line(FILE *out, size_t nruns)
 	fputc('\n', out);
 }
 
-int extents_file_read_header(FILE *in, char **line, size_t *cap, unsigned *block_size)
+int extents_file_open(struct textin *in, const char *path, unsigned *block_size)
 {
 	unsigned bs = 0;
+	int ret;
 
-	if (getline(line, cap, in) <= 0 || sscanf(*line, EXTENTS_HEADER, &bs) != 1 || bs == 0)
+	ret = textin_open(in, path, "an extents file", EXTENTS_FILE_MAX_LINE, EXTENTS_FILE_MAX_TOTAL);
+	if (ret)
+		return ret;
+	ret = textin_next(in);
+	if (ret < 0)
+		return ret;
+	if (!ret || sscanf(in->line, EXTENTS_HEADER, &bs) != 1 || bs == 0) {
+		errbuf_set(in->err, sizeof(in->err), "%s: not an extents file (its first line is not "
+			   "'" EXTENTS_HEADER "')", path, 4096u);
 		return -EINVAL;
+	}
 	*block_size = bs;
 	return 0;
 }
 
-const char *extents_file_read_line(FILE *in, char **line, size_t *cap, uint64_t id)
+const char *extents_file_read_line(struct textin *in, uint64_t id)
 {
 	unsigned long long got;
 	char *end;
-	ssize_t n;
 
-	n = getline(line, cap, in);
-	if (n <= 0)
+	if (textin_next(in) <= 0)
 		return NULL;
-	if ((*line)[n - 1] == '\n')
-		(*line)[n - 1] = '\0';
-	got = strtoull(*line, &end, 10);
+	got = strtoull(in->line, &end, 10);
 	if (got != id || *end != '\t')
 		return NULL;
 	end = strchr(end + 1, '\t');

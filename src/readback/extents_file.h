@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "util/textin.h"
+
 /*
  * The format, text, one file a line after a header:
  *
@@ -33,18 +35,24 @@ void extents_file_put_run(FILE *out, size_t i, uint64_t start, uint64_t len);
 /* End the line after nruns runs ("-" when there were none). */
 void extents_file_end_line(FILE *out, size_t nruns);
 
+/* Limits of the extents file's reader: a line holds one file's runs. */
+#define EXTENTS_FILE_MAX_LINE (64u * 1024 * 1024)
+#define EXTENTS_FILE_MAX_TOTAL (UINT64_C(1) << 40)
+
 /*
- * Read the header line from in, into *line (getline()'s buffer, *cap its
- * size; free() it).  Returns 0 with *block_size set, or -EINVAL when in
- * is not an extents file (the caller says so).
+ * Open path as an extents file (the bounded reader, util/textin.h, with
+ * the limits above) and read its header line.  Returns 0 with
+ * *block_size set, or a negative errno with in->err saying what is wrong
+ * (the file cannot be opened, is no extents file, holds a NUL byte ...);
+ * textin_close() it in either case.
  */
-int extents_file_read_header(FILE *in, char **line, size_t *cap, unsigned *block_size);
+int extents_file_open(struct textin *in, const char *path, unsigned *block_size);
 
 /*
  * Read the next line, which should be file id's: returns its runs text
- * ("start+len,..." or "-"), inside *line, or NULL at the end of the file
- * or when the line is not id's.
+ * ("start+len,..." or "-"), inside in->line, or NULL at the end of the
+ * file, when the line is not id's or cannot be read.
  */
-const char *extents_file_read_line(FILE *in, char **line, size_t *cap, uint64_t id);
+const char *extents_file_read_line(struct textin *in, uint64_t id);
 
 #endif

@@ -27,10 +27,9 @@ struct vctx {
 	char *path;             /* root + entry path */
 	size_t root_len;
 	unsigned char *got, *want;
-	FILE *ext;              /* the extents file, or NULL */
+	struct textin ext;      /* the extents file, when has_ext */
+	int has_ext;
 	uint32_t block_size;
-	char *line;
-	size_t line_cap;
 };
 
 static void mismatch(struct vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -208,9 +207,9 @@ static int check_holes_or_prealloc(struct vctx *v, int fd, uint64_t f, uint64_t 
 /* Read the next line of the extents file for file id f; NULL when absent. */
 static const char *extents_line(struct vctx *v, uint64_t f)
 {
-	if (!v->ext)
+	if (!v->has_ext)
 		return NULL;
-	return extents_file_read_line(v->ext, &v->line, &v->line_cap, f);
+	return extents_file_read_line(&v->ext, f);
 }
 
 /* A file's FIEMAP runs, merged where physically adjacent, against its planned ones. */
@@ -416,17 +415,15 @@ int verify_tree(const struct plan *pl, const struct content_source *cs, const ch
 	if (v.root_len == 1 && root[0] == '/')
 		v.root_len = 0;
 	if (extents) {
-		v.ext = fopen(extents, "r");
-		if (!v.ext) {
-			ret = -errno;
-			fprintf(log, "imprint: cannot open '%s': %s\n", extents, strerror(errno));
-			goto out_free;
-		}
-		ret = extents_file_read_header(v.ext, &v.line, &v.line_cap, &v.block_size);
+		unsigned bs = 0;
+
+		v.has_ext = 1;
+		ret = extents_file_open(&v.ext, extents, &bs);
 		if (ret) {
-			fprintf(log, "imprint: '%s' is not an extents file\n", extents);
+			fprintf(log, "imprint: %s\n", v.ext.err);
 			goto out_free;
 		}
+		v.block_size = bs;
 	}
 	for (uint32_t j = 0; j < pl->ndirs; j++) {
 		ret = verify_dir(&v, j);
@@ -435,9 +432,8 @@ int verify_tree(const struct plan *pl, const struct content_source *cs, const ch
 	}
 	ret = res->mismatches ? 1 : 0;
 out_free:
-	if (v.ext)
-		fclose(v.ext);
-	free(v.line);
+	if (v.has_ext)
+		textin_close(&v.ext);
 	free(v.path);
 	free(v.got);
 	free(v.want);
