@@ -59,8 +59,12 @@ int cmd_profile(struct cli *c, struct params *p)
 	(void)p;
 	if (partition_number(c, "profile", &o.partition))
 		return EXIT_USAGE;
-	if (output_precheck("-o", c->output))
-		return 1;
+	if (output_precheck("-o", c->output)) {
+		struct stat st;
+
+		/* as profile_write() says of a directory: a usage error */
+		return c->output && stat(c->output, &st) == 0 && S_ISDIR(st.st_mode) ? EXIT_USAGE : 1;
+	}
 	if (c->html) {
 		if (html_precheck(c))
 			return 1;
