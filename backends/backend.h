@@ -17,7 +17,7 @@
  */
 #define BACKEND_PLACES_BLOCKS 0x01 /* puts every block where the layout says */
 #define BACKEND_FORMATS	      0x02 /* makes the file system itself */
-#define BACKEND_MEASURES      0x04 /* what it made can be read back by readback/ */
+#define BACKEND_MEASURES      0x04 /* what it made can be read back by src/read/ */
 
 /* Target kinds (backend_ops.targets): what TARGET may be. */
 #define BACKEND_TARGET_FILE   0x01 /* an image file, built beside it and renamed into place */

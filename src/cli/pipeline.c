@@ -10,8 +10,8 @@
 #include "content/setup.h"
 #include "content/source.h"
 #include "layout/layout.h"
-#include "readback/report.h"
-#include "readback/verify.h"
+#include "report/report.h"
+#include "analysis/verify.h"
 #include "util/strutil.h"
 
 /*

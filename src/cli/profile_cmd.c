@@ -11,7 +11,7 @@
 
 #include "config.h"
 #include "cli/commands.h"
-#include "readback/profile.h"
+#include "cli/runs.h"
 
 /*
  * Write the profile to path: under a temporary name beside it, renamed
