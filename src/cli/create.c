@@ -12,9 +12,9 @@
 #include "backends/registry.h"
 #include "cli/create.h"
 #include "cli/page.h"
-#include "cli/pipeline.h"
-#include "cli/progress.h"
-#include "cli/target.h"
+#include "core/pipeline.h"
+#include "core/progress.h"
+#include "core/target.h"
 #include "util/strutil.h"
 #include "util/util.h"
 

@@ -7,7 +7,7 @@
 #include <json-c/json.h>
 
 #include "cli/page.h"
-#include "cli/progress.h"
+#include "core/progress.h"
 #include "report/html.h"
 #include "cli/runs.h"
 #include "report/report.h"

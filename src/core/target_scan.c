@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/target_scan.h"
+#include "core/target_scan.h"
 
 /* Bytes of a device read at each end to see whether it holds anything. */
 #define END_BYTES (1024 * 1024)

@@ -6,7 +6,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "cli/target_int.h"
+#include "core/target_int.h"
 
 /* Read a small sysfs or proc file into buf, without its trailing newline. */
 int target_read_small(const char *path, char *buf, size_t len)

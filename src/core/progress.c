@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
-#include "cli/progress.h"
+#include "core/progress.h"
 #include "util/strutil.h"
 
 /* Redraw at most this often (nanoseconds). */

@@ -13,9 +13,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "cli/target.h"
-#include "cli/target_int.h"
-#include "cli/target_scan.h"
+#include "core/target.h"
+#include "core/target_int.h"
+#include "core/target_scan.h"
 
 /* Zeroed on a device after a failed build: every superblock we care about lives here. */
 #define WIPE_BYTES (64 * 1024)

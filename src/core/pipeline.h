@@ -1,6 +1,6 @@
 /* pipeline.h - the core's part of `imprint create`: content, then the backend: open, layout, populate, finish */
-#ifndef IMPRINT_CLI_PIPELINE_H
-#define IMPRINT_CLI_PIPELINE_H
+#ifndef IMPRINT_CORE_PIPELINE_H
+#define IMPRINT_CORE_PIPELINE_H
 
 #include <stddef.h>
 

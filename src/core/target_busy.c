@@ -9,9 +9,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "cli/target.h"
-#include "cli/target_int.h"
-#include "cli/target_scan.h"
+#include "core/target.h"
+#include "core/target_int.h"
+#include "core/target_scan.h"
 
 /* How often and how long to wait for another opener of a device to go away. */
 #define OPENER_TRIES   10

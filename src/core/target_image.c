@@ -10,8 +10,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "cli/target.h"
-#include "cli/target_int.h"
+#include "core/target.h"
+#include "core/target_int.h"
 
 /* Copy the existing image into the temporary file, keeping its holes. */
 static int copy_sparse(int in, int out, uint64_t size)

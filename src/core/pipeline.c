@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/pipeline.h"
-#include "cli/progress.h"
+#include "core/pipeline.h"
+#include "core/progress.h"
 #include "content/setup.h"
 #include "content/source.h"
 #include "layout/layout.h"
