@@ -17,7 +17,7 @@
  */
 #define BACKEND_PLACES_BLOCKS 0x01 /* puts every block where the layout says */
 #define BACKEND_FORMATS	      0x02 /* makes the file system itself */
-#define BACKEND_MEASURES      0x04 /* what it made can be read back by readback/ */
+#define BACKEND_MEASURES      0x04 /* what it made can be read back by src/read/ */
 /*
  * Writes nothing (fio's DISKLESSIO): the core leaves TARGET untouched (no
  * temporary image, no partition table, no conversion, no commit) and the

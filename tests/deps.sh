@@ -19,4 +19,10 @@ else
 	grep -q "depends on a later stage" "$WORK/err2" && pass "a planted call up the pipeline is found" ||
 		fail "planted call up the pipeline: $(cat "$WORK/err2")"
 fi
+# the create pipeline is a core stage: the backend seam's test links it without the CLI
+if grep -n '#include "cli/' "${top_srcdir:-.}/tests/test_backend.c" >"$WORK/cli"; then
+	fail "tests/test_backend.c includes the CLI: $(cat "$WORK/cli")"
+else
+	pass "tests/test_backend.c reaches the pipeline without cli/ headers"
+fi
 finish

@@ -18,7 +18,7 @@
 #include "content/registry.h"
 #include "content/gen.h"
 #include "content/setup.h"
-#include "readback/content_stats.h"
+#include "analysis/content_stats.h"
 #include "model/ext.h"
 #include "util/rng.h"
 #include "testtool.h"

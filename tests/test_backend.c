@@ -13,7 +13,7 @@
 
 #include "backends/backend.h"
 #include "backends/registry.h"
-#include "cli/pipeline.h"
+#include "core/pipeline.h"
 #include "testbackend.h"
 #include "testutil.h"
 

@@ -14,7 +14,7 @@
 
 #include "content/registry.h"
 #include "content/gen.h"
-#include "readback/content_stats.h"
+#include "analysis/content_stats.h"
 
 #define MIB (1024 * 1024)
 

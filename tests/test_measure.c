@@ -12,8 +12,8 @@
 #include <math.h>
 
 #include "model/dist.h"
-#include "readback/measure.h"
-#include "readback/profile.h"
+#include "analysis/measure.h"
+#include "analysis/profile.h"
 #include "util/rng.h"
 
 #define RUN(l, p, n) { (l), (p), (n), 0 }

@@ -520,7 +520,7 @@ static void test_shares(void **state)
 	}
 }
 
-/* What a profile counts of a name (tally_name() in readback/profile_walk.c). */
+/* What a profile counts of a name (tally_name() in analysis/profile_walk.c). */
 struct shape_count {
 	unsigned n, caps, numeric, versioned, upper, len[NAME_MAX_LEN + 1];
 };

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "plan/plan.h"
-#include "readback/report.h"
+#include "report/report.h"
 #include "testutil.h"
 
 static int cmp_str(const void *a, const void *b)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "readback/extents_file.h"
+#include "read/extents_file.h"
 #include "util/array.h"
 #include "util/e2err.h"
 #include "util/fiemap.h"

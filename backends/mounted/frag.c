@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "readback/fsread.h"
-#include "readback/measure.h"
+#include "read/fsread.h"
+#include "analysis/measure.h"
 #include "backends/mounted/mounted.h"
 #include "content/prealloc.h"
 #include "layout/layout.h"

@@ -14,12 +14,12 @@
 #include "content/setup.h"
 #include "plan/manifest.h"
 #include "plan/plan.h"
-#include "readback/content_predict.h"
-#include "readback/content_stats.h"
-#include "readback/html.h"
-#include "readback/measure.h"
-#include "readback/report.h"
-#include "readback/verify.h"
+#include "report/content_predict.h"
+#include "analysis/content_stats.h"
+#include "report/html.h"
+#include "cli/runs.h"
+#include "report/report.h"
+#include "analysis/verify.h"
 #include "util/outfile.h"
 
 /*

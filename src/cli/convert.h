@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/target.h"
+#include "core/target.h"
 
 enum image_format {
 	IMAGE_RAW,

@@ -7,10 +7,10 @@
 #include <json-c/json.h>
 
 #include "cli/page.h"
-#include "cli/progress.h"
-#include "readback/html.h"
-#include "readback/measure.h"
-#include "readback/report.h"
+#include "core/progress.h"
+#include "report/html.h"
+#include "cli/runs.h"
+#include "report/report.h"
 #include "util/array.h"
 
 /* Append s to f as one shell word: as it is when it needs no quoting, else in '...'. */

@@ -20,7 +20,7 @@ struct page_run {
 };
 
 /*
- * A page's figures (src/readback/html.h) with its header: kind, version,
+ * A page's figures (src/report/html.h) with its header: kind, version,
  * the command line, and when p is not NULL (a resolved configuration)
  * the configuration and the command that rebuilds the image from it.
  * NULL when out of memory (a message is printed).

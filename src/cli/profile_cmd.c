@@ -11,7 +11,7 @@
 
 #include "config.h"
 #include "cli/commands.h"
-#include "readback/profile.h"
+#include "cli/runs.h"
 #include "util/outfile.h"
 
 /*

@@ -8,7 +8,7 @@
 
 #include "backends/loopfs/loopdev.h"
 #include "cli/verify_disk.h"
-#include "readback/fsread.h"
+#include "read/fsread.h"
 
 /* Not root: how to mount it by hand, in msg. */
 static int need_root(const char *target, const struct fsread_place *w, char *msg, size_t len)

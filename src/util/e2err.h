@@ -19,7 +19,7 @@ void e2err_init(void);
  * other code (corruption, checksums, bad arguments) -EIO.
  *
  * The backend writing an image can meet all of these.  The reader
- * (src/readback/fsread.c) meets the corruption ones, which it used to
+ * (src/read/fsread.c) meets the corruption ones, which it used to
  * map to -EINVAL: no user sees the difference, since every reader caller
  * prints the reader's own message and exits 1 whatever the errno.
  */

@@ -1,0 +1,34 @@
+/* pipeline.h - the core's part of `imprint create`: content, then the backend: open, layout, populate, finish */
+#ifndef IMPRINT_CORE_PIPELINE_H
+#define IMPRINT_CORE_PIPELINE_H
+
+#include <stddef.h>
+
+#include "backends/backend.h"
+#include "plan/plan.h"
+
+/* What pipeline_run() needs besides the backend, and what it leaves. */
+struct pipeline_job {
+	const struct create_opts *o;
+	const struct plan *pl;
+	const char *target;	  /* the user's TARGET, for messages */
+	const char *extents_path; /* --extents, or NULL */
+	struct create_result *res;
+	char *msg;
+	size_t len;
+	int opened; /* open() succeeded (with --no-format, nothing is written before) */
+};
+
+/*
+ * Build j->pl through the backend ops: make the content source, open the
+ * target (j->o), and for a backend that places blocks (BACKEND_PLACES_BLOCKS)
+ * take its layout request and free map, build the layout and write the
+ * --extents file (j->extents_path); then populate and finish.  On failure
+ * the backend is aborted (when it was opened) and j->msg says why, in the
+ * user's words (the target named as j->target).  j->res is filled on
+ * success.  Returns 0; -EINTR when j->o->cancel was set; -ENOSYS when the
+ * backend lacks a hook it needs; another negative errno.
+ */
+int pipeline_run(const struct backend_ops *ops, struct pipeline_job *j);
+
+#endif

@@ -1,0 +1,737 @@
+/* profile_print.c - a profile from the tallies: the parameters and tables, their fit, as a config file or JSON */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "content/sparse.h"
+#include "model/dist.h"
+#include "analysis/content_stats.h"
+#include "report/profile_print.h"
+#include "util/array.h"
+#include "util/strutil.h"
+#include "util/util.h"
+
+#define SIZEQ_POINTS 1001 /* size quantiles: u = 0, 0.001, ..., 1 */
+#define EXT_MIN_FILES 2   /* an extension of one file stays in the tail (privacy) */
+#define EXT_TOP 300
+#define SBE_MIN_FILES 50  /* an extension with its own size law has at least this many files */
+#define FPD_MIN_BIN 28
+#define FPD_TAIL 0.005    /* the bins reach until at most this share of directories (or 3) is beyond */
+#define SPECIAL_MIN_FILES 100    /* a special directory holds at least this many files */
+#define SPECIAL_MIN_SHARE 0.005  /* and this share of all files */
+#define SPECIAL_MAX 32
+#define SPECIAL_MIN_DIRS 200     /* in a smaller tree, one directory is a bin's 0.5%: none */
+
+/* The figures a profile reports beside its configuration. */
+struct pfig {
+	uint64_t files, dirs, bytes, hardlinks, symlinks, empty_dirs;
+	struct profile_size_fit size;
+	double fpd_law_diff;      /* largest bin difference, the fitted law against the source */
+	unsigned fpd_bins;
+	double ext_tail_share;
+	uint32_t next;
+	uint32_t nsbe;
+	double age_days_median, age_days_p90;
+	double layout_score;
+	int have_layout;
+	uint32_t top_dir_files[10], top_dir_depth[10];
+	unsigned ntop;
+	uint64_t max_subdirs;
+	double mean_subdirs_nonleaf, leaf_share;
+};
+
+static double floor_cdf(const void *ctx, double t)
+{
+	return size_model_cdf(ctx, t + 1.0);
+}
+
+/* q[0..np-1] at u = i / (np - 1) of sorted v[0..n-1], nearest rank */
+static void quantiles(const uint64_t *v, uint64_t n, uint64_t *q, unsigned np)
+{
+	for (unsigned i = 0; i < np; i++)
+		q[i] = v[(uint64_t)llround((double)i * (double)(n - 1) / (np - 1))];
+}
+
+/* File sizes: the fitted hybrid, the quantile table (unless parametric), K-S of both. */
+static int profile_sizes(const uint64_t *sorted, uint64_t n, struct params *p, struct pfig *f,
+			 int parametric)
+{
+	struct size_model sm;
+	unsigned np = n < SIZEQ_POINTS ? (unsigned)n : SIZEQ_POINTS;
+	int ret;
+
+	ret = profile_fit_sizes(sorted, n, &f->size);
+	if (ret)
+		return ret;
+	p->size_mu = f->size.mu;
+	p->size_sigma = f->size.sigma;
+	p->size_tail_weight = f->size.tail_weight;
+	p->size_tail_xm = (uint64_t)fmax(1, llround(f->size.xm));
+	p->size_tail_shape = f->size.shape;
+	if (sorted[n - 1] > p->size_max)
+		p->size_max = sorted[n - 1];
+	if (size_model_init(&sm, p->size_mu, p->size_sigma, p->size_tail_weight,
+			    (double)p->size_tail_xm, p->size_tail_shape, (double)p->size_max) == 0)
+		f->size.ks_parametric = ks_d_discrete(sorted, n, floor_cdf, &sm);
+	else
+		f->size.ks_parametric = 1;
+	quantiles(sorted, n, p->tab.size_q, np);
+	p->tab.nsize_q = np;
+	size_model_init_table(&sm, p->tab.size_q, np, (double)p->size_max);
+	f->size.ks_empirical = ks_d_discrete(sorted, n, floor_cdf, &sm);
+	if (parametric)
+		p->tab.nsize_q = 0;
+	return 0;
+}
+
+/*
+ * The special directories: the fullest leaves (at least SPECIAL_MIN_FILES
+ * files and SPECIAL_MIN_SHARE of all, at most SPECIAL_MAX; leaves, as the
+ * model's special directories are; none in a tree of fewer than
+ * SPECIAL_MIN_DIRS directories, where the files-per-directory table's
+ * tail holds them better),
+ * while the others keep at least half of the files.  The tables of the
+ * regular tree leave them and their files out.  0 or -ENOMEM.
+ */
+static int profile_special(struct pstate *s, struct params *p)
+{
+	const struct mstate *m = &s->m;
+	uint32_t top[SPECIAL_MAX], ntop = 0;
+	uint64_t min = (uint64_t)fmax(SPECIAL_MIN_FILES, ceil(SPECIAL_MIN_SHARE * (double)m->nfiles));
+
+	s->special = calloc(m->ndirs, 1);
+	if (!s->special)
+		return -ENOMEM;
+	for (uint32_t j = 1; j < m->ndirs && m->ndirs >= SPECIAL_MIN_DIRS; j++) {
+		uint32_t at;
+
+		if (m->dnfiles[j] < min || m->ddepth[j] > 255 || s->nsub[j] ||
+		    (ntop == SPECIAL_MAX && m->dnfiles[j] <= m->dnfiles[top[ntop - 1]]))
+			continue;
+		at = ntop < SPECIAL_MAX ? ntop++ : SPECIAL_MAX - 1;
+		for (; at > 0 && m->dnfiles[top[at - 1]] < m->dnfiles[j]; at--)
+			top[at] = top[at - 1];
+		top[at] = j;
+	}
+	for (uint32_t i = 0; i < ntop; i++) {
+		uint32_t j = top[i];
+
+		if (2 * (s->special_files + m->dnfiles[j]) > m->nfiles)
+			break;
+		s->special[j] = 1;
+		s->special_files += m->dnfiles[j];
+		p->tab.special_files[s->nspecial] = m->dnfiles[j];
+		p->tab.special_depth[s->nspecial++] = (uint8_t)m->ddepth[j];
+	}
+	p->tab.nspecial = s->nspecial;
+	return 0;
+}
+
+/* Files and directories by depth, the Poisson mean of file depths (the regular tree's). */
+static void profile_depths(const struct pstate *s, struct params *p)
+{
+	const struct mstate *m = &s->m;
+	uint64_t fd[TAB_DEPTH_MAX] = { 0 }, dd[TAB_DEPTH_MAX] = { 0 };
+	uint64_t nf = m->nfiles - s->special_files, nd = m->ndirs - s->nspecial;
+	unsigned hf = 0, hd = 0;
+	double sum = 0;
+
+	for (uint64_t k = 0; k < m->nfiles; k++) {
+		unsigned d = m->depth[k] < TAB_DEPTH_MAX ? m->depth[k] : TAB_DEPTH_MAX - 1;
+
+		if (s->special[m->dir[k]])
+			continue;
+		fd[d]++;
+		hf = d > hf ? d : hf;
+		sum += m->depth[k];
+	}
+	for (uint32_t j = 0; j < m->ndirs; j++) {
+		unsigned d = m->ddepth[j] < TAB_DEPTH_MAX ? m->ddepth[j] : TAB_DEPTH_MAX - 1;
+
+		if (s->special[j])
+			continue;
+		dd[d]++;
+		hd = d > hd ? d : hd;
+	}
+	p->depth_lambda = sum > 0 ? sum / (double)nf : 0.01;
+	p->tab.ndepth_files = hf + 1;
+	for (unsigned d = 0; d <= hf; d++)
+		p->tab.depth_files[d] = (double)fd[d] / (double)nf;
+	p->tab.ndepth_dirs = hd + 1;
+	for (unsigned d = 0; d <= hd; d++)
+		p->tab.depth_dirs[d] = (double)dd[d] / (double)nd;
+}
+
+/* Files per directory: the bins (a table), the law's fit, empty and largest directories. */
+static int profile_fpd(const struct pstate *s, struct params *p, struct pfig *f)
+{
+	const struct mstate *m = &s->m;
+	uint64_t *cnt = calloc(TAB_FPD_MAX, sizeof(*cnt)), beyond;
+	uint32_t nd = m->ndirs - s->nspecial;
+	unsigned maxbin = FPD_MIN_BIN;
+	double lawp[TAB_FPD_MAX], c, k;
+
+	if (!cnt)
+		return -ENOMEM;
+	/* the bins reach far enough that the tail holds at most FPD_TAIL of directories */
+	for (;;) {
+		beyond = 0;
+		for (uint32_t j = 0; j < m->ndirs; j++)
+			beyond += m->dnfiles[j] > maxbin && !s->special[j];
+		if ((double)beyond <= FPD_TAIL * nd || beyond <= 3 || maxbin >= TAB_FPD_MAX - 2)
+			break;
+		maxbin = maxbin * 2 > TAB_FPD_MAX - 2 ? TAB_FPD_MAX - 2 : maxbin * 2;
+	}
+	for (uint32_t j = 0; j < m->ndirs; j++) {
+		uint32_t n = m->dnfiles[j];
+
+		cnt[n > maxbin ? maxbin + 1 : n] += !s->special[j];
+		f->empty_dirs += n == 0 && s->nsub[j] == 0;
+		/* the ten fullest directories, their counts and depths (never a name) */
+		unsigned at = f->ntop < 10 ? f->ntop++ : 9;
+
+		if (at == 9 && f->ntop == 10 && n <= f->top_dir_files[9])
+			continue;
+		while (at > 0 && f->top_dir_files[at - 1] < n) {
+			f->top_dir_files[at] = f->top_dir_files[at - 1];
+			f->top_dir_depth[at] = f->top_dir_depth[at - 1];
+			at--;
+		}
+		f->top_dir_files[at] = n;
+		f->top_dir_depth[at] = m->ddepth[j];
+	}
+	p->fpd_max_bin = maxbin;
+	p->tab.nfpd = maxbin + 2;
+	for (unsigned b = 0; b < maxbin + 2; b++)
+		p->tab.fpd[b] = (double)cnt[b] / (double)nd;
+	p->fpd_empty_share = p->tab.fpd[0];
+	p->empty_dir_share = fmin((double)f->empty_dirs / (double)m->ndirs, 0.999);
+	if (p->fpd_empty_share >= 1)
+		p->fpd_empty_share = 0.999;
+	if (profile_fit_fpd(cnt, maxbin, p->fpd_empty_share, &c, &k) == 0) {
+		p->fpd_offset = c;
+		p->fpd_degree = k;
+	}
+	f->fpd_bins = maxbin + 2;
+	/* the law with the source's empty share, where its bins leave room */
+	if (fpd_probs(p->fpd_empty_share, p->fpd_offset, p->fpd_degree, maxbin, lawp) == 0)
+		for (unsigned b = 0; b < maxbin + 2; b++)
+			f->fpd_law_diff = fmax(f->fpd_law_diff, fabs(lawp[b] - p->tab.fpd[b]));
+	else
+		f->fpd_law_diff = NAN;
+	p->files_per_dir = (double)(m->nfiles - s->special_files) / (double)nd;
+	free(cnt);
+	return 0;
+}
+
+/* An extension a profile may name: printable, no blank, ':', '/', '.' or '#', short. */
+static int ext_nameable(const char *e)
+{
+	size_t len = strlen(e);
+
+	if (len >= TAB_EXT_LEN)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)e[i] <= ' ' || strchr(":/.#*", e[i]) || e[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+static int cmp_ext_desc(const void *a, const void *b, void *ctx)
+{
+	const struct mext *t = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (t->files[x] != t->files[y])
+		return t->files[x] < t->files[y] ? 1 : -1;
+	return strcmp(t->name[x], t->name[y]);
+}
+
+/* The commonest extensions and their shares, the rest as the tail. */
+static int profile_exts(const struct mstate *m, struct params *p, struct pfig *f, size_t **order_out)
+{
+	const struct mext *t = &m->ext_tab;
+	size_t *order = malloc((t->n ? t->n : 1) * sizeof(*order));
+	double used = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		order[i] = i;
+	qsort_r(order, t->n, sizeof(*order), cmp_ext_desc, (void *)t);
+	for (size_t i = 0; i < t->n && p->tab.next < EXT_TOP; i++) {
+		const char *e = t->name[order[i]];
+		uint32_t k = p->tab.next;
+
+		if ((e[0] && t->files[order[i]] < EXT_MIN_FILES) || !ext_nameable(e))
+			continue;
+		snprintf(p->tab.ext_name[k], TAB_EXT_LEN, "%s", e);
+		p->tab.ext_share[k] = (double)t->files[order[i]] / (double)m->nfiles;
+		used += p->tab.ext_share[k];
+		p->tab.next++;
+	}
+	f->next = p->tab.next;
+	f->ext_tail_share = fmax(0, 1 - used);
+	*order_out = order;
+	return 0;
+}
+
+/* Sizes by extension: the commonest extensions with their own quantiles, "*" the rest. */
+static int profile_sbe(const struct mstate *m, const size_t *order, struct params *p)
+{
+	const struct mext *t = &m->ext_tab;
+	int32_t *cls = malloc((t->n ? t->n : 1) * sizeof(*cls));
+	uint64_t *start = NULL, *v = NULL, nc = 0;
+	int ret = -ENOMEM;
+
+	if (!cls)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		cls[i] = -1;
+	for (size_t i = 0; i < t->n && nc + 1 < TAB_SBE_MAX; i++) {
+		const char *e = t->name[order[i]];
+
+		if (t->files[order[i]] < SBE_MIN_FILES)
+			break;
+		if (!e[0] || !ext_nameable(e))
+			continue;
+		snprintf(p->tab.sbe_name[nc], TAB_EXT_LEN, "%s", e);
+		cls[order[i]] = (int32_t)nc++;
+	}
+	snprintf(p->tab.sbe_name[nc], TAB_EXT_LEN, "*");
+	nc++;
+	start = calloc(nc + 1, sizeof(*start));
+	v = malloc(m->nfiles * sizeof(*v));
+	if (!start || !v)
+		goto out_free;
+	for (uint64_t k = 0; k < m->nfiles; k++)
+		start[(cls[m->ext[k]] < 0 ? nc - 1 : (uint64_t)cls[m->ext[k]]) + 1]++;
+	for (uint64_t c = 0; c < nc; c++)
+		start[c + 1] += start[c];
+	{
+		uint64_t *fill = calloc(nc, sizeof(*fill));
+
+		if (!fill)
+			goto out_free;
+		for (uint64_t k = 0; k < m->nfiles; k++) {
+			uint64_t c = cls[m->ext[k]] < 0 ? nc - 1 : (uint64_t)cls[m->ext[k]];
+
+			v[start[c] + fill[c]++] = m->size[k];
+		}
+		free(fill);
+	}
+	p->tab.nsbe = 0;
+	for (uint64_t c = 0; c < nc; c++) {
+		uint64_t len = start[c + 1] - start[c];
+
+		if (!len)
+			continue;
+		if (array_sort_u64(v + start[c], len))
+			goto out_free;
+		if (p->tab.nsbe != c)
+			memcpy(p->tab.sbe_name[p->tab.nsbe], p->tab.sbe_name[c], TAB_EXT_LEN);
+		quantiles(v + start[c], len, p->tab.sbe_q[p->tab.nsbe], TAB_SBE_Q);
+		p->tab.nsbe++;
+	}
+	ret = 0;
+out_free:
+	FREE_ALL(cls, start, v);
+	return ret;
+}
+
+/* Ages (days before the newest mtime): a lognormal by maximum likelihood over the positive ones. */
+static int profile_ages(const struct mstate *m, struct params *p, struct pfig *f)
+{
+	uint64_t *age = malloc(m->nfiles * sizeof(*age));
+	double s1 = 0, s2 = 0;
+	uint64_t npos = 0;
+
+	if (!age)
+		return -ENOMEM;
+	for (uint64_t k = 0; k < m->nfiles; k++) {
+		age[k] = (uint64_t)(m->max_mtime - m->mtime[k]); /* max_mtime is the largest */
+		if (age[k] > 0) {
+			double l = log((double)age[k] / 86400.0);
+
+			s1 += l;
+			s2 += l * l;
+			npos++;
+		}
+	}
+	if (array_sort_u64(age, m->nfiles)) {
+		free(age);
+		return -ENOMEM;
+	}
+	f->age_days_median = (double)age[(m->nfiles - 1) / 2] / 86400.0;
+	f->age_days_p90 = (double)age[(uint64_t)((double)(m->nfiles - 1) * 0.9)] / 86400.0;
+	p->time_ref = m->max_mtime;
+	if (npos >= 2) {
+		double mu = s1 / (double)npos, var = s2 / (double)npos - mu * mu;
+
+		p->age_median_days = exp(mu);
+		p->age_sigma = var > 0 ? sqrt(var) : 0;
+		p->age_max_days = fmax((double)age[m->nfiles - 1] / 86400.0, p->age_median_days);
+	}
+	free(age);
+	return 0;
+}
+
+/* Names by length in bytes, with and without an extension: the tables up to the longest. */
+static void profile_name_lengths(const struct pstate *s, struct params *p)
+{
+	unsigned top = 0, top_ext = 0;
+	uint64_t next = 0;
+
+	for (unsigned i = 0; i < PROFILE_NAME_LEN && i < TAB_NAMELEN_MAX; i++) {
+		if (s->name_len[i] > s->name_len_ext[i])
+			top = i;
+		if (s->name_len_ext[i])
+			top_ext = i;
+		next += s->name_len_ext[i];
+	}
+	p->tab.nname_len = s->names > next ? top + 1 : 0;
+	for (unsigned i = 0; i < p->tab.nname_len; i++)
+		p->tab.name_len[i] = (double)(s->name_len[i] - s->name_len_ext[i]) /
+				     (double)(s->names - next);
+	p->tab.nname_ext_len = next ? top_ext + 1 : 0;
+	for (unsigned i = 0; i < p->tab.nname_ext_len; i++)
+		p->tab.name_ext_len[i] = (double)s->name_len_ext[i] / (double)next;
+}
+
+/* Directories by their subdirectory count (sparse: the counts met); 0 or -ENOMEM. */
+static int profile_subdirs(const struct pstate *s, struct params *p)
+{
+	const struct mstate *m = &s->m;
+	uint64_t *v = malloc(m->ndirs * sizeof(*v));
+	uint32_t n = 0, nd = m->ndirs - s->nspecial;
+
+	if (!v)
+		return -ENOMEM;
+	/* the regular tree: its directories, their subdirectories but the special ones */
+	for (uint32_t j = 0; j < m->ndirs; j++)
+		v[j] = s->nsub[j];
+	for (uint32_t j = 1; j < m->ndirs; j++)
+		v[s->dparent[j]] -= s->special[j];
+	for (uint32_t j = 0, k = 0; j < m->ndirs; j++)
+		if (!s->special[j])
+			v[k++] = v[j];
+	if (array_sort_u64(v, nd)) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (uint32_t j = 0; j < nd; j++) {
+		/* past the table's room, the largest counts share its last entry */
+		if (!n || (v[j] != p->tab.subdirs_n[n - 1] && n < TAB_SUBDIRS_MAX)) {
+			p->tab.subdirs_n[n] = (uint32_t)v[j];
+			p->tab.subdirs_share[n++] = 0;
+		}
+		p->tab.subdirs_share[n - 1] += 1.0 / (double)nd;
+	}
+	p->tab.nsubdirs = n;
+	/* leaves by depth (after profile_depths()) */
+	for (unsigned d = 0; d < p->tab.ndepth_dirs; d++)
+		p->tab.depth_leaves[d] = 0;
+	for (uint32_t j = 0; j < m->ndirs; j++) {
+		unsigned d = m->ddepth[j] < TAB_DEPTH_MAX ? m->ddepth[j] : TAB_DEPTH_MAX - 1;
+
+		p->tab.depth_leaves[d] += s->nsub[j] == 0 && !s->special[j];
+	}
+	p->tab.ndepth_leaves = p->tab.ndepth_fileless = p->tab.ndepth_dirs;
+	for (unsigned d = 0; d < p->tab.ndepth_dirs; d++)
+		p->tab.depth_fileless[d] = 0;
+	for (uint32_t j = 0; j < m->ndirs; j++)
+		p->tab.depth_fileless[MIN(m->ddepth[j], TAB_DEPTH_MAX - 1)] += m->dnfiles[j] == 0;
+	for (unsigned d = 0; d < p->tab.ndepth_dirs; d++) {
+		double at = p->tab.depth_dirs[d] * (double)nd;
+
+		p->tab.depth_leaves[d] = at > 0 ? fmin(1, p->tab.depth_leaves[d] / at) : 1;
+		p->tab.depth_fileless[d] = at > 0 ? fmin(1, p->tab.depth_fileless[d] / at) : 0;
+	}
+	free(v);
+	return 0;
+}
+
+/* Names, links, owners and modes, subdirectories, the layout. */
+static void profile_rest(const struct pstate *s, struct params *p, struct pfig *f)
+{
+	const struct mstate *m = &s->m;
+	uint64_t nonleaf = 0, subs = 0, nfiles = m->nfiles;
+
+	if (s->names) {
+		p->name_space_share = (double)s->spaces / (double)s->names;
+		p->name_utf8_share = (double)s->utf8 / (double)s->names;
+		p->name_upper_share = (double)s->upper / (double)s->names;
+		p->name_caps_share = (double)s->caps / (double)s->names;
+		p->name_numeric_share = (double)s->numeric / (double)s->names;
+		p->name_version_share = (double)s->versioned / (double)s->names;
+		profile_name_lengths(s, p);
+	}
+	p->hardlink_share = fmin(1, (double)m->hardlinks / (double)nfiles);
+	p->symlink_share = fmin(1, (double)m->symlinks / (double)nfiles);
+	if (m->symlinks) {
+		p->symlink_dir_share = (double)s->sym_to_dir / (double)m->symlinks;
+		p->symlink_relative_share = (double)s->sym_relative / (double)m->symlinks;
+		p->symlink_dangling_share = (double)s->sym_dangling / (double)m->symlinks;
+	}
+	if (s->entries) {
+		p->owner_root_share = (double)s->root_owned / (double)s->entries;
+	}
+	if (s->moded)
+		p->perm_private_share = (double)s->private_mode / (double)s->moded;
+	p->owner_users = s->nuid;
+	for (uint32_t j = 0; j < m->ndirs; j++) {
+		nonleaf += s->nsub[j] > 0;
+		subs += s->nsub[j];
+		if (s->nsub[j] > f->max_subdirs)
+			f->max_subdirs = s->nsub[j];
+	}
+	f->leaf_share = (double)(m->ndirs - nonleaf) / (double)m->ndirs;
+	f->mean_subdirs_nonleaf = nonleaf ? (double)subs / (double)nonleaf : 0;
+	f->have_layout = m->lay.files > 0;
+	f->layout_score = measure_layout_score(&m->lay);
+	if (f->have_layout)
+		p->layout_score = f->layout_score > 0 ? f->layout_score : 1e-3;
+}
+
+/* --content: compressibility, duplicates and zero blocks as the content model's parameters. */
+static void profile_content(const struct content_stats *st, struct params *p)
+{
+	const struct content_group_stats *bin = &st->group[CONTENT_BINARY];
+	const struct content_group_stats *exe = &st->group[CONTENT_EXEC];
+	double r;
+
+	p->dup_file_share = content_dup_file_share(&st->all);
+	if (bin->sampled_bytes) {
+		r = content_ratio_zlib(bin);
+		p->compress_ratio = r < 1 ? 1 : r > 5 ? 5 : r;
+	}
+	if (exe->sampled_bytes) {
+		r = content_ratio_zlib(exe);
+		p->compress_ratio_exec = r < 1.5 ? 1.5 : r > 2.6 ? 2.6 : r;
+	}
+	if (bin->blocks) {
+		p->zero_block_share = content_zero_block_share(bin);
+		p->dup_block_share = fmin(content_dup_block_share(bin), 1 - p->zero_block_share);
+	}
+}
+
+static void print_content(const struct content_stats *st, FILE *out)
+{
+	const struct content_group_stats *bin = &st->group[CONTENT_BINARY];
+
+	fprintf(out, "# content: whole-file duplicates %.4f of files; other binary: zlib %.3g, zstd %.3g, "
+		"duplicate blocks %.4f, zero blocks %.4f; executables: zlib %.3g (the model holds "
+		"1..5 and 1.5..2.6)\n", content_dup_file_share(&st->all), content_ratio_zlib(bin),
+		content_ratio_zstd(bin), content_dup_block_share(bin), content_zero_block_share(bin),
+		content_ratio_zlib(&st->group[CONTENT_EXEC]));
+	fprintf(out, "# types (libmagic):");
+	for (size_t i = 0; i < st->nmime && i < 8; i++)
+		fprintf(out, " %s %.3f", st->mime[i].type,
+			st->all.files ? (double)st->mime[i].files / (double)st->all.files : 0);
+	fprintf(out, "\n");
+}
+
+static double share(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
+/* The tree's shape and the names: the source's figures, and what the model makes of them. */
+static void print_shape(const struct pstate *s, const struct pfig *f, const struct params *p,
+			FILE *out)
+{
+	struct profile_name_fit nf;
+
+	fprintf(out, "# subdirectories per directory (subdirs_table, %u counts), leaves and fileless "
+		"directories by depth (depth_leaves, depth_fileless), empty directories "
+		"(empty_dir_share %.4f): the tree is built and its files placed to them, exact but "
+		"for rounding\n", p->tab.nsubdirs, p->empty_dir_share);
+	fprintf(out, "# special directories (special_dir_table: the fullest leaves, each >= %d files and "
+		"%.1f%% of all, in trees of >= %d directories): %u holding %" PRIu64 " files, exact "
+		"(scaled with the file count); the regular tree's tables leave them out\n",
+		SPECIAL_MIN_FILES, 100 * SPECIAL_MIN_SHARE, SPECIAL_MIN_DIRS, s->nspecial, s->special_files);
+	profile_name_fit(s, p, &nf);
+	fprintf(out, "# names (%" PRIu64 "): with capitals %.4f, stem in capitals %.4f, numeric "
+		"%.4f, versioned (1.2, ~) %.4f, spaces %.4f, non-ASCII %.4f\n", s->names,
+		share(s->upper, s->names), share(s->caps, s->names), share(s->numeric, s->names),
+		share(s->versioned, s->names), share(s->spaces, s->names), share(s->utf8, s->names));
+	fprintf(out, "# names the model makes (%" PRIu64 " drawn): lengths (name_lengths, name_ext_lengths) K-S D %.4f; "
+		"with capitals %.4f, stem in capitals %.4f, numeric %.4f, versioned %.4f\n", nf.n,
+		nf.len_d, share(nf.upper, nf.n), share(nf.caps, nf.n), share(nf.numeric, nf.n),
+		share(nf.versioned, nf.n));
+	(void)f;
+}
+
+static void print_header(const struct pstate *s, const struct pfig *f, const struct pmeta *pm,
+			 const char *kind, const struct params *p, const struct profile_opts *o,
+			 FILE *out)
+{
+	char when[64], bytes[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	fmt_bytes(f->bytes, FMT_BYTES_DIGITS(2), bytes, sizeof(bytes));
+	fprintf(out, "# imprint profile of %s, made %s by imprint %s\n", kind, when, o->version);
+	fprintf(out, "# it holds statistics only: no name, path or byte of the source (extensions aside)\n");
+	fprintf(out, "# source: %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64 " bytes (%s), "
+		"%" PRIu64 " hard links, %" PRIu64 " symbolic links\n",
+		f->files, f->dirs, f->bytes, bytes, f->hardlinks, f->symlinks);
+	fprintf(out, "# file sizes: hybrid lognormal + Pareto by maximum likelihood (mu %.4g, sigma %.4g, "
+		"tail %.3g from %" PRIu64 " bytes, shape %.4g): K-S D %.4f\n",
+		f->size.mu, f->size.sigma, f->size.tail_weight, p->size_tail_xm, f->size.shape,
+		f->size.ks_parametric);
+	fprintf(out, "# file sizes: quantile table (%u points): K-S D %.4f; used: %s\n",
+		SIZEQ_POINTS, f->size.ks_empirical, o->parametric ? "the hybrid law (--parametric)" :
+		"the table");
+	fprintf(out, "# files by depth, directories by depth, files per directory (0..%u, then the tail): "
+		"tables, exact; files per directory law (c %.4g, k %.4g): largest bin difference %.4f\n",
+		f->fpd_bins - 2, p->fpd_offset, p->fpd_degree, f->fpd_law_diff);
+	fprintf(out, "# directories: %.4f empty (no file, no subdirectory), %.4f leaves; "
+		"%.3g subdirectories per non-leaf, at most %" PRIu64 "\n",
+		(double)f->empty_dirs / (double)f->dirs, f->leaf_share, f->mean_subdirs_nonleaf,
+		f->max_subdirs);
+	fprintf(out, "# largest directories (files@depth):");
+	for (unsigned i = 0; i < f->ntop; i++)
+		fprintf(out, " %u@%u", f->top_dir_files[i], f->top_dir_depth[i]);
+	fprintf(out, "\n# extensions: %u named (each with >= %d files), the tail holds %.4f of files; "
+		"sizes by extension: %u classes\n", f->next, EXT_MIN_FILES, f->ext_tail_share,
+		p->tab.nsbe);
+	print_shape(s, f, p, out);
+	fprintf(out, "# ages: median %.1f days, 90%% %.1f days\n", f->age_days_median,
+		f->age_days_p90);
+	if (f->have_layout)
+		fprintf(out, "# layout score %.4f over %" PRIu64 " files of 2+ blocks, %" PRIu64
+			" fragmented; %" PRIu64 " sparse files, %" PRIu64 " hole blocks\n",
+			f->layout_score, s->m.lay.files, s->m.lay.fragmented, s->m.sparse_files,
+			s->m.hole_blocks);
+	profile_meta_header(s, pm, p, out);
+	if (s->cst)
+		print_content(s->cst, out);
+	fprintf(out, "# source_files gives the same count; --files, --used or --size scale the tree\n\n");
+}
+
+/* The figures as one JSON object; the configuration itself is what the text form prints. */
+static int profile_print_json(const struct pstate *s, const struct pfig *f, const struct pmeta *pm,
+			      const struct params *p, FILE *out)
+{
+	struct json_object *o = json_object_new_object(), *sz, *d;
+	const struct { const char *key; uint64_t n; } nm[] = {
+		{ "upper_share", s->upper }, { "caps_share", s->caps }, { "numeric_share", s->numeric },
+		{ "versioned_share", s->versioned }, { "space_share", s->spaces },
+		{ "utf8_share", s->utf8 },
+	};
+
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(o, "files", json_object_new_uint64(f->files));
+	json_object_object_add(o, "directories", json_object_new_uint64(f->dirs));
+	json_object_object_add(o, "bytes", json_object_new_uint64(f->bytes));
+	json_object_object_add(o, "hardlinks", json_object_new_uint64(f->hardlinks));
+	json_object_object_add(o, "symlinks", json_object_new_uint64(f->symlinks));
+	sz = json_object_new_object();
+	json_object_object_add(sz, "mu", json_object_new_double(f->size.mu));
+	json_object_object_add(sz, "sigma", json_object_new_double(f->size.sigma));
+	json_object_object_add(sz, "tail_weight", json_object_new_double(f->size.tail_weight));
+	json_object_object_add(sz, "tail_xm", json_object_new_uint64(p->size_tail_xm));
+	json_object_object_add(sz, "tail_shape", json_object_new_double(f->size.shape));
+	json_object_object_add(sz, "ks_d_parametric", json_object_new_double(f->size.ks_parametric));
+	json_object_object_add(sz, "ks_d_empirical", json_object_new_double(f->size.ks_empirical));
+	json_object_object_add(o, "file_sizes", sz);
+	d = json_object_new_object();
+	json_object_object_add(d, "max_bin", json_object_new_uint64(f->fpd_bins - 2));
+	json_object_object_add(d, "law_offset", json_object_new_double(p->fpd_offset));
+	json_object_object_add(d, "law_degree", json_object_new_double(p->fpd_degree));
+	json_object_object_add(d, "law_max_bin_diff", json_object_new_double(f->fpd_law_diff));
+	json_object_object_add(d, "empty_share", json_object_new_double(p->fpd_empty_share));
+	json_object_object_add(d, "empty_dirs", json_object_new_uint64(f->empty_dirs));
+	json_object_object_add(o, "files_per_dir", d);
+	json_object_object_add(o, "extensions_named", json_object_new_uint64(f->next));
+	json_object_object_add(o, "extension_tail_share", json_object_new_double(f->ext_tail_share));
+	json_object_object_add(o, "name_numeric_share",
+			       json_object_new_double(s->names ? (double)s->numeric / s->names : 0));
+	json_object_object_add(o, "name_versioned_share",
+			       json_object_new_double(s->names ? (double)s->versioned / s->names : 0));
+	d = json_object_new_object();
+	json_object_object_add(d, "empty_dir_share", json_object_new_double(p->empty_dir_share));
+	json_object_object_add(d, "leaf_share", json_object_new_double(f->leaf_share));
+	json_object_object_add(d, "max_subdirs", json_object_new_uint64(f->max_subdirs));
+	json_object_object_add(d, "special_dirs", json_object_new_uint64(s->nspecial));
+	json_object_object_add(d, "special_files", json_object_new_uint64(s->special_files));
+	json_object_object_add(o, "tree", d);
+	d = json_object_new_object();
+	json_object_object_add(d, "count", json_object_new_uint64(s->names));
+	for (size_t i = 0; i < ARRAY_SIZE(nm); i++)
+		json_object_object_add(d, nm[i].key, json_object_new_double(share(nm[i].n, s->names)));
+	json_object_object_add(o, "names", d);
+	json_object_object_add(o, "age_median_days", json_object_new_double(f->age_days_median));
+	if (f->have_layout)
+		json_object_object_add(o, "layout_score", json_object_new_double(f->layout_score));
+	profile_meta_json(pm, p, o);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+	json_object_put(o);
+	return ferror(out) ? -EIO : 0;
+}
+
+int profile_print(struct pstate *s, const char *kind, const struct profile_opts *o, FILE *out)
+{
+	struct mstate *m = &s->m;
+	struct params *p = malloc(sizeof(*p));
+	struct pfig f = { 0 };
+	struct pmeta pm = { 0 };
+	uint64_t *sorted = malloc(m->nfiles * sizeof(*sorted));
+	size_t *order = NULL;
+	int ret = -ENOMEM;
+
+	if (!p || !sorted)
+		goto out_free;
+	params_init(p);
+	memcpy(sorted, m->size, m->nfiles * sizeof(*sorted));
+	if (array_sort_u64(sorted, m->nfiles))
+		goto out_free;
+	f.files = m->nfiles;
+	f.dirs = m->ndirs;
+	f.bytes = m->bytes;
+	f.hardlinks = m->hardlinks;
+	f.symlinks = m->symlinks;
+	ret = profile_sizes(sorted, m->nfiles, p, &f, o->parametric);
+	if (!ret)
+		ret = profile_special(s, p);
+	if (!ret)
+		ret = profile_fpd(s, p, &f);
+	if (!ret)
+		ret = profile_exts(m, p, &f, &order);
+	if (!ret)
+		ret = profile_sbe(m, order, p);
+	if (!ret)
+		ret = profile_ages(m, p, &f);
+	if (ret)
+		goto out_free;
+	profile_depths(s, p);
+	ret = profile_subdirs(s, p);
+	if (ret)
+		goto out_free;
+	profile_rest(s, p, &f);
+	ret = profile_meta(s, p, &pm);
+	if (ret)
+		goto out_free;
+	if (s->cst)
+		profile_content(s->cst, p);
+	p->tab.source_files = m->nfiles;
+	p->size_max = p->size_max < sorted[m->nfiles - 1] ? sorted[m->nfiles - 1] : p->size_max;
+	if (o->json) {
+		ret = profile_print_json(s, &f, &pm, p, out);
+		goto out_free;
+	}
+	print_header(s, &f, &pm, kind, p, o, out);
+	params_print_config(p, out);
+	ret = ferror(out) ? -EIO : 0;
+out_free:
+	FREE_ALL(p, sorted, order);
+	return ret;
+}
