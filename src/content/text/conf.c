@@ -35,6 +35,7 @@ static void conf_unit(const struct gen_file *g, const struct frame *fr, struct t
 	uint8_t *end = w->p + len;
 	int yaml = fr->variant == 1;
 
+	w->rc = (struct recur){ 24, 16384, 16, 0, 0 };
 	(void)g;
 	(void)u;
 	for (;;) {
