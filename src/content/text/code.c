@@ -423,8 +423,10 @@ static const struct {
 	const char *ext;
 	struct recur rc;
 } src_recur[] = {
-	{ "", { 48, 32768, 24, 8192, 8 } },
-	{ "h", { 32, 45000, 16, 16384, 8 } },
+	{ "", { 40, 50000, 16, 8192, 8 } },
+	{ "pl", { 64, 22000, 24, 0, 0 } },
+	{ "css", { 16, 62000, 8, 24000, 8 } },
+	{ "h", { 24, 56000, 12, 24000, 8 } },
 };
 
 static void src_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,

@@ -7,7 +7,7 @@
 static void prose_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
 		       size_t len)
 {
-	w->rc = (struct recur){ 64, 6000, 32, 0, 0 };
+	w->rc = (struct recur){ 64, 24000, 32, 0, 0 };
 	(void)g;
 	(void)fr;
 	(void)u;
@@ -85,7 +85,7 @@ static void md_unit(const struct gen_file *g, const struct frame *fr, struct tw 
 {
 	uint8_t *end = w->p + len;
 
-	w->rc = (struct recur){ 48, 20000, 24, 12000, 12 };
+	w->rc = (struct recur){ 24, 44000, 16, 24000, 8 };
 	(void)g;
 	(void)fr;
 	(void)u;
