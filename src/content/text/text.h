@@ -317,6 +317,7 @@ void text_rest_lines(struct tw *w, size_t n);
  * code.c), chosen by ops.c from the file's generator and extension.
  */
 extern const struct tfmt text_fmt_prose;
+extern const struct tfmt text_fmt_stream;
 extern const struct tfmt text_fmt_md;
 extern const struct tfmt text_fmt_log;
 extern const struct tfmt text_fmt_csv;
