@@ -1,5 +1,6 @@
 /* conf.c - configuration files: ini and YAML */
 #include <string.h>
+#include <strings.h>
 
 #include "content/gen.h"
 #include "content/model.h"
@@ -35,7 +36,13 @@ static void conf_unit(const struct gen_file *g, const struct frame *fr, struct t
 	uint8_t *end = w->p + len;
 	int yaml = fr->variant == 1;
 
-	(void)g;
+	const char *ext = text_file_ext(g);
+
+	/* real .ini and .cfg files are tables of near-identical lines; .conf are commented */
+	if (!strcasecmp(ext, "ini") || !strcasecmp(ext, "cfg"))
+		w->rc = (struct recur){ 6, 65000, 3, 0, 0 };
+	else
+		w->rc = (struct recur){ 24, 16384, 16, 0, 0 };
 	(void)u;
 	for (;;) {
 		uint8_t *mark = w->p;

@@ -54,6 +54,7 @@ static const struct records csv_records = { .rec = csv_rec, .rest = text_rest_wo
 static void csv_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
 		     size_t len)
 {
+	w->rc = (struct recur){ 8, 40000, 8, 0, 0 };
 	(void)g;
 	text_records_unit(&csv_records, fr, w, u, len);
 }

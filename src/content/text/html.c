@@ -136,6 +136,7 @@ static void html_unit(const struct gen_file *g, const struct frame *fr, struct t
 {
 	uint8_t *end = w->p + len;
 
+	w->rc = (struct recur){ 24, 56000, 12, 28000, 8 };
 	(void)g;
 	(void)u;
 	if (fr->variant == 2) {

@@ -23,6 +23,7 @@ static void log_unit(const struct gen_file *g, const struct frame *fr, struct tw
 	struct trng fr_r = { rng_mix64(g->key ^ SALT_FRAME ^ 0x1065) };
 	uint32_t names = MIN(IDENT_HI, w->tm->n) - IDENT_LO;
 
+	w->rc = (struct recur){ 4, 56000, 16, 0, 0 };
 	(void)fr;
 	/* file-level: start time (2017..2025), host and programs */
 	t0 = (UINT64_C(1483228800) + below(tnext(&fr_r), 252460800)) * 1000;

@@ -62,6 +62,6 @@ void gen_text_bytes(const struct content_model *cm, uint64_t key, uint64_t off, 
 {
 	struct gen_file g = { .key = key, .size = UINT64_MAX, .ext = "", .cm = cm };
 
-	if (text_fill(&text_fmt_prose, &g, off, buf, len))
+	if (text_fill(&text_fmt_stream, &g, off, buf, len))
 		memset(buf, ' ', len);
 }

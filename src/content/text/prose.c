@@ -7,13 +7,36 @@
 static void prose_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
 		       size_t len)
 {
-	(void)g;
+	const char *ext = text_file_ext(g);
+
+	/* man pages (section digits) repeat their option and macro lines more than prose */
+	if (ext[0] >= '1' && ext[0] <= '9' && !ext[1])
+		w->rc = (struct recur){ 48, 40000, 24, 0, 0 };
+	else
+		w->rc = (struct recur){ 64, 24000, 32, 0, 0 };
 	(void)fr;
 	(void)u;
 	text_put_text(w, len, T_WRAP | T_PARA | T_NL | T_STOP);
 }
 
 const struct tfmt text_fmt_prose = { .frame = NULL, .unit = prose_unit };
+
+/*
+ * The plain-text stream (gen_text_bytes): prose without recurrence, as
+ * before it.  Archives and PDF pages size their deflate output from a
+ * sample of it (archive/deflate.c): recurring sentences would make its
+ * chunks vary more than the sample allows.
+ */
+static void stream_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
+			size_t len)
+{
+	(void)g;
+	(void)fr;
+	(void)u;
+	text_put_text(w, len, T_WRAP | T_PARA | T_NL | T_STOP);
+}
+
+const struct tfmt text_fmt_stream = { .frame = NULL, .unit = stream_unit };
 
 /* ------------------------------------------------------------------------- */
 /* Markdown */
@@ -84,6 +107,7 @@ static void md_unit(const struct gen_file *g, const struct frame *fr, struct tw 
 {
 	uint8_t *end = w->p + len;
 
+	w->rc = (struct recur){ 24, 44000, 16, 24000, 8 };
 	(void)g;
 	(void)fr;
 	(void)u;

@@ -46,6 +46,9 @@
 #define SALT_DOC	UINT64_C(0x5BE0CD19137E2179)
 #define SALT_TOPIC	UINT64_C(0x6A09E667F3BCC908)
 #define SALT_REP	UINT64_C(0xBB67AE8584CAA73B)
+#define SALT_NAME	UINT64_C(0x3C6EF372FE94F82B)
+#define SALT_SENT	UINT64_C(0xA54FF53A5F1D36F1)
+#define SALT_BLOCK	UINT64_C(0x510E527FADE682D1)
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -96,6 +99,20 @@ static inline uint64_t below(uint64_t x, uint64_t n)
 	return (uint64_t)(((unsigned __int128)x * n) >> 64);
 }
 
+/*
+ * Recurrence, as real code, markup and data have it (each format sets its
+ * own, calibrated against real files: doc/content.md).  Names and keys
+ * come from a pool of kn words of the file (0: any content word); a
+ * sentence is, with probability sp / 65536, one of the file's sn
+ * recurring sentences, and a block (text_blocks) one of its bn recurring
+ * blocks with probability bp / 65536.  A recurring piece is made from the
+ * stream of (file key, its index), small indexes likelier, so it comes
+ * back the same in any unit, which is what a compressor finds.
+ */
+struct recur {
+	uint16_t kn, sp, sn, bp, bn;
+};
+
 struct tw {
 	uint8_t *p;                 /* next byte */
 	uint8_t *stop;              /* T_STOP text may end early once p is past it */
@@ -107,9 +124,26 @@ struct tw {
 	uint32_t topic[NTOPIC];
 	uint32_t rep;               /* text_mode repeat: the word */
 	unsigned col, width;        /* column, and where lines wrap */
+	struct recur rc;            /* the format's recurrence (all 0 from text_tw_open) */
 };
 
-/* A content word (identifiers, names): uniform over IDENT_LO..IDENT_HI. */
+/*
+ * With probability p / 65536 (0: never, and no draw), give w the stream of
+ * the file's recurring piece j of n (salt: the kind of piece), saving its
+ * own in *save, and return 1; else 0.  text_recur_end() gives it back.
+ */
+int text_recur_begin(struct tw *w, unsigned p, unsigned n, uint64_t salt, struct trng *save);
+
+static inline void text_recur_end(struct tw *w, int on, const struct trng *save)
+{
+	if (on)
+		w->r = *save;
+}
+
+/*
+ * A content word (identifiers, names): uniform over IDENT_LO..IDENT_HI, or
+ * one of the file's pool of w->rc.kn such words (small indexes likelier).
+ */
 uint32_t text_name_word(struct tw *w);
 
 static inline void put_rank(struct tw *w, uint32_t r, int cap)
@@ -283,6 +317,7 @@ void text_rest_lines(struct tw *w, size_t n);
  * code.c), chosen by ops.c from the file's generator and extension.
  */
 extern const struct tfmt text_fmt_prose;
+extern const struct tfmt text_fmt_stream;
 extern const struct tfmt text_fmt_md;
 extern const struct tfmt text_fmt_log;
 extern const struct tfmt text_fmt_csv;

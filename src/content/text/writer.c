@@ -127,11 +127,36 @@ static uint32_t exact_word(struct tw *w, unsigned l)
 	return tm->by_len[first + (uint32_t)below(tnext(&w->r), MIN(cnt, 64))];
 }
 
+/* An index in [0, n), small ones likelier (density ~ 1 / sqrt(j)), from bits 0..47 of x. */
+static inline uint32_t skewed(uint64_t x, unsigned n)
+{
+	uint64_t a = x & 0xFFFFFF, b = (x >> 24) & 0xFFFFFF;
+
+	return (uint32_t)((((a * b) >> 24) * n) >> 24);
+}
+
 uint32_t text_name_word(struct tw *w)
 {
 	uint32_t lo = MIN(IDENT_LO, w->tm->n - 1), hi = MIN(IDENT_HI, w->tm->n);
+	uint64_t x = tnext(&w->r);
 
-	return lo + (uint32_t)below(tnext(&w->r), hi - lo);
+	if (w->rc.kn)
+		x = rng_mix64(w->key ^ SALT_NAME ^ skewed(x, w->rc.kn));
+	return lo + (uint32_t)below(x, hi - lo);
+}
+
+int text_recur_begin(struct tw *w, unsigned p, unsigned n, uint64_t salt, struct trng *save)
+{
+	uint64_t x;
+
+	if (!p)
+		return 0;
+	x = tnext(&w->r);
+	if ((x >> 48) >= p)
+		return 0;
+	*save = w->r;
+	w->r.s = rng_mix64(w->key ^ salt ^ skewed(x, n));
+	return 1;
 }
 
 void text_put_chars(struct tw *w, char c, size_t n)
@@ -191,6 +216,7 @@ void text_tw_open(struct tw *w, const struct content_model *cm, uint64_t key, ui
 	w->key = key;
 	w->r.s = rng_mix64(key ^ rng_mix64(unit ^ SALT_UNIT));
 	w->col = 0;
+	memset(&w->rc, 0, sizeof(w->rc));
 	/* a document's line width: 64..80, or none (paragraphs on one line) */
 	w->width = (d & 7) == 0 ? 1u << 30 : 64 + (unsigned)((d >> 8) % 17);
 	for (unsigned i = 0; i < NTOPIC; i++) {
@@ -288,7 +314,8 @@ void text_put_text(struct tw *w, size_t n, unsigned fl)
 	const size_t reserve = WFIN + 2 + tail;
 	const int plain = (fl & T_PLAIN) != 0;
 	unsigned left = 0, sents = 0;
-	int sep = 0, cap = 0;
+	int sep = 0, cap = 0, rec = 0;
+	struct trng save;
 
 	for (;;) {
 		size_t room = (size_t)(end - w->p);
@@ -297,12 +324,14 @@ void text_put_text(struct tw *w, size_t n, unsigned fl)
 		uint32_t r;
 
 		if (!left) {
+			text_recur_end(w, rec, &save);
 			if ((fl & T_STOP) && w->p >= w->stop)
 				return;
 			if (room < reserve) {
 				text_finish(w, room, fl, sep, !plain);
 				return;
 			}
+			rec = text_recur_begin(w, w->rc.sp, w->rc.sn, SALT_SENT, &save);
 			x = tnext(&w->r);
 			left = 3 + (unsigned)(x & 7) + (unsigned)((x >> 3) & 7) +
 			       (unsigned)((x >> 6) & 7);
@@ -324,6 +353,7 @@ void text_put_text(struct tw *w, size_t n, unsigned fl)
 		}
 		if (room < sep + l + punct + para + reserve) {
 			text_finish(w, room, fl, sep, cap);
+			text_recur_end(w, rec, &save);
 			return;
 		}
 		if (sep)
@@ -357,12 +387,17 @@ int text_blocks(struct tw *w, const uint8_t *end, size_t room, size_t keep,
 {
 	for (;;) {
 		uint8_t *mark = w->p;
+		struct trng save;
+		int rec;
 
 		if (w->p >= w->stop)
 			return 0;
+
 		if (end - w->p < (ptrdiff_t)room)
 			return 1;
+		rec = text_recur_begin(w, w->rc.bp, w->rc.bn, SALT_BLOCK, &save);
 		block(w, end, ctx);
+		text_recur_end(w, rec, &save);
 		if (end - w->p < (ptrdiff_t)keep) {
 			w->p = mark;
 			return 1;

@@ -186,6 +186,7 @@ static const struct records svg_records = { .rec = svg_rec, .rest = svg_rest };
 static void xml_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
 		     size_t len)
 {
+	w->rc = (struct recur){ 24, 16384, 16, 0, 0 };
 	(void)g;
 	text_records_unit(fr->variant == 1 ? &svg_records : &xml_records, fr, w, u, len);
 }
