@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "content/gen.h"
 #include "testtool.h"
@@ -172,4 +173,15 @@ int test_tmpdir(char *dir, size_t cap, const char *name)
 	if (n < 0 || (size_t)n >= cap)
 		return -ENAMETOOLONG;
 	return mkdtemp(dir) ? 0 : -errno;
+}
+
+double test_gzip_ratio(const uint8_t *b, size_t n)
+{
+	uLongf zn = compressBound((uLong)n);
+	uint8_t *z = malloc(zn);
+
+	assert_non_null(z);
+	assert_int_equal(compress2(z, &zn, b, (uLong)n, 6), Z_OK);
+	free(z);
+	return (double)n / (double)zn;
 }

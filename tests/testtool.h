@@ -74,4 +74,7 @@ void test_reader(const char *tool, const char *path, const char *tail, bool quie
  */
 int test_tmpdir(char *dir, size_t cap, const char *name);
 
+/* gzip -6's ratio of b (zlib's deflate at level 6: raw size / deflated size). */
+double test_gzip_ratio(const uint8_t *b, size_t n);
+
 #endif
