@@ -93,7 +93,9 @@ void media_bits_put(struct media_bits *b, uint32_t v, unsigned int nb)
 		unsigned int take = nb < room ? nb : room;
 		uint32_t chunk = (v >> (nb - take)) & ((1u << take) - 1);
 
-		b->p[b->n >> 3] |= (uint8_t)(chunk << (room - take));
+		uint8_t mask = (uint8_t)(((1u << take) - 1) << (room - take));
+
+		b->p[b->n >> 3] = (uint8_t)((b->p[b->n >> 3] & ~mask) | chunk << (room - take));
 		b->n += take;
 		nb -= take;
 	}

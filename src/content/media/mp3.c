@@ -1,4 +1,5 @@
 /* mp3.c - MP3: an ID3v2.3 tag, then MPEG-1 layer III frames */
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -121,7 +122,8 @@ static unsigned int mp3_granule(struct media_bits *b, struct rng *r, unsigned in
 {
 	unsigned int s1 = mp3_slen[0][sfc], s2 = mp3_slen[1][sfc];
 	unsigned int used = 11 * s1 + 10 * s2, q;
-	uint64_t draw = 0;
+	uint64_t draw = 0, acc = 0;
+	unsigned int nacc = 0;
 
 	if (used > budget)
 		return 0;
@@ -129,7 +131,7 @@ static unsigned int mp3_granule(struct media_bits *b, struct rng *r, unsigned in
 		if (q < 11 ? s1 : s2)
 			media_bits_put(b, (uint32_t)rng_next(r), q < 11 ? s1 : s2);
 	for (q = 0; q < 144; q++) {
-		unsigned int v, nz;
+		unsigned int v, nz, code;
 
 		/* eight bits a quadruple: its value, then its signs */
 		if ((q & 7) == 0)
@@ -138,13 +140,20 @@ static unsigned int mp3_granule(struct media_bits *b, struct rng *r, unsigned in
 		nz = (unsigned int)__builtin_popcount(v);
 		if (used + 4 + nz > budget)
 			break;
-		/* table B codes quadruple v as 15 - v */
-		media_bits_put(b, 15 - v, 4);
-		if (nz)
-			media_bits_put(b, (uint32_t)(draw >> 4) & ((1u << nz) - 1), nz);
+		/* table B codes quadruple v as 15 - v, the signs follow; 24 bits a write */
+		code = (15 - v) << nz | ((unsigned int)(draw >> 4) & ((1u << nz) - 1));
+		acc = acc << (4 + nz) | code;
+		nacc += 4 + nz;
+		if (nacc >= 24) {
+			media_bits_put(b, (uint32_t)acc, nacc);
+			acc = 0;
+			nacc = 0;
+		}
 		draw >>= 8;
 		used += 4 + nz;
 	}
+	if (nacc)
+		media_bits_put(b, (uint32_t)acc, nacc);
 	return used;
 }
 
@@ -182,10 +191,13 @@ static size_t mp3_frame(const struct mp3 *m, uint64_t i, uint8_t *out)
 		}
 	}
 	/* ancillary data after the last granule: encoder padding, as random as the rest */
-	while (b.n + 32 <= len * 8)
-		media_bits_put(&b, (uint32_t)rng_next(&r), 32);
-	while (b.n + 8 <= len * 8)
-		media_bits_put(&b, (uint32_t)rng_next(&r), 8);
+	if (b.n & 7)
+		media_bits_put(&b, (uint32_t)rng_next(&r), 8 - (unsigned int)(b.n & 7));
+	for (size_t at = b.n / 8; at < len; at += 8) {
+		uint64_t v = htole64(rng_next(&r)); /* the same bytes on any machine */
+
+		memcpy(out + at, &v, len - at < 8 ? len - at : 8);
+	}
 
 	b.n = 4 * 8;
 	media_bits_put(&b, 0, 9); /* main_data_begin: no reservoir */

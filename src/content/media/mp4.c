@@ -1,4 +1,5 @@
 /* mp4.c - MP4: ftyp, moov with one AAC sound track, optional free box, mdat */
+#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
@@ -312,8 +313,13 @@ static void aac_frame(const struct mp4 *x, uint64_t i, uint8_t *out)
 	uint64_t avail;
 	struct rng r;
 
-	memset(out, 0, x->fbytes);
 	rng_open(&r, x->frame_key, i);
+	/* random bytes first: the fill payloads are left as they are */
+	for (uint32_t at = 0; at < x->fbytes; at += 8) {
+		uint64_t v = htole64(rng_next(&r)); /* the same bytes on any machine */
+
+		memcpy(out + at, &v, x->fbytes - at < 8 ? x->fbytes - at : 8);
+	}
 	if (x->channels == 1) {
 		media_bits_put(&b, 0, 7); /* SCE, tag 0 */
 		aac_ics(&b, &r);
@@ -325,7 +331,7 @@ static void aac_frame(const struct mp4 *x, uint64_t i, uint8_t *out)
 	/* fill elements up to the last byte: FIL, count (escaped from 15), EXT_FILL, bits */
 	avail = (uint64_t)x->fbytes * 8 - b.n - 3;
 	while (avail >= 15) {
-		uint64_t cnt, bits;
+		uint64_t cnt;
 
 		if (avail >= 15 + 8 * 15) {
 			cnt = (avail - 15) / 8 < 269 ? (avail - 15) / 8 : 269;
@@ -337,11 +343,8 @@ static void aac_frame(const struct mp4 *x, uint64_t i, uint8_t *out)
 			media_bits_put(&b, 6 << 4 | (uint32_t)cnt, 7);
 			avail -= 7 + 8 * cnt;
 		}
-		media_bits_put(&b, 0, 4); /* EXT_FILL */
-		for (bits = 8 * cnt - 4; bits >= 32; bits -= 32)
-			media_bits_put(&b, (uint32_t)rng_next(&r), 32);
-		if (bits)
-			media_bits_put(&b, (uint32_t)rng_next(&r), (unsigned int)bits);
+		media_bits_put(&b, 0, 4); /* EXT_FILL, then the random bits already there */
+		b.n += 8 * cnt - 4;
 	}
 	if (avail >= 8)
 		media_bits_put(&b, 6 << 4, 7); /* an empty fill element */
