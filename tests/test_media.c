@@ -172,7 +172,7 @@ static int check_mp4(const uint8_t *b, uint64_t size)
 	stsz = find_box(b, stbl + 8, end, "stsz");
 	stco = find_box(b, stbl + 8, end, "stco");
 	if (!stsz || !stco || !find_box(b, stbl + 8, end, "stts") ||
-	    !find_box(b, stbl + 8, end, "stsc") || !find_path(b, stbl + 8, end, "stsd/sowt"))
+	    !find_box(b, stbl + 8, end, "stsc") || !find_path(b, stbl + 8, end, "stsd/mp4a"))
 		return -EINVAL;
 	/* constant-size samples filling the mdat, the first chunk at its start */
 	if ((uint64_t)be32(b + stsz + 12) * be32(b + stsz + 16) != mdat_len)
@@ -324,9 +324,9 @@ static void probe_sweep(const struct format *f, const char *const *tools, unsign
 		free(b);
 		if (test_have("ffprobe"))
 			probe_ffprobe(path,
-				      f == &formats[0] || f == &formats[2] ?
-					      "codec_name=pcm_s16le" :
-					      "codec_name=mp3",
+				      f == &formats[0] ? "codec_name=pcm_s16le" :
+				      f == &formats[2] ? "codec_name=aac" :
+							 "codec_name=mp3",
 				      s);
 		if (f == &formats[0] && test_have("soxi")) {
 			snprintf(cmd, sizeof(cmd), "soxi -D '%s'", path);
@@ -368,6 +368,28 @@ static void test_probe_mp4(void **state)
 	probe_sweep(&formats[2], tools, 1);
 }
 
+/*
+ * Coded audio does not compress: MP3 and AAC frames are as random as a
+ * real encoder's (gzip -6 of real MP3 and AAC files: 1.00 to 1.03).
+ */
+static void test_incompressible(void **state)
+{
+	static const uint64_t sizes[] = { 65536, 300001, 4194304 };
+
+	(void)state;
+	for (unsigned int i = 1; i < 3; i++) {
+		for (unsigned int k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			uint8_t *b = fill_all(&formats[i], 900 + k, sizes[k]);
+			double r = test_gzip_ratio(b, sizes[k]);
+
+			if (r > 1.05)
+				fail_msg("%s: size %llu: gzip -6 ratio %.3f > 1.05", formats[i].ext,
+					 (unsigned long long)sizes[k], r);
+			free(b);
+		}
+	}
+}
+
 static int setup_tmp(void **state)
 {
 	(void)state;
@@ -387,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_random_access), cmocka_unit_test(test_small_sizes),
 		cmocka_unit_test(test_sweep_magic),   cmocka_unit_test(test_probe_wav),
 		cmocka_unit_test(test_probe_mp3),     cmocka_unit_test(test_probe_mp4),
+		cmocka_unit_test(test_incompressible),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "content/gen.h"
 #include "testtool.h"
@@ -172,4 +173,38 @@ int test_tmpdir(char *dir, size_t cap, const char *name)
 	if (n < 0 || (size_t)n >= cap)
 		return -ENAMETOOLONG;
 	return mkdtemp(dir) ? 0 : -errno;
+}
+
+double test_gzip_ratio(const uint8_t *b, size_t n)
+{
+	uLongf zn = compressBound((uLong)n);
+	uint8_t *z = malloc(zn);
+
+	assert_non_null(z);
+	assert_int_equal(compress2(z, &zn, b, (uLong)n, 6), Z_OK);
+	free(z);
+	return (double)n / (double)zn;
+}
+
+double test_gzip_ratio_set(const struct gen_ops *ops, struct gen_file g, uint64_t key0,
+			   unsigned int n, uint64_t size0, uint64_t step, double *worst)
+{
+	uint64_t raw = 0;
+	double packed = 0;
+
+	*worst = 0;
+	for (unsigned int k = 0; k < n; k++) {
+		uint8_t *b;
+		double r;
+
+		g.key = key0 + k;
+		g.size = size0 + k * step;
+		b = test_fill_all(ops, &g);
+		r = test_gzip_ratio(b, g.size);
+		*worst = r > *worst ? r : *worst;
+		raw += g.size;
+		packed += (double)g.size / r;
+		free(b);
+	}
+	return (double)raw / packed;
 }

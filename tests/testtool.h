@@ -74,4 +74,14 @@ void test_reader(const char *tool, const char *path, const char *tail, bool quie
  */
 int test_tmpdir(char *dir, size_t cap, const char *name);
 
+/* gzip -6's ratio of b (zlib's deflate at level 6: raw size / deflated size). */
+double test_gzip_ratio(const uint8_t *b, size_t n);
+
+/*
+ * gzip -6's ratio of n files of ops (g with keys key0 + k and sizes
+ * size0 + k * step) taken together; the largest of one file in *worst.
+ */
+double test_gzip_ratio_set(const struct gen_ops *ops, struct gen_file g, uint64_t key0,
+			   unsigned int n, uint64_t size0, uint64_t step, double *worst);
+
 #endif

@@ -57,6 +57,7 @@ static const char *const mime_so[] = {
 };
 static const char *const mime_o[] = { "application/x-object", NULL };
 static const char *const mime_exec[] = { "application/x-executable", NULL };
+static const char *const mime_mo[] = { "application/x-gettext-translation", NULL };
 static const char *const mime_pe[] = { "application/vnd.microsoft.portable-executable", NULL };
 
 static const struct {
@@ -76,7 +77,7 @@ static const struct {
 	{ "ods", mime_zip }, { "odp", mime_zip }, { "epub", mime_zip }, { "cbz", mime_zip },
 	{ "xps", mime_zip }, { "ocx", mime_pe }, { "cpl", mime_pe }, { "scr", mime_pe },
 	{ "drv", mime_pe }, { "mui", mime_pe }, { "ax", mime_pe }, { "acm", mime_pe },
-	{ "elf", mime_exec }, { "out", mime_exec },
+	{ "elf", mime_exec }, { "out", mime_exec }, { "mo", mime_mo }, { "gmo", mime_mo },
 };
 
 enum content_group content_group_of_ext(const char *ext)

@@ -61,6 +61,7 @@ extern const struct gen_ops gen_gzip_ops;
 extern const struct gen_ops gen_tar_ops;
 extern const struct gen_ops gen_elf_ops;     /* exec.c */
 extern const struct gen_ops gen_pe_ops;
+extern const struct gen_ops gen_mo_ops;      /* gettext catalogues (mo.c) */
 extern const struct gen_ops gen_binary_ops;  /* everything else (binary.c) */
 
 /*

@@ -37,6 +37,8 @@ static const struct {
 	{ "acm", &gen_pe_ops },
 	{ "o", &gen_elf_ops }, { "so", &gen_elf_ops }, { "ko", &gen_elf_ops },
 	{ "elf", &gen_elf_ops }, { "out", &gen_elf_ops },
+	/* gettext message catalogues */
+	{ "mo", &gen_mo_ops }, { "gmo", &gen_mo_ops },
 	/* plain text and its line-structured kinds (text/ops.c picks the kind) */
 	{ "txt", &gen_text_ops }, { "text", &gen_text_ops }, { "log", &gen_text_ops },
 	{ "csv", &gen_text_ops }, { "tsv", &gen_text_ops }, { "md", &gen_text_ops },

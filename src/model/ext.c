@@ -181,7 +181,7 @@ static const struct {
 	{ "tar", 1536 },  { "exe", 1024 },  { "dll", 1024 },  { "sys", 1024 },	{ "ocx", 1024 },
 	{ "cpl", 1024 },  { "scr", 1024 },  { "drv", 1024 },  { "mui", 1024 },	{ "ax", 1024 },
 	{ "acm", 1024 },  { "so", 1024 },   { "o", 1024 },    { "ko", 1024 },	{ "elf", 1024 },
-	{ "out", 1024 },
+	{ "out", 1024 },  { "mo", 64 },     { "gmo", 64 },
 	/* ZIP containers: a manifest and a few members at least */
 	{ "jar", 1024 },  { "apk", 4096 },  { "whl", 1024 },  { "egg", 1024 },	{ "docx", 4096 },
 	{ "xlsx", 4096 }, { "pptx", 8192 }, { "odt", 4096 },  { "ods", 4096 },	{ "odp", 8192 },

@@ -2,6 +2,7 @@
 #ifndef IMPRINT_CONTENT_IMAGE_IMAGE_H
 #define IMPRINT_CONTENT_IMAGE_IMAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,6 +73,7 @@ struct img_tex {
 	unsigned tile_shift;  /* tiles of 2^tile_shift pixels */
 	int amp;	      /* tile offsets within +-amp */
 	unsigned noise;	      /* per-byte noise mask */
+	bool wrap;	      /* colour values wrap around (as noise does) instead of clipping */
 	int64_t base[4];      /* 16.16 fixed point */
 	int64_t gx[4], gy[4]; /* 16.16 slopes per pixel */
 };

@@ -1,5 +1,6 @@
 /* texture.c - what the image formats share: dimensions and the pixel texture */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "content/image/image.h"
@@ -115,6 +116,7 @@ void img_tex_init(struct img_tex *t, uint64_t key, uint64_t w, uint64_t h, unsig
 
 	t->key = key;
 	t->chans = chans;
+	t->wrap = false;
 	for (t->tile_shift = 2; t->tile_shift < 24 && (w >> (t->tile_shift + 1)) >= 6;
 	     t->tile_shift++)
 		;
@@ -162,11 +164,13 @@ static void img_tex_noise(const struct img_tex *t, uint64_t y, uint64_t b0, size
 
 /*
  * Whole pixels [x, x + np) of row y, all in one tile, over their noise in
- * out; chans is a constant at each call, so the loop is specialized.
+ * out; chans and wrap are constants at each call, so the loop is
+ * specialized.  wrap: colour values wrap around instead of clipping (an
+ * alpha channel still clips: opaque stays opaque).
  */
 static inline __attribute__((always_inline)) void img_tex_span(const struct img_tex *t, uint64_t x,
 							       uint64_t y, size_t np, uint8_t *out,
-							       const unsigned chans)
+							       const unsigned chans, const bool wrap)
 {
 	uint64_t th = img_hash(t->key, x >> t->tile_shift, y >> t->tile_shift);
 	int32_t acc[4], gx[4];
@@ -184,8 +188,12 @@ static inline __attribute__((always_inline)) void img_tex_span(const struct img_
 		for (unsigned c = 0; c < chans; c++) {
 			int v = (acc[c] >> 16) + (out[c] & mask);
 
-			v = v < 0 ? 0 : v;
-			out[c] = (uint8_t)(v > 255 ? 255 : v);
+			if (wrap && !(chans == 4 && c == 3)) {
+				out[c] = (uint8_t)v;
+			} else {
+				v = v < 0 ? 0 : v;
+				out[c] = (uint8_t)(v > 255 ? 255 : v);
+			}
 			acc[c] += gx[c];
 		}
 		out += chans;
@@ -194,12 +202,20 @@ static inline __attribute__((always_inline)) void img_tex_span(const struct img_
 
 static void img_tex_pixels(const struct img_tex *t, uint64_t x, uint64_t y, size_t np, uint8_t *out)
 {
-	if (t->chans == 1)
-		img_tex_span(t, x, y, np, out, 1);
-	else if (t->chans == 3)
-		img_tex_span(t, x, y, np, out, 3);
-	else
-		img_tex_span(t, x, y, np, out, 4);
+	if (t->wrap) {
+		if (t->chans == 1)
+			img_tex_span(t, x, y, np, out, 1, true);
+		else if (t->chans == 3)
+			img_tex_span(t, x, y, np, out, 3, true);
+		else
+			img_tex_span(t, x, y, np, out, 4, true);
+	} else if (t->chans == 1) {
+		img_tex_span(t, x, y, np, out, 1, false);
+	} else if (t->chans == 3) {
+		img_tex_span(t, x, y, np, out, 3, false);
+	} else {
+		img_tex_span(t, x, y, np, out, 4, false);
+	}
 }
 
 void img_tex_row(const struct img_tex *t, uint64_t y, uint64_t b0, size_t n, uint8_t *out)

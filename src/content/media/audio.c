@@ -86,6 +86,21 @@ void media_win_put_unit(const struct win *w, uint64_t ustart, const uint8_t *uni
 		memcpy(w->buf + (a - w->off), unit + (a - ustart), b - a);
 }
 
+void media_bits_put(struct media_bits *b, uint32_t v, unsigned int nb)
+{
+	while (nb) {
+		unsigned int room = 8 - (b->n & 7);
+		unsigned int take = nb < room ? nb : room;
+		uint32_t chunk = (v >> (nb - take)) & ((1u << take) - 1);
+
+		uint8_t mask = (uint8_t)(((1u << take) - 1) << (room - take));
+
+		b->p[b->n >> 3] = (uint8_t)((b->p[b->n >> 3] & ~mask) | chunk << (room - take));
+		b->n += take;
+		nb -= take;
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Per-file draws: one stream per purpose, derived from the file key. */
 

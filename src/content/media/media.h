@@ -44,6 +44,15 @@ bool media_win_meets(const struct win *w, uint64_t n);
 /* Copy unit bytes [ustart, ustart + ulen) of the file into the window. */
 void media_win_put_unit(const struct win *w, uint64_t ustart, const uint8_t *unit, size_t ulen);
 
+/* A bit writer: coded audio frames (MP3, AAC). */
+struct media_bits {
+	uint8_t *p;
+	size_t n; /* bits written */
+};
+
+/* Write the nb (<= 32) low bits of v at bit b->n, most significant first, over what was there. */
+void media_bits_put(struct media_bits *b, uint32_t v, unsigned int nb);
+
 /* Per-file draws: one stream per purpose, derived from the file key. */
 enum {
 	MEDIA_DRAW_WAV = 1,

@@ -1,4 +1,5 @@
 /* mp3.c - MP3: an ID3v2.3 tag, then MPEG-1 layer III frames */
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,8 +14,10 @@
  * floor(i * 144 * bitrate / rate) bytes after the tag, which is exactly
  * the padding-bit pattern of a CBR encoder; the tag's padding absorbs what
  * whole frames cannot.  Each frame is self-contained (main_data_begin 0):
- * long blocks, no scalefactors, and Huffman table 1 coding of sparse +-1
- * spectral lines, i.e. quiet noise that decodes without error.
+ * long blocks, random scalefactors, and the count1 region coded with
+ * table B (quiet noise that decodes without error), then ancillary data:
+ * every bit after the side information is as random as a real encoder's
+ * output, so the stream does not compress (gzip about 1.0, as real MP3).
  */
 
 #define ID3_FRAMES    4
@@ -99,72 +102,58 @@ static int mp3_layout(struct mp3 *m, const struct gen_file *g)
 	return 0;
 }
 
-struct bitw {
-	uint8_t *p;
-	size_t n; /* bits written */
+/* Scalefactor bits of slen1 and slen2 by scalefac_compress (ISO 11172-3, 2.4.2.7). */
+static const uint8_t mp3_slen[2][16] = {
+	{ 0, 0, 0, 0, 3, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4 },
+	{ 0, 1, 2, 3, 0, 1, 2, 3, 1, 2, 3, 1, 2, 3, 2, 3 },
 };
 
-/* Append the nb low bits of v, most significant first; p is zeroed. */
-static void bitw_put(struct bitw *b, uint32_t v, unsigned int nb)
-{
-	while (nb) {
-		unsigned int room = 8 - (b->n & 7);
-		unsigned int take = nb < room ? nb : room;
-		uint32_t chunk = (v >> (nb - take)) & ((1u << take) - 1);
-
-		b->p[b->n >> 3] |= (uint8_t)(chunk << (room - take));
-		b->n += take;
-		nb -= take;
-	}
-}
-
 /*
- * Huffman-coded spectrum of one granule and channel, at most budget bits;
- * returns its length in bits and the big_values pair count in *pairs.
+ * Main data of one granule and channel, at most budget bits: random
+ * scalefactors (long blocks: 11 bands of slen1 bits, 10 of slen2), then
+ * quadruples of the count1 region coded with table B (four bits a
+ * quadruple, then a sign bit per non-zero value) up to the 576 lines.
+ * Uniform quadruples make every bit a fair coin, as the entropy-coded
+ * data of a real encoder is: the frames do not compress.  Returns the
+ * bits written (part2_3_length).
  */
-static unsigned int mp3_spectrum(struct bitw *b, struct rng *r, unsigned int budget,
-				 unsigned int *pairs)
+static unsigned int mp3_granule(struct media_bits *b, struct rng *r, unsigned int budget,
+				unsigned int sfc)
 {
-	/* table 1, indexed by 2x + y */
-	static const uint8_t code[4] = { 1, 1, 1, 0 };
-	static const uint8_t clen[4] = { 1, 3, 2, 3 };
-	uint64_t draw = 0;
-	unsigned int j, used = 0, zeros = 0;
+	unsigned int s1 = mp3_slen[0][sfc], s2 = mp3_slen[1][sfc];
+	unsigned int used = 11 * s1 + 10 * s2, q;
+	uint64_t draw = 0, acc = 0;
+	unsigned int nacc = 0;
 
-	*pairs = 0;
-	for (j = 0; j < 288; j++) {
-		/* denser below ~2 kHz, sparse up to ~10 kHz, nothing above */
-		unsigned int thr = j < 24 ? 80 : j < 64 ? 40 : j < 120 ? 12 : 0;
-		unsigned int x, y, sx, sy, c, cost;
+	if (used > budget)
+		return 0;
+	for (q = 0; q < 21; q++)
+		if (q < 11 ? s1 : s2)
+			media_bits_put(b, (uint32_t)rng_next(r), q < 11 ? s1 : s2);
+	for (q = 0; q < 144; q++) {
+		unsigned int v, nz, code;
 
-		if (thr == 0)
-			break;
-		if ((j & 3) == 0)
+		/* eight bits a quadruple: its value, then its signs */
+		if ((q & 7) == 0)
 			draw = rng_next(r);
-		x = ((draw & 0xff) >> 1) < thr / 2;
-		sx = draw & 1;
-		y = (((draw >> 8) & 0xff) >> 1) < thr / 2;
-		sy = (draw >> 8) & 1;
-		draw >>= 16;
-		c = x * 2 + y;
-		if (c == 0) {
-			/* a run of zero pairs is written only if a value follows */
-			zeros++;
-			continue;
-		}
-		cost = zeros + clen[c] + x + y;
-		if (used + cost > budget)
+		v = draw & 15;
+		nz = (unsigned int)__builtin_popcount(v);
+		if (used + 4 + nz > budget)
 			break;
-		/* the zero pairs' codes are single 1 bits; signs follow a value */
-		for (; zeros > 24; zeros -= 24)
-			bitw_put(b, 0xffffff, 24);
-		bitw_put(b, (1u << zeros) - 1, zeros);
-		zeros = 0;
-		bitw_put(b, ((uint32_t)code[c] << (x + y)) | (x ? sx << y : 0) | (y ? sy : 0),
-			 clen[c] + x + y);
-		used += cost;
-		*pairs = j + 1;
+		/* table B codes quadruple v as 15 - v, the signs follow; 24 bits a write */
+		code = (15 - v) << nz | ((unsigned int)(draw >> 4) & ((1u << nz) - 1));
+		acc = acc << (4 + nz) | code;
+		nacc += 4 + nz;
+		if (nacc >= 24) {
+			media_bits_put(b, (uint32_t)acc, nacc);
+			acc = 0;
+			nacc = 0;
+		}
+		draw >>= 8;
+		used += 4 + nz;
 	}
+	if (nacc)
+		media_bits_put(b, (uint32_t)acc, nacc);
 	return used;
 }
 
@@ -174,9 +163,9 @@ static size_t mp3_frame(const struct mp3 *m, uint64_t i, uint8_t *out)
 	size_t len = (size_t)(mp3_frame_off(m, i + 1) - mp3_frame_off(m, i));
 	size_t base = (size_t)(m->num / m->rate);
 	size_t side = m->channels == 1 ? 17 : 32;
-	unsigned int p23[2][2], bv[2][2], gg[2][2];
-	unsigned int gr, ch, budget;
-	struct bitw b;
+	unsigned int p23[2][2], gg[2][2], sfc[2][2];
+	unsigned int gr, ch, k, budget;
+	struct media_bits b;
 	struct rng r;
 
 	memset(out, 0, len);
@@ -192,30 +181,48 @@ static size_t mp3_frame(const struct mp3 *m, uint64_t i, uint8_t *out)
 	budget = (unsigned int)((len - 4 - side) * 8 / (2 * m->channels));
 	for (gr = 0; gr < 2; gr++) {
 		for (ch = 0; ch < m->channels; ch++) {
-			p23[gr][ch] = mp3_spectrum(&b, &r, budget, &bv[gr][ch]);
+			sfc[gr][ch] = (unsigned int)rng_below(&r, 16);
+			p23[gr][ch] = mp3_granule(&b, &r, budget, sfc[gr][ch]);
+			if (!p23[gr][ch])
+				sfc[gr][ch] = 0;
 			/* a beat every 16 frames, decaying 1.5 dB a frame */
 			gg[gr][ch] = m->gain - (unsigned int)(i % 16) * 3 / 2 - gr +
 				     (unsigned int)rng_below(&r, 3);
 		}
 	}
+	/* ancillary data after the last granule: encoder padding, as random as the rest */
+	if (b.n & 7)
+		media_bits_put(&b, (uint32_t)rng_next(&r), 8 - (unsigned int)(b.n & 7));
+	for (size_t at = b.n / 8; at < len; at += 8) {
+		uint64_t v = htole64(rng_next(&r)); /* the same bytes on any machine */
+
+		memcpy(out + at, &v, len - at < 8 ? len - at : 8);
+	}
 
 	b.n = 4 * 8;
-	bitw_put(&b, 0, 9); /* main_data_begin: no reservoir */
-	bitw_put(&b, 0, m->channels == 1 ? 5 : 3);
-	bitw_put(&b, 0, 4 * m->channels); /* scfsi */
+	media_bits_put(&b, 0, 9); /* main_data_begin: no reservoir */
+	media_bits_put(&b, 0, m->channels == 1 ? 5 : 3);
+	media_bits_put(&b, 0, 4 * m->channels); /* scfsi */
 	for (gr = 0; gr < 2; gr++) {
 		for (ch = 0; ch < m->channels; ch++) {
-			bitw_put(&b, p23[gr][ch], 12);
-			bitw_put(&b, bv[gr][ch], 9);
-			bitw_put(&b, gg[gr][ch], 8);
-			bitw_put(&b, 0, 4); /* scalefac_compress: no scalefactors */
-			bitw_put(&b, 0, 1); /* long blocks */
-			bitw_put(&b, 1, 5); /* table_select, three regions */
-			bitw_put(&b, 1, 5);
-			bitw_put(&b, 1, 5);
-			bitw_put(&b, 7, 4); /* region0_count */
-			bitw_put(&b, 7, 3); /* region1_count */
-			bitw_put(&b, 0, 3); /* preflag, scalefac_scale, count1table */
+			media_bits_put(&b, p23[gr][ch], 12);
+			media_bits_put(&b, 0, 9); /* big_values: all in the count1 region */
+			media_bits_put(&b, gg[gr][ch], 8);
+			media_bits_put(&b, sfc[gr][ch], 4);
+			media_bits_put(&b, 0, 1); /* long blocks */
+			/*
+			 * table_select (any valid table: 4 and 14 do not exist),
+			 * region counts, preflag and scalefac_scale vary as an
+			 * encoder's do; with big_values 0 they only shape the
+			 * level, and no region is read
+			 */
+			for (k = 0; k < 3; k++) {
+				unsigned int t = (unsigned int)rng_below(&r, 30);
+
+				media_bits_put(&b, t + (t >= 4) + (t >= 13), 5);
+			}
+			media_bits_put(&b, (uint32_t)rng_next(&r), 9); /* region counts, preflag, scale */
+			media_bits_put(&b, 1, 1); /* count1table B */
 		}
 	}
 	return len;
