@@ -116,7 +116,7 @@ static bool all_digits(const char *s, size_t n)
 	return true;
 }
 
-size_t content_ext_of_path(const char *path, char *buf, size_t len)
+size_t content_ext_of_path_case(const char *path, char *buf, size_t len)
 {
 	const char *name = strrchr(path, '/');
 	const char *end, *dot;
@@ -142,12 +142,17 @@ size_t content_ext_of_path(const char *path, char *buf, size_t len)
 	n = dot && dot > name ? (size_t)(end - dot - 1) : 0;
 	if (n >= len)
 		n = 0;        /* longer than any extension a format has: none */
-	for (size_t i = 0; i < n; i++) {
-		char ch = dot[1 + i];
-
-		buf[i] = ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
-	}
+	memcpy(buf, dot + 1, n);
 	if (len)
 		buf[n] = '\0';
+	return n;
+}
+
+size_t content_ext_of_path(const char *path, char *buf, size_t len)
+{
+	size_t n = content_ext_of_path_case(path, buf, len);
+
+	for (size_t i = 0; i < n; i++)
+		buf[i] = buf[i] >= 'A' && buf[i] <= 'Z' ? (char)(buf[i] - 'A' + 'a') : buf[i];
 	return n;
 }

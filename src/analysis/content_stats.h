@@ -253,6 +253,9 @@ void content_walk_release(struct content_walk *w);
  */
 size_t content_ext_of_path(const char *path, char *buf, size_t len);
 
+/* The same with the extension's case kept ("README.Debian": "Debian"), as measure and profile count it. */
+size_t content_ext_of_path_case(const char *path, char *buf, size_t len);
+
 /*
  * The group of an extension (without the dot; "" for none): that of the
  * generator content_ext_ops() gives it.

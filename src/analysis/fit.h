@@ -15,7 +15,7 @@
  * against what was achieved.
  */
 enum report_extra_kind { REPORT_EXTRA_DIFF, REPORT_EXTRA_KS, REPORT_EXTRA_SHARE };
-#define REPORT_EXTRAS 8
+#define REPORT_EXTRAS 10
 
 struct report_extra {
 	enum report_extra_kind kind;

@@ -172,9 +172,17 @@ int measure_fit_extras(struct report *rep, const struct mresult *r, const struct
 	}
 	if (t->nage_q && (ret = ages_ks(rep, r, m, p)))
 		return ret;
-	if (t->nname_len)
-		names_ks(rep, "name length", "name_length", t->name_len, t->nname_len,
-			 m->name_len_ext[0]);
+	if (t->nname_len) {
+		/* without name_dir_lengths, name_lengths holds the directories too */
+		uint64_t plain[256];
+
+		for (unsigned i = 0; i < 256; i++)
+			plain[i] = m->name_len_ext[0][i] + (t->nname_dir_len ? 0 : m->name_len_ext[2][i]);
+		names_ks(rep, "name length", "name_length", t->name_len, t->nname_len, plain);
+	}
+	if (t->nname_dir_len)
+		names_ks(rep, "dir name length", "dir_name_length", t->name_dir_len,
+			 t->nname_dir_len, m->name_len_ext[2]);
 	if (t->nname_ext_len)
 		names_ks(rep, "name.ext length", "name_ext_length", t->name_ext_len,
 			 t->nname_ext_len, m->name_len_ext[1]);

@@ -94,8 +94,8 @@ struct mstate {
 	uint64_t owned, root_owned;
 	uint64_t mode_file[MEASURE_MODES], mode_dir[MEASURE_MODES];
 	/* every name but the root's (hard links' too) by length, as a profile counts them:
-	 * [0] without extension (directories among them), [1] files and links with one */
-	uint64_t name_len_ext[2][256];
+	 * [0] others without extension, [1] files and links with one, [2] directories */
+	uint64_t name_len_ext[3][256];
 };
 
 /* After the walk: the distinct xattr blocks, directory fill, the inode spread of the directories. */

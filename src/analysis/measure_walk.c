@@ -215,7 +215,7 @@ static void tally_dir_layout(const struct fsread_entry *e, struct measure_meta *
 static void tally_name(struct mstate *m, const struct fsread_entry *e)
 {
 	const char *dot = memrchr(e->name, '.', e->name_len);
-	int ext = e->type != FSREAD_DIR && dot && dot != e->name;
+	int ext = e->type == FSREAD_DIR ? 2 : dot && dot != e->name;
 
 	m->name_len_ext[ext][e->name_len < 255 ? e->name_len : 255]++;
 }
@@ -333,7 +333,7 @@ int measure_on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 	if (grow_files(m))
 		goto out_nomem;
 	tally_owner(m, e);
-	content_ext_of_path(e->name, ext, sizeof(ext));
+	content_ext_of_path_case(e->name, ext, sizeof(ext));
 	id = mext_id(&m->ext_tab, ext);
 	if (id < 0)
 		goto out_nomem;

@@ -33,6 +33,7 @@ struct pstate {
 	/* names of every entry but the root */
 	uint64_t names, name_len[PROFILE_NAME_LEN + 1];
 	uint64_t name_len_ext[PROFILE_NAME_LEN + 1]; /* of them, files and links with an extension */
+	uint64_t name_len_dir[PROFILE_NAME_LEN + 1]; /* of them, directories */
 	uint64_t upper, caps, spaces, utf8, numeric, versioned; /* caps: the stem in capitals */
 
 	/* owners and modes of every entry but the root (hard links once) */

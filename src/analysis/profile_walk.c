@@ -107,6 +107,8 @@ static void tally_name(struct pstate *s, const char *name, size_t len, int dir)
 	s->name_len[len < PROFILE_NAME_LEN ? len : PROFILE_NAME_LEN]++;
 	if (!dir && stem < len)
 		s->name_len_ext[len < PROFILE_NAME_LEN ? len : PROFILE_NAME_LEN]++;
+	if (dir)
+		s->name_len_dir[len < PROFILE_NAME_LEN ? len : PROFILE_NAME_LEN]++;
 	s->upper += upper;
 	s->caps += scap && !slow;
 	s->spaces += space;

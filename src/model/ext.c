@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "model/ext.h"
 #include "util/util.h"
@@ -193,7 +194,7 @@ uint64_t ext_min_size(const char *ext)
 	if (!ext)
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(ext_floor); i++)
-		if (!strcmp(ext_floor[i].ext, ext))
+		if (!strcasecmp(ext_floor[i].ext, ext))
 			return ext_floor[i].min;
 	return 0;
 }

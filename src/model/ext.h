@@ -42,7 +42,8 @@ int ext_model_find(const struct ext_model *m, const char *name);
 /*
  * Smallest size a file of this extension has in a plan, in bytes: typed
  * formats (png, jpg, mp3, pdf, zip, exe, ...) cannot be valid files below
- * a few hundred bytes, and real ones never are.  0 for everything else.
+ * a few hundred bytes, and real ones never are (compared without case, as
+ * the generators are chosen).  0 for everything else.
  * The content generators must be able to make a valid file of this size.
  */
 uint64_t ext_min_size(const char *ext);

@@ -398,6 +398,9 @@ void name_cfg_from_params(struct name_cfg *c, const struct params *p)
 	c->nlen_ext = p->tab.nname_ext_len;
 	for (unsigned i = 0; i < c->nlen_ext; i++)
 		c->len_ext_cdf[i] = (i ? c->len_ext_cdf[i - 1] : 0) + (i ? p->tab.name_ext_len[i] : 0);
+	c->nlen_dir = p->tab.nname_dir_len;
+	for (unsigned i = 0; i < c->nlen_dir; i++)
+		c->len_dir_cdf[i] = (i ? c->len_dir_cdf[i - 1] : 0) + (i ? p->tab.name_dir_len[i] : 0);
 }
 
 size_t name_make(char *buf, const struct name_cfg *c, enum name_kind kind,
@@ -447,7 +450,7 @@ size_t name_make(char *buf, const struct name_cfg *c, enum name_kind kind,
 		}
 		d.tail_len = d.ext_len + 1;
 	}
-	if (c->caps_on || c->numeric_on || c->version_on || c->nlen || c->nlen_ext)
+	if (c->caps_on || c->numeric_on || c->version_on || c->nlen || c->nlen_ext || c->nlen_dir)
 		names_shape(&b, &d, c, kind, id, variant);
 	sufl = unique ? put_unique(suf, kind, id) : 0;
 	return assemble(buf, b.len, suf, sufl, d.tail, d.tail_len);

@@ -36,6 +36,8 @@ struct name_cfg {
 	double len_cdf[TAB_NAMELEN_MAX];
 	unsigned nlen_ext;    /* names with one (0: as those without; both 0: off) */
 	double len_ext_cdf[TAB_NAMELEN_MAX];
+	unsigned nlen_dir;    /* directories' names (0: as names without extension) */
+	double len_dir_cdf[TAB_NAMELEN_MAX];
 };
 
 void name_cfg_from_params(struct name_cfg *c, const struct params *p);
@@ -70,8 +72,9 @@ void name_cfg_from_params(struct name_cfg *c, const struct params *p);
  * of its own so that the draws above stay as they are: the stem is then
  * put in capitals or mixed case, replaced by digits, given or stripped of a
  * version, and cut or padded to a length drawn from len_cdf or, for a
- * name with an extension, len_ext_cdf (the whole name's, extension and
- * version included; at least one byte more than they are).
+ * name with an extension, len_ext_cdf, or for a directory len_dir_cdf
+ * when it is set (the whole name's, extension and version included; at
+ * least one byte more than they are).
  */
 size_t name_make(char *buf, const struct name_cfg *c, enum name_kind kind,
 		 uint64_t id, const char *ext, unsigned variant);

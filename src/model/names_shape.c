@@ -239,12 +239,14 @@ void names_shape(struct nb *b, struct draw *d, const struct name_cfg *c, enum na
 			}
 		}
 	}
-	if (c->nlen || c->nlen_ext) {
+	if (c->nlen || c->nlen_ext || c->nlen_dir) {
 		bool ext = d->tail_len && c->nlen_ext;
+		bool dir = kind == NAME_DIR && c->nlen_dir;
+		const double *cdf = dir ? c->len_dir_cdf : ext || !c->nlen ? c->len_ext_cdf : c->len_cdf;
+		unsigned ncdf = dir ? c->nlen_dir : ext || !c->nlen ? c->nlen_ext : c->nlen;
 		/* a version takes 3 bytes at least (1.2), one more for a stem */
-		size_t len = draw_length(ext || !c->nlen ? c->len_ext_cdf : c->len_cdf,
-					 ext || !c->nlen ? c->nlen_ext : c->nlen, u_len,
-					 d->tail_len + 1 + (vl > 1 ? 3 : vl));
+		size_t len = ncdf ? draw_length(cdf, ncdf, u_len, d->tail_len + 1 + (vl > 1 ? 3 : vl)) :
+				    b->len + d->tail_len + vl;
 		size_t want;
 
 		if (vl > 1 && len < d->tail_len + vl + 1) {

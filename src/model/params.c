@@ -344,6 +344,20 @@ double params_mean_file_size(const struct params *p)
 		cap = p->used;
 	if (tables_size_model(p, (double)cap, &m))
 		return NAN;
+	if (p->tab.source_bytes && p->tab.source_files) {
+		/*
+		 * A profile's own mean: the table's pieces put a heavy tail's
+		 * bytes in the wrong place (/usr/share/doc: 1.7% over), so its
+		 * mean is scaled to the source's, the cap's effect kept.
+		 */
+		double full = m.mean;
+		struct size_model u;
+
+		if (cap < p->size_max && !tables_size_model(p, (double)p->size_max, &u))
+			full = u.mean;
+		if (full > 0)
+			return m.mean * ((double)p->tab.source_bytes / (double)p->tab.source_files) / full;
+	}
 	return m.mean;
 }
 

@@ -177,8 +177,9 @@ int params_resolve(struct params *p, struct param_error *err);
 
 /*
  * Mean file size in bytes of the size model (size_mu .. size_tail_shape)
- * truncated at min(size_max, used), or at size_max while used is 0.  NAN
- * when the model admits no distribution there.
+ * truncated at min(size_max, used), or at size_max while used is 0,
+ * scaled to a profile's source_bytes / source_files when both are set.
+ * NAN when the model admits no distribution there.
  */
 double params_mean_file_size(const struct params *p);
 

@@ -264,6 +264,7 @@ int tables_check(const struct params *p, struct param_error *err)
 			{ "fpd_table", t->fpd, t->nfpd, 0 },
 			{ "name_lengths", t->name_len, t->nname_len, 1 },
 			{ "name_ext_lengths", t->name_ext_len, t->nname_ext_len, 1 },
+			{ "name_dir_lengths", t->name_dir_len, t->nname_dir_len, 1 },
 			{ "subdirs_table", t->subdirs_share, t->nsubdirs, 0 },
 		};
 

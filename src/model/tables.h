@@ -31,8 +31,9 @@
  *   fpd_table = s0 s1 ... sT       directories with 0..fpd_max_bin files, then the tail
  *   ext_shares = :s e1:s1 ...      extension:share ("" is no extension)
  *   size_by_ext = e1:q0/../q16 ... sizes of the files of extension e1 by quantile
- *   name_lengths = s0 s1 ...       names without extension (directories among them) by
- *                                  length in bytes 0, 1, ...
+ *   name_lengths = s0 s1 ...       names without extension (directories among them, unless
+ *                                  name_dir_lengths is set) by length in bytes 0, 1, ...
+ *   name_dir_lengths = s0 s1 ...   names of directories, the same
  *   name_ext_lengths = s0 s1 ...   names of files and links with an extension, the same
  *   subdirs_table = n1:s1 n2:s2 ... directories with n1 subdirectories, ... (n ascending)
  *   depth_leaves = s0 s1 ...       of the directories at depth d, the share with no subdirectory
@@ -47,6 +48,9 @@
  *   source_files = N               the profiled source's files: 'files' when none
  *                                  of files, used and size is given (so that any
  *                                  one of them scales the tree instead)
+ *   source_bytes = N               the profiled source's file bytes: the mean file size
+ *                                  that derives used from files (or files from used) is
+ *                                  source_bytes / source_files, not the size table's own
  *
  * A long table continues on "key += more" lines.
  */
@@ -58,6 +62,7 @@ struct tab_modes {
 
 struct param_tables {
 	uint64_t source_files;
+	uint64_t source_bytes;
 	uint32_t nsize_q;
 	uint64_t size_q[TAB_SIZEQ_MAX];
 	uint32_t ndepth_files;
@@ -75,6 +80,8 @@ struct param_tables {
 	uint32_t nname_len, nname_ext_len;
 	double name_len[TAB_NAMELEN_MAX];
 	double name_ext_len[TAB_NAMELEN_MAX];
+	uint32_t nname_dir_len;
+	double name_dir_len[TAB_NAMELEN_MAX];
 	uint32_t nsubdirs;
 	uint32_t subdirs_n[TAB_SUBDIRS_MAX];
 	double subdirs_share[TAB_SUBDIRS_MAX];

@@ -21,7 +21,7 @@ struct tab_def {
 };
 
 /* Every table key, in the order they are printed (tables_print.c) */
-#define TAB_NDEFS 17
+#define TAB_NDEFS 19
 extern const struct tab_def tab_defs[TAB_NDEFS];
 
 #endif

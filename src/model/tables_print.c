@@ -24,7 +24,9 @@ const struct tab_def tab_defs[TAB_NDEFS] = {
 	{ "size_by_ext", TK_SBE, TOFF(nsbe), 0, TAB_SBE_MAX, "EXT:Q0/Q1/.../Q16",
 	  "sizes of one extension's files by 17 quantiles, '*' the others" },
 	{ "name_lengths", TK_SHARES, TOFF(nname_len), TOFF(name_len), TAB_NAMELEN_MAX,
-	  "a share >= 0", "names without extension (directories too) by length in bytes 0, 1, ..." },
+	  "a share >= 0", "names without extension (directories too, without name_dir_lengths) by length in bytes 0, 1, ..." },
+	{ "name_dir_lengths", TK_SHARES, TOFF(nname_dir_len), TOFF(name_dir_len), TAB_NAMELEN_MAX,
+	  "a share >= 0", "names of directories by length in bytes 0, 1, ..." },
 	{ "name_ext_lengths", TK_SHARES, TOFF(nname_ext_len), TOFF(name_ext_len), TAB_NAMELEN_MAX,
 	  "a share >= 0", "names of files and links with an extension by length in bytes" },
 	{ "subdirs_table", TK_SPARSE, TOFF(nsubdirs), 0, TAB_SUBDIRS_MAX, "N:SHARE, N ascending",
@@ -47,6 +49,8 @@ const struct tab_def tab_defs[TAB_NDEFS] = {
 	  "atime's place from mtime (0) to time_ref (1) at u = i/N (replaces uniform)" },
 	{ "source_files", TK_COUNT, 0, TOFF(source_files), 1, "a whole number of files",
 	  "a profile's file count: files, unless files, used or size is given" },
+	{ "source_bytes", TK_COUNT, 0, TOFF(source_bytes), 1, "a whole number of bytes",
+	  "a profile's file bytes: with source_files, the mean file size used and files follow" },
 };
 
 /* "key = e1 e2 ..." then "key += ..." lines of at most per entries; one() prints entry i of ctx. */
@@ -124,13 +128,16 @@ void tables_print(const struct params *p, FILE *out)
 	const struct param_tables *t = &p->tab;
 
 	if (!t->nsize_q && !t->ndepth_files && !t->ndepth_dirs && !t->nfpd && !t->next &&
-	    !t->nsbe && !t->source_files && !t->nname_len && !t->nname_ext_len && !t->nsubdirs &&
+	    !t->nsbe && !t->source_files && !t->nname_len && !t->nname_ext_len && !t->nname_dir_len &&
+	    !t->source_bytes && !t->nsubdirs &&
 	    !t->ndepth_leaves && !t->ndepth_fileless && !t->nspecial && !t->nmode_files &&
 	    !t->nmode_dirs && !t->nage_q && !t->natime_q)
 		return;
 	fprintf(out, "\n# tables (empirical laws; they replace the parametric ones above)\n");
 	if (t->source_files)
 		fprintf(out, "source_files = %" PRIu64 "\n", t->source_files);
+	if (t->source_bytes)
+		fprintf(out, "source_bytes = %" PRIu64 "\n", t->source_bytes);
 	print_entries(out, "size_quantiles", t->nsize_q, 10, one_sizeq, t);
 	print_entries(out, "depth_files", t->ndepth_files, 10, one_share, t->depth_files);
 	print_entries(out, "depth_dirs", t->ndepth_dirs, 10, one_share, t->depth_dirs);
@@ -139,6 +146,7 @@ void tables_print(const struct params *p, FILE *out)
 	print_entries(out, "size_by_ext", t->nsbe, 1, one_sbe, t);
 	print_entries(out, "name_lengths", t->nname_len, 10, one_share, t->name_len);
 	print_entries(out, "name_ext_lengths", t->nname_ext_len, 10, one_share, t->name_ext_len);
+	print_entries(out, "name_dir_lengths", t->nname_dir_len, 10, one_share, t->name_dir_len);
 	print_entries(out, "subdirs_table", t->nsubdirs, 8, one_subdirs, t);
 	print_entries(out, "depth_leaves", t->ndepth_leaves, 10, one_share, t->depth_leaves);
 	print_entries(out, "depth_fileless", t->ndepth_fileless, 10, one_share, t->depth_fileless);
@@ -214,6 +222,9 @@ void tables_add_json(const struct params *p, struct json_object *o)
 	if (t->nname_ext_len)
 		json_object_object_add(o, "name_ext_lengths",
 				       json_shares(t->name_ext_len, t->nname_ext_len));
+	if (t->nname_dir_len)
+		json_object_object_add(o, "name_dir_lengths",
+				       json_shares(t->name_dir_len, t->nname_dir_len));
 	if (t->nsubdirs) {
 		a = json_object_new_object();
 		for (uint32_t i = 0; i < t->nsubdirs; i++) {
@@ -248,6 +259,8 @@ void tables_add_json(const struct params *p, struct json_object *o)
 		json_object_object_add(o, "atime_quantiles", json_shares(t->atime_q, t->natime_q));
 	if (t->source_files)
 		json_object_object_add(o, "source_files", json_object_new_uint64(t->source_files));
+	if (t->source_bytes)
+		json_object_object_add(o, "source_bytes", json_object_new_uint64(t->source_bytes));
 }
 
 void tables_list_json(struct json_object *arr)

@@ -381,23 +381,33 @@ static int profile_ages(const struct mstate *m, struct params *p, struct pfig *f
 	return 0;
 }
 
-/* Names by length in bytes, with and without an extension: the tables up to the longest. */
+/*
+ * Names by length in bytes: directories, files and links with an
+ * extension, the others; a table each, up to its longest.
+ */
 static void profile_name_lengths(const struct pstate *s, struct params *p)
 {
-	unsigned top = 0, top_ext = 0;
-	uint64_t next = 0;
+	unsigned top = 0, top_ext = 0, top_dir = 0;
+	uint64_t next = 0, ndir = 0, nplain;
 
 	for (unsigned i = 0; i < PROFILE_NAME_LEN && i < TAB_NAMELEN_MAX; i++) {
-		if (s->name_len[i] > s->name_len_ext[i])
+		if (s->name_len[i] > s->name_len_ext[i] + s->name_len_dir[i])
 			top = i;
 		if (s->name_len_ext[i])
 			top_ext = i;
+		if (s->name_len_dir[i])
+			top_dir = i;
 		next += s->name_len_ext[i];
+		ndir += s->name_len_dir[i];
 	}
-	p->tab.nname_len = s->names > next ? top + 1 : 0;
+	nplain = s->names - next - ndir;
+	p->tab.nname_len = nplain ? top + 1 : 0;
 	for (unsigned i = 0; i < p->tab.nname_len; i++)
-		p->tab.name_len[i] = (double)(s->name_len[i] - s->name_len_ext[i]) /
-				     (double)(s->names - next);
+		p->tab.name_len[i] = (double)(s->name_len[i] - s->name_len_ext[i] -
+					      s->name_len_dir[i]) / (double)nplain;
+	p->tab.nname_dir_len = ndir ? top_dir + 1 : 0;
+	for (unsigned i = 0; i < p->tab.nname_dir_len; i++)
+		p->tab.name_dir_len[i] = (double)s->name_len_dir[i] / (double)ndir;
 	p->tab.nname_ext_len = next ? top_ext + 1 : 0;
 	for (unsigned i = 0; i < p->tab.nname_ext_len; i++)
 		p->tab.name_ext_len[i] = (double)s->name_len_ext[i] / (double)next;
@@ -560,7 +570,7 @@ static void print_shape(const struct pstate *s, const struct pfig *f, const stru
 		"%.4f, versioned (1.2, ~) %.4f, spaces %.4f, non-ASCII %.4f\n", s->names,
 		share(s->upper, s->names), share(s->caps, s->names), share(s->numeric, s->names),
 		share(s->versioned, s->names), share(s->spaces, s->names), share(s->utf8, s->names));
-	fprintf(out, "# names the model makes (%" PRIu64 " drawn): lengths (name_lengths, name_ext_lengths) K-S D %.4f; "
+	fprintf(out, "# names the model makes (%" PRIu64 " drawn): lengths (name_lengths, name_ext_lengths, name_dir_lengths) K-S D %.4f; "
 		"with capitals %.4f, stem in capitals %.4f, numeric %.4f, versioned %.4f\n", nf.n,
 		nf.len_d, share(nf.upper, nf.n), share(nf.caps, nf.n), share(nf.numeric, nf.n),
 		share(nf.versioned, nf.n));
@@ -613,7 +623,8 @@ static void print_header(const struct pstate *s, const struct pfig *f, const str
 	profile_meta_header(s, pm, p, out);
 	if (s->cst)
 		print_content(s->cst, out);
-	fprintf(out, "# source_files gives the same count; --files, --used or --size scale the tree\n\n");
+	fprintf(out, "# source_files and source_bytes give the same count and bytes; --files, --used or "
+		"--size scale the tree\n\n");
 }
 
 /* The figures as one JSON object; the configuration itself is what the text form prints. */
@@ -723,6 +734,7 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 	if (s->cst)
 		profile_content(s->cst, p);
 	p->tab.source_files = m->nfiles;
+	p->tab.source_bytes = m->bytes;
 	p->size_max = p->size_max < sorted[m->nfiles - 1] ? sorted[m->nfiles - 1] : p->size_max;
 	if (o->json) {
 		ret = profile_print_json(s, &f, &pm, p, out);

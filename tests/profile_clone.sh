@@ -1,0 +1,83 @@
+#!/bin/bash
+# profile_clone.sh - a clone keeps its source's extension case, byte total, and the lengths of
+# directory names and extension-less names (issue 22 item 4); read back from the image with
+# debugfs rdump (no root) and walked by Python, which shares no code with imprint.
+. "${srcdir:-.}/tests/lib.sh"
+command -v python3 >/dev/null || { echo "1..0 # SKIP needs python3"; exit 77; }
+command -v debugfs >/dev/null || { echo "1..0 # SKIP needs debugfs"; exit 77; }
+
+# the source: long directory names, short extension-less names, README.Debian everywhere,
+# and a heavy tail of sizes (the size table's interpolation overshoots such a tail)
+python3 - "$WORK/src" <<'PY'
+import os, random, sys
+r = random.Random(7)
+root = sys.argv[1]
+for d in range(120):
+    p = os.path.join(root, "directory-with-a-long-name-%03d" % d)
+    os.makedirs(p)
+    open(os.path.join(p, "README.Debian"), "w").write("x" * r.randint(100, 3000))
+    for f in range(6):
+        n = "%c%d" % (97 + f, d % 10)
+        size = int(min(r.paretovariate(0.9) * 300, 30 << 20))
+        with open(os.path.join(p, n), "wb") as fh:
+            fh.write(os.urandom(64) * (size // 64 + 1))
+    for f in range(4):
+        open(os.path.join(p, "notes%d.txt" % f), "w").write("y" * r.randint(10, 9000))
+PY
+
+if "$IMPRINT" profile "$WORK/src" -o "$WORK/p.conf" 2>"$WORK/err"; then
+	pass "profile of the tree"
+else
+	fail "profile: $(head -c 300 "$WORK/err")"
+fi
+grep -q '^ext_shares.* Debian:' "$WORK/p.conf" && pass "the profile keeps 'Debian' in its case" ||
+	fail "no 'Debian' in ext_shares: $(grep '^ext_shares' "$WORK/p.conf" | head -c 200)"
+grep -q '^name_dir_lengths = ' "$WORK/p.conf" && pass "directories have their own length table" ||
+	fail "no name_dir_lengths"
+# the file count as the source has it, and room for the clone (a size alone would scale the tree)
+build_fsck "clone" "$WORK/c.img" -c "$WORK/p.conf" --files 1320 --size 64M || { finish; }
+mkdir -p "$WORK/c"
+debugfs -R "rdump / $WORK/c" "$WORK/c.img" >/dev/null 2>&1
+python3 - "$WORK/src" "$WORK/c" <<'PY' >"$WORK/cmp"
+import bisect, os, sys
+def walk(root):
+    d, f, ext, nbytes, n = [], [], {}, 0, 0
+    for dp, dns, fns in os.walk(root):
+        if dp == root:
+            dns[:] = [x for x in dns if x != "lost+found"]
+        d += [len(x.encode()) for x in dns]
+        for x in fns:
+            st = os.lstat(os.path.join(dp, x))
+            n += 1
+            nbytes += st.st_size
+            i = x.rfind(".")
+            if i <= 0:
+                f.append(len(x.encode()))
+            else:
+                ext[x[i + 1:]] = ext.get(x[i + 1:], 0) + 1
+    return d, f, ext, nbytes, n
+def ks(a, b):
+    a, b = sorted(a), sorted(b)
+    return max(abs(bisect.bisect_right(a, x) / len(a) - bisect.bisect_right(b, x) / len(b))
+               for x in set(a) | set(b))
+sd, sf, se, sb, sn = walk(sys.argv[1])
+cd, cf, ce, cb, cn = walk(sys.argv[2])
+print("dir_d=%.4f" % ks(sd, cd))
+print("plain_d=%.4f" % ks(sf, cf))
+print("debian_diff=%.4f" % abs(se.get("Debian", 0) / sn - ce.get("Debian", 0) / cn))
+print("lower_debian=%d" % ce.get("debian", 0))
+print("bytes_rel=%.5f" % abs(cb / sb - 1))
+PY
+fig() { sed -n "s/^$1=//p" "$WORK/cmp"; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+chk() {
+	local v
+	v=$(fig "$1")
+	if [ -n "$v" ] && le "$v" "$2"; then pass "$3: $1 $v <= $2"; else fail "$3: $1 '$v' above $2"; fi
+}
+chk debian_diff 0.01 "the .Debian share of the clone"
+chk lower_debian 0 "no .debian in the clone"
+chk bytes_rel 0.01 "the clone's bytes against the source's"
+chk dir_d 0.1 "directory name lengths, K-S"
+chk plain_d 0.1 "extension-less name lengths, K-S"
+finish
