@@ -136,13 +136,20 @@ static int against_depth_target(const struct mstate *m, const struct params *p,
 	return 0;
 }
 
-/* Extensions: the files per model id into ext_count; the commonest one outside the model. */
+/*
+ * Extensions: the files per model id into ext_count; the commonest one
+ * outside the model.  The tally keeps case (a profile keeps 'JPG' apart
+ * from 'jpg'); a name the model lacks in that case counts for the model's
+ * name in another case (plans write some 'jpg' files as '.JPG').
+ */
 static void against_exts(const struct mstate *m, const struct ext_model *em, uint64_t *ext_count,
 			 const char **unknown, uint64_t *unknown_best)
 {
 	for (size_t i = 0; i < m->ext_tab.n; i++) {
 		int id = ext_model_find(em, m->ext_tab.name[i]);
 
+		if (id < 0)
+			id = ext_model_find_nocase(em, m->ext_tab.name[i]);
 		if (id >= 0) {
 			ext_count[id] += m->ext_tab.files[i];
 		} else if (m->ext_tab.files[i] > *unknown_best ||

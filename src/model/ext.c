@@ -171,6 +171,16 @@ int ext_model_find(const struct ext_model *m, const char *name)
 	return -1;
 }
 
+int ext_model_find_nocase(const struct ext_model *m, const char *name)
+{
+	if (!name)
+		return -1;
+	for (size_t i = 0; i < m->count; i++)
+		if (!strcasecmp(m->name[i], name))
+			return (int)i;
+	return -1;
+}
+
 /* Floors of the typed formats (see ext.h); real files of these types are never smaller. */
 static const struct {
 	const char *ext;

@@ -38,6 +38,8 @@ void ext_model_release(struct ext_model *m);
 
 /* Id of name in m, or -1. */
 int ext_model_find(const struct ext_model *m, const char *name);
+/* Id of the first name in m equal to name without regard to ASCII case, or -1. */
+int ext_model_find_nocase(const struct ext_model *m, const char *name);
 
 /*
  * Smallest size a file of this extension has in a plan, in bytes: typed
