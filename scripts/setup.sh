@@ -23,6 +23,7 @@ IMPRINT_DEPS=(
 	exfatprogs exfat-fuse
 	libjs-chart.js chromium
 	bash-completion parallel
+	postmark fio
 )
 
 # What scripts/package needs besides: it installs them (and the build
