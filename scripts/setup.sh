@@ -23,7 +23,7 @@ IMPRINT_DEPS=(
 	exfatprogs exfat-fuse
 	libjs-chart.js chromium
 	bash-completion parallel
-	postmark fio
+	postmark fio restic
 )
 
 # What scripts/package needs besides: it installs them (and the build

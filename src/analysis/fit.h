@@ -71,6 +71,7 @@ struct report {
 
 	/* set by the caller: printed as "content_unreachable" when not NULL (a reference is taken) */
 	struct json_object *content_missed;
+	struct json_object *generation;  /* a later generation's changes (gen_report_json), or NULL */
 };
 
 /*

@@ -14,6 +14,7 @@
 #include "content/setup.h"
 #include "plan/manifest.h"
 #include "plan/plan.h"
+#include "report/gen_report.h"
 #include "report/content_predict.h"
 #include "analysis/content_stats.h"
 #include "report/html.h"
@@ -96,11 +97,15 @@ static int plan_report(struct cli *c, const struct plan *pl, FILE *out)
 	if (!ret && c->json) {
 		/* only what will be missed: the report of a plan that meets its targets is unchanged */
 		r.content_missed = content_predict_json_missed(&pr, &t);
+		r.generation = pl->gen ? gen_report_json(pl->gen) : NULL;
 		report_print_json(&r, out);
 		json_object_put(r.content_missed);
+		json_object_put(r.generation);
 	} else if (!ret) {
 		report_print_text(&r, out);
 		content_predict_print_text(&pr, &t, out);
+		if (pl->gen)
+			ret = gen_report_text(pl->gen, out);
 	}
 	report_release(&r);
 	return ret;

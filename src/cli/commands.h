@@ -3,6 +3,7 @@
 #define IMPRINT_COMMANDS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cli/create.h"
 #include "cli/page.h"
@@ -23,6 +24,7 @@ struct cli {
 	const char *against;       /* measure --against: the configuration compared with */
 	const char *partition;     /* --partition: create's table (gpt, mbr) or the others' N */
 	const char *html;          /* --html: the report page to write, or NULL */
+	uint32_t generation;       /* --generation N: plan, create, verify (0: the plan itself) */
 	int argc;                  /* the command line, for the page */
 	char **argv;
 	int jobs_given;

@@ -695,6 +695,7 @@ int create_run(const struct create_args *a, struct params *p)
 	sum.fs = t.is_dir ? (t.type[0] ? t.type : "mounted") : fs_name[pl.prm.fs];
 	sum.size = pl.prm.size;
 	sum.seed = pl.prm.seed;
+	sum.gen = pl.gen;
 	if (!a->quiet || a->json) {
 		ret = progress_print_summary(&res, &sum, a->json, stdout);
 		if (ret)

@@ -42,6 +42,7 @@ enum {
 	OPT_PARTITION_SIZE,
 	OPT_FORMAT,
 	OPT_HTML,
+	OPT_GENERATION,
 	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
 	OPT_LAST,
 };
@@ -78,6 +79,7 @@ static const struct option long_opts[] = {
 	{ "partition-size", required_argument, NULL, OPT_PARTITION_SIZE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "html", required_argument, NULL, OPT_HTML },
+	{ "generation", required_argument, NULL, OPT_GENERATION },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -283,6 +285,10 @@ static const struct opt_rule {
 	  .name = "'--partition'",
 	  .takes = CREATE_OPTS | ON(CMD_MEASURE) | ON(CMD_CONTENT_REPORT) | ON(CMD_PROFILE),
 	  .only_for = "'create', 'verify', 'measure', 'content-report' and 'profile'" },
+	{ .opt = OPT_GENERATION,
+	  .name = "'--generation'",
+	  .takes = CREATE_OPTS | ON(CMD_PLAN),
+	  .only_for = "'create', 'plan' and 'verify'" },
 	{ .opt = OPT_OPERAND },
 	{ .opt = OPT_AGAINST,
 	  .name = "'--against'",
@@ -414,6 +420,11 @@ static const struct opt_help {
 	  "measure: compare with CONFIG (the fit report of\n"
 	  "'plan --report', layout and free-space targets); -c and\n"
 	  "--set also turn the comparison on", 0 },
+	{ OPT_GENERATION, "    --generation N",
+	  "plan, create, verify: generation N of the plan: the\n"
+	  "same tree after N rounds of change (the gen_* parameters:\n"
+	  "files modified, deleted, renamed, moved, created;\n"
+	  "directories made and removed); 0 (default) is the plan", 0 },
 	{ OPT_HTML, "    --html FILE",
 	  "plan, create, measure, content-report, profile: also write the\n"
 	  "report as one self-contained HTML page (charts of target\n"
@@ -660,6 +671,24 @@ static int parse_sample(struct cli *c, const char *arg)
 	return 0;
 }
 
+/* Returns 0 when arg is a whole number from 0 to 100000, else EXIT_USAGE after a message. */
+static int parse_generation(struct cli *c, const char *arg)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || n > 100000) {
+		fprintf(stderr,
+			"imprint: '--generation' must be a whole number from 0 to 100000 (got '%s')\n",
+			arg);
+		return EXIT_USAGE;
+	}
+	c->generation = (uint32_t)n;
+	return 0;
+}
+
 /* Returns 0 when arg is a whole number from 1 to 1024, else EXIT_USAGE after a message. */
 static int parse_jobs(struct cli *c, const char *arg)
 {
@@ -800,6 +829,8 @@ static int parse_option(struct cli *c, const struct command *cmd, int opt, char 
 	case OPT_HTML:
 		c->html = optarg;
 		break;
+	case OPT_GENERATION:
+		return parse_generation(c, optarg);
 	case 'h':
 		command_help(cmd, stdout);
 		return 1;
@@ -965,6 +996,7 @@ static int load_params(struct cli *c, struct params *p, int resolve)
 		if (ret)
 			goto out_err;
 	}
+	p->generation = c->generation;
 	if (resolve && params_resolve(p, &err))
 		goto out_err;
 	return 0;

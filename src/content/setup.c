@@ -2,6 +2,8 @@
 #include "content/setup.h"
 #include "content/gen.h"
 #include "content/model.h"
+#include "plan/generation.h"
+#include "plan/plan.h"
 #include "util/util.h"
 
 /* Each generator family's part of the model, in the order they are made. */
@@ -15,6 +17,9 @@ int content_model_init_words(struct content_model *cm, const struct plan *pl, co
 {
 	int ret;
 
+	/* a later generation's content draws on generation 0's model: its bytes stay as they were */
+	if (pl && pl->gen)
+		pl = pl->gen->base;
 	ret = content_model_data_init(cm, pl, path);
 	if (ret)
 		return ret;

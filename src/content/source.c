@@ -7,8 +7,10 @@
 #include "content/gen.h"
 #include "content/model.h"
 #include "content/registry.h"
+#include "plan/generation.h"
 #include "plan/plan.h"
 #include "util/rng.h"
+#include "util/util.h"
 #include "content/prealloc.h"
 #include "content/sparse.h"
 
@@ -87,10 +89,156 @@ static int model_fill(const struct content_source *cs, uint64_t file, uint64_t o
 	return ret;
 }
 
+/* A typed source's fields: both generation 0's and a later generation's. */
+static void model_source_set(struct content_source *cs,
+			     int (*fill)(const struct content_source *, uint64_t, uint64_t, void *, size_t),
+			     const struct plan *pl, const struct content_model *cm, void *priv)
+{
+	cs->name = "model";
+	cs->fill = fill;
+	cs->pl = pl;
+	cs->seed = cm->seed;
+	cs->priv = priv;
+}
+
+/*
+ * A later generation (plan.gen): each file's bytes by its changes, newest
+ * first.  Generation 0's bytes come from the typed source of generation
+ * 0's plan (ms->base), so what no change touched keeps its bytes; a
+ * change's own bytes are drawn from (file key, generation): appends as
+ * text or binary by the file's format, block edits as binary blocks,
+ * rewrites and new files by the file's format at their size then.
+ */
+struct gen_source {
+	struct content_source base;    /* generation 0's typed source */
+	const struct model_source *ms; /* its state */
+};
+
+static uint64_t version_key(uint64_t seed, uint64_t key, uint32_t gen)
+{
+	return rng_mix64(file_key(seed, key) ^ rng_mix64(((uint64_t)gen << 32) | 0x5bd1e995u));
+}
+
+static int gen_range(const struct content_source *cs, uint64_t file, uint32_t ei,
+		     uint64_t off, uint8_t *buf, size_t len);
+
+/* Bytes [off, off + len) of change e itself. */
+static int gen_edit_bytes(const struct content_source *cs, uint64_t file,
+			  const struct plan_gen_edit *e, uint64_t off, uint8_t *buf, size_t len)
+{
+	const struct plan *pl = cs->pl;
+	const struct gen_source *gs = cs->priv;
+	uint64_t key = pl->gen->file_key[file];
+	uint64_t vk = version_key(cs->seed, key, e->gen);
+	const struct gen_ops *ops = gs->ms->ops[pl->file_ext[file]];
+
+	if (e->kind == GEN_EDIT_CREATE || e->kind == GEN_EDIT_REWRITE) {
+		struct gen_file g = {
+			.key = vk, .file = file, .size = e->to, .ext = plan_file_ext(pl, file),
+			.cm = gs->ms->cm,
+		};
+
+		if (g.size < ops->min_size)
+			ops = &gen_binary_ops;
+		return ops->fill(&g, off, buf, len);
+	}
+	if (e->kind == GEN_EDIT_APPEND && ops != &gen_binary_ops && ops != &gen_elf_ops &&
+	    ops != &gen_pe_ops)
+		gen_text_bytes(gs->ms->cm, vk, off, buf, len);
+	else
+		gen_binary_bytes(gs->ms->cm, vk, off, buf, len);
+	return 0;
+}
+
+/* Split [off, off + len) by what change ei covers; the rest from the changes before it. */
+static int gen_range(const struct content_source *cs, uint64_t file, uint32_t ei,
+		     uint64_t off, uint8_t *buf, size_t len)
+{
+	const struct plan *pl = cs->pl;
+	const struct plan_gen *g = pl->gen;
+	const struct gen_source *gs = cs->priv;
+	const struct plan_gen_edit *e;
+	uint64_t key = g->file_key[file];
+	int ret = 0;
+
+	if (!len)
+		return 0;
+	if (ei == PLAN_NONE) {
+		if (key >= g->base->nfiles)
+			return -EINVAL;
+		return gs->base.fill(&gs->base, key, off, buf, len);
+	}
+	e = &g->edit[ei];
+	switch (e->kind) {
+	case GEN_EDIT_CREATE:
+	case GEN_EDIT_REWRITE:
+		return gen_edit_bytes(cs, file, e, off, buf, len);
+	case GEN_EDIT_TRUNCATE:
+		return gen_range(cs, file, e->prev, off, buf, len);
+	case GEN_EDIT_APPEND: {
+		uint64_t end = off + len;
+		size_t before = off < e->from ? (size_t)(MIN(end, e->from) - off) : 0;
+
+		ret = gen_range(cs, file, e->prev, off, buf, before);
+		if (!ret && before < len)
+			ret = gen_edit_bytes(cs, file, e, off + before, buf + before, len - before);
+		return ret;
+	}
+	default:
+		/* in-place block edits: block by block */
+		while (!ret && len) {
+			uint64_t b = off / 4096;
+			size_t n = (size_t)MIN((uint64_t)len, (b + 1) * 4096 - off);
+
+			if (plan_gen_block_edited(key, e, b, pl->prm.gen_edit_block_share))
+				ret = gen_edit_bytes(cs, file, e, off, buf, n);
+			else
+				ret = gen_range(cs, file, e->prev, off, buf, n);
+			off += n;
+			buf += n;
+			len -= n;
+		}
+		return ret;
+	}
+}
+
+static int gen_fill(const struct content_source *cs, uint64_t file, uint64_t offset, void *buf,
+		    size_t len)
+{
+	const struct plan *pl = cs->pl;
+
+	if (file >= pl->nfiles || offset > pl->file_size[file] ||
+	    len > pl->file_size[file] - offset)
+		return -EINVAL;
+	return gen_range(cs, file, pl->gen->file_last_edit[file], offset, buf, len);
+}
+
+static int gen_source_init(struct content_source *cs, struct content_model *cm,
+			   const struct plan *pl)
+{
+	struct gen_source *gs = calloc(1, sizeof(*gs));
+	int ret;
+
+	memset(cs, 0, sizeof(*cs));
+	if (!gs)
+		return -ENOMEM;
+	ret = content_model_source_init(&gs->base, cm, pl->gen->base);
+	if (ret) {
+		free(gs);
+		return ret;
+	}
+	gs->ms = gs->base.priv;
+	model_source_set(cs, gen_fill, pl, cm, gs);
+	return 0;
+}
+
 int content_model_source_init(struct content_source *cs, struct content_model *cm,
 			      const struct plan *pl)
 {
 	struct model_source *ms;
+
+	if (pl->gen)
+		return gen_source_init(cs, cm, pl);
 
 	memset(cs, 0, sizeof(*cs));
 	ms = calloc(1, sizeof(*ms));
@@ -107,11 +255,7 @@ int content_model_source_init(struct content_source *cs, struct content_model *c
 	for (uint64_t f = 0; f < pl->nfiles; f++)
 		if (pl->file_size[f] < ms->ops[pl->file_ext[f]]->min_size)
 			ms->too_small++;
-	cs->name = "model";
-	cs->fill = model_fill;
-	cs->pl = pl;
-	cs->seed = cm->seed;
-	cs->priv = ms;
+	model_source_set(cs, model_fill, pl, cm, ms);
 	return 0;
 }
 
@@ -119,11 +263,19 @@ uint64_t content_source_too_small(const struct content_source *cs)
 {
 	const struct model_source *ms = cs->fill == model_fill ? cs->priv : NULL;
 
+	if (cs->fill == gen_fill)
+		ms = ((const struct gen_source *)cs->priv)->ms;
 	return ms ? ms->too_small : 0;
 }
 
 void content_source_release(struct content_source *cs)
 {
+	if (cs->fill == gen_fill) {
+		struct gen_source *gs = cs->priv;
+
+		content_source_release(&gs->base);
+		free(gs);
+	}
 	if (cs->fill == model_fill) {
 		struct model_source *ms = cs->priv;
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "report/gen_report.h"
 #include "core/progress.h"
 #include "util/strutil.h"
 
@@ -431,6 +432,8 @@ struct json_object *progress_summary_json(const struct create_result *res,
 		json_object_object_add(o, "notes", json_object_new_string(res->notes));
 	add_dropped_json(o, res);
 	add_disk_json(o, s);
+	if (s->gen)
+		json_object_object_add(o, "generation", gen_report_json(s->gen));
 	if (add_meta_json(o, res) || (res->have_layout && add_layout_json(o, res)) ||
 	    (res->age_series_n && add_age_json(o, res))) {
 		json_object_put(o);
@@ -503,6 +506,8 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 			ret = print_age_text(res, out);
 		if (!ret)
 			ret = print_dropped_text(res, out);
+		if (!ret && s->gen)
+			ret = gen_report_text(s->gen, out);
 		if (!ret && res->notes[0])
 			ret = fprintf(out, "  note: %s\n", res->notes) < 0 ? -EIO : 0;
 	}

@@ -38,6 +38,8 @@ void progress_end(struct progress *pr);
 /* Seconds since progress_init(). */
 double progress_seconds(const struct progress *pr);
 
+struct plan_gen;
+
 /* What the summary of a build shows besides the backend's result. */
 struct build_summary {
 	const char *target;
@@ -51,6 +53,7 @@ struct build_summary {
 	double convert_seconds;    /* the time the conversion added (in seconds too) */
 	uint64_t file_size;        /* with format: the converted file's length */
 	const char *diskless;      /* a backend that wrote nothing (its name), else NULL */
+	const struct plan_gen *gen; /* a later generation's changes (plan.gen), else NULL */
 };
 
 /*

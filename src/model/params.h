@@ -130,8 +130,31 @@ struct params {
 	double dir_slack;          /* 0: share of directory entry space left free by deleted entries */
 	double dir_frag_share;     /* 0: of directories of two or more blocks, those split apart */
 	enum dev_dir dev_dir;      /* none: a top-level 'dev' with a Linux system's device nodes (linux) */
+	/* generations (doc/model.md, "Generations"): change between generation N-1 and N */
+	double gen_interval_days;  /* 1: time between generations */
+	double gen_modify_share;   /* 0.02: files modified per generation */
+	double gen_delete_share;   /* 0.005: files deleted */
+	double gen_create_share;   /* 0.01: files created, per live file */
+	double gen_rename_share;   /* 0.002: files renamed in their directory */
+	double gen_move_share;     /* 0.001: files moved to another directory */
+	double gen_meta_share;     /* 0.005: metadata-only changes */
+	double gen_mode_share;     /* 0.2: of those, mode changes too */
+	double gen_repeat_factor;  /* 5: rate multiplier of files changed in the previous generation */
+	double gen_append_share;   /* 0.1: mean appended bytes / size */
+	double gen_edit_block_share; /* 0.05: blocks an in-place edit rewrites */
+	double gen_truncate_share; /* 0.05: of log-like modifications, truncations */
+	double gen_dir_create_share; /* 0.002: directories created, per live directory */
+	double gen_dir_remove_share; /* 0.001: leaf directories removed with their files */
+	double gen_new_dir_files_share; /* 0.2: new files placed in new directories */
+
 	/* empirical laws (a profile's); empty by default (model/tables.h) */
 	struct param_tables tab;
+
+	/*
+	 * The generation to plan (--generation N; not a table entry, so not
+	 * printed): 0 is the plan itself, N applies generations 1..N to it.
+	 */
+	uint32_t generation;
 
 	/* time_ref came from SOURCE_DATE_EPOCH (params_resolve); printed as a comment */
 	int time_ref_from_env;

@@ -212,7 +212,8 @@ uint64_t params_identity(const struct params *p)
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		size_t n = strlen(line);
 
-		if (line[0] == '#')
+		/* the change model is not the image's identity: generations keep their UUIDs */
+		if (line[0] == '#' || !strncmp(line, "gen_", 4))
 			continue;
 		memmove(w, line, n);
 		w += n;

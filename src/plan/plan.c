@@ -9,6 +9,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "plan/plan.h"
+#include "plan/generation.h"
 #include "plan/plan_int.h"
 #include "util/rng.h"
 #include "model/tree.h"
@@ -213,6 +214,8 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 		ret = plan_xattr_prepare(pl);
 	if (!ret)
 		ret = plan_acl_prepare(pl);
+	if (!ret)
+		ret = plan_generation_apply(pl, p->generation, err);
 	if (ret)
 		goto out_fail;
 	return 0;
@@ -229,6 +232,15 @@ out_fail:
 
 void plan_release(struct plan *pl)
 {
+	if (pl->gen) {
+		struct plan *base = pl->gen->base;
+
+		/* the extension model is generation 0's, released with it */
+		pl->ext = (struct ext_model){ 0 };
+		plan_gen_free(pl->gen);
+		plan_release(base);
+		free(base);
+	}
 	FREE_ALL(pl->dir_parent, pl->dir_depth, pl->dir_variant, pl->dir_first_child,
 		 pl->dir_next_sibling, pl->dir_first_file, pl->dir_nfiles, pl->dir_first_link,
 		 pl->dir_nlinks, pl->file_size, pl->file_ext, pl->file_dir, pl->file_variant,

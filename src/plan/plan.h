@@ -12,6 +12,8 @@
 
 #define PLAN_NONE UINT32_MAX
 
+struct plan_gen;
+
 /* Link kinds and flags (plan.link_kind). */
 #define LINK_HARD      0x01  /* extra name of a regular file */
 #define LINK_SYM_FILE  0x02  /* symlink to a regular file */
@@ -95,6 +97,9 @@ struct plan {
 				     * PLAN_NONE; NULL when acl_share is 0 */
 
 	uint64_t bytes;             /* sum of file sizes */
+	struct plan_gen *gen;       /* generation N > 0 of the plan (plan/generation.h: the
+				     * stable ids names, times and content are drawn from); NULL
+				     * in generation 0 */
 	double depth_target[256];   /* target share of regular files by depth */
 };
 
@@ -104,7 +109,8 @@ struct plan_error {
 };
 
 /*
- * Build the plan of resolved parameters p (see params_resolve()).
+ * Build the plan of resolved parameters p (see params_resolve()), in
+ * generation p->generation (plan_generation_apply()).
  * Returns 0, -ENOMEM, or -EINVAL with err->msg saying why the parameters
  * cannot be planned (e.g. a special directory deeper than the tree).
  */

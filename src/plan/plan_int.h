@@ -77,4 +77,21 @@ void plan_acl_add(const struct plan *pl, enum plan_entry kind, uint64_t id, stru
 
 int plan_unique_names(struct plan *pl);
 
+/*
+ * A set of names (one directory's): reset it for about `entries` names
+ * (0 or -ENOMEM), add a name (1 added, 0 already there, -ENOMEM), free it.
+ */
+struct plan_name_set {
+	uint64_t *hash;       /* 0 = empty slot */
+	uint32_t *off;        /* offset of the name in arena */
+	uint32_t cap;         /* slots in use for this directory, a power of two */
+	uint32_t alloc;       /* slots allocated */
+	char *arena;
+	size_t arena_len, arena_cap;
+};
+
+int plan_name_set_reset(struct plan_name_set *ns, uint64_t entries);
+int plan_name_set_add(struct plan_name_set *ns, const char *s, size_t len);
+void plan_name_set_free(struct plan_name_set *ns);
+
 #endif

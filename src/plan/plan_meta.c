@@ -8,6 +8,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "model/tables.h"
+#include "plan/generation.h"
 #include "plan/plan_int.h"
 
 static void meta_owner(const struct params *p, struct rng *r, struct plan_meta *m)
@@ -104,19 +105,92 @@ static int ext_is_exec(const char *ext)
 	return 0;
 }
 
+static void set_time(int64_t *s, uint32_t *ns, double t)
+{
+	*s = (int64_t)floor(t);
+	*ns = (uint32_t)fmin((t - floor(t)) * 1e9, 999999999);
+}
+
+static int time_before(int64_t s, uint32_t ns, int64_t s2, uint32_t ns2)
+{
+	return s < s2 || (s == s2 && ns < ns2);
+}
+
+/*
+ * Times in a later generation: an entry made in generation cgen was born
+ * then; one changed in generation tgen (its content, or a directory's
+ * entries) has its mtime then, its ctime and atime no earlier.  Each a
+ * point within its generation's interval, drawn from (key, generation).
+ */
+static void gen_times(const struct plan *pl, const char *stream, uint64_t key, uint32_t cgen,
+		      uint32_t tgen, struct plan_meta *m)
+{
+	double span = pl->prm.gen_interval_days * 86400.0;
+	struct rng r;
+
+	if (cgen) {
+		double t;
+
+		rng_init(&r, pl->prm.seed, stream, key ^ ((uint64_t)cgen << 48));
+		t = plan_gen_time(&pl->prm, cgen - 1) + span * rng_uniform(&r);
+		set_time(&m->crtime, &m->crtime_ns, t);
+		set_time(&m->mtime, &m->mtime_ns, t);
+		set_time(&m->ctime, &m->ctime_ns, t);
+		set_time(&m->atime, &m->atime_ns, t);
+	}
+	if (tgen > cgen) {
+		int64_t s;
+		uint32_t ns;
+
+		rng_init(&r, pl->prm.seed, stream, key ^ ((uint64_t)tgen << 48) ^ (UINT64_C(1) << 47));
+		set_time(&s, &ns, plan_gen_time(&pl->prm, tgen - 1) + span * rng_uniform(&r));
+		m->mtime = s;
+		m->mtime_ns = ns;
+		if (time_before(m->ctime, m->ctime_ns, s, ns)) {
+			m->ctime = s;
+			m->ctime_ns = ns;
+		}
+		if (time_before(m->atime, m->atime_ns, s, ns)) {
+			m->atime = s;
+			m->atime_ns = ns;
+		}
+	}
+}
+
+static void file_meta_of(const struct plan *pl, uint64_t file, uint64_t id, uint64_t n,
+			 struct plan_meta *m);
+
 void plan_file_meta(const struct plan *pl, uint64_t file, struct plan_meta *m)
+{
+	const struct plan_gen *g = pl->gen;
+	uint64_t key;
+
+	if (!g) {
+		file_meta_of(pl, file, file, pl->nfiles, m);
+		return;
+	}
+	key = g->file_key[file];
+	file_meta_of(pl, file, key, key < g->base->nfiles ? g->base->nfiles : 0, m);
+	gen_times(pl, "gen.meta.file", key, g->file_cgen[file], g->file_tgen[file], m);
+	if (g->file_modes[file] & 1)
+		m->mode ^= S_IWGRP;
+}
+
+/* File `file`'s metadata drawn as entry id of n (n 0: no table stratification). */
+static void file_meta_of(const struct plan *pl, uint64_t file, uint64_t id, uint64_t n,
+			 struct plan_meta *m)
 {
 	const struct params *p = &pl->prm;
 	struct rng r;
 	int exec;
 
-	rng_init(&r, p->seed, "meta.file", file);
+	rng_init(&r, p->seed, "meta.file", id);
 	meta_owner(p, &r, m);
-	meta_times(p, &r, m, file, pl->nfiles);
+	meta_times(p, &r, m, id, n);
 	/* a profile's mode table: its shares exactly, whatever the extension */
 	if (p->tab.nmode_files) {
 		m->mode = S_IFREG | (uint32_t)tables_mode_draw(p, 0, meta_u(p, &r, "meta.mode.rank",
-									    file, pl->nfiles));
+									    id, n));
 		return;
 	}
 	exec = ext_is_exec(plan_file_ext(pl, file));
@@ -131,20 +205,39 @@ void plan_file_meta(const struct plan *pl, uint64_t file, struct plan_meta *m)
 	m->mode |= S_IFREG;
 }
 
+static void dir_meta_of(const struct plan *pl, uint32_t dir, uint32_t id, uint32_t n,
+			struct plan_meta *m);
+
 void plan_dir_meta(const struct plan *pl, uint32_t dir, struct plan_meta *m)
+{
+	const struct plan_gen *g = pl->gen;
+	uint32_t key;
+
+	if (!g) {
+		dir_meta_of(pl, dir, dir, pl->ndirs, m);
+		return;
+	}
+	key = g->dir_key[dir];
+	dir_meta_of(pl, dir, key, key < g->base->ndirs ? g->base->ndirs : 0, m);
+	gen_times(pl, "gen.meta.dir", key, g->dir_cgen[dir], g->dir_tgen[dir], m);
+}
+
+/* Directory dir's metadata drawn as directory id of n (n 0: no table stratification). */
+static void dir_meta_of(const struct plan *pl, uint32_t dir, uint32_t id, uint32_t n,
+			struct plan_meta *m)
 {
 	const struct params *p = &pl->prm;
 	struct rng r;
 
-	rng_init(&r, p->seed, "meta.dir", dir);
+	rng_init(&r, p->seed, "meta.dir", id);
 	meta_owner(p, &r, m);
 	meta_times(p, &r, m, 0, 0);
 	if (dir == 0 || dir == pl->dev_dir) {
 		m->uid = m->gid = 0;
 		m->mode = 0755;
 	} else if (p->tab.nmode_dirs) {
-		m->mode = (uint32_t)tables_mode_draw(p, 1, meta_u(p, &r, "meta.mode.rank", dir - 1,
-								  pl->ndirs - 1));
+		m->mode = (uint32_t)tables_mode_draw(p, 1, meta_u(p, &r, "meta.mode.rank", id - 1,
+								  n ? n - 1 : 0));
 	} else if (rng_uniform(&r) < p->perm_private_share) {
 		m->mode = 0700;
 	} else {

@@ -4,17 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/generation.h"
 #include "plan/plan_int.h"
 #include "util/array.h"
-
-struct name_set {
-	uint64_t *hash;       /* 0 = empty slot */
-	uint32_t *off;        /* offset of the name in arena */
-	uint32_t cap;         /* slots in use for this directory, a power of two */
-	uint32_t alloc;       /* slots allocated */
-	char *arena;
-	size_t arena_len, arena_cap;
-};
 
 static uint64_t name_hash(const char *s, size_t len)
 {
@@ -29,7 +21,7 @@ static uint64_t name_hash(const char *s, size_t len)
 }
 
 /* Size the set for one directory; clears only the slots it will use. */
-static int name_set_reset(struct name_set *ns, uint64_t entries)
+int plan_name_set_reset(struct plan_name_set *ns, uint64_t entries)
 {
 	uint64_t want = 16;
 
@@ -51,7 +43,7 @@ static int name_set_reset(struct name_set *ns, uint64_t entries)
 }
 
 /* Insert name; returns 1 if inserted, 0 if already present, -ENOMEM. */
-static int name_set_add(struct name_set *ns, const char *s, size_t len)
+int plan_name_set_add(struct plan_name_set *ns, const char *s, size_t len)
 {
 	uint64_t h = name_hash(s, len);
 	uint32_t mask = ns->cap - 1, i = (uint32_t)h & mask;
@@ -95,7 +87,7 @@ static size_t dir_name_v(const struct plan *pl, uint32_t d, unsigned v, char *bu
 	if (d && d == pl->dev_dir)
 		return (size_t)(v ? snprintf(buf, NAME_MAX_LEN + 1, "dev_%u", v) :
 				    snprintf(buf, NAME_MAX_LEN + 1, "dev"));
-	return name_make(buf, &pl->names, NAME_DIR, d, "", v);
+	return name_make(buf, &pl->names, NAME_DIR, pl->gen ? pl->gen->dir_name_id[d] : d, "", v);
 }
 
 static unsigned next_variant(unsigned v)
@@ -107,24 +99,30 @@ static unsigned next_variant(unsigned v)
  * The first variant of entry (kind, id, ext) whose name ns does not hold
  * yet, added to ns; returns it, or -ENOMEM.  buf: NAME_MAX_LEN + 1 bytes.
  */
-static int add_unique(struct name_set *ns, const struct plan *pl, enum name_kind kind,
+static int add_unique(struct plan_name_set *ns, const struct plan *pl, enum name_kind kind,
 		      uint64_t id, const char *ext, char *buf)
 {
 	for (unsigned v = 0;; v = next_variant(v)) {
 		size_t len = kind == NAME_LINK ? link_name_v(pl, (uint32_t)id, v, buf) :
 			     kind == NAME_DIR  ? dir_name_v(pl, (uint32_t)id, v, buf) :
 						 name_make(buf, &pl->names, kind, id, ext, v);
-		int ret = name_set_add(ns, buf, len);
+		int ret = plan_name_set_add(ns, buf, len);
 
 		if (ret)
 			return ret < 0 ? ret : (int)v;
 	}
 }
 
+void plan_name_set_free(struct plan_name_set *ns)
+{
+	FREE_ALL(ns->hash, ns->off, ns->arena);
+	memset(ns, 0, sizeof(*ns));
+}
+
 /* Choose each entry's name variant so that names are unique per directory. */
 int plan_unique_names(struct plan *pl)
 {
-	struct name_set ns = { 0 };
+	struct plan_name_set ns = { 0 };
 	char buf[NAME_MAX_LEN + 1];
 	int ret = 0;
 
@@ -133,10 +131,10 @@ int plan_unique_names(struct plan *pl)
 
 		for (uint32_t c = pl->dir_first_child[j]; c != PLAN_NONE; c = pl->dir_next_sibling[c])
 			entries++;
-		ret = name_set_reset(&ns, entries);
+		ret = plan_name_set_reset(&ns, entries);
 		if (ret)
 			goto out_free;
-		if (j == 0 && name_set_add(&ns, "lost+found", 10) < 0) {
+		if (j == 0 && plan_name_set_add(&ns, "lost+found", 10) < 0) {
 			ret = -ENOMEM;
 			goto out_free;
 		}
@@ -181,8 +179,8 @@ size_t plan_dir_name(const struct plan *pl, uint32_t dir, char *buf)
 
 size_t plan_file_name(const struct plan *pl, uint64_t file, char *buf)
 {
-	return name_make(buf, &pl->names, NAME_FILE, file, plan_file_ext(pl, file),
-			 pl->file_variant[file]);
+	return name_make(buf, &pl->names, NAME_FILE, pl->gen ? pl->gen->file_name_id[file] : file,
+			 plan_file_ext(pl, file), pl->file_variant[file]);
 }
 
 size_t plan_link_name(const struct plan *pl, uint32_t link, char *buf)

@@ -187,6 +187,8 @@ json_object *report_json(const struct report *r)
 	}
 	if (r->content_missed)
 		json_object_object_add(o, "content_unreachable", json_object_get(r->content_missed));
+	if (r->generation)
+		json_object_object_add(o, "generation", json_object_get(r->generation));
 	return o;
 }
 
