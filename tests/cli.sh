@@ -94,7 +94,7 @@ expect_err "nope.cfg" "missing file is named"
 
 # options only some commands take: each refusal, and the first wrong option is the one named
 expect_status 2 "unknown command lists the commands" "$IMPRINT" frobnicate
-expect_err "imprint: unknown command 'frobnicate' (expected create, plan, verify, content-report, measure, config, params or profile)" \
+expect_err "imprint: unknown command 'frobnicate' (expected create, plan, verify, content-report, measure, config, params, profile or evolve)" \
 	"unknown command: the whole message"
 expect_status 2 "-o on config" "$IMPRINT" config -o "$WORK/x"
 expect_err "imprint: -o is only for 'plan'" "-o is only for plan"

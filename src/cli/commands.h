@@ -54,6 +54,7 @@ int cmd_measure(struct cli *c, struct params *p);
 int cmd_config(struct cli *c, struct params *p);
 int cmd_params(struct cli *c, struct params *p);
 int cmd_profile(struct cli *c, struct params *p);
+int cmd_evolve(struct cli *c, struct params *p);
 
 /* --partition N of the commands that read a disk into *n (0: not given); 0 or EXIT_USAGE. */
 int partition_number(const struct cli *c, const char *cmd, int *n);

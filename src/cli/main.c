@@ -122,6 +122,7 @@ enum {
 	CMD_CONFIG,
 	CMD_PARAMS,
 	CMD_PROFILE,
+	CMD_EVOLVE,
 	NCOMMANDS,
 };
 
@@ -236,6 +237,25 @@ static const struct command commands[NCOMMANDS] = {
 		.example = "imprint profile /usr/share/doc -o doc.conf\n"
 			   "imprint create -c doc.conf doc.img",
 	},
+	[CMD_EVOLVE] = {
+		.name = "evolve",
+		.run = cmd_evolve,
+		.help = "turn a directory holding generation N-1 of a plan into generation N\n"
+			"            through the kernel: imprint evolve --generation N [options] DIR",
+		.needs = "evolve needs a DIR: a directory of a mounted file system holding generation N-1",
+		.load = LOAD_RESOLVED,
+		.synopsis = "imprint evolve --generation N [options] DIR",
+		.about = "Turn DIR, a directory of a mounted file system that 'imprint create' (or\n"
+			 "evolve) filled with generation N-1 of a plan, into generation N: files\n"
+			 "deleted, renamed and moved, appended to, edited in place, rewritten,\n"
+			 "truncated and created, directories made and removed, owners, modes and\n"
+			 "times set, through the kernel.  Give it the options create was given\n"
+			 "('--size', '--used' or '--files' among them).  It refuses a DIR that is\n"
+			 "not generation N-1 of the same plan (the files generation N changes, and\n"
+			 "a sample of the others, by size and mtime) before changing anything.",
+		.example = "imprint create --size 200M --files 5000 /mnt/data\n"
+			   "imprint evolve --size 200M --files 5000 --generation 1 /mnt/data",
+	},
 };
 
 /* verify takes create's options too, so that one command line serves both */
@@ -287,8 +307,8 @@ static const struct opt_rule {
 	  .only_for = "'create', 'verify', 'measure', 'content-report' and 'profile'" },
 	{ .opt = OPT_GENERATION,
 	  .name = "'--generation'",
-	  .takes = CREATE_OPTS | ON(CMD_PLAN),
-	  .only_for = "'create', 'plan' and 'verify'" },
+	  .takes = CREATE_OPTS | ON(CMD_PLAN) | ON(CMD_EVOLVE),
+	  .only_for = "'create', 'plan', 'verify' and 'evolve'" },
 	{ .opt = OPT_OPERAND },
 	{ .opt = OPT_AGAINST,
 	  .name = "'--against'",
@@ -421,7 +441,7 @@ static const struct opt_help {
 	  "'plan --report', layout and free-space targets); -c and\n"
 	  "--set also turn the comparison on", 0 },
 	{ OPT_GENERATION, "    --generation N",
-	  "plan, create, verify: generation N of the plan: the\n"
+	  "plan, create, verify, evolve: generation N of the plan: the\n"
 	  "same tree after N rounds of change (the gen_* parameters:\n"
 	  "files modified, deleted, renamed, moved, created;\n"
 	  "directories made and removed); 0 (default) is the plan", 0 },

@@ -1,0 +1,447 @@
+/* evolve.c - `imprint evolve`: a directory holding generation N-1 of a plan turned into generation N through the kernel */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cli/commands.h"
+#include "content/model.h"
+#include "content/setup.h"
+#include "content/source.h"
+#include "plan/generation.h"
+#include "plan/plan.h"
+#include "report/gen_report.h"
+#include "util/util.h"
+
+#define NONE UINT64_MAX
+#define CHUNK (1u << 20)
+
+/* The two generations and what joins them: each stable key's file and directory in both. */
+struct evolve {
+	const char *target;
+	struct plan prev, cur;
+	uint64_t *prev_of_key, *cur_of_key;  /* file index by key, or NONE */
+	uint64_t nkeys;
+	uint32_t *prev_dir_of_key, *cur_dir_of_key;  /* directory index by key, or PLAN_NONE */
+	uint32_t ndkeys;
+	struct content_model cm;
+	struct content_source cs;
+	int have_cm, have_cs;
+	const char *step;  /* what it was doing when it failed: for the message */
+};
+
+static uint64_t file_key(const struct plan *pl, uint64_t f)
+{
+	return pl->gen ? pl->gen->file_key[f] : f;
+}
+
+static uint32_t dir_key(const struct plan *pl, uint32_t d)
+{
+	return pl->gen ? pl->gen->dir_key[d] : d;
+}
+
+/* TARGET's path of file f of pl (or of directory d when f is NONE) into buf; 0 or -ENAMETOOLONG. */
+static int entry_path(const struct evolve *ev, const struct plan *pl, uint32_t d, uint64_t f,
+		      char *buf, size_t len)
+{
+	char dir[4096], name[NAME_MAX_LEN + 1];
+	int n;
+
+	if (f != NONE)
+		d = pl->file_dir[f];
+	if (plan_dir_path(pl, d, dir, sizeof(dir)) < 0)
+		return -ENAMETOOLONG;
+	if (f == NONE)
+		n = snprintf(buf, len, "%s%s", ev->target, d ? dir : "");
+	else {
+		plan_file_name(pl, f, name);
+		n = snprintf(buf, len, "%s%s/%s", ev->target, d ? dir : "", name);
+	}
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int maps_build(struct evolve *ev)
+{
+	uint64_t nk = 0;
+	uint32_t ndk = 0;
+
+	for (uint64_t f = 0; f < ev->prev.nfiles; f++)
+		nk = MAX(nk, file_key(&ev->prev, f) + 1);
+	for (uint64_t f = 0; f < ev->cur.nfiles; f++)
+		nk = MAX(nk, file_key(&ev->cur, f) + 1);
+	for (uint32_t d = 0; d < ev->prev.ndirs; d++)
+		ndk = MAX(ndk, dir_key(&ev->prev, d) + 1);
+	for (uint32_t d = 0; d < ev->cur.ndirs; d++)
+		ndk = MAX(ndk, dir_key(&ev->cur, d) + 1);
+	ev->nkeys = nk;
+	ev->ndkeys = ndk;
+	ev->prev_of_key = malloc((nk + 1) * sizeof(uint64_t));
+	ev->cur_of_key = malloc((nk + 1) * sizeof(uint64_t));
+	ev->prev_dir_of_key = malloc(((size_t)ndk + 1) * sizeof(uint32_t));
+	ev->cur_dir_of_key = malloc(((size_t)ndk + 1) * sizeof(uint32_t));
+	if (!ev->prev_of_key || !ev->cur_of_key || !ev->prev_dir_of_key || !ev->cur_dir_of_key)
+		return -ENOMEM;
+	for (uint64_t k = 0; k <= nk; k++)
+		ev->prev_of_key[k] = ev->cur_of_key[k] = NONE;
+	for (uint32_t k = 0; k <= ndk; k++)
+		ev->prev_dir_of_key[k] = ev->cur_dir_of_key[k] = PLAN_NONE;
+	for (uint64_t f = 0; f < ev->prev.nfiles; f++)
+		ev->prev_of_key[file_key(&ev->prev, f)] = f;
+	for (uint64_t f = 0; f < ev->cur.nfiles; f++)
+		ev->cur_of_key[file_key(&ev->cur, f)] = f;
+	for (uint32_t d = 0; d < ev->prev.ndirs; d++)
+		ev->prev_dir_of_key[dir_key(&ev->prev, d)] = d;
+	for (uint32_t d = 0; d < ev->cur.ndirs; d++)
+		ev->cur_dir_of_key[dir_key(&ev->cur, d)] = d;
+	return 0;
+}
+
+/* The newest content change of cur's file f when generation n made it, else NULL. */
+static const struct plan_gen_edit *edit_now(const struct plan *cur, uint64_t f)
+{
+	uint32_t e = cur->gen->file_last_edit[f];
+
+	return e != PLAN_NONE && cur->gen->edit[e].gen == cur->gen->n ? &cur->gen->edit[e] : NULL;
+}
+
+static int same_meta(const struct plan_meta *a, const struct plan_meta *b)
+{
+	return a->mode == b->mode && a->uid == b->uid && a->gid == b->gid &&
+	       a->mtime == b->mtime && a->mtime_ns == b->mtime_ns && a->atime == b->atime &&
+	       a->atime_ns == b->atime_ns;
+}
+
+/*
+ * Whether TARGET holds generation n - 1: every file generation n changes,
+ * and one in 61 of the others, has generation n - 1's type, size and
+ * mtime.  0, or -EINVAL after a message naming the first that does not.
+ */
+static int check_target(struct evolve *ev, uint32_t n)
+{
+	char path[8192];
+	uint64_t checked = 0;
+
+	for (uint64_t f = 0; f < ev->prev.nfiles; f++) {
+		uint64_t k = file_key(&ev->prev, f), c = ev->cur_of_key[k];
+		struct plan_meta m;
+		struct stat st;
+		int touched = c == NONE || edit_now(&ev->cur, c);
+
+		if (!touched && f % 61)
+			continue;
+		if (entry_path(ev, &ev->prev, 0, f, path, sizeof(path)))
+			return -ENAMETOOLONG;
+		plan_file_meta(&ev->prev, f, &m);
+		checked++;
+		if (lstat(path, &st) || !S_ISREG(st.st_mode) ||
+		    (uint64_t)st.st_size != ev->prev.file_size[f] || st.st_mtim.tv_sec != m.mtime ||
+		    (uint64_t)st.st_mtim.tv_nsec != m.mtime_ns) {
+			char what[160];
+
+			if (lstat(path, &st))
+				snprintf(what, sizeof(what), "is missing (%s)", strerror(errno));
+			else if (!S_ISREG(st.st_mode))
+				snprintf(what, sizeof(what), "is not a regular file");
+			else
+				snprintf(what, sizeof(what),
+					 "has size %jd and mtime %jd.%09ld; generation %" PRIu32
+					 " has size %" PRIu64 " and mtime %" PRId64 ".%09" PRIu32,
+					 (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec,
+					 st.st_mtim.tv_nsec, n - 1, ev->prev.file_size[f], m.mtime,
+					 m.mtime_ns);
+			fprintf(stderr,
+				"imprint: evolve: '%s' is not generation %" PRIu32
+				" of this plan: '%s' %s (give the options it was created with; "
+				"nothing was changed)\n",
+				ev->target, n - 1, path + strlen(ev->target), what);
+			return -EINVAL;
+		}
+	}
+	(void)checked;
+	return 0;
+}
+
+static int fail_at(struct evolve *ev, const char *what, const char *path, int err)
+{
+	fprintf(stderr,
+		"imprint: evolve: %s '%s': %s; '%s' is now part generation %" PRIu32
+		" and part %" PRIu32 " (it was being %s): restore it, or create generation %" PRIu32
+		" afresh\n",
+		what, path, strerror(err), ev->target, ev->cur.gen->n - 1, ev->cur.gen->n, ev->step,
+		ev->cur.gen->n);
+	return -err;
+}
+
+/* Bytes [from, to) of cur's file f, from the content source, at the same offsets. */
+static int write_range(struct evolve *ev, int fd, uint64_t f, uint64_t from, uint64_t to,
+		       uint8_t *buf)
+{
+	while (from < to) {
+		size_t n = (size_t)MIN((uint64_t)CHUNK, to - from);
+		int ret = ev->cs.fill(&ev->cs, f, from, buf, n);
+		ssize_t w;
+
+		if (ret)
+			return -ret;
+		w = pwrite(fd, buf, n, (off_t)from);
+		if (w < 0)
+			return errno;
+		if ((size_t)w != n)
+			return EIO;
+		from += n;
+	}
+	return 0;
+}
+
+/* Write what generation n changed in cur's file f (or all of it, new). 0 or a positive errno. */
+static int write_changes(struct evolve *ev, uint64_t f, const struct plan_gen_edit *e,
+			 const char *path, uint8_t *buf)
+{
+	int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC, fd, ret = 0;
+	uint64_t size = ev->cur.file_size[f];
+
+	if (e->kind == GEN_EDIT_CREATE)
+		flags |= O_CREAT | O_EXCL;
+	if (e->kind == GEN_EDIT_REWRITE)
+		flags |= O_TRUNC;
+	fd = open(path, flags, 0600);
+	if (fd < 0)
+		return errno;
+	switch (e->kind) {
+	case GEN_EDIT_APPEND:
+		ret = write_range(ev, fd, f, e->from, e->to, buf);
+		break;
+	case GEN_EDIT_TRUNCATE:
+		break;
+	case GEN_EDIT_BLOCKS:
+		for (uint64_t b = 0; !ret && b * 4096 < size; b++)
+			if (plan_gen_block_edited(ev->cur.gen->file_key[f], e, b,
+						  ev->cur.prm.gen_edit_block_share))
+				ret = write_range(ev, fd, f, b * 4096, MIN(size, (b + 1) * 4096), buf);
+		break;
+	default:
+		ret = write_range(ev, fd, f, 0, size, buf);
+		break;
+	}
+	if (!ret && ftruncate(fd, (off_t)size))
+		ret = errno;
+	if (close(fd) && !ret)
+		ret = errno;
+	return ret;
+}
+
+static int set_meta(const char *path, const struct plan_meta *m)
+{
+	struct timespec ts[2] = {
+		{ .tv_sec = m->atime, .tv_nsec = m->atime_ns },
+		{ .tv_sec = m->mtime, .tv_nsec = m->mtime_ns },
+	};
+
+	if (geteuid() == 0 && lchown(path, m->uid, m->gid))
+		return errno;
+	if (chmod(path, m->mode & 07777))
+		return errno;
+	if (utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW))
+		return errno;
+	return 0;
+}
+
+/* Temporary name of a file that changes its path, beside TARGET's root. */
+static int temp_path(const struct evolve *ev, uint64_t key, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/.imprint-evolve-%" PRIu64, ev->target, key);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int apply(struct evolve *ev)
+{
+	char p1[8192], p2[8192];
+	uint8_t *buf = malloc(CHUNK);
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	/* 1: files that change their path go aside, 2: deleted ones go */
+	ev->step = "renamed";
+	for (uint64_t f = 0; !ret && f < ev->prev.nfiles; f++) {
+		uint64_t k = file_key(&ev->prev, f), c = ev->cur_of_key[k];
+
+		if (entry_path(ev, &ev->prev, 0, f, p1, sizeof(p1)))
+			ret = -ENAMETOOLONG;
+		else if (c == NONE) {
+			if (unlink(p1))
+				ret = fail_at(ev, "cannot delete", p1, errno);
+		} else if (!entry_path(ev, &ev->cur, 0, c, p2, sizeof(p2)) && strcmp(p1, p2)) {
+			if (temp_path(ev, k, p2, sizeof(p2)))
+				ret = -ENAMETOOLONG;
+			else if (rename(p1, p2))
+				ret = fail_at(ev, "cannot rename", p1, errno);
+		}
+	}
+	/* 3: new directories, parents first */
+	ev->step = "given its new directories";
+	for (uint32_t d = 1; !ret && d < ev->cur.ndirs; d++) {
+		if (ev->prev_dir_of_key[dir_key(&ev->cur, d)] != PLAN_NONE)
+			continue;
+		if (entry_path(ev, &ev->cur, d, NONE, p1, sizeof(p1)))
+			ret = -ENAMETOOLONG;
+		else if (mkdir(p1, 0700))
+			ret = fail_at(ev, "cannot make directory", p1, errno);
+	}
+	/* 4: the files set aside to their new paths */
+	ev->step = "renamed";
+	for (uint64_t f = 0; !ret && f < ev->prev.nfiles; f++) {
+		uint64_t k = file_key(&ev->prev, f), c = ev->cur_of_key[k];
+
+		if (c == NONE || entry_path(ev, &ev->prev, 0, f, p1, sizeof(p1)) ||
+		    entry_path(ev, &ev->cur, 0, c, p2, sizeof(p2)) || !strcmp(p1, p2))
+			continue;
+		if (temp_path(ev, k, p1, sizeof(p1)))
+			ret = -ENAMETOOLONG;
+		else if (rename(p1, p2))
+			ret = fail_at(ev, "cannot rename to", p2, errno);
+	}
+	/* 5: removed directories, children first */
+	ev->step = "rid of its removed directories";
+	for (uint32_t d = ev->prev.ndirs; !ret && d-- > 1;) {
+		if (ev->cur_dir_of_key[dir_key(&ev->prev, d)] != PLAN_NONE)
+			continue;
+		if (entry_path(ev, &ev->prev, d, NONE, p1, sizeof(p1)))
+			ret = -ENAMETOOLONG;
+		else if (rmdir(p1))
+			ret = fail_at(ev, "cannot remove directory", p1, errno);
+	}
+	/* 6: content and metadata of the files */
+	ev->step = "written";
+	for (uint64_t f = 0; !ret && f < ev->cur.nfiles; f++) {
+		uint64_t k = file_key(&ev->cur, f), p = ev->prev_of_key[k];
+		const struct plan_gen_edit *e = edit_now(&ev->cur, f);
+		struct plan_meta mc, mp;
+		int err;
+
+		plan_file_meta(&ev->cur, f, &mc);
+		if (p != NONE)
+			plan_file_meta(&ev->prev, p, &mp);
+		if (!e && p != NONE && same_meta(&mc, &mp))
+			continue;
+		if (entry_path(ev, &ev->cur, 0, f, p1, sizeof(p1))) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		if (e && (err = write_changes(ev, f, e, p1, buf)))
+			ret = fail_at(ev, "cannot write", p1, err);
+		else if ((err = set_meta(p1, &mc)))
+			ret = fail_at(ev, "cannot set the owner, mode or times of", p1, err);
+	}
+	/* 7: directories' metadata last, children first (their entries are done) */
+	for (uint32_t d = ev->cur.ndirs; !ret && d-- > 0;) {
+		uint32_t p = ev->prev_dir_of_key[dir_key(&ev->cur, d)];
+		struct plan_meta mc, mp;
+		int err;
+
+		plan_dir_meta(&ev->cur, d, &mc);
+		if (p != PLAN_NONE)
+			plan_dir_meta(&ev->prev, p, &mp);
+		/* the root held the files set aside: its times are set again */
+		if (d && p != PLAN_NONE && same_meta(&mc, &mp))
+			continue;
+		if (entry_path(ev, &ev->cur, d, NONE, p1, sizeof(p1)))
+			ret = -ENAMETOOLONG;
+		else if ((err = set_meta(p1, &mc)))
+			ret = fail_at(ev, "cannot set the owner, mode or times of", p1, err);
+	}
+	if (ret == -ENAMETOOLONG)
+		fprintf(stderr, "imprint: evolve: a path under '%s' is too long\n", ev->target);
+	free(buf);
+	return ret;
+}
+
+static void evolve_release(struct evolve *ev)
+{
+	if (ev->have_cs)
+		content_source_release(&ev->cs);
+	if (ev->have_cm)
+		content_model_release(&ev->cm);
+	plan_release(&ev->prev);
+	plan_release(&ev->cur);
+	free(ev->prev_of_key);
+	free(ev->cur_of_key);
+	free(ev->prev_dir_of_key);
+	free(ev->cur_dir_of_key);
+}
+
+int cmd_evolve(struct cli *c, struct params *p)
+{
+	struct evolve ev = { .target = c->operand };
+	struct plan_error err = { { 0 } };
+	struct params pp = *p;
+	struct stat st;
+	int ret;
+
+	if (!p->generation) {
+		fprintf(stderr, "imprint: evolve needs '--generation N' (N >= 1): the generation "
+				"to make of a TARGET holding generation N-1\n");
+		return EXIT_USAGE;
+	}
+	if (!params_is_set(p, "size") && !params_is_set(p, "used") && !params_is_set(p, "files")) {
+		fprintf(stderr, "imprint: evolve needs the plan's size: give '--size', '--used' or "
+				"'--files' as 'create' was given them\n");
+		return EXIT_USAGE;
+	}
+	if (stat(c->operand, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "imprint: evolve: '%s' is not a directory (evolve takes a directory "
+				"of a mounted file system holding generation %" PRIu32 ")\n",
+			c->operand, p->generation - 1);
+		return EXIT_USAGE;
+	}
+	pp.generation = p->generation - 1;
+	ret = plan_build(&ev.prev, &pp, &err);
+	if (!ret)
+		ret = plan_build(&ev.cur, p, &err);
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", err.msg);
+		plan_release(&ev.prev);
+		return ret == -EINVAL ? EXIT_USAGE : 1;
+	}
+	ret = maps_build(&ev);
+	if (!ret) {
+		ret = content_model_init(&ev.cm, &ev.cur);
+		ev.have_cm = !ret;
+	}
+	if (!ret) {
+		ret = content_model_source_init(&ev.cs, &ev.cm, &ev.cur);
+		ev.have_cs = !ret;
+	}
+	if (ret) {
+		fprintf(stderr, "imprint: evolve: cannot prepare: %s\n", strerror(-ret));
+		evolve_release(&ev);
+		return 1;
+	}
+	ret = check_target(&ev, p->generation);
+	if (ret) {
+		evolve_release(&ev);
+		return 1;
+	}
+	ret = apply(&ev);
+	if (!ret) {
+		if (c->json) {
+			struct json_object *o = gen_report_json(ev.cur.gen);
+
+			printf("%s\n", o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : "{}");
+			json_object_put(o);
+		} else {
+			printf("evolved '%s' from generation %" PRIu32 " to %" PRIu32 "\n", c->operand,
+			       p->generation - 1, p->generation);
+			gen_report_text(ev.cur.gen, stdout);
+		}
+	}
+	evolve_release(&ev);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,62 @@
+#!/bin/bash
+# evolve.sh - imprint evolve through the kernel: generation 0 evolved to 1, 2 and 3 is
+# the tree create makes of generation 3 directly (type, size, mode, owner, times,
+# links, bytes, by the test's own walk); a directory of another generation or plan
+# is refused before anything changes
+. "${srcdir:-.}/tests/lib.sh"
+
+ARGS=(--files 2000 --used 30M --size 100M --seed 7 --set gen_modify_share=0.1
+	--set gen_dir_create_share=0.05 --set gen_dir_remove_share=0.05 --set gen_truncate_share=0.3)
+
+mkdir "$WORK/e" "$WORK/d"
+if "$IMPRINT" create -q "${ARGS[@]}" "$WORK/e" 2>"$WORK/err"; then pass "create generation 0"
+else fail "create generation 0: $(head -c 300 "$WORK/err")"; fi
+for g in 1 2 3; do
+	expect_status 0 "evolve to generation $g" "$IMPRINT" evolve "${ARGS[@]}" --generation "$g" "$WORK/e"
+done
+"$IMPRINT" create -q "${ARGS[@]}" --generation 3 "$WORK/d" 2>"$WORK/err" ||
+	fail "create generation 3: $(head -c 300 "$WORK/err")"
+verify_ok "evolved to 3" "${ARGS[@]}" --generation 3 "$WORK/e"
+
+# the test's own walk: every entry's type, size, mode, owner, times, link count, bytes
+tree() {
+	python3 - "$1" <<'PY'
+import hashlib, os, stat, sys
+top = sys.argv[1]
+for d, ds, fs in os.walk(top):
+    ds.sort()
+    for n in sorted(ds + fs):
+        p = os.path.join(d, n); st = os.lstat(p)
+        if stat.S_ISREG(st.st_mode):
+            what = hashlib.sha256(open(p, 'rb').read()).hexdigest()
+        elif stat.S_ISLNK(st.st_mode):
+            what = os.readlink(p)
+        else:
+            what = '-'
+        print(os.path.relpath(p, top), oct(st.st_mode), st.st_uid, st.st_gid, st.st_size if not stat.S_ISDIR(st.st_mode) else 0,
+              st.st_mtime_ns, st.st_nlink if not stat.S_ISDIR(st.st_mode) else 0, what)
+PY
+}
+tree "$WORK/e" >"$WORK/te"
+tree "$WORK/d" >"$WORK/td"
+if [ -s "$WORK/te" ] && cmp -s "$WORK/te" "$WORK/td"; then
+	pass "evolved 0 -> 1 -> 2 -> 3 is generation 3 made directly ($(wc -l <"$WORK/te") entries)"
+else
+	fail "evolved and direct generation 3 differ: $(diff "$WORK/te" "$WORK/td" | head -6)"
+fi
+
+# refusals, and nothing changed by them
+tree "$WORK/e" >"$WORK/before"
+expect_status 1 "evolve of a generation 3 tree to generation 3 refused" \
+	"$IMPRINT" evolve "${ARGS[@]}" --generation 3 "$WORK/e"
+expect_err "is not generation 2 of this plan" "the refusal says which generation it wanted"
+expect_status 1 "evolve of another seed's tree refused" \
+	"$IMPRINT" evolve "${ARGS[@]}" --seed 8 --generation 4 "$WORK/e"
+tree "$WORK/e" >"$WORK/after"
+if cmp -s "$WORK/before" "$WORK/after"; then pass "refused evolves changed nothing"
+else fail "a refused evolve changed the tree"; fi
+expect_status 2 "evolve without --generation" "$IMPRINT" evolve "${ARGS[@]}" "$WORK/e"
+expect_err "evolve needs '--generation N' (N >= 1)" "evolve without --generation"
+expect_status 2 "evolve without the plan's size" "$IMPRINT" evolve --generation 1 "$WORK/e"
+expect_status 2 "evolve of a file" "$IMPRINT" evolve "${ARGS[@]}" --generation 1 "$WORK/te"
+finish
