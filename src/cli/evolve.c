@@ -397,8 +397,10 @@ int cmd_evolve(struct cli *c, struct params *p)
 	}
 	if (stat(c->operand, &st) || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "imprint: evolve: '%s' is not a directory (evolve takes a directory "
-				"of a mounted file system holding generation %" PRIu32 ")\n",
-			c->operand, p->generation - 1);
+				"of a mounted file system holding generation %" PRIu32 "; images and "
+				"devices are not evolved yet: mount one and evolve its directory, or "
+				"create generation %" PRIu32 " directly)\n",
+			c->operand, p->generation - 1, p->generation);
 		return EXIT_USAGE;
 	}
 	pp.generation = p->generation - 1;
