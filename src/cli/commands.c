@@ -93,19 +93,30 @@ static int plan_report(struct cli *c, const struct plan *pl, FILE *out)
 		return ret;
 	}
 	content_targets_from_params(&t, &pl->prm);
+	if (pl->gen) {
+		/* the predictions read whole-file copies and sizes from the plan: generation 0's */
+		if (c->json) {
+			r.generation = gen_report_json(pl->gen);
+			report_print_json(&r, out);
+			json_object_put(r.generation);
+		} else {
+			report_print_text(&r, out);
+			fprintf(out, "\ncontent predictions: those of generation 0 ('plan --report' "
+				     "without --generation)\n\n");
+			ret = gen_report_text(pl->gen, out);
+		}
+		report_release(&r);
+		return ret;
+	}
 	ret = plan_predict(pl, &pr);
 	if (!ret && c->json) {
 		/* only what will be missed: the report of a plan that meets its targets is unchanged */
 		r.content_missed = content_predict_json_missed(&pr, &t);
-		r.generation = pl->gen ? gen_report_json(pl->gen) : NULL;
 		report_print_json(&r, out);
 		json_object_put(r.content_missed);
-		json_object_put(r.generation);
 	} else if (!ret) {
 		report_print_text(&r, out);
 		content_predict_print_text(&pr, &t, out);
-		if (pl->gen)
-			ret = gen_report_text(pl->gen, out);
 	}
 	report_release(&r);
 	return ret;

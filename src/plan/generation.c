@@ -356,8 +356,17 @@ static int create_entries(struct gstate *s, uint32_t g, const uint32_t *alive_di
 		size_t e;
 
 		gen_rng(&r, p, "gen.new", g, i);
-		size = size_model_bytes(&b->size, rng_uniform(&r));
-		e = draw_index(b->ext.share, b->ext.count, rng_uniform(&r));
+		if (b->nfiles) {
+			/* size and extension together, as generation 0 has them (its sizes
+			 * were fitted to 'used': the law's own draws are not) */
+			uint64_t like = rng_below(&r, b->nfiles);
+
+			size = b->file_size[like];
+			e = b->file_ext[like];
+		} else {
+			size = size_model_bytes(&b->size, rng_uniform(&r));
+			e = draw_index(b->ext.share, b->ext.count, rng_uniform(&r));
+		}
 		min = ext_min_size(b->ext.name[e]);
 		if (size < min)
 			size = min;
