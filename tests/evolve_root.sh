@@ -1,0 +1,34 @@
+#!/bin/bash
+# evolve_root.sh - imprint evolve in a loop-mounted ext4 (as root): generations 1 and 2
+# evolved in place verify and leave a clean file system; on a file system that fills
+# up, evolve fails with exit 1 and says the tree is part one generation, part the next
+. "${srcdir:-.}/tests/lib.sh"
+need_loops
+
+# a fifth more files each generation: generation 3 needs megabytes the full file system lacks
+ARGS=(--files 1500 --used 24M --size 48M --seed 5 --set gen_create_share=0.2)
+
+truncate -s 64M "$WORK/fs.img"
+mkfs.ext4 -q -F "$WORK/fs.img"
+attach_dev "$WORK/fs.img" || { fail "losetup"; finish; }
+mount_at "$WORK/m" "$DEV" || { fail "mount"; finish; }
+mkdir "$WORK/m/t"
+"$IMPRINT" create -q "${ARGS[@]}" "$WORK/m/t" 2>"$WORK/err" || fail "create: $(head -c 300 "$WORK/err")"
+for g in 1 2; do
+	expect_status 0 "evolve to generation $g in a loop-mounted ext4" \
+		"$IMPRINT" evolve "${ARGS[@]}" --generation "$g" "$WORK/m/t"
+done
+verify_ok "generation 2 evolved in ext4" "${ARGS[@]}" --generation 2 "$WORK/m/t"
+umount "$WORK/m"
+if e2fsck -fn "$DEV" >"$WORK/fsck" 2>&1; then pass "e2fsck -fn clean after evolving"
+else fail "e2fsck: $(tail -3 "$WORK/fsck")"; fi
+
+# a generation that does not fit: the file system filled beside the tree first
+mount "$DEV" "$WORK/m"
+dd if=/dev/zero of="$WORK/m/filler" bs=1M status=none 2>/dev/null
+sync
+expect_status 1 "evolve on a full file system fails" \
+	"$IMPRINT" evolve "${ARGS[@]}" --generation 3 "$WORK/m/t"
+expect_err "is now part generation 2 and part 3" "the failure says what state the tree is in"
+expect_err "No space left on device" "the failure names the cause"
+finish
