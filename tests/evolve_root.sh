@@ -1,6 +1,7 @@
 #!/bin/bash
 # evolve_root.sh - imprint evolve in a loop-mounted ext4 (as root): generations 1 and 2
-# evolved in place verify and leave a clean file system; on a file system that fills
+# evolved in place verify and leave a clean file system; generation 2 built as an image
+# verifies with its extents; on a file system that fills
 # up, evolve fails with exit 1 and says the tree is part one generation, part the next
 . "${srcdir:-.}/tests/lib.sh"
 need_loops
@@ -22,6 +23,14 @@ verify_ok "generation 2 evolved in ext4" "${ARGS[@]}" --generation 2 "$WORK/m/t"
 umount "$WORK/m"
 if e2fsck -fn "$DEV" >"$WORK/fsck" 2>&1; then pass "e2fsck -fn clean after evolving"
 else fail "e2fsck: $(tail -3 "$WORK/fsck")"; fi
+
+# generation 2 as an ext4 image (libext2fs, blocks placed by the layout): verify mounts it
+if "$IMPRINT" create -q "${ARGS[@]}" --generation 2 --extents "$WORK/ext" "$WORK/g2.img" 2>"$WORK/err"; then
+	verify_ok "generation 2 image with its extents" "${ARGS[@]}" --generation 2 --extents "$WORK/ext" "$WORK/g2.img"
+else
+	fail "create --generation 2 image: $(head -c 300 "$WORK/err")"
+fi
+rm -f "$WORK/g2.img"
 
 # a generation that does not fit: the file system filled beside the tree first
 mount "$DEV" "$WORK/m"
