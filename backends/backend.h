@@ -160,6 +160,8 @@ struct backend {
  * targets   BACKEND_TARGET_* kinds of TARGET it takes
  * options   BACKEND_OPT_* options of create it takes
  * fs_names  the file systems it makes (--fs values), NULL-ended; NULL: any
+ * reader    BACKEND_MEASURES only: the src/read reader that reads what it
+ *           makes back ("ext2", "mounted", "loop": fsread_reader_for())
  * estimate  optional: the space pl needs on it, before anything is written
  * open      take the target (format it, for BACKEND_FORMATS)
  * layout_request  BACKEND_PLACES_BLOCKS only: fill rq's block counts,
@@ -176,6 +178,7 @@ struct backend_ops {
 	unsigned targets;
 	unsigned options;
 	const char *const *fs_names;
+	const char *reader;
 	int (*estimate)(const struct plan *pl, struct backend_estimate *e);
 	int (*open)(struct backend *b, const struct create_opts *o, const struct plan *pl);
 	int (*layout_request)(struct backend *b, const struct plan *pl, struct layout_request *rq,

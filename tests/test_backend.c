@@ -14,6 +14,7 @@
 #include "backends/backend.h"
 #include "backends/registry.h"
 #include "core/pipeline.h"
+#include "read/fsread.h"
 #include "testbackend.h"
 #include "testutil.h"
 
@@ -243,13 +244,49 @@ static void test_registry(void **state)
 	plan_release(&pl);
 }
 
+/*
+ * A backend that measures declares the reader src/read picks for what it
+ * makes: each of its file systems' images (or a directory), by the
+ * readers' own probes; one that does not measure declares none.
+ */
+static void test_readers(void **state)
+{
+	size_t n;
+	const struct backend_ops *const *list = backend_list(&n);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		const struct backend_ops *b = list[i];
+		int dir = b->targets == BACKEND_TARGET_DIR;
+
+		if (!(b->caps & BACKEND_MEASURES)) {
+			assert_null(b->reader);
+			continue;
+		}
+		assert_non_null(b->reader);
+		if (!b->fs_names) {
+			assert_true(dir);
+			assert_string_equal(fsread_reader_for("", 1), b->reader);
+			continue;
+		}
+		for (size_t k = 0; b->fs_names[k]; k++)
+			assert_string_equal(fsread_reader_for(b->fs_names[k], dir), b->reader);
+	}
+	assert_string_equal(ext4_backend_ops.reader, "ext2");
+	assert_string_equal(loopfs_backend_ops.reader, "loop");
+	/* nothing libblkid knows: the ext2 reader, which says bad magic */
+	assert_string_equal(fsread_reader_for("", 0), "ext2");
+	assert_string_equal(fsread_reader_for("ext4dev", 0), "ext2");
+	assert_string_equal(fsread_reader_for("xfs", 1), "mounted");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null_no_layout), cmocka_unit_test(test_ext4_layout),
 		cmocka_unit_test(test_fail_at_file),   cmocka_unit_test(test_fail_open),
 		cmocka_unit_test(test_missing_hooks),  cmocka_unit_test(test_cancelled),
-		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_registry),       cmocka_unit_test(test_readers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

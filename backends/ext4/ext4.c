@@ -310,6 +310,7 @@ const struct backend_ops ext4_backend_ops = {
 	.targets = BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE,
 	.options = BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_NO_FORMAT | BACKEND_OPT_PARTITION,
 	.fs_names = ext4_fs_names,
+	.reader = "ext2",
 	.estimate = ext4_estimate,
 	.open = ext4_open,
 	.layout_request = ext4_layout_request,

@@ -263,6 +263,7 @@ const struct backend_ops loopfs_backend_ops = {
 	.targets = BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE,
 	.options = BACKEND_OPT_KEEP_PARTIAL | BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_PARTITION,
 	.fs_names = loopfs_fs_names,
+	.reader = "loop",
 	.estimate = loopfs_estimate,
 	.open = loopfs_open,
 	.populate = loopfs_populate,
