@@ -317,6 +317,7 @@ const struct backend_ops mounted_backend_ops = {
 	.targets = BACKEND_TARGET_DIR,
 	.options = BACKEND_OPT_KEEP_PARTIAL | BACKEND_OPT_ALLOW_DROP,
 	.fs_names = NULL, /* whatever is mounted there */
+	.summary = "a directory of a mounted file system",
 	.reader = "mounted",
 	.open = mounted_open,
 	.populate = mounted_populate,
