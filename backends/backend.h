@@ -160,6 +160,13 @@ struct backend {
  * targets   BACKEND_TARGET_* kinds of TARGET it takes
  * options   BACKEND_OPT_* options of create it takes
  * fs_names  the file systems it makes (--fs values), NULL-ended; NULL: any
+ * summary   what it writes, for --backend's help ("image files and devices")
+ * fs_note   optional: a word on its file systems for --fs's help
+ * check     optional: refuse parameters p that the file system it would
+ *           make of them cannot hold (the model knows no file system);
+ *           0, or -EINVAL with msg set
+ * reader    BACKEND_MEASURES only: the src/read reader that reads what it
+ *           makes back ("ext2", "mounted", "loop": fsread_reader_for())
  * estimate  optional: the space pl needs on it, before anything is written
  * open      take the target (format it, for BACKEND_FORMATS)
  * layout_request  BACKEND_PLACES_BLOCKS only: fill rq's block counts,
@@ -176,6 +183,10 @@ struct backend_ops {
 	unsigned targets;
 	unsigned options;
 	const char *const *fs_names;
+	const char *summary;
+	const char *fs_note;
+	int (*check)(const struct params *p, char *msg, size_t len);
+	const char *reader;
 	int (*estimate)(const struct plan *pl, struct backend_estimate *e);
 	int (*open)(struct backend *b, const struct create_opts *o, const struct plan *pl);
 	int (*layout_request)(struct backend *b, const struct plan *pl, struct layout_request *rq,

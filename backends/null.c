@@ -43,6 +43,7 @@ const struct backend_ops null_backend_ops = {
 	.caps = BACKEND_DISKLESS,
 	.targets = BACKEND_TARGET_FILE,
 	.fs_names = null_fs_names, /* none: only --backend null picks it */
+	.summary = "writes nothing",
 	.open = null_open,
 	.populate = null_populate,
 	.finish = null_finish,

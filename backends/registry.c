@@ -1,8 +1,10 @@
 /* registry.c - the backends there are: a static array, looked up by name, file system and target */
+#include <stdio.h>
 #include <string.h>
 
 #include "backends/backend.h"
 #include "backends/registry.h"
+#include "model/params.h"
 #include "util/util.h"
 
 /* Registry order matters to backend_for(): the first that fits wins. */
@@ -39,6 +41,93 @@ const struct backend_ops *backend_for(const char *fs, unsigned kind)
 		if ((backends[i]->targets & kind) && backend_makes(backends[i], fs))
 			return backends[i];
 	return NULL;
+}
+
+int backend_check_params(const struct params *p, char *msg, size_t len)
+{
+	const char *fs = params_fs_name(p->fs);
+
+	for (size_t i = 0; i < NBACKENDS; i++) {
+		int ret;
+
+		if (!backends[i]->check || !backends[i]->fs_names || !backend_makes(backends[i], fs))
+			continue;
+		ret = backends[i]->check(p, msg, len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Append word to buf (at *at), breaking the line before it when it would pass width. */
+static void help_word(char *buf, size_t len, size_t *at, size_t *col, unsigned width,
+		      const char *word)
+{
+	size_t w = strlen(word);
+	int n;
+
+	if (*col && *col + 1 + w > width) {
+		n = snprintf(buf + *at, len - *at, "\n%s", word);
+		*col = w;
+	} else {
+		n = snprintf(buf + *at, len - *at, "%s%s", *col ? " " : "", word);
+		*col += w + (*col ? 1 : 0);
+	}
+	if (n > 0)
+		*at = *at + (size_t)n < len ? *at + (size_t)n : len - 1;
+}
+
+/* Append text to buf word by word (help_word). */
+static void help_text(char *buf, size_t len, size_t *at, size_t *col, unsigned width,
+		      const char *text)
+{
+	char word[128];
+
+	while (*text) {
+		size_t w = strcspn(text, " ");
+
+		snprintf(word, sizeof(word), "%.*s", (int)w, text);
+		if (w)
+			help_word(buf, len, at, col, width, word);
+		text += w;
+		text += strspn(text, " ");
+	}
+}
+
+void backend_help(int which, unsigned width, char *buf, size_t len)
+{
+	struct params def;
+	size_t at = 0, col = 0, k = 0;
+	char part[256];
+
+	buf[0] = '\0';
+	params_init(&def);
+	for (size_t i = 0; i < NBACKENDS; i++) {
+		const struct backend_ops *b = backends[i];
+
+		if (which == 'b') {
+			snprintf(part, sizeof(part), "%s (%s)%s", b->name, b->summary ? b->summary : "",
+				 i + 1 < NBACKENDS ? "," : "");
+			help_text(buf, len, &at, &col, width, part);
+			continue;
+		}
+		if (!b->fs_names || !b->fs_names[0])
+			continue;
+		for (size_t j = 0; b->fs_names[j]; j++) {
+			int last = !b->fs_names[j + 1];
+
+			snprintf(part, sizeof(part), "%s%s%s%s%s%s,", k && !j ? "or " : "",
+				 b->fs_names[j],
+				 !strcmp(b->fs_names[j], params_fs_name(def.fs)) ? " (default)" : "",
+				 last && b->fs_note ? " (" : "", last && b->fs_note ? b->fs_note : "",
+				 last && b->fs_note ? ")" : "");
+			help_text(buf, len, &at, &col, width, part);
+		}
+		k++;
+	}
+	/* the last comma */
+	if (at && buf[at - 1] == ',')
+		buf[--at] = '\0';
 }
 
 const struct backend_ops *const *backend_list(size_t *n)

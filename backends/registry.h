@@ -23,6 +23,19 @@ const struct backend_ops *backend_for(const char *fs, unsigned kind);
 /* Whether ops makes file system fs (any, when ops->fs_names is NULL). */
 int backend_makes(const struct backend_ops *ops, const char *fs);
 
+/*
+ * The check hooks of the backends that make p's file system ('fs'): 0,
+ * or -EINVAL with msg set by the first that refuses p.
+ */
+int backend_check_params(const struct params *p, char *msg, size_t len);
+
+/*
+ * The help of --backend (which == 'b': each backend and its summary) or
+ * of --fs ('f': the file systems, registry order, the default marked),
+ * into buf, lines broken at width columns.
+ */
+void backend_help(int which, unsigned width, char *buf, size_t len);
+
 /* The registered backends, for listings: *n of them. */
 const struct backend_ops *const *backend_list(size_t *n);
 

@@ -2,6 +2,8 @@
 # html.sh - the --html pages of plan, create, measure and content-report: offline, their figures those of --json and of the manifest, the disk map against dumpe2fs
 . "${srcdir:-.}/tests/lib.sh"
 
+need_html
+
 command -v python3 >/dev/null 2>&1 || { echo "1..0 # SKIP python3 not found"; exit 77; }
 command -v dumpe2fs >/dev/null 2>&1 || { echo "1..0 # SKIP dumpe2fs not found"; exit 77; }
 

@@ -2,6 +2,8 @@
 # html_browser.sh - the --html pages in headless Chromium: no console message, no network request, every chart drawn, the tables' numbers those of --json, screenshots in tests/
 . "${srcdir:-.}/tests/lib.sh"
 
+need_html
+
 command -v python3 >/dev/null 2>&1 || { echo "1..0 # SKIP python3 not found"; exit 77; }
 BROWSER=$(command -v chromium || command -v chromium-browser) ||
 	{ echo "1..0 # SKIP chromium not found (Debian package chromium)"; exit 77; }

@@ -194,6 +194,14 @@ wait_until() {
 	done
 }
 
+# need_html: skip the test (exit 77) when imprint was built without Chart.js (no --html)
+need_html() {
+	if [ "${IMPRINT_HAVE_CHARTJS:-yes}" = no ]; then
+		echo "1..0 # SKIP imprint was built without Chart.js (configure --without-chartjs): no --html"
+		exit 77
+	fi
+}
+
 finish() {
 	echo "1..$TESTS_RUN"
 	[ "$TESTS_FAILED" -eq 0 ] || exit 1

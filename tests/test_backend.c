@@ -14,6 +14,7 @@
 #include "backends/backend.h"
 #include "backends/registry.h"
 #include "core/pipeline.h"
+#include "read/fsread.h"
 #include "testbackend.h"
 #include "testutil.h"
 
@@ -243,13 +244,91 @@ static void test_registry(void **state)
 	plan_release(&pl);
 }
 
+/*
+ * A backend that measures declares the reader src/read picks for what it
+ * makes: each of its file systems' images (or a directory), by the
+ * readers' own probes; one that does not measure declares none.
+ */
+static void test_readers(void **state)
+{
+	size_t n;
+	const struct backend_ops *const *list = backend_list(&n);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		const struct backend_ops *b = list[i];
+		int dir = b->targets == BACKEND_TARGET_DIR;
+
+		if (!(b->caps & BACKEND_MEASURES)) {
+			assert_null(b->reader);
+			continue;
+		}
+		assert_non_null(b->reader);
+		if (!b->fs_names) {
+			assert_true(dir);
+			assert_string_equal(fsread_reader_for("", 1), b->reader);
+			continue;
+		}
+		for (size_t k = 0; b->fs_names[k]; k++)
+			assert_string_equal(fsread_reader_for(b->fs_names[k], dir), b->reader);
+	}
+	assert_string_equal(ext4_backend_ops.reader, "ext2");
+	assert_string_equal(loopfs_backend_ops.reader, "loop");
+	/* nothing libblkid knows: the ext2 reader, which says bad magic */
+	assert_string_equal(fsread_reader_for("", 0), "ext2");
+	assert_string_equal(fsread_reader_for("ext4dev", 0), "ext2");
+	assert_string_equal(fsread_reader_for("xfs", 1), "mounted");
+}
+
+/*
+ * The rules a file system sets on the parameters are its backend's check
+ * hook's; the help of --fs and --backend lists what the registry holds.
+ */
+static void test_check_and_help(void **state)
+{
+	struct params p;
+	char msg[512], help[1024];
+	size_t n;
+	const struct backend_ops *const *list = backend_list(&n);
+
+	(void)state;
+	params_init(&p);
+	p.prealloc_file_share = 0.1;
+	assert_int_equal(backend_check_params(&p, msg, sizeof(msg)), 0); /* ext4 */
+	p.fs = FS_EXT3;
+	assert_int_equal(backend_check_params(&p, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "which ext3 does not have"));
+	p.fs = FS_XFS;
+	assert_int_equal(backend_check_params(&p, msg, sizeof(msg)), 0);
+	p.inodes = 1000;
+	assert_int_equal(backend_check_params(&p, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "'inodes' applies to ext2, ext3 and ext4 only"));
+	p.fs = FS_EXT4;
+	assert_int_equal(backend_check_params(&p, msg, sizeof(msg)), 0);
+
+	/* every file system 'fs' takes is made by a backend and named in --fs's help */
+	backend_help('f', 59, help, sizeof(help));
+	for (int fs = FS_EXT2; fs <= FS_F2FS; fs++) {
+		assert_non_null(backend_for(params_fs_name((enum fs_kind)fs),
+					    BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE));
+		assert_non_null(strstr(help, params_fs_name((enum fs_kind)fs)));
+	}
+	assert_non_null(strstr(help, "ext4 (default)"));
+	backend_help('b', 59, help, sizeof(help));
+	for (size_t i = 0; i < n; i++)
+		assert_non_null(strstr(help, list[i]->name));
+	for (const char *line = help; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		assert_true(strcspn(line, "\n") <= 59);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null_no_layout), cmocka_unit_test(test_ext4_layout),
 		cmocka_unit_test(test_fail_at_file),   cmocka_unit_test(test_fail_open),
 		cmocka_unit_test(test_missing_hooks),  cmocka_unit_test(test_cancelled),
-		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_registry),       cmocka_unit_test(test_readers),
+		cmocka_unit_test(test_check_and_help),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

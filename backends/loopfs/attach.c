@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backends/loopfs/loopdev.h"
+#include "util/loopdev.h"
 #include "backends/loopfs/loopfs.h"
 
 /* A loop device of our own for the image st->o->target (its partition's range), kept open in st->loopfd. */

@@ -257,12 +257,28 @@ static int loopfs_estimate(const struct plan *pl, struct backend_estimate *e)
 
 static const char *const loopfs_fs_names[] = { "xfs", "btrfs", "f2fs", NULL };
 
+/* Their inodes are allocated as files come: no inode table to size. */
+static int loopfs_check(const struct params *p, char *msg, size_t len)
+{
+	if (p->inodes || p->inode_ratio) {
+		snprintf(msg, len,
+			 "'%s' applies to ext2, ext3 and ext4 only, whose inode tables are fixed at mkfs; leave it 0 for this 'fs'",
+			 p->inodes ? "inodes" : "inode_ratio");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 const struct backend_ops loopfs_backend_ops = {
 	.name = "loopfs",
 	.caps = BACKEND_FORMATS | BACKEND_MEASURES,
 	.targets = BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE,
 	.options = BACKEND_OPT_KEEP_PARTIAL | BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_PARTITION,
 	.fs_names = loopfs_fs_names,
+	.summary = "xfs, btrfs, f2fs images, as root",
+	.fs_note = "create as root: mkfs, a loop device and a mount",
+	.check = loopfs_check,
+	.reader = "loop",
 	.estimate = loopfs_estimate,
 	.open = loopfs_open,
 	.populate = loopfs_populate,

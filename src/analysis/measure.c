@@ -29,6 +29,8 @@ void measure_result_init(struct mresult *r, struct fsread *fs, const char *targe
 		r->target = target;
 	}
 	r->image = fsread_is_image(fs);
+	r->reader = fsread_reader(fs);
+	r->kind = fsread_kind(fs);
 	r->block_size = fsread_geometry(fs)->block_size;
 	r->total_blocks = fsread_geometry(fs)->total_blocks;
 	r->have_layout = fsread_has_extents(fs);

@@ -104,6 +104,8 @@ void measure_meta_finish(struct mstate *m, unsigned block_size);
 struct mresult {
 	const char *target;
 	int image;
+	const char *reader; /* fsread_reader(): "ext2", "mounted", "loop" */
+	const char *kind;   /* fsread_kind() */
 	unsigned block_size;
 	uint64_t total_blocks;
 	uint64_t *sorted_size; /* ascending */

@@ -9,7 +9,6 @@
 #include <json-c/json.h>
 
 #include "cli/commands.h"
-#include "cli/verify_disk.h"
 #include "cli/page.h"
 #include "content/setup.h"
 #include "plan/manifest.h"
@@ -21,6 +20,7 @@
 #include "cli/runs.h"
 #include "report/report.h"
 #include "analysis/verify.h"
+#include "read/fsread_mount.h"
 #include "util/outfile.h"
 
 /*
@@ -268,7 +268,9 @@ out_release:
 static int verify_at(const struct cli *c, const struct plan *pl, const struct content_source *cs,
 		     struct verify_result *res, int *said)
 {
-	struct disk_mount m;
+	struct fsread_error err = { { 0 } };
+	struct fsread_place where;
+	struct fsread_mount m;
 	struct stat st;
 	char msg[768];
 	int part, ret, ret2;
@@ -291,14 +293,19 @@ static int verify_at(const struct cli *c, const struct plan *pl, const struct co
 			c->operand);
 		return -EINVAL;
 	}
-	ret = disk_mount(c->operand, part, &m, msg, sizeof(msg));
+	ret = fsread_find(c->operand, part, &where, &err);
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", err.msg);
+		return ret;
+	}
+	ret = fsread_mount(c->operand, &where, "verify checks a mounted tree", &m, msg, sizeof(msg));
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", msg);
 	} else {
 		*said = 0;
 		ret = verify_tree(pl, cs, m.dir, c->create.extents, stderr, 20, res);
 	}
-	ret2 = disk_unmount(&m, msg, sizeof(msg));
+	ret2 = fsread_unmount(&m, msg, sizeof(msg));
 	if (ret2) {
 		fprintf(stderr, "imprint: %s\n", msg);
 		*said = 1;

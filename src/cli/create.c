@@ -19,11 +19,6 @@
 #include "util/strutil.h"
 #include "util/util.h"
 
-static const char *const fs_name[] = {
-	[FS_EXT2] = "ext2", [FS_EXT3] = "ext3", [FS_EXT4] = "ext4",
-	[FS_XFS] = "xfs",   [FS_BTRFS] = "btrfs", [FS_F2FS] = "f2fs",
-};
-
 /* The signal that interrupted the build, for the message. */
 static volatile sig_atomic_t caught_signal;
 
@@ -104,14 +99,15 @@ static int resolve_for_target(const struct create_args *a, const struct target *
 	if (a->no_format) {
 		const char *found = !strcmp(t->type, "ext4dev") ? "ext4" : t->type;
 
-		if (params_is_set(p, "fs") && strcmp(fs_name[p->fs], found) != 0) {
+		if (params_is_set(p, "fs") && strcmp(params_fs_name(p->fs), found) != 0) {
 			fprintf(stderr, "imprint: 'fs' is %s but '%s' holds %s; with --no-format, 'fs' must match the file system there or be left unset\n",
-				fs_name[p->fs], t->path, found);
+				params_fs_name(p->fs), t->path, found);
 			return -EINVAL;
 		}
 		p->fs = !strcmp(found, "ext2") ? FS_EXT2 : !strcmp(found, "ext3") ? FS_EXT3 : FS_EXT4;
 	}
-	if (params_resolve(p, &perr)) {
+	if (params_resolve(p, &perr) ||
+	    backend_check_params(p, perr.msg, sizeof(perr.msg))) {
 		fprintf(stderr, "imprint: %s\n", perr.msg);
 		return -EINVAL;
 	}
@@ -164,7 +160,7 @@ static int check_fit(const struct backend_ops *ops, const struct plan *pl, const
 		fmt_bytes(pl->prm.size, FMT_BYTES_ADAPTIVE, cap, sizeof(cap));
 		fmt_bytes(e.floor, FMT_BYTES_ADAPTIVE, need, sizeof(need));
 		fprintf(stderr, "imprint: 'size' (%s) is too small for any %s file system; it must be at least %s\n",
-			cap, fs_name[pl->prm.fs], need);
+			cap, params_fs_name(pl->prm.fs), need);
 		return -EINVAL;
 	}
 	fmt_bytes(e.total, FMT_BYTES_ADAPTIVE, need, sizeof(need));
@@ -269,7 +265,7 @@ static int backend_takes_fs(const struct backend_ops *ops, const struct params *
 	char names[128] = "";
 	size_t n = 0, at = 0;
 
-	if (!ops->fs_names || !ops->fs_names[0] || backend_makes(ops, fs_name[p->fs]))
+	if (!ops->fs_names || !ops->fs_names[0] || backend_makes(ops, params_fs_name(p->fs)))
 		return 1;
 	while (ops->fs_names[n])
 		n++;
@@ -277,7 +273,7 @@ static int backend_takes_fs(const struct backend_ops *ops, const struct params *
 		at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s",
 				       i ? (i + 1 == n ? " or " : ", ") : "", ops->fs_names[i]);
 	fprintf(stderr, "imprint: the %s backend makes %s, not %s%s; give one of those with --fs\n",
-		ops->name, names, fs_name[p->fs], params_is_set(p, "fs") ? "" : " (the default)");
+		ops->name, names, params_fs_name(p->fs), params_is_set(p, "fs") ? "" : " (the default)");
 	return 0;
 }
 
@@ -294,7 +290,7 @@ static const struct backend_ops *choose_backend(const struct create_args *a, con
 	size_t n, at = 0;
 
 	if (!a->backend)
-		ops = backend_for(fs_name[p->fs], target_kind(t));
+		ops = backend_for(params_fs_name(p->fs), target_kind(t));
 	else
 		ops = backend_find(a->backend);
 	if (!ops && a->backend) {
@@ -307,9 +303,9 @@ static const struct backend_ops *choose_backend(const struct create_args *a, con
 		fprintf(stderr, "imprint: '%s' is a directory; expected an image file or a block device\n",
 			t->path);
 	} else if (!ops) {
-		fprintf(stderr, "imprint: no backend makes %s on '%s'\n", fs_name[p->fs], t->path);
+		fprintf(stderr, "imprint: no backend makes %s on '%s'\n", params_fs_name(p->fs), t->path);
 	} else if (!(ops->targets & target_kind(t))) {
-		refuse_kind(ops, t, fs_name[p->fs]);
+		refuse_kind(ops, t, params_fs_name(p->fs));
 		ops = NULL;
 	} else if (!backend_takes_options(ops, a) || !backend_takes_fs(ops, p)) {
 		ops = NULL;
@@ -629,9 +625,9 @@ static int write_page(const struct create_args *a, const struct backend_ops *ops
 		.mkfs_options = a->mkfs_options,
 		.target = a->target,
 	};
-	/* imprint reads back raw ext2/3/4 (a partition too) and directories; a diskless backend wrote nothing */
-	int readable = !(ops->caps & BACKEND_DISKLESS) && a->format == IMAGE_RAW &&
-		       (t->is_dir || strncmp(sum->fs, "ext", 3) == 0);
+	/* what a backend that measures made in a raw image (a partition too) or a directory is read back */
+	int readable = (ops->caps & BACKEND_MEASURES) && !(ops->caps & BACKEND_DISKLESS) &&
+		       a->format == IMAGE_RAW;
 	int ret = page_create(a->html, &run, pl, res, sum, readable ? t->path : NULL);
 
 	if (ret)
@@ -692,7 +688,7 @@ int create_run(const struct create_args *a, struct params *p)
 		sum.diskless = ops->name;
 		sum.format = NULL; /* nothing converted */
 	}
-	sum.fs = t.is_dir ? (t.type[0] ? t.type : "mounted") : fs_name[pl.prm.fs];
+	sum.fs = t.is_dir ? (t.type[0] ? t.type : "mounted") : params_fs_name(pl.prm.fs);
 	sum.size = pl.prm.size;
 	sum.seed = pl.prm.seed;
 	sum.gen = pl.gen;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "backends/registry.h"
 #include "cli/commands.h"
 #include "model/impressions.h"
 #include "model/params.h"
@@ -358,6 +359,9 @@ static const struct {
  * command's help.  shown_for limits it to some commands (the same option
  * means different things to them); 0: every command that takes it.
  */
+/* Help text lines are at most this wide (the text from the backends is broken to it). */
+#define HELP_TEXT_WIDTH 59
+
 static const struct opt_help {
 	int opt;
 	const char *spelling; /* "-c, --config FILE" */
@@ -378,9 +382,7 @@ static const struct opt_help {
 	  "100MB are both 100 MiB; no unit: bytes)", 0 },
 	{ OPT_FILES, "    --files N", "number of regular files (K/M decimal suffixes)", 0 },
 	{ OPT_SIZE, "    --size SIZE", "capacity of the image (default 1G)", 0 },
-	{ OPT_FS, "    --fs FS",
-	  "ext2, ext3, ext4 (default), or xfs, btrfs, f2fs (create as\n"
-	  "root: mkfs, a loop device and a mount)", 0 },
+	{ OPT_FS, "    --fs FS", NULL, 0 }, /* from the backends (backend_help) */
 	{ 'o', "-o, --output FILE",
 	  "plan: write the manifest to FILE ('-' for stdout);\n"
 	  "profile: write the profile to FILE", 0 },
@@ -389,10 +391,7 @@ static const struct opt_help {
 	{ OPT_JSON, "    --json", "print reports, config, params and the create summary as JSON", 0 },
 	{ 'h', "-h, --help", "show this help ('imprint help COMMAND': a command's own)", 0 },
 	{ OPT_VERSION, "    --version", "show the version", HELP_GLOBAL },
-	{ OPT_BACKEND, "    --backend NAME",
-	  "ext4 (image files and devices), mounted (a directory of\n"
-	  "a mounted file system), loopfs (xfs, btrfs, f2fs images,\n"
-	  "as root), null (writes nothing)", 0 },
+	{ OPT_BACKEND, "    --backend NAME", NULL, 0 }, /* from the backends (backend_help) */
 	{ OPT_MKFS_OPTIONS, "    --mkfs-options S",
 	  "ext4, loopfs: extra mke2fs (or mkfs.xfs, mkfs.btrfs)\n"
 	  "arguments, e.g. \"-O ^has_journal\"", 0 },
@@ -489,8 +488,15 @@ static int help_shows(const struct command *cmd, const struct opt_help *h)
 /* One option's help: the spelling in a column of 21, its lines beside it. */
 static void opt_help_print(const struct opt_help *h, FILE *out)
 {
+	char from_registry[1024];
 	const char *line = h->text, *nl;
 	int w = (int)strlen(h->spelling);
+
+	if (!line) {
+		backend_help(h->opt == OPT_FS ? 'f' : 'b', HELP_TEXT_WIDTH, from_registry,
+			     sizeof(from_registry));
+		line = from_registry;
+	}
 
 	fprintf(out, "  %s%*s", h->spelling, w < 20 ? 21 - w : 2, "");
 	for (;;) {
@@ -1017,7 +1023,8 @@ static int load_params(struct cli *c, struct params *p, int resolve)
 			goto out_err;
 	}
 	p->generation = c->generation;
-	if (resolve && params_resolve(p, &err))
+	if (resolve && (params_resolve(p, &err) ||
+			backend_check_params(p, err.msg, sizeof(err.msg))))
 		goto out_err;
 	return 0;
 out_err:

@@ -258,7 +258,7 @@ int page_create(const char *path, const struct page_run *run, const struct plan 
 		ret = measure_run(measured_target, &o, NULL);
 		goto out_put;
 	}
-	page_note(page, "The image was not measured (imprint reads ext2/3/4 images and directories): "
+	page_note(page, "The image was not measured (imprint reads back raw images and directories, of a backend that measures): "
 		  "the figures are the plan's, which the image holds exactly.");
 	ret = html_write(path, page, err, sizeof(err));
 	if (ret)

@@ -67,8 +67,7 @@ static int profile_with_page(struct pstate *s, const char *source, const struct 
 	int ret = -ENOMEM;
 
 	struct profile_opts as_text = *o;
-	const char *kind = fsread_is_image(fs) ? "an ext2/3/4 image or device" :
-			   "a mounted directory tree";
+	const char *kind = fsread_kind(fs);
 
 	if (!p || !mem)
 		goto out_free;
@@ -199,8 +198,7 @@ int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 	if (!ret && o->html_path)
 		ret = profile_with_page(s, source, o, out);
 	else if (!ret)
-		ret = profile_print(s, fsread_is_image(fs) ? "an ext2/3/4 image or device" :
-				    "a mounted directory tree", o, out);
+		ret = profile_print(s, fsread_kind(fs), o, out);
 	if (ret == -ENOMEM)
 		goto out_nomem;
 	goto out_release;

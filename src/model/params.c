@@ -465,13 +465,6 @@ static int check_fields(const struct params *p, struct param_error *err)
 				 p->inodes);
 		return -EINVAL;
 	}
-	if ((p->inodes || p->inode_ratio) && p->fs != FS_EXT2 && p->fs != FS_EXT3 &&
-	    p->fs != FS_EXT4) {
-		params_set_error(err, NULL,
-				 "'%s' applies to ext2, ext3 and ext4 only, whose inode tables are fixed at mkfs; leave it 0 for this 'fs'",
-				 p->inodes ? "inodes" : "inode_ratio");
-		return -EINVAL;
-	}
 	if (p->free_chunk & (p->free_chunk - 1)) {
 		params_fmt_size(p->free_chunk, a, sizeof(a));
 		params_set_error(err, NULL, "'free_chunk' must be a power of two (got '%s')", a);
@@ -562,13 +555,6 @@ static int check_totals(const struct params *p, int files_given, int used_given,
 			  "'special_dirs' (%" PRIu32 ") times 'special_dir_files' (%" PRIu64
 			  ") is more than 'files' (%" PRIu64 ")",
 			  p->special_dirs, p->special_dir_files, p->files);
-		return -EINVAL;
-	}
-	/* refused here, before mke2fs: ext2/3 map no unwritten blocks */
-	if ((p->fs == FS_EXT2 || p->fs == FS_EXT3) && p->prealloc_file_share > 0) {
-		params_set_error(err, NULL,
-			  "'prealloc_file_share' (%g) needs unwritten extents, which %s does not have; use fs = ext4 or prealloc_file_share = 0",
-			  p->prealloc_file_share, p->fs == FS_EXT2 ? "ext2" : "ext3");
 		return -EINVAL;
 	}
 	return 0;

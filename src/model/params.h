@@ -252,4 +252,11 @@ int params_parse_count(const char *s, uint64_t *out);  /* 1000, 10K, 1M: decimal
 /* Name of the parameter closest to key (edit distance), or NULL. */
 const char *params_suggest(const char *key);
 
+/*
+ * The name of file system fs, as 'fs' takes it ("ext4").  The rules a
+ * file system sets on the other parameters are its backend's (the check
+ * hook, backends/backend.h), not the model's.
+ */
+const char *params_fs_name(enum fs_kind fs);
+
 #endif

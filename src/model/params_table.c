@@ -25,6 +25,11 @@ static const char *const fs_names[] = {
 	[FS_EXT2] = "ext2", [FS_EXT3] = "ext3", [FS_EXT4] = "ext4",
 	[FS_XFS] = "xfs", [FS_BTRFS] = "btrfs", [FS_F2FS] = "f2fs", NULL
 };
+
+const char *params_fs_name(enum fs_kind fs)
+{
+	return (unsigned)fs < ARRAY_SIZE(fs_names) - 1 ? fs_names[fs] : "?";
+}
 static const char *const sampling_names[] = {
 	[SAMPLING_STRATIFIED] = "stratified", [SAMPLING_IID] = "iid", NULL
 };

@@ -43,6 +43,31 @@ int fsread_open(const char *target, unsigned flags, struct fsread **out,
 	return fsread_open_part(target, 0, flags, out, err);
 }
 
+/* The readers, in the order their probes are asked: the first that takes a target reads it. */
+static const struct fsread_ops *const fsread_readers[] = {
+	&fsread_ext2_ops,
+	&fsread_mounted_ops,
+	&fsread_loop_ops,
+};
+
+const char *fsread_reader_for(const char *type, int is_dir)
+{
+	struct fsread_probe p = { .is_dir = is_dir, .type = type ? type : "" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(fsread_readers); i++)
+		if (fsread_readers[i]->probe(&p))
+			return fsread_readers[i]->name;
+	return NULL;
+}
+
+static const struct fsread_ops *reader_named(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(fsread_readers); i++)
+		if (!strcmp(fsread_readers[i]->name, name))
+			return fsread_readers[i];
+	return NULL;
+}
+
 int fsread_open_part(const char *target, int part, unsigned flags, struct fsread **out,
 		     struct fsread_error *err)
 {
@@ -61,35 +86,28 @@ int fsread_open_part(const char *target, int part, unsigned flags, struct fsread
 		fsread_set_err(err, "'%s' is neither an image file, a block device nor a directory", target);
 		return -EINVAL;
 	}
+	if (S_ISDIR(st.st_mode) && part) {
+		fsread_set_err(err, "'%s' is a directory; --partition %d is for partitioned disks",
+			       target, part);
+		return -EINVAL;
+	}
 	fs = calloc(1, sizeof(*fs));
-	if (!fs) {
+	if (!fs || !(fs->target = strdup(target))) {
+		free(fs);
 		fsread_set_err(err, "out of memory");
 		return -ENOMEM;
 	}
-	fs->target = strdup(target);
 	fs->flags = flags;
-	fs->fd = -1;
-	fs->rootfd = -1;
-	fs->cur_fd = -1;
-	fs->cur_dirfd = -1;
-	pthread_mutex_init(&fs->lock, NULL);
-	pthread_mutex_init(&fs->open_lock, NULL);
-	if (!fs->target) {
-		fsread_set_err(err, "out of memory");
-		ret = -ENOMEM;
+	ret = S_ISDIR(st.st_mode) ? 0 : fsread_find(target, part, &fs->place, err);
+	if (ret)
 		goto out_close;
-	}
-	fs->image = !S_ISDIR(st.st_mode);
-	fs->ops = fs->image ? &fsread_ext2_ops : &fsread_mounted_ops;
-	if (!fs->image && part) {
-		fsread_set_err(err, "'%s' is a directory; --partition %d is for partitioned disks",
-			       target, part);
+	fs->ops = reader_named(fsread_reader_for(fs->place.type, S_ISDIR(st.st_mode)));
+	if (!fs->ops) {
+		fsread_set_err(err, "'%s': no reader reads its %s file system", target, fs->place.type);
 		ret = -EINVAL;
 		goto out_close;
 	}
-	ret = fs->image ? fsread_locate(fs, part, err) : 0;
-	if (!ret)
-		ret = fs->ops->open(fs, err);
+	ret = fs->ops->open(fs, err);
 	if (ret)
 		goto out_close;
 	*out = fs;
@@ -105,19 +123,27 @@ void fsread_close(struct fsread *fs)
 		return;
 	if (fs->ops)
 		fs->ops->close(fs);
-	pthread_mutex_destroy(&fs->lock);
-	pthread_mutex_destroy(&fs->open_lock);
-	FREE_ALL(fs->path, fs->ext, fs->mblk, fs->unp, fs->link, fs->free_ext, fs->target, fs);
+	FREE_ALL(fs->path, fs->ext, fs->mblk, fs->unp, fs->link, fs->target, fs);
 }
 
 int fsread_partition(const struct fsread *fs)
 {
-	return fs->partno;
+	return fs->place.partno;
 }
 
 int fsread_is_image(const struct fsread *fs)
 {
-	return fs->image;
+	return fs->ops->image;
+}
+
+const char *fsread_reader(const struct fsread *fs)
+{
+	return fs->ops->name;
+}
+
+const char *fsread_kind(const struct fsread *fs)
+{
+	return fs->kind;
 }
 
 uint64_t fsread_unreadable(const struct fsread *fs)

@@ -1,4 +1,4 @@
-/* fsread.h - read-only walk of a file system: ext2/3/4 image or device, or a mounted tree */
+/* fsread.h - read-only walk of a file system: an image or device, or a mounted tree */
 #ifndef IMPRINT_FSREAD_H
 #define IMPRINT_FSREAD_H
 
@@ -7,15 +7,23 @@
 #include <sys/types.h>
 
 /*
- * One API over two readers, chosen by what the target is:
+ * One API over several readers (a registry of ops structs, fsread_ops.h),
+ * chosen by what the target is: each reader's probe is shown whether the
+ * target is a directory and, for an image or device, the type libblkid
+ * reads in its superblock; the first that takes it reads it.
  *
- * - a regular file or block device is opened through libext2fs, read-only,
- *   without replaying the journal; nothing is ever written to it.  A
- *   mounted device is refused (its on-disk state lags the kernel's): give
- *   the mount point instead.
- * - a directory is walked through the kernel (openat without following
- *   symbolic links, statx, FS_IOC_FIEMAP for the extents, pread for the
- *   bytes); the walk stays on the directory's file system.
+ * - "ext2": an image or device holding ext2/3/4 (or nothing libblkid
+ *   knows) is opened through libext2fs, read-only, without replaying the
+ *   journal; nothing is ever written to it.  A mounted device is refused
+ *   (its on-disk state lags the kernel's): give the mount point instead.
+ * - "mounted": a directory is walked through the kernel (openat without
+ *   following symbolic links, statx, FS_IOC_FIEMAP for the extents, pread
+ *   for the bytes); the walk stays on the directory's file system.
+ * - "loop": an image or device holding another file system the kernel
+ *   mounts (xfs, btrfs, ...), as root: mounted read-only through a
+ *   read-only loop device, detached from the directory at once (nothing
+ *   is left mounted on any path), and walked as a mounted tree.  Not
+ *   root: -EPERM, and the message says how to mount it by hand.
  *
  * Entries come in a fixed order: a directory, then its entries sorted by
  * name (byte order), each directory's subtree before its next sibling
@@ -171,8 +179,22 @@ int fsread_partition(const struct fsread *fs);
 /* Close and free (NULL is fine). */
 void fsread_close(struct fsread *fs);
 
-/* 1 for an image or device read through libext2fs, 0 for a mounted tree. */
+/* 1 for an image or device read through libext2fs, 0 for a tree read through the kernel. */
 int fsread_is_image(const struct fsread *fs);
+
+/* The reader that reads fs: "ext2", "mounted" or "loop". */
+const char *fsread_reader(const struct fsread *fs);
+
+/* What fs is, for reports: "an ext2/3/4 image or device", "a mounted directory tree", ... */
+const char *fsread_kind(const struct fsread *fs);
+
+/*
+ * The reader that would read a target holding type (libblkid's name,
+ * "" when unknown), or a directory when is_dir: "ext2", "mounted",
+ * "loop", or NULL.  Backends declare by it which reader reads what they
+ * make.
+ */
+const char *fsread_reader_for(const char *type, int is_dir);
 
 /*
  * 1 when the entries carry their extents: opened with FSREAD_EXTENTS, and

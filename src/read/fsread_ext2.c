@@ -17,8 +17,27 @@
 
 #include "read/fsread_ops.h"
 #include "util/e2err.h"
+#include "util/util.h"
 
 _Static_assert(FSREAD_ROOT_INO == EXT2_ROOT_INO, "the walk names the root by its ext2 inode");
+
+/* The reader's state (fs->priv). */
+struct image_reader {
+	ext2_filsys fs;
+	int fd;                /* our own read-only descriptor, for file data */
+	uint64_t dev_bytes;
+	uint64_t base;         /* a partitioned disk: where the file system starts, else 0 */
+	uint64_t part_bytes;   /* and its partition's length */
+	uint8_t *seen;         /* bit per inode: directory entered, or multi-link file met */
+	pthread_mutex_t lock;  /* libext2fs calls from fsread_read() */
+	struct ext2_inode_large inode;
+	int cur_inline;        /* data in the inode (inline_data) */
+	struct fsread_extent *free_ext;
+	size_t nfree;
+	int free_done;
+};
+
+#define IMG(fs) ((struct image_reader *)(fs)->priv)
 
 /* A com_err message as the tail of ours: lower-case first letter, no full stop. */
 static const char *ext2_msg(errcode_t code, char *buf, size_t len)
@@ -86,9 +105,9 @@ static void xtime(int64_t *sec, uint32_t *nsec, __u32 lo, __u32 extra, int has_e
 
 static void fill_from_inode(struct fsread *fs, ext2_ino_t ino)
 {
-	struct ext2_inode_large *in = &fs->inode;
+	struct ext2_inode_large *in = &IMG(fs)->inode;
 	struct fsread_entry *e = &fs->ent;
-	int large = EXT2_INODE_SIZE(fs->fs->super) > EXT2_GOOD_OLD_INODE_SIZE;
+	int large = EXT2_INODE_SIZE(IMG(fs)->fs->super) > EXT2_GOOD_OLD_INODE_SIZE;
 	uint16_t m = in->i_mode;
 
 	e->ino = ino;
@@ -116,9 +135,9 @@ static void fill_from_inode(struct fsread *fs, ext2_ino_t ino)
 static int check_run(struct fsread *fs, ext2_ino_t ino, uint64_t pblk, uint64_t len,
 		     struct fsread_error *err)
 {
-	uint64_t nb = ext2fs_blocks_count(fs->fs->super);
+	uint64_t nb = ext2fs_blocks_count(IMG(fs)->fs->super);
 
-	if (pblk < fs->fs->super->s_first_data_block || pblk >= nb || len > nb - pblk) {
+	if (pblk < IMG(fs)->fs->super->s_first_data_block || pblk >= nb || len > nb - pblk) {
 		fsread_set_err(err, "'%s': corrupt: '%s' (inode %u) maps blocks %llu..%llu, outside the file system (%llu blocks)",
 			fs->target, fs->path, ino, (unsigned long long)pblk,
 			(unsigned long long)(pblk + len - 1), (unsigned long long)nb);
@@ -134,7 +153,7 @@ static int image_extents(struct fsread *fs, ext2_ino_t ino, struct fsread_error 
 	errcode_t code;
 	int ret = 0;
 
-	code = ext2fs_extent_open2(fs->fs, ino, (struct ext2_inode *)&fs->inode, &h);
+	code = ext2fs_extent_open2(IMG(fs)->fs, ino, (struct ext2_inode *)&IMG(fs)->inode, &h);
 	if (code)
 		return ext2_fail(fs, err, code, "the extent tree of '%s' (inode %u)", fs->path, ino);
 	code = ext2fs_extent_get(h, EXT2_EXTENT_ROOT, &ex);
@@ -196,7 +215,7 @@ static int image_blockmap(struct fsread *fs, ext2_ino_t ino, int meta, struct fs
 	errcode_t code;
 
 	fs->nmblk = 0;
-	code = ext2fs_block_iterate3(fs->fs, ino,
+	code = ext2fs_block_iterate3(IMG(fs)->fs, ino,
 				     BLOCK_FLAG_READ_ONLY | (meta ? 0 : BLOCK_FLAG_DATA_ONLY), NULL,
 				     bmap_cb, &c);
 	if (c.ret)
@@ -215,9 +234,9 @@ static int image_dir_extents(struct fsread *fs, ext2_ino_t ino, struct fsread_er
 	struct fsread_entry *e = &fs->ent;
 	int ret;
 
-	if (!(fs->flags & FSREAD_EXTENTS) || (fs->inode.i_flags & EXT4_INLINE_DATA_FL))
+	if (!(fs->flags & FSREAD_EXTENTS) || (IMG(fs)->inode.i_flags & EXT4_INLINE_DATA_FL))
 		return 0;
-	if (fs->inode.i_flags & EXT4_EXTENTS_FL) {
+	if (IMG(fs)->inode.i_flags & EXT4_EXTENTS_FL) {
 		ret = image_extents(fs, ino, err);
 	} else {
 		ret = image_blockmap(fs, ino, 1, err);
@@ -235,7 +254,7 @@ static int image_dir_extents(struct fsread *fs, ext2_ino_t ino, struct fsread_er
 
 static int image_symlink(struct fsread *fs, ext2_ino_t ino, struct fsread_error *err)
 {
-	struct ext2_inode *in = (struct ext2_inode *)&fs->inode;
+	struct ext2_inode *in = (struct ext2_inode *)&IMG(fs)->inode;
 	uint64_t size = EXT2_I_SIZE(in);
 	errcode_t code;
 
@@ -249,7 +268,7 @@ static int image_symlink(struct fsread *fs, ext2_ino_t ino, struct fsread_error 
 	if (in->i_flags & EXT4_INLINE_DATA_FL) {
 		size_t got = 0;
 
-		code = ext2fs_inline_data_get(fs->fs, ino, in, fs->link, &got);
+		code = ext2fs_inline_data_get(IMG(fs)->fs, ino, in, fs->link, &got);
 		if (code)
 			return ext2_fail(fs, err, code, "symbolic link '%s' (inode %u)", fs->path, ino);
 		if (got < size)
@@ -261,12 +280,12 @@ static int image_symlink(struct fsread *fs, ext2_ino_t ino, struct fsread_error 
 	} else {
 		blk64_t pblk = 0;
 
-		code = ext2fs_bmap2(fs->fs, ino, in, NULL, 0, 0, NULL, &pblk);
+		code = ext2fs_bmap2(IMG(fs)->fs, ino, in, NULL, 0, 0, NULL, &pblk);
 		if (code)
 			return ext2_fail(fs, err, code, "symbolic link '%s' (inode %u)", fs->path, ino);
 		if (check_run(fs, ino, pblk, 1, err))
 			return -EINVAL;
-		code = io_channel_read_blk64(fs->fs->io, pblk, 1, fs->link);
+		code = io_channel_read_blk64(IMG(fs)->fs->io, pblk, 1, fs->link);
 		if (code)
 			return ext2_fail(fs, err, code, "block %llu", (unsigned long long)pblk);
 	}
@@ -288,7 +307,7 @@ static uint64_t max_file_size(const struct fsread *fs, const struct ext2_inode_l
 	const uint64_t lim = INT64_MAX;
 
 	if (in->i_flags & EXT4_INLINE_DATA_FL)
-		return EXT2_INODE_SIZE(fs->fs->super) + (uint64_t)fs->geo.block_size;
+		return EXT2_INODE_SIZE(IMG(fs)->fs->super) + (uint64_t)fs->geo.block_size;
 	if (in->i_flags & EXT4_EXTENTS_FL)
 		blocks = UINT64_C(1) << 32;
 	else
@@ -314,28 +333,28 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 	errcode_t code;
 	int ret = 0;
 
-	code = ext2fs_read_inode_full(fs->fs, ino, (struct ext2_inode *)&fs->inode,
-				      sizeof(fs->inode));
+	code = ext2fs_read_inode_full(IMG(fs)->fs, ino, (struct ext2_inode *)&IMG(fs)->inode,
+				      sizeof(IMG(fs)->inode));
 	if (code)
 		return ext2_fail(fs, err, code, "inode %u of '%s'", ino, fs->path);
-	if (EXT2_INODE_SIZE(fs->fs->super) <= EXT2_GOOD_OLD_INODE_SIZE)
-		fs->inode.i_extra_isize = 0;
-	else if (EXT2_GOOD_OLD_INODE_SIZE + fs->inode.i_extra_isize >
-		 EXT2_INODE_SIZE(fs->fs->super))
-		fs->inode.i_extra_isize = 0;
+	if (EXT2_INODE_SIZE(IMG(fs)->fs->super) <= EXT2_GOOD_OLD_INODE_SIZE)
+		IMG(fs)->inode.i_extra_isize = 0;
+	else if (EXT2_GOOD_OLD_INODE_SIZE + IMG(fs)->inode.i_extra_isize >
+		 EXT2_INODE_SIZE(IMG(fs)->fs->super))
+		IMG(fs)->inode.i_extra_isize = 0;
 	fill_from_inode(fs, ino);
-	if (!fs->inode.i_links_count || !fs->inode.i_mode) {
+	if (!IMG(fs)->inode.i_links_count || !IMG(fs)->inode.i_mode) {
 		fsread_set_err(err, "'%s': corrupt: '%s' names inode %u, which is not in use",
 			fs->target, fs->path, ino);
 		return -EINVAL;
 	}
 	fsread_entry_reset(e);
 	fs->next = 0;
-	fs->cur_inline = 0;
+	IMG(fs)->cur_inline = 0;
 	if (e->type == FSREAD_FILE) {
 		if (e->nlink > 1)
-			e->first_name = !bit_test_set(fs->seen, ino);
-		uint64_t max = max_file_size(fs, &fs->inode);
+			e->first_name = !bit_test_set(IMG(fs)->seen, ino);
+		uint64_t max = max_file_size(fs, &IMG(fs)->inode);
 
 		if (e->size > max) {
 			fsread_set_err(err, "'%s': corrupt: '%s' (inode %u) claims %llu bytes, more than the file system's largest file (%llu bytes)",
@@ -343,9 +362,9 @@ static int image_entry(struct fsread *fs, ext2_ino_t ino, struct fsread_error *e
 				(unsigned long long)max);
 			return -EINVAL;
 		}
-		if (fs->inode.i_flags & EXT4_INLINE_DATA_FL)
-			fs->cur_inline = e->inline_data = 1;
-		else if (fs->inode.i_flags & EXT4_EXTENTS_FL)
+		if (IMG(fs)->inode.i_flags & EXT4_INLINE_DATA_FL)
+			IMG(fs)->cur_inline = e->inline_data = 1;
+		else if (IMG(fs)->inode.i_flags & EXT4_EXTENTS_FL)
 			ret = image_extents(fs, ino, err);
 		else
 			ret = image_blockmap(fs, ino, 0, err);
@@ -395,12 +414,12 @@ static int image_read_dir(struct fsread *fs, ext2_ino_t ino, struct fsr_level *l
 	struct dir_ctx c = { lv, 0 };
 	errcode_t code;
 
-	if (bit_test_set(fs->seen, ino)) {
+	if (bit_test_set(IMG(fs)->seen, ino)) {
 		fsread_set_err(err, "'%s': corrupt: directory '%s' (inode %u) appears twice in the tree",
 			fs->target, fs->path, ino);
 		return -EINVAL;
 	}
-	code = ext2fs_dir_iterate2(fs->fs, ino, 0, NULL, dir_cb, &c);
+	code = ext2fs_dir_iterate2(IMG(fs)->fs, ino, 0, NULL, dir_cb, &c);
 	if (c.ret) {
 		fsread_set_err(err, "'%s': %s", fs->target, strerror(-c.ret));
 		return c.ret;
@@ -473,7 +492,7 @@ static void prefetch(struct fsread *fs)
 	struct range *r = NULL;
 	size_t n = 0, cap = 0;
 
-	if (ext2fs_open_inode_scan(fs->fs, 512, &scan))
+	if (ext2fs_open_inode_scan(IMG(fs)->fs, 512, &scan))
 		return;
 	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE, 0);
 	while (!ext2fs_get_next_inode_full(scan, &ino, (struct ext2_inode *)&in, sizeof(in)) &&
@@ -494,7 +513,7 @@ static void prefetch(struct fsread *fs)
 			if (r[i].start + r[i].len > e)
 				e = r[i].start + r[i].len;
 		if (e <= fs->geo.total_blocks)
-			posix_fadvise(fs->fd, (off_t)(fs->base + s * fs->geo.block_size),
+			posix_fadvise(IMG(fs)->fd, (off_t)(IMG(fs)->base + s * fs->geo.block_size),
 				      (off_t)((e - s) * fs->geo.block_size), POSIX_FADV_WILLNEED);
 	}
 	free(r);
@@ -507,10 +526,10 @@ static void prefetch(struct fsread *fs)
  */
 static int check_super(struct fsread *fs, struct fsread_error *err)
 {
-	struct ext2_super_block *sb = fs->fs->super;
-	uint64_t blocks = ext2fs_blocks_count(sb), groups = fs->fs->group_desc_count;
-	unsigned bs = fs->fs->blocksize;
-	unsigned want_fdb = (sb->s_log_block_size == 0 && EXT2FS_CLUSTER_RATIO(fs->fs) == 1) ? 1 : 0;
+	struct ext2_super_block *sb = IMG(fs)->fs->super;
+	uint64_t blocks = ext2fs_blocks_count(sb), groups = IMG(fs)->fs->group_desc_count;
+	unsigned bs = IMG(fs)->fs->blocksize;
+	unsigned want_fdb = (sb->s_log_block_size == 0 && EXT2FS_CLUSTER_RATIO(IMG(fs)->fs) == 1) ? 1 : 0;
 	const char *field = NULL;
 	unsigned long long value = 0;
 	char why[160] = "";
@@ -528,9 +547,9 @@ static int check_super(struct fsread *fs, struct fsread_error *err)
 		BAD("inodes_count", sb->s_inodes_count,
 		    "must be inodes_per_group (%u) times the %llu groups", sb->s_inodes_per_group,
 		    (unsigned long long)groups);
-	if (sb->s_blocks_per_group < 8 || sb->s_blocks_per_group > 8u * bs * EXT2FS_CLUSTER_RATIO(fs->fs))
+	if (sb->s_blocks_per_group < 8 || sb->s_blocks_per_group > 8u * bs * EXT2FS_CLUSTER_RATIO(IMG(fs)->fs))
 		BAD("blocks_per_group", sb->s_blocks_per_group, "must be 8..%u",
-		    8u * bs * EXT2FS_CLUSTER_RATIO(fs->fs));
+		    8u * bs * EXT2FS_CLUSTER_RATIO(IMG(fs)->fs));
 	if (blocks <= sb->s_first_data_block)
 		BAD("blocks_count", blocks, "must be more than first_data_block (%u)",
 		    sb->s_first_data_block);
@@ -565,68 +584,78 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 	struct stat st;
 	uint64_t need;
 
+	fs->priv = calloc(1, sizeof(struct image_reader));
+	if (!IMG(fs)) {
+		fsread_set_err(err, "'%s': out of memory", fs->target);
+		return -ENOMEM;
+	}
+	IMG(fs)->fd = -1;
+	pthread_mutex_init(&IMG(fs)->lock, NULL);
+	IMG(fs)->base = fs->place.start;
+	IMG(fs)->part_bytes = fs->place.len;
+	snprintf(fs->kind, sizeof(fs->kind), "an ext2/3/4 image or device");
 	e2err_init();
 	code = ext2fs_check_if_mounted(fs->target, &mflags);
 	if (!code && (mflags & EXT2_MF_MOUNTED) && !(mflags & EXT2_MF_READONLY)) {
 		fsread_set_err(err, "'%s' is mounted read-write: measure its mount point instead", fs->target);
 		return -EBUSY;
 	}
-	fs->fd = open(fs->target, O_RDONLY | O_CLOEXEC);
-	if (fs->fd < 0) {
+	IMG(fs)->fd = open(fs->target, O_RDONLY | O_CLOEXEC);
+	if (IMG(fs)->fd < 0) {
 		int e = errno;
 
 		fsread_set_err(err, "cannot open '%s': %s", fs->target, strerror(e));
 		return -e;
 	}
-	if (fstat(fs->fd, &st)) {
+	if (fstat(IMG(fs)->fd, &st)) {
 		int e = errno;
 
 		fsread_set_err(err, "'%s': %s", fs->target, strerror(e));
 		return -e;
 	}
 	if (S_ISBLK(st.st_mode)) {
-		if (ioctl(fs->fd, BLKGETSIZE64, &fs->dev_bytes)) {
+		if (ioctl(IMG(fs)->fd, BLKGETSIZE64, &IMG(fs)->dev_bytes)) {
 			int e = errno;
 
 			fsread_set_err(err, "'%s': cannot get the device size: %s", fs->target, strerror(e));
 			return -e;
 		}
 	} else {
-		fs->dev_bytes = (uint64_t)st.st_size;
+		IMG(fs)->dev_bytes = (uint64_t)st.st_size;
 	}
-	if (fs->partno) /* the partition is the file system's room */
-		fs->dev_bytes = fs->part_bytes;
-	snprintf(io_opts, sizeof(io_opts), "offset=%llu", (unsigned long long)fs->base);
-	if (fs->dev_bytes < 2048) {
+	if (fs->place.partno) /* the partition is the file system's room */
+		IMG(fs)->dev_bytes = IMG(fs)->part_bytes;
+	snprintf(io_opts, sizeof(io_opts), "offset=%llu", (unsigned long long)IMG(fs)->base);
+	if (IMG(fs)->dev_bytes < 2048) {
 		fsread_set_err(err, "'%s': not an ext2/3/4 file system (%llu bytes, too small for a superblock)",
-			fs->target, (unsigned long long)fs->dev_bytes);
+			fs->target, (unsigned long long)IMG(fs)->dev_bytes);
 		return -EINVAL;
 	}
-	code = ext2fs_open2(fs->target, fs->base ? io_opts : NULL, EXT2_FLAG_64BITS, 0, 0,
-			    unix_io_manager, &fs->fs);
+	code = ext2fs_open2(fs->target, IMG(fs)->base ? io_opts : NULL, EXT2_FLAG_64BITS, 0, 0,
+			    unix_io_manager, &IMG(fs)->fs);
 	if (code) {
-		fs->fs = NULL;
+		IMG(fs)->fs = NULL;
 		return ext2_fail(fs, err, code, "%s", "");
 	}
-	fs->geo.block_size = fs->fs->blocksize;
-	fs->geo.total_blocks = ext2fs_blocks_count(fs->fs->super);
-	fs->geo.group_blocks = EXT2_BLOCKS_PER_GROUP(fs->fs->super);
+	fs->geo.block_size = IMG(fs)->fs->blocksize;
+	fs->geo.total_blocks = ext2fs_blocks_count(IMG(fs)->fs->super);
+	fs->geo.group_blocks = EXT2_BLOCKS_PER_GROUP(IMG(fs)->fs->super);
 	if (check_super(fs, err))
 		return -EINVAL;
-	if (ext2fs_has_feature_journal_needs_recovery(fs->fs->super))
+	if (ext2fs_has_feature_journal_needs_recovery(IMG(fs)->fs->super))
 		fprintf(stderr, "imprint: note: '%s' has a journal to replay; reading what is on disk without it\n",
 			fs->target);
 	need = fs->geo.total_blocks * fs->geo.block_size;
-	if (fs->dev_bytes < need) {
+	if (IMG(fs)->dev_bytes < need) {
 		fsread_set_err(err, "'%s': truncated: block %llu is beyond the end of the file (%llu bytes; the file system has %llu blocks of %u bytes)",
-			fs->target, (unsigned long long)(fs->dev_bytes / fs->geo.block_size),
-			(unsigned long long)fs->dev_bytes, (unsigned long long)fs->geo.total_blocks,
+			fs->target, (unsigned long long)(IMG(fs)->dev_bytes / fs->geo.block_size),
+			(unsigned long long)IMG(fs)->dev_bytes, (unsigned long long)fs->geo.total_blocks,
 			fs->geo.block_size);
 		return -EINVAL;
 	}
 	prefetch(fs);
-	fs->seen = calloc(fs->fs->super->s_inodes_count / 8 + 2, 1);
-	if (!fs->seen) {
+	IMG(fs)->seen = calloc(IMG(fs)->fs->super->s_inodes_count / 8 + 2, 1);
+	if (!IMG(fs)->seen) {
 		fsread_set_err(err, "'%s': out of memory", fs->target);
 		return -ENOMEM;
 	}
@@ -640,18 +669,18 @@ static ssize_t image_read(struct fsread *fs, const struct fsread_entry *e, char 
 	uint64_t bs = fs->geo.block_size, end = off + len;
 	size_t i = 0;
 
-	if (fs->cur_inline) {
+	if (IMG(fs)->cur_inline) {
 		char *tmp;
 		size_t got = 0;
 		errcode_t code;
 
-		tmp = malloc(EXT2_INODE_SIZE(fs->fs->super) + fs->geo.block_size + 65536);
+		tmp = malloc(EXT2_INODE_SIZE(IMG(fs)->fs->super) + fs->geo.block_size + 65536);
 		if (!tmp)
 			return -ENOMEM;
-		pthread_mutex_lock(&fs->lock);
-		code = ext2fs_inline_data_get(fs->fs, (ext2_ino_t)e->ino,
-					      (struct ext2_inode *)&fs->inode, tmp, &got);
-		pthread_mutex_unlock(&fs->lock);
+		pthread_mutex_lock(&IMG(fs)->lock);
+		code = ext2fs_inline_data_get(IMG(fs)->fs, (ext2_ino_t)e->ino,
+					      (struct ext2_inode *)&IMG(fs)->inode, tmp, &got);
+		pthread_mutex_unlock(&IMG(fs)->lock);
 		if (code) {
 			free(tmp);
 			return ext2_fail(fs, err, code, "the inline data of '%s'", e->path);
@@ -687,8 +716,8 @@ static ssize_t image_read(struct fsread *fs, const struct fsread_entry *e, char 
 		if (s >= t || (x->flags & FSREAD_EXTENT_UNWRITTEN))
 			continue;
 		for (uint64_t p = s; p < t;) {
-			ssize_t n = pread(fs->fd, buf + (p - off), t - p,
-					  (off_t)(fs->base + x->physical * bs + (p - xs)));
+			ssize_t n = pread(IMG(fs)->fd, buf + (p - off), t - p,
+					  (off_t)(IMG(fs)->base + x->physical * bs + (p - xs)));
 
 			if (n < 0) {
 				int en = errno;
@@ -719,16 +748,16 @@ static int image_free_extents(struct fsread *fs, const struct fsread_extent **ex
 	errcode_t code;
 	size_t cap = 0;
 
-	if (fs->free_done)
+	if (IMG(fs)->free_done)
 		goto out_done;
-	pthread_mutex_lock(&fs->lock);
-	code = ext2fs_read_block_bitmap(fs->fs);
-	pthread_mutex_unlock(&fs->lock);
+	pthread_mutex_lock(&IMG(fs)->lock);
+	code = ext2fs_read_block_bitmap(IMG(fs)->fs);
+	pthread_mutex_unlock(&IMG(fs)->lock);
 	if (code)
 		return ext2_fail(fs, err, code, "the block bitmap");
-	map = fs->fs->block_map;
-	start = fs->fs->super->s_first_data_block;
-	end = ext2fs_blocks_count(fs->fs->super) - 1;
+	map = IMG(fs)->fs->block_map;
+	start = IMG(fs)->fs->super->s_first_data_block;
+	end = ext2fs_blocks_count(IMG(fs)->fs->super) - 1;
 	while (start <= end) {
 		code = ext2fs_find_first_zero_block_bitmap2(map, start, end, &z);
 		if (code == ENOENT)
@@ -740,27 +769,45 @@ static int image_free_extents(struct fsread *fs, const struct fsread_extent **ex
 			s = end + 1;
 		else if (code)
 			return ext2_fail(fs, err, code, "the block bitmap");
-		if (array_grow(&fs->free_ext, &cap, fs->nfree + 1, sizeof(*fs->free_ext))) {
+		if (array_grow(&IMG(fs)->free_ext, &cap, IMG(fs)->nfree + 1, sizeof(*IMG(fs)->free_ext))) {
 			fsread_set_err(err, "'%s': out of memory", fs->target);
 			return -ENOMEM;
 		}
-		fs->free_ext[fs->nfree++] = (struct fsread_extent){ 0, z, s - z, 0 };
+		IMG(fs)->free_ext[IMG(fs)->nfree++] = (struct fsread_extent){ 0, z, s - z, 0 };
 		start = s + 1;
 	}
-	fs->free_done = 1;
+	IMG(fs)->free_done = 1;
 out_done:
-	*ext = fs->free_ext;
-	*n = fs->nfree;
+	*ext = IMG(fs)->free_ext;
+	*n = IMG(fs)->nfree;
 	return 0;
 }
 
 static void image_close(struct fsread *fs)
 {
-	if (fs->fs)
-		ext2fs_close_free(&fs->fs);
-	if (fs->fd >= 0)
-		close(fs->fd);
-	free(fs->seen);
+	struct image_reader *r = IMG(fs);
+
+	if (!r)
+		return;
+	if (r->fs)
+		ext2fs_close_free(&r->fs);
+	if (r->fd >= 0)
+		close(r->fd);
+	pthread_mutex_destroy(&r->lock);
+	FREE_ALL(r->seen, r->free_ext, r);
+	fs->priv = NULL;
+}
+
+static int image_xattrs(struct fsread *fs, const struct fsread_entry *e, struct fsread_xattrs *x,
+			struct fsread_error *err)
+{
+	return fsread_ext2_xattrs_of(fs, IMG(fs)->fs, &IMG(fs)->lock, e, x, err);
+}
+
+/* Images and devices whose superblock libblkid calls ext2/3/4, and those it names nothing (bad magic is ours to say). */
+static int image_probe(const struct fsread_probe *p)
+{
+	return !p->is_dir && (!p->type[0] || fsread_is_ext_type(p->type));
 }
 
 static int image_root(struct fsread *fs, struct fsread_error *err)
@@ -773,10 +820,10 @@ static int image_dirent(struct fsread *fs, const struct fsr_level *lv, const str
 {
 	(void)lv;
 	(void)name;
-	if (d->ino > fs->fs->super->s_inodes_count || d->ino < 1) {
+	if (d->ino > IMG(fs)->fs->super->s_inodes_count || d->ino < 1) {
 		fsread_set_err(err, "'%s': corrupt: '%s' names inode %llu, beyond the file system's %u",
 			fs->target, fs->path, (unsigned long long)d->ino,
-			fs->fs->super->s_inodes_count);
+			IMG(fs)->fs->super->s_inodes_count);
 		return -EINVAL;
 	}
 	return image_entry(fs, (ext2_ino_t)d->ino, err);
@@ -791,12 +838,14 @@ static int image_dir(struct fsread *fs, const struct fsr_level *parent, const ch
 
 const struct fsread_ops fsread_ext2_ops = {
 	.name = "ext2",
+	.image = 1,
+	.probe = image_probe,
 	.open = image_open,
 	.close = image_close,
 	.root = image_root,
 	.entry = image_dirent,
 	.read_dir = image_dir,
 	.read = image_read,
-	.xattrs = fsread_ext2_xattrs,
+	.xattrs = image_xattrs,
 	.free_extents = image_free_extents,
 };

@@ -21,7 +21,45 @@
 #include "read/fsread_ops.h"
 #include "util/array.h"
 #include "util/fiemap.h"
+#include "read/fsread_mount.h"
 #include "util/rng.h"
+
+/* Helper threads that read a mounted tree ahead of the walk (cold caches). */
+#define FSREAD_PREFETCH_THREADS 8
+
+struct fsr_prefetch {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char **stack;          /* directories to read, relative to the root ("." first) */
+	size_t n, cap;
+	unsigned busy;         /* helpers reading a directory */
+	int stop;
+	int rootfd;
+	pthread_t th[FSREAD_PREFETCH_THREADS];
+	unsigned nth;
+	int started;
+};
+
+/* Inodes met with more than one name (mounted trees): open addressing. */
+struct fsr_inoset {
+	uint64_t *slot;        /* ino + 1; 0 is empty */
+	size_t cap, n;
+};
+
+/* The reader's state (fs->priv). */
+struct mnt_reader {
+	int rootfd;
+	dev_t dev;
+	uint64_t mnt_id;
+	int has_mnt_id;
+	struct fsr_inoset multi;
+	struct fsr_prefetch pf;
+	int cur_fd;            /* the open file, or -1 */
+	int cur_dirfd;
+	pthread_mutex_t open_lock;
+};
+
+#define MNT(fs) ((struct mnt_reader *)(fs)->priv)
 
 static uint64_t inoset_hash(uint64_t entry, const void *ctx)
 {
@@ -133,13 +171,13 @@ static void *prefetch_main(void *arg)
 
 static void prefetch_start(struct fsread *fs)
 {
-	struct fsr_prefetch *pf = &fs->pf;
+	struct fsr_prefetch *pf = &MNT(fs)->pf;
 	char *root = strdup(".");
 
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->cv, NULL);
 	pf->started = 1;
-	pf->rootfd = fs->rootfd;
+	pf->rootfd = MNT(fs)->rootfd;
 	if (!root || array_grow(&pf->stack, &pf->cap, 1, sizeof(*pf->stack))) {
 		free(root);
 		return;
@@ -152,7 +190,7 @@ static void prefetch_start(struct fsread *fs)
 
 static void prefetch_stop(struct fsread *fs)
 {
-	struct fsr_prefetch *pf = &fs->pf;
+	struct fsr_prefetch *pf = &MNT(fs)->pf;
 
 	if (!pf->started)
 		return;
@@ -170,22 +208,30 @@ static void prefetch_stop(struct fsread *fs)
 	memset(pf, 0, sizeof(*pf));
 }
 
-static int mounted_open(struct fsread *fs, struct fsread_error *err)
+int fsread_mounted_open_dir(struct fsread *fs, const char *dir, struct fsread_error *err)
 {
 	struct statfs sf;
 	struct statx stx;
 
-	fs->rootfd = open(fs->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOATIME);
-	if (fs->rootfd < 0 && errno == EPERM)
-		fs->rootfd = open(fs->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fs->rootfd < 0) {
+	fs->priv = calloc(1, sizeof(struct mnt_reader));
+	if (!fs->priv) {
+		fsread_set_err(err, "'%s': out of memory", fs->target);
+		return -ENOMEM;
+	}
+	MNT(fs)->cur_fd = -1;
+	MNT(fs)->cur_dirfd = -1;
+	pthread_mutex_init(&MNT(fs)->open_lock, NULL);
+	MNT(fs)->rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOATIME);
+	if (MNT(fs)->rootfd < 0 && errno == EPERM)
+		MNT(fs)->rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (MNT(fs)->rootfd < 0) {
 		int e = errno;
 
 		fsread_set_err(err, "cannot open '%s': %s", fs->target, strerror(e));
 		return -e;
 	}
-	if (fstatfs(fs->rootfd, &sf) ||
-	    statx(fs->rootfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &stx)) {
+	if (fstatfs(MNT(fs)->rootfd, &sf) ||
+	    statx(MNT(fs)->rootfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &stx)) {
 		int e = errno;
 
 		fsread_set_err(err, "'%s': %s", fs->target, strerror(e));
@@ -195,10 +241,16 @@ static int mounted_open(struct fsread *fs, struct fsread_error *err)
 	fs->geo.total_blocks = (uint64_t)sf.f_blocks *
 			       ((uint64_t)sf.f_frsize ? sf.f_frsize : sf.f_bsize) /
 			       fs->geo.block_size;
-	fs->dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
-	fs->has_mnt_id = !!(stx.stx_mask & STATX_MNT_ID);
-	fs->mnt_id = stx.stx_mnt_id;
+	MNT(fs)->dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	MNT(fs)->has_mnt_id = !!(stx.stx_mask & STATX_MNT_ID);
+	MNT(fs)->mnt_id = stx.stx_mnt_id;
 	return 0;
+}
+
+static int mounted_open(struct fsread *fs, struct fsread_error *err)
+{
+	snprintf(fs->kind, sizeof(fs->kind), "a mounted directory tree");
+	return fsread_mounted_open_dir(fs, fs->target, err);
 }
 
 static void fill_from_statx(struct fsread_entry *e, const struct statx *x)
@@ -228,13 +280,13 @@ static int mounted_open_file(struct fsread *fs, struct fsread_error *err)
 	int fd, ret = 0;
 	struct stat st;
 
-	pthread_mutex_lock(&fs->open_lock);
-	if (fs->cur_fd >= 0)
+	pthread_mutex_lock(&MNT(fs)->open_lock);
+	if (MNT(fs)->cur_fd >= 0)
 		goto out_unlock;
-	fd = openat(fs->cur_dirfd, fs->ent.name,
+	fd = openat(MNT(fs)->cur_dirfd, fs->ent.name,
 		    O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | O_NOATIME);
 	if (fd < 0 && errno == EPERM)
-		fd = openat(fs->cur_dirfd, fs->ent.name,
+		fd = openat(MNT(fs)->cur_dirfd, fs->ent.name,
 			    O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		ret = sys_fail(fs, err, errno, "open");
@@ -246,9 +298,9 @@ static int mounted_open_file(struct fsread *fs, struct fsread_error *err)
 		ret = -ESTALE;
 		goto out_unlock;
 	}
-	fs->cur_fd = fd;
+	MNT(fs)->cur_fd = fd;
 out_unlock:
-	pthread_mutex_unlock(&fs->open_lock);
+	pthread_mutex_unlock(&MNT(fs)->open_lock);
 	return ret;
 }
 
@@ -284,7 +336,7 @@ static int mounted_extent(const struct fiemap_extent *x, void *arg)
 
 static int mounted_fiemap(struct fsread *fs, struct fsread_error *err)
 {
-	int ret = fiemap_walk(fs->cur_fd, 0, mounted_extent, fs);
+	int ret = fiemap_walk(MNT(fs)->cur_fd, 0, mounted_extent, fs);
 
 	if ((ret == -EOPNOTSUPP || ret == -ENOTTY) && !fs->next) {
 		/* tmpfs, procfs, some FUSE: no extents to report */
@@ -347,18 +399,18 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
 		  STATX_BASIC_STATS | STATX_BTIME | STATX_MNT_ID, &x))
 		return sys_fail(fs, err, errno, "stat");
-	if (makedev(x.stx_dev_major, x.stx_dev_minor) != fs->dev ||
-	    (fs->has_mnt_id && (x.stx_mask & STATX_MNT_ID) && x.stx_mnt_id != fs->mnt_id))
+	if (makedev(x.stx_dev_major, x.stx_dev_minor) != MNT(fs)->dev ||
+	    (MNT(fs)->has_mnt_id && (x.stx_mask & STATX_MNT_ID) && x.stx_mnt_id != MNT(fs)->mnt_id))
 		return 1;
 	fill_from_statx(e, &x);
 	fsread_entry_reset(e);
 	fs->next = 0;
 	fs->nunp = 0;
-	fs->cur_fd = -1;
-	fs->cur_dirfd = dirfd;
+	MNT(fs)->cur_fd = -1;
+	MNT(fs)->cur_dirfd = dirfd;
 	if (e->type == FSREAD_FILE) {
 		if (e->nlink > 1) {
-			ret = inoset_add(&fs->multi, e->ino);
+			ret = inoset_add(&MNT(fs)->multi, e->ino);
 			if (ret < 0)
 				return ret;
 			e->first_name = !ret;
@@ -449,7 +501,7 @@ static ssize_t mounted_read(struct fsread *fs, const struct fsread_entry *e, cha
 	if (ret)
 		return ret;
 	while (done < len) {
-		ssize_t n = pread(fs->cur_fd, (char *)buf + done, len - done, (off_t)(off + done));
+		ssize_t n = pread(MNT(fs)->cur_fd, (char *)buf + done, len - done, (off_t)(off + done));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -465,17 +517,73 @@ static ssize_t mounted_read(struct fsread *fs, const struct fsread_entry *e, cha
 
 static void mounted_close(struct fsread *fs)
 {
+	struct mnt_reader *r = MNT(fs);
+
+	if (!r)
+		return;
 	prefetch_stop(fs);
-	if (fs->rootfd >= 0)
-		close(fs->rootfd);
-	if (fs->cur_fd >= 0)
-		close(fs->cur_fd);
-	free(fs->multi.slot);
+	if (r->rootfd >= 0)
+		close(r->rootfd);
+	if (r->cur_fd >= 0)
+		close(r->cur_fd);
+	pthread_mutex_destroy(&r->open_lock);
+	free(r->multi.slot);
+	free(r);
+	fs->priv = NULL;
+}
+
+static int mounted_xattrs(struct fsread *fs, const struct fsread_entry *e,
+			  struct fsread_xattrs *x, struct fsread_error *err)
+{
+	return fsread_mounted_xattrs_of(MNT(fs)->rootfd, e, x, err);
+}
+
+static int mounted_probe(const struct fsread_probe *p)
+{
+	return p->is_dir;
+}
+
+/*
+ * The loop reader: an image (or a disk's partition) of a file system
+ * libext2fs does not read (xfs, btrfs, ...) but the kernel mounts.  As
+ * root, it is mounted read-only through a read-only loop device on a
+ * directory of its own, its root opened, and at once detached from that
+ * directory (MNT_DETACH) and the directory removed: nothing is left
+ * behind on any path, a crash included; the kernel lets go of the file
+ * system and the loop device when the walk closes its last descriptor.
+ * Then it reads as a mounted tree.
+ */
+static int loop_probe(const struct fsread_probe *p)
+{
+	return !p->is_dir && p->type[0] && !fsread_is_ext_type(p->type);
+}
+
+static int loop_open(struct fsread *fs, struct fsread_error *err)
+{
+	struct fsread_mount m;
+	char why[128], msg[sizeof(err->msg)];
+	int ret, ret2;
+
+	snprintf(why, sizeof(why), "imprint reads %s through the kernel, which needs root to mount it",
+		 fs->place.type);
+	ret = fsread_mount(fs->target, &fs->place, why, &m, msg, sizeof(msg));
+	if (!ret)
+		ret = fsread_mounted_open_dir(fs, m.dir, err);
+	else
+		fsread_set_err(err, "%s", msg);
+	ret2 = fsread_mount_detach(&m, msg, sizeof(msg));
+	if (ret2 && !ret) {
+		fsread_set_err(err, "%s", msg);
+		ret = ret2;
+	}
+	snprintf(fs->kind, sizeof(fs->kind), "an %s image or device, mounted read-only and read through the kernel",
+		 fs->place.type);
+	return ret;
 }
 
 static int mounted_root(struct fsread *fs, struct fsread_error *err)
 {
-	int ret = mounted_entry(fs, fs->rootfd, ".", err);
+	int ret = mounted_entry(fs, MNT(fs)->rootfd, ".", err);
 
 	if (!ret && !(fs->flags & FSREAD_WARM))
 		prefetch_start(fs);
@@ -493,7 +601,7 @@ static int mounted_dir(struct fsread *fs, const struct fsr_level *parent, const 
 		       struct fsr_level *lv, struct fsread_error *err)
 {
 	if (!parent) {
-		lv->fd = dup(fs->rootfd);
+		lv->fd = dup(MNT(fs)->rootfd);
 		return lv->fd < 0 ? sys_fail(fs, err, errno, "read the directory") :
 				    mounted_read_dir(fs, lv->fd, lv, err);
 	}
@@ -513,21 +621,33 @@ static int mounted_dir(struct fsread *fs, const struct fsr_level *parent, const 
 
 static void mounted_entry_done(struct fsread *fs)
 {
-	if (fs->cur_fd >= 0) {
-		close(fs->cur_fd);
-		fs->cur_fd = -1;
+	if (MNT(fs)->cur_fd >= 0) {
+		close(MNT(fs)->cur_fd);
+		MNT(fs)->cur_fd = -1;
 	}
 }
 
+/* The walk through the kernel, the mounted and loop readers' alike. */
+#define MOUNTED_WALK_HOOKS \
+	.close = mounted_close, \
+	.root = mounted_root, \
+	.entry = mounted_dirent, \
+	.read_dir = mounted_dir, \
+	.entry_done = mounted_entry_done, \
+	.walk_done = prefetch_stop, \
+	.read = mounted_read, \
+	.xattrs = mounted_xattrs
+
 const struct fsread_ops fsread_mounted_ops = {
 	.name = "mounted",
+	.probe = mounted_probe,
 	.open = mounted_open,
-	.close = mounted_close,
-	.root = mounted_root,
-	.entry = mounted_dirent,
-	.read_dir = mounted_dir,
-	.entry_done = mounted_entry_done,
-	.walk_done = prefetch_stop,
-	.read = mounted_read,
-	.xattrs = fsread_mounted_xattrs,
+	MOUNTED_WALK_HOOKS,
+};
+
+const struct fsread_ops fsread_loop_ops = {
+	.name = "loop",
+	.probe = loop_probe,
+	.open = loop_open,
+	MOUNTED_WALK_HOOKS,
 };

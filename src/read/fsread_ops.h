@@ -7,9 +7,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <ext2fs/ext2_fs.h>
-#include <ext2fs/ext2fs.h>
-
 #include "read/fsread.h"
 #include "util/array.h"
 #include "util/strutil.h"
@@ -34,54 +31,16 @@ struct fsr_level {
 	int fd;                /* mounted trees: the directory, open */
 };
 
-/* Helper threads that read a mounted tree ahead of the walk (cold caches). */
-#define FSREAD_PREFETCH_THREADS 8
-
-struct fsr_prefetch {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	char **stack;          /* directories to read, relative to the root ("." first) */
-	size_t n, cap;
-	unsigned busy;         /* helpers reading a directory */
-	int stop;
-	int rootfd;
-	pthread_t th[FSREAD_PREFETCH_THREADS];
-	unsigned nth;
-	int started;
-};
-
-/* Inodes met with more than one name (mounted trees): open addressing. */
-struct fsr_inoset {
-	uint64_t *slot;        /* ino + 1; 0 is empty */
-	size_t cap, n;
-};
-
 struct fsread {
 	const struct fsread_ops *ops;
+	void *priv;            /* the reader's own state (its open sets it, its close frees it) */
 	char *target;
 	unsigned flags;
-	int image;
+	struct fsread_place place; /* images and devices: where the file system lies, what it is */
+	char kind[128];         /* what is read, for reports: "an ext2/3/4 image or device" */
 	struct fsread_geometry geo;
-
-	/* images and devices */
-	ext2_filsys fs;
-	int fd;                /* our own read-only descriptor, for file data */
-	uint64_t dev_bytes;
-	uint64_t base;         /* a partitioned disk: where the file system starts, else 0 */
-	uint64_t part_bytes;   /* and its partition's length */
-	int partno;            /* and its number (from 1); 0: the whole target */
-	uint8_t *seen;         /* bit per inode: directory entered, or multi-link file met */
-	pthread_mutex_t lock;  /* libext2fs calls from fsread_read() */
-
-	/* mounted trees */
-	int rootfd;
-	dev_t dev;
-	uint64_t mnt_id;
-	int has_mnt_id;
 	int no_fiemap;         /* the file system does not support FIEMAP */
 	uint64_t unreadable;   /* directories not entered, files not opened: permission */
-	struct fsr_inoset multi;
-	struct fsr_prefetch pf;
 
 	/* the entry handed to the callback, and what reading it needs */
 	struct fsread_entry ent;
@@ -95,29 +54,33 @@ struct fsread {
 	size_t nunp, unp_cap;
 	char *link;
 	size_t link_cap;
-	struct ext2_inode_large inode;
-	int cur_inline;        /* images: data in the inode (inline_data) */
-	int cur_fd;            /* mounted: the open file, or -1 */
-	int cur_dirfd;
-	pthread_mutex_t open_lock;
+};
 
-	struct fsread_extent *free_ext;
-	size_t nfree;
-	int free_done;
+/* What a reader's probe is shown of a target. */
+struct fsread_probe {
+	int is_dir;       /* a directory (a mounted tree); else an image file or block device */
+	const char *type; /* images and devices: what libblkid calls its file system ("" unknown) */
 };
 
 /*
  * One way of reading a file system, behind fsread.c's public API and walk
- * (fsread_ext2.c: images and devices; fsread_mounted.c: mounted trees).
- * Every hook but the optional ones is set; each returns 0 or a negative
- * errno with err set, unless it says otherwise.
+ * (fsread_ext2.c: ext2/3/4 images and devices; fsread_mounted.c: mounted
+ * trees; fsread_loop.c: images of other file systems, mounted read-only).
+ * The registry (fsread_readers[]) lists them; the first whose probe takes
+ * a target reads it.  A reader keeps its state behind fs->priv.  Every
+ * hook but the optional ones is set; each returns 0 or a negative errno
+ * with err set, unless it says otherwise.
  */
 struct fsread_ops {
-	/* what the reader reads, for messages and debugging */
+	/* what the reader is called ("ext2", "mounted", "loop"): backends name it */
 	const char *name;
-	/* open fs->target and set fs->geo */
+	/* 1 when it reads the on-disk structures itself (free space, block groups): fsread_is_image() */
+	int image;
+	/* 1 when this reader reads target p; 0 else */
+	int (*probe)(const struct fsread_probe *p);
+	/* open fs->target (fs->place set for images) and set fs->priv, fs->geo and fs->kind */
 	int (*open)(struct fsread *fs, struct fsread_error *err);
-	/* release what open and the walk hold; called once, also after a failed open */
+	/* release what open and the walk hold and free fs->priv; called once, also after a failed open */
 	void (*close)(struct fsread *fs);
 	/* fill fs->ent for the root (fs->path is "/"); 1 when it cannot be walked */
 	int (*root)(struct fsread *fs, struct fsread_error *err);
@@ -146,16 +109,31 @@ struct fsread_ops {
 			    struct fsread_error *err);
 };
 
-/* libext2fs: images and devices (fsread_ext2.c). */
+/* libext2fs: ext2/3/4 images and devices (fsread_ext2.c). */
 extern const struct fsread_ops fsread_ext2_ops;
 /* openat/statx/FIEMAP: mounted trees (fsread_mounted.c). */
 extern const struct fsread_ops fsread_mounted_ops;
+/* an image of another file system, mounted read-only and read as a tree (fsread_loop.c) */
+extern const struct fsread_ops fsread_loop_ops;
 
-/* fsread_xattr.c: the two readers' xattrs hooks */
-int fsread_ext2_xattrs(struct fsread *fs, const struct fsread_entry *e, struct fsread_xattrs *x,
-		       struct fsread_error *err);
-int fsread_mounted_xattrs(struct fsread *fs, const struct fsread_entry *e,
-			  struct fsread_xattrs *x, struct fsread_error *err);
+/*
+ * fsread_mounted.c, for the loop reader: open the tree at dir as a mounted
+ * reader would fs->target (messages name fs->target).  Returns 0 or a
+ * negative errno with err set; the mounted reader's close releases it.
+ */
+int fsread_mounted_open_dir(struct fsread *fs, const char *dir, struct fsread_error *err);
+
+/*
+ * fsread_xattr.c: the readers' xattrs hooks.  An ext2/3/4 inode's
+ * attributes through efs (libext2fs' ext2_filsys), under lock; a mounted
+ * tree's through rootfd, its root directory.
+ */
+struct struct_ext2_filsys;
+int fsread_ext2_xattrs_of(struct fsread *fs, struct struct_ext2_filsys *efs, pthread_mutex_t *lock,
+			  const struct fsread_entry *e, struct fsread_xattrs *x,
+			  struct fsread_error *err);
+int fsread_mounted_xattrs_of(int rootfd, const struct fsread_entry *e,
+			     struct fsread_xattrs *x, struct fsread_error *err);
 
 /* The extents of a file that has none (entries' extents are never NULL when known). */
 extern const struct fsread_extent fsread_no_extents[1];
@@ -179,13 +157,7 @@ void fsread_level_sort(struct fsr_level *lv);
 /* What an entry holds before its inode is read: no target, no extents, a first name. */
 void fsread_entry_reset(struct fsread_entry *e);
 
-/*
- * fsread_part.c: a partitioned disk's file system.  Partition part (from
- * 1), or with 0 the one partition holding ext2/3/4, into fs->base,
- * part_bytes and partno; a target without a table is left whole (0, with
- * part 0).  Returns 0 or a negative errno with err set: -ENOENT for no
- * such partition, -EINVAL for one that holds no ext2/3/4 file system.
- */
-int fsread_locate(struct fsread *fs, int part, struct fsread_error *err);
+/* Whether libblkid's type is ext2/3/4 (fsread_part.c). */
+int fsread_is_ext_type(const char *type);
 
 #endif

@@ -11,7 +11,7 @@
 /* Partitions named in messages, at most. */
 #define PART_LIST_MAX 16
 
-static int is_ext_type(const char *type)
+int fsread_is_ext_type(const char *type)
 {
 	return !strcmp(type, "ext2") || !strcmp(type, "ext3") || !strcmp(type, "ext4") ||
 	       !strcmp(type, "ext4dev");
@@ -63,7 +63,7 @@ static int pick_partition(const char *target, blkid_probe pr, int fd, int part,
 			*pick = s;
 			return 0;
 		}
-		if (!part && is_ext_type(s.type) && found++ == 0)
+		if (!part && fsread_is_ext_type(s.type) && found++ == 0)
 			*pick = s;
 		if (i == 0)
 			first = s;
@@ -167,23 +167,4 @@ out_free:
 		blkid_free_probe(pr);
 	close(fd);
 	return ret;
-}
-
-int fsread_locate(struct fsread *fs, int part, struct fsread_error *err)
-{
-	struct fsread_place where;
-	int ret;
-
-	ret = fsread_find(fs->target, part, &where, err);
-	if (ret || !where.partno)
-		return ret;
-	if (!is_ext_type(where.type)) {
-		fsread_set_err(err, "partition %d of '%s' holds %s, not ext2/3/4; imprint reads ext2/3/4 images, and any file system once mounted (measure its mount point)",
-			       where.partno, fs->target, where.type);
-		return -EINVAL;
-	}
-	fs->base = where.start;
-	fs->part_bytes = where.len;
-	fs->partno = where.partno;
-	return 0;
 }

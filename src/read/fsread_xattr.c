@@ -5,6 +5,9 @@
 #include <string.h>
 #include <sys/xattr.h>
 
+#include <ext2fs/ext2_fs.h>
+#include <ext2fs/ext2fs.h>
+
 #include "read/fsread_ops.h"
 
 #define XLIST_MAX 65536
@@ -56,10 +59,11 @@ static unsigned walk_entries(struct fsread_xattrs *x, const unsigned char *start
 	return n;
 }
 
-int fsread_ext2_xattrs(struct fsread *fs, const struct fsread_entry *e, struct fsread_xattrs *x,
-		       struct fsread_error *err)
+int fsread_ext2_xattrs_of(struct fsread *fs, ext2_filsys efs, pthread_mutex_t *lock,
+			  const struct fsread_entry *e, struct fsread_xattrs *x,
+			  struct fsread_error *err)
 {
-	unsigned isize = EXT2_INODE_SIZE(fs->fs->super);
+	unsigned isize = EXT2_INODE_SIZE(efs->super);
 	unsigned char *in = NULL, *blk = NULL;
 	struct ext2_inode_large *li;
 	errcode_t rc;
@@ -70,9 +74,9 @@ int fsread_ext2_xattrs(struct fsread *fs, const struct fsread_entry *e, struct f
 	if (!in || !blk)
 		goto out;
 	li = (struct ext2_inode_large *)in;
-	pthread_mutex_lock(&fs->lock);
-	rc = ext2fs_read_inode_full(fs->fs, (ext2_ino_t)e->ino, EXT2_INODE(li), (int)isize);
-	pthread_mutex_unlock(&fs->lock);
+	pthread_mutex_lock(lock);
+	rc = ext2fs_read_inode_full(efs, (ext2_ino_t)e->ino, EXT2_INODE(li), (int)isize);
+	pthread_mutex_unlock(lock);
 	ret = -EIO;
 	if (rc)
 		goto out;
@@ -83,13 +87,13 @@ int fsread_ext2_xattrs(struct fsread *fs, const struct fsread_entry *e, struct f
 		if (*(uint32_t *)p == EXT2_EXT_ATTR_MAGIC)
 			x->in_inode = walk_entries(x, p + 4, isize - (size_t)(p + 4 - in));
 	}
-	x->block = ext2fs_file_acl_block(fs->fs, EXT2_INODE(li));
+	x->block = ext2fs_file_acl_block(efs, EXT2_INODE(li));
 	if (x->block) {
-		pthread_mutex_lock(&fs->lock);
-		rc = x->block < ext2fs_blocks_count(fs->fs->super) ?
-			     io_channel_read_blk64(fs->fs->io, x->block, 1, blk) :
+		pthread_mutex_lock(lock);
+		rc = x->block < ext2fs_blocks_count(efs->super) ?
+			     io_channel_read_blk64(efs->io, x->block, 1, blk) :
 			     EXT2_ET_BAD_EA_BLOCK_NUM;
-		pthread_mutex_unlock(&fs->lock);
+		pthread_mutex_unlock(lock);
 		if (rc || ((struct ext2_ext_attr_header *)blk)->h_magic != EXT2_EXT_ATTR_MAGIC)
 			goto out;
 		x->block_refcount = ((struct ext2_ext_attr_header *)blk)->h_refcount;
@@ -107,8 +111,8 @@ out:
 	return ret;
 }
 
-int fsread_mounted_xattrs(struct fsread *fs, const struct fsread_entry *e,
-			  struct fsread_xattrs *x, struct fsread_error *err)
+int fsread_mounted_xattrs_of(int rootfd, const struct fsread_entry *e,
+			     struct fsread_xattrs *x, struct fsread_error *err)
 {
 	char *list = malloc(XLIST_MAX), proc[64];
 	const char *rel = e->path[1] ? e->path + 1 : ".";
@@ -121,7 +125,7 @@ int fsread_mounted_xattrs(struct fsread *fs, const struct fsread_entry *e,
 		fsread_set_err(err, "out of memory");
 		return -ENOMEM;
 	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fs->rootfd);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", rootfd);
 	sprintf(path, "%s/%s", proc, rel);
 	n = llistxattr(path, list, XLIST_MAX);
 	for (ssize_t at = 0; n > 0 && at < n; at += (ssize_t)strlen(list + at) + 1) {

@@ -54,6 +54,12 @@ int html_check_path(const char *path, char *err, size_t errlen)
 	struct stat st;
 	int ret;
 
+#ifndef HAVE_CHARTJS
+	errbuf_set(err, errlen, "this imprint was built without Chart.js (configure found none, or "
+		   "--without-chartjs), which every '--html' page embeds: install the Debian package "
+		   "libjs-chart.js and rebuild, or leave out '--html' ('%s')", path);
+	return -ENOTSUP;
+#endif
 	ret = outfile_check(path, "'--html'", 0, err, errlen);
 	if (ret || lstat(path, &st) != 0)
 		return ret;

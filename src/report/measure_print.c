@@ -157,7 +157,8 @@ void measure_print_text(const struct mresult *r, const struct mstate *m,
 	uint64_t n = m->nfiles;
 
 	fprintf(out, "imprint measure: '%s' (%s, block size %u)\n\n", r->target,
-		r->image ? "ext2/3/4 read through libext2fs" : "mounted tree read through the kernel",
+		r->image ? "ext2/3/4 read through libext2fs" :
+		r->reader && !strcmp(r->reader, "loop") ? r->kind : "mounted tree read through the kernel",
 		r->block_size);
 	fprintf(out, "  files           %" PRIu64 "\n", n);
 	fprintf(out, "  directories     %" PRIu64 "\n", (uint64_t)m->ndirs);
@@ -303,7 +304,7 @@ json_object *measure_json(const struct mresult *r, const struct mstate *m,
 
 #define ADD(k, v) json_object_object_add(j, k, v)
 	ADD("target", json_object_new_string(r->target));
-	ADD("reader", json_object_new_string(r->image ? "libext2fs" : "mounted"));
+	ADD("reader", json_object_new_string(r->image ? "libext2fs" : r->reader ? r->reader : "mounted"));
 	ADD("block_size", json_object_new_int((int)r->block_size));
 	ADD("total_blocks", json_object_new_uint64(r->total_blocks));
 	ADD("files", json_object_new_uint64(n));

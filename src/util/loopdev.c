@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backends/loopfs/loopdev.h"
+#include "util/loopdev.h"
 
 /* Tries, 100 ms apart, at an unmount that finds the file system busy. */
 #define UMOUNT_TRIES 50
