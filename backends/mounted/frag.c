@@ -58,6 +58,7 @@ int mnt_measure(struct mnt_state *st, struct create_result *res)
 		res->frag_eligible = l.files;
 		res->frag_files = l.fragmented;
 		res->frag_runs = l.frag_fragments;
+		st->measured_breaks = l.pairs - l.contiguous;
 	}
 	fsread_close(fs);
 	if (ret)
@@ -659,20 +660,27 @@ static void note_add(char *notes, size_t len, const char *fmt, ...)
 /*
  * Say in notes what gave way to the score (frag_file_share, frag_extents,
  * as on ext4) and how close the breaks came when the kernel would not
- * take them all.
+ * take them all: in the figures measured after the writeback (the
+ * summary's), not in those seen while writing, which the kernel may have
+ * merged or split since.
  */
-void mnt_frag_note(const struct mnt_state *st, char *notes, size_t len)
+void mnt_frag_note(const struct mnt_state *st, struct create_result *res)
 {
+	char *notes = res->notes;
+	size_t len = sizeof(res->notes);
+
+	if (!res->have_layout)
+		return;
 	if ((st->frag_notes & LAYOUT_NOTE_SHARE) ||
-	    (st->pl->prm.frag_file_share > 0 && st->frag_files != st->frag_chosen))
+	    (st->pl->prm.frag_file_share > 0 && res->frag_files != st->frag_chosen))
 		note_add(notes, len, "'frag_file_share' gave way to 'layout_score' (%llu files fragmented)",
-			 (unsigned long long)st->frag_files);
-	if ((st->frag_notes & LAYOUT_NOTE_EXTENTS) && st->frag_files)
+			 (unsigned long long)res->frag_files);
+	if ((st->frag_notes & LAYOUT_NOTE_EXTENTS) && res->frag_files)
 		note_add(notes, len,
 			 "'frag_extents' gave way to 'layout_score' (%.2f extents per fragmented file)",
-			 1.0 + (double)st->frag_breaks / (double)st->frag_files);
-	if (st->frag_breaks < st->frag_need)
+			 (double)res->frag_runs / (double)res->frag_files);
+	if (st->measured_breaks < st->frag_need)
 		note_add(notes, len,
 			 "layout_score not reached: %llu of the %llu breaks it needs (the kernel merged pieces, or too few files of two or more blocks)",
-			 (unsigned long long)st->frag_breaks, (unsigned long long)st->frag_need);
+			 (unsigned long long)st->measured_breaks, (unsigned long long)st->frag_need);
 }

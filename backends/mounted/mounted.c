@@ -177,7 +177,6 @@ static void modes_times_dropped(const struct mnt_state *st, uint64_t *modes, uin
 static void fill_result(struct mnt_state *st, struct create_result *res, double t)
 {
 	const struct plan *pl = st->pl;
-	struct statvfs v;
 
 	res->files = pl->nfiles;
 	res->dirs = pl->ndirs;
@@ -193,6 +192,17 @@ static void fill_result(struct mnt_state *st, struct create_result *res, double 
 	res->block_size = st->vfs.f_bsize;
 	res->sparse_files = st->sparse_files;
 	res->hole_blocks = st->hole_blocks;
+}
+
+/*
+ * Blocks used and inodes as df counts them (statvfs), once the data is
+ * written back: btrfs allocates at writeback and commits its accounting
+ * with the transaction, so before syncfs it under-counts.
+ */
+static void fill_usage(struct mnt_state *st, struct create_result *res)
+{
+	struct statvfs v;
+
 	if (fstatvfs(st->rootfd, &v) != 0)
 		return;
 	if (v.f_frsize)
@@ -259,14 +269,18 @@ static int mounted_populate(struct backend *b, const struct plan *pl, const stru
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	fill_result(st, res, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	res->layout_target = target;
-	mnt_frag_note(st, res->notes, sizeof(res->notes));
-	mnt_age_note(st, res->notes, sizeof(res->notes));
-	kernel_note(st, res->notes, sizeof(res->notes));
-	/* FIEMAP sees only what is allocated: write back first */
+	/* FIEMAP and statvfs see only what is allocated: write back first */
 	if (syncfs(st->rootfd) != 0)
 		return mnt_err(st, -errno, "cannot sync the file system of '%s': %s", st->root,
 			       strerror(errno));
-	return mnt_measure(st, res);
+	ret = mnt_measure(st, res);
+	if (ret)
+		return ret;
+	fill_usage(st, res);
+	mnt_frag_note(st, res);
+	mnt_age_note(st, res->notes, sizeof(res->notes));
+	kernel_note(st, res->notes, sizeof(res->notes));
+	return 0;
 }
 
 static void mounted_abort(struct backend *b);

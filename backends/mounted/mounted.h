@@ -74,6 +74,7 @@ struct mnt_state {
 	uint64_t age_forced;      /* temporaries deleted early to make room for plan files */
 	uint64_t frag_need;       /* breaks the target needs */
 	uint64_t frag_chosen;     /* files frag_file_share/frag_extents chose */
+	uint64_t measured_breaks; /* breaks the last mnt_measure saw (pairs not contiguous) */
 	uint32_t *frag_got;       /* per file: the breaks FIEMAP saw after frag.c wrote it */
 	uint32_t frag_notes;      /* LAYOUT_NOTE_SHARE / _EXTENTS: those gave way to the score */
 	int frag_reverse;        /* write the pieces last first (xfs: no speculative preallocation) */
@@ -147,6 +148,10 @@ int mnt_xattrs_save_root(struct mnt_state *st);
 void mnt_xattrs_restore_root(struct mnt_state *st);
 void mnt_xattrs_release_root(struct mnt_state *st);
 
-void mnt_frag_note(const struct mnt_state *st, char *notes, size_t len);
+/*
+ * Say in res->notes what gave way to the score, from what mnt_measure
+ * measured (the figures of the summary's fragmentation line).
+ */
+void mnt_frag_note(const struct mnt_state *st, struct create_result *res);
 
 #endif

@@ -688,7 +688,7 @@ int create_run(const struct create_args *a, struct params *p)
 		sum.diskless = ops->name;
 		sum.format = NULL; /* nothing converted */
 	}
-	sum.fs = t.is_dir ? (t.type[0] ? t.type : "mounted") : params_fs_name(pl.prm.fs);
+	sum.fs = t.is_dir ? (t.type[0] ? t.type : "unknown file system") : params_fs_name(pl.prm.fs);
 	sum.size = pl.prm.size;
 	sum.seed = pl.prm.seed;
 	sum.gen = pl.gen;

@@ -148,8 +148,10 @@ static const char *kind_of(mode_t m)
 	return "not a regular file";
 }
 
-/* dir_fstype's search: the device and where its type goes. */
+/* dir_fstype's search: the mount (by id, else by device) and where its type goes. */
 struct fstype_scan {
+	uint64_t mnt_id;
+	int by_id;
 	dev_t dev;
 	char *out;
 	size_t len;
@@ -158,16 +160,23 @@ struct fstype_scan {
 static int fstype_line(char *line, void *arg)
 {
 	struct fstype_scan *s = arg;
-	char *save, *sep, *tok;
+	char *save, *sep, *tok, *end;
+	unsigned long long id;
 
 	/* id parent M:m ... - fstype source superopts */
 	sep = strstr(line, " - ");
 	if (!sep)
 		return 0;
 	tok = strtok_r(line, " ", &save);
+	if (!tok)
+		return 0;
+	errno = 0;
+	id = strtoull(tok, &end, 10);
+	if (s->by_id && (errno || *end || id != s->mnt_id))
+		return 0;
+	tok = strtok_r(NULL, " ", &save);
 	tok = tok ? strtok_r(NULL, " ", &save) : NULL;
-	tok = tok ? strtok_r(NULL, " ", &save) : NULL;
-	if (!tok || target_parse_devnum(tok) != s->dev)
+	if (!s->by_id && (!tok || target_parse_devnum(tok) != s->dev))
 		return 0;
 	tok = strtok_r(sep + 3, " ", &save);
 	if (tok)
@@ -176,14 +185,21 @@ static int fstype_line(char *line, void *arg)
 }
 
 /*
- * The type of the file system holding st ("xfs", "btrfs", ...) from the
- * last mount of its device in /proc/self/mountinfo, or "" when not found.
+ * The type of the file system holding path ("xfs", "btrfs", ...) from
+ * /proc/self/mountinfo, or "" when not found: the line of its mount id
+ * (statx), else the last mount of its device (a btrfs subvolume's device
+ * is none of mountinfo's: without the mount id it stays unnamed).
  */
-static void dir_fstype(const struct stat *st, char *out, size_t len)
+static void dir_fstype(const char *path, const struct stat *st, char *out, size_t len)
 {
-	struct fstype_scan s = { st->st_dev, out, len };
+	struct fstype_scan s = { .dev = st->st_dev, .out = out, .len = len };
+	struct statx sx;
 
 	out[0] = '\0';
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &sx) == 0 && (sx.stx_mask & STATX_MNT_ID)) {
+		s.by_id = 1;
+		s.mnt_id = sx.stx_mnt_id;
+	}
 	target_scan_lines("/proc/self/mountinfo", fstype_line, &s);
 }
 
@@ -208,7 +224,7 @@ static int open_dir(struct target *t, const char *path, struct target_error *err
 	t->dir_free = (uint64_t)sv.f_bavail * sv.f_frsize;
 	t->dir_readonly = !!(sv.f_flag & ST_RDONLY);
 	if (stat(path, &st) == 0)
-		dir_fstype(&st, t->type, sizeof(t->type));
+		dir_fstype(path, &st, t->type, sizeof(t->type));
 	t->real = strdup(path);
 	return t->real ? 0 : -ENOMEM;
 }
