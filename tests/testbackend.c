@@ -73,6 +73,7 @@ static int wrap_populate(struct backend *b, const struct plan *pl, const struct 
 	wrap.populate_had_layout = lo != NULL;
 	w->cs = *cs;
 	w->cs.fill = wrap_fill;
+	w->cs.fill_memo = NULL; /* every byte through wrap_fill, parts too */
 	w->cs.priv = w;
 	w->inner_cs = cs;
 	return up(b, w, backend_populate(&w->inner, pl, lo, &w->cs, res));

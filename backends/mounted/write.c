@@ -33,13 +33,14 @@ static void meta_times(const struct plan_meta *m, struct timespec ts[2])
 	ts[1].tv_nsec = m->mtime_ns;
 }
 
-/* Write [off, end) of file f from the content source. */
-int mnt_write_range(struct mnt_state *st, int fd, uint64_t f, uint64_t off, uint64_t end,
-		       unsigned char *buf, size_t len)
+/* Write [off, end) of file f from the content source (from sp, a file made in parts, if not NULL). */
+static int write_range(struct mnt_state *st, int fd, uint64_t f, struct content_split *sp,
+		       uint64_t off, uint64_t end, unsigned char *buf, size_t len)
 {
 	while (off < end) {
 		size_t n = end - off < len ? (size_t)(end - off) : len;
-		int ret = st->cs->fill(st->cs, f, off, buf, n);
+		int ret = sp ? content_split_fill(st->cs, sp, off, buf, n)
+			     : st->cs->fill(st->cs, f, off, buf, n);
 
 		if (ret)
 			return ret;
@@ -55,6 +56,12 @@ int mnt_write_range(struct mnt_state *st, int fd, uint64_t f, uint64_t off, uint
 			return -EINTR;
 	}
 	return 0;
+}
+
+int mnt_write_range(struct mnt_state *st, int fd, uint64_t f, uint64_t off, uint64_t end,
+		    unsigned char *buf, size_t len)
+{
+	return write_range(st, fd, f, NULL, off, end, buf, len);
 }
 
 /*
@@ -99,43 +106,76 @@ int mnt_prealloc_after(struct mnt_state *st, int fd, uint64_t f)
 	return 0;
 }
 
+/*
+ * Ready file f for its bytes: the ranges never written (its holes, or the
+ * unwritten ranges of its preallocated space) into *h, and with some, the
+ * size set first; *pre: they are preallocated space.
+ */
+static int data_prepare(struct mnt_state *st, int fd, uint64_t f, struct sparse_holes *h,
+			int *pre)
+{
+	int ret;
+
+	h->n = 0;
+	*pre = 0;
+	if (sparse_enabled(st->pl) && sparse_file_holes(st->pl, f, h) && st->fill_holes) {
+		/* --allow-drop on a file system without holes: written as zeros */
+		__atomic_add_fetch(&st->holes_filled, 1, __ATOMIC_RELAXED);
+		h->n = 0;
+	}
+	if (!h->n && prealloc_enabled(st->pl)) {
+		ret = prealloc_space(st, fd, f, h);
+		if (ret)
+			return ret;
+		*pre = h->n > 0;
+	}
+	if (h->n && ftruncate(fd, (off_t)st->pl->file_size[f]) != 0)
+		return -errno;
+	return 0;
+}
+
+/* The bytes of file f in [from, to) but those of the ranges h leaves unwritten. */
+static int data_write(struct mnt_state *st, int fd, uint64_t f, struct content_split *sp,
+		      const struct sparse_holes *h, uint64_t from, uint64_t to, unsigned char *buf,
+		      size_t len)
+{
+	uint64_t size = st->pl->file_size[f], pos = 0;
+	int ret = 0;
+
+	for (unsigned i = 0; i <= h->n && !ret; i++) {
+		uint64_t end = i < h->n ? h->hole[i].off : size;
+		uint64_t a = pos > from ? pos : from, b = end < to ? end : to;
+
+		if (a < b)
+			ret = write_range(st, fd, f, sp, a, b, buf, len);
+		if (i < h->n)
+			pos = h->hole[i].off + h->hole[i].len;
+	}
+	return ret;
+}
+
+/* Count a sparse file once its bytes are written. */
+static void data_done(struct mnt_state *st, const struct sparse_holes *h, int pre)
+{
+	if (!h->n || pre)
+		return;
+	__atomic_add_fetch(&st->sparse_files, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&st->hole_blocks, h->bytes / (st->vfs.f_bsize ? st->vfs.f_bsize : 4096),
+			   __ATOMIC_RELAXED);
+}
+
 /* The bytes of file f: data ranges only, holes never written (the size set first). */
 static int write_data(struct mnt_state *st, int fd, uint64_t f, unsigned char *buf, size_t len)
 {
-	uint64_t size = st->pl->file_size[f], pos = 0;
 	struct sparse_holes h = { 0 };
-	int ret, pre = 0;
+	int ret, pre;
 
-	if (sparse_enabled(st->pl) && sparse_file_holes(st->pl, f, &h) && st->fill_holes) {
-		/* --allow-drop on a file system without holes: written as zeros */
-		__atomic_add_fetch(&st->holes_filled, 1, __ATOMIC_RELAXED);
-		h.n = 0;
-	}
-	if (!h.n && prealloc_enabled(st->pl)) {
-		ret = prealloc_space(st, fd, f, &h);
-		if (ret)
-			return ret;
-		pre = h.n > 0;
-	}
-	if (!h.n)
-		return mnt_write_range(st, fd, f, 0, size, buf, len);
-	if (ftruncate(fd, (off_t)size) != 0)
-		return -errno;
-	for (unsigned i = 0; i <= h.n; i++) {
-		uint64_t end = i < h.n ? h.hole[i].off : size;
-
-		ret = mnt_write_range(st, fd, f, pos, end, buf, len);
-		if (ret)
-			return ret;
-		if (i < h.n)
-			pos = h.hole[i].off + h.hole[i].len;
-	}
-	if (pre)
-		return 0;
-	__atomic_add_fetch(&st->sparse_files, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&st->hole_blocks, h.bytes / (st->vfs.f_bsize ? st->vfs.f_bsize : 4096),
-			   __ATOMIC_RELAXED);
-	return 0;
+	ret = data_prepare(st, fd, f, &h, &pre);
+	if (!ret)
+		ret = data_write(st, fd, f, NULL, &h, 0, st->pl->file_size[f], buf, len);
+	if (!ret)
+		data_done(st, &h, pre);
+	return ret;
 }
 
 /*
@@ -171,19 +211,30 @@ int mnt_file_meta(struct mnt_state *st, int fd, uint64_t f, const struct plan_me
  * Create file f in dirfd (never an existing name), write its bytes, set
  * its owner, mode and times: open, write, [fchown,] futimens, close.
  */
-int mnt_write_file(struct mnt_state *st, int dirfd, uint64_t f, unsigned char *buf, size_t len)
+/* Create file f in dirfd (never an existing name): its fd, or a negative errno. */
+static int file_create(struct mnt_state *st, int dirfd, uint64_t f, struct plan_meta *m)
 {
 	char name[NAME_MAX_LEN + 1];
-	struct plan_meta m;
-	int fd, ret;
+	int fd;
 
 	mnt_file_name(st, f, name, 1);
-	plan_file_meta(st->pl, f, &m);
+	plan_file_meta(st->pl, f, m);
 	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    m.mode & 0777);
+		    m->mode & 0777);
 	if (fd < 0)
 		return -errno;
 	st->undo.file[f] = 1;
+	return fd;
+}
+
+int mnt_write_file(struct mnt_state *st, int dirfd, uint64_t f, unsigned char *buf, size_t len)
+{
+	struct plan_meta m;
+	int fd, ret;
+
+	fd = file_create(st, dirfd, f, &m);
+	if (fd < 0)
+		return fd;
 	ret = write_data(st, fd, f, buf, len);
 	if (!ret)
 		ret = mnt_file_meta(st, fd, f, &m);
@@ -249,6 +300,25 @@ int mnt_make_dirs(struct mnt_state *st)
 	return ret;
 }
 
+/*
+ * A large file made by every worker at once: cut into parts of
+ * CONTENT_SPLIT_PART bytes by offset (content_split_*), each part written
+ * where it goes; the worker that writes its last part writes the fixups
+ * (the fields that sum whole members), then its metadata, and closes it.
+ */
+struct big {
+	struct big *next_big;
+	uint64_t f;
+	int fd;
+	struct content_split *sp;
+	struct plan_meta m;
+	struct sparse_holes h; /* ranges left unwritten */
+	int pre;
+	uint64_t taken;	       /* bytes handed out as parts, under the pool's lock */
+	uint64_t left;	       /* parts not yet written, under the pool's lock */
+	int failed;
+};
+
 /* What the workers share. */
 struct pool {
 	struct mnt_state *st;
@@ -258,6 +328,7 @@ struct pool {
 	uint64_t files_done, bytes_done;
 	uint64_t next;           /* the first file no worker has taken */
 	unsigned running;
+	struct big *bigs;        /* large files begun, newest first (freed at the end) */
 };
 
 struct worker {
@@ -275,37 +346,166 @@ static void pool_fail(struct pool *p, int ret, uint64_t f)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* Whether file f is made in parts: *sp then holds its split (under the pool's lock). */
+static int file_split(struct pool *p, uint64_t f, struct content_split **sp)
+{
+	struct mnt_state *st = p->st;
+
+	*sp = NULL;
+	if (st->pl->file_size[f] < CONTENT_SPLIT_MIN || (st->skip && st->skip[f]))
+		return 0;
+	return content_split_begin(st->cs, f, sp);
+}
+
+/* What a worker takes: files [first, end), or a part [from, to) of a large file. */
+struct job {
+	uint64_t first, end;
+	struct big *big;
+	uint64_t from, to;
+	struct content_split *sp; /* a large file to begin: first, alone */
+};
+
 /*
- * The next batch of files for a worker, [*first, *end) in plan order:
- * files until BATCH_COST of cost (bytes plus FILE_COST a file) or
- * BATCH_FILES.  Workers take batches as they finish the last, so one
- * that drew costly files (archives deflate, text is slower to make than
- * other bytes) does not leave the others idle at the end.  Returns 0
- * when none is left.
+ * The next job, under the pool's lock: a part of a large file begun, else
+ * the next batch of files in plan order, files until BATCH_COST of cost
+ * (bytes plus FILE_COST a file) or BATCH_FILES, a batch ending before a
+ * large file, which is a job of its own (its worker begins it, then takes
+ * its parts like every other).  Workers take jobs as they finish the
+ * last, so one that drew costly files (archives deflate, text is slower
+ * to make than other bytes) does not leave the others idle at the end.
+ * Returns 0 when none is left, or a negative errno.
  */
-static int take_batch(struct pool *p, uint64_t *first, uint64_t *end)
+static int take_job(struct pool *p, struct job *j)
 {
 	const struct plan *pl = p->st->pl;
 	uint64_t f, cost = 0;
+	int ret = 0;
 
-	pthread_mutex_lock(&p->lock);
-	f = *first = p->next;
-	while (f < pl->nfiles && cost < BATCH_COST && f - *first < BATCH_FILES)
+	memset(j, 0, sizeof(*j));
+	for (struct big *b = p->bigs; b; b = b->next_big) {
+		uint64_t size = pl->file_size[b->f];
+
+		if (b->failed || b->taken >= size)
+			continue;
+		j->big = b;
+		j->from = b->taken;
+		j->to = size - b->taken > CONTENT_SPLIT_PART ? b->taken + CONTENT_SPLIT_PART : size;
+		b->taken = j->to;
+		return 1;
+	}
+	f = j->first = p->next;
+	while (f < pl->nfiles && cost < BATCH_COST && f - j->first < BATCH_FILES) {
+		ret = file_split(p, f, &j->sp);
+		if (ret)
+			return ret;
+		if (j->sp && f > j->first) {
+			/* ends the batch: begun again as a job of its own */
+			content_split_end(j->sp);
+			j->sp = NULL;
+			break;
+		}
 		cost += pl->file_size[f++] + FILE_COST;
-	*end = p->next = f;
-	pthread_mutex_unlock(&p->lock);
-	return *end > *first;
+		if (j->sp)
+			break;
+	}
+	j->end = p->next = f;
+	return j->end > j->first;
 }
 
-/* Write files [first, end), skipping those frag.c or the aging wrote; *dir and *dfd carry over. */
-static int write_batch(struct worker *w, uint64_t first, uint64_t end, uint32_t *dir, int *dfd,
+/* Fail large file b (the first failure of the pool is the one reported). */
+static void big_fail(struct pool *p, struct big *b, int ret)
+{
+	pool_fail(p, ret, b->f);
+	pthread_mutex_lock(&p->lock);
+	b->failed = 1;
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Create large file f in dfd and offer its parts to the workers. */
+static int big_begin(struct pool *p, uint64_t f, int dfd, struct content_split *sp)
+{
+	struct mnt_state *st = p->st;
+	struct big *b = calloc(1, sizeof(*b));
+	int ret;
+
+	if (!b) {
+		content_split_end(sp);
+		return -ENOMEM;
+	}
+	b->f = f;
+	b->sp = sp;
+	b->left = (st->pl->file_size[f] + CONTENT_SPLIT_PART - 1) / CONTENT_SPLIT_PART;
+	b->fd = file_create(st, dfd, f, &b->m);
+	ret = b->fd < 0 ? b->fd : data_prepare(st, b->fd, f, &b->h, &b->pre);
+	if (ret)
+		b->failed = 1;
+	pthread_mutex_lock(&p->lock);
+	b->next_big = p->bigs;
+	p->bigs = b;
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+/* The fixups of large file b (every part written), its metadata; it is closed. */
+static int big_end(struct pool *p, struct big *b, unsigned char *buf)
+{
+	struct mnt_state *st = p->st;
+	const uint64_t *off, *len;
+	long n = content_split_fixups(b->sp, &off, &len);
+	int ret = n < 0 ? (int)n : 0;
+
+	for (long i = 0; i < n && !ret; i++)
+		ret = data_write(st, b->fd, b->f, b->sp, &b->h, off[i], off[i] + len[i], buf,
+				 WRITE_BUF);
+	if (!ret)
+		data_done(st, &b->h, b->pre);
+	if (!ret)
+		ret = mnt_file_meta(st, b->fd, b->f, &b->m);
+	if (close(b->fd) != 0 && !ret)
+		ret = -errno;
+	b->fd = -1;
+	return ret;
+}
+
+/* Write part [j->from, j->to) of a large file; the last part written ends it. */
+static int write_part(struct worker *w, const struct job *j, unsigned char *buf)
+{
+	struct pool *p = w->p;
+	struct big *b = j->big;
+	int ret, last;
+
+	ret = data_write(p->st, b->fd, b->f, b->sp, &b->h, j->from, j->to, buf, WRITE_BUF);
+	if (ret) {
+		big_fail(p, b, ret);
+		return ret;
+	}
+	__atomic_add_fetch(&p->bytes_done, j->to - j->from, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&p->lock);
+	last = --b->left == 0;
+	pthread_mutex_unlock(&p->lock);
+	if (!last)
+		return 0;
+	ret = big_end(p, b, buf);
+	if (ret) {
+		big_fail(p, b, ret);
+		return ret;
+	}
+	__atomic_add_fetch(&p->files_done, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/*
+ * Write files [first, end), skipping those frag.c or the aging wrote, or
+ * begin the large file of j->sp; *dir and *dfd carry over.
+ */
+static int write_batch(struct worker *w, struct job *j, uint32_t *dir, int *dfd,
 		       unsigned char *buf)
 {
 	struct mnt_state *st = w->p->st;
 	const struct plan *pl = st->pl;
 	int ret = 0;
 
-	for (uint64_t f = first; f < end && !ret; f++) {
+	for (uint64_t f = j->first; f < j->end && !ret; f++) {
 		if (__atomic_load_n(&w->p->ret, __ATOMIC_RELAXED) || mnt_cancelled(st))
 			return 0;
 		if (st->skip && st->skip[f])
@@ -321,6 +521,13 @@ static int write_batch(struct worker *w, uint64_t first, uint64_t end, uint32_t 
 				return ret;
 			}
 		}
+		if (j->sp) {
+			ret = big_begin(w->p, f, *dfd, j->sp);
+			j->sp = NULL; /* big_begin's now */
+			if (ret)
+				pool_fail(w->p, ret, f);
+			return ret;
+		}
 		ret = mnt_write_file(st, *dfd, f, buf, WRITE_BUF);
 		if (ret)
 			pool_fail(w->p, ret, f);
@@ -335,14 +542,21 @@ static void *worker_run(void *arg)
 	struct worker *w = arg;
 	unsigned char *buf = malloc(WRITE_BUF);
 	uint32_t dir = PLAN_NONE;
-	uint64_t first = 0, end;
+	struct job j = { 0 };
 	int dfd = -1, ret = buf ? 0 : -ENOMEM;
 
-	while (!ret && !__atomic_load_n(&w->p->ret, __ATOMIC_RELAXED) && !mnt_cancelled(w->p->st) &&
-	       take_batch(w->p, &first, &end))
-		ret = write_batch(w, first, end, &dir, &dfd, buf);
-	if (ret)
-		pool_fail(w->p, ret, first);
+	while (!ret && !__atomic_load_n(&w->p->ret, __ATOMIC_RELAXED) && !mnt_cancelled(w->p->st)) {
+		pthread_mutex_lock(&w->p->lock);
+		ret = take_job(w->p, &j);
+		pthread_mutex_unlock(&w->p->lock);
+		if (ret <= 0)
+			break;
+		ret = j.big ? write_part(w, &j, buf) : write_batch(w, &j, &dir, &dfd, buf);
+		content_split_end(j.sp); /* a large file not begun (a failure, a cancel) */
+		j.sp = NULL;
+	}
+	if (ret < 0)
+		pool_fail(w->p, ret, j.big ? j.big->f : j.first);
 	if (dfd >= 0)
 		close(dfd);
 	free(buf);
@@ -361,6 +575,20 @@ static void pool_wait(struct pool *p)
 		if (o->progress)
 			o->progress(o->progress_ctx, __atomic_load_n(&p->files_done, __ATOMIC_RELAXED),
 				    __atomic_load_n(&p->bytes_done, __ATOMIC_RELAXED));
+	}
+}
+
+/* Free the large files, closing those a failure left open. */
+static void pool_free_bigs(struct pool *p)
+{
+	while (p->bigs) {
+		struct big *b = p->bigs;
+
+		p->bigs = b->next_big;
+		if (b->fd >= 0)
+			close(b->fd);
+		content_split_end(b->sp);
+		free(b);
 	}
 }
 
@@ -391,6 +619,7 @@ int mnt_write_files(struct mnt_state *st)
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(w[i].tid, NULL);
 	free(w);
+	pool_free_bigs(&p);
 	if (!p.ret && mnt_cancelled(st))
 		p.ret = -EINTR;
 	if (!p.ret)

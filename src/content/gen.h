@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 struct content_model;
+struct gen_memo;
 
 /*
  * One file as a generator sees it.  Every byte must be a pure function of
@@ -19,6 +20,7 @@ struct gen_file {
 	uint64_t size;                   /* exact size in bytes */
 	const char *ext;                 /* planned extension, "" for none */
 	const struct content_model *cm;  /* shared read-only model (vocabulary, targets) */
+	struct gen_memo *memo;           /* NULL, or the record of a file made in parts (below) */
 };
 
 /*
@@ -30,6 +32,11 @@ struct gen_file {
 struct gen_ops {
 	const char *name;
 	uint64_t min_size;
+	/*
+	 * 1: a file is made by one thread, never in parts (PNG: its Adler-32
+	 * trailer would cost the part that holds it a pass over the image).
+	 */
+	int whole;
 	int (*fill)(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len);
 };
 
@@ -78,6 +85,24 @@ void gen_text_bytes(const struct content_model *cm, uint64_t key, uint64_t off, 
 		    size_t len);
 void gen_binary_bytes(const struct content_model *cm, uint64_t key, uint64_t off, uint8_t *buf,
 		      size_t len);
+
+/*
+ * A file made in parts by several threads at once (content_split_begin(),
+ * content/source.h) shares a memo.  A part records the CRC-32 of the
+ * member bytes it made (gen_memo_sum(): bytes [at, at + len) of the
+ * member of key `member`); a field that sums a whole member (a ZIP
+ * header's CRC-32, a gzip trailer) is taken from the memo when the parts
+ * made so far cover the member (gen_memo_crc() returns 1), else left to
+ * the fixup: gen_memo_defer() records the file's bytes [off, off + len)
+ * and returns 1, and the part leaves them zero.  Once every part is made,
+ * the fixup makes the deferred ranges again: gen_memo_defer() then returns
+ * 0 (as it does without a memo), and the generator finds the sums in the
+ * memo or, failing that, computes them.  The bytes are the same as a
+ * one-call fill's in every case.
+ */
+void gen_memo_sum(struct gen_memo *m, uint64_t member, uint64_t at, uint64_t len, uint32_t crc);
+int gen_memo_crc(struct gen_memo *m, uint64_t member, uint64_t size, uint32_t *crc);
+int gen_memo_defer(struct gen_memo *m, uint64_t off, uint64_t len);
 
 /* CRC-32 (zlib's) and Adler-32 over a buffer, continuing from crc/adler. */
 uint32_t gen_crc32(uint32_t crc, const uint8_t *buf, size_t len);

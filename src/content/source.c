@@ -5,6 +5,7 @@
 
 #include "content/source.h"
 #include "content/gen.h"
+#include "content/memo.h"
 #include "content/model.h"
 #include "content/registry.h"
 #include "plan/generation.h"
@@ -65,8 +66,8 @@ static const struct gen_ops *file_ops(const struct model_source *ms, const struc
 	return pl->file_size[file] < ops->min_size ? &gen_binary_ops : ops;
 }
 
-static int model_fill(const struct content_source *cs, uint64_t file, uint64_t offset, void *buf,
-		      size_t len)
+static int model_fill_memo(const struct content_source *cs, uint64_t file, uint64_t offset,
+			   void *buf, size_t len, struct gen_memo *memo)
 {
 	const struct model_source *ms = cs->priv;
 	const struct plan *pl = cs->pl;
@@ -77,6 +78,7 @@ static int model_fill(const struct content_source *cs, uint64_t file, uint64_t o
 		.size = pl->file_size[f],
 		.ext = plan_file_ext(pl, f),
 		.cm = ms->cm,
+		.memo = memo,
 	};
 
 	int ret;
@@ -89,6 +91,12 @@ static int model_fill(const struct content_source *cs, uint64_t file, uint64_t o
 	return ret;
 }
 
+static int model_fill(const struct content_source *cs, uint64_t file, uint64_t offset, void *buf,
+		      size_t len)
+{
+	return model_fill_memo(cs, file, offset, buf, len, NULL);
+}
+
 /* A typed source's fields: both generation 0's and a later generation's. */
 static void model_source_set(struct content_source *cs,
 			     int (*fill)(const struct content_source *, uint64_t, uint64_t, void *, size_t),
@@ -96,6 +104,7 @@ static void model_source_set(struct content_source *cs,
 {
 	cs->name = "model";
 	cs->fill = fill;
+	cs->fill_memo = NULL; /* a later generation's parts are not memoised */
 	cs->pl = pl;
 	cs->seed = cm->seed;
 	cs->priv = priv;
@@ -256,6 +265,7 @@ int content_model_source_init(struct content_source *cs, struct content_model *c
 		if (pl->file_size[f] < ms->ops[pl->file_ext[f]]->min_size)
 			ms->too_small++;
 	model_source_set(cs, model_fill, pl, cm, ms);
+	cs->fill_memo = model_fill_memo;
 	return 0;
 }
 
@@ -283,4 +293,59 @@ void content_source_release(struct content_source *cs)
 		free(ms);
 	}
 	memset(cs, 0, sizeof(*cs));
+}
+
+struct content_split {
+	uint64_t file;
+	struct gen_memo *memo; /* NULL: the source keeps no memo */
+};
+
+int content_split_begin(const struct content_source *cs, uint64_t file, struct content_split **sp)
+{
+	const struct plan *pl = cs->pl;
+	struct content_split *s;
+
+	*sp = NULL;
+	if (pl->file_size[file] < CONTENT_SPLIT_MIN)
+		return 0;
+	if (cs->fill == model_fill &&
+	    file_ops(cs->priv, pl, content_file_of(pl, file))->whole)
+		return 0;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->file = file;
+	if (cs->fill_memo) {
+		s->memo = gen_memo_new();
+		if (!s->memo) {
+			free(s);
+			return -ENOMEM;
+		}
+	}
+	*sp = s;
+	return 0;
+}
+
+int content_split_fill(const struct content_source *cs, struct content_split *sp, uint64_t offset,
+		       void *buf, size_t len)
+{
+	if (sp->memo)
+		return cs->fill_memo(cs, sp->file, offset, buf, len, sp->memo);
+	return cs->fill(cs, sp->file, offset, buf, len);
+}
+
+long content_split_fixups(struct content_split *sp, const uint64_t **off, const uint64_t **len)
+{
+	*off = *len = NULL;
+	if (!sp->memo)
+		return 0;
+	return gen_memo_finish(sp->memo, off, len);
+}
+
+void content_split_end(struct content_split *sp)
+{
+	if (!sp)
+		return;
+	gen_memo_free(sp->memo);
+	free(sp);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 struct plan;
+struct gen_memo;
 
 /*
  * A content source.  fill() writes len bytes of file `file` starting at
@@ -22,6 +23,13 @@ struct content_source {
 	const struct plan *pl;
 	uint64_t seed;
 	void *priv;
+	/*
+	 * fill() for a part of a file made in parts (content_split_*), with
+	 * the file's memo; NULL: the parts are made by fill() (slower when the
+	 * format sums whole members, the same bytes).
+	 */
+	int (*fill_memo)(const struct content_source *cs, uint64_t file, uint64_t offset,
+			 void *buf, size_t len, struct gen_memo *memo);
 };
 
 /*
@@ -48,6 +56,34 @@ int content_model_source_init(struct content_source *cs, struct content_model *c
 
 /* Files of the plan below their format's min_size (0 for other sources). */
 uint64_t content_source_too_small(const struct content_source *cs);
+
+/*
+ * Large files made by several threads at once.  A file of
+ * CONTENT_SPLIT_MIN bytes or more (of a format that allows it: not PNG)
+ * may be cut into parts by offset, made in any order by any threads with
+ * content_split_fill(), then finished with content_split_fixups(): the
+ * ranges whose bytes sum whole members (a ZIP's CRC-32 fields, a gzip
+ * trailer), left zero by the parts, made again from the sums the parts
+ * recorded.  The bytes are those of fill(), every one.
+ *
+ * content_split_begin(): 0 and *sp (NULL when the file is to be made
+ * whole by fill(), in one thread), or -ENOMEM.
+ * content_split_fill(): bytes [offset, offset + len) of the file, as fill().
+ * content_split_fixups(): after every part is written, the count of ranges
+ * to make again with content_split_fill() and write over the parts (their
+ * offsets and lengths in *off and *len, valid until content_split_end()),
+ * or a negative errno.
+ */
+#define CONTENT_SPLIT_MIN  (UINT64_C(16) << 20)
+#define CONTENT_SPLIT_PART (UINT64_C(4) << 20) /* the parts' size, a multiple of 64 KiB */
+
+struct content_split;
+
+int content_split_begin(const struct content_source *cs, uint64_t file, struct content_split **sp);
+int content_split_fill(const struct content_source *cs, struct content_split *sp, uint64_t offset,
+		       void *buf, size_t len);
+long content_split_fixups(struct content_split *sp, const uint64_t **off, const uint64_t **len);
+void content_split_end(struct content_split *sp);
 
 /* Free what an init allocated (nothing for the random source). */
 void content_source_release(struct content_source *cs);

@@ -334,6 +334,8 @@ int archive_dfl_fill(const struct gen_file *g, const struct entry *e, const stru
 			return ret;
 		if (crc)
 			*crc = gen_crc32(*crc, w->in, (size_t)u);
+		if (g->memo)
+			gen_memo_sum(g->memo, e->key, k * DFL_SLOT, u, gen_crc32(0, w->in, (size_t)u));
 		if (last ? dg->stored_last : dg->stored_full) {
 			dfl_stored(w->in, u, last ? dg->nb_last : stored_blocks(u), w->out);
 		} else {

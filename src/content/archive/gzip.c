@@ -120,6 +120,12 @@ static int gzip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 		if (whole) {
 			gl.data.crc = crc;
 			gl.data.has_crc = 1;
+		} else if (gen_memo_crc(g->memo, gl.data.key, gl.data.size, &gl.data.crc)) {
+			gl.data.has_crc = 1;
+		} else if (gen_memo_defer(g->memo, from, cnt)) {
+			/* a part of a file made in parts: the fixup writes the trailer */
+			memset(buf + (from - off), 0, cnt);
+			goto out_free;
 		}
 		ret = archive_entry_crc(g, &gl.data, &inner, &scratch);
 		if (ret)

@@ -204,6 +204,27 @@ static size_t zip_end(const struct zip_layout *zl, uint8_t *p)
 	return at + ZIP_END;
 }
 
+/*
+ * A file made in parts (g->memo): a field of e's CRC-32 at the file's
+ * bytes [from, from + cnt) (at p in the request) when the parts so far do
+ * not cover e's data is left zero for the fixup (returns 1); else e's CRC
+ * comes from the memo when it has it, or from archive_entry_crc().
+ */
+static bool zip_defer(const struct gen_file *g, struct entry *e, uint64_t from, size_t cnt,
+		      uint8_t *p)
+{
+	if (!g->memo || e->has_crc)
+		return false;
+	if (gen_memo_crc(g->memo, e->key, e->size, &e->crc)) {
+		e->has_crc = 1;
+		return false;
+	}
+	if (!gen_memo_defer(g->memo, from, cnt))
+		return false;
+	memset(p, 0, cnt);
+	return true;
+}
+
 static int zip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
 {
 	uint8_t hdr[ZIP_CENTRAL + ENTRY_NAME_MAX + ZIP64_CDIR_X],
@@ -250,9 +271,14 @@ static int zip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 			if (cnt == e->size) {
 				e->crc = gen_crc32(0, buf + (from - off), cnt);
 				e->has_crc = 1;
+			} else if (g->memo) {
+				gen_memo_sum(g->memo, e->key, from - data, cnt,
+					     gen_crc32(0, buf + (from - off), cnt));
 			}
 		}
 		if (archive_clip(e->off, lh, off, len, &from, &cnt)) {
+			if (zip_defer(g, e, from, cnt, buf + (from - off)))
+				continue;
 			ret = archive_entry_crc(g, e, NULL, &scratch);
 			if (ret)
 				goto out_free;
@@ -266,6 +292,11 @@ static int zip_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 			struct entry *e = &zl.es.e[i];
 
 			n = (size_t)zip_cdir_len(e, zl.z64);
+			if (pos + n > off && archive_clip(pos, n, off, len, &from, &cnt) &&
+			    zip_defer(g, e, from, cnt, buf + (from - off))) {
+				pos += n;
+				continue;
+			}
 			if (pos + n > off) {
 				ret = archive_entry_crc(g, e, NULL, &scratch);
 				if (ret)

@@ -351,5 +351,6 @@ static int png_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 const struct gen_ops gen_png_ops = {
 	.name = "png",
 	.min_size = PNG_MIN,
+	.whole = 1, /* the Adler-32 trailer sums the whole image */
 	.fill = png_fill,
 };
