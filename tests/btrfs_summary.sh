@@ -2,7 +2,7 @@
 # btrfs_summary.sh - issue 23 item 9: a directory on btrfs is named btrfs in
 # the summary, its blocks used are df's (statvfs after writeback), and the
 # fragmentation note gives the figures of the summary's fragmentation line.
-. "${srcdir:-tests}/lib.sh"
+. "${srcdir:-.}/tests/lib.sh"
 need_loops
 command -v mkfs.btrfs >/dev/null || { echo "1..0 # SKIP no mkfs.btrfs"; exit 77; }
 
