@@ -27,7 +27,8 @@
  * Write the manifest to path via a temporary file renamed when complete,
  * so that a failure never leaves a half-written manifest in its place.
  */
-static int write_manifest_file(const struct plan *pl, const char *path)
+static int write_manifest_file(const struct plan *pl, const struct include_set *inc,
+			       const char *path)
 {
 	struct outfile o;
 	char err[512];
@@ -39,6 +40,8 @@ static int write_manifest_file(const struct plan *pl, const char *path)
 		return ret;
 	}
 	ret = manifest_write(pl, o.f);
+	if (!ret)
+		ret = include_manifest_write(inc, o.f);
 	if (ret) {
 		outfile_abort(&o);
 		fprintf(stderr, "imprint: cannot write manifest '%s': %s\n", path, strerror(-ret));
@@ -241,13 +244,15 @@ int cmd_plan(struct cli *c, struct params *p)
 	}
 	if (output && strcmp(output, "-") == 0) {
 		ret = manifest_write(&pl, stdout);
+		if (!ret)
+			ret = include_manifest_write(&c->includes, stdout);
 		if (ret) {
 			fprintf(stderr, "imprint: cannot write manifest to stdout: %s\n",
 				strerror(-ret));
 			goto out_release;
 		}
 	} else if (output) {
-		ret = write_manifest_file(&pl, output);
+		ret = write_manifest_file(&pl, &c->includes, output);
 		if (ret)
 			goto out_release;
 	}
@@ -314,6 +319,19 @@ static int verify_at(const struct cli *c, const struct plan *pl, const struct co
 	return ret;
 }
 
+/*
+ * The backends do not write --include yet: refuse rather than build an
+ * image without the user's files.  Returns 0 or EXIT_USAGE.
+ */
+static int includes_unwritten(const struct cli *c, const char *cmd)
+{
+	if (!c->includes.nspecs)
+		return 0;
+	fprintf(stderr, "imprint: %s: '--include' is not written by any backend yet ('imprint plan --include' shows what it would copy); leave it out\n",
+		cmd);
+	return EXIT_USAGE;
+}
+
 /* Check a mounted image against the plan of the same options. */
 int cmd_verify(struct cli *c, struct params *p)
 {
@@ -323,6 +341,9 @@ int cmd_verify(struct cli *c, struct params *p)
 	struct content_source cs;
 	struct verify_result res;
 	int ret, said;
+
+	if (includes_unwritten(c, "verify"))
+		return EXIT_USAGE;
 
 	ret = plan_build(&pl, p, &err);
 	if (ret) {
@@ -462,6 +483,9 @@ int cmd_measure(struct cli *c, struct params *p)
 int cmd_create(struct cli *c, struct params *p)
 {
 	int ret;
+
+	if (includes_unwritten(c, "create"))
+		return EXIT_USAGE;
 
 	if (!c->jobs_given) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -8,6 +8,7 @@
 #include "cli/create.h"
 #include "cli/page.h"
 #include "model/params.h"
+#include "plan/include.h"
 
 #define EXIT_USAGE 2
 
@@ -34,6 +35,7 @@ struct cli {
 	int profiles;              /* params --profiles */
 	const char *from_impressions; /* config --from-impressions FILE */
 	char *impressions_notes;   /* what FILE holds that is not used, "line N: why" lines */
+	struct include_set includes; /* --include, --include-normalize */
 	/* --set and short forms, in command-line order: "key=value" */
 	char **sets;
 	const char **set_where;

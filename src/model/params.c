@@ -386,7 +386,7 @@ static int files_from_used(struct params *p, struct param_error *err)
 /* size = ceil(used / fill_share), rounded up to a multiple of SIZE_GRANULE. */
 static int size_from_used(struct params *p, struct param_error *err)
 {
-	double s = ceil((double)p->used / p->fill_share);
+	double s = ceil(((double)p->used + (double)p->reserved_bytes) / p->fill_share);
 	uint64_t v;
 
 	if (s >= 18446744073709551616.0 - (double)SIZE_GRANULE) {
@@ -395,8 +395,8 @@ static int size_from_used(struct params *p, struct param_error *err)
 		return -EINVAL;
 	}
 	v = (uint64_t)s;
-	if (v < p->used)
-		v = p->used;
+	if (v < p->used + p->reserved_bytes)
+		v = p->used + p->reserved_bytes;
 	p->size = (v + SIZE_GRANULE - 1) & ~(SIZE_GRANULE - 1);
 	return 0;
 }
@@ -530,6 +530,25 @@ static int check_totals(const struct params *p, int files_given, int used_given,
 	uint64_t special;
 	char a[32], b[32];
 
+	if (p->reserved_bytes > p->size) {
+		fmt_bytes(p->reserved_bytes, MSG_BYTES, a, sizeof(a));
+		fmt_bytes(p->size, MSG_BYTES, b, sizeof(b));
+		params_set_error(err, NULL,
+				 "the included files (--include) alone need about %s, more than 'size' (%s); raise --size or include less",
+				 a, b);
+		return -EINVAL;
+	}
+	if (p->reserved_bytes && p->used > p->size - p->reserved_bytes) {
+		char c[32];
+
+		fmt_bytes(p->used, MSG_BYTES, a, sizeof(a));
+		fmt_bytes(p->reserved_bytes, MSG_BYTES, b, sizeof(b));
+		fmt_bytes(p->size, MSG_BYTES, c, sizeof(c));
+		params_set_error(err, NULL,
+				 "'used' (%s) and the included files (about %s) exceed 'size' (%s); raise --size or lower --used / --files",
+				 a, b, c);
+		return -EINVAL;
+	}
 	if (p->used > p->size) {
 		fmt_bytes(p->used, MSG_BYTES, a, sizeof(a));
 		fmt_bytes(p->size, MSG_BYTES, b, sizeof(b));
@@ -637,6 +656,8 @@ int params_resolve(struct params *p, struct param_error *err)
 		p->used = (uint64_t)floor(p->fill_share * (double)p->size);
 		if (p->used > p->size)
 			p->used = p->size;
+		/* the included files are part of the fill */
+		p->used = p->used > p->reserved_bytes ? p->used - p->reserved_bytes : 0;
 		if (!p->used)
 			p->used = 1;
 		ret = files_from_used(p, err);

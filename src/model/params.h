@@ -159,6 +159,17 @@ struct params {
 	/* time_ref came from SOURCE_DATE_EPOCH (params_resolve); printed as a comment */
 	int time_ref_from_env;
 
+	/*
+	 * --include: what the user's own files take of the image (bytes in
+	 * blocks, inodes), off the budget before 'used' and 'files' are
+	 * derived, and the names the plan leaves free in the root; not
+	 * parameters (never printed), 0 and NULL without --include.  key is
+	 * mixed into the identity (params_identity()).
+	 */
+	uint64_t reserved_bytes, reserved_inodes, reserved_key;
+	const char *const *reserved_names;
+	size_t nreserved;
+
 	/* bit i set: table entry i was set explicitly (private to params.c) */
 	uint64_t explicit_mask[2];
 };

@@ -222,7 +222,8 @@ uint64_t params_identity(const struct params *p)
 	*w = '\0';
 	key = rng_stream_key(p->seed, text);
 	free(text);
-	return key;
+	/* the included files are part of what the image is */
+	return p->reserved_key ? rng_mix64(key ^ p->reserved_key) : key;
 }
 
 void params_fs_uuid(const struct params *p, const char *stream, char out[37])

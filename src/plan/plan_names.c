@@ -127,7 +127,8 @@ int plan_unique_names(struct plan *pl)
 	int ret = 0;
 
 	for (uint32_t j = 0; j < pl->ndirs; j++) {
-		uint64_t entries = (uint64_t)pl->dir_nfiles[j] + pl->dir_nlinks[j] + 1;
+		uint64_t entries = (uint64_t)pl->dir_nfiles[j] + pl->dir_nlinks[j] + 1 +
+				   (j == 0 ? pl->prm.nreserved : 0);
 
 		for (uint32_t c = pl->dir_first_child[j]; c != PLAN_NONE; c = pl->dir_next_sibling[c])
 			entries++;
@@ -138,6 +139,13 @@ int plan_unique_names(struct plan *pl)
 			ret = -ENOMEM;
 			goto out_free;
 		}
+		/* the names --include takes in the root */
+		for (size_t r = 0; j == 0 && r < pl->prm.nreserved; r++)
+			if (plan_name_set_add(&ns, pl->prm.reserved_names[r],
+					 strlen(pl->prm.reserved_names[r])) < 0) {
+				ret = -ENOMEM;
+				goto out_free;
+			}
 		for (uint32_t c = pl->dir_first_child[j]; c != PLAN_NONE;
 		     c = pl->dir_next_sibling[c]) {
 			ret = add_unique(&ns, pl, NAME_DIR, c, "", buf);
