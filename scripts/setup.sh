@@ -24,6 +24,7 @@ IMPRINT_DEPS=(
 	libjs-chart.js chromium
 	bash-completion parallel
 	postmark fio restic
+	glusterfs-server openmpi-bin
 )
 
 # What scripts/package needs besides: it installs them (and the build
