@@ -1,5 +1,8 @@
 /* convert.c - `imprint create --format`: the finished raw image converted for a VM by qemu-img */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -109,26 +112,113 @@ int convert_check(enum image_format f, char *msg, size_t len)
 	return -ENOENT;
 }
 
-int convert_image(struct target *t, enum image_format f, uint64_t seed, double *seconds, char *msg,
-		  size_t len)
+/* The directory part of path, resolved: realpath of "." when it has none.  Returns 0 or -errno. */
+static int real_dir(const char *path, char *out)
 {
-	struct target_error terr = { { 0 } };
-	struct timespec t0, t1;
-	const char *raw, *out;
-	char err[1024];
-	char *argv[] = { "qemu-img", "convert", "-q", "-f", "raw", "-O", (char *)names[f],
-			 NULL, NULL, NULL };
-	int ret, status = 0;
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
 
-	*seconds = 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = target_convert_begin(t, &raw, &out, &terr);
-	if (ret) {
-		snprintf(msg, len, "%s", terr.msg);
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	return realpath(dir, out) ? 0 : -errno;
+}
+
+/* name as qemu finds it from an image at target_path: absolute, or in target_path's directory. */
+static char *real_path_from(const char *name, const char *target_path, char *out)
+{
+	char dir[PATH_MAX], path[2 * PATH_MAX];
+
+	if (name[0] == '/')
+		return realpath(name, out);
+	if (real_dir(target_path, dir) != 0)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return realpath(path, out);
+}
+
+static uint64_t be64(const unsigned char *b)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/*
+ * The qcow2 header of file: its virtual size into *vsize and its file's
+ * identity into st.  Returns 0, or -ENOENT/-EINVAL with msg set.
+ */
+static int qcow2_header(const char *file, uint64_t *vsize, struct stat *st, char *msg, size_t len)
+{
+	unsigned char hdr[32];
+	ssize_t n;
+	int fd, ret;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(msg, len, "cannot open the backing image '%s': %s", file, strerror(-ret));
+		return ret == -ENOENT ? -ENOENT : -EINVAL;
+	}
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		snprintf(msg, len, "the backing image '%s' is not a regular file (a qcow2 image is)", file);
+		return -EINVAL;
+	}
+	n = pread(fd, hdr, sizeof(hdr), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(hdr) || memcmp(hdr, "QFI\xfb", 4) != 0) {
+		snprintf(msg, len, "the backing image '%s' is not a qcow2 image (no QFI\\xfb magic); --backing takes the qcow2 image of the generation before", file);
+		return -EINVAL;
+	}
+	*vsize = be64(hdr + 24);
+	return 0;
+}
+
+int convert_backing_check(const char *file, const char *target_path, char *name, size_t name_len,
+			  uint64_t *vsize, char *msg, size_t len)
+{
+	char real[PATH_MAX], fdir[PATH_MAX], tdir[PATH_MAX];
+	struct stat st, tst;
+	int ret;
+
+	ret = qcow2_header(file, vsize, &st, msg, len);
+	if (ret)
+		return ret;
+	if (stat(target_path, &tst) == 0 && tst.st_dev == st.st_dev && tst.st_ino == st.st_ino) {
+		snprintf(msg, len, "'%s' is the backing image itself: an overlay cannot replace the image it is built on (give a new TARGET)", target_path);
+		return -EINVAL;
+	}
+	if (!realpath(file, real) || real_dir(real, fdir) || real_dir(target_path, tdir)) {
+		ret = errno ? -errno : -EIO;
+		snprintf(msg, len, "cannot resolve the backing image '%s' from '%s': %s", file,
+			 target_path, strerror(-ret));
 		return ret;
 	}
-	argv[7] = (char *)raw;
-	argv[8] = (char *)out;
+	if (strcmp(fdir, tdir) == 0)
+		snprintf(name, name_len, "%s", strrchr(real, '/') + 1);
+	else if ((size_t)snprintf(name, name_len, "%s", real) >= name_len) {
+		snprintf(msg, len, "the backing image's path '%s' is too long", real);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * One qemu-img run for t's conversion to f (argv: its arguments after
+ * "qemu-img"); what it says on failure goes to msg.  Returns 0 or a
+ * negative errno (-EIO: it failed).
+ */
+static int qemu_img(const struct target *t, enum image_format f, char **argv, char *msg, size_t len)
+{
+	char err[1024];
+	int ret, status = 0;
+
 	ret = spawn_capture(argv, NULL, qemu_img_paths, err, sizeof(err), &status);
 	if (ret == -ENOENT)
 		snprintf(msg, len, "cannot convert '%s' to %s: qemu-img not found (install qemu-utils, or give --format raw)",
@@ -139,10 +229,94 @@ int convert_image(struct target *t, enum image_format f, uint64_t seed, double *
 	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		ret = -EIO;
 	if (ret == -EIO)
-		snprintf(msg, len, "qemu-img could not convert '%s' to %s (%s %d): %s", t->path,
-			 names[f], WIFEXITED(status) ? "exit" : "signal",
+		snprintf(msg, len, "qemu-img %s could not convert '%s' to %s (%s %d): %s", argv[1],
+			 t->path, names[f], WIFEXITED(status) ? "exit" : "signal",
 			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
 			 last_line(err));
+	return ret;
+}
+
+/*
+ * The overlay of raw on backing (its absolute path real, the name it
+ * records name) in out: an empty qcow2 over raw, rebased safely onto
+ * backing, so that qemu-img copies in exactly the clusters where the two
+ * differ; then the recorded name set without reading anything (-u).
+ */
+static int make_overlay(const struct target *t, const char *raw, const char *out, const char *real,
+			const char *name, char *msg, size_t len)
+{
+	char *create[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-b", (char *)raw, "-F", "raw",
+			   (char *)out, NULL };
+	char *rebase[] = { "qemu-img", "rebase", "-q", "-f", "qcow2", "-b", (char *)real, "-F",
+			   "qcow2", (char *)out, NULL };
+	char *rename[] = { "qemu-img", "rebase", "-q", "-u", "-f", "qcow2", "-b", (char *)name,
+			   "-F", "qcow2", (char *)out, NULL };
+	int ret;
+
+	ret = qemu_img(t, IMAGE_QCOW2, create, msg, len);
+	if (!ret)
+		ret = qemu_img(t, IMAGE_QCOW2, rebase, msg, len);
+	if (!ret && strcmp(name, real) != 0)
+		ret = qemu_img(t, IMAGE_QCOW2, rename, msg, len);
+	return ret;
+}
+
+static int run_convert(struct target *t, enum image_format f, const char *backing, uint64_t seed,
+		       double *seconds, char *msg, size_t len);
+
+int convert_image(struct target *t, enum image_format f, uint64_t seed, double *seconds, char *msg,
+		  size_t len)
+{
+	return run_convert(t, f, NULL, seed, seconds, msg, len);
+}
+
+int convert_image_backed(struct target *t, const char *backing, uint64_t seed, double *seconds,
+			 char *msg, size_t len)
+{
+	return run_convert(t, IMAGE_QCOW2, backing, seed, seconds, msg, len);
+}
+
+static int run_convert(struct target *t, enum image_format f, const char *backing, uint64_t seed,
+		       double *seconds, char *msg, size_t len)
+{
+	struct target_error terr = { { 0 } };
+	struct timespec t0, t1;
+	const char *raw, *out;
+	char real[PATH_MAX];
+	struct stat rst, bst;
+	uint64_t vsize = 0;
+	int ret;
+
+	*seconds = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = target_convert_begin(t, &raw, &out, &terr);
+	if (ret) {
+		snprintf(msg, len, "%s", terr.msg);
+		return ret;
+	}
+	if (backing) {
+		/* the backing's name is resolved from TARGET's directory, as qemu resolves it */
+		if (!real_path_from(backing, t->path, real))
+			ret = -errno;
+		if (ret)
+			snprintf(msg, len, "cannot find the backing image '%s' beside '%s': %s",
+				 backing, t->path, strerror(-ret));
+		else
+			ret = qcow2_header(real, &vsize, &bst, msg, len);
+		if (!ret && stat(raw, &rst) == 0 && (uint64_t)rst.st_size != vsize) {
+			snprintf(msg, len, "the backing image has a virtual size of %llu bytes but '%s' is %llu: an overlay keeps its backing's size (give the backing made with the same configuration)",
+				 (unsigned long long)vsize, t->path,
+				 (unsigned long long)rst.st_size);
+			ret = -EINVAL;
+		}
+		if (!ret)
+			ret = make_overlay(t, raw, out, real, backing, msg, len);
+	} else {
+		char *argv[] = { "qemu-img", "convert", "-q", "-f", "raw", "-O", (char *)names[f],
+				 (char *)raw, (char *)out, NULL };
+
+		ret = qemu_img(t, f, argv, msg, len);
+	}
 	if (!ret)
 		ret = check_output(target_fd(t), t->path, f, msg, len);
 	if (!ret && (f == IMAGE_VMDK || f == IMAGE_VHDX)) {

@@ -30,6 +30,18 @@ const char *convert_format_name(enum image_format f);
 int convert_check(enum image_format f, char *msg, size_t len);
 
 /*
+ * --backing FILE for the qcow2 image of target_path: FILE must be a qcow2
+ * image (its header read here) and not target_path itself.  The name the
+ * overlay records, resolved from target_path's directory as qemu resolves
+ * it, goes to name: FILE's own name when both are in one directory (the
+ * series can move together), else its absolute path; its virtual size
+ * into *vsize.  Returns 0, or
+ * -EINVAL/-ENOENT/-EIO with msg set; nothing is written.
+ */
+int convert_backing_check(const char *file, const char *target_path, char *name, size_t name_len,
+			  uint64_t *vsize, char *msg, size_t len);
+
+/*
  * Convert t's finished raw temporary image to f with qemu-img, into a
  * second temporary file beside TARGET that becomes the one commit puts in
  * place; the raw one is dropped either way.  What qemu-img draws at random
@@ -42,5 +54,15 @@ int convert_check(enum image_format f, char *msg, size_t len);
  */
 int convert_image(struct target *t, enum image_format f, uint64_t seed, double *seconds, char *msg,
 		  size_t len);
+
+/*
+ * As convert_image() to qcow2, as an overlay on the qcow2 image backing
+ * (the name convert_backing_check() gave): only the clusters where the
+ * raw image differs from it are stored (qemu-img reads both whole).  A
+ * raw image of another size than the backing's virtual size is refused
+ * (-EINVAL, msg set) before qemu-img runs.
+ */
+int convert_image_backed(struct target *t, const char *backing, uint64_t seed, double *seconds,
+			 char *msg, size_t len);
 
 #endif

@@ -472,7 +472,8 @@ static int finish_disk(const struct create_args *a, struct target *t, const stru
 	ret = disk_write_table(target_fd(t), t->path, g, id, msg, len);
 	if (ret || a->format == IMAGE_RAW)
 		return ret;
-	ret = convert_image(t, a->format, id, &sum->convert_seconds, msg, len);
+	ret = sum->backing ? convert_image_backed(t, sum->backing, id, &sum->convert_seconds, msg, len)
+			   : convert_image(t, a->format, id, &sum->convert_seconds, msg, len);
 	if (!ret && fstat(target_fd(t), &st) == 0)
 		sum->file_size = (uint64_t)st.st_size;
 	return ret;
@@ -553,11 +554,16 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	return ret;
 }
 
-/* Refuse --partition and --format where they cannot go, before anything is planned. */
-static int check_disk_options(const struct create_args *a, const struct target *t)
+/*
+ * Refuse --partition, --format and --backing where they cannot go, before
+ * anything is planned; the name a qcow2 overlay records for --backing into
+ * backing (PATH_MAX bytes), the backing's virtual size into *backing_size.
+ */
+static int check_disk_options(const struct create_args *a, const struct target *t, char *backing,
+			      uint64_t *backing_size)
 {
 	const char *fmt = convert_format_name(a->format);
-	char msg[300];
+	char msg[PATH_MAX + 300];
 
 	if (a->partition_size && !a->partition) {
 		fprintf(stderr, "imprint: '--partition-size' needs '--partition gpt' or '--partition mbr'\n");
@@ -587,6 +593,21 @@ static int check_disk_options(const struct create_args *a, const struct target *
 	if (convert_check(a->format, msg, sizeof(msg))) {
 		fprintf(stderr, "imprint: %s\n", msg);
 		return -ENOENT;
+	}
+	if (a->backing && a->format != IMAGE_QCOW2) {
+		fprintf(stderr, "imprint: '--backing' makes a qcow2 overlay: it needs '--format qcow2' (or a TARGET ending in .qcow2), not %s%s\n",
+			t->is_dir ? "a directory" : t->is_device ? "a block device" : "--format ",
+			t->is_dir || t->is_device ? "" : fmt);
+		return -EINVAL;
+	}
+	if (a->backing) {
+		int ret = convert_backing_check(a->backing, t->path, backing, PATH_MAX,
+						backing_size, msg, sizeof(msg));
+
+		if (ret) {
+			fprintf(stderr, "imprint: %s\n", msg);
+			return ret;
+		}
 	}
 	return 0;
 }
@@ -645,16 +666,19 @@ int create_run(const struct create_args *a, struct params *p)
 	struct sigaction old[ARRAY_SIZE(watched)];
 	struct create_result res;
 	struct build_summary sum;
+	char msg[800] = "", backing[PATH_MAX] = "";
+	uint64_t backing_size = 0;
 	struct disk_geom g;
 	struct target t;
 	struct plan pl;
-	char msg[800] = "";
 	int ret;
 
 	memset(&sum, 0, sizeof(sum));
 	ret = check_target(a, &t);
 	if (!ret)
-		ret = check_disk_options(a, &t);
+		ret = check_disk_options(a, &t, backing, &backing_size);
+	if (!ret && a->backing)
+		sum.backing = backing;
 	if (!ret && a->extents) { /* refused before anything is built */
 		ret = outfile_check(a->extents, "'--extents'", 0, msg, sizeof(msg));
 		if (ret)
@@ -671,6 +695,12 @@ int create_run(const struct create_args *a, struct params *p)
 	if (ret)
 		goto out_target;
 	ret = plan_disk(a, &t, &pl, &g, &sum);
+	if (!ret && a->backing && g.disk_size != backing_size) {
+		fprintf(stderr, "imprint: the backing image '%s' is a disk of %llu bytes but this plan makes one of %llu: an overlay keeps its backing's size (give the backing made with the same 'size' and --partition)\n",
+			a->backing, (unsigned long long)backing_size,
+			(unsigned long long)g.disk_size);
+		ret = -EINVAL;
+	}
 	if (ret)
 		goto out_plan;
 

@@ -26,6 +26,7 @@ struct create_args {
 	uint64_t partition_size;   /* --partition-size in bytes; 0: from 'size' or the device */
 	enum image_format format;  /* --format (or TARGET's extension): qemu-img converts the raw image */
 	int format_given;          /* --format was given (else the extension decides) */
+	const char *backing;       /* --backing: the qcow2 image the new one is an overlay on, or NULL */
 	const char *html;          /* also write the report page here (cli/page.h), or NULL */
 	int argc;                  /* the command line, for the page */
 	char **argv;

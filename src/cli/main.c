@@ -43,6 +43,7 @@ enum {
 	OPT_PARTITION,
 	OPT_PARTITION_SIZE,
 	OPT_FORMAT,
+	OPT_BACKING,
 	OPT_HTML,
 	OPT_GENERATION,
 	OPT_INCLUDE,
@@ -82,6 +83,7 @@ static const struct option long_opts[] = {
 	{ "partition", required_argument, NULL, OPT_PARTITION },
 	{ "partition-size", required_argument, NULL, OPT_PARTITION_SIZE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "backing", required_argument, NULL, OPT_BACKING },
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "generation", required_argument, NULL, OPT_GENERATION },
 	{ "include", required_argument, NULL, OPT_INCLUDE },
@@ -319,6 +321,8 @@ static const struct opt_rule {
 	  .name = "'--include'",
 	  .takes = CREATE_OPTS | ON(CMD_PLAN),
 	  .only_for = "'create', 'plan' and 'verify'" },
+	{ .opt = OPT_BACKING, .name = "'--backing'", .takes = ON(CMD_CREATE),
+	  .only_for = "'create'" },
 	{ .opt = OPT_INCLUDE_NORMALIZE,
 	  .name = "'--include-normalize'",
 	  .takes = CREATE_OPTS | ON(CMD_PLAN),
@@ -423,6 +427,9 @@ static const struct opt_help {
 	{ OPT_FORMAT, "    --format FMT",
 	  "raw (default), qcow2, vmdk or vhdx (default from TARGET's\n"
 	  "extension): converted by qemu-img once built", 0 },
+	{ OPT_BACKING, "    --backing FILE",
+	  "qcow2: an overlay on FILE (the qcow2 image of the\n"
+	  "generation before) holding only what differs from it", 0 },
 	{ OPT_INCLUDE, "    --include SRC[:DEST]",
 	  "copy the file or directory SRC into the image at DEST\n"
 	  "(absolute; default '/' and SRC's name), owners, modes,\n"
@@ -874,6 +881,9 @@ static int parse_option(struct cli *c, const struct command *cmd, int opt, char 
 			return EXIT_USAGE;
 		}
 		c->create.format_given = 1;
+		break;
+	case OPT_BACKING:
+		c->create.backing = optarg;
 		break;
 	case OPT_HTML:
 		c->html = optarg;

@@ -377,6 +377,8 @@ static void add_disk_json(struct json_object *o, const struct build_summary *s)
 		json_object_object_add(o, "format", json_object_new_string(s->format));
 		json_object_object_add(o, "convert_seconds", new_double(s->convert_seconds, 3));
 		json_object_object_add(o, "file_size", json_object_new_uint64(s->file_size));
+		if (s->backing)
+			json_object_object_add(o, "backing", json_object_new_string(s->backing));
 	}
 }
 
@@ -393,8 +395,9 @@ static void print_disk_text(const struct build_summary *s, FILE *out)
 	}
 	if (s->format) {
 		fmt_bytes(s->file_size, FMT_BYTES_ADAPTIVE, a, sizeof(a));
-		fprintf(out, "  converted to %s by qemu-img in %.2f s (a %s file)\n", s->format,
-			s->convert_seconds, a);
+		fprintf(out, "  converted to %s by qemu-img in %.2f s (a %s file%s%s)\n", s->format,
+			s->convert_seconds, a, s->backing ? ", an overlay on " : "",
+			s->backing ? s->backing : "");
 	}
 }
 

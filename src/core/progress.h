@@ -52,6 +52,7 @@ struct build_summary {
 	const char *format;        /* --format other than raw ("qcow2"), else NULL */
 	double convert_seconds;    /* the time the conversion added (in seconds too) */
 	uint64_t file_size;        /* with format: the converted file's length */
+	const char *backing;       /* qcow2 --backing: the name the overlay records, else NULL */
 	const char *diskless;      /* a backend that wrote nothing (its name), else NULL */
 	const struct plan_gen *gen; /* a later generation's changes (plan.gen), else NULL */
 };
