@@ -136,6 +136,8 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 		if (done != file_blocks[f])
 			return -EINVAL; /* ext4_data_release() frees */
 		d->piece[at - 1].last = 1;
+		d->data_files++;
+		d->data_bytes += pl->file_size[f];
 		if (pl->file_size[f] >= CONTENT_SPLIT_MIN) {
 			struct ext4_big *g = &d->big[d->nbig++];
 

@@ -58,6 +58,8 @@ struct ext4_data {
 	size_t npieces;
 	struct ext4_big *big;	  /* the large files, by file id */
 	size_t nbig;
+	uint64_t data_files;	  /* files with data blocks (files_done's total) */
+	uint64_t data_bytes;	  /* their bytes (bytes_done's total) */
 
 	/* the batch cursor, under lock */
 	pthread_mutex_t lock;
