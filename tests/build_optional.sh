@@ -55,7 +55,7 @@ grep -qF "Chart.js left out (--without-chartjs): imprint is built without --html
 grep -q "unit tests (cmocka): no" "$WORK/conf" && pass "the summary says no unit tests" ||
 	fail "summary: $(tail -5 "$WORK/conf")"
 
-if make -j2 >"$WORK/make" 2>&1; then
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -j2 >"$WORK/make" 2>&1; then
 	pass "make builds imprint without them"
 else
 	fail "make failed: $(grep -m3 -i error "$WORK/make")"
@@ -68,14 +68,14 @@ expect_status 1 "plan --html is refused" ./imprint plan --files 50 --html "$WORK
 expect_err "this imprint was built without Chart.js" "the refusal says why"
 expect_err "install the Debian package libjs-chart.js and rebuild" "the refusal says what to do"
 [ ! -e "$WORK/p.html" ] && pass "no page written" || fail "a page was written"
-if make check TESTS= >"$WORK/check" 2>&1; then
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make check TESTS= >"$WORK/check" 2>&1; then
 	pass "make check (no test named) works without cmocka"
 else
 	fail "make check: $(grep -m3 -i error "$WORK/check")"
 fi
 ls tests/test_* 2>/dev/null | grep -v '\.c$\|\.h$' >"$WORK/built"
 [ ! -s "$WORK/built" ] && pass "no unit test program built" || fail "built: $(head -3 "$WORK/built")"
-make check TESTS=tests/html.sh >"$WORK/check" 2>&1
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make check TESTS=tests/html.sh >"$WORK/check" 2>&1
 grep -q "^SKIP: tests/html.sh" "$WORK/check" && pass "tests/html.sh skips without Chart.js" ||
 	fail "tests/html.sh: $(grep -m2 'html.sh' "$WORK/check")"
 

@@ -104,7 +104,10 @@ static int resolve_for_target(const struct create_args *a, const struct target *
 				params_fs_name(p->fs), t->path, found);
 			return -EINVAL;
 		}
-		p->fs = !strcmp(found, "ext2") ? FS_EXT2 : !strcmp(found, "ext3") ? FS_EXT3 : FS_EXT4;
+		/* the kind the model calls by the name libblkid gave (the target check admitted only these) */
+		for (enum fs_kind k = FS_EXT2; k <= FS_F2FS; k++)
+			if (!strcmp(params_fs_name(k), found))
+				p->fs = k;
 	}
 	if (params_resolve(p, &perr) ||
 	    backend_check_params(p, perr.msg, sizeof(perr.msg))) {
