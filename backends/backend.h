@@ -57,7 +57,12 @@ struct create_opts {
 	 * it between entries and data batches and fail with -EINTR.  NULL: never.
 	 */
 	volatile sig_atomic_t *cancel;
-	/* called now and then from the populating thread; may be NULL */
+	/*
+	 * Called now and then from the populating thread, and once at the end
+	 * of the data; may be NULL.  files_done: files whose bytes are all
+	 * written; bytes_done: bytes of file data written (a sparse file's
+	 * holes count as written), the plan's bytes once all are.
+	 */
 	void (*progress)(void *ctx, uint64_t files_done, uint64_t bytes_done);
 	void *progress_ctx;
 	/*

@@ -163,4 +163,29 @@ grep -q keep "$WORK/keep" && pass "old manifest untouched" || fail "old manifest
 ls "$WORK" | grep -q '\.tmp\.' && fail "temporary manifest left behind" \
 	|| pass "no temporary manifest left behind"
 
+
+# the progress line on a terminal (script(1) gives one): files and bytes of file data
+# written; a file counts once its bytes are; the last line shows the plan's totals
+if command -v script >/dev/null; then
+	nf=$("$IMPRINT" plan --size 200M --seed 5 | awk -F'\t' '$2 == "file"' | wc -l)
+	mkdir "$WORK/pdir"
+	for t in "$WORK/p.img" "$WORK/pdir"; do
+		script -qec "$(printf '%q ' "$IMPRINT" create --size 200M --seed 5 -j2 "$t")" /dev/null \
+			>"$WORK/tty" 2>&1
+		tr '\r' '\n' <"$WORK/tty" | sed 's/\x1b\[K//g' |
+			grep -E '^imprint: [0-9]+/[0-9]+ files, ' >"$WORK/lines"
+		last=$(tail -1 "$WORK/lines")
+		if [ -n "$last" ] && [[ $last =~ ^imprint:\ ([0-9]+)/([0-9]+)\ files,\ (.*)\ /\ (.*)\ \(([0-9]+)%\) ]] &&
+			[ "${BASH_REMATCH[1]}" = "$nf" ] && [ "${BASH_REMATCH[2]}" = "$nf" ] &&
+			[ "${BASH_REMATCH[3]}" = "${BASH_REMATCH[4]}" ] && [ "${BASH_REMATCH[5]}" = 100 ]; then
+			pass "progress into ${t##*/} ends at the totals: $last"
+		else
+			fail "progress into ${t##*/}: last line '$last' ($(wc -l <"$WORK/lines") lines, $nf files planned)"
+		fi
+		early=$(awk -v n="$nf" '{ split($2, f, "/"); if (f[1] == n && $0 !~ /\(100%\)/) print }' "$WORK/lines" | head -1)
+		[ -z "$early" ] && pass "progress into ${t##*/}: no line counts every file before every byte" ||
+			fail "progress into ${t##*/}: '$early'"
+	done
+fi
+
 finish

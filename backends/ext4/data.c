@@ -92,8 +92,16 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 	d->piece = malloc((n ? n : 1) * sizeof(*d->piece));
 	if (!d->piece)
 		return -ENOMEM;
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		if (file_blocks[f] && pl->file_size[f] >= CONTENT_SPLIT_MIN)
+			d->nbig++;
+	d->big = calloc(d->nbig ? d->nbig : 1, sizeof(*d->big));
+	if (!d->big)
+		return -ENOMEM;
+	d->nbig = 0;
 	for (uint64_t f = 0; f < pl->nfiles; f++) {
 		uint64_t done = 0, lblk;
+		size_t first = at;
 
 		if (!file_blocks[f])
 			continue;
@@ -125,12 +133,22 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 					sorted = 0;
 			}
 		}
-		if (done != file_blocks[f]) {
-			free(d->piece);
-			d->piece = NULL;
-			return -EINVAL;
-		}
+		if (done != file_blocks[f])
+			return -EINVAL; /* ext4_data_release() frees */
 		d->piece[at - 1].last = 1;
+		d->data_files++;
+		d->data_bytes += pl->file_size[f];
+		if (pl->file_size[f] >= CONTENT_SPLIT_MIN) {
+			struct ext4_big *g = &d->big[d->nbig++];
+
+			g->file = (uint32_t)f;
+			g->left = done;
+			g->nmap = at - first;
+			g->map = malloc(g->nmap * sizeof(*g->map));
+			if (!g->map)
+				return -ENOMEM;
+			memcpy(g->map, &d->piece[first], g->nmap * sizeof(*g->map));
+		}
 	}
 	d->npieces = at;
 	/* the write order only matters for speed: sequential is what disks like */
@@ -177,6 +195,22 @@ static size_t take_batch(struct ext4_data *d, struct ext4_piece *out, uint64_t *
 	return n;
 }
 
+/* The large file f made in parts, or NULL. */
+static struct ext4_big *big_of(const struct ext4_data *d, uint32_t f)
+{
+	size_t lo = 0, hi = d->nbig;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->big[mid].file < f)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nbig && d->big[lo].file == f && d->big[lo].sp ? &d->big[lo] : NULL;
+}
+
 /* One batch: its pieces, the buffer their blocks are made in, the runs written. */
 struct ext4_batch {
 	struct ext4_piece *b;
@@ -205,7 +239,12 @@ static int fill_batch(struct ext4_data *d, struct ext4_batch *s)
 		uint64_t have = off >= size ? 0 : size - off < want ? size - off : want;
 		unsigned char *at = s->buf + (b[i].pblk - s->span_start) * bs;
 
-		ret = have ? d->cs->fill(d->cs, b[i].file, off, at, (size_t)have) : 0;
+		struct ext4_big *g = have ? big_of(d, b[i].file) : NULL;
+
+		if (g)
+			ret = content_split_fill(d->cs, g->sp, off, at, (size_t)have);
+		else
+			ret = have ? d->cs->fill(d->cs, b[i].file, off, at, (size_t)have) : 0;
 		if (ret)
 			return ret;
 		/* the tail of the last block is zero, as the kernel leaves it */
@@ -253,13 +292,113 @@ static int submit_batch(struct ext4_data *d, struct ext4_batch *s, struct ext4_d
 	return ret;
 }
 
-/* Wait for what is in flight of batch s, then count it done. */
+/*
+ * Write logical blocks [lblk, lblk + n) of large file g from buf, at the
+ * physical blocks its pieces give them.  -EIO when a block has none.
+ */
+static int big_write(struct ext4_data *d, const struct ext4_big *g, uint64_t lblk, uint64_t n,
+		     const unsigned char *buf)
+{
+	uint64_t bs = d->block_size;
+	int ret = 0;
+
+	while (n && !ret) {
+		const struct ext4_piece *p = NULL;
+		uint64_t k;
+
+		for (size_t i = 0; i < g->nmap && !p; i++)
+			if (lblk >= g->map[i].lblk && lblk < (uint64_t)g->map[i].lblk + g->map[i].len)
+				p = &g->map[i];
+		if (!p)
+			return -EIO;
+		k = (uint64_t)p->lblk + p->len - lblk;
+		if (k > n)
+			k = n;
+		ret = ext4_pwrite_all(d->fd, buf, (size_t)(k * bs),
+				      d->base + (p->pblk + (lblk - p->lblk)) * bs);
+		buf += k * bs;
+		lblk += k;
+		n -= k;
+	}
+	return ret;
+}
+
+/*
+ * Every block of large file g is written: make the ranges the parts left
+ * to the fixup again (whole blocks, now that the memo has every sum) and
+ * write them over the parts' blocks, through the page cache (the parts'
+ * direct writes are done).
+ */
+static int big_fixup(struct ext4_data *d, const struct ext4_big *g)
+{
+	uint64_t bs = d->block_size, size = d->pl->file_size[g->file];
+	const uint64_t *off, *len;
+	long n = content_split_fixups(g->sp, &off, &len);
+	unsigned char *buf = NULL;
+	size_t cap = 0;
+	int ret = n < 0 ? (int)n : 0;
+
+	for (long i = 0; i < n && !ret; i++) {
+		uint64_t a = off[i] / bs * bs, e = off[i] + len[i];
+
+		e = (e + bs - 1) / bs * bs;
+		while (a < e && !ret) {
+			uint64_t b = e - a > (uint64_t)d->batch_blocks * bs ?
+					     a + (uint64_t)d->batch_blocks * bs :
+					     e;
+			uint64_t have = b < size ? b - a : size - a;
+
+			if (cap < b - a) {
+				free(buf);
+				cap = (size_t)(b - a);
+				buf = malloc(cap);
+				if (!buf)
+					return -ENOMEM;
+			}
+			memset(buf + have, 0, (size_t)(b - a - have));
+			ret = content_split_fill(d->cs, g->sp, a, buf, (size_t)have);
+			if (!ret) {
+				pthread_mutex_lock(&d->wlock);
+				ret = big_write(d, g, a / bs, (b - a) / bs, buf);
+				pthread_mutex_unlock(&d->wlock);
+			}
+			a = b;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+/* Count batch s's blocks of large files written; fix up each whose last block they were. */
+static int big_done(struct ext4_data *d, const struct ext4_batch *s)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < s->n && !ret; i++) {
+		struct ext4_big *g = d->nbig ? big_of(d, s->b[i].file) : NULL;
+		int last;
+
+		if (!g)
+			continue;
+		pthread_mutex_lock(&d->lock);
+		g->left -= s->b[i].len;
+		last = g->left == 0;
+		pthread_mutex_unlock(&d->lock);
+		if (last)
+			ret = big_fixup(d, g);
+	}
+	return ret;
+}
+
+/* Wait for what is in flight of batch s, write the fixups it completes, then count it done. */
 static int finish_batch(struct ext4_data *d, struct ext4_batch *s, struct ext4_dio *io)
 {
 	int ret = 0;
 
 	if (io && io->inflight)
 		ret = ext4_dio_reap(io, d->fd, s->run, io->inflight);
+	if (!ret)
+		ret = big_done(d, s);
 	if (ret)
 		return ret;
 	atomic_fetch_add(&d->bytes_done, s->bytes);
@@ -365,6 +504,11 @@ int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd
 
 	d->cs = cs;
 	d->cancel = cancel;
+	for (size_t i = 0; i < d->nbig; i++) {
+		ret = content_split_begin(cs, d->big[i].file, &d->big[i].sp);
+		if (ret)
+			return ret;
+	}
 	d->fd = fd;
 	d->dfd = direct ? ext4_dio_open(fd, d->block_size, d->base) : -1;
 	/* two buffers a worker (one in flight): half the batch, the same memory */
@@ -471,4 +615,11 @@ void ext4_data_release(struct ext4_data *d)
 	free(d->piece);
 	d->piece = NULL;
 	d->npieces = 0;
+	for (size_t i = 0; i < d->nbig; i++) {
+		content_split_end(d->big[i].sp);
+		free(d->big[i].map);
+	}
+	free(d->big);
+	d->big = NULL;
+	d->nbig = 0;
 }

@@ -28,6 +28,21 @@ struct ext4_piece {
 /* Longest piece in blocks: a longer run is cut into several. */
 #define EXT4_DATA_PIECE_MAX 32767u
 
+/*
+ * A file of CONTENT_SPLIT_MIN bytes or more: made in parts
+ * (content_split_*) by the batches that hold its pieces, whichever worker
+ * takes them; the worker that finishes its last block writes the fixups
+ * (the ranges whose bytes sum whole members, left zero by the parts) over
+ * the blocks the parts wrote.
+ */
+struct ext4_big {
+	uint32_t file;
+	struct content_split *sp; /* NULL: made by fill() like any file (PNG) */
+	struct ext4_piece *map;	  /* its pieces in logical order */
+	size_t nmap;
+	uint64_t left;		  /* blocks not yet written, under the lock */
+};
+
 struct ext4_data {
 	/* what to write */
 	const struct plan *pl;
@@ -41,6 +56,10 @@ struct ext4_data {
 	uint32_t batch_blocks;	  /* span of one batch */
 	struct ext4_piece *piece; /* sorted by pblk */
 	size_t npieces;
+	struct ext4_big *big;	  /* the large files, by file id */
+	size_t nbig;
+	uint64_t data_files;	  /* files with data blocks (files_done's total) */
+	uint64_t data_bytes;	  /* their bytes (bytes_done's total) */
 
 	/* the batch cursor, under lock */
 	pthread_mutex_t lock;

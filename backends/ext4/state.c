@@ -118,11 +118,24 @@ const char *ext4_entry_path(const struct ext4_build *x, uint32_t dir, const char
 	return buf;
 }
 
+/*
+ * Files done: those whose inode is written, less those whose data the
+ * workers have not written yet (the inodes go much faster): the files
+ * whose last piece is not written, and at least one while any byte is
+ * not (a batch holding another piece of a file may still be in flight).
+ */
 void ext4_progress(struct ext4_build *x)
 {
-	if (x->st->progress)
-		x->st->progress(x->st->progress_ctx, x->meta_files,
-				atomic_load(&x->data.bytes_done));
+	uint64_t data_done = atomic_load(&x->data.files_done), pending;
+	uint64_t bytes = atomic_load(&x->data.bytes_done);
+
+	if (!x->st->progress)
+		return;
+	pending = x->data.data_files > data_done ? x->data.data_files - data_done : 0;
+	if (!pending && bytes < x->data.data_bytes)
+		pending = 1;
+	x->st->progress(x->st->progress_ctx, x->meta_files > pending ? x->meta_files - pending : 0,
+			bytes + x->inline_bytes);
 }
 
 int ext4_cancelled(const struct ext4_state *st)

@@ -88,6 +88,7 @@ struct ext4_build {
 	char *tbuf; /* a symlink target, block size bytes */
 	struct ext4_data data;
 	uint64_t meta_files; /* files whose inode is written, for progress */
+	uint64_t inline_bytes; /* bytes of the inline files written (in their inodes), for progress */
 
 	/* extended attributes (xattr.c) */
 	struct plan_xattrs *xattrs;  /* one entry's, while they are written */

@@ -231,6 +231,8 @@ static int write_file(struct ext4_build *x, uint64_t f)
 			err = ext2fs_inline_data_init(x->fs, ino);
 			ret = e2err_errno(err);
 		}
+		if (!ret) /* no worker writes them: the progress counts them here */
+			x->inline_bytes += size;
 	} else {
 		struct ext4_meta_src src = { 0 };
 		const struct layout_extent *runs = &x->lo->ext[x->lo->file_ext[f]];

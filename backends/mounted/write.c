@@ -508,8 +508,12 @@ static int write_batch(struct worker *w, struct job *j, uint32_t *dir, int *dfd,
 	for (uint64_t f = j->first; f < j->end && !ret; f++) {
 		if (__atomic_load_n(&w->p->ret, __ATOMIC_RELAXED) || mnt_cancelled(st))
 			return 0;
-		if (st->skip && st->skip[f])
+		if (st->skip && st->skip[f]) {
+			/* written before the workers (fragmentation, aging): done */
+			__atomic_add_fetch(&w->p->files_done, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&w->p->bytes_done, pl->file_size[f], __ATOMIC_RELAXED);
 			continue;
+		}
 		if (pl->file_dir[f] != *dir) {
 			if (*dfd >= 0)
 				close(*dfd);
@@ -576,6 +580,10 @@ static void pool_wait(struct pool *p)
 			o->progress(o->progress_ctx, __atomic_load_n(&p->files_done, __ATOMIC_RELAXED),
 				    __atomic_load_n(&p->bytes_done, __ATOMIC_RELAXED));
 	}
+	/* the last figures: what the workers did after the last look */
+	if (o->progress)
+		o->progress(o->progress_ctx, __atomic_load_n(&p->files_done, __ATOMIC_ACQUIRE),
+			    __atomic_load_n(&p->bytes_done, __ATOMIC_ACQUIRE));
 }
 
 /* Free the large files, closing those a failure left open. */

@@ -97,8 +97,9 @@ void gen_binary_bytes(const struct content_model *cm, uint64_t key, uint64_t off
  * and returns 1, and the part leaves them zero.  Once every part is made,
  * the fixup makes the deferred ranges again: gen_memo_defer() then returns
  * 0 (as it does without a memo), and the generator finds the sums in the
- * memo or, failing that, computes them.  The bytes are the same as a
- * one-call fill's in every case.
+ * memo or, failing that, computes them (the fixup's own sums are not
+ * recorded: it may make bytes the parts made, cut elsewhere).  The bytes
+ * are the same as a one-call fill's in every case.
  */
 void gen_memo_sum(struct gen_memo *m, uint64_t member, uint64_t at, uint64_t len, uint32_t crc);
 int gen_memo_crc(struct gen_memo *m, uint64_t member, uint64_t size, uint32_t *crc);

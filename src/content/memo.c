@@ -74,7 +74,9 @@ void gen_memo_sum(struct gen_memo *m, uint64_t member, uint64_t at, uint64_t len
 	if (!m || !len)
 		return;
 	pthread_mutex_lock(&m->lock);
-	if (memo_room((void **)&m->sum, NULL, m->nsum, &m->capsum, sizeof(*m->sum))) {
+	if (m->final) {
+		/* the fixup's sums: the parts' tile every member already */
+	} else if (memo_room((void **)&m->sum, NULL, m->nsum, &m->capsum, sizeof(*m->sum))) {
 		m->sum[m->nsum++] = (struct memo_sum){ member, at, len, crc };
 		m->sorted = false;
 	} else {

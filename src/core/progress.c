@@ -49,24 +49,37 @@ static void fmt_eta(double s, char *buf, size_t len)
 		snprintf(buf, len, "%lu:%02lu", t / 60, t % 60);
 }
 
+/* Whole percent of done in total, rounded down: 100 only when all is done. */
+static unsigned percent(uint64_t done, uint64_t total)
+{
+	if (!total || done >= total)
+		return 100;
+	return (unsigned)((long double)done * 100 / (long double)total);
+}
+
 void progress_update(void *ctx, uint64_t files_done, uint64_t bytes_done)
 {
 	struct progress *pr = ctx;
 	struct timespec now;
 	char done[32], total[32], eta[32];
 	double secs, rate;
+	int complete = files_done >= pr->total_files && bytes_done >= pr->total_bytes;
 
 	if (!pr->out)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (pr->shown && (now.tv_sec - pr->last.tv_sec) * 1000000000LL +
-				 (now.tv_nsec - pr->last.tv_nsec) < REDRAW_NS)
+	/* the line of a finished build is drawn at once (once), whatever the last one's age */
+	if (complete ? pr->complete_shown :
+		       pr->shown && (now.tv_sec - pr->last.tv_sec) * 1000000000LL +
+						    (now.tv_nsec - pr->last.tv_nsec) < REDRAW_NS)
 		return;
 	pr->last = now;
+	pr->complete_shown = complete;
 	secs = elapsed(&pr->start, &now);
 	rate = secs > 0 ? (double)bytes_done / secs : 0;
 	fmt_bytes(bytes_done, FMT_BYTES_ADAPTIVE, done, sizeof(done));
 	fmt_bytes(pr->total_bytes, FMT_BYTES_ADAPTIVE, total, sizeof(total));
+	/* the ETA follows the bytes (files are not all alike); by files only when no byte is done */
 	if (rate > 0 && bytes_done <= pr->total_bytes)
 		fmt_eta((double)(pr->total_bytes - bytes_done) / rate, eta, sizeof(eta));
 	else if (files_done && pr->total_files >= files_done && secs > 0)
@@ -75,8 +88,10 @@ void progress_update(void *ctx, uint64_t files_done, uint64_t bytes_done)
 	else
 		snprintf(eta, sizeof(eta), "?");
 	/* \r and erase to the end: one line, rewritten in place */
-	fprintf(pr->out, "\rimprint: %" PRIu64 "/%" PRIu64 " files, %s / %s, %.1f MB/s, ETA %s\033[K",
-		files_done, pr->total_files, done, total, rate / 1e6, eta);
+	fprintf(pr->out,
+		"\rimprint: %" PRIu64 "/%" PRIu64 " files, %s / %s (%u%%) written, %.1f MB/s, ETA %s\033[K",
+		files_done, pr->total_files, done, total, percent(bytes_done, pr->total_bytes),
+		rate / 1e6, eta);
 	fflush(pr->out);
 	pr->shown = 1;
 }

@@ -11,15 +11,20 @@ struct create_result;
 struct json_object;
 
 /*
- * A one-line progress display on a terminal: files, bytes, MB/s and ETA,
- * redrawn at most four times a second.  Used from one thread only (the
- * backend calls its progress hook from the populating thread).
+ * A one-line progress display on a terminal: files done, bytes of file
+ * data written of the plan's total (and their whole percent, rounded
+ * down), MB/s and an ETA from the bytes, redrawn at most four times a
+ * second, and at once when files and bytes reach their totals.  Used from
+ * one thread only (the backend calls its progress hook from the
+ * populating thread).  A backend counts a file done once its bytes are
+ * written.
  */
 struct progress {
 	FILE *out;                 /* NULL: show nothing */
 	uint64_t total_files, total_bytes;
 	struct timespec start, last;
 	int shown;                 /* a line is on the screen */
+	int complete_shown;        /* the line of the totals is drawn */
 };
 
 /*

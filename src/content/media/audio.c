@@ -88,17 +88,21 @@ void media_win_put_unit(const struct win *w, uint64_t ustart, const uint8_t *uni
 
 void media_bits_put(struct media_bits *b, uint32_t v, unsigned int nb)
 {
-	while (nb) {
-		unsigned int room = 8 - (b->n & 7);
-		unsigned int take = nb < room ? nb : room;
-		uint32_t chunk = (v >> (nb - take)) & ((1u << take) - 1);
+	/* the bits in a 64-bit word whose top byte is p[n / 8]: at most five bytes to merge */
+	unsigned int off = (unsigned int)(b->n & 7), end = off + nb, k;
+	uint8_t *p = b->p + (b->n >> 3);
+	uint64_t m, x;
 
-		uint8_t mask = (uint8_t)(((1u << take) - 1) << (room - take));
+	if (!nb)
+		return;
+	m = (~UINT64_C(0) >> (64 - nb)) << (64 - end);
+	x = ((uint64_t)v << (64 - end)) & m;
+	for (k = 0; k * 8 < end; k++) {
+		uint8_t bm = (uint8_t)(m >> (56 - 8 * k));
 
-		b->p[b->n >> 3] = (uint8_t)((b->p[b->n >> 3] & ~mask) | chunk << (room - take));
-		b->n += take;
-		nb -= take;
+		p[k] = (uint8_t)((p[k] & ~bm) | (uint8_t)(x >> (56 - 8 * k)));
 	}
+	b->n += nb;
 }
 
 /* ------------------------------------------------------------------ */

@@ -137,7 +137,8 @@ static unsigned int mp3_granule(struct media_bits *b, struct rng *r, unsigned in
 		if ((q & 7) == 0)
 			draw = rng_next(r);
 		v = draw & 15;
-		nz = (unsigned int)__builtin_popcount(v);
+		/* its non-zero values: the bits set in v, from a nibble table (no libgcc call) */
+		nz = (unsigned int)(UINT64_C(0x4332322132212110) >> (v * 4)) & 15;
 		if (used + 4 + nz > budget)
 			break;
 		/* table B codes quadruple v as 15 - v, the signs follow; 24 bits a write */
