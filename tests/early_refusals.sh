@@ -92,5 +92,21 @@ mkdir "$T/real"
 ln -s real "$T/lnk"
 refused_untouched "'$T/lnk' is a symbolic link to a directory; give the directory itself" \
 	"a linked DIR" "$IMPRINT" create --size 64M --used 1M "$T/lnk"
+# "lnk/" too: the kernel follows a link with a trailing slash, imprint's rule does not change
+for d in "$T/lnk/" "$T/lnk//"; do
+	refused_untouched "'$d' is a symbolic link to a directory (a trailing '/' does not change that); give the directory itself ('$T/real')" \
+		"a linked DIR given as '${d#"$T/"}'" "$IMPRINT" create --size 64M --used 1M "$d"
+	refused_untouched "'$d' is a symbolic link to a directory" \
+		"a linked DIR given as '${d#"$T/"}', mounted backend, --force" \
+		"$IMPRINT" create --backend mounted --force --size 64M --used 1M "$d"
+done
+[ -z "$(ls -A "$T/real")" ] && pass "the linked directory stayed empty" || fail "'$T/real' was written"
+# the directory itself, with a trailing slash, is still a target
+if "$IMPRINT" create -q --size 64M --used 1M --files 20 "$T/real/" 2>"$WORK/err.txt" &&
+	[ -n "$(ls -A "$T/real")" ]; then
+	pass "the directory itself ('real/') is filled"
+else
+	fail "'real/' refused: $(head -c 300 "$WORK/err.txt")"
+fi
 
 finish

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "backends/ext4/estimate.h"
 #include "backends/ext4/format.h"
 #include "backends/ext4/state.h"
+#include "util/cleanup.h"
 #include "util/rng.h"
 #include "util/spawn.h"
 #include "util/util.h"
@@ -58,26 +60,46 @@ static const char mke2fs_conf[] =
 	USAGE_TYPE("floppy") USAGE_TYPE("small") USAGE_TYPE("default") USAGE_TYPE("big")
 	USAGE_TYPE("huge");
 
-/* Write mke2fs_conf to a temporary file; its path into path (PATH_MAX). */
-static int write_mke2fs_conf(char *path, size_t len)
+/*
+ * mke2fs_conf where mke2fs can read it, its path into path (PATH_MAX): a
+ * memory file mke2fs inherits (/proc/self/fd/N), which nothing can leave
+ * behind, not even SIGKILL; else a temporary file, tracked for removal on
+ * a signal (*named set).  The descriptor to close after mke2fs, or -errno.
+ */
+static int write_mke2fs_conf(char *path, size_t len, int *named)
 {
 	const char *dir = getenv("TMPDIR");
 	size_t n = sizeof(mke2fs_conf) - 1;
 	int fd;
 
-	snprintf(path, len, "%s/imprint-mke2fs.XXXXXX", dir && *dir ? dir : "/tmp");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -errno;
+	*named = 0;
+	fd = memfd_create("imprint-mke2fs.conf", 0); /* not close-on-exec: mke2fs opens it */
+	if (fd >= 0) {
+		snprintf(path, len, "/proc/self/fd/%d", fd);
+		if (access(path, R_OK) != 0) { /* no /proc */
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		snprintf(path, len, "%s/imprint-mke2fs.XXXXXX", dir && *dir ? dir : "/tmp");
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		cleanup_track(path, CLEANUP_FILE);
+		*named = 1;
+	}
 	if (write(fd, mke2fs_conf, n) != (ssize_t)n) {
 		int ret = errno ? -errno : -EIO;
 
 		close(fd);
-		unlink(path);
+		if (*named) {
+			unlink(path);
+			cleanup_untrack(path);
+		}
 		return ret;
 	}
-	close(fd);
-	return 0;
+	return fd;
 }
 
 /*
@@ -192,7 +214,7 @@ int ext4_format(struct backend *b, const struct create_opts *o, const struct pla
 	const struct params *p = &pl->prm;
 	char uuid[37], hseed[37], inodes[32], timeenv[64], err[EXT4_MKE2FS_ERRMAX], kib[32];
 	char conf[PATH_MAX + 16] = "MKE2FS_CONFIG=";
-	int have_conf = 0;
+	int conf_fd = -1, conf_named = 0;
 	char *opts = NULL, *ext = NULL, **argv = NULL, **env = NULL;
 	size_t nuser = 0, ext_len, n = 0;
 	uint64_t need, count;
@@ -271,12 +293,13 @@ int ext4_format(struct backend *b, const struct create_opts *o, const struct pla
 		argv[n++] = kib;
 	argv[n] = NULL;
 
-	ret = write_mke2fs_conf(conf + 14, sizeof(conf) - 14);
-	if (ret) {
+	conf_fd = write_mke2fs_conf(conf + 14, sizeof(conf) - 14, &conf_named);
+	if (conf_fd < 0) {
+		ret = conf_fd;
 		ext4_set_err(b, ret, "cannot write a temporary mke2fs.conf: %s", strerror(-ret));
 		goto out_free;
 	}
-	have_conf = 1;
+	cleanup_test_pause("mke2fs");
 	ret = -ENOMEM;
 	env = mke2fs_env(p->time_ref, timeenv, sizeof(timeenv), conf);
 	if (!env)
@@ -302,8 +325,12 @@ int ext4_format(struct backend *b, const struct create_opts *o, const struct pla
 out_free:
 	if (ret == -ENOMEM && !b->errmsg[0])
 		ext4_set_err(b, ret, "out of memory");
-	if (have_conf)
+	if (conf_fd >= 0)
+		close(conf_fd);
+	if (conf_named) {
 		unlink(conf + 14);
+		cleanup_untrack(conf + 14);
+	}
 	free(env);
 	free(argv);
 	free(ext);

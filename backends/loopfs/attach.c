@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/cleanup.h"
 #include "util/loopdev.h"
 #include "backends/loopfs/loopfs.h"
 
@@ -56,6 +57,7 @@ int lfs_mount(struct lfs_state *st)
 		st->mnt[0] = '\0';
 		return ret;
 	}
+	cleanup_track(st->mnt, CLEANUP_MOUNT);
 	if (mount(st->dev, st->mnt, st->fs, MS_NOSUID | MS_NODEV, NULL) != 0) {
 		ret = -errno;
 		if (ret == -ENODEV)
@@ -72,6 +74,7 @@ int lfs_mount(struct lfs_state *st)
 	if (mount(NULL, st->mnt, NULL, MS_PRIVATE, NULL) != 0)
 		return lfs_err(st, -errno, "cannot make the mount on '%s' private: %s", st->mnt,
 			       strerror(errno));
+	cleanup_test_pause("mounted");
 	return 0;
 }
 
@@ -98,6 +101,7 @@ int lfs_release(struct lfs_state *st)
 		if (rmdir(st->mnt) != 0 && !ret)
 			ret = lfs_err(st, -errno, "cannot remove the mount point '%s': %s", st->mnt,
 				      strerror(errno));
+		cleanup_untrack(st->mnt);
 		st->mnt[0] = '\0';
 	}
 	if (st->loopfd >= 0) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backends/mounted/mounted.h"
+#include "util/strutil.h"
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
@@ -19,6 +20,10 @@ int mnt_open_root(struct mnt_state *st)
 	struct open_how how = { .flags = DIR_FLAGS, .resolve = RESOLVE_BENEATH };
 	int fd;
 
+	/* "DIR/" through a link: O_NOFOLLOW does not stop the kernel there, we do */
+	if (path_names_link(st->root))
+		return mnt_err(st, -ELOOP, "'%s' is a symbolic link; give the directory itself",
+			       st->root);
 	st->rootfd = open(st->root, DIR_FLAGS);
 	if (st->rootfd < 0) {
 		int ret = -errno;

@@ -25,11 +25,8 @@ static int entry_read(void *ctx, uint64_t off, void *buf, size_t len)
 
 		if (n < 0)
 			return (int)n;
-		if (n == 0) {
-			snprintf(r->err->msg, sizeof(r->err->msg),
-				 "'%s': shorter than its size (changed while read?)", r->e->path);
-			return -EIO;
-		}
+		if (n == 0) /* shorter than its size: changed since its statx, or a /sys file */
+			return -ENODATA;
 		b += n;
 		off += (uint64_t)n;
 		len -= (size_t)n;
@@ -72,6 +69,11 @@ int content_walk_entry(struct fsread *fs, const struct fsread_entry *e, void *ar
 	ret = entry_holes(w, e, fsread_geometry(fs)->block_size);
 	if (!ret)
 		ret = content_stats_read(w->st, e->path, e->size, w->hole, w->nhole, entry_read, &r);
+	if (ret && ret != -ENOMEM) {
+		/* one file that cannot be read (gone, changed, a /sys file): skipped and counted */
+		fsread_skipped(fs, ret);
+		return 0;
+	}
 	if (ret && !w->err->msg[0])
 		snprintf(w->err->msg, sizeof(w->err->msg), "'%s': %s", e->path, strerror(-ret));
 	return ret;

@@ -25,6 +25,7 @@ int content_report_run_html(const char *target, const struct content_stats_opts 
 	struct fsread_error err = { { 0 } };
 	struct content_walk w = { .st = &st, .err = &err };
 	struct fsread *fs;
+	char note[256];
 	int ret;
 
 	ret = fsread_open_part(target, o->partition, FSREAD_EXTENTS, &fs, &err);
@@ -42,6 +43,8 @@ int content_report_run_html(const char *target, const struct content_stats_opts 
 		fprintf(stderr, "imprint: cannot measure '%s': %s\n", target, err.msg);
 		goto out_release;
 	}
+	if (fsread_skipped_note(fs, note, sizeof(note)))
+		fprintf(stderr, "imprint: '%s': %s: the figures leave them out\n", target, note);
 	st.holes_unknown = !fsread_has_extents(fs);
 	ret = content_stats_finish(&st);
 	if (ret) {

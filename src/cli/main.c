@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "backends/registry.h"
@@ -12,6 +13,7 @@
 #include "model/impressions.h"
 #include "model/params.h"
 #include "util/array.h"
+#include "util/loopdev.h"
 #include "util/strutil.h"
 #include "util/util.h"
 
@@ -113,6 +115,7 @@ struct command {
 	int any_option; /* takes every option and ignores those it does not use */
 	const int *also; /* options of other commands' rows it takes too, 0-ended
 			  * (any_option: the options its help shows) */
+	int may_mount; /* mounts an image (xfs, btrfs) itself when run as root */
 };
 
 /* profile replaces its output only with --force, and -q silences its progress as create's */
@@ -139,6 +142,7 @@ enum {
 
 static const struct command commands[NCOMMANDS] = {
 	[CMD_CREATE] = {
+		.may_mount = 1,
 		.name = "create",
 		.run = cmd_create,
 		.help = "build the image: imprint create [options] TARGET",
@@ -166,6 +170,7 @@ static const struct command commands[NCOMMANDS] = {
 		.example = "imprint plan --used 100M --files 2000 --report",
 	},
 	[CMD_VERIFY] = {
+		.may_mount = 1,
 		.name = "verify",
 		.run = cmd_verify,
 		.help = "check a mounted image against its plan: imprint verify [options] DIR\n"
@@ -181,6 +186,7 @@ static const struct command commands[NCOMMANDS] = {
 			   "sudo imprint verify --used 50M --extents ext.txt disk.img",
 	},
 	[CMD_CONTENT_REPORT] = {
+		.may_mount = 1,
 		.name = "content-report",
 		.run = cmd_content_report,
 		.help = "measure content (compressibility, duplicates, zero blocks,\n"
@@ -194,6 +200,7 @@ static const struct command commands[NCOMMANDS] = {
 		.example = "imprint content-report --sample 0.1 disk.img",
 	},
 	[CMD_MEASURE] = {
+		.may_mount = 1,
 		.name = "measure",
 		.run = cmd_measure,
 		.help = "measure what an image, device or mounted tree holds (sizes, depths,\n"
@@ -230,6 +237,7 @@ static const struct command commands[NCOMMANDS] = {
 		.example = "imprint params --profiles",
 	},
 	[CMD_PROFILE] = {
+		.may_mount = 1,
 		.name = "profile",
 		.run = cmd_profile,
 		.help = "measure a tree, image or device and write its statistics as a\n"
@@ -1149,6 +1157,13 @@ int main(int argc, char **argv)
 		unknown_command(argv[1]);
 		return EXIT_USAGE;
 	}
+	/*
+	 * before any file is opened (a descriptor from the host's mounts cannot
+	 * be linked into the namespace's copy of them): what imprint mounts goes
+	 * with it, however it ends; refused, it mounts where it is, as before
+	 */
+	if (l.cmd->may_mount && geteuid() == 0)
+		loopdev_private_ns();
 	ret = parse_line(&l, argc - 1, argv + 1);
 	if (ret) {
 		cli_release(&l.c);

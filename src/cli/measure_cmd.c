@@ -18,7 +18,7 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 	struct mstate m = { 0 };
 	struct mresult r = { 0 };
 	struct outfile ext = { 0 };
-	char emsg[512];
+	char emsg[512], note[256];
 	struct fsread *fs = NULL;
 	const struct fsread_geometry *geo;
 	uint64_t chunk;
@@ -74,9 +74,8 @@ int measure_run(const char *target, const struct measure_opts *o, FILE *out)
 		}
 	}
 	measure_result_init(&r, fs, target, label, sizeof(label));
-	if (r.unreadable)
-		fprintf(stderr, "imprint: '%s': %" PRIu64 " directories or files could not be read (permission): the figures leave them out\n",
-			target, r.unreadable);
+	if (fsread_skipped_note(fs, note, sizeof(note)))
+		fprintf(stderr, "imprint: '%s': %s: the figures leave them out\n", target, note);
 	if (r.image) {
 		chunk = o->chunk_bytes ? o->chunk_bytes :
 			o->against && o->against->free_chunk ? o->against->free_chunk : 1 << 20;

@@ -107,7 +107,7 @@ int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 	struct fsread_error err = { { 0 } };
 	struct pstate *s;
 	struct fsread *fs = NULL;
-	char root[PATH_MAX];
+	char root[PATH_MAX], note[256];
 	int ret;
 
 	s = calloc(1, sizeof(*s));
@@ -169,9 +169,8 @@ int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 			fprintf(stderr, "imprint: %s\n", err.msg);
 		goto out_release;
 	}
-	if (fsread_unreadable(fs))
-		fprintf(stderr, "imprint: '%s': %" PRIu64 " directories or files could not be read "
-			"(permission): the profile leaves them out\n", source, fsread_unreadable(fs));
+	if (fsread_skipped_note(fs, note, sizeof(note)))
+		fprintf(stderr, "imprint: '%s': %s: the profile leaves them out\n", source, note);
 	if (s->m.nfiles < 2) {
 		fprintf(stderr, "imprint: '%s': %" PRIu64 " regular files: a profile needs at least 2\n",
 			source, s->m.nfiles);

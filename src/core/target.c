@@ -16,6 +16,8 @@
 #include "core/target.h"
 #include "core/target_int.h"
 #include "core/target_scan.h"
+#include "util/cleanup.h"
+#include "util/strutil.h"
 
 /* Zeroed on a device after a failed build: every superblock we care about lives here. */
 #define WIPE_BYTES (64 * 1024)
@@ -290,9 +292,15 @@ int target_open(struct target *t, const char *path, struct target_error *err)
 			return -EPERM;
 		}
 		/* the mounted backend opens DIR itself, never through a link: refuse it now */
-		if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-			set_error(err, "'%s' is a symbolic link to a directory; give the directory itself",
-				  path);
+		if (path_names_link(path)) {
+			char *real = realpath(path, NULL);
+			size_t n = strlen(path);
+
+			/* "link/" too: the kernel follows it, the rule is the same */
+			set_error(err, "'%s' is a symbolic link to a directory%s; give the directory itself ('%s')",
+				  path, n > 1 && path[n - 1] == '/' ? " (a trailing '/' does not change that)" : "",
+				  real ? real : "?");
+			free(real);
 			return -ELOOP;
 		}
 		return open_dir(t, path, err);
@@ -529,6 +537,7 @@ int target_keep(struct target *t, char *what, size_t len)
 		}
 	}
 	t->keep_named = !t->is_device;
+	cleanup_untrack(t->tmp); /* kept on purpose */
 	if (what)
 		snprintf(what, len, "kept the partial %s '%s' (--keep-partial)",
 			 t->is_device ? "file system on" : "image", t->is_device ? t->path : t->tmp);
@@ -553,6 +562,7 @@ void target_release(struct target *t)
 		close(t->excl_fd);
 	if (t->lock_fd >= 0)
 		close(t->lock_fd); /* drops the flock */
+	cleanup_untrack(t->tmp);
 	free(t->path);
 	free(t->real);
 	free(t->dir);

@@ -12,6 +12,7 @@
 
 #include "core/target.h"
 #include "core/target_int.h"
+#include "util/cleanup.h"
 
 /* Copy the existing image into the temporary file, keeping its holes. */
 static int copy_sparse(int in, int out, uint64_t size)
@@ -79,6 +80,7 @@ static int make_named_temp(struct target *t, struct target_error *err)
 		return ret;
 	}
 	t->wrote = 1;
+	cleanup_track(t->tmp, CLEANUP_FILE);
 	/* mkstemp makes 0600; an image is an ordinary file */
 	mask = umask(0);
 	umask(mask);
@@ -270,6 +272,7 @@ static void temp_forget(struct target *t)
 		close(t->tmp_fd);
 	t->tmp_fd = -1;
 	t->tmp_anon = 0;
+	cleanup_untrack(t->tmp);
 	free(t->tmp);
 	t->tmp = NULL;
 	t->wrote = 0;
@@ -369,6 +372,7 @@ void target_convert_end(struct target *t, int ok)
 	if (t->raw_tmp)
 		unlink(t->raw_tmp);
 	close(t->raw_fd);
+	cleanup_untrack(t->raw_tmp);
 	free(t->raw_tmp);
 	t->raw_tmp = NULL;
 	t->raw_fd = -1;

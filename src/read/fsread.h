@@ -210,6 +210,28 @@ int fsread_has_extents(const struct fsread *fs);
  */
 uint64_t fsread_unreadable(const struct fsread *fs);
 
+/*
+ * Entries of a live mounted tree that vanished (or changed) between their
+ * directory's listing and their reading: skipped, not errors.  Always 0
+ * for images.
+ */
+uint64_t fsread_vanished(const struct fsread *fs);
+
+/*
+ * Count an entry the caller skips because reading it failed with -err (a
+ * negative errno): gone (-ENOENT, -ESTALE, -ENOTDIR) into fsread_vanished(),
+ * anything else (-ENODATA: shorter than its size, as /sys files are) into
+ * fsread_unreadable().
+ */
+void fsread_skipped(struct fsread *fs, int err);
+
+/*
+ * What a walk skipped, in words for a note ("3 directories or files could
+ * not be read (permission, ...), 2 vanished or changed while read (a live
+ * tree)"), into buf.  Returns 0 when it skipped nothing, else 1.
+ */
+int fsread_skipped_note(const struct fsread *fs, char *buf, size_t len);
+
 /* The file system's geometry, from an image's superblock or a mounted tree's statfs. */
 struct fsread_geometry {
 	unsigned block_size;   /* bytes (a mounted tree: its statfs f_bsize) */

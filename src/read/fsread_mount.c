@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "read/fsread_mount.h"
+#include "util/cleanup.h"
 #include "util/loopdev.h"
 
 /* Not root: how to mount it by hand, in msg. */
@@ -50,6 +51,7 @@ int fsread_mount(const char *target, const struct fsread_place *where, const cha
 		m->dir[0] = '\0';
 		return ret;
 	}
+	cleanup_track(m->dir, CLEANUP_MOUNT);
 	/*
 	 * xfs: a copy of a mounted file system mounts too (nouuid), and a
 	 * dirty log is not replayed (norecovery: the device is read-only):
@@ -66,6 +68,7 @@ int fsread_mount(const char *target, const struct fsread_place *where, const cha
 	m->mounted = 1;
 	/* private: nothing propagates to or from the host's mounts */
 	mount(NULL, m->dir, NULL, MS_PRIVATE, NULL);
+	cleanup_test_pause("mounted");
 	return 0;
 }
 
@@ -90,6 +93,8 @@ int fsread_unmount(struct fsread_mount *m, char *msg, size_t len)
 		ret = -errno;
 		snprintf(msg, len, "cannot remove the mount point '%s': %s", m->dir, strerror(-ret));
 	}
+	if (m->dir[0])
+		cleanup_untrack(m->dir);
 	m->dir[0] = '\0';
 	if (m->loopfd >= 0)
 		close(m->loopfd); /* autoclear: the device goes with its last user */

@@ -22,6 +22,7 @@
 #include "util/array.h"
 #include "util/fiemap.h"
 #include "read/fsread_mount.h"
+#include "util/cleanup.h"
 #include "util/rng.h"
 
 /* Helper threads that read a mounted tree ahead of the walk (cold caches). */
@@ -397,8 +398,13 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 	int ret;
 
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-		  STATX_BASIC_STATS | STATX_BTIME | STATX_MNT_ID, &x))
-		return sys_fail(fs, err, errno, "stat");
+		  STATX_BASIC_STATS | STATX_BTIME | STATX_MNT_ID, &x)) {
+		if (errno != ENOENT && errno != ESTALE && errno != EACCES && errno != EPERM)
+			return sys_fail(fs, err, errno, "stat");
+		/* gone since its directory was listed (a live tree), or not ours: walk on */
+		fsread_skipped(fs, -errno);
+		return 1;
+	}
 	if (makedev(x.stx_dev_major, x.stx_dev_minor) != MNT(fs)->dev ||
 	    (MNT(fs)->has_mnt_id && (x.stx_mask & STATX_MNT_ID) && x.stx_mnt_id != MNT(fs)->mnt_id))
 		return 1;
@@ -417,8 +423,9 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 		}
 		if ((fs->flags & FSREAD_EXTENTS) && !fs->no_fiemap) {
 			ret = mounted_open_file(fs, err);
-			if (ret == -EACCES || ret == -EPERM) {
-				fs->unreadable++;
+			if (ret == -EACCES || ret == -EPERM || ret == -ENOENT || ret == -ESTALE) {
+				/* not ours, or gone or replaced since its statx (a live tree) */
+				fsread_skipped(fs, ret);
 				e->extents_unknown = 1;
 				return 0;
 			}
@@ -445,11 +452,17 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 				fs->path, (unsigned long long)x.stx_size);
 			return -EINVAL;
 		}
-		if (array_grow(&fs->link, &fs->link_cap, x.stx_size + 2, 1))
+		/* procfs' links say 0 bytes: room for a path */
+		size_t cap = x.stx_size ? x.stx_size + 1 : PATH_MAX;
+
+		if (array_grow(&fs->link, &fs->link_cap, cap + 1, 1))
 			return -ENOMEM;
-		n = readlinkat(dirfd, name, fs->link, x.stx_size + 1);
-		if (n < 0)
-			return sys_fail(fs, err, errno, "read the symbolic link");
+		n = readlinkat(dirfd, name, fs->link, cap);
+		if (n < 0) {
+			/* gone (a live tree), or one procfs does not show (another's /proc/PID/cwd) */
+			fsread_skipped(fs, -errno);
+			return 1;
+		}
 		fs->link[n] = '\0';
 		e->symlink_target = fs->link;
 		e->symlink_len = (size_t)n;
@@ -601,18 +614,23 @@ static int mounted_dir(struct fsread *fs, const struct fsr_level *parent, const 
 		       struct fsr_level *lv, struct fsread_error *err)
 {
 	if (!parent) {
+		int ret;
+
 		lv->fd = dup(MNT(fs)->rootfd);
-		return lv->fd < 0 ? sys_fail(fs, err, errno, "read the directory") :
-				    mounted_read_dir(fs, lv->fd, lv, err);
+		ret = lv->fd < 0 ? sys_fail(fs, err, errno, "read the directory") :
+				   mounted_read_dir(fs, lv->fd, lv, err);
+		if (!ret)
+			cleanup_test_pause("listed");
+		return ret;
 	}
 	/* reading a directory must not touch its atime: O_NOATIME where we may */
 	lv->fd = openat(parent->fd, name,
 			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
 	if (lv->fd < 0 && errno == EPERM)
 		lv->fd = openat(parent->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (lv->fd < 0 && (errno == EACCES || errno == EPERM)) {
-		/* not ours to read: walk on without its entries */
-		fs->unreadable++;
+	if (lv->fd < 0 && (errno == EACCES || errno == EPERM || errno == ENOENT || errno == ENOTDIR)) {
+		/* not ours to read, or gone since its statx (a live tree): walk on without its entries */
+		fsread_skipped(fs, -errno);
 		return 1;
 	}
 	return lv->fd < 0 ? sys_fail(fs, err, errno, "open the directory") :

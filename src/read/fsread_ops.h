@@ -41,6 +41,7 @@ struct fsread {
 	struct fsread_geometry geo;
 	int no_fiemap;         /* the file system does not support FIEMAP */
 	uint64_t unreadable;   /* directories not entered, files not opened: permission */
+	uint64_t vanished;     /* entries gone or changed between their listing and their reading */
 
 	/* the entry handed to the callback, and what reading it needs */
 	struct fsread_entry ent;

@@ -1,5 +1,6 @@
 /* fsread_util.c - the helpers fsread's readers share: extent runs, directory levels, entries */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,4 +105,31 @@ void fsread_entry_reset(struct fsread_entry *e)
 	e->extents_unknown = 0;
 	e->inline_data = 0;
 	e->first_name = 1;
+}
+
+uint64_t fsread_vanished(const struct fsread *fs)
+{
+	return fs->vanished;
+}
+
+int fsread_skipped_note(const struct fsread *fs, char *buf, size_t len)
+{
+	int n = 0;
+
+	buf[0] = '\0';
+	if (fs->unreadable)
+		n = snprintf(buf, len, "%" PRIu64 " directories or files could not be read (permission, or /proc and /sys files that do not hold what they list)",
+			     fs->unreadable);
+	if (fs->vanished && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%s%" PRIu64 " vanished or changed while read (a live tree)",
+			 n ? ", " : "", fs->vanished);
+	return buf[0] != '\0';
+}
+
+void fsread_skipped(struct fsread *fs, int err)
+{
+	if (err == -ENOENT || err == -ESTALE || err == -ENOTDIR)
+		fs->vanished++;
+	else
+		fs->unreadable++;
 }

@@ -2,6 +2,7 @@
 #include <blkid/blkid.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/loop.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +31,23 @@ static int fail(char *msg, size_t len, int ret, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, len, fmt, ap);
 	va_end(ap);
+	return ret;
+}
+
+int loopdev_private_ns(void)
+{
+	static int done, ret;
+
+	if (done)
+		return ret;
+	done = 1;
+	if (geteuid() != 0)
+		return ret = -EPERM;
+	if (unshare(CLONE_NEWNS) != 0)
+		return ret = -errno;
+	/* a copy of the host's mounts, shared with nothing: none of ours leaks out */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		ret = -errno;
 	return ret;
 }
 

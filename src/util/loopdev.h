@@ -37,6 +37,17 @@ int loopdev_uuid_mounted(const char *dev, char uuid[37], char *other, size_t ole
  */
 const char *loopdev_mount_error(const char *dev, int ret, char *buf, size_t len);
 
+/*
+ * Move imprint, once, into a mount namespace of its own whose mounts are
+ * all private, so that what it mounts goes with it however it ends
+ * (SIGKILL included) and is never seen by other programs.  Only as root;
+ * call it early, before any file is opened (a descriptor opened among the
+ * host's mounts cannot be linked among the namespace's copies: EXDEV) and
+ * while no thread runs.  0, or -errno when
+ * the kernel refuses (imprint then mounts where it is, as before).
+ */
+int loopdev_private_ns(void);
+
 /* Sleep ms milliseconds, through signals. */
 void loopdev_nap_ms(long ms);
 

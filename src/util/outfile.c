@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/cleanup.h"
 #include "util/outfile.h"
 #include "util/strutil.h"
 
@@ -85,6 +86,7 @@ int outfile_open(struct outfile *o, const char *path, const char *what, unsigned
 		errbuf_set(err, errlen, "cannot create '%s': %s", o->tmp, strerror(errno));
 		goto out_free;
 	}
+	cleanup_track(o->tmp, CLEANUP_FILE);
 	/* mkstemp makes 0600; an output is an ordinary file */
 	mask = umask(0);
 	umask(mask);
@@ -94,6 +96,7 @@ int outfile_open(struct outfile *o, const char *path, const char *what, unsigned
 		errbuf_set(err, errlen, "cannot create '%s': %s", o->tmp, strerror(errno));
 		close(fd);
 		unlink(o->tmp);
+		cleanup_untrack(o->tmp);
 		goto out_free;
 	}
 	return 0;
@@ -127,6 +130,7 @@ int outfile_commit(struct outfile *o, char *err, size_t errlen)
 		errbuf_set(err, errlen, "cannot write '%s': %s", o->path, strerror(-ret));
 		unlink(o->tmp);
 	}
+	cleanup_untrack(o->tmp);
 	free(o->tmp);
 	o->tmp = NULL;
 	return ret;
@@ -138,6 +142,7 @@ void outfile_abort(struct outfile *o)
 		if (o->f)
 			fclose(o->f);
 		unlink(o->tmp);
+		cleanup_untrack(o->tmp);
 		free(o->tmp);
 	}
 	memset(o, 0, sizeof(*o));

@@ -3,7 +3,9 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/strutil.h"
@@ -119,4 +121,21 @@ size_t str_distance(const char *a, const char *b)
 int str_near(size_t d, size_t len)
 {
 	return d <= 3 && 2 * d < len;
+}
+
+int path_names_link(const char *path)
+{
+	size_t n = strlen(path);
+	struct stat st;
+	char *copy;
+	int link;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	copy = strndup(path, n);
+	if (!copy)
+		return 0;
+	link = lstat(copy, &st) == 0 && S_ISLNK(st.st_mode);
+	free(copy);
+	return link;
 }

@@ -66,4 +66,10 @@ size_t str_distance(const char *a, const char *b);
  */
 int str_near(size_t d, size_t len);
 
+/*
+ * 1 when the last component of path names a symbolic link, trailing slashes
+ * or not ("link/" too, which the kernel follows where "link" is not), else 0.
+ */
+int path_names_link(const char *path);
+
 #endif

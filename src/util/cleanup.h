@@ -1,0 +1,38 @@
+/* cleanup.h - temporaries and mount points removed on every way out: signals that can be caught, and SIGKILL */
+#ifndef IMPRINT_UTIL_CLEANUP_H
+#define IMPRINT_UTIL_CLEANUP_H
+
+/* What a tracked path is, so the cleanup knows how to remove it. */
+enum cleanup_kind {
+	CLEANUP_FILE,  /* unlink */
+	CLEANUP_MOUNT, /* a mount point of ours: detach what is mounted there, then rmdir */
+};
+
+/*
+ * Remove path (kind) if imprint dies before cleanup_untrack(path): on
+ * SIGINT, SIGTERM, SIGHUP and SIGPIPE (a handler removes it, then the
+ * signal kills as before; a signal the caller ignored stays ignored), and
+ * on anything else (SIGKILL included) through a small watcher process that
+ * removes what is still tracked once imprint is gone.  At most
+ * CLEANUP_SLOTS paths at a time; a path too long or a full table is not
+ * tracked (-ENOSPC), which costs only the cleanup.  0 or -errno.
+ */
+int cleanup_track(const char *path, enum cleanup_kind kind);
+
+/* Forget path (removed, renamed or kept on purpose): nothing touches it any more. */
+void cleanup_untrack(const char *path);
+
+/* How many paths can be tracked at once. */
+#define CLEANUP_SLOTS 16
+
+/*
+ * Test-only: stop imprint (raise(SIGSTOP)) when the environment variable
+ * IMPRINT_TEST_PAUSE_AT names point, so that a test can signal it at a
+ * known place (tests/signals.sh, tests/live_tree.sh).  Points: "mounted"
+ * (a file system of ours is mounted), "mke2fs" (just before mke2fs runs),
+ * "listed" (a mounted tree's top directory is listed, its entries not yet
+ * read).
+ */
+void cleanup_test_pause(const char *point);
+
+#endif
