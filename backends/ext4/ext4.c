@@ -10,6 +10,7 @@
 
 #include "backends/ext4/estimate.h"
 #include "backends/ext4/format.h"
+#include "backends/ext4/include.h"
 #include "backends/ext4/request.h"
 #include "backends/ext4/state.h"
 #include "backends/ext4/write.h"
@@ -209,6 +210,8 @@ static int ext4_populate(struct backend *b, const struct plan *pl, const struct 
 	x->pool.len = lo->pool_len;
 	x->pool.used = 0;
 	ret = ext4_write_all(x);
+	if (!ret)
+		ret = ext4_write_includes(x);
 	if (ret)
 		goto out_release;
 	ext4_progress(x);

@@ -484,15 +484,13 @@ int cmd_create(struct cli *c, struct params *p)
 {
 	int ret;
 
-	if (includes_unwritten(c, "create"))
-		return EXIT_USAGE;
-
 	if (!c->jobs_given) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 		c->create.jobs = n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
 	}
 	c->create.target = c->operand;
+	c->create.includes = &c->includes;
 	c->create.json = c->json;
 	if (c->partition && disk_label_parse(c->partition, &c->create.partition)) {
 		fprintf(stderr, "imprint: create: '--partition' must be gpt, mbr or none (got '%s')\n",

@@ -11,6 +11,7 @@
 #include "backends/backend.h"
 #include "backends/registry.h"
 #include "cli/create.h"
+#include "plan/include.h"
 #include "cli/page.h"
 #include "core/pipeline.h"
 #include "core/progress.h"
@@ -387,6 +388,11 @@ static int plan_for_target(const struct create_args *a, const struct backend_ops
 		fprintf(stderr, "imprint: %s\n", ret == -EINVAL ? plerr.msg : strerror(-ret));
 		return ret;
 	}
+	if (a->includes && a->includes->n) {
+		/* the directories made for a DEST (all, normalised) take the resolved time_ref */
+		include_set_time(a->includes, pl->prm.time_ref);
+		pl->inc = a->includes;
+	}
 	/* a device, an existing file system or --partition-size fixed 'size': it does not grow */
 	if (!params_is_set(p, "size") && !t->is_device && !t->is_dir &&
 	    !(a->no_format && t->fs_size) && !a->partition_size) {
@@ -652,6 +658,11 @@ int create_run(const struct create_args *a, struct params *p)
 	ret = check_target(a, &t);
 	if (!ret)
 		ret = check_disk_options(a, &t);
+	if (!ret && a->includes) {
+		ret = include_check_target(a->includes, t.path, t.is_dir, msg, sizeof(msg));
+		if (ret)
+			fprintf(stderr, "imprint: %s\n", msg);
+	}
 	if (!ret && a->extents) { /* refused before anything is built */
 		ret = outfile_check(a->extents, "'--extents'", 0, msg, sizeof(msg));
 		if (ret)

@@ -27,6 +27,7 @@ struct create_args {
 	enum image_format format;  /* --format (or TARGET's extension): qemu-img converts the raw image */
 	int format_given;          /* --format was given (else the extension decides) */
 	const char *html;          /* also write the report page here (cli/page.h), or NULL */
+	struct include_set *includes; /* --include, scanned (plan/include.h); NULL or empty: none */
 	int argc;                  /* the command line, for the page */
 	char **argv;
 };
