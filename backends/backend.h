@@ -24,6 +24,8 @@
  * backend is given TARGET's path only to name it.
  */
 #define BACKEND_DISKLESS      0x08
+/* Writes the plan's --include entries (pl->inc); the core refuses --include for the others. */
+#define BACKEND_INCLUDES      0x10
 
 /* Target kinds (backend_ops.targets): what TARGET may be. */
 #define BACKEND_TARGET_FILE   0x01 /* an image file, built beside it and renamed into place */

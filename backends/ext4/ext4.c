@@ -321,7 +321,7 @@ static int ext4_check(const struct params *p, char *msg, size_t len)
 
 const struct backend_ops ext4_backend_ops = {
 	.name = "ext4",
-	.caps = BACKEND_PLACES_BLOCKS | BACKEND_FORMATS | BACKEND_MEASURES,
+	.caps = BACKEND_PLACES_BLOCKS | BACKEND_FORMATS | BACKEND_MEASURES | BACKEND_INCLUDES,
 	.targets = BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE,
 	.options = BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_NO_FORMAT | BACKEND_OPT_PARTITION,
 	.fs_names = ext4_fs_names,
