@@ -311,7 +311,7 @@ static const struct backend_ops *choose_backend(const struct create_args *a, con
 	} else if (!backend_takes_options(ops, a) || !backend_takes_fs(ops, p)) {
 		ops = NULL;
 	} else if (a->includes && a->includes->nspecs && !(ops->caps & BACKEND_INCLUDES)) {
-		fprintf(stderr, "imprint: the %s backend does not write '--include' (the ext4 backend does: image files and devices); leave it out\n",
+		fprintf(stderr, "imprint: the %s backend does not write '--include' (ext4, mounted and loopfs do); leave it out\n",
 			ops->name);
 		ops = NULL;
 	}

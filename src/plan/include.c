@@ -378,7 +378,8 @@ static int scan_path(struct scan *sc, const char *src, const char *dest, int dep
 	e->mode = (uint32_t)st.st_mode;
 	e->uid = st.st_uid;
 	e->gid = st.st_gid;
-	e->atime = st.st_atim;
+	/* reading a link (readlink) moves its access time: its mtime stands in, or no two runs agree */
+	e->atime = S_ISLNK(st.st_mode) ? st.st_mtim : st.st_atim;
 	e->mtime = st.st_mtim;
 	e->ctime = st.st_ctim;
 	e->host_mtime = st.st_mtim;
