@@ -81,6 +81,15 @@ expect_status 2 "target inside SRC" $IMPRINT create --size 64M --include "$T:/op
 expect_err "an image cannot hold what it is written into" "says the target lies in SRC"
 [ -e "$T/x.img" ] && fail "image written into SRC" || pass "nothing written into SRC"
 
+# a source whose bytes are not what the plan read (a sysfs file says 4096 bytes, gives fewer): refused, nothing left
+SYSF=/sys/kernel/mm/transparent_hugepage/enabled
+if [ -r "$SYSF" ] && [ "$(stat -c %s "$SYSF")" -gt "$(wc -c <"$SYSF")" ]; then
+	expect_status 1 "ext4: a source that gives fewer bytes than planned" $IMPRINT create -q --size 32M --include "$SYSF:/thp" "$WORK/s.img"
+	expect_err "--include: '$SYSF' gave $(wc -c <"$SYSF") bytes where 4096 were planned" "names the file and what it gave"
+	[ -e "$WORK/s.img" ] || [ "$(leftovers "$WORK")" -ne 0 ] && fail "an image or a temporary was left" ||
+		pass "no image and no temporary left"
+fi
+
 if [ "$(id -u)" -ne 0 ] || ! losetup -f >/dev/null 2>&1; then
 	echo "# the loop mounts, verify and the mounted backend need root and a free loop device: skipped"
 	finish
@@ -166,6 +175,12 @@ mkdir -p "$WORK/tm/e/opt/bench"
 expect_status 1 "mounted backend: DEST already there" $IMPRINT create -q --force --size 64M --include "$T:/opt/bench" "$WORK/tm/e"
 expect_err "--include: cannot make the directory '/opt'" "names the include that could not be made"
 [ "$(find "$WORK/tm/e" | wc -l)" -eq 3 ] && pass "what was made was removed" || fail "left: $(find "$WORK/tm/e" | head -5)"
+if [ -n "${SYSF:-}" ] && [ -r "$SYSF" ]; then
+	mkdir "$WORK/tm/s"
+	expect_status 1 "mounted backend: a source that gives fewer bytes than planned" $IMPRINT create -q --size 32M --include "$SYSF:/thp" "$WORK/tm/s"
+	expect_err "where 4096 were planned" "names the file"
+	[ -z "$(ls -A "$WORK/tm/s")" ] && pass "mounted backend: everything made was removed" || fail "left in DIR: $(ls -A "$WORK/tm/s" | head -3)"
+fi
 
 # the loopfs backend writes through the mounted one
 if command -v mkfs.xfs >/dev/null; then

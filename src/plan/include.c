@@ -849,7 +849,7 @@ int include_check_copied(const struct include_entry *e, int fd, uint64_t n, char
 		return ret;
 	}
 	if (n != e->size) {
-		errbuf_set(err, len, "--include: '%s' changed while it was copied (%" PRIu64 " bytes read, %" PRIu64 " planned); run again",
+		errbuf_set(err, len, "--include: '%s' gave %" PRIu64 " bytes where %" PRIu64 " were planned: it changed while it was copied, or its size is not its length (as in /proc and /sys); nothing of it is kept",
 			   e->src, n, e->size);
 		return -ESTALE;
 	}
