@@ -24,6 +24,8 @@
  * backend is given TARGET's path only to name it.
  */
 #define BACKEND_DISKLESS      0x08
+/* Writes the plan's --include entries (pl->inc); the core refuses --include for the others. */
+#define BACKEND_INCLUDES      0x10
 
 /* Target kinds (backend_ops.targets): what TARGET may be. */
 #define BACKEND_TARGET_FILE   0x01 /* an image file, built beside it and renamed into place */
@@ -145,6 +147,13 @@ struct create_result {
 	/* directories of two blocks or more, as the layout placed them (have_layout) */
 	uint64_t dir_multiblock, dir_fragmented;
 	double dir_layout_score, dir_frag_target;
+	/*
+	 * --include: the user's entries written beside the plan's (the core
+	 * counts them from pl->inc once populate succeeded); have_included 0: none.
+	 */
+	int have_included, included_normalized;
+	uint64_t included_files, included_dirs, included_symlinks, included_hardlinks;
+	uint64_t included_bytes, included_xattrs;
 	/* aging through the kernel: rounds measured (the last CREATE_AGE_SERIES kept, a ring) */
 	uint32_t age_series_n;
 	struct create_age_round age_series[CREATE_AGE_SERIES];

@@ -40,7 +40,7 @@ static const char *const null_fs_names[] = { NULL };
 
 const struct backend_ops null_backend_ops = {
 	.name = "null",
-	.caps = BACKEND_DISKLESS,
+	.caps = BACKEND_DISKLESS | BACKEND_INCLUDES, /* nothing to write: counted */
 	.targets = BACKEND_TARGET_FILE,
 	.fs_names = null_fs_names, /* none: only --backend null picks it */
 	.summary = "writes nothing",

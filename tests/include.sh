@@ -1,6 +1,6 @@
 #!/bin/sh
 # include.sh - --include SRC[:DEST]: what the plan shows, the budget it takes, and the refusals
-# (the backends do not write includes yet: create and verify refuse them)
+# (what the backends write: tests/include_write.sh)
 . "${srcdir:-.}/tests/lib.sh"
 
 T=$WORK/tree
@@ -72,8 +72,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 expect_status 2 "--include on measure" $IMPRINT measure --include "$T" "$T"
 expect_err "only for 'create', 'plan' and 'verify'" "names the commands that take it"
-# not written yet: refused, never a silent image without the files
-expect_status 2 "create refuses --include" $IMPRINT create --size 64M --include "$T:/opt" "$WORK/x.img"
+# a refused include on create: nothing written
+expect_status 2 "create with a missing SRC" $IMPRINT create --size 64M --include "$WORK/nope:/opt" "$WORK/x.img"
 [ -e "$WORK/x.img" ] && fail "an image was written" || pass "no image written"
 
 finish

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backends/ext4/estimate.h"
+#include "plan/include.h"
 #include "content/prealloc.h"
 
 #define EST_BLOCK	 4096ULL
@@ -24,6 +25,8 @@ uint64_t ext4_inodes_wanted(const struct plan *pl)
 	for (uint32_t l = 0; l < pl->nlinks; l++)
 		nsym += !(pl->link_kind[l] & LINK_HARD);
 	need = EST_FIRST_INO + (uint64_t)pl->ndirs + pl->nfiles + nsym;
+	if (pl->inc)
+		need += include_inodes(pl->inc);
 	return need + need / 4 + 256;
 }
 
@@ -121,6 +124,8 @@ int ext4_estimate(const struct plan *pl, struct backend_estimate *e)
 		dir_blocks += b ? b : 1;
 	}
 	free(nchild);
+	if (pl->inc) /* the user's files, their directories and attribute blocks */
+		data += include_blocks(pl->inc, EST_BLOCK);
 	e->data = data * EST_BLOCK;
 	e->dirs = (dir_blocks + 1) * EST_BLOCK; /* lost+found */
 	e->inodes = (pl->nfiles + pl->ndirs + nsym + EST_FIRST_INO) * EST_INODE;

@@ -10,6 +10,7 @@
 
 #include "backends/ext4/estimate.h"
 #include "backends/ext4/format.h"
+#include "backends/ext4/include.h"
 #include "backends/ext4/request.h"
 #include "backends/ext4/state.h"
 #include "backends/ext4/write.h"
@@ -209,6 +210,8 @@ static int ext4_populate(struct backend *b, const struct plan *pl, const struct 
 	x->pool.len = lo->pool_len;
 	x->pool.used = 0;
 	ret = ext4_write_all(x);
+	if (!ret)
+		ret = ext4_write_includes(x);
 	if (ret)
 		goto out_release;
 	ext4_progress(x);
@@ -318,7 +321,7 @@ static int ext4_check(const struct params *p, char *msg, size_t len)
 
 const struct backend_ops ext4_backend_ops = {
 	.name = "ext4",
-	.caps = BACKEND_PLACES_BLOCKS | BACKEND_FORMATS | BACKEND_MEASURES,
+	.caps = BACKEND_PLACES_BLOCKS | BACKEND_FORMATS | BACKEND_MEASURES | BACKEND_INCLUDES,
 	.targets = BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE,
 	.options = BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_NO_FORMAT | BACKEND_OPT_PARTITION,
 	.fs_names = ext4_fs_names,

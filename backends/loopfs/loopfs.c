@@ -271,7 +271,7 @@ static int loopfs_check(const struct params *p, char *msg, size_t len)
 
 const struct backend_ops loopfs_backend_ops = {
 	.name = "loopfs",
-	.caps = BACKEND_FORMATS | BACKEND_MEASURES,
+	.caps = BACKEND_FORMATS | BACKEND_MEASURES | BACKEND_INCLUDES, /* through the mounted backend */
 	.targets = BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE,
 	.options = BACKEND_OPT_KEEP_PARTIAL | BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_PARTITION,
 	.fs_names = loopfs_fs_names,

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backends/mounted/include.h"
 #include "backends/mounted/mounted.h"
 #include "util/util.h"
 
@@ -112,6 +113,7 @@ static void undo_after_failure(struct mnt_state *st)
 		st->cleaned = 1;
 		return;
 	}
+	mnt_remove_includes(st);
 	mnt_remove_made(st);
 	if (st->remove_failed)
 		snprintf(m, left, "%sremoved %llu entries it had created in '%s', %llu could not be removed",
@@ -255,6 +257,8 @@ static int mounted_populate(struct backend *b, const struct plan *pl, const stru
 		ret = mnt_write_files(st);
 	if (!ret)
 		ret = mnt_make_links(st);
+	if (!ret) /* before DIR's own times are set */
+		ret = mnt_write_includes(st);
 	if (!ret)
 		ret = mnt_set_dir_meta(st);
 	if (!ret && st->caps.fail_last)
@@ -309,6 +313,7 @@ static void mounted_abort(struct backend *b)
 			fprintf(stderr, "imprint: kept what was made in '%s' (--keep-partial)\n",
 				st->root);
 		} else {
+			mnt_remove_includes(st);
 			mnt_remove_made(st);
 			fprintf(stderr, "imprint: removed the %llu entries it had created in '%s'%s\n",
 				st->removed, st->root,
@@ -319,7 +324,7 @@ static void mounted_abort(struct backend *b)
 		close(st->rootfd);
 	mnt_xattrs_release_root(st);
 	FREE_ALL(st->undo.dir, st->undo.file, st->undo.link, st->skip, st->frag_got, st->case_dir,
-		 st->case_file, st->case_link);
+		 st->case_file, st->case_link, st->inc_made);
 	free(st->root);
 	free(st);
 	b->priv = NULL;
@@ -327,7 +332,7 @@ static void mounted_abort(struct backend *b)
 
 const struct backend_ops mounted_backend_ops = {
 	.name = "mounted",
-	.caps = BACKEND_MEASURES,
+	.caps = BACKEND_MEASURES | BACKEND_INCLUDES,
 	.targets = BACKEND_TARGET_DIR,
 	.options = BACKEND_OPT_KEEP_PARTIAL | BACKEND_OPT_ALLOW_DROP,
 	.fs_names = NULL, /* whatever is mounted there */

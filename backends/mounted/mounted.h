@@ -79,6 +79,7 @@ struct mnt_state {
 	uint32_t frag_notes;      /* LAYOUT_NOTE_SHARE / _EXTENTS: those gave way to the score */
 	int frag_reverse;        /* write the pieces last first (xfs: no speculative preallocation) */
 	unsigned long long removed, remove_failed;
+	uint8_t *inc_made;        /* per --include entry: made here (include.c), or NULL */
 };
 
 /* Whether the run was cancelled (the one place that knows how). */

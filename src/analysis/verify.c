@@ -12,6 +12,7 @@
 #include "content/sparse.h"
 #include "read/extents_file.h"
 #include "analysis/verify.h"
+#include "analysis/verify_include.h"
 #include "analysis/verify_xattr.h"
 #include "util/fiemap.h"
 
@@ -430,6 +431,9 @@ int verify_tree(const struct plan *pl, const struct content_source *cs, const ch
 		if (ret)
 			goto out_free;
 	}
+	ret = verify_includes(pl, root, log, max_report, res);
+	if (ret)
+		goto out_free;
 	ret = res->mismatches ? 1 : 0;
 out_free:
 	if (v.has_ext)

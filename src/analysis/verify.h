@@ -18,6 +18,7 @@ struct verify_result {
 	uint64_t xattr_entries;          /* extended attributes compared (names and values) */
 	uint64_t acls;                   /* entries whose access or default ACL was compared */
 	uint64_t prealloc_files;         /* files whose unwritten ranges and space beyond the end were checked */
+	uint64_t included;               /* --include entries checked */
 	uint64_t mismatches;
 };
 

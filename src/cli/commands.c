@@ -319,19 +319,6 @@ static int verify_at(const struct cli *c, const struct plan *pl, const struct co
 	return ret;
 }
 
-/*
- * The backends do not write --include yet: refuse rather than build an
- * image without the user's files.  Returns 0 or EXIT_USAGE.
- */
-static int includes_unwritten(const struct cli *c, const char *cmd)
-{
-	if (!c->includes.nspecs)
-		return 0;
-	fprintf(stderr, "imprint: %s: '--include' is not written by any backend yet ('imprint plan --include' shows what it would copy); leave it out\n",
-		cmd);
-	return EXIT_USAGE;
-}
-
 /* Check a mounted image against the plan of the same options. */
 int cmd_verify(struct cli *c, struct params *p)
 {
@@ -342,14 +329,13 @@ int cmd_verify(struct cli *c, struct params *p)
 	struct verify_result res;
 	int ret, said;
 
-	if (includes_unwritten(c, "verify"))
-		return EXIT_USAGE;
-
 	ret = plan_build(&pl, p, &err);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", err.msg);
 		return ret == -EINVAL ? EXIT_USAGE : 1;
 	}
+	if (c->includes.n)
+		pl.inc = &c->includes;
 	/* the same typed content as imprint create */
 	ret = content_model_init(&cm, &pl);
 	if (ret) {
@@ -390,6 +376,8 @@ int cmd_verify(struct cli *c, struct params *p)
 		printf(", %llu sparse files' holes checked", (unsigned long long)res.sparse_files);
 	else
 		printf(", no sparse files");
+	if (res.included)
+		printf(", %llu included entries (--include)", (unsigned long long)res.included);
 	printf(": %llu mismatches\n", (unsigned long long)res.mismatches);
 	if (res.specials || res.xattr_entries || res.acls || res.prealloc_files)
 		printf("metadata checked: %llu special files, %llu extended attributes, %llu ACLs, "
@@ -484,15 +472,13 @@ int cmd_create(struct cli *c, struct params *p)
 {
 	int ret;
 
-	if (includes_unwritten(c, "create"))
-		return EXIT_USAGE;
-
 	if (!c->jobs_given) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 		c->create.jobs = n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
 	}
 	c->create.target = c->operand;
+	c->create.includes = &c->includes;
 	c->create.json = c->json;
 	if (c->partition && disk_label_parse(c->partition, &c->create.partition)) {
 		fprintf(stderr, "imprint: create: '--partition' must be gpt, mbr or none (got '%s')\n",

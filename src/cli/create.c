@@ -11,6 +11,7 @@
 #include "backends/backend.h"
 #include "backends/registry.h"
 #include "cli/create.h"
+#include "plan/include.h"
 #include "cli/page.h"
 #include "core/pipeline.h"
 #include "core/progress.h"
@@ -312,6 +313,10 @@ static const struct backend_ops *choose_backend(const struct create_args *a, con
 		ops = NULL;
 	} else if (!backend_takes_options(ops, a) || !backend_takes_fs(ops, p)) {
 		ops = NULL;
+	} else if (a->includes && a->includes->nspecs && !(ops->caps & BACKEND_INCLUDES)) {
+		fprintf(stderr, "imprint: the %s backend does not write '--include' (ext4, mounted and loopfs do); leave it out\n",
+			ops->name);
+		ops = NULL;
 	}
 	return ops;
 }
@@ -389,6 +394,11 @@ static int plan_for_target(const struct create_args *a, const struct backend_ops
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", ret == -EINVAL ? plerr.msg : strerror(-ret));
 		return ret;
+	}
+	if (a->includes && a->includes->n) {
+		/* the directories made for a DEST (all, normalised) take the resolved time_ref */
+		include_set_time(a->includes, pl->prm.time_ref);
+		pl->inc = a->includes;
 	}
 	/* a device, an existing file system or --partition-size fixed 'size': it does not grow */
 	if (!params_is_set(p, "size") && !t->is_device && !t->is_dir &&
@@ -679,6 +689,11 @@ int create_run(const struct create_args *a, struct params *p)
 		ret = check_disk_options(a, &t, backing, &backing_size);
 	if (!ret && a->backing)
 		sum.backing = backing;
+	if (!ret && a->includes) {
+		ret = include_check_target(a->includes, t.path, t.is_dir, msg, sizeof(msg));
+		if (ret)
+			fprintf(stderr, "imprint: %s\n", msg);
+	}
 	if (!ret && a->extents) { /* refused before anything is built */
 		ret = outfile_check(a->extents, "'--extents'", 0, msg, sizeof(msg));
 		if (ret)

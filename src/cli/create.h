@@ -28,6 +28,7 @@ struct create_args {
 	int format_given;          /* --format was given (else the extension decides) */
 	const char *backing;       /* --backing: the qcow2 image the new one is an overlay on, or NULL */
 	const char *html;          /* also write the report page here (cli/page.h), or NULL */
+	struct include_set *includes; /* --include, scanned (plan/include.h); NULL or empty: none */
 	int argc;                  /* the command line, for the page */
 	char **argv;
 };

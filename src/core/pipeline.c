@@ -10,6 +10,7 @@
 #include "content/setup.h"
 #include "content/source.h"
 #include "layout/layout.h"
+#include "plan/include.h"
 #include "report/report.h"
 #include "analysis/verify.h"
 #include "util/outfile.h"
@@ -68,6 +69,23 @@ static void result_meta(struct create_result *res, const struct plan *pl)
 	res->prealloc_files = r.prealloc_files;
 	res->unwritten_bytes = r.unwritten_bytes;
 	res->beyond_bytes = r.beyond_bytes;
+}
+
+/* The summary's count of the --include entries, all written once populate succeeded. */
+static void result_included(struct create_result *res, const struct plan *pl)
+{
+	const struct include_set *inc = pl->inc;
+
+	if (!inc || !inc->n)
+		return;
+	res->have_included = 1;
+	res->included_normalized = inc->normalize;
+	res->included_files = inc->files;
+	res->included_dirs = inc->dirs;
+	res->included_symlinks = inc->symlinks;
+	res->included_hardlinks = inc->hardlinks;
+	res->included_bytes = inc->bytes;
+	res->included_xattrs = inc->xattrs;
 }
 
 /*
@@ -156,8 +174,10 @@ static int run_backend(struct backend *b, struct pipeline_job *j, const struct c
 		ret = backend_populate(b, j->pl, have_layout ? &lo : NULL, cs, j->res);
 	if (!ret && have_layout)
 		result_layout(j->res, j->pl, &lo);
-	if (!ret)
+	if (!ret) {
 		result_meta(j->res, j->pl);
+		result_included(j->res, j->pl);
+	}
 	if (have_layout)
 		layout_release(&lo);
 	if (!ret && create_cancelled(j->o))

@@ -342,6 +342,38 @@ static int add_meta_json(struct json_object *o, const struct create_result *res)
 	return 0;
 }
 
+/* --include: what was copied beside the plan (its files are not in files/bytes above). */
+static void add_included_json(struct json_object *o, const struct create_result *res)
+{
+	struct json_object *x;
+
+	if (!res->have_included || !(x = json_object_new_object()))
+		return;
+	json_object_object_add(x, "files", json_object_new_uint64(res->included_files));
+	json_object_object_add(x, "dirs", json_object_new_uint64(res->included_dirs));
+	json_object_object_add(x, "symlinks", json_object_new_uint64(res->included_symlinks));
+	json_object_object_add(x, "hardlinks", json_object_new_uint64(res->included_hardlinks));
+	json_object_object_add(x, "bytes", json_object_new_uint64(res->included_bytes));
+	json_object_object_add(x, "xattrs", json_object_new_uint64(res->included_xattrs));
+	json_object_object_add(x, "normalized", json_object_new_boolean(res->included_normalized));
+	json_object_object_add(o, "included", x);
+}
+
+static void print_included_text(const struct create_result *res, FILE *out)
+{
+	char b[32];
+
+	if (!res->have_included)
+		return;
+	fmt_bytes(res->included_bytes, FMT_BYTES_ADAPTIVE, b, sizeof(b));
+	fprintf(out,
+		"  included (--include%s): %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64
+		" symbolic and %" PRIu64 " hard links, %s (%" PRIu64 " bytes), %" PRIu64 " xattrs\n",
+		res->included_normalized ? ", normalised" : "", res->included_files,
+		res->included_dirs, res->included_symlinks, res->included_hardlinks, b,
+		res->included_bytes, res->included_xattrs);
+}
+
 static int print_meta_text(const struct create_result *res, FILE *out)
 {
 	char b1[32], b2[32];
@@ -449,6 +481,7 @@ struct json_object *progress_summary_json(const struct create_result *res,
 	if (res->notes[0])
 		json_object_object_add(o, "notes", json_object_new_string(res->notes));
 	add_dropped_json(o, res);
+	add_included_json(o, res);
 	add_disk_json(o, s);
 	if (s->gen)
 		json_object_object_add(o, "generation", gen_report_json(s->gen));
@@ -501,6 +534,7 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 				res->inodes_free);
 		fprintf(out, "  %s (%" PRIu64 " bytes) of file data in %.2f s, %.1f MB/s\n", bytes,
 			res->bytes, s->seconds, mbps);
+		print_included_text(res, out);
 		if (res->sparse_files) {
 			fmt_bytes(res->hole_blocks * res->block_size, FMT_BYTES_ADAPTIVE, bytes, sizeof(bytes));
 			fprintf(out, "  sparse files %" PRIu64 ", holes of %s never written\n",

@@ -378,9 +378,11 @@ static int scan_path(struct scan *sc, const char *src, const char *dest, int dep
 	e->mode = (uint32_t)st.st_mode;
 	e->uid = st.st_uid;
 	e->gid = st.st_gid;
-	e->atime = st.st_atim;
+	/* reading a link (readlink) moves its access time: its mtime stands in, or no two runs agree */
+	e->atime = S_ISLNK(st.st_mode) ? st.st_mtim : st.st_atim;
 	e->mtime = st.st_mtim;
 	e->ctime = st.st_ctim;
+	e->host_mtime = st.st_mtim;
 	e->nlink = 1;
 	e->link_of = SIZE_MAX;
 	e->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
@@ -788,4 +790,68 @@ void include_release(struct include_set *s)
 	free(s->specs);
 	free(s->top);
 	memset(s, 0, sizeof(*s));
+}
+
+/* Whether st is still the file e was planned from: size and mtime. */
+static int source_same(const struct include_entry *e, const struct stat *st, char *err, size_t len)
+{
+	if (!S_ISREG(st->st_mode)) {
+		errbuf_set(err, len, "--include: '%s' is no longer a regular file since it was planned; run again",
+			   e->src);
+		return -ESTALE;
+	}
+	if ((uint64_t)st->st_size != e->size || st->st_mtim.tv_sec != e->host_mtime.tv_sec ||
+	    st->st_mtim.tv_nsec != e->host_mtime.tv_nsec) {
+		errbuf_set(err, len, "--include: '%s' changed since it was planned (size %lld, mtime %lld.%09ld; planned %" PRIu64 ", %lld.%09ld); nothing of it is copied, run again",
+			   e->src, (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+			   st->st_mtim.tv_nsec, e->size, (long long)e->host_mtime.tv_sec,
+			   e->host_mtime.tv_nsec);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+int include_open_source(const struct include_entry *e, char *err, size_t len)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = open(e->src, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = open(e->src, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		ret = -errno;
+		errbuf_set(err, len, "--include: cannot read '%s': %s", e->src, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st) != 0) {
+		ret = -errno;
+		close(fd);
+		errbuf_set(err, len, "--include: cannot read '%s': %s", e->src, strerror(-ret));
+		return ret;
+	}
+	ret = source_same(e, &st, err, len);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int include_check_copied(const struct include_entry *e, int fd, uint64_t n, char *err, size_t len)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0) {
+		int ret = -errno;
+
+		errbuf_set(err, len, "--include: cannot read '%s': %s", e->src, strerror(-ret));
+		return ret;
+	}
+	if (n != e->size) {
+		errbuf_set(err, len, "--include: '%s' gave %" PRIu64 " bytes where %" PRIu64 " were planned: it changed while it was copied, or its size is not its length (as in /proc and /sys); nothing of it is kept",
+			   e->src, n, e->size);
+		return -ESTALE;
+	}
+	return source_same(e, &st, err, len);
 }

@@ -42,6 +42,7 @@ struct include_entry {
 	size_t nxattrs;
 	unsigned source;	  /* which --include it came from, in command-line order */
 	uint64_t host_dev, host_ino; /* the host's inode of a file of several names (else ino 0) */
+	struct timespec host_mtime; /* SRC's mtime as read (normalising leaves it): a file changed since is refused */
 };
 
 /* One --include SRC[:DEST] as given. */
@@ -122,6 +123,20 @@ size_t include_parent(const struct include_set *s, size_t i);
  * Nothing when s is empty.  Returns 0 or -EIO.
  */
 int include_manifest_write(const struct include_set *s, FILE *out);
+
+/*
+ * Open file entry e's SRC for copying and check that it is still what was
+ * planned: a regular file of the same size and mtime.  Returns the
+ * descriptor, or a negative errno with err naming the file and what
+ * changed (-ESTALE for a changed file).
+ */
+int include_open_source(const struct include_entry *e, char *err, size_t len);
+
+/*
+ * After copying: the n bytes read from fd must be e->size and the file
+ * unchanged meanwhile.  Returns 0, or -ESTALE with err set.
+ */
+int include_check_copied(const struct include_entry *e, int fd, uint64_t n, char *err, size_t len);
 
 /* Free everything. */
 void include_release(struct include_set *s);

@@ -13,6 +13,7 @@
 #define PLAN_NONE UINT32_MAX
 
 struct plan_gen;
+struct include_set;
 
 /* Link kinds and flags (plan.link_kind). */
 #define LINK_HARD      0x01  /* extra name of a regular file */
@@ -101,6 +102,12 @@ struct plan {
 				     * stable ids names, times and content are drawn from); NULL
 				     * in generation 0 */
 	double depth_target[256];   /* target share of regular files by depth */
+	/*
+	 * --include: the user's entries the backends write beside the plan's
+	 * (plan/include.h), times resolved; not owned (the CLI's), NULL when
+	 * none.  plan_build() leaves it NULL; the caller sets it.
+	 */
+	const struct include_set *inc;
 };
 
 /* Why plan_build failed; message is user-ready. */
