@@ -35,6 +35,25 @@ if [ "$n" -gt 100 ]; then pass "generations 0 and 3 differ in $n listing lines"
 else fail "generations 0 and 3 differ in only $n listing lines"; fi
 verify_ok "evolved to 3" "${ARGS[@]}" --generation 3 "$WORK/e.img"
 
+# measure --generation: how much of generation 3's change each image holds
+expect_status 0 "measure the evolved image against generation 3" \
+	"$IMPRINT" measure "${ARGS[@]}" --generation 3 "$WORK/e.img"
+all=$(grep -E '^ +all ' "$WORK/out")
+if [[ $all =~ all\ +([0-9]+)\ of\ ([0-9]+) ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] &&
+	grep -qE '^ +deleted +[1-9][0-9]* of' "$WORK/out"; then
+	pass "the evolved image holds all of generation 3's change ($all)"
+else fail "the evolved image against generation 3: $(tail -11 "$WORK/out")"; fi
+expect_status 0 "measure generation 0 against generation 3" \
+	"$IMPRINT" measure "${ARGS[@]}" --generation 3 "$WORK/g0.img"
+# (a file generation 3 deletes may have been made in 1 or 2: gone from generation 0 too)
+all=$(grep -E '^ +all ' "$WORK/out")
+if grep -qE '^ +created +0 of [1-9]' "$WORK/out" && grep -qE '^ +rewritten +0 of [1-9]' "$WORK/out" &&
+	[[ $all =~ all\ +([0-9]+)\ of\ ([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ]
+then pass "generation 0 holds none of generation 3's new and rewritten files ($all)"
+else fail "generation 0 against generation 3: $(tail -11 "$WORK/out")"; fi
+expect_status 2 "measure --generation --json refused" \
+	"$IMPRINT" measure "${ARGS[@]}" --generation 3 --json "$WORK/e.img"
+
 # refusals: the image is byte-identical after them
 before=$(sha "$WORK/e.img")
 expect_status 1 "evolve of a generation 3 image to generation 3 refused" \

@@ -80,7 +80,8 @@ static int dirent_type(uint16_t mode)
 	return LINUX_S_ISSOCK(mode) ? EXT2_FT_SOCK : EXT2_FT_UNKNOWN;
 }
 
-int ext4_edit_open(const char *path, int64_t now, struct ext4_edit **out, char *msg, size_t len)
+int ext4_edit_open(const char *path, int rw, int64_t now, struct ext4_edit **out, char *msg,
+		   size_t len)
 {
 	struct ext4_edit *e;
 	struct stat st;
@@ -91,7 +92,7 @@ int ext4_edit_open(const char *path, int64_t now, struct ext4_edit **out, char *
 	*out = NULL;
 	e2err_init();
 	err = ext2fs_check_if_mounted(path, &mflags);
-	if (!err && (mflags & EXT2_MF_MOUNTED)) {
+	if (rw && !err && (mflags & EXT2_MF_MOUNTED)) {
 		snprintf(msg, len, "'%s' is mounted: evolve the directory it is mounted on", path);
 		return -EBUSY;
 	}
@@ -113,7 +114,8 @@ int ext4_edit_open(const char *path, int64_t now, struct ext4_edit **out, char *
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	err = ext2fs_open2(path, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &e->fs);
+	err = ext2fs_open2(path, NULL, (rw ? EXT2_FLAG_RW : 0) | EXT2_FLAG_64BITS, 0, 0,
+			   unix_io_manager, &e->fs);
 	if (err) {
 		free(e);
 		if (err == EXT2_ET_BAD_MAGIC || err == EXT2_ET_SHORT_READ) {
@@ -125,7 +127,7 @@ int ext4_edit_open(const char *path, int64_t now, struct ext4_edit **out, char *
 		return e2(err);
 	}
 	ret = 0;
-	if (ext2fs_has_feature_journal_needs_recovery(e->fs->super)) {
+	if (rw && ext2fs_has_feature_journal_needs_recovery(e->fs->super)) {
 		snprintf(msg, len, "'%s' has a journal to replay: mount it once or run 'e2fsck' on "
 			 "it first", path);
 		ret = -EBUSY;

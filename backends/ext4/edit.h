@@ -21,14 +21,16 @@ struct ext4_edit_stat {
 };
 
 /*
- * Open the ext2/3/4 file system of image or device `path` for writing,
- * bitmaps read.  Refuses one that is not ext2/3/4, is mounted, or has a
+ * Open the ext2/3/4 file system of image or device `path` for writing
+ * (for reading only when rw is 0: then only ext4_edit_stat() and
+ * ext4_edit_close() may be called), bitmaps read.  Refuses one that is not ext2/3/4, is mounted, or has a
  * journal to replay (msg says why, in words for the user).  `now` is
  * the time libext2fs stamps on what it touches (the superblock, deleted
  * inodes).  Returns 0, -EINVAL (not ext2/3/4), -EBUSY (mounted or a
  * journal to replay), or another negative errno; *out is NULL on error.
  */
-int ext4_edit_open(const char *path, int64_t now, struct ext4_edit **out, char *msg, size_t len);
+int ext4_edit_open(const char *path, int rw, int64_t now, struct ext4_edit **out, char *msg,
+		   size_t len);
 
 /* Write everything back and close; 0 or a negative errno (the first error). */
 int ext4_edit_close(struct ext4_edit *e);

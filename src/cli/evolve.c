@@ -569,6 +569,9 @@ static const struct evolve_ops img_ops = {
 
 static void evolve_release(struct evolve *ev)
 {
+	if (ev->img)
+		ext4_edit_close(ev->img);
+	ev->img = NULL;
 	if (ev->have_cs)
 		content_source_release(&ev->cs);
 	if (ev->have_cm)
@@ -581,12 +584,72 @@ static void evolve_release(struct evolve *ev)
 	free(ev->cur_dir_of_key);
 }
 
-int cmd_evolve(struct cli *c, struct params *p)
+/*
+ * Plan generations N-1 and N of p for TARGET, join them, and open TARGET
+ * (an image read-write when rw, for reading else); `cmd` names the
+ * command in messages.  0, or the exit code after a message (ev released).
+ */
+static int prepare(struct evolve *ev, const char *cmd, const struct params *p, int rw)
 {
-	struct evolve ev = { .target = c->operand };
 	struct plan_error err = { { 0 } };
 	struct params pp = *p;
 	struct stat st;
+	int ret;
+
+	if (stat(ev->target, &st)) {
+		fprintf(stderr, "imprint: %s: cannot access '%s': %s\n", cmd, ev->target,
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		fprintf(stderr, "imprint: %s: '%s' is not a directory, an image file or a block "
+				"device (it takes a directory of a mounted file system, or an "
+				"ext2/3/4 image or device)\n",
+			cmd, ev->target);
+		return EXIT_USAGE;
+	}
+	ev->ops = S_ISDIR(st.st_mode) ? &dir_ops : &img_ops;
+	ev->root = S_ISDIR(st.st_mode) ? ev->target : "";
+	pp.generation = p->generation - 1;
+	ret = plan_build(&ev->prev, &pp, &err);
+	if (!ret)
+		ret = plan_build(&ev->cur, p, &err);
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", err.msg);
+		plan_release(&ev->prev);
+		return ret == -EINVAL ? EXIT_USAGE : 1;
+	}
+	ret = maps_build(ev);
+	if (!ret && rw) {
+		ret = content_model_init(&ev->cm, &ev->cur);
+		ev->have_cm = !ret;
+	}
+	if (!ret && rw) {
+		ret = content_model_source_init(&ev->cs, &ev->cm, &ev->cur);
+		ev->have_cs = !ret;
+	}
+	if (ret) {
+		fprintf(stderr, "imprint: %s: cannot prepare: %s\n", cmd, strerror(-ret));
+		evolve_release(ev);
+		return 1;
+	}
+	if (ev->ops == &img_ops) {
+		char msg[PATH_MAX + 200];
+
+		ret = ext4_edit_open(ev->target, rw, (int64_t)plan_gen_time(p, p->generation),
+				     &ev->img, msg, sizeof(msg));
+		if (ret) {
+			fprintf(stderr, "imprint: %s: %s\n", cmd, msg);
+			evolve_release(ev);
+			return ret == -EINVAL ? EXIT_USAGE : 1;
+		}
+	}
+	return 0;
+}
+
+int cmd_evolve(struct cli *c, struct params *p)
+{
+	struct evolve ev = { .target = c->operand };
 	int ret;
 
 	if (!p->generation) {
@@ -599,54 +662,9 @@ int cmd_evolve(struct cli *c, struct params *p)
 				"'--files' as 'create' was given them\n");
 		return EXIT_USAGE;
 	}
-	if (stat(c->operand, &st)) {
-		fprintf(stderr, "imprint: evolve: cannot access '%s': %s\n", c->operand,
-			strerror(errno));
-		return EXIT_USAGE;
-	}
-	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-		fprintf(stderr, "imprint: evolve: '%s' is not a directory, an image file or a block "
-				"device (evolve takes a directory of a mounted file system, or an "
-				"ext2/3/4 image or device, holding generation %" PRIu32 ")\n",
-			c->operand, p->generation - 1);
-		return EXIT_USAGE;
-	}
-	ev.ops = S_ISDIR(st.st_mode) ? &dir_ops : &img_ops;
-	ev.root = S_ISDIR(st.st_mode) ? c->operand : "";
-	pp.generation = p->generation - 1;
-	ret = plan_build(&ev.prev, &pp, &err);
-	if (!ret)
-		ret = plan_build(&ev.cur, p, &err);
-	if (ret) {
-		fprintf(stderr, "imprint: %s\n", err.msg);
-		plan_release(&ev.prev);
-		return ret == -EINVAL ? EXIT_USAGE : 1;
-	}
-	ret = maps_build(&ev);
-	if (!ret) {
-		ret = content_model_init(&ev.cm, &ev.cur);
-		ev.have_cm = !ret;
-	}
-	if (!ret) {
-		ret = content_model_source_init(&ev.cs, &ev.cm, &ev.cur);
-		ev.have_cs = !ret;
-	}
-	if (ret) {
-		fprintf(stderr, "imprint: evolve: cannot prepare: %s\n", strerror(-ret));
-		evolve_release(&ev);
-		return 1;
-	}
-	if (ev.ops == &img_ops) {
-		char msg[PATH_MAX + 200];
-
-		ret = ext4_edit_open(c->operand, (int64_t)plan_gen_time(p, p->generation), &ev.img,
-				     msg, sizeof(msg));
-		if (ret) {
-			fprintf(stderr, "imprint: evolve: %s\n", msg);
-			evolve_release(&ev);
-			return ret == -EINVAL ? EXIT_USAGE : 1;
-		}
-	}
+	ret = prepare(&ev, "evolve", p, 1);
+	if (ret)
+		return ret;
 	ret = check_target(&ev, p->generation);
 	if (!ret) {
 		ret = apply(&ev);
@@ -675,6 +693,84 @@ int cmd_evolve(struct cli *c, struct params *p)
 		       p->generation - 1, p->generation);
 		gen_report_text(ev.cur.gen, stdout);
 	}
+	evolve_release(&ev);
+	return 0;
+}
+
+/* Change kinds the census counts, beside enum gen_edit_kind's. */
+enum { CEN_MOVED = GEN_EDIT_KINDS, CEN_META, CEN_UNCHANGED, CEN_DELETED, CEN_KINDS };
+
+static const char *census_name(unsigned k)
+{
+	static const char *const extra[] = { "renamed or moved", "metadata only", "unchanged",
+					     "deleted" };
+
+	return k < GEN_EDIT_KINDS ? plan_gen_kind_name(k) : extra[k - GEN_EDIT_KINDS];
+}
+
+/* Whether TARGET's entry at path is pl's file f: a regular file of its size and mtime. */
+static int holds(struct evolve *ev, const struct plan *pl, uint64_t f, const char *path)
+{
+	struct evolve_stat st;
+	struct plan_meta m;
+
+	plan_file_meta(pl, f, &m);
+	return !ev->ops->stat(ev, path, &st) && S_ISREG(st.mode) && st.size == pl->file_size[f] &&
+	       st.mtime == m.mtime && st.mtime_ns == m.mtime_ns;
+}
+
+int evolve_census(const char *target, const struct params *p, FILE *out)
+{
+	struct evolve ev = { .target = target };
+	uint64_t planned[CEN_KINDS] = { 0 }, held[CEN_KINDS] = { 0 }, all = 0, all_held = 0;
+	char p1[8192], p2[8192];
+	int ret = prepare(&ev, "measure", p, 0);
+
+	if (ret)
+		return ret;
+	for (uint64_t f = 0; f < ev.cur.nfiles; f++) {
+		uint64_t k = file_key(&ev.cur, f), pf = ev.prev_of_key[k];
+		const struct plan_gen_edit *e = edit_now(&ev.cur, f);
+		struct plan_meta mc, mp;
+		unsigned kind = CEN_UNCHANGED;
+
+		if (entry_path(&ev, &ev.cur, 0, f, p1, sizeof(p1)))
+			continue;
+		plan_file_meta(&ev.cur, f, &mc);
+		if (e)
+			kind = e->kind;
+		else if (pf != NONE && !entry_path(&ev, &ev.prev, 0, pf, p2, sizeof(p2)) &&
+			 strcmp(p1, p2))
+			kind = CEN_MOVED;
+		else if (pf != NONE && (plan_file_meta(&ev.prev, pf, &mp), !same_meta(&mc, &mp)))
+			kind = CEN_META;
+		planned[kind]++;
+		if (holds(&ev, &ev.cur, f, p1))
+			held[kind]++;
+	}
+	for (uint64_t f = 0; f < ev.prev.nfiles; f++) {
+		struct evolve_stat st;
+
+		if (ev.cur_of_key[file_key(&ev.prev, f)] != NONE ||
+		    entry_path(&ev, &ev.prev, 0, f, p1, sizeof(p1)))
+			continue;
+		planned[CEN_DELETED]++;
+		if (ev.ops->stat(&ev, p1, &st) == -ENOENT)
+			held[CEN_DELETED]++;
+	}
+	fprintf(out, "\ngeneration %" PRIu32 " of the plan in '%s' (files by the change generation "
+		     "%" PRIu32 " planned; as planned: size and mtime, or gone):\n",
+		p->generation, target, p->generation);
+	for (unsigned k = 0; k < CEN_KINDS; k++) {
+		all += planned[k];
+		all_held += held[k];
+		if (planned[k])
+			fprintf(out, "    %-17s %" PRIu64 " of %" PRIu64 " as planned (%.2f%%)\n",
+				census_name(k), held[k], planned[k],
+				100.0 * (double)held[k] / (double)planned[k]);
+	}
+	fprintf(out, "    %-17s %" PRIu64 " of %" PRIu64 " as planned (%.2f%%)\n", "all", all_held,
+		all, all ? 100.0 * (double)all_held / (double)all : 100.0);
 	evolve_release(&ev);
 	return 0;
 }
