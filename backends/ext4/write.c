@@ -12,13 +12,6 @@
 #include "content/sparse.h"
 #include "util/e2err.h"
 
-static uint32_t xtime_extra(int64_t sec, uint32_t ns)
-{
-	int64_t epoch = (sec - (int64_t)(int32_t)sec) >> 32;
-
-	return (uint32_t)(epoch & EXT4_EPOCH_MASK) | (ns << EXT4_EPOCH_BITS);
-}
-
 /* Write inode ino from scratch. */
 static int write_inode(struct ext4_build *x, ext2_ino_t ino, const struct plan_meta *m,
 		       uint32_t links, uint64_t size, uint64_t blocks, uint32_t flags,
@@ -47,11 +40,11 @@ static int write_inode(struct ext4_build *x, ext2_ino_t ino, const struct plan_m
 		return e2err_errno(err);
 	if (x->extra) {
 		in->i_extra_isize = (uint16_t)x->extra;
-		in->i_atime_extra = xtime_extra(m->atime, m->atime_ns);
-		in->i_ctime_extra = xtime_extra(m->ctime, m->ctime_ns);
-		in->i_mtime_extra = xtime_extra(m->mtime, m->mtime_ns);
+		in->i_atime_extra = ext4_xtime_extra(m->atime, m->atime_ns);
+		in->i_ctime_extra = ext4_xtime_extra(m->ctime, m->ctime_ns);
+		in->i_mtime_extra = ext4_xtime_extra(m->mtime, m->mtime_ns);
 		in->i_crtime = (uint32_t)m->crtime;
-		in->i_crtime_extra = xtime_extra(m->crtime, m->crtime_ns);
+		in->i_crtime_extra = ext4_xtime_extra(m->crtime, m->crtime_ns);
 	}
 	err = ext2fs_write_inode_full(x->fs, ino, small, (int)x->isize);
 	return e2err_errno(err);

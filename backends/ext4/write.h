@@ -4,6 +4,14 @@
 
 #include "backends/ext4/state.h"
 
+/* The extra field of an inode time: the epoch bits above 32-bit seconds and the nanoseconds. */
+static inline uint32_t ext4_xtime_extra(int64_t sec, uint32_t ns)
+{
+	int64_t epoch = (sec - (int64_t)(int32_t)sec) >> 32;
+
+	return (uint32_t)(epoch & EXT4_EPOCH_MASK) | (ns << EXT4_EPOCH_BITS);
+}
+
 /*
  * Steps 6 and 7: file data on worker threads at the layout's blocks while
  * this thread writes every inode, directory block and mapping block in

@@ -451,6 +451,12 @@ int cmd_measure(struct cli *c, struct params *p)
 
 	if (partition_number(c, "measure", &o.partition))
 		return EXIT_USAGE;
+	if (p->generation && (!o.against || o.partition || c->json || c->html)) {
+		fprintf(stderr, "imprint: measure: '--generation' needs '--against' (or '-c', "
+				"'--set') and a whole image, device or directory, in text (not "
+				"with '--partition', '--json' or '--html' yet)\n");
+		return EXIT_USAGE;
+	}
 	if (output_precheck("--extents", c->create.extents))
 		return 1;
 	if (c->html) {
@@ -464,6 +470,12 @@ int cmd_measure(struct cli *c, struct params *p)
 	json_object_put(o.html_page);
 	if (ret)
 		return 1;
+	if (p->generation) {
+		fflush(stdout);
+		ret = evolve_census(c->operand, p, stdout);
+		if (ret)
+			return ret;
+	}
 	return fflush(stdout) ? 1 : 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli/create.h"
 #include "cli/page.h"
@@ -57,6 +58,15 @@ int cmd_config(struct cli *c, struct params *p);
 int cmd_params(struct cli *c, struct params *p);
 int cmd_profile(struct cli *c, struct params *p);
 int cmd_evolve(struct cli *c, struct params *p);
+
+/*
+ * measure --against --generation N (evolve.c): how much of the change
+ * generation N of p's plan makes to generation N-1 TARGET holds, by kind
+ * (created, appended, ..., deleted), each file judged by its size and mtime
+ * (a deleted one: gone), printed to out.  0, or an exit code after a
+ * message (TARGET unreadable, the plan refused).
+ */
+int evolve_census(const char *target, const struct params *p, FILE *out);
 
 /* --partition N of the commands that read a disk into *n (0: not given); 0 or EXIT_USAGE. */
 int partition_number(const struct cli *c, const char *cmd, int *n);

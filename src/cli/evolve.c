@@ -1,7 +1,8 @@
-/* evolve.c - `imprint evolve`: a directory holding generation N-1 of a plan turned into generation N through the kernel */
+/* evolve.c - `imprint evolve`: a directory (through the kernel) or an ext2/3/4 image (through libext2fs) holding generation N-1 of a plan turned into generation N */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "backends/ext4/edit.h"
 #include "cli/commands.h"
 #include "content/model.h"
 #include "content/setup.h"
@@ -22,9 +24,41 @@
 #define NONE UINT64_MAX
 #define CHUNK (1u << 20)
 
+struct evolve;
+
+/* What evolve asks of an entry of TARGET. */
+struct evolve_stat {
+	uint32_t mode;
+	uint64_t size;
+	int64_t mtime;
+	uint32_t mtime_ns;
+};
+
+/*
+ * The moves evolve makes in TARGET, by path (TARGET's root prefixed), each
+ * 0 or a negative errno: through the kernel for a directory, through
+ * libext2fs for an image or device.  open() creates (the name must be
+ * free) and/or truncates; a handle is for pwrite, truncate and close.
+ */
+struct evolve_ops {
+	int (*stat)(struct evolve *ev, const char *path, struct evolve_stat *st);
+	int (*unlink)(struct evolve *ev, const char *path);
+	int (*rename)(struct evolve *ev, const char *from, const char *to);
+	int (*mkdir)(struct evolve *ev, const char *path);
+	int (*rmdir)(struct evolve *ev, const char *path);
+	int (*set_meta)(struct evolve *ev, const char *path, const struct plan_meta *m);
+	int (*open)(struct evolve *ev, const char *path, int create, int trunc, void **h);
+	int (*pwrite)(void *h, const void *buf, size_t n, uint64_t off);
+	int (*truncate)(void *h, uint64_t size);
+	int (*close)(void *h);
+};
+
 /* The two generations and what joins them: each stable key's file and directory in both. */
 struct evolve {
 	const char *target;
+	const char *root;  /* prefix of TARGET's paths: TARGET for a directory, "" for an image */
+	const struct evolve_ops *ops;
+	struct ext4_edit *img;  /* the image's file system, open */
 	struct plan prev, cur;
 	uint64_t *prev_of_key, *cur_of_key;  /* file index by key, or NONE */
 	uint64_t nkeys;
@@ -58,10 +92,10 @@ static int entry_path(const struct evolve *ev, const struct plan *pl, uint32_t d
 	if (plan_dir_path(pl, d, dir, sizeof(dir)) < 0)
 		return -ENAMETOOLONG;
 	if (f == NONE)
-		n = snprintf(buf, len, "%s%s", ev->target, d ? dir : "");
+		n = snprintf(buf, len, "%s%s", ev->root, d ? dir : "");
 	else {
 		plan_file_name(pl, f, name);
-		n = snprintf(buf, len, "%s%s/%s", ev->target, d ? dir : "", name);
+		n = snprintf(buf, len, "%s%s/%s", ev->root, d ? dir : "", name);
 	}
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
@@ -126,11 +160,12 @@ static int check_target(struct evolve *ev, uint32_t n)
 {
 	char path[8192];
 	uint64_t checked = 0;
+	int ret;
 
 	for (uint64_t f = 0; f < ev->prev.nfiles; f++) {
 		uint64_t k = file_key(&ev->prev, f), c = ev->cur_of_key[k];
 		struct plan_meta m;
-		struct stat st;
+		struct evolve_stat st;
 		int touched = c == NONE || edit_now(&ev->cur, c);
 
 		if (!touched && f % 61)
@@ -139,27 +174,27 @@ static int check_target(struct evolve *ev, uint32_t n)
 			return -ENAMETOOLONG;
 		plan_file_meta(&ev->prev, f, &m);
 		checked++;
-		if (lstat(path, &st) || !S_ISREG(st.st_mode) ||
-		    (uint64_t)st.st_size != ev->prev.file_size[f] || st.st_mtim.tv_sec != m.mtime ||
-		    (uint64_t)st.st_mtim.tv_nsec != m.mtime_ns) {
+		ret = ev->ops->stat(ev, path, &st);
+		if (ret || !S_ISREG(st.mode) || st.size != ev->prev.file_size[f] ||
+		    st.mtime != m.mtime || st.mtime_ns != m.mtime_ns) {
 			char what[160];
 
-			if (lstat(path, &st))
-				snprintf(what, sizeof(what), "is missing (%s)", strerror(errno));
-			else if (!S_ISREG(st.st_mode))
+			if (ret)
+				snprintf(what, sizeof(what), "is missing (%s)", strerror(-ret));
+			else if (!S_ISREG(st.mode))
 				snprintf(what, sizeof(what), "is not a regular file");
 			else
 				snprintf(what, sizeof(what),
-					 "has size %jd and mtime %jd.%09ld; generation %" PRIu32
-					 " has size %" PRIu64 " and mtime %" PRId64 ".%09" PRIu32,
-					 (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec,
-					 st.st_mtim.tv_nsec, n - 1, ev->prev.file_size[f], m.mtime,
-					 m.mtime_ns);
+					 "has size %" PRIu64 " and mtime %" PRId64 ".%09" PRIu32
+					 "; generation %" PRIu32 " has size %" PRIu64
+					 " and mtime %" PRId64 ".%09" PRIu32,
+					 st.size, st.mtime, st.mtime_ns, n - 1, ev->prev.file_size[f],
+					 m.mtime, m.mtime_ns);
 			fprintf(stderr,
 				"imprint: evolve: '%s' is not generation %" PRIu32
 				" of this plan: '%s' %s (give the options it was created with; "
 				"nothing was changed)\n",
-				ev->target, n - 1, path + strlen(ev->target), what);
+				ev->target, n - 1, path + strlen(ev->root), what);
 			return -EINVAL;
 		}
 	}
@@ -167,55 +202,50 @@ static int check_target(struct evolve *ev, uint32_t n)
 	return 0;
 }
 
+/* A move that failed (err a negative errno) and the state it leaves TARGET in; returns err. */
 static int fail_at(struct evolve *ev, const char *what, const char *path, int err)
 {
 	fprintf(stderr,
 		"imprint: evolve: %s '%s': %s; '%s' is now part generation %" PRIu32
 		" and part %" PRIu32 " (it was being %s): restore it, or create generation %" PRIu32
 		" afresh\n",
-		what, path, strerror(err), ev->target, ev->cur.gen->n - 1, ev->cur.gen->n, ev->step,
+		what, path, strerror(-err), ev->target, ev->cur.gen->n - 1, ev->cur.gen->n, ev->step,
 		ev->cur.gen->n);
-	return -err;
+	return err;
 }
 
 /* Bytes [from, to) of cur's file f, from the content source, at the same offsets. */
-static int write_range(struct evolve *ev, int fd, uint64_t f, uint64_t from, uint64_t to,
+static int write_range(struct evolve *ev, void *h, uint64_t f, uint64_t from, uint64_t to,
 		       uint8_t *buf)
 {
 	while (from < to) {
 		size_t n = (size_t)MIN((uint64_t)CHUNK, to - from);
 		int ret = ev->cs.fill(&ev->cs, f, from, buf, n);
-		ssize_t w;
 
 		if (ret)
-			return -ret;
-		w = pwrite(fd, buf, n, (off_t)from);
-		if (w < 0)
-			return errno;
-		if ((size_t)w != n)
-			return EIO;
+			return ret;
+		ret = ev->ops->pwrite(h, buf, n, from);
+		if (ret)
+			return ret;
 		from += n;
 	}
 	return 0;
 }
 
-/* Write what generation n changed in cur's file f (or all of it, new). 0 or a positive errno. */
+/* Write what generation n changed in cur's file f (or all of it, new). 0 or a negative errno. */
 static int write_changes(struct evolve *ev, uint64_t f, const struct plan_gen_edit *e,
 			 const char *path, uint8_t *buf)
 {
-	int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC, fd, ret = 0;
 	uint64_t size = ev->cur.file_size[f];
+	void *h;
+	int ret, err;
 
-	if (e->kind == GEN_EDIT_CREATE)
-		flags |= O_CREAT | O_EXCL;
-	if (e->kind == GEN_EDIT_REWRITE)
-		flags |= O_TRUNC;
-	fd = open(path, flags, 0600);
-	if (fd < 0)
-		return errno;
+	ret = ev->ops->open(ev, path, e->kind == GEN_EDIT_CREATE, e->kind == GEN_EDIT_REWRITE, &h);
+	if (ret)
+		return ret;
 	switch (e->kind) {
 	case GEN_EDIT_APPEND:
-		ret = write_range(ev, fd, f, e->from, e->to, buf);
+		ret = write_range(ev, h, f, e->from, e->to, buf);
 		break;
 	case GEN_EDIT_TRUNCATE:
 		break;
@@ -223,39 +253,22 @@ static int write_changes(struct evolve *ev, uint64_t f, const struct plan_gen_ed
 		for (uint64_t b = 0; !ret && b * 4096 < size; b++)
 			if (plan_gen_block_edited(ev->cur.gen->file_key[f], e, b,
 						  ev->cur.prm.gen_edit_block_share))
-				ret = write_range(ev, fd, f, b * 4096, MIN(size, (b + 1) * 4096), buf);
+				ret = write_range(ev, h, f, b * 4096, MIN(size, (b + 1) * 4096), buf);
 		break;
 	default:
-		ret = write_range(ev, fd, f, 0, size, buf);
+		ret = write_range(ev, h, f, 0, size, buf);
 		break;
 	}
-	if (!ret && ftruncate(fd, (off_t)size))
-		ret = errno;
-	if (close(fd) && !ret)
-		ret = errno;
-	return ret;
-}
-
-static int set_meta(const char *path, const struct plan_meta *m)
-{
-	struct timespec ts[2] = {
-		{ .tv_sec = m->atime, .tv_nsec = m->atime_ns },
-		{ .tv_sec = m->mtime, .tv_nsec = m->mtime_ns },
-	};
-
-	if (geteuid() == 0 && lchown(path, m->uid, m->gid))
-		return errno;
-	if (chmod(path, m->mode & 07777))
-		return errno;
-	if (utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW))
-		return errno;
-	return 0;
+	if (!ret)
+		ret = ev->ops->truncate(h, size);
+	err = ev->ops->close(h);
+	return ret ? ret : err;
 }
 
 /* Temporary name of a file that changes its path, beside TARGET's root. */
 static int temp_path(const struct evolve *ev, uint64_t key, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%s/.imprint-evolve-%" PRIu64, ev->target, key);
+	int n = snprintf(buf, len, "%s/.imprint-evolve-%" PRIu64, ev->root, key);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
@@ -264,7 +277,7 @@ static int apply(struct evolve *ev)
 {
 	char p1[8192], p2[8192];
 	uint8_t *buf = malloc(CHUNK);
-	int ret = 0;
+	int ret = 0, err;
 
 	if (!buf)
 		return -ENOMEM;
@@ -276,13 +289,13 @@ static int apply(struct evolve *ev)
 		if (entry_path(ev, &ev->prev, 0, f, p1, sizeof(p1)))
 			ret = -ENAMETOOLONG;
 		else if (c == NONE) {
-			if (unlink(p1))
-				ret = fail_at(ev, "cannot delete", p1, errno);
+			if ((err = ev->ops->unlink(ev, p1)))
+				ret = fail_at(ev, "cannot delete", p1, err);
 		} else if (!entry_path(ev, &ev->cur, 0, c, p2, sizeof(p2)) && strcmp(p1, p2)) {
 			if (temp_path(ev, k, p2, sizeof(p2)))
 				ret = -ENAMETOOLONG;
-			else if (rename(p1, p2))
-				ret = fail_at(ev, "cannot rename", p1, errno);
+			else if ((err = ev->ops->rename(ev, p1, p2)))
+				ret = fail_at(ev, "cannot rename", p1, err);
 		}
 	}
 	/* 3: new directories, parents first */
@@ -292,8 +305,8 @@ static int apply(struct evolve *ev)
 			continue;
 		if (entry_path(ev, &ev->cur, d, NONE, p1, sizeof(p1)))
 			ret = -ENAMETOOLONG;
-		else if (mkdir(p1, 0700))
-			ret = fail_at(ev, "cannot make directory", p1, errno);
+		else if ((err = ev->ops->mkdir(ev, p1)))
+			ret = fail_at(ev, "cannot make directory", p1, err);
 	}
 	/* 4: the files set aside to their new paths */
 	ev->step = "renamed";
@@ -305,8 +318,8 @@ static int apply(struct evolve *ev)
 			continue;
 		if (temp_path(ev, k, p1, sizeof(p1)))
 			ret = -ENAMETOOLONG;
-		else if (rename(p1, p2))
-			ret = fail_at(ev, "cannot rename to", p2, errno);
+		else if ((err = ev->ops->rename(ev, p1, p2)))
+			ret = fail_at(ev, "cannot rename to", p2, err);
 	}
 	/* 5: removed directories, children first */
 	ev->step = "rid of its removed directories";
@@ -315,8 +328,8 @@ static int apply(struct evolve *ev)
 			continue;
 		if (entry_path(ev, &ev->prev, d, NONE, p1, sizeof(p1)))
 			ret = -ENAMETOOLONG;
-		else if (rmdir(p1))
-			ret = fail_at(ev, "cannot remove directory", p1, errno);
+		else if ((err = ev->ops->rmdir(ev, p1)))
+			ret = fail_at(ev, "cannot remove directory", p1, err);
 	}
 	/* 6: content and metadata of the files */
 	ev->step = "written";
@@ -324,7 +337,6 @@ static int apply(struct evolve *ev)
 		uint64_t k = file_key(&ev->cur, f), p = ev->prev_of_key[k];
 		const struct plan_gen_edit *e = edit_now(&ev->cur, f);
 		struct plan_meta mc, mp;
-		int err;
 
 		plan_file_meta(&ev->cur, f, &mc);
 		if (p != NONE)
@@ -337,14 +349,13 @@ static int apply(struct evolve *ev)
 		}
 		if (e && (err = write_changes(ev, f, e, p1, buf)))
 			ret = fail_at(ev, "cannot write", p1, err);
-		else if ((err = set_meta(p1, &mc)))
+		else if ((err = ev->ops->set_meta(ev, p1, &mc)))
 			ret = fail_at(ev, "cannot set the owner, mode or times of", p1, err);
 	}
 	/* 7: directories' metadata last, children first (their entries are done) */
 	for (uint32_t d = ev->cur.ndirs; !ret && d-- > 0;) {
 		uint32_t p = ev->prev_dir_of_key[dir_key(&ev->cur, d)];
 		struct plan_meta mc, mp;
-		int err;
 
 		plan_dir_meta(&ev->cur, d, &mc);
 		if (p != PLAN_NONE)
@@ -354,7 +365,7 @@ static int apply(struct evolve *ev)
 			continue;
 		if (entry_path(ev, &ev->cur, d, NONE, p1, sizeof(p1)))
 			ret = -ENAMETOOLONG;
-		else if ((err = set_meta(p1, &mc)))
+		else if ((err = ev->ops->set_meta(ev, p1, &mc)))
 			ret = fail_at(ev, "cannot set the owner, mode or times of", p1, err);
 	}
 	if (ret == -ENAMETOOLONG)
@@ -363,8 +374,204 @@ static int apply(struct evolve *ev)
 	return ret;
 }
 
+/* ---- a directory: the kernel's calls ---- */
+
+static int neg_errno(int failed)
+{
+	return failed ? -errno : 0;
+}
+
+static int dir_stat(struct evolve *ev, const char *path, struct evolve_stat *st)
+{
+	struct stat s;
+
+	(void)ev;
+	if (lstat(path, &s))
+		return -errno;
+	st->mode = s.st_mode;
+	st->size = (uint64_t)s.st_size;
+	st->mtime = s.st_mtim.tv_sec;
+	st->mtime_ns = (uint32_t)s.st_mtim.tv_nsec;
+	return 0;
+}
+
+static int dir_unlink(struct evolve *ev, const char *path)
+{
+	(void)ev;
+	return neg_errno(unlink(path));
+}
+
+static int dir_rename(struct evolve *ev, const char *from, const char *to)
+{
+	(void)ev;
+	return neg_errno(rename(from, to));
+}
+
+static int dir_mkdir(struct evolve *ev, const char *path)
+{
+	(void)ev;
+	return neg_errno(mkdir(path, 0700));
+}
+
+static int dir_rmdir(struct evolve *ev, const char *path)
+{
+	(void)ev;
+	return neg_errno(rmdir(path));
+}
+
+static int dir_set_meta(struct evolve *ev, const char *path, const struct plan_meta *m)
+{
+	struct timespec ts[2] = {
+		{ .tv_sec = m->atime, .tv_nsec = m->atime_ns },
+		{ .tv_sec = m->mtime, .tv_nsec = m->mtime_ns },
+	};
+
+	(void)ev;
+	if (geteuid() == 0 && lchown(path, m->uid, m->gid))
+		return -errno;
+	if (chmod(path, m->mode & 07777))
+		return -errno;
+	return neg_errno(utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW));
+}
+
+static int dir_open(struct evolve *ev, const char *path, int create, int trunc, void **h)
+{
+	int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0) |
+		    (trunc ? O_TRUNC : 0);
+	int *fd = malloc(sizeof(*fd));
+
+	(void)ev;
+	if (!fd)
+		return -ENOMEM;
+	*fd = open(path, flags, 0600);
+	if (*fd < 0) {
+		int err = -errno;
+
+		free(fd);
+		return err;
+	}
+	*h = fd;
+	return 0;
+}
+
+static int dir_pwrite(void *h, const void *buf, size_t n, uint64_t off)
+{
+	ssize_t w = pwrite(*(int *)h, buf, n, (off_t)off);
+
+	if (w < 0)
+		return -errno;
+	return (size_t)w == n ? 0 : -EIO;
+}
+
+static int dir_truncate(void *h, uint64_t size)
+{
+	return neg_errno(ftruncate(*(int *)h, (off_t)size));
+}
+
+static int dir_close(void *h)
+{
+	int ret = neg_errno(close(*(int *)h));
+
+	free(h);
+	return ret;
+}
+
+static const struct evolve_ops dir_ops = {
+	.stat = dir_stat,
+	.unlink = dir_unlink,
+	.rename = dir_rename,
+	.mkdir = dir_mkdir,
+	.rmdir = dir_rmdir,
+	.set_meta = dir_set_meta,
+	.open = dir_open,
+	.pwrite = dir_pwrite,
+	.truncate = dir_truncate,
+	.close = dir_close,
+};
+
+/* ---- an ext2/3/4 image or device: libext2fs (backends/ext4/edit.c) ---- */
+
+static int img_stat(struct evolve *ev, const char *path, struct evolve_stat *st)
+{
+	struct ext4_edit_stat s;
+	int ret = ext4_edit_stat(ev->img, path, &s);
+
+	if (!ret) {
+		st->mode = s.mode;
+		st->size = s.size;
+		st->mtime = s.mtime;
+		st->mtime_ns = s.mtime_ns;
+	}
+	return ret;
+}
+
+static int img_unlink(struct evolve *ev, const char *path)
+{
+	return ext4_edit_unlink(ev->img, path);
+}
+
+static int img_rename(struct evolve *ev, const char *from, const char *to)
+{
+	return ext4_edit_rename(ev->img, from, to);
+}
+
+static int img_mkdir(struct evolve *ev, const char *path)
+{
+	return ext4_edit_mkdir(ev->img, path);
+}
+
+static int img_rmdir(struct evolve *ev, const char *path)
+{
+	return ext4_edit_rmdir(ev->img, path);
+}
+
+static int img_set_meta(struct evolve *ev, const char *path, const struct plan_meta *m)
+{
+	return ext4_edit_set_meta(ev->img, path, m);
+}
+
+static int img_open(struct evolve *ev, const char *path, int create, int trunc, void **h)
+{
+	struct ext4_edit_file *f;
+	int ret = ext4_edit_file_open(ev->img, path, create, trunc, &f);
+
+	*h = f;
+	return ret;
+}
+
+static int img_pwrite(void *h, const void *buf, size_t n, uint64_t off)
+{
+	return ext4_edit_file_pwrite(h, buf, n, off);
+}
+
+static int img_truncate(void *h, uint64_t size)
+{
+	return ext4_edit_file_truncate(h, size);
+}
+
+static int img_close(void *h)
+{
+	return ext4_edit_file_close(h);
+}
+
+static const struct evolve_ops img_ops = {
+	.stat = img_stat,
+	.unlink = img_unlink,
+	.rename = img_rename,
+	.mkdir = img_mkdir,
+	.rmdir = img_rmdir,
+	.set_meta = img_set_meta,
+	.open = img_open,
+	.pwrite = img_pwrite,
+	.truncate = img_truncate,
+	.close = img_close,
+};
+
 static void evolve_release(struct evolve *ev)
 {
+	if (ev->img)
+		ext4_edit_close(ev->img);
+	ev->img = NULL;
 	if (ev->have_cs)
 		content_source_release(&ev->cs);
 	if (ev->have_cm)
@@ -377,12 +584,72 @@ static void evolve_release(struct evolve *ev)
 	free(ev->cur_dir_of_key);
 }
 
-int cmd_evolve(struct cli *c, struct params *p)
+/*
+ * Plan generations N-1 and N of p for TARGET, join them, and open TARGET
+ * (an image read-write when rw, for reading else); `cmd` names the
+ * command in messages.  0, or the exit code after a message (ev released).
+ */
+static int prepare(struct evolve *ev, const char *cmd, const struct params *p, int rw)
 {
-	struct evolve ev = { .target = c->operand };
 	struct plan_error err = { { 0 } };
 	struct params pp = *p;
 	struct stat st;
+	int ret;
+
+	if (stat(ev->target, &st)) {
+		fprintf(stderr, "imprint: %s: cannot access '%s': %s\n", cmd, ev->target,
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		fprintf(stderr, "imprint: %s: '%s' is not a directory, an image file or a block "
+				"device (it takes a directory of a mounted file system, or an "
+				"ext2/3/4 image or device)\n",
+			cmd, ev->target);
+		return EXIT_USAGE;
+	}
+	ev->ops = S_ISDIR(st.st_mode) ? &dir_ops : &img_ops;
+	ev->root = S_ISDIR(st.st_mode) ? ev->target : "";
+	pp.generation = p->generation - 1;
+	ret = plan_build(&ev->prev, &pp, &err);
+	if (!ret)
+		ret = plan_build(&ev->cur, p, &err);
+	if (ret) {
+		fprintf(stderr, "imprint: %s\n", err.msg);
+		plan_release(&ev->prev);
+		return ret == -EINVAL ? EXIT_USAGE : 1;
+	}
+	ret = maps_build(ev);
+	if (!ret && rw) {
+		ret = content_model_init(&ev->cm, &ev->cur);
+		ev->have_cm = !ret;
+	}
+	if (!ret && rw) {
+		ret = content_model_source_init(&ev->cs, &ev->cm, &ev->cur);
+		ev->have_cs = !ret;
+	}
+	if (ret) {
+		fprintf(stderr, "imprint: %s: cannot prepare: %s\n", cmd, strerror(-ret));
+		evolve_release(ev);
+		return 1;
+	}
+	if (ev->ops == &img_ops) {
+		char msg[PATH_MAX + 200];
+
+		ret = ext4_edit_open(ev->target, rw, (int64_t)plan_gen_time(p, p->generation),
+				     &ev->img, msg, sizeof(msg));
+		if (ret) {
+			fprintf(stderr, "imprint: %s: %s\n", cmd, msg);
+			evolve_release(ev);
+			return ret == -EINVAL ? EXIT_USAGE : 1;
+		}
+	}
+	return 0;
+}
+
+int cmd_evolve(struct cli *c, struct params *p)
+{
+	struct evolve ev = { .target = c->operand };
 	int ret;
 
 	if (!p->generation) {
@@ -395,55 +662,115 @@ int cmd_evolve(struct cli *c, struct params *p)
 				"'--files' as 'create' was given them\n");
 		return EXIT_USAGE;
 	}
-	if (stat(c->operand, &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "imprint: evolve: '%s' is not a directory (evolve takes a directory "
-				"of a mounted file system holding generation %" PRIu32 "; images and "
-				"devices are not evolved yet: mount one and evolve its directory, or "
-				"create generation %" PRIu32 " directly)\n",
-			c->operand, p->generation - 1, p->generation);
-		return EXIT_USAGE;
-	}
-	pp.generation = p->generation - 1;
-	ret = plan_build(&ev.prev, &pp, &err);
-	if (!ret)
-		ret = plan_build(&ev.cur, p, &err);
-	if (ret) {
-		fprintf(stderr, "imprint: %s\n", err.msg);
-		plan_release(&ev.prev);
-		return ret == -EINVAL ? EXIT_USAGE : 1;
-	}
-	ret = maps_build(&ev);
-	if (!ret) {
-		ret = content_model_init(&ev.cm, &ev.cur);
-		ev.have_cm = !ret;
-	}
-	if (!ret) {
-		ret = content_model_source_init(&ev.cs, &ev.cm, &ev.cur);
-		ev.have_cs = !ret;
-	}
-	if (ret) {
-		fprintf(stderr, "imprint: evolve: cannot prepare: %s\n", strerror(-ret));
-		evolve_release(&ev);
-		return 1;
-	}
+	ret = prepare(&ev, "evolve", p, 1);
+	if (ret)
+		return ret;
 	ret = check_target(&ev, p->generation);
+	if (!ret) {
+		ret = apply(&ev);
+		if (!ret)
+			ev.step = "written back";
+	}
+	if (ev.img) {
+		/* what was done is written back even after a failure: the image stays consistent */
+		int cerr = ext4_edit_close(ev.img);
+
+		ev.img = NULL;
+		if (cerr && !ret)
+			ret = fail_at(&ev, "cannot write back", c->operand, cerr);
+	}
 	if (ret) {
 		evolve_release(&ev);
 		return 1;
 	}
-	ret = apply(&ev);
-	if (!ret) {
-		if (c->json) {
-			struct json_object *o = gen_report_json(ev.cur.gen);
+	if (c->json) {
+		struct json_object *o = gen_report_json(ev.cur.gen);
 
-			printf("%s\n", o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : "{}");
-			json_object_put(o);
-		} else {
-			printf("evolved '%s' from generation %" PRIu32 " to %" PRIu32 "\n", c->operand,
-			       p->generation - 1, p->generation);
-			gen_report_text(ev.cur.gen, stdout);
-		}
+		printf("%s\n", o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : "{}");
+		json_object_put(o);
+	} else {
+		printf("evolved '%s' from generation %" PRIu32 " to %" PRIu32 "\n", c->operand,
+		       p->generation - 1, p->generation);
+		gen_report_text(ev.cur.gen, stdout);
 	}
 	evolve_release(&ev);
-	return ret ? 1 : 0;
+	return 0;
+}
+
+/* Change kinds the census counts, beside enum gen_edit_kind's. */
+enum { CEN_MOVED = GEN_EDIT_KINDS, CEN_META, CEN_UNCHANGED, CEN_DELETED, CEN_KINDS };
+
+static const char *census_name(unsigned k)
+{
+	static const char *const extra[] = { "renamed or moved", "metadata only", "unchanged",
+					     "deleted" };
+
+	return k < GEN_EDIT_KINDS ? plan_gen_kind_name(k) : extra[k - GEN_EDIT_KINDS];
+}
+
+/* Whether TARGET's entry at path is pl's file f: a regular file of its size and mtime. */
+static int holds(struct evolve *ev, const struct plan *pl, uint64_t f, const char *path)
+{
+	struct evolve_stat st;
+	struct plan_meta m;
+
+	plan_file_meta(pl, f, &m);
+	return !ev->ops->stat(ev, path, &st) && S_ISREG(st.mode) && st.size == pl->file_size[f] &&
+	       st.mtime == m.mtime && st.mtime_ns == m.mtime_ns;
+}
+
+int evolve_census(const char *target, const struct params *p, FILE *out)
+{
+	struct evolve ev = { .target = target };
+	uint64_t planned[CEN_KINDS] = { 0 }, held[CEN_KINDS] = { 0 }, all = 0, all_held = 0;
+	char p1[8192], p2[8192];
+	int ret = prepare(&ev, "measure", p, 0);
+
+	if (ret)
+		return ret;
+	for (uint64_t f = 0; f < ev.cur.nfiles; f++) {
+		uint64_t k = file_key(&ev.cur, f), pf = ev.prev_of_key[k];
+		const struct plan_gen_edit *e = edit_now(&ev.cur, f);
+		struct plan_meta mc, mp;
+		unsigned kind = CEN_UNCHANGED;
+
+		if (entry_path(&ev, &ev.cur, 0, f, p1, sizeof(p1)))
+			continue;
+		plan_file_meta(&ev.cur, f, &mc);
+		if (e)
+			kind = e->kind;
+		else if (pf != NONE && !entry_path(&ev, &ev.prev, 0, pf, p2, sizeof(p2)) &&
+			 strcmp(p1, p2))
+			kind = CEN_MOVED;
+		else if (pf != NONE && (plan_file_meta(&ev.prev, pf, &mp), !same_meta(&mc, &mp)))
+			kind = CEN_META;
+		planned[kind]++;
+		if (holds(&ev, &ev.cur, f, p1))
+			held[kind]++;
+	}
+	for (uint64_t f = 0; f < ev.prev.nfiles; f++) {
+		struct evolve_stat st;
+
+		if (ev.cur_of_key[file_key(&ev.prev, f)] != NONE ||
+		    entry_path(&ev, &ev.prev, 0, f, p1, sizeof(p1)))
+			continue;
+		planned[CEN_DELETED]++;
+		if (ev.ops->stat(&ev, p1, &st) == -ENOENT)
+			held[CEN_DELETED]++;
+	}
+	fprintf(out, "\ngeneration %" PRIu32 " of the plan in '%s' (files by the change generation "
+		     "%" PRIu32 " planned; as planned: size and mtime, or gone):\n",
+		p->generation, target, p->generation);
+	for (unsigned k = 0; k < CEN_KINDS; k++) {
+		all += planned[k];
+		all_held += held[k];
+		if (planned[k])
+			fprintf(out, "    %-17s %" PRIu64 " of %" PRIu64 " as planned (%.2f%%)\n",
+				census_name(k), held[k], planned[k],
+				100.0 * (double)held[k] / (double)planned[k]);
+	}
+	fprintf(out, "    %-17s %" PRIu64 " of %" PRIu64 " as planned (%.2f%%)\n", "all", all_held,
+		all, all ? 100.0 * (double)all_held / (double)all : 100.0);
+	evolve_release(&ev);
+	return 0;
 }

@@ -256,21 +256,28 @@ static const struct command commands[NCOMMANDS] = {
 	[CMD_EVOLVE] = {
 		.name = "evolve",
 		.run = cmd_evolve,
-		.help = "turn a directory holding generation N-1 of a plan into generation N\n"
-			"            through the kernel: imprint evolve --generation N [options] DIR",
-		.needs = "evolve needs a DIR: a directory of a mounted file system holding generation N-1",
+		.help = "turn a directory, or an ext2/3/4 image or device, holding generation\n"
+			"            N-1 of a plan into generation N: imprint evolve --generation N\n"
+			"            [options] TARGET",
+		.needs = "evolve needs a TARGET: a directory of a mounted file system, or an ext2/3/4 "
+			 "image or device, holding generation N-1",
 		.load = LOAD_RESOLVED,
-		.synopsis = "imprint evolve --generation N [options] DIR",
-		.about = "Turn DIR, a directory of a mounted file system that 'imprint create' (or\n"
-			 "evolve) filled with generation N-1 of a plan, into generation N: files\n"
-			 "deleted, renamed and moved, appended to, edited in place, rewritten,\n"
-			 "truncated and created, directories made and removed, owners, modes and\n"
-			 "times set, through the kernel.  Give it the options create was given\n"
-			 "('--size', '--used' or '--files' among them).  It refuses a DIR that is\n"
-			 "not generation N-1 of the same plan (the files generation N changes, and\n"
-			 "a sample of the others, by size and mtime) before changing anything.",
+		.synopsis = "imprint evolve --generation N [options] TARGET",
+		.about = "Turn TARGET, which 'imprint create' (or evolve) filled with generation\n"
+			 "N-1 of a plan, into generation N: files deleted, renamed and moved,\n"
+			 "appended to, edited in place, rewritten, truncated and created,\n"
+			 "directories made and removed, owners, modes and times set.  TARGET is a\n"
+			 "directory of a mounted file system (changed through the kernel) or an\n"
+			 "ext2/3/4 image or device that is not mounted (changed offline through\n"
+			 "libext2fs: only what changes is written).  Give it the options create\n"
+			 "was given ('--size', '--used' or '--files' among them).  It refuses a\n"
+			 "TARGET that is not generation N-1 of the same plan (the files generation\n"
+			 "N changes, and a sample of the others, by size and mtime) before\n"
+			 "changing anything.",
 		.example = "imprint create --size 200M --files 5000 /mnt/data\n"
-			   "imprint evolve --size 200M --files 5000 --generation 1 /mnt/data",
+			   "imprint evolve --size 200M --files 5000 --generation 1 /mnt/data\n"
+			   "imprint create --size 200M --files 5000 data.img\n"
+			   "imprint evolve --size 200M --files 5000 --generation 1 data.img",
 	},
 };
 
@@ -323,8 +330,8 @@ static const struct opt_rule {
 	  .only_for = "'create', 'verify', 'measure', 'content-report' and 'profile'" },
 	{ .opt = OPT_GENERATION,
 	  .name = "'--generation'",
-	  .takes = CREATE_OPTS | ON(CMD_PLAN) | ON(CMD_EVOLVE),
-	  .only_for = "'create', 'plan', 'verify' and 'evolve'" },
+	  .takes = CREATE_OPTS | ON(CMD_PLAN) | ON(CMD_EVOLVE) | ON(CMD_MEASURE),
+	  .only_for = "'create', 'plan', 'verify', 'evolve' and 'measure'" },
 	{ .opt = OPT_INCLUDE,
 	  .name = "'--include'",
 	  .takes = CREATE_OPTS | ON(CMD_PLAN),
@@ -477,10 +484,12 @@ static const struct opt_help {
 	  "'plan --report', layout and free-space targets); -c and\n"
 	  "--set also turn the comparison on", 0 },
 	{ OPT_GENERATION, "    --generation N",
-	  "plan, create, verify, evolve: generation N of the plan: the\n"
+	  "plan, create, verify, evolve, measure: generation N of the plan: the\n"
 	  "same tree after N rounds of change (the gen_* parameters:\n"
 	  "files modified, deleted, renamed, moved, created;\n"
-	  "directories made and removed); 0 (default) is the plan", 0 },
+	  "directories made and removed); 0 (default) is the plan;\n"
+	  "measure (with --against, -c or --set): also how much of\n"
+	  "generation N's change TARGET holds, by kind", 0 },
 	{ OPT_HTML, "    --html FILE",
 	  "plan, create, measure, content-report, profile: also write the\n"
 	  "report as one self-contained HTML page (charts of target\n"

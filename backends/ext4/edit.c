@@ -1,0 +1,530 @@
+/* edit.c - an ext2/3/4 image or device edited offline by path through libext2fs: the moves of `imprint evolve` */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+
+#include "backends/ext4/edit.h"
+#include "backends/ext4/write.h"
+#include "util/e2err.h"
+#include "util/util.h"
+
+struct ext4_edit {
+	ext2_filsys fs;
+	size_t isize;                   /* on-disk inode size */
+	struct ext2_inode_large *in;    /* an inode buffer of isize bytes */
+};
+
+struct ext4_edit_file {
+	struct ext4_edit *e;
+	ext2_file_t file;
+};
+
+/* libext2fs' code as a negative errno, with the codes a path walk meets named. */
+static int e2(errcode_t err)
+{
+	if (err == EXT2_ET_FILE_NOT_FOUND)
+		return -ENOENT;
+	if (err == EXT2_ET_NO_DIRECTORY)
+		return -ENOTDIR;
+	if (err == EXT2_ET_DIR_NO_SPACE)
+		return -ENOSPC;
+	if (err == EXT2_ET_DIR_EXISTS)
+		return -EEXIST;
+	return e2err_errno(err);
+}
+
+static int has_extra(const struct ext4_edit *e, size_t end)
+{
+	return e->isize > EXT2_GOOD_OLD_INODE_SIZE &&
+	       EXT2_GOOD_OLD_INODE_SIZE + (size_t)e->in->i_extra_isize >= end;
+}
+
+#define FITS(e, field) \
+	has_extra(e, offsetof(struct ext2_inode_large, field) + sizeof(((struct ext2_inode_large *)0)->field))
+
+static int inode_read(struct ext4_edit *e, ext2_ino_t ino)
+{
+	return e2(ext2fs_read_inode_full(e->fs, ino, (struct ext2_inode *)e->in, (int)e->isize));
+}
+
+static int inode_write(struct ext4_edit *e, ext2_ino_t ino)
+{
+	return e2(ext2fs_write_inode_full(e->fs, ino, (struct ext2_inode *)e->in, (int)e->isize));
+}
+
+/* The directory entry's file type of an inode's mode. */
+static int dirent_type(uint16_t mode)
+{
+	if (LINUX_S_ISREG(mode))
+		return EXT2_FT_REG_FILE;
+	if (LINUX_S_ISLNK(mode))
+		return EXT2_FT_SYMLINK;
+	if (LINUX_S_ISDIR(mode))
+		return EXT2_FT_DIR;
+	if (LINUX_S_ISCHR(mode))
+		return EXT2_FT_CHRDEV;
+	if (LINUX_S_ISBLK(mode))
+		return EXT2_FT_BLKDEV;
+	if (LINUX_S_ISFIFO(mode))
+		return EXT2_FT_FIFO;
+	return LINUX_S_ISSOCK(mode) ? EXT2_FT_SOCK : EXT2_FT_UNKNOWN;
+}
+
+int ext4_edit_open(const char *path, int rw, int64_t now, struct ext4_edit **out, char *msg,
+		   size_t len)
+{
+	struct ext4_edit *e;
+	struct stat st;
+	uint64_t bytes;
+	errcode_t err;
+	int mflags = 0, fd, ret;
+
+	*out = NULL;
+	e2err_init();
+	err = ext2fs_check_if_mounted(path, &mflags);
+	if (rw && !err && (mflags & EXT2_MF_MOUNTED)) {
+		snprintf(msg, len, "'%s' is mounted: evolve the directory it is mounted on", path);
+		return -EBUSY;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(msg, len, "cannot open '%s': %s", path, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st) || (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &bytes))) {
+		ret = -errno;
+		close(fd);
+		snprintf(msg, len, "cannot read '%s': %s", path, strerror(-ret));
+		return ret;
+	}
+	close(fd);
+	if (!S_ISBLK(st.st_mode))
+		bytes = (uint64_t)st.st_size;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	err = ext2fs_open2(path, NULL, (rw ? EXT2_FLAG_RW : 0) | EXT2_FLAG_64BITS, 0, 0,
+			   unix_io_manager, &e->fs);
+	if (err) {
+		free(e);
+		if (err == EXT2_ET_BAD_MAGIC || err == EXT2_ET_SHORT_READ) {
+			snprintf(msg, len, "'%s' is not an ext2/3/4 file system (evolve takes an "
+				 "ext2/3/4 image or device, or a directory)", path);
+			return -EINVAL;
+		}
+		snprintf(msg, len, "cannot open '%s' as ext2/3/4: %s", path, error_message(err));
+		return e2(err);
+	}
+	ret = 0;
+	if (rw && ext2fs_has_feature_journal_needs_recovery(e->fs->super)) {
+		snprintf(msg, len, "'%s' has a journal to replay: mount it once or run 'e2fsck' on "
+			 "it first", path);
+		ret = -EBUSY;
+	} else if (bytes < ext2fs_blocks_count(e->fs->super) * e->fs->blocksize) {
+		snprintf(msg, len, "'%s' is truncated (shorter than its file system's blocks)", path);
+		ret = -EINVAL;
+	}
+	if (!ret) {
+		err = ext2fs_read_bitmaps(e->fs);
+		if (err) {
+			snprintf(msg, len, "'%s': cannot read the bitmaps: %s", path, error_message(err));
+			ret = e2(err);
+		}
+	}
+	e->isize = (size_t)EXT2_INODE_SIZE(e->fs->super);
+	if (!ret && !(e->in = calloc(1, MAX(e->isize, sizeof(struct ext2_inode_large)))))
+		ret = -ENOMEM;
+	if (ret) {
+		ext2fs_close_free(&e->fs);
+		free(e->in);
+		free(e);
+		return ret;
+	}
+	e->fs->now = (time_t)now;
+	*out = e;
+	return 0;
+}
+
+int ext4_edit_close(struct ext4_edit *e)
+{
+	errcode_t err;
+
+	if (!e)
+		return 0;
+	err = ext2fs_close_free(&e->fs);
+	free(e->in);
+	free(e);
+	return e2(err);
+}
+
+/* The directory holding path's last component, and that component into name. */
+static int split(struct ext4_edit *e, const char *path, ext2_ino_t *dir, char *name)
+{
+	const char *slash = strrchr(path, '/');
+	char parent[PATH_MAX];
+	size_t n;
+	errcode_t err;
+
+	if (!slash || !slash[1])
+		return -EINVAL;
+	if (strlen(slash + 1) > EXT2_NAME_LEN)
+		return -ENAMETOOLONG;
+	strcpy(name, slash + 1);
+	n = (size_t)(slash - path);
+	if (!n) {
+		*dir = EXT2_ROOT_INO;
+		return 0;
+	}
+	if (n >= sizeof(parent))
+		return -ENAMETOOLONG;
+	memcpy(parent, path, n);
+	parent[n] = '\0';
+	err = ext2fs_namei(e->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, parent, dir);
+	if (!err)
+		err = ext2fs_check_directory(e->fs, *dir);
+	return e2(err);
+}
+
+/* path's directory, name and inode. */
+static int lookup(struct ext4_edit *e, const char *path, ext2_ino_t *dir, char *name, ext2_ino_t *ino)
+{
+	int ret = split(e, path, dir, name);
+
+	if (ret)
+		return ret;
+	return e2(ext2fs_lookup(e->fs, *dir, name, (int)strlen(name), NULL, ino));
+}
+
+/* The inode of path ("" is the root). */
+static int path_ino(struct ext4_edit *e, const char *path, ext2_ino_t *ino)
+{
+	char name[EXT2_NAME_LEN + 1];
+	ext2_ino_t dir;
+
+	if (!path[0]) {
+		*ino = EXT2_ROOT_INO;
+		return 0;
+	}
+	return lookup(e, path, &dir, name, ino);
+}
+
+/* path's inode number and, into e->in, its inode. */
+static int path_read(struct ext4_edit *e, const char *path, ext2_ino_t *ino)
+{
+	int ret = path_ino(e, path, ino);
+
+	return ret ? ret : inode_read(e, *ino);
+}
+
+/* lookup(), and path's inode into e->in. */
+static int lookup_read(struct ext4_edit *e, const char *path, ext2_ino_t *dir, char *name,
+		       ext2_ino_t *ino)
+{
+	int ret = lookup(e, path, dir, name, ino);
+
+	return ret ? ret : inode_read(e, *ino);
+}
+
+/* -EEXIST when dir holds name, 0 when it does not. */
+static int absent(struct ext4_edit *e, ext2_ino_t dir, const char *name)
+{
+	ext2_ino_t ino;
+	errcode_t err = ext2fs_lookup(e->fs, dir, name, (int)strlen(name), NULL, &ino);
+
+	if (!err)
+		return -EEXIST;
+	return err == EXT2_ET_FILE_NOT_FOUND ? 0 : e2(err);
+}
+
+/* Link ino into dir as name, the directory grown by a block when full. */
+static int link_in(struct ext4_edit *e, ext2_ino_t dir, const char *name, ext2_ino_t ino, int ft)
+{
+	errcode_t err = ext2fs_link(e->fs, dir, name, ino, ft);
+
+	if (err == EXT2_ET_DIR_NO_SPACE) {
+		err = ext2fs_expand_dir(e->fs, dir);
+		if (!err)
+			err = ext2fs_link(e->fs, dir, name, ino, ft);
+	}
+	return e2(err);
+}
+
+/* One link of ino gone (all of them for a directory): at the last, its blocks and inode freed. */
+static int drop_link(struct ext4_edit *e, ext2_ino_t ino, int isdir)
+{
+	struct ext2_inode *in = (struct ext2_inode *)e->in;
+	errcode_t err = 0;
+	int ret = inode_read(e, ino);
+
+	if (ret)
+		return ret;
+	if (isdir || in->i_links_count <= 1) {
+		in->i_links_count = 0;
+		if (ext2fs_inode_has_valid_blocks2(e->fs, in))
+			err = ext2fs_punch(e->fs, ino, in, NULL, 0, ~0ULL);
+		if (!err && ext2fs_file_acl_block(e->fs, in))
+			err = ext2fs_free_ext_attr(e->fs, ino, e->in);
+		if (err)
+			return e2(err);
+		in->i_dtime = (uint32_t)e->fs->now;
+		ext2fs_inode_alloc_stats2(e->fs, ino, -1, isdir);
+	} else {
+		in->i_links_count--;
+	}
+	return inode_write(e, ino);
+}
+
+int ext4_edit_stat(struct ext4_edit *e, const char *path, struct ext4_edit_stat *st)
+{
+	ext2_ino_t ino;
+	int ret = path_read(e, path, &ino);
+
+	if (ret)
+		return ret;
+	st->mode = e->in->i_mode;
+	st->size = EXT2_I_SIZE(e->in);
+	st->mtime = (int32_t)e->in->i_mtime;
+	st->mtime_ns = 0;
+	if (FITS(e, i_mtime_extra)) {
+		st->mtime += (int64_t)(e->in->i_mtime_extra & EXT4_EPOCH_MASK) << 32;
+		st->mtime_ns = e->in->i_mtime_extra >> EXT4_EPOCH_BITS;
+	}
+	return 0;
+}
+
+int ext4_edit_unlink(struct ext4_edit *e, const char *path)
+{
+	char name[EXT2_NAME_LEN + 1];
+	ext2_ino_t dir, ino;
+	int ret = lookup_read(e, path, &dir, name, &ino);
+
+	if (!ret && LINUX_S_ISDIR(e->in->i_mode))
+		ret = -EISDIR;
+	if (!ret)
+		ret = e2(ext2fs_unlink(e->fs, dir, name, ino, 0));
+	return ret ? ret : drop_link(e, ino, 0);
+}
+
+int ext4_edit_rename(struct ext4_edit *e, const char *from, const char *to)
+{
+	char name[EXT2_NAME_LEN + 1], tname[EXT2_NAME_LEN + 1];
+	ext2_ino_t dir, tdir, ino;
+	int ret = lookup_read(e, from, &dir, name, &ino);
+
+	if (!ret && LINUX_S_ISDIR(e->in->i_mode))
+		ret = -EISDIR;
+	if (!ret)
+		ret = split(e, to, &tdir, tname);
+	if (!ret)
+		ret = absent(e, tdir, tname);
+	if (!ret)
+		ret = link_in(e, tdir, tname, ino, dirent_type(e->in->i_mode));
+	if (!ret)
+		ret = e2(ext2fs_unlink(e->fs, dir, name, ino, 0));
+	return ret;
+}
+
+int ext4_edit_mkdir(struct ext4_edit *e, const char *path)
+{
+	char name[EXT2_NAME_LEN + 1];
+	ext2_ino_t dir, ino;
+	errcode_t err;
+	int ret = split(e, path, &dir, name);
+
+	if (!ret)
+		ret = absent(e, dir, name);
+	if (ret)
+		return ret;
+	err = ext2fs_mkdir(e->fs, dir, 0, name);
+	if (err == EXT2_ET_DIR_NO_SPACE) {
+		err = ext2fs_expand_dir(e->fs, dir);
+		if (!err)
+			err = ext2fs_mkdir(e->fs, dir, 0, name);
+	}
+	if (!err)
+		err = ext2fs_lookup(e->fs, dir, name, (int)strlen(name), NULL, &ino);
+	if (err)
+		return e2(err);
+	ret = inode_read(e, ino);
+	if (ret)
+		return ret;
+	e->in->i_mode = LINUX_S_IFDIR | 0700;
+	return inode_write(e, ino);
+}
+
+static int count_entry(struct ext2_dir_entry *d, int off, int bs, char *buf, void *arg)
+{
+	unsigned n = ext2fs_dirent_name_len(d);
+
+	(void)off, (void)bs, (void)buf;
+	if (d->inode && !(n == 1 && d->name[0] == '.') && !(n == 2 && d->name[0] == '.' && d->name[1] == '.'))
+		++*(unsigned *)arg;
+	return 0;
+}
+
+int ext4_edit_rmdir(struct ext4_edit *e, const char *path)
+{
+	char name[EXT2_NAME_LEN + 1];
+	ext2_ino_t dir, ino;
+	unsigned n = 0;
+	int ret = lookup_read(e, path, &dir, name, &ino);
+
+	if (!ret && !LINUX_S_ISDIR(e->in->i_mode))
+		ret = -ENOTDIR;
+	if (!ret)
+		ret = e2(ext2fs_dir_iterate(e->fs, ino, 0, NULL, count_entry, &n));
+	if (!ret && n)
+		ret = -ENOTEMPTY;
+	if (!ret)
+		ret = e2(ext2fs_unlink(e->fs, dir, name, ino, 0));
+	if (!ret)
+		ret = drop_link(e, ino, 1);
+	if (!ret)
+		ret = inode_read(e, dir);
+	if (!ret) {
+		if (e->in->i_links_count > 2)
+			e->in->i_links_count--;
+		ret = inode_write(e, dir);
+	}
+	return ret;
+}
+
+int ext4_edit_set_meta(struct ext4_edit *e, const char *path, const struct plan_meta *m)
+{
+	ext2_ino_t ino;
+	int ret = path_read(e, path, &ino);
+
+	if (ret)
+		return ret;
+	e->in->i_mode = (uint16_t)((e->in->i_mode & LINUX_S_IFMT) | (m->mode & 07777));
+	e->in->i_uid = (uint16_t)m->uid;
+	e->in->osd2.linux2.l_i_uid_high = (uint16_t)(m->uid >> 16);
+	e->in->i_gid = (uint16_t)m->gid;
+	e->in->osd2.linux2.l_i_gid_high = (uint16_t)(m->gid >> 16);
+	e->in->i_atime = (uint32_t)m->atime;
+	e->in->i_ctime = (uint32_t)m->ctime;
+	e->in->i_mtime = (uint32_t)m->mtime;
+	if (FITS(e, i_atime_extra)) {
+		e->in->i_atime_extra = ext4_xtime_extra(m->atime, m->atime_ns);
+		e->in->i_ctime_extra = ext4_xtime_extra(m->ctime, m->ctime_ns);
+		e->in->i_mtime_extra = ext4_xtime_extra(m->mtime, m->mtime_ns);
+	}
+	if (FITS(e, i_crtime_extra)) {
+		e->in->i_crtime = (uint32_t)m->crtime;
+		e->in->i_crtime_extra = ext4_xtime_extra(m->crtime, m->crtime_ns);
+	}
+	return inode_write(e, ino);
+}
+
+/* A new empty regular file at dir/name, mode 0600, its inode number into *ino. */
+static int file_new(struct ext4_edit *e, ext2_ino_t dir, const char *name, ext2_ino_t *ino)
+{
+	struct ext2_inode *in = (struct ext2_inode *)e->in;
+	errcode_t err = ext2fs_new_inode(e->fs, dir, LINUX_S_IFREG | 0600, NULL, ino);
+	int ret;
+
+	if (err)
+		return e2(err);
+	memset(e->in, 0, e->isize);
+	in->i_mode = LINUX_S_IFREG | 0600;
+	in->i_links_count = 1;
+	if (ext2fs_has_feature_extents(e->fs->super)) {
+		ext2_extent_handle_t h;
+
+		err = ext2fs_extent_open2(e->fs, *ino, in, &h);
+		if (err)
+			return e2(err);
+		ext2fs_extent_free(h);
+	}
+	err = ext2fs_write_new_inode(e->fs, *ino, in);
+	if (err)
+		return e2(err);
+	ext2fs_inode_alloc_stats2(e->fs, *ino, +1, 0);
+	ret = link_in(e, dir, name, *ino, EXT2_FT_REG_FILE);
+	if (ret) {
+		/* not linked: the inode goes back */
+		ext2fs_inode_alloc_stats2(e->fs, *ino, -1, 0);
+	}
+	return ret;
+}
+
+int ext4_edit_file_open(struct ext4_edit *e, const char *path, int create, int trunc,
+			struct ext4_edit_file **out)
+{
+	char name[EXT2_NAME_LEN + 1];
+	struct ext4_edit_file *f;
+	ext2_ino_t dir, ino;
+	errcode_t err;
+	int ret;
+
+	*out = NULL;
+	if (create) {
+		ret = split(e, path, &dir, name);
+		if (!ret)
+			ret = absent(e, dir, name);
+		if (!ret)
+			ret = file_new(e, dir, name, &ino);
+	} else {
+		ret = lookup_read(e, path, &dir, name, &ino);
+		if (!ret && !LINUX_S_ISREG(e->in->i_mode))
+			ret = LINUX_S_ISDIR(e->in->i_mode) ? -EISDIR : -EINVAL;
+	}
+	if (ret)
+		return ret;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->e = e;
+	err = ext2fs_file_open(e->fs, ino, EXT2_FILE_WRITE, &f->file);
+	if (!err && trunc)
+		err = ext2fs_file_set_size2(f->file, 0);
+	if (err) {
+		if (f->file)
+			ext2fs_file_close(f->file);
+		free(f);
+		return e2(err);
+	}
+	*out = f;
+	return 0;
+}
+
+int ext4_edit_file_pwrite(struct ext4_edit_file *f, const void *buf, size_t n, uint64_t off)
+{
+	const char *p = buf;
+	errcode_t err = ext2fs_file_llseek(f->file, off, EXT2_SEEK_SET, NULL);
+
+	while (!err && n) {
+		unsigned int w = 0, chunk = (unsigned int)MIN(n, (size_t)1 << 30);
+
+		err = ext2fs_file_write(f->file, p, chunk, &w);
+		if (!err && !w)
+			return -EIO;
+		p += w;
+		n -= w;
+	}
+	return e2(err);
+}
+
+int ext4_edit_file_truncate(struct ext4_edit_file *f, uint64_t size)
+{
+	return e2(ext2fs_file_set_size2(f->file, size));
+}
+
+int ext4_edit_file_close(struct ext4_edit_file *f)
+{
+	errcode_t err = ext2fs_file_close(f->file);
+
+	free(f);
+	return e2(err);
+}

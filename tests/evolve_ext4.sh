@@ -1,0 +1,94 @@
+#!/bin/bash
+# evolve_ext4.sh - imprint evolve of an ext4 (and ext2) image, offline through libext2fs:
+# generation 0 evolved to 1, 2 and 3 is the tree create makes of generation 3 directly
+# (type, permissions, owner, size, links, atime, mtime, ctime, bytes, read by debugfs in
+# tests/ext_tree.py, no root), e2fsck -fn clean after every step; an image of another
+# generation or plan is refused with the image byte-identical
+. "${srcdir:-.}/tests/lib.sh"
+
+command -v debugfs >/dev/null || { echo "1..0 # SKIP no debugfs"; exit 77; }
+TREE="${srcdir:-.}/tests/ext_tree.py"
+# same_tree WHAT A B: listings A and B (ext_tree.py) are equal and not empty
+same_tree() {
+	if [ -s "$2" ] && cmp -s "$2" "$3"; then pass "$1 ($(wc -l <"$2") entries)"
+	else fail "$1: they differ: $(diff "$2" "$3" | head -6)"; fi
+}
+
+ARGS=(--fs ext4 --files 2000 --used 30M --size 100M --seed 7 --set gen_modify_share=0.1
+	--set gen_dir_create_share=0.05 --set gen_dir_remove_share=0.05 --set gen_truncate_share=0.3)
+
+build_fsck "ext4 generation 0" "$WORK/e.img" "${ARGS[@]}"
+for g in 1 2 3; do
+	expect_status 0 "evolve the image to generation $g" \
+		"$IMPRINT" evolve "${ARGS[@]}" --generation "$g" "$WORK/e.img"
+	expect_fsck "$WORK/e.img" "after generation $g: e2fsck -fn clean"
+done
+build_fsck "ext4 generation 3 made directly" "$WORK/d.img" "${ARGS[@]}" --generation 3
+build_fsck "ext4 generation 0 again" "$WORK/g0.img" "${ARGS[@]}"
+python3 "$TREE" "$WORK/e.img" >"$WORK/te" || fail "ext_tree.py of the evolved image"
+python3 "$TREE" "$WORK/d.img" >"$WORK/td" || fail "ext_tree.py of generation 3"
+python3 "$TREE" "$WORK/g0.img" >"$WORK/t0" || fail "ext_tree.py of generation 0"
+same_tree "evolved 0 -> 1 -> 2 -> 3 is generation 3 made directly" "$WORK/te" "$WORK/td"
+# the comparison sees change: generation 0's listing is not generation 3's
+n=$(diff "$WORK/t0" "$WORK/td" | grep -c '^[<>]')
+if [ "$n" -gt 100 ]; then pass "generations 0 and 3 differ in $n listing lines"
+else fail "generations 0 and 3 differ in only $n listing lines"; fi
+verify_ok "evolved to 3" "${ARGS[@]}" --generation 3 "$WORK/e.img"
+
+# measure --generation: how much of generation 3's change each image holds
+expect_status 0 "measure the evolved image against generation 3" \
+	"$IMPRINT" measure "${ARGS[@]}" --generation 3 "$WORK/e.img"
+all=$(grep -E '^ +all ' "$WORK/out")
+if [[ $all =~ all\ +([0-9]+)\ of\ ([0-9]+) ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] &&
+	grep -qE '^ +deleted +[1-9][0-9]* of' "$WORK/out"; then
+	pass "the evolved image holds all of generation 3's change ($all)"
+else fail "the evolved image against generation 3: $(tail -11 "$WORK/out")"; fi
+expect_status 0 "measure generation 0 against generation 3" \
+	"$IMPRINT" measure "${ARGS[@]}" --generation 3 "$WORK/g0.img"
+# (a file generation 3 deletes may have been made in 1 or 2: gone from generation 0 too)
+all=$(grep -E '^ +all ' "$WORK/out")
+if grep -qE '^ +created +0 of [1-9]' "$WORK/out" && grep -qE '^ +rewritten +0 of [1-9]' "$WORK/out" &&
+	[[ $all =~ all\ +([0-9]+)\ of\ ([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ]
+then pass "generation 0 holds none of generation 3's new and rewritten files ($all)"
+else fail "generation 0 against generation 3: $(tail -11 "$WORK/out")"; fi
+expect_status 2 "measure --generation --json refused" \
+	"$IMPRINT" measure "${ARGS[@]}" --generation 3 --json "$WORK/e.img"
+
+# refusals: the image is byte-identical after them
+before=$(sha "$WORK/e.img")
+expect_status 1 "evolve of a generation 3 image to generation 3 refused" \
+	"$IMPRINT" evolve "${ARGS[@]}" --generation 3 "$WORK/e.img"
+expect_err "is not generation 2 of this plan" "the refusal says which generation it wanted"
+expect_err "nothing was changed" "the refusal says nothing was changed"
+expect_status 1 "evolve of another seed's image refused" \
+	"$IMPRINT" evolve "${ARGS[@]}" --seed 8 --generation 4 "$WORK/e.img"
+expect_status 1 "evolve of another plan's image refused" \
+	"$IMPRINT" evolve "${ARGS[@]}" --files 1500 --generation 4 "$WORK/e.img"
+if [ "$(sha "$WORK/e.img")" = "$before" ]; then pass "refused evolves left the image byte-identical"
+else fail "a refused evolve changed the image"; fi
+printf 'not a file system\n' >"$WORK/text"
+expect_status 2 "evolve of a text file" "$IMPRINT" evolve "${ARGS[@]}" --generation 1 "$WORK/text"
+expect_err "is not an ext2/3/4 file system" "the text file is named as not ext2/3/4"
+expect_status 2 "evolve of a missing path" "$IMPRINT" evolve "${ARGS[@]}" --generation 1 "$WORK/none"
+
+# a full file system: a clear failure naming the state, and the image still e2fsck-clean
+AF=(--fs ext4 --files 300 --used 16M --size 24M --seed 3 --set gen_create_share=0.5)
+build_fsck "a nearly full ext4" "$WORK/full.img" "${AF[@]}"
+expect_status 1 "evolve of a full file system fails" \
+	"$IMPRINT" evolve "${AF[@]}" --generation 1 "$WORK/full.img"
+expect_err "No space left on device" "the failure names the cause"
+expect_err "is now part generation 0 and part 1" "the failure says what state the image is in"
+expect_fsck "$WORK/full.img" "after the failed evolve: e2fsck -fn clean"
+
+# ext2: block maps, no extents
+A2=("${ARGS[@]}")
+A2[1]=ext2
+build_fsck "ext2 generation 1" "$WORK/e2.img" "${A2[@]}" --generation 1
+expect_status 0 "evolve the ext2 image to generation 2" \
+	"$IMPRINT" evolve "${A2[@]}" --generation 2 "$WORK/e2.img"
+expect_fsck "$WORK/e2.img" "ext2 after generation 2: e2fsck -fn clean"
+build_fsck "ext2 generation 2 made directly" "$WORK/d2.img" "${A2[@]}" --generation 2
+python3 "$TREE" "$WORK/e2.img" >"$WORK/te2" || fail "ext_tree.py of the evolved ext2 image"
+python3 "$TREE" "$WORK/d2.img" >"$WORK/td2" || fail "ext_tree.py of ext2 generation 2"
+same_tree "ext2: evolved 1 -> 2 is generation 2 made directly" "$WORK/te2" "$WORK/td2"
+finish
