@@ -6,6 +6,7 @@
 
 #include "cli/convert.h"
 #include "cli/disk.h"
+#include "cli/shard_arg.h"
 #include "model/params.h"
 #include "plan/plan.h"
 
@@ -27,6 +28,7 @@ struct create_args {
 	enum image_format format;  /* --format (or TARGET's extension): qemu-img converts the raw image */
 	int format_given;          /* --format was given (else the extension decides) */
 	const char *html;          /* also write the report page here (cli/page.h), or NULL */
+	struct shard_arg shard;    /* --shard: one share of the plan (the mounted backend) */
 	int argc;                  /* the command line, for the page */
 	char **argv;
 };
