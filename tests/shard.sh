@@ -140,6 +140,31 @@ refuse "auto without a launcher" "no launcher's variables found" "${PLAN[@]}" --
 expect_status 2 "auto with a bad rank" env OMPI_COMM_WORLD_RANK=4 OMPI_COMM_WORLD_SIZE=4 \
 	"$IMPRINT" create -q "${PLAN[@]}" --shard auto "$WORK/empty"
 expect_err "OMPI_COMM_WORLD_RANK=4, OMPI_COMM_WORLD_SIZE=4 from Open MPI do not make a share" "auto with a bad rank: says why"
+# --shard auto: which launcher's variables give K and N (the share said on stderr)
+auto_share() {
+	local want=$1
+	shift
+	mkdir -p "$WORK/auto"
+	rm -rf "$WORK/auto"/* "$WORK/auto"/.imprint-*
+	env -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK -u SLURM_ARRAY_TASK_ID -u SLURM_PROCID \
+		-u JOB_COMPLETION_INDEX "$@" "$IMPRINT" create -q "${PLAN[@]}" --shard auto "$WORK/auto" \
+		>"$WORK/out" 2>"$WORK/err"
+	if grep -qF "$want" "$WORK/err" && grep -q "^shards $(echo "$want" | sed 's/.* of \([0-9]*\) .*/\1/')\$" "$WORK/auto/.imprint-shard"; then
+		pass "--shard auto: $want"
+	else
+		fail "--shard auto with $*: wanted '$want', got $(head -c 300 "$WORK/err")"
+	fi
+}
+auto_share "share 2 of 3 from Open MPI" OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_SIZE=3 SLURM_PROCID=0 SLURM_NTASKS=1
+auto_share "share 1 of 4 from PMIx under Slurm" PMIX_RANK=1 SLURM_NTASKS=4
+auto_share "share 0 of 2 from MPICH/Hydra (PMI)" PMI_RANK=0 PMI_SIZE=2
+auto_share "share 3 of 5 from a Slurm job array" SLURM_ARRAY_TASK_ID=4 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=5 SLURM_PROCID=0 SLURM_NTASKS=1
+auto_share "share 5 of 8 from Slurm" SLURM_PROCID=5 SLURM_NTASKS=8
+auto_share "share 6 of 7 from a Kubernetes Indexed Job" JOB_COMPLETION_INDEX=6 IMPRINT_SHARD_COUNT=7
+expect_status 2 "Kubernetes without IMPRINT_SHARD_COUNT" env -u IMPRINT_SHARD_COUNT JOB_COMPLETION_INDEX=1 \
+	"$IMPRINT" create -q "${PLAN[@]}" --shard auto "$WORK/empty"
+expect_err "sets JOB_COMPLETION_INDEX but not IMPRINT_SHARD_COUNT" "Kubernetes without IMPRINT_SHARD_COUNT: says why"
+
 expect_status 2 "--shard on an image file" "$IMPRINT" create -q "${PLAN[@]}" --shard 0/2 "$WORK/img.ext4"
 expect_err "'--shard' is not an option of the ext4 backend" "--shard on an image file: says why"
 [ -e "$WORK/img.ext4" ] && fail "--shard on an image file made it" || pass "--shard on an image file: nothing made"
