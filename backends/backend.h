@@ -38,6 +38,7 @@
 #define BACKEND_OPT_KEEP_PARTIAL 0x04 /* --keep-partial */
 #define BACKEND_OPT_ALLOW_DROP	 0x08 /* --allow-drop */
 #define BACKEND_OPT_PARTITION	 0x10 /* --partition: the file system at an offset inside TARGET */
+#define BACKEND_OPT_SHARD	 0x20 /* --shard: one share of the plan, or the finishing step */
 
 /* What `imprint create` asks of a backend. */
 struct create_opts {
@@ -54,6 +55,14 @@ struct create_opts {
 	 */
 	uint64_t offset, fs_size;
 	unsigned jobs;		  /* worker threads for file data, >= 1 */
+	/*
+	 * --shard K/N: write share shard_k of shard_n of the plan (plan/shard.h)
+	 * beside the other shards' writers; shard_finish: the step after all
+	 * shards, the directories' metadata.  shard_n 0, shard_finish 0: the
+	 * whole plan, as without --shard.
+	 */
+	unsigned shard_k, shard_n;
+	int shard_finish;
 	/*
 	 * Set (to non-zero) by the core's SIGINT/SIGTERM handler: backends poll
 	 * it between entries and data batches and fail with -EINTR.  NULL: never.

@@ -1,5 +1,4 @@
 /* mounted.c - the mounted-path backend: writes the plan into a directory through the kernel */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -16,29 +15,6 @@
 #include "backends/mounted/mounted.h"
 #include "util/util.h"
 
-/* Whether DIR holds nothing but lost+found; -errno when it cannot be read. */
-static int dir_is_empty(struct mnt_state *st, int *empty)
-{
-	int fd = openat(st->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct dirent *de;
-	DIR *d;
-
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	*empty = 1;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-		    strcmp(de->d_name, "lost+found"))
-			*empty = 0;
-	closedir(d);
-	return 0;
-}
-
 static int check_dir(struct mnt_state *st)
 {
 	int ret;
@@ -47,7 +23,10 @@ static int check_dir(struct mnt_state *st)
 	if (fstat(st->rootfd, &st->undo.root_orig) != 0)
 		return mnt_err(st, -errno, "cannot stat '%s': %s", st->root, strerror(errno));
 	st->undo.root_saved = 1;
-	ret = dir_is_empty(st, &st->root_empty);
+	if (st->shard.n || st->shard_finish) /* the shard marker says */
+		return fstatvfs(st->rootfd, &st->vfs) ? mnt_err(st, -errno, "cannot statvfs '%s': %s",
+								 st->root, strerror(errno)) : 0;
+	ret = mnt_dir_empty(st, 0, &st->root_empty);
 	if (ret)
 		return mnt_err(st, ret, "cannot read directory '%s': %s", st->root, strerror(-ret));
 	if (!st->root_empty && !st->o->force)
@@ -76,10 +55,13 @@ static int mounted_open(struct backend *b, const struct create_opts *o, const st
 	st->root = strdup(o->target);
 	if (!st->root)
 		return mnt_err(st, -ENOMEM, "out of memory");
+	st->shard_finish = o->shard_finish;
 	ret = mnt_open_root(st);
+	if (!ret && (o->shard_n || o->shard_finish))
+		ret = mnt_shard_open(st);  /* before anything is written */
 	if (!ret)
 		ret = check_dir(st);
-	if (!ret)
+	if (!ret && !st->shard_finish)
 		ret = mnt_check_space(st);  /* read-only first: the probe writes */
 	if (!ret)
 		ret = mnt_probe(st);
@@ -108,6 +90,14 @@ static void undo_after_failure(struct mnt_state *st)
 	size_t left = sizeof(st->b->errmsg) - at;
 	const char *sep = at ? "; " : "";
 
+	if (st->shard.n || st->shard_finish) {
+		/* the other shards' entries are beside its own: a rerun completes it instead */
+		if (st->shard.n)
+			snprintf(m, left, "%skept what this shard made in '%s' (--shard: run it again to complete it)",
+				 sep, st->root);
+		st->cleaned = 1;
+		return;
+	}
 	if (st->o->keep_partial) {
 		snprintf(m, left, "%skept what was made in '%s' (--keep-partial)", sep, st->root);
 		st->cleaned = 1;
@@ -182,6 +172,18 @@ static void fill_result(struct mnt_state *st, struct create_result *res, double 
 
 	res->files = pl->nfiles;
 	res->dirs = pl->ndirs;
+	if (st->shard.n || st->shard_finish) {
+		/* what this share holds; the finishing step makes no file */
+		res->files = st->shard.files;
+		res->dirs = st->shard_finish ? pl->ndirs : st->shard.dirs;
+		res->links = st->shard.links;
+		res->bytes = st->shard.bytes;
+		res->seconds = t;
+		res->block_size = st->vfs.f_bsize;
+		res->sparse_files = st->sparse_files;
+		res->hole_blocks = st->hole_blocks;
+		return;
+	}
 	res->dropped_hardlinks = st->dropped_hard;
 	res->dropped_symlinks = st->dropped_sym;
 	res->links = pl->nlinks - st->dropped_hard - st->dropped_sym; /* those made */
@@ -227,6 +229,56 @@ static void kernel_note(const struct mnt_state *st, char *notes, size_t len)
 			 at ? "; " : "");
 }
 
+/*
+ * --shard K/N: the share's directories (those another shard made are
+ * fine), its files not already complete, its links; no fragmenting (the
+ * shards' writes interleave on the file system) and no directory
+ * metadata (other shards still add entries: --shard finish sets it).
+ * --shard finish: the directories' metadata.
+ */
+static int shard_populate(struct mnt_state *st)
+{
+	int ret;
+
+	if (st->shard_finish) {
+		ret = mnt_shard_all_done(st);
+		if (!ret)
+			ret = mnt_set_subdir_meta(st);
+		/* DIR's own metadata last: removing the markers changes its times */
+		if (!ret)
+			ret = mnt_shard_unmark(st);
+		return ret ? ret : mnt_set_root_meta(st);
+	}
+	ret = mnt_make_dirs(st);
+	if (!ret)
+		ret = mnt_shard_skip(st);
+	if (!ret)
+		ret = mnt_write_files(st);
+	if (!ret)
+		ret = mnt_make_links(st);
+	if (!ret && mnt_cancelled(st))
+		ret = -EINTR;
+	if (!ret)
+		ret = mnt_shard_done(st);
+	return ret;
+}
+
+/* Say what a shard did and what it leaves to others. */
+static void shard_note(const struct mnt_state *st, char *notes, size_t len)
+{
+	size_t at = strlen(notes);
+
+	if (at + 1 >= len)
+		return;
+	if (st->shard_finish)
+		snprintf(notes + at, len - at, "%sshards finished: directories' metadata set",
+			 at ? "; " : "");
+	else
+		snprintf(notes + at, len - at,
+			 "%sshard %u of %u (counting from 0): %llu files complete from a run before; directories' metadata comes with 'imprint create --shard finish' after all shards",
+			 at ? "; " : "", st->shard.k, st->shard.n, (unsigned long long)st->shard_done);
+}
+
 static int mounted_populate(struct backend *b, const struct plan *pl, const struct layout *lo,
 			    const struct content_source *cs, struct create_result *res)
 {
@@ -248,6 +300,18 @@ static int mounted_populate(struct backend *b, const struct plan *pl, const stru
 			 "not root: owners are the caller's (%u:%u), not the planned ones",
 			 (unsigned)geteuid(), (unsigned)getegid());
 	mask = umask(0);
+	if (st->shard.n || st->shard_finish) {
+		ret = shard_populate(st);
+		umask(mask);
+		if (ret) {
+			undo_after_failure(st);
+			return ret;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		fill_result(st, res, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+		shard_note(st, res->notes, sizeof(res->notes));
+		return 0;
+	}
 	ret = mnt_make_dirs(st);
 	if (!ret && pl->prm.age_rounds)
 		ret = mnt_age(st, res);  /* aged: no score target applies */
@@ -309,7 +373,12 @@ static void mounted_abort(struct backend *b)
 	if (!st)
 		return;
 	if (st->populating && !st->cleaned) {
-		if (st->o->keep_partial) {
+		if (st->shard.n) {
+			fprintf(stderr, "imprint: kept what this shard made in '%s' (--shard: run it again to complete it)\n",
+				st->root);
+		} else if (st->shard_finish) {
+			/* nothing to undo: directories' metadata, set again by a rerun */
+		} else if (st->o->keep_partial) {
 			fprintf(stderr, "imprint: kept what was made in '%s' (--keep-partial)\n",
 				st->root);
 		} else {
@@ -323,6 +392,7 @@ static void mounted_abort(struct backend *b)
 	if (st->rootfd >= 0)
 		close(st->rootfd);
 	mnt_xattrs_release_root(st);
+	plan_shard_release(&st->shard);
 	FREE_ALL(st->undo.dir, st->undo.file, st->undo.link, st->skip, st->frag_got, st->case_dir,
 		 st->case_file, st->case_link, st->inc_made);
 	free(st->root);
@@ -334,7 +404,7 @@ const struct backend_ops mounted_backend_ops = {
 	.name = "mounted",
 	.caps = BACKEND_MEASURES | BACKEND_INCLUDES,
 	.targets = BACKEND_TARGET_DIR,
-	.options = BACKEND_OPT_KEEP_PARTIAL | BACKEND_OPT_ALLOW_DROP,
+	.options = BACKEND_OPT_KEEP_PARTIAL | BACKEND_OPT_ALLOW_DROP | BACKEND_OPT_SHARD,
 	.fs_names = NULL, /* whatever is mounted there */
 	.summary = "a directory of a mounted file system",
 	.reader = "mounted",

@@ -7,6 +7,7 @@
 #include <sys/statvfs.h>
 
 #include "backends/backend.h"
+#include "plan/shard.h"
 
 #define MNT_BAD_MAX 256 /* refused characters kept */
 
@@ -80,6 +81,10 @@ struct mnt_state {
 	int frag_reverse;        /* write the pieces last first (xfs: no speculative preallocation) */
 	unsigned long long removed, remove_failed;
 	uint8_t *inc_made;        /* per --include entry: made here (include.c), or NULL */
+	struct plan_shard shard;  /* --shard K/N: this share (shard.n 0: the whole plan) */
+	int shard_finish;         /* --shard finish: the directories' metadata, after the shards */
+	uint64_t shard_done;      /* files of the share a run before completed */
+	unsigned shards_marked;   /* the count of shards DIR's marker names */
 };
 
 /* Whether the run was cancelled (the one place that knows how). */
@@ -90,6 +95,8 @@ int mnt_cancelled(const struct mnt_state *st);
 
 /* safe.c: DIR, directories beneath it, removal of what was made */
 int mnt_open_root(struct mnt_state *st);
+/* Whether DIR holds nothing but lost+found (and with own_names, .imprint-*); 0 or -errno. */
+int mnt_dir_empty(struct mnt_state *st, int own_names, int *empty);
 int mnt_open_dir(struct mnt_state *st, uint32_t dir, int *fd);
 int mnt_open_rel(struct mnt_state *st, const char *rel, int *fd);
 void mnt_remove_made(struct mnt_state *st);
@@ -121,13 +128,36 @@ int mnt_check_space(struct mnt_state *st);
 int mnt_make_dirs(struct mnt_state *st);
 int mnt_write_files(struct mnt_state *st);
 int mnt_make_links(struct mnt_state *st);
-int mnt_set_dir_meta(struct mnt_state *st);
+int mnt_set_dir_meta(struct mnt_state *st);    /* mnt_set_subdir_meta, then mnt_set_root_meta */
+int mnt_set_subdir_meta(struct mnt_state *st); /* every directory but DIR, children first */
+int mnt_set_root_meta(struct mnt_state *st);   /* DIR's, when it was empty */
 int mnt_write_range(struct mnt_state *st, int fd, uint64_t f, uint64_t off, uint64_t end,
 		    unsigned char *buf, size_t len);
 struct plan_meta;
 int mnt_file_meta(struct mnt_state *st, int fd, uint64_t f, const struct plan_meta *m);
 int mnt_prealloc_after(struct mnt_state *st, int fd, uint64_t f);
 int mnt_write_file(struct mnt_state *st, int dirfd, uint64_t f, unsigned char *buf, size_t len);
+
+/*
+ * shard.c: --shard.  mnt_shard_open computes the share and checks DIR's
+ * marker (.imprint-shard: the plan's identity and the count of shards),
+ * making it when there is none (refused on a DIR not empty without
+ * --force); mnt_shard_skip marks in st->skip the files of other shards and
+ * those a run before completed (a file's name appears only by the rename
+ * from its temporary name, once complete); a file is written under
+ * mnt_shard_tmp_name and renamed by mnt_shard_commit; mnt_shard_done makes
+ * the share's .imprint-shard-done-K (after a syncfs).  For --shard finish,
+ * mnt_shard_all_done refuses while one is missing (naming the shards), and
+ * mnt_shard_unmark removes them and the marker.  Each returns 0 or a
+ * negative errno with the message set.
+ */
+int mnt_shard_open(struct mnt_state *st);
+int mnt_shard_skip(struct mnt_state *st);
+size_t mnt_shard_tmp_name(uint64_t f, char *buf, size_t len);
+int mnt_shard_commit(struct mnt_state *st, int dirfd, uint64_t f);
+int mnt_shard_done(struct mnt_state *st);
+int mnt_shard_all_done(struct mnt_state *st);
+int mnt_shard_unmark(struct mnt_state *st);
 
 /* frag.c: fragmentation through the kernel, and the FIEMAP measure */
 int mnt_fragment(struct mnt_state *st, double *target);

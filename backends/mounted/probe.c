@@ -202,7 +202,10 @@ int mnt_probe(struct mnt_state *st)
 	char name[64];
 	int dfd = -1, fd, ret = 0;
 
-	snprintf(name, sizeof(name), ".imprint-probe-%ld", (long)getpid());
+	if (st->shard.n) /* shards on other hosts may have this pid */
+		snprintf(name, sizeof(name), ".imprint-probe-%u-%ld", st->shard.k, (long)getpid());
+	else
+		snprintf(name, sizeof(name), ".imprint-probe-%ld", (long)getpid());
 	if (mkdirat(st->rootfd, name, 0700) != 0) {
 		ret = -errno;
 		return mnt_err(st, ret, "cannot create a scratch directory '%s' in '%s': %s", name,
@@ -459,15 +462,23 @@ static uint64_t plan_need(struct mnt_state *st, uint64_t bs, uint64_t *entries)
 	for (uint64_t f = 0; f < pl->nfiles; f++) {
 		struct sparse_holes h = { 0 };
 
+		if (!plan_shard_has_file(&st->shard, f))
+			continue; /* --shard: another shard's */
 		blocks = (pl->file_size[f] + bs - 1) / bs;
 		if (!st->fill_holes && sparse_enabled(pl) && sparse_file_holes(pl, f, &h))
 			blocks -= h.bytes / bs;
 		data += blocks * bs;
 	}
 	for (uint32_t l = 0; l < pl->nlinks; l++)
-		if (LINK_IS_SYMLINK(pl->link_kind[l]) &&
+		if (plan_shard_has_link(&st->shard, l) && LINK_IS_SYMLINK(pl->link_kind[l]) &&
 		    plan_symlink_target(pl, l, target, sizeof(target)) > 60)
 			data += bs;
+	if (st->shard.n) {
+		/* its directories, though other shards may make them first */
+		data += st->shard.dirs * bs;
+		*entries = st->shard.files + st->shard.dirs + st->shard.links;
+		return data + data / 32 + *entries * 1024;
+	}
 	data += (uint64_t)pl->ndirs * bs;
 	*entries = pl->nfiles + pl->ndirs + pl->nlinks;
 	/* metadata: inodes, directory growth, extent maps, journal churn */

@@ -1,4 +1,5 @@
 /* safe.c - the mounted backend's path safety: DIR opened once, everything beneath it, exact removal */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -44,6 +45,29 @@ int mnt_open_root(struct mnt_state *st)
 	st->have_openat2 = fd >= 0;
 	if (fd >= 0)
 		close(fd);
+	return 0;
+}
+
+int mnt_dir_empty(struct mnt_state *st, int own_names, int *empty)
+{
+	int fd = openat(st->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	*empty = 1;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    strcmp(de->d_name, "lost+found") &&
+		    (!own_names || strncmp(de->d_name, ".imprint-", 9)))
+			*empty = 0;
+	closedir(d);
 	return 0;
 }
 

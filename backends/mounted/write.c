@@ -208,16 +208,22 @@ int mnt_file_meta(struct mnt_state *st, int fd, uint64_t f, const struct plan_me
 }
 
 /*
- * Create file f in dirfd (never an existing name), write its bytes, set
- * its owner, mode and times: open, write, [fchown,] futimens, close.
+ * Create file f in dirfd (never an existing name): its fd, or a negative
+ * errno.  With --shard, under its temporary name (what a killed run left
+ * there removed first), renamed by mnt_shard_commit once complete.
  */
-/* Create file f in dirfd (never an existing name): its fd, or a negative errno. */
 static int file_create(struct mnt_state *st, int dirfd, uint64_t f, struct plan_meta *m)
 {
 	char name[NAME_MAX_LEN + 1];
 	int fd;
 
-	mnt_file_name(st, f, name, 1);
+	if (st->shard.n) {
+		mnt_shard_tmp_name(f, name, sizeof(name));
+		if (unlinkat(dirfd, name, 0) != 0 && errno != ENOENT)
+			return -errno;
+	} else {
+		mnt_file_name(st, f, name, 1);
+	}
 	plan_file_meta(st->pl, f, m);
 	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		    m->mode & 0777);
@@ -240,6 +246,14 @@ int mnt_write_file(struct mnt_state *st, int dirfd, uint64_t f, unsigned char *b
 		ret = mnt_file_meta(st, fd, f, &m);
 	if (close(fd) != 0 && !ret)
 		ret = -errno;
+	if (st->shard.n && !ret)
+		ret = mnt_shard_commit(st, dirfd, f);
+	if (st->shard.n && ret) {
+		char tmp[64];
+
+		mnt_shard_tmp_name(f, tmp, sizeof(tmp));
+		unlinkat(dirfd, tmp, 0);
+	}
 	return ret;
 }
 
@@ -259,19 +273,37 @@ static int entry_err(struct mnt_state *st, int ret, uint32_t dir, const char *na
 		       path[1] ? "/" : "", name, strerror(-ret));
 }
 
-/* Every directory but DIR itself, parents first, mode 0700 until its metadata is set. */
+/* Whether name in dfd is a directory: 0, or -EEXIST (something else), another negative errno. */
+static int dir_exists(int dfd, const char *name)
+{
+	struct stat s;
+
+	if (fstatat(dfd, name, &s, AT_SYMLINK_NOFOLLOW) != 0)
+		return -errno;
+	return S_ISDIR(s.st_mode) ? 0 : -EEXIST;
+}
+
+/*
+ * Every directory but DIR itself (with --shard, those of the share, and
+ * one another shard made is fine), parents first, mode 0700 until its
+ * metadata is set.
+ */
 int mnt_make_dirs(struct mnt_state *st)
 {
 	const struct plan *pl = st->pl;
 	char name[NAME_MAX_LEN + 1];
 	uint32_t pdir = PLAN_NONE;
+	uint32_t d, failed = 0;
 	int pfd = -1, ret = 0;
 
-	for (uint32_t d = 1; d < pl->ndirs && !ret; d++) {
+	for (d = 1; d < pl->ndirs && !ret; d++) {
 		if (mnt_cancelled(st)) {
 			ret = -EINTR;
 			break;
 		}
+		if (!plan_shard_has_dir(&st->shard, d))
+			continue;
+		failed = d;
 		mnt_dir_name(st, d, name, 1);
 		if (pl->dir_parent[d] != pdir) {
 			if (pfd >= 0)
@@ -283,20 +315,19 @@ int mnt_make_dirs(struct mnt_state *st)
 				break;
 			}
 		}
-		if (mkdirat(pfd, name, 0700) != 0)
+		if (mkdirat(pfd, name, 0700) == 0)
+			st->undo.dir[d] = 1;
+		else if (errno != EEXIST || !st->shard.n)
 			ret = -errno;
 		else
-			st->undo.dir[d] = 1;
+			ret = dir_exists(pfd, name); /* another shard made it */
 	}
 	if (pfd >= 0)
 		close(pfd);
-	if (ret)
-		for (uint32_t d = 1; d < pl->ndirs; d++)
-			if (!st->undo.dir[d]) {
-				plan_dir_name(pl, d, name);
-				return entry_err(st, ret, pl->dir_parent[d], name,
-						 "create directory");
-			}
+	if (ret && failed) {
+		plan_dir_name(pl, failed, name);
+		return entry_err(st, ret, pl->dir_parent[failed], name, "create directory");
+	}
 	return ret;
 }
 
@@ -310,6 +341,7 @@ struct big {
 	struct big *next_big;
 	uint64_t f;
 	int fd;
+	int dfd;	       /* --shard: its directory, for the rename (else -1) */
 	struct content_split *sp;
 	struct plan_meta m;
 	struct sparse_holes h; /* ranges left unwritten */
@@ -434,8 +466,9 @@ static int big_begin(struct pool *p, uint64_t f, int dfd, struct content_split *
 	}
 	b->f = f;
 	b->sp = sp;
+	b->dfd = st->shard.n ? fcntl(dfd, F_DUPFD_CLOEXEC, 0) : -1;
 	b->left = (st->pl->file_size[f] + CONTENT_SPLIT_PART - 1) / CONTENT_SPLIT_PART;
-	b->fd = file_create(st, dfd, f, &b->m);
+	b->fd = st->shard.n && b->dfd < 0 ? -errno : file_create(st, dfd, f, &b->m);
 	ret = b->fd < 0 ? b->fd : data_prepare(st, b->fd, f, &b->h, &b->pre);
 	if (ret)
 		b->failed = 1;
@@ -464,6 +497,8 @@ static int big_end(struct pool *p, struct big *b, unsigned char *buf)
 	if (close(b->fd) != 0 && !ret)
 		ret = -errno;
 	b->fd = -1;
+	if (!ret && b->dfd >= 0)
+		ret = mnt_shard_commit(st, b->dfd, b->f);
 	return ret;
 }
 
@@ -595,6 +630,8 @@ static void pool_free_bigs(struct pool *p)
 		p->bigs = b->next_big;
 		if (b->fd >= 0)
 			close(b->fd);
+		if (b->dfd >= 0)
+			close(b->dfd);
 		content_split_end(b->sp);
 		free(b);
 	}
@@ -686,10 +723,44 @@ static int make_special(struct mnt_state *st, uint32_t l, int lfd)
 	mnt_link_name(st, l, name, 1);
 	plan_special_info(st->pl, l, &sp);
 	plan_link_meta(st->pl, l, &m);
-	if (mknodat(lfd, name, sp.ifmt | 0600, makedev(sp.major, sp.minor)) != 0)
-		return -errno;
+	if (mknodat(lfd, name, sp.ifmt | 0600, makedev(sp.major, sp.minor)) != 0) {
+		int err = errno;
+		struct stat s;
+
+		/* --shard: made by a run before, its metadata set again */
+		if (err != EEXIST || !st->shard.n)
+			return -err;
+		if (fstatat(lfd, name, &s, AT_SYMLINK_NOFOLLOW) != 0)
+			return -errno;
+		if ((s.st_mode & S_IFMT) != (sp.ifmt & S_IFMT) ||
+		    ((S_ISCHR(s.st_mode) || S_ISBLK(s.st_mode)) &&
+		     s.st_rdev != makedev(sp.major, sp.minor)))
+			return -EEXIST;
+	}
 	st->undo.link[l] = 1;
 	return link_meta_at(st, lfd, name, l, &m, 1);
+}
+
+/* --shard, a link a run before made: 0 when a and b are one inode, else -EEXIST. */
+static int same_inode(int adfd, const char *a, int bdfd, const char *b)
+{
+	struct stat x, y;
+
+	if (fstatat(adfd, a, &x, AT_SYMLINK_NOFOLLOW) || fstatat(bdfd, b, &y, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	return x.st_ino == y.st_ino && x.st_dev == y.st_dev ? 0 : -EEXIST;
+}
+
+/* --shard, a symbolic link a run before made: 0 when name in dfd points to target, else -EEXIST. */
+static int same_target(int dfd, const char *name, const char *target)
+{
+	char got[PATH_MAX];
+	ssize_t n = readlinkat(dfd, name, got, sizeof(got) - 1);
+
+	if (n < 0)
+		return errno == EINVAL ? -EEXIST : -errno;
+	got[n] = '\0';
+	return strcmp(got, target) ? -EEXIST : 0;
 }
 
 static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, int *tfd,
@@ -718,7 +789,7 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 			return ret;
 		mnt_file_name(st, f, fname, 0);
 		if (linkat(*tfd, fname, lfd, name, 0) != 0)
-			return -errno;
+			return errno == EEXIST && st->shard.n ? same_inode(*tfd, fname, lfd, name) : -errno;
 		st->undo.link[l] = 1;
 		return 0;
 	}
@@ -728,8 +799,13 @@ static int make_link(struct mnt_state *st, uint32_t l, int lfd, uint32_t *tdir, 
 	ret = mnt_fit_target(st, buf, ret); /* --allow-drop: to the names as written */
 	if (ret < 0)
 		return ret;
-	if (symlinkat(buf, lfd, name) != 0)
-		return -errno;
+	if (symlinkat(buf, lfd, name) != 0) {
+		if (errno != EEXIST || !st->shard.n)
+			return -errno;
+		ret = same_target(lfd, name, buf);
+		if (ret)
+			return ret;
+	}
 	st->undo.link[l] = 1;
 	plan_link_meta(pl, l, &m);
 	return link_meta_at(st, lfd, name, l, &m, 0);
@@ -752,6 +828,8 @@ int mnt_make_links(struct mnt_state *st)
 			ret = -EINTR;
 			break;
 		}
+		if (!plan_shard_has_link(&st->shard, l))
+			continue;
 		ret = dir_fd(st, pl->link_dir[l], &ldir, &lfd);
 		if (!ret)
 			ret = make_link(st, l, lfd, &tdir, &tfd, buf, PATH_MAX);
@@ -775,6 +853,13 @@ int mnt_make_links(struct mnt_state *st)
  */
 int mnt_set_dir_meta(struct mnt_state *st)
 {
+	int ret = mnt_set_subdir_meta(st);
+
+	return ret ? ret : mnt_set_root_meta(st);
+}
+
+int mnt_set_subdir_meta(struct mnt_state *st)
+{
 	const struct plan *pl = st->pl;
 	char name[NAME_MAX_LEN + 1];
 	struct plan_meta m;
@@ -794,6 +879,14 @@ int mnt_set_dir_meta(struct mnt_state *st)
 		plan_dir_name(pl, d, name);
 		return entry_err(st, ret, pl->dir_parent[d], name, "set the metadata of directory");
 	}
+	return 0;
+}
+
+int mnt_set_root_meta(struct mnt_state *st)
+{
+	struct plan_meta m;
+	int ret;
+
 	if (!st->root_empty)
 		return 0;
 	ret = mnt_xattrs_save_root(st);
@@ -801,7 +894,7 @@ int mnt_set_dir_meta(struct mnt_state *st)
 		return mnt_err(st, ret, "cannot read the extended attributes of '%s': %s", st->root,
 			       strerror(-ret));
 	st->undo.root_meta = 1;
-	plan_dir_meta(pl, 0, &m);
+	plan_dir_meta(st->pl, 0, &m);
 	ret = entry_meta(st, st->rootfd, PLAN_DIR, 0, &m);
 	if (ret)
 		return mnt_err(st, ret, "cannot set the metadata of '%s': %s", st->root,

@@ -31,6 +31,7 @@ struct vctx {
 	struct textin ext;      /* the extents file, when has_ext */
 	int has_ext;
 	uint32_t block_size;
+	const struct plan_shard *sh; /* one share only, or NULL */
 };
 
 static void mismatch(struct vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -291,9 +292,16 @@ static int verify_dir(struct vctx *v, uint32_t j)
 	if (ret)
 		return ret;
 	plan_dir_meta(pl, j, &m);
+	/* another share's directory holds nothing of this share */
+	if (v->sh && j && !plan_shard_has_dir(v->sh, j))
+		return 0;
 	v->res->dirs++;
 	if (lstat(v->path, &st) != 0) {
 		mismatch(v, "missing directory: %s", strerror(errno));
+	} else if (v->sh) {
+		/* a share: the directory is there; its metadata comes with --shard finish */
+		if (!S_ISDIR(st.st_mode))
+			mismatch(v, "type %o, planned %o", st.st_mode & S_IFMT, m.mode & S_IFMT);
 	} else {
 		/* the root's owner, mode and times are also planned, and checked */
 		check_meta(v, &st, &m, j ? 2 + subdirs : 0);
@@ -308,6 +316,8 @@ static int verify_dir(struct vctx *v, uint32_t j)
 		const char *planned = extents_line(v, f);
 		int fd;
 
+		if (v->sh && !plan_shard_has_file(v->sh, f))
+			continue;
 		ret = entry_path(v, j, name, nl);
 		if (ret)
 			return ret;
@@ -344,6 +354,8 @@ static int verify_dir(struct vctx *v, uint32_t j)
 	     l++) {
 		size_t nl = plan_link_name(pl, l, name);
 
+		if (v->sh && !plan_shard_has_link(v->sh, l))
+			continue;
 		ret = entry_path(v, j, name, nl);
 		if (ret)
 			return ret;
@@ -397,8 +409,16 @@ static int verify_dir(struct vctx *v, uint32_t j)
 int verify_tree(const struct plan *pl, const struct content_source *cs, const char *root,
 		const char *extents, FILE *log, unsigned max_report, struct verify_result *res)
 {
+	return verify_tree_shard(pl, cs, root, extents, log, max_report, NULL, res);
+}
+
+int verify_tree_shard(const struct plan *pl, const struct content_source *cs, const char *root,
+		      const char *extents, FILE *log, unsigned max_report,
+		      const struct plan_shard *sh, struct verify_result *res)
+{
 	struct vctx v = {
 		.pl = pl, .cs = cs, .log = log, .max_report = max_report, .res = res,
+		.sh = sh && sh->n ? sh : NULL,
 	};
 	int ret = -ENOMEM;
 

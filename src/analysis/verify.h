@@ -8,6 +8,7 @@
 #include "content/source.h"
 #include "layout/layout.h"
 #include "plan/plan.h"
+#include "plan/shard.h"
 
 struct verify_result {
 	uint64_t dirs, files, links;     /* entries checked */
@@ -36,6 +37,16 @@ struct verify_result {
  */
 int verify_tree(const struct plan *pl, const struct content_source *cs, const char *root,
 		const char *extents, FILE *log, unsigned max_report, struct verify_result *res);
+
+/*
+ * verify_tree() of one share sh of the plan (plan/shard.h), written by
+ * `imprint create --shard K/N`: its files and links checked in full, its
+ * directories only for being there (their metadata comes with the
+ * finishing step).  sh NULL or with n 0: verify_tree().
+ */
+int verify_tree_shard(const struct plan *pl, const struct content_source *cs, const char *root,
+		      const char *extents, FILE *log, unsigned max_report,
+		      const struct plan_shard *sh, struct verify_result *res);
 
 /*
  * Write the planned physical runs of every file, for verify_tree():

@@ -271,7 +271,7 @@ out_release:
  * verify_tree(); *said is set when a failure's message is printed.
  */
 static int verify_at(const struct cli *c, const struct plan *pl, const struct content_source *cs,
-		     struct verify_result *res, int *said)
+		     const struct plan_shard *sh, struct verify_result *res, int *said)
 {
 	struct fsread_error err = { { 0 } };
 	struct fsread_place where;
@@ -286,7 +286,8 @@ static int verify_at(const struct cli *c, const struct plan *pl, const struct co
 	if (stat(c->operand, &st) != 0 || S_ISDIR(st.st_mode)) {
 		if (!part) {
 			*said = 0;
-			return verify_tree(pl, cs, c->operand, c->create.extents, stderr, 20, res);
+			return verify_tree_shard(pl, cs, c->operand, c->create.extents, stderr, 20,
+						 sh, res);
 		}
 		fprintf(stderr, "imprint: '%s' is a directory; --partition %d is for partitioned disks\n",
 			c->operand, part);
@@ -308,7 +309,7 @@ static int verify_at(const struct cli *c, const struct plan *pl, const struct co
 		fprintf(stderr, "imprint: %s\n", msg);
 	} else {
 		*said = 0;
-		ret = verify_tree(pl, cs, m.dir, c->create.extents, stderr, 20, res);
+		ret = verify_tree_shard(pl, cs, m.dir, c->create.extents, stderr, 20, sh, res);
 	}
 	ret2 = fsread_unmount(&m, msg, sizeof(msg));
 	if (ret2) {
@@ -327,7 +328,13 @@ int cmd_verify(struct cli *c, struct params *p)
 	struct content_model cm;
 	struct content_source cs;
 	struct verify_result res;
+	struct plan_shard sh;
 	int ret, said;
+
+	if (c->create.shard.finish) {
+		fprintf(stderr, "imprint: verify: '--shard finish' is a step of create; give --shard K/N to check one share, or no --shard to check the whole\n");
+		return EXIT_USAGE;
+	}
 
 	ret = plan_build(&pl, p, &err);
 	if (ret) {
@@ -350,7 +357,12 @@ int cmd_verify(struct cli *c, struct params *p)
 		plan_release(&pl);
 		return 1;
 	}
-	ret = verify_at(c, &pl, &cs, &res, &said);
+	ret = plan_shard_init(&sh, &pl, c->create.shard.k, c->create.shard.n);
+	if (!ret)
+		ret = verify_at(c, &pl, &cs, &sh, &res, &said);
+	else
+		said = 0;
+	plan_shard_release(&sh);
 	content_source_release(&cs);
 	content_model_release(&cm);
 	if (ret < 0) {

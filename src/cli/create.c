@@ -70,8 +70,12 @@ static int resolve_for_target(const struct create_args *a, const struct target *
 
 	if (t->is_device)
 		cap = t->dev_size;
-	if (t->is_dir)
-		cap = t->dir_free;
+	if (t->is_dir && !a->shard.given)
+		cap = t->dir_free; /* --shard: every client must plan alike, whatever it sees free */
+	if (a->shard.given && !params_is_set(p, "size")) {
+		fprintf(stderr, "imprint: '--shard' needs 'size' (--size or in the configuration): every client must compute the same plan, and the free space each sees differs and changes as they write\n");
+		return -EINVAL;
+	}
 	if (a->no_format && t->fs_size)
 		cap = t->fs_size;
 	if (a->partition) {
@@ -113,6 +117,11 @@ static int resolve_for_target(const struct create_args *a, const struct target *
 	if (params_resolve(p, &perr) ||
 	    backend_check_params(p, perr.msg, sizeof(perr.msg))) {
 		fprintf(stderr, "imprint: %s\n", perr.msg);
+		return -EINVAL;
+	}
+	if (a->shard.given && p->age_rounds) {
+		fprintf(stderr, "imprint: '--shard' cannot go with 'age_rounds' (%u): the aging churn deletes and rewrites across the whole tree; set 'age_rounds' to 0\n",
+			(unsigned)p->age_rounds);
 		return -EINVAL;
 	}
 	return 0;
@@ -246,12 +255,14 @@ static int backend_takes_options(const struct backend_ops *ops, const struct cre
 		{ BACKEND_OPT_KEEP_PARTIAL, "--keep-partial" },
 		{ BACKEND_OPT_ALLOW_DROP, "--allow-drop" },
 		{ BACKEND_OPT_PARTITION, "--partition" },
+		{ BACKEND_OPT_SHARD, "--shard" },
 	};
 	unsigned given = (a->mkfs_options ? BACKEND_OPT_MKFS_OPTIONS : 0) |
 			 (a->no_format ? BACKEND_OPT_NO_FORMAT : 0) |
 			 (a->keep_partial ? BACKEND_OPT_KEEP_PARTIAL : 0) |
 			 (a->allow_drop ? BACKEND_OPT_ALLOW_DROP : 0) |
-			 (a->partition ? BACKEND_OPT_PARTITION : 0);
+			 (a->partition ? BACKEND_OPT_PARTITION : 0) |
+			 (a->shard.given ? BACKEND_OPT_SHARD : 0);
 
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
 		if ((given & opts[i].bit) && !(ops->options & opts[i].bit)) {
@@ -523,6 +534,9 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	o.fs_size = g->label ? pl->prm.size : 0;
 	t->fs_offset = g->part_start;
 	o.jobs = a->jobs ? a->jobs : 1;
+	o.shard_k = a->shard.k;
+	o.shard_n = a->shard.n;
+	o.shard_finish = a->shard.finish;
 	o.cancel = &cancel_token;
 	o.progress = progress_update;
 	o.progress_ctx = &pr;

@@ -6,6 +6,7 @@
 
 #include "cli/convert.h"
 #include "cli/disk.h"
+#include "cli/shard_arg.h"
 #include "model/params.h"
 #include "plan/plan.h"
 
@@ -29,6 +30,7 @@ struct create_args {
 	const char *backing;       /* --backing: the qcow2 image the new one is an overlay on, or NULL */
 	const char *html;          /* also write the report page here (cli/page.h), or NULL */
 	struct include_set *includes; /* --include, scanned (plan/include.h); NULL or empty: none */
+	struct shard_arg shard;    /* --shard: one share of the plan (the mounted backend) */
 	int argc;                  /* the command line, for the page */
 	char **argv;
 };

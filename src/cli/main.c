@@ -50,6 +50,7 @@ enum {
 	OPT_GENERATION,
 	OPT_INCLUDE,
 	OPT_INCLUDE_NORMALIZE,
+	OPT_SHARD,
 	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
 	OPT_LAST,
 };
@@ -90,6 +91,7 @@ static const struct option long_opts[] = {
 	{ "generation", required_argument, NULL, OPT_GENERATION },
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "include-normalize", no_argument, NULL, OPT_INCLUDE_NORMALIZE },
+	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -315,6 +317,7 @@ static const struct opt_rule {
 	CREATE_OPT('j', "'--jobs'"),
 	CREATE_OPT(OPT_PARTITION_SIZE, "'--partition-size'"),
 	CREATE_OPT(OPT_FORMAT, "'--format'"),
+	CREATE_OPT(OPT_SHARD, "'--shard'"),
 	/* only create has ever refused --report; the others ignore it */
 	{ .opt = OPT_REPORT,
 	  .name = "'--report'",
@@ -460,6 +463,12 @@ static const struct opt_help {
 	  "counted (else refused): links skipped, its owners, modes\n"
 	  "and time resolution kept, holes written as zeros, names\n"
 	  "too long, with refused characters or case twins renamed", 0 },
+	{ OPT_SHARD, "    --shard K/N",
+	  "mounted: write (verify: check) share K of N of the plan,\n"
+	  "0 <= K < N <= 65536, beside the other shards' clients\n"
+	  "(needs 'size'); auto: K and N from mpirun, srun, a Slurm\n"
+	  "job array or a Kubernetes Indexed Job; finish: after all\n"
+	  "shards, the directories' metadata (doc/scale-out.md)", 0 },
 	{ 'q', "-q, --quiet", "no progress line and no summary (--json still prints)", 0 },
 	{ 'j', "-j, --jobs N", "worker threads for file data (default: online CPUs)", 0 },
 	{ OPT_EXTENTS, "    --extents FILE",
@@ -863,6 +872,8 @@ static int parse_option(struct cli *c, const struct command *cmd, int opt, char 
 		break;
 	case 'j':
 		return parse_jobs(c, optarg);
+	case OPT_SHARD:
+		return shard_arg_parse(optarg, &c->create.shard, stderr) ? EXIT_USAGE : 0;
 	case OPT_EXTENTS:
 		c->create.extents = optarg;
 		break;
