@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 
 #include "model/tables.h"
-#include "report/json_fields.h"
+#include "report/figures.h"
 #include "report/report.h"
 #include "report/measure_print.h"
 #include "util/strutil.h"
@@ -60,378 +60,380 @@ static double days(int64_t s)
 static const double age_q[] = { 0.01, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0 };
 static const char *const age_qname[] = { "p1", "p10", "p25", "median", "p75", "p90", "p99", "max" };
 
-static void print_layout_text(const struct measure_layout *l, uint64_t sparse_files,
-			      uint64_t hole_blocks, FILE *out)
+/* A size class's label: "0", then "1 B..", "2 B..", "4 B..". */
+static void size_label(size_t i, size_t n, char *buf, size_t len)
 {
-	fprintf(out, "  layout score    %.6f (%" PRIu64 " files of two or more blocks)\n",
-		measure_layout_score(l), l->files);
-	fprintf(out, "  fragmented      %" PRIu64 " files (%.4f of them), %.2f fragments each on average\n",
-		l->fragmented, share(l->fragmented, l->files),
-		l->fragmented ? (double)l->frag_fragments / (double)l->fragmented : 0);
-	fprintf(out, "  extents         %" PRIu64 " (physically adjacent runs merged)\n", l->fragments);
-	fprintf(out, "  sparse files    %" PRIu64 ", %" PRIu64 " hole blocks (in i_size, unmapped)\n",
-		sparse_files, hole_blocks);
-	fprintf(out, "  extents per file\n");
-	for (unsigned k = 0; k < 34; k++)
-		if (l->per_file[k]) {
-			if (k == 33)
-				fprintf(out, "    >32  %7" PRIu64 "\n", l->per_file[k]);
-			else
-				fprintf(out, "  %5u  %7" PRIu64 "\n", k, l->per_file[k]);
-		}
-	if (l->fragmented) {
-		fprintf(out, "  fragment sizes (blocks, fragmented files)\n");
-		for (unsigned b = 0; b < MEASURE_BUCKETS; b++)
-			if (l->frag_size[b])
-				fprintf(out, "  %7" PRIu64 "..  %7" PRIu64 "\n", (uint64_t)1 << b,
-					l->frag_size[b]);
+	char b[32];
+
+	(void)n;
+	if (i == 0)
+		snprintf(buf, len, "0");
+	else
+		snprintf(buf, len, "%s..", fmt_bytes(1ULL << (i - 1), HUMAN, b, sizeof(b)));
+}
+
+/* Extents per file: k, ">32" for the last. */
+static void extents_label(size_t i, size_t n, char *buf, size_t len)
+{
+	if (i + 1 == n)
+		snprintf(buf, len, ">%zu", n - 2);
+	else
+		snprintf(buf, len, "%zu", i);
+}
+
+/* A fragment size class: its least size in blocks. */
+static void frag_label(size_t i, size_t n, char *buf, size_t len)
+{
+	(void)n;
+	snprintf(buf, len, "%" PRIu64, (uint64_t)1 << i);
+}
+
+/* Extended attributes and ACLs: "xattrs", the counters of every target, then those only an image knows. */
+static void meta_figs(const struct measure_meta *t, int image, struct figs *fs)
+{
+	figs_open(fs, FIG_OBJECT, "xattrs");
+	figs_u64(fs, "inodes", t->entries);
+	figs_u64(fs, "user", t->user);
+	figs_u64(fs, "security", t->security);
+	figs_u64(fs, "system", t->system);
+	figs_u64(fs, "trusted", t->trusted);
+	figs_u64(fs, "acl_access", t->acl_access);
+	figs_u64(fs, "acl_default", t->acl_default);
+	if (image) {
+		figs_u64(fs, "in_inode", t->in_inode);
+		figs_u64(fs, "in_block", t->in_block);
+		figs_u64(fs, "block_refs", t->block_refs);
+		figs_u64(fs, "blocks", t->shared_blocks);
 	}
+	fs->text_only = true;
+	figs_u64(fs, "total", t->user + t->security + t->system + t->trusted);
+	figs_u64(fs, "acls", t->acl_access + t->acl_default);
+	fs->text_only = false;
+	figs_end(fs);
+
+	figs_double(fs, "dir_fill", t->dir_bytes ? (double)t->dirent_bytes / (double)t->dir_bytes : 0);
+	figs_u64(fs, "dir_multiblock", t->dl_dirs);
+	figs_u64(fs, "dir_fragmented", t->dl_frag);
+	figs_double(fs, "dir_frag_share", t->dl_dirs ? (double)t->dl_frag / (double)t->dl_dirs : 0);
+	figs_double(fs, "dir_layout_score", t->dl_pairs ? (double)t->dl_contig / (double)t->dl_pairs : 1);
+	figs_double(fs, "inode_spread_median", t->spread_median);
+	figs_double(fs, "inode_spread_p90", t->spread_p90);
+	figs_double(fs, "inode_consecutive_dirs", t->spread_tight);
+	figs_u64(fs, "prealloc_files", t->prealloc_files);
+	figs_u64(fs, "unwritten_blocks", t->unwritten_blocks);
+	figs_u64(fs, "beyond_blocks", t->beyond_blocks);
+	fs->text_only = true;
+	figs_u64(fs, "dir_bytes", t->dir_bytes);
+	figs_u64(fs, "fill_dirs", t->fill_dirs);
+	figs_double(fs, "dir_runs_mean", t->dl_dirs ? (double)t->dl_runs / (double)t->dl_dirs : 0);
+	figs_u64(fs, "spread_dirs", t->spread_dirs);
+	figs_double(fs, "inode_consecutive_pct", 100 * t->spread_tight);
+	fs->text_only = false;
 }
 
-/* Extended attributes and ACLs, when there are any. */
-static void print_meta_text(const struct measure_meta *t, int image, FILE *out)
+/* The layout's figures (null without FIEMAP). */
+static void layout_figs(const struct mresult *r, const struct mstate *m, struct figs *fs)
 {
-	if (t->dir_bytes)
-		fprintf(out, "  directory fill  %.3f (entry records / size, %" PRIu64 " directories of 2 blocks or more)\n",
-			(double)t->dirent_bytes / (double)t->dir_bytes, t->fill_dirs);
-	if (t->dl_dirs)
-		fprintf(out,
-			"  directory layout score %.4f: %" PRIu64 " of %" PRIu64
-			" directories of 2 blocks or more in more than one run (%.4f), %.2f runs on average\n",
-			(double)t->dl_contig / (double)t->dl_pairs, t->dl_frag, t->dl_dirs,
-			(double)t->dl_frag / (double)t->dl_dirs, (double)t->dl_runs / (double)t->dl_dirs);
-	if (t->spread_dirs)
-		fprintf(out,
-			"  inode order     a directory's entries span %.2fx their count (median; 90th "
-			"percentile %.2fx); %.1f%% of %" PRIu64 " directories consecutive\n",
-			t->spread_median, t->spread_p90, 100 * t->spread_tight, t->spread_dirs);
-	if (t->prealloc_files)
-		fprintf(out,
-			"  preallocated    %" PRIu64 " files: %" PRIu64 " unwritten blocks inside, %" PRIu64
-			" blocks beyond the end\n",
-			t->prealloc_files, t->unwritten_blocks, t->beyond_blocks);
-	if (!t->entries)
+	const struct measure_layout *l = &m->lay;
+	size_t last;
+
+	if (!r->have_layout) {
+		/* the file system reports no extents (no FIEMAP) */
+		figs_null(fs, "layout_score");
+		figs_null(fs, "fragmented_files");
+		figs_null(fs, "extents");
+		figs_null(fs, "sparse_files");
+		figs_null(fs, "hole_blocks");
 		return;
-	fprintf(out,
-		"  xattrs          %" PRIu64 " on %" PRIu64 " inodes: %" PRIu64 " user, %" PRIu64
-		" security, %" PRIu64 " system, %" PRIu64 " trusted\n",
-		t->user + t->security + t->system + t->trusted, t->entries, t->user, t->security,
-		t->system, t->trusted);
-	if (image)
-		fprintf(out,
-			"                  %" PRIu64 " in inodes, %" PRIu64 " in blocks; %" PRIu64
-			" inodes share %" PRIu64 " xattr blocks\n",
-			t->in_inode, t->in_block, t->block_refs, t->shared_blocks);
-	if (t->acl_access || t->acl_default)
-		fprintf(out, "  ACLs            %" PRIu64 " access, %" PRIu64 " default\n",
-			t->acl_access, t->acl_default);
+	}
+	figs_double(fs, "layout_score", measure_layout_score(l));
+	figs_u64(fs, "layout_files", l->files);
+	figs_u64(fs, "fragmented_files", l->fragmented);
+	figs_u64(fs, "extents", l->fragments);
+	figs_u64(fs, "fragmented_extents", l->frag_fragments);
+	figs_u64(fs, "max_extents", l->max_fragments);
+	figs_u64s(fs, "extents_per_file", l->per_file, 34);
+	for (last = MEASURE_BUCKETS; last > 0 && !l->frag_size[last - 1]; last--)
+		;
+	figs_u64s(fs, "fragment_size_histogram", l->frag_size, last);
+	figs_u64(fs, "sparse_files", m->sparse_files);
+	figs_u64(fs, "hole_blocks", m->hole_blocks);
+	fs->text_only = true;
+	figs_double(fs, "fragmented_share", share(l->fragmented, l->files));
+	figs_double(fs, "fragments_mean",
+		    l->fragmented ? (double)l->frag_fragments / (double)l->fragmented : 0);
+	fs->text_only = false;
 }
 
-#define M(m) JSON_U64(struct measure_meta, m)
-/* Attribute counters of every target, then those only an image knows */
-static const struct json_u64_field meta_counts[] = {
-	JSON_U64_AS(struct measure_meta, "inodes", entries),
-	M(user), M(security), M(system), M(trusted), M(acl_access), M(acl_default),
-};
-static const struct json_u64_field meta_image_counts[] = {
-	M(in_inode), M(in_block), M(block_refs),
-	JSON_U64_AS(struct measure_meta, "blocks", shared_blocks),
-};
-#undef M
-
-static json_object *meta_json(const struct measure_meta *t, int image)
+/* Free space as e2freefrag counts it (null when not read). */
+static void free_figs(const struct mresult *r, struct figs *fs)
 {
-	json_object *j = json_object_new_object();
+	const struct measure_free *f = &r->fr;
+	uint64_t kb = r->block_size >> 10;
 
-	json_add_u64s(j, t, meta_counts, ARRAY_SIZE(meta_counts));
-	if (image)
-		json_add_u64s(j, t, meta_image_counts, ARRAY_SIZE(meta_image_counts));
-	return j;
+	if (!r->have_free) {
+		figs_null(fs, "free_extent_histogram");
+		return;
+	}
+	figs_u64(fs, "free_blocks", f->free_blocks);
+	figs_u64(fs, "free_extents", f->extents);
+	figs_u64(fs, "min_free_extent", f->min_len);
+	figs_u64(fs, "max_free_extent", f->max_len);
+	figs_u64(fs, "chunk_bytes", f->chunk_blocks * r->block_size);
+	figs_u64(fs, "total_chunks", f->total_chunks);
+	figs_u64(fs, "free_chunks", f->free_chunks);
+	figs_double(fs, "free_small_share", share(f->small_blocks, f->free_blocks));
+	figs_open(fs, FIG_ARRAY, "free_extent_histogram");
+	for (unsigned b = 0; b < MEASURE_BUCKETS; b++) {
+		char range[48];
+
+		if (!f->count[b])
+			continue;
+		figs_open(fs, FIG_OBJECT, NULL);
+		figs_u64(fs, "min_blocks", 1ULL << b);
+		figs_u64(fs, "min_bytes", (uint64_t)r->block_size << b);
+		figs_u64(fs, "extents", f->count[b]);
+		figs_u64(fs, "blocks", f->blocks[b]);
+		fs->text_only = true;
+		free_range(r->block_size, b, range, sizeof(range));
+		figs_string(fs, "range", range);
+		figs_double(fs, "percent", 100.0 * share(f->blocks[b], f->free_blocks));
+		fs->text_only = false;
+		figs_end(fs);
+	}
+	figs_end(fs);
+	fs->text_only = true;
+	figs_double(fs, "free_pct", 100.0 * share(f->free_blocks, r->total_blocks));
+	figs_u64(fs, "min_free_kb", f->min_len * kb);
+	figs_u64(fs, "max_free_kb", f->max_len * kb);
+	figs_u64(fs, "avg_free_kb", f->extents ? f->free_blocks / f->extents * kb : 0);
+	fs->text_only = false;
 }
+
+/* The comparison with the configuration: the fit report's figures (merged into the
+ * JSON's top level, under "fit" for the text), then layout, free space and ages. */
+static void against_figs(const struct mresult *r, const struct mstate *m,
+			 const struct measure_opts *o, struct figs *fs)
+{
+	const struct measure_layout *l = &m->lay;
+
+	figs_open(fs, FIG_MERGE, "fit");
+	report_figs(&r->rep, fs);
+	figs_end(fs);
+	figs_string(fs, "against", o->against_name ? o->against_name : "");
+	/* aging decides the layout: no score target applies (null) */
+	if (r->p->age_rounds)
+		figs_null(fs, "layout_score_target");
+	else
+		figs_double(fs, "layout_score_target", r->p->layout_score);
+	if (r->have_layout && !r->p->age_rounds)
+		figs_double(fs, "layout_score_diff", fabs(measure_layout_score(l) - r->p->layout_score));
+	if (r->have_free && r->p->age_rounds)
+		figs_null(fs, "free_frag_share_target");
+	else if (r->have_free)
+		figs_double(fs, "free_frag_share_target", r->p->free_frag_share);
+	figs_double(fs, "age_median_days_target", age_median_target(r->p));
+	figs_u64(fs, "sparse_files_target", r->sparse_files_target);
+	figs_u64(fs, "hole_blocks_target", r->hole_blocks_target);
+	fs->text_only = true;
+	figs_double(fs, "frag_file_share_target", r->p->frag_file_share);
+	figs_double(fs, "frag_extents_target", r->p->frag_extents);
+	fs->text_only = false;
+}
+
+/* Every figure of a measurement, in the JSON's order. */
+static void measure_figs(const struct mresult *r, const struct mstate *m,
+			 const struct measure_opts *o, struct figs *fs)
+{
+	uint64_t n = m->nfiles;
+	size_t last;
+
+	figs_string(fs, "target", r->target);
+	figs_string(fs, "reader", r->image ? "libext2fs" : r->reader ? r->reader : "mounted");
+	figs_i64(fs, "block_size", (int)r->block_size);
+	figs_u64(fs, "total_blocks", r->total_blocks);
+	figs_u64(fs, "files", n);
+	figs_u64(fs, "dirs", m->ndirs);
+	figs_u64(fs, "links", m->hardlinks + m->symlinks);
+	figs_u64(fs, "hardlinks", m->hardlinks);
+	figs_u64(fs, "symlinks", m->symlinks);
+	figs_u64(fs, "other_entries", m->others);
+	figs_u64(fs, "fifos", m->fifos);
+	figs_u64(fs, "sockets", m->sockets);
+	figs_u64(fs, "char_devices", m->chardevs);
+	figs_u64(fs, "block_devices", m->blockdevs);
+	meta_figs(&m->meta, r->image, fs);
+	figs_u64(fs, "unreadable", r->unreadable);
+	figs_u64(fs, "bytes", m->bytes);
+	figs_double(fs, "mean_size", n ? (double)m->bytes / (double)n : 0);
+	figs_u64(fs, "median_size", n ? r->sorted_size[(n - 1) / 2] : 0);
+	figs_u64(fs, "max_size", n ? r->sorted_size[n - 1] : 0);
+	figs_i64(fs, "max_depth", (int)r->max_dir_depth);
+	figs_i64(fs, "max_file_depth", (int)r->max_file_depth);
+	/* [0] empty files, [b] files of [2^(b-1), 2^b) bytes */
+	for (last = MEASURE_BUCKETS + 1; last > 1 && !r->size_hist[last - 1]; last--)
+		;
+	figs_u64s(fs, "size_histogram", r->size_hist, last);
+	for (last = REPORT_DEPTHS + 1; last > 1 && !r->depth_files[last - 1]; last--)
+		;
+	figs_u64s(fs, "files_by_depth", r->depth_files, last);
+	figs_u64s(fs, "dirs_by_files", r->fpd, MEASURE_FPD_BINS + 2);
+	figs_u64(fs, "extensions", m->ext_tab.n);
+	figs_open(fs, FIG_ARRAY, "ext_top");
+	for (size_t i = 0; i < m->ext_tab.n && i < REPORT_TOP_EXT; i++) {
+		size_t k = r->ext_order[i];
+
+		figs_open(fs, FIG_OBJECT, NULL);
+		figs_string(fs, "ext", m->ext_tab.name[k]);
+		figs_u64(fs, "files", m->ext_tab.files[k]);
+		figs_double(fs, "share", share(m->ext_tab.files[k], n));
+		figs_end(fs);
+	}
+	figs_end(fs);
+	figs_open(fs, FIG_OBJECT, "age_days");
+	figs_i64(fs, "ref", r->age_ref);
+	for (size_t i = 0; i < ARRAY_SIZE(age_q); i++)
+		figs_double(fs, age_qname[i], days(measure_quantile(r->ages, n, age_q[i])));
+	figs_end(fs);
+	layout_figs(r, m, fs);
+	free_figs(r, fs);
+	if (r->against)
+		against_figs(r, m, o, fs);
+
+	fs->text_only = true;
+	figs_string(fs, "reader_text", r->image ? "ext2/3/4 read through libext2fs" :
+			r->reader && !strcmp(r->reader, "loop") ? r->kind :
+			"mounted tree read through the kernel");
+	figs_string(fs, "age_base", o->against ? "the configuration's time_ref" : "the newest mtime");
+	fs->text_only = false;
+}
+
+/* The text, from those figures. */
+static const struct fig_line text_lines[] = {
+	{ .fmt = "imprint measure: '{target}' ({reader_text}, block size {block_size})\n\n"
+		 "  files           {files}\n"
+		 "  directories     {dirs}\n"
+		 "  links           {links} ({hardlinks} hard, {symlinks} symbolic)\n" },
+	{ .when = "other_entries",
+	  .fmt = "  other entries   {other_entries} ({fifos} FIFOs, {sockets} sockets, {char_devices}"
+		 " character and {block_devices} block devices)\n" },
+	{ .when = "dir_bytes",
+	  .fmt = "  directory fill  {dir_fill:.3} (entry records / size, {fill_dirs} directories of 2"
+		 " blocks or more)\n" },
+	{ .when = "dir_multiblock",
+	  .fmt = "  directory layout score {dir_layout_score:.4}: {dir_fragmented} of {dir_multiblock}"
+		 " directories of 2 blocks or more in more than one run ({dir_frag_share:.4}),"
+		 " {dir_runs_mean:.2} runs on average\n" },
+	{ .when = "spread_dirs",
+	  .fmt = "  inode order     a directory's entries span {inode_spread_median:.2}x their count"
+		 " (median; 90th percentile {inode_spread_p90:.2}x); {inode_consecutive_pct:.1}% of"
+		 " {spread_dirs} directories consecutive\n" },
+	{ .when = "prealloc_files",
+	  .fmt = "  preallocated    {prealloc_files} files: {unwritten_blocks} unwritten blocks inside,"
+		 " {beyond_blocks} blocks beyond the end\n" },
+	{ .when = "xattrs.inodes",
+	  .fmt = "  xattrs          {xattrs.total} on {xattrs.inodes} inodes: {xattrs.user} user,"
+		 " {xattrs.security} security, {xattrs.system} system, {xattrs.trusted} trusted\n" },
+	{ .when = "xattrs.inodes ?xattrs.in_inode",
+	  .fmt = "                  {xattrs.in_inode} in inodes, {xattrs.in_block} in blocks;"
+		 " {xattrs.block_refs} inodes share {xattrs.blocks} xattr blocks\n" },
+	{ .when = "xattrs.inodes xattrs.acls",
+	  .fmt = "  ACLs            {xattrs.acl_access} access, {xattrs.acl_default} default\n" },
+	{ .fmt = "  bytes           {bytes} ({bytes:h})\n"
+		 "  file size       mean {mean_size:h}, median {median_size:h}, max {max_size:h}\n"
+		 "  max depth       {max_depth} (directories), {max_file_depth} (files)\n\n"
+		 "file sizes\n  bytes                  files     share\n" },
+	{ .rows = "size_histogram", .skip_zero = true, .label = size_label, .per = "files",
+	  .fmt = "  {label:-20} {.:7}  {share:8.5}\n" },
+	{ .fmt = "\nfiles by depth\n  depth    files     share\n" },
+	{ .rows = "files_by_depth", .skip_zero = true, .per = "files",
+	  .fmt = "  {#:5}  {.:7}  {share:8.5}\n" },
+	{ .fmt = "\nfiles per directory\n  files     dirs     share\n" },
+	{ .rows = "dirs_by_files", .skip_zero = true, .label = report_fpd_label, .per = "dirs",
+	  .fmt = "  {label:5}  {.:7}  {share:8.5}\n" },
+	{ .fmt = "\ntop extensions (of {extensions})\n  ext       files     share\n" },
+	{ .rows = "ext_top", .fmt = "  {ext:-6|(none)}  {files:7}  {share:8.5}\n" },
+	{ .fmt = "\nfile ages (days before {age_base})\n "
+		 " p1 {age_days.p1:.1} p10 {age_days.p10:.1} p25 {age_days.p25:.1}"
+		 " median {age_days.median:.1} p75 {age_days.p75:.1} p90 {age_days.p90:.1}"
+		 " p99 {age_days.p99:.1} max {age_days.max:.1}\n\nlayout\n" },
+	{ .when = "!?layout_score",
+	  .fmt = "  not measured: the file system does not report extents (FIEMAP)\n" },
+	{ .when = "?layout_score",
+	  .fmt = "  layout score    {layout_score:.6} ({layout_files} files of two or more blocks)\n"
+		 "  fragmented      {fragmented_files} files ({fragmented_share:.4} of them),"
+		 " {fragments_mean:.2} fragments each on average\n"
+		 "  extents         {extents} (physically adjacent runs merged)\n"
+		 "  sparse files    {sparse_files}, {hole_blocks} hole blocks (in i_size, unmapped)\n"
+		 "  extents per file\n" },
+	{ .when = "?layout_score", .rows = "extents_per_file", .skip_zero = true,
+	  .label = extents_label, .fmt = "  {label:5}  {.:7}\n" },
+	{ .when = "?layout_score fragmented_files",
+	  .fmt = "  fragment sizes (blocks, fragmented files)\n" },
+	{ .when = "?layout_score fragmented_files", .rows = "fragment_size_histogram",
+	  .skip_zero = true, .label = frag_label, .fmt = "  {label:7}..  {.:7}\n" },
+	{ .when = "?free_blocks",
+	  .fmt = "\nfree space (as e2freefrag counts it)\n"
+		 "  free blocks     {free_blocks} of {total_blocks} ({free_pct:.1}%)\n"
+		 "  free extents    {free_extents}: min {min_free_kb} KB, max {max_free_kb} KB,"
+		 " avg {avg_free_kb} KB\n"
+		 "  free chunks     {free_chunks} of {total_chunks} ({chunk_bytes:h} chunks)\n"
+		 "  Extent Size Range :  Free extents   Free Blocks  Percent\n" },
+	{ .when = "?free_blocks", .rows = "free_extent_histogram",
+	  .fmt = "  {range}  :  {extents:12}  {blocks:12}  {percent:6.2}%\n" },
+};
+
+/* The comparison's text: its paths in "fit" first, then the top. */
+static const struct fig_line against_lines[] = {
+	{ .fmt = "\nagainst '{against|-}' (seed {seed})\n\n"
+		 "  special dirs    {special_dirs} ({special_files} files), excluded from depth and"
+		 " files/dir\n\n" },
+};
+
+static const struct fig_line against_tail[] = {
+	{ .fmt = "\nlayout and free space    target    achieved\n" },
+	{ .when = "?layout_score !?layout_score_target",
+	  .fmt = "  layout score          (aged)    {layout_score:.6}\n" },
+	{ .when = "?layout_score ?layout_score_target",
+	  .fmt = "  layout score          {layout_score_target:.6}  {layout_score:.6}\n" },
+	{ .when = "?layout_score frag_file_share_target",
+	  .fmt = "  fragmented share      {frag_file_share_target:.6}  {fragmented_share:.6}\n" },
+	{ .when = "?layout_score frag_extents_target",
+	  .fmt = "  extents/fragmented    {frag_extents_target:8.4}  {fragments_mean:8.4}\n" },
+	{ .when = "?layout_score",
+	  .fmt = "  sparse files          {sparse_files_target:8}  {sparse_files:8}\n"
+		 "  hole blocks           {hole_blocks_target:8}  {hole_blocks:8}\n" },
+	{ .when = "?free_blocks !?free_frag_share_target",
+	  .fmt = "  free below chunk      (aged)    {free_small_share:.6}\n" },
+	{ .when = "?free_frag_share_target",
+	  .fmt = "  free below chunk      {free_frag_share_target:.6}  {free_small_share:.6}\n" },
+	{ .fmt = "  median age (days)     {age_median_days_target:8.2}  {age_days.median:8.2}\n" },
+};
 
 void measure_print_text(const struct mresult *r, const struct mstate *m,
 			const struct measure_opts *o, FILE *out)
 {
-	const struct measure_layout *l = &m->lay;
-	char b1[32], b2[32], b3[32];
-	uint64_t n = m->nfiles;
+	struct figs fs;
 
-	fprintf(out, "imprint measure: '%s' (%s, block size %u)\n\n", r->target,
-		r->image ? "ext2/3/4 read through libext2fs" :
-		r->reader && !strcmp(r->reader, "loop") ? r->kind : "mounted tree read through the kernel",
-		r->block_size);
-	fprintf(out, "  files           %" PRIu64 "\n", n);
-	fprintf(out, "  directories     %" PRIu64 "\n", (uint64_t)m->ndirs);
-	fprintf(out, "  links           %" PRIu64 " (%" PRIu64 " hard, %" PRIu64 " symbolic)\n",
-		m->hardlinks + m->symlinks, m->hardlinks, m->symlinks);
-	if (m->others)
-		fprintf(out,
-			"  other entries   %" PRIu64 " (%" PRIu64 " FIFOs, %" PRIu64 " sockets, %" PRIu64
-			" character and %" PRIu64 " block devices)\n",
-			m->others, m->fifos, m->sockets, m->chardevs, m->blockdevs);
-	print_meta_text(&m->meta, r->image, out);
-	fprintf(out, "  bytes           %" PRIu64 " (%s)\n", m->bytes, fmt_bytes(m->bytes, HUMAN, b1, sizeof(b1)));
-	fprintf(out, "  file size       mean %s, median %s, max %s\n",
-		fmt_bytes(n ? m->bytes / n : 0, HUMAN, b1, sizeof(b1)),
-		fmt_bytes(n ? r->sorted_size[(n - 1) / 2] : 0, HUMAN, b2, sizeof(b2)),
-		fmt_bytes(n ? r->sorted_size[n - 1] : 0, HUMAN, b3, sizeof(b3)));
-	fprintf(out, "  max depth       %u (directories), %u (files)\n\n", r->max_dir_depth,
-		r->max_file_depth);
-
-	fprintf(out, "file sizes\n  bytes                  files     share\n");
-	for (unsigned b = 0; b <= MEASURE_BUCKETS; b++) {
-		if (!r->size_hist[b])
-			continue;
-		if (b == 0)
-			fprintf(out, "  %-20s %7" PRIu64 "  %8.5f\n", "0", r->size_hist[b],
-				share(r->size_hist[b], n));
-		else {
-			char range[48];
-
-			snprintf(range, sizeof(range), "%s..", fmt_bytes(1ULL << (b - 1), HUMAN, b1, sizeof(b1)));
-			fprintf(out, "  %-20s %7" PRIu64 "  %8.5f\n", range, r->size_hist[b],
-				share(r->size_hist[b], n));
-		}
-	}
-	fprintf(out, "\nfiles by depth\n  depth    files     share\n");
-	for (unsigned d = 0; d <= REPORT_DEPTHS; d++)
-		if (r->depth_files[d])
-			fprintf(out, "  %5u  %7" PRIu64 "  %8.5f\n", d, r->depth_files[d],
-				share(r->depth_files[d], n));
-	fprintf(out, "\nfiles per directory\n  files     dirs     share\n");
-	for (unsigned b = 0; b < MEASURE_FPD_BINS + 2; b++) {
-		if (!r->fpd[b])
-			continue;
-		if (b == MEASURE_FPD_BINS + 1)
-			fprintf(out, "  >%4u  %7" PRIu64 "  %8.5f\n", MEASURE_FPD_BINS, r->fpd[b],
-				share(r->fpd[b], m->ndirs));
-		else
-			fprintf(out, "  %5u  %7" PRIu64 "  %8.5f\n", b, r->fpd[b],
-				share(r->fpd[b], m->ndirs));
-	}
-	fprintf(out, "\ntop extensions (of %zu)\n  ext       files     share\n", m->ext_tab.n);
-	for (size_t i = 0; i < m->ext_tab.n && i < REPORT_TOP_EXT; i++) {
-		size_t k = r->ext_order[i];
-
-		fprintf(out, "  %-6s  %7" PRIu64 "  %8.5f\n",
-			m->ext_tab.name[k][0] ? m->ext_tab.name[k] : "(none)", m->ext_tab.files[k],
-			share(m->ext_tab.files[k], n));
-	}
-	fprintf(out, "\nfile ages (days before %s)\n ",
-		o->against ? "the configuration's time_ref" : "the newest mtime");
-	for (size_t i = 0; i < ARRAY_SIZE(age_q); i++)
-		fprintf(out, " %s %.1f", age_qname[i], days(measure_quantile(r->ages, n, age_q[i])));
-	fprintf(out, "\n\nlayout\n");
-	if (!r->have_layout)
-		fprintf(out, "  not measured: the file system does not report extents (FIEMAP)\n");
-	else
-		print_layout_text(l, m->sparse_files, m->hole_blocks, out);
-	if (r->have_free) {
-		const struct measure_free *f = &r->fr;
-		uint64_t kb = r->block_size >> 10;
-
-		fprintf(out, "\nfree space (as e2freefrag counts it)\n");
-		fprintf(out, "  free blocks     %" PRIu64 " of %" PRIu64 " (%.1f%%)\n", f->free_blocks,
-			r->total_blocks, 100.0 * share(f->free_blocks, r->total_blocks));
-		fprintf(out, "  free extents    %" PRIu64 ": min %" PRIu64 " KB, max %" PRIu64
-			" KB, avg %" PRIu64 " KB\n", f->extents, f->min_len * kb, f->max_len * kb,
-			f->extents ? f->free_blocks / f->extents * kb : 0);
-		fprintf(out, "  free chunks     %" PRIu64 " of %" PRIu64 " (%s chunks)\n",
-			f->free_chunks, f->total_chunks,
-			fmt_bytes(f->chunk_blocks * r->block_size, HUMAN, b1, sizeof(b1)));
-		fprintf(out, "  Extent Size Range :  Free extents   Free Blocks  Percent\n");
-		for (unsigned b = 0; b < MEASURE_BUCKETS; b++) {
-			char range[48];
-
-			if (!f->count[b])
-				continue;
-			free_range(r->block_size, b, range, sizeof(range));
-			fprintf(out, "  %s  :  %12" PRIu64 "  %12" PRIu64 "  %6.2f%%\n", range,
-				f->count[b], f->blocks[b], 100.0 * share(f->blocks[b], f->free_blocks));
-		}
-	}
-	if (!r->against)
-		return;
-	fprintf(out, "\nagainst '%s' (seed %" PRIu64 ")\n\n", o->against_name ? o->against_name : "-",
-		r->p->seed);
-	fprintf(out, "  special dirs    %" PRIu64 " (%" PRIu64 " files), excluded from depth and files/dir\n\n",
-		r->special_dirs, r->special_files);
-	report_print_fit(&r->rep, out);
-	fprintf(out, "\nlayout and free space    target    achieved\n");
-	if (r->have_layout && r->p->age_rounds)
-		fprintf(out, "  layout score          (aged)    %.6f\n", measure_layout_score(l));
-	else if (r->have_layout)
-		fprintf(out, "  layout score          %.6f  %.6f\n", r->p->layout_score,
-			measure_layout_score(l));
-	if (r->have_layout && r->p->frag_file_share > 0)
-		fprintf(out, "  fragmented share      %.6f  %.6f\n", r->p->frag_file_share,
-			share(l->fragmented, l->files));
-	if (r->have_layout && r->p->frag_extents > 0)
-		fprintf(out, "  extents/fragmented    %8.4f  %8.4f\n", r->p->frag_extents,
-			l->fragmented ? (double)l->frag_fragments / (double)l->fragmented : 0);
-	if (r->have_layout) {
-		fprintf(out, "  sparse files          %8" PRIu64 "  %8" PRIu64 "\n",
-			r->sparse_files_target, m->sparse_files);
-		fprintf(out, "  hole blocks           %8" PRIu64 "  %8" PRIu64 "\n",
-			r->hole_blocks_target, m->hole_blocks);
-	}
-	if (r->have_free && r->p->age_rounds)
-		fprintf(out, "  free below chunk      (aged)    %.6f\n",
-			share(r->fr.small_blocks, r->fr.free_blocks));
-	else if (r->have_free)
-		fprintf(out, "  free below chunk      %.6f  %.6f\n", r->p->free_frag_share,
-			share(r->fr.small_blocks, r->fr.free_blocks));
-	fprintf(out, "  median age (days)     %8.2f  %8.2f\n", age_median_target(r->p),
-		days(measure_quantile(r->ages, n, 0.5)));
-}
-
-static json_object *u64_array(const uint64_t *v, size_t n)
-{
-	json_object *a = json_object_new_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_uint64(v[i]));
-	return a;
+	figs_init(&fs);
+	measure_figs(r, m, o, &fs);
+	if (!figs_print(&fs, NULL, text_lines, ARRAY_SIZE(text_lines), HUMAN, out) && r->against &&
+	    !figs_print(&fs, "fit", against_lines, ARRAY_SIZE(against_lines), HUMAN, out) &&
+	    !report_print_fit_figs(&fs, "fit", out))
+		figs_print(&fs, NULL, against_tail, ARRAY_SIZE(against_tail), HUMAN, out);
+	figs_release(&fs);
 }
 
 json_object *measure_json(const struct mresult *r, const struct mstate *m,
 			  const struct measure_opts *o)
 {
-	const struct measure_layout *l = &m->lay;
-	json_object *j = json_object_new_object(), *a, *x;
-	uint64_t n = m->nfiles;
-	size_t last;
+	struct figs fs;
+	json_object *j;
 
-#define ADD(k, v) json_object_object_add(j, k, v)
-	ADD("target", json_object_new_string(r->target));
-	ADD("reader", json_object_new_string(r->image ? "libext2fs" : r->reader ? r->reader : "mounted"));
-	ADD("block_size", json_object_new_int((int)r->block_size));
-	ADD("total_blocks", json_object_new_uint64(r->total_blocks));
-	ADD("files", json_object_new_uint64(n));
-	ADD("dirs", json_object_new_uint64(m->ndirs));
-	ADD("links", json_object_new_uint64(m->hardlinks + m->symlinks));
-	ADD("hardlinks", json_object_new_uint64(m->hardlinks));
-	ADD("symlinks", json_object_new_uint64(m->symlinks));
-	ADD("other_entries", json_object_new_uint64(m->others));
-	ADD("fifos", json_object_new_uint64(m->fifos));
-	ADD("sockets", json_object_new_uint64(m->sockets));
-	ADD("char_devices", json_object_new_uint64(m->chardevs));
-	ADD("block_devices", json_object_new_uint64(m->blockdevs));
-	ADD("xattrs", meta_json(&m->meta, r->image));
-	ADD("dir_fill", json_object_new_double(m->meta.dir_bytes ? (double)m->meta.dirent_bytes /
-								    (double)m->meta.dir_bytes : 0));
-	ADD("dir_multiblock", json_object_new_uint64(m->meta.dl_dirs));
-	ADD("dir_fragmented", json_object_new_uint64(m->meta.dl_frag));
-	ADD("dir_frag_share", json_object_new_double(m->meta.dl_dirs ? (double)m->meta.dl_frag /
-									(double)m->meta.dl_dirs : 0));
-	ADD("dir_layout_score", json_object_new_double(m->meta.dl_pairs ? (double)m->meta.dl_contig /
-									  (double)m->meta.dl_pairs : 1));
-	ADD("inode_spread_median", json_object_new_double(m->meta.spread_median));
-	ADD("inode_spread_p90", json_object_new_double(m->meta.spread_p90));
-	ADD("inode_consecutive_dirs", json_object_new_double(m->meta.spread_tight));
-	ADD("prealloc_files", json_object_new_uint64(m->meta.prealloc_files));
-	ADD("unwritten_blocks", json_object_new_uint64(m->meta.unwritten_blocks));
-	ADD("beyond_blocks", json_object_new_uint64(m->meta.beyond_blocks));
-	ADD("unreadable", json_object_new_uint64(r->unreadable));
-	ADD("bytes", json_object_new_uint64(m->bytes));
-	ADD("mean_size", json_object_new_double(n ? (double)m->bytes / (double)n : 0));
-	ADD("median_size", json_object_new_uint64(n ? r->sorted_size[(n - 1) / 2] : 0));
-	ADD("max_size", json_object_new_uint64(n ? r->sorted_size[n - 1] : 0));
-	ADD("max_depth", json_object_new_int((int)r->max_dir_depth));
-	ADD("max_file_depth", json_object_new_int((int)r->max_file_depth));
-	/* [0] empty files, [b] files of [2^(b-1), 2^b) bytes */
-	for (last = MEASURE_BUCKETS + 1; last > 1 && !r->size_hist[last - 1]; last--)
-		;
-	ADD("size_histogram", u64_array(r->size_hist, last));
-	for (last = REPORT_DEPTHS + 1; last > 1 && !r->depth_files[last - 1]; last--)
-		;
-	ADD("files_by_depth", u64_array(r->depth_files, last));
-	ADD("dirs_by_files", u64_array(r->fpd, MEASURE_FPD_BINS + 2));
-	a = json_object_new_array();
-	for (size_t i = 0; i < m->ext_tab.n && i < REPORT_TOP_EXT; i++) {
-		size_t k = r->ext_order[i];
-
-		x = json_object_new_object();
-		json_object_object_add(x, "ext", json_object_new_string(m->ext_tab.name[k]));
-		json_object_object_add(x, "files", json_object_new_uint64(m->ext_tab.files[k]));
-		json_object_object_add(x, "share", json_object_new_double(share(m->ext_tab.files[k], n)));
-		json_object_array_add(a, x);
-	}
-	ADD("extensions", json_object_new_uint64(m->ext_tab.n));
-	ADD("ext_top", a);
-	x = json_object_new_object();
-	json_object_object_add(x, "ref", json_object_new_int64(r->age_ref));
-	for (size_t i = 0; i < ARRAY_SIZE(age_q); i++)
-		json_object_object_add(x, age_qname[i],
-				       json_object_new_double(days(measure_quantile(r->ages, n, age_q[i]))));
-	ADD("age_days", x);
-
-	if (r->have_layout) {
-		ADD("layout_score", json_object_new_double(measure_layout_score(l)));
-		ADD("layout_files", json_object_new_uint64(l->files));
-		ADD("fragmented_files", json_object_new_uint64(l->fragmented));
-		ADD("extents", json_object_new_uint64(l->fragments));
-		ADD("fragmented_extents", json_object_new_uint64(l->frag_fragments));
-		ADD("max_extents", json_object_new_uint64(l->max_fragments));
-		ADD("extents_per_file", u64_array(l->per_file, 34));
-		for (last = MEASURE_BUCKETS; last > 0 && !l->frag_size[last - 1]; last--)
-			;
-		ADD("fragment_size_histogram", u64_array(l->frag_size, last));
-		ADD("sparse_files", json_object_new_uint64(m->sparse_files));
-		ADD("hole_blocks", json_object_new_uint64(m->hole_blocks));
-	} else {
-		/* the file system reports no extents (no FIEMAP) */
-		ADD("layout_score", NULL);
-		ADD("fragmented_files", NULL);
-		ADD("extents", NULL);
-		ADD("sparse_files", NULL);
-		ADD("hole_blocks", NULL);
-	}
-
-	if (r->have_free) {
-		const struct measure_free *f = &r->fr;
-
-		ADD("free_blocks", json_object_new_uint64(f->free_blocks));
-		ADD("free_extents", json_object_new_uint64(f->extents));
-		ADD("min_free_extent", json_object_new_uint64(f->min_len));
-		ADD("max_free_extent", json_object_new_uint64(f->max_len));
-		ADD("chunk_bytes", json_object_new_uint64(f->chunk_blocks * r->block_size));
-		ADD("total_chunks", json_object_new_uint64(f->total_chunks));
-		ADD("free_chunks", json_object_new_uint64(f->free_chunks));
-		ADD("free_small_share", json_object_new_double(share(f->small_blocks, f->free_blocks)));
-		a = json_object_new_array();
-		for (unsigned b = 0; b < MEASURE_BUCKETS; b++) {
-			if (!f->count[b])
-				continue;
-			x = json_object_new_object();
-			json_object_object_add(x, "min_blocks", json_object_new_uint64(1ULL << b));
-			json_object_object_add(x, "min_bytes",
-					       json_object_new_uint64((uint64_t)r->block_size << b));
-			json_object_object_add(x, "extents", json_object_new_uint64(f->count[b]));
-			json_object_object_add(x, "blocks", json_object_new_uint64(f->blocks[b]));
-			json_object_array_add(a, x);
-		}
-		ADD("free_extent_histogram", a);
-	} else {
-		ADD("free_extent_histogram", NULL);
-	}
-	if (r->against) {
-		report_add_json(&r->rep, j);
-		ADD("against", json_object_new_string(o->against_name ? o->against_name : ""));
-		/* aging decides the layout: no score target applies (null) */
-		ADD("layout_score_target",
-		    r->p->age_rounds ? NULL : json_object_new_double(r->p->layout_score));
-		if (r->have_layout && !r->p->age_rounds)
-			ADD("layout_score_diff",
-			    json_object_new_double(fabs(measure_layout_score(l) - r->p->layout_score)));
-		if (r->have_free)
-			ADD("free_frag_share_target", r->p->age_rounds ? NULL :
-			    json_object_new_double(r->p->free_frag_share));
-		ADD("age_median_days_target", json_object_new_double(age_median_target(r->p)));
-		ADD("sparse_files_target", json_object_new_uint64(r->sparse_files_target));
-		ADD("hole_blocks_target", json_object_new_uint64(r->hole_blocks_target));
-	}
-#undef ADD
+	figs_init(&fs);
+	measure_figs(r, m, o, &fs);
+	j = figs_json(&fs, NULL);
+	figs_release(&fs);
 	return j;
 }
 

@@ -1,0 +1,53 @@
+#!/bin/bash
+# report_render.sh - every figure the text of measure and plan --report shows equals its JSON's (tests/report_render.py)
+. "${srcdir:-.}/tests/lib.sh"
+
+CHECK="${top_srcdir:-.}/tests/report_render.py"
+ARGS=(--size 64M --seed 12 --files 1500 --used 24M --set sparse_file_share=0.3
+	--set xattr_user_share=0.2 --set acl_share=0.1 --set special_file_share=0.01
+	--set prealloc_file_share=0.5 --set special_dirs=1 --set special_dir_files=100)
+
+# agree WHAT KIND CMD...: CMD's text and CMD --json agree, figure by figure
+agree() {
+	local what=$1 kind=$2
+	shift 2
+	if ! "$@" >"$WORK/text" 2>"$WORK/err" || ! "$@" --json >"$WORK/json" 2>>"$WORK/err"; then
+		fail "$what: $(head -c 300 "$WORK/err")"
+		return
+	fi
+	if python3 "$CHECK" "$kind" "$WORK/text" "$WORK/json" >"$WORK/bad" 2>"$WORK/count"; then
+		pass "$what: text and JSON agree ($(cat "$WORK/count"))"
+	else
+		fail "$what: $(head -5 "$WORK/bad" | tr '\n' ';')"
+	fi
+}
+
+"$IMPRINT" config "${ARGS[@]}" >"$WORK/cfg" || fail "config"
+"$IMPRINT" create -q "${ARGS[@]}" "$WORK/img" 2>"$WORK/err" || fail "create: $(head -c 300 "$WORK/err")"
+agree "plan --report" plan "$IMPRINT" plan "${ARGS[@]}" --report
+agree "plan --report, defaults" plan "$IMPRINT" plan --size 64M --files 800 --used 20M --report
+agree "measure an image" measure "$IMPRINT" measure "$WORK/img"
+agree "measure --against" measure "$IMPRINT" measure --against "$WORK/cfg" "$WORK/img"
+agree "measure --against, aged" measure "$IMPRINT" measure --against "$WORK/cfg" \
+	--set age_rounds=2 "$WORK/img"
+agree "measure a tree" measure "$IMPRINT" measure "${top_srcdir:-.}/src"
+agree "measure a tree --against" measure "$IMPRINT" measure --against "$WORK/cfg" "${top_srcdir:-.}/src"
+
+# the check can fail: a figure changed in the JSON, a text line without a JSON figure
+"$IMPRINT" measure "$WORK/img" >"$WORK/text" && "$IMPRINT" measure --json "$WORK/img" >"$WORK/json"
+# caught WHAT PATTERN: the check fails on the text and JSON in WORK, printing PATTERN
+caught() {
+	if python3 "$CHECK" measure "$WORK/text" "$WORK/json" >"$WORK/bad" 2>/dev/null; then
+		fail "$1 went unseen"
+	elif grep -q "$2" "$WORK/bad"; then
+		pass "$1 is found"
+	else
+		fail "$1: $(head -3 "$WORK/bad")"
+	fi
+}
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); j["hardlinks"] += 1; json.dump(j, open(sys.argv[1], "w"))' "$WORK/json"
+caught "a hard-link count changed in the JSON" "^hardlinks: text"
+"$IMPRINT" measure --json "$WORK/img" >"$WORK/json"
+sed -i 's/^  directories .*/&\n  widgets         3/' "$WORK/text"
+caught "a text line without a JSON figure" "widgets"
+finish
