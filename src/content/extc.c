@@ -15,6 +15,7 @@
 #include "plan/plan.h"
 #include "util/rng.h"
 
+/* EXTC_PYC: a generator of its own (pyc, mo) whose text follows gen_file.boost */
 enum extc_kind { EXTC_KEEP, EXTC_TEXT, EXTC_BIN, EXTC_PYC };
 
 struct extc_ent {
@@ -33,6 +34,7 @@ struct extc {
 /* Calibration sample: this many files of the plan, their first SAMPLE_CAP bytes. */
 #define SAMPLE_FILES 16u
 #define SAMPLE_CAP   (64u << 10)
+#define SEGMENT	     (1u << 20) /* what a content report compresses at once */
 #define BISECT_STEPS 10
 
 static const struct gen_ops gen_pyc_ops = { .name = "pyc", .min_size = 0, .fill = content_pyc_fill };
@@ -58,7 +60,7 @@ static int is_text_ops(const struct gen_ops *o)
 /*
  * The calibration sample: SAMPLE_FILES of the plan's files of the extension
  * picked with probability by size (the file holding each of SAMPLE_FILES
- * evenly spaced bytes of all of them), each its first SAMPLE_CAP bytes:
+ * evenly spaced bytes of all of them), each by SAMPLE_CAP bytes:
  * the extension's ratio by bytes is then the harmonic mean of the picks'.
  */
 static uint32_t sample_sizes(const struct content_model *cm, const char *ext, uint64_t *size,
@@ -84,7 +86,7 @@ static uint32_t sample_sizes(const struct content_model *cm, const char *ext, ui
 			k++;
 			next = total * (2 * k + 1) / (2 * SAMPLE_FILES);
 		}
-		size[n] = s < SAMPLE_CAP ? s : SAMPLE_CAP;
+		size[n] = s;
 		file[n++] = f;
 	}
 	if (!n) { /* no file of the extension in the plan: files of 16 KiB */
@@ -112,14 +114,20 @@ static int sample_ratio(const struct content_model *cm, const struct extc_ent *e
 			.cm = cm,
 			.boost = b,
 		};
+		/*
+		 * a larger file: SAMPLE_CAP bytes from the middle of its first 1 MiB
+		 * (text compresses better further in: a prefix would understate it)
+		 */
+		uint64_t seg = size[i] < SEGMENT ? size[i] : SEGMENT;
+		size_t len = (size_t)(seg < SAMPLE_CAP ? seg : SAMPLE_CAP);
 		uLongf zl = compressBound(SAMPLE_CAP);
-		int ret = e->base->fill(&g, 0, buf, (size_t)size[i]);
+		int ret = e->base->fill(&g, (seg - len) / 2, buf, len);
 
 		if (ret)
 			return ret;
-		if (compress2(out, &zl, buf, (uLong)size[i], 6) != Z_OK)
+		if (compress2(out, &zl, buf, (uLong)len, 6) != Z_OK)
 			return -ENOMEM;
-		inv += (double)zl / (double)size[i];
+		inv += (double)zl / (double)len;
 	}
 	*ratio = inv > 0 ? n / inv : 1;
 	return 0;
@@ -187,6 +195,11 @@ int content_extc_init(struct content_model *cm)
 		if (is_text_ops(ops) || (ops == &gen_binary_ops && f[4] >= 0.5)) {
 			e->kind = EXTC_TEXT;
 			e->base = is_text_ops(ops) ? ops : &gen_text_ops;
+			ret = calibrate(cm, e, f[0]);
+		} else if (ops == &gen_mo_ops) {
+			/* catalogues: how many messages continue an earlier one */
+			e->kind = EXTC_PYC;
+			e->base = ops;
 			ret = calibrate(cm, e, f[0]);
 		} else if (ops == &gen_binary_ops && !strcasecmp(e->name, "pyc")) {
 			e->kind = EXTC_PYC;
