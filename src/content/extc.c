@@ -34,6 +34,7 @@ struct extc {
 /* Calibration sample: this many files of the plan, their first SAMPLE_CAP bytes. */
 #define SAMPLE_FILES 16u
 #define SAMPLE_CAP   (64u << 10)
+#define WARM	     (32u << 10) /* deflate's window */
 #define SEGMENT	     (1u << 20) /* what a content report compresses at once */
 #define BISECT_STEPS 10
 
@@ -116,18 +117,24 @@ static int sample_ratio(const struct content_model *cm, const struct extc_ent *e
 		};
 		/*
 		 * a larger file: SAMPLE_CAP bytes from the middle of its first 1 MiB
-		 * (text compresses better further in: a prefix would understate it)
+		 * (text compresses better further in: a prefix would understate
+		 * it), after WARM bytes that fill deflate's window: their own
+		 * compressed size is taken off
 		 */
 		uint64_t seg = size[i] < SEGMENT ? size[i] : SEGMENT;
-		size_t len = (size_t)(seg < SAMPLE_CAP ? seg : SAMPLE_CAP);
-		uLongf zl = compressBound(SAMPLE_CAP);
+		size_t len = (size_t)(seg < SAMPLE_CAP + WARM ? seg : SAMPLE_CAP + WARM);
+		size_t warm = len == SAMPLE_CAP + WARM ? WARM : 0;
+		uLongf zl = compressBound(SAMPLE_CAP + WARM), zw = zl;
 		int ret = e->base->fill(&g, (seg - len) / 2, buf, len);
 
 		if (ret)
 			return ret;
-		if (compress2(out, &zl, buf, (uLong)len, 6) != Z_OK)
+		if (compress2(out, &zl, buf, (uLong)len, 6) != Z_OK ||
+		    (warm && compress2(out, &zw, buf, (uLong)warm, 6) != Z_OK))
 			return -ENOMEM;
-		inv += (double)zl / (double)len;
+		if (warm && zw < zl)
+			zl -= zw;
+		inv += (double)zl / (double)(len - warm);
 	}
 	*ratio = inv > 0 ? n / inv : 1;
 	return 0;
@@ -139,7 +146,7 @@ static int calibrate(const struct content_model *cm, struct extc_ent *e, double 
 	uint64_t size[SAMPLE_FILES], file[SAMPLE_FILES];
 	uint32_t n = sample_sizes(cm, e->name, size, file);
 	int32_t lo, hi;
-	uint8_t *buf = malloc(SAMPLE_CAP), *out = malloc(compressBound(SAMPLE_CAP));
+	uint8_t *buf = malloc(SAMPLE_CAP + WARM), *out = malloc(compressBound(SAMPLE_CAP + WARM));
 	double r, r0 = 0;
 	int ret = -ENOMEM;
 
