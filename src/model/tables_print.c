@@ -132,7 +132,7 @@ static void one_extc(FILE *out, const void *ctx, uint32_t i)
 
 	fprintf(out, "%s:", t->extc_name[i]);
 	for (unsigned k = 0; k < TAB_EXTC_F; k++)
-		fprintf(out, "%s%.4g", k ? "/" : "", t->extc[i][k]);
+		fprintf(out, "%s%.6g", k ? "/" : "", t->extc[i][k]);
 }
 
 void tables_print(const struct params *p, FILE *out)
