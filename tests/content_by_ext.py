@@ -9,6 +9,8 @@ libz.so.1.2; "" for none) prints one line of key=value figures:
 
 gzip and zstd: bytes / compressed bytes, each 1 MiB segment of a distinct
 file compressed on its own (zlib level 6; zstd -3, one frame a segment);
+(--json also gives raw and gz: the bytes compressed and their zlib size, for
+totals over extensions.)
 dup_file: (files - distinct contents) / files; dup_block: of the full 4 KiB
 blocks of the distinct files of the extension, those whose (non-zero)
 content occurs more than once among them, every occurrence counted;
@@ -16,7 +18,7 @@ zero_block: all-zero blocks / blocks; text: distinct files whose first
 8 KiB hold no NUL byte and decode as UTF-8 (a cut character at the end
 aside).
 
-usage: content_by_ext.py TREE [--json]
+usage: content_by_ext.py TREE [--json] [--no-zstd]   (--no-zstd: zstd 0, much faster)
 """
 import hashlib
 import json
@@ -118,7 +120,7 @@ def measure(root):
                         with open(sp, "wb") as fh:
                             fh.write(s)
                         segs.append(sp)
-            zs = sum(zstd_sizes(segs).values()) if segs else 0
+            zs = sum(zstd_sizes(segs).values()) if segs and ZSTD else 0
             dupb = sum(c for c in blocks.values() if c > 1)
             res[ext] = {
                 "files": len(paths), "bytes": nbytes,
@@ -127,6 +129,7 @@ def measure(root):
                 "dup_block": dupb / nblk if nblk else 0,
                 "zero_block": zero / nblk if nblk else 0,
                 "text": text / len(distinct) if distinct else 0,
+                "raw": raw, "gz": gz,
             }
             for f in os.listdir(tmp):
                 os.unlink(os.path.join(tmp, f))
@@ -137,7 +140,12 @@ def measure(root):
     return res
 
 
+ZSTD = True
+
+
 def main():
+    global ZSTD
+    ZSTD = "--no-zstd" not in sys.argv[2:]
     res = measure(sys.argv[1])
     if "--json" in sys.argv[2:]:
         json.dump(res, sys.stdout, indent=1, sort_keys=True)

@@ -160,6 +160,13 @@ static void frec_fold(struct content_stats *st, struct frec *r)
 			g[i]->zlib_bytes += r->zlib;
 			g[i]->zstd_bytes += r->zstd;
 		}
+		if (r->ext >= 0) {
+			struct content_group_stats *e = &st->ext[r->ext].g;
+
+			e->sampled_bytes += r->sampled;
+			e->zlib_bytes += r->zlib;
+			e->zstd_bytes += r->zstd;
+		}
 	}
 	free(r);
 }

@@ -47,8 +47,13 @@ int content_stats_init(struct content_stats *st, const struct content_stats_opts
 	if (o)
 		st->opts = *o;
 	p = calloc(1, sizeof(*p));
-	if (!p)
+	st->ext = calloc(CONTENT_EXT_MAX, sizeof(*st->ext));
+	if (!p || !st->ext) {
+		free(p);
+		free(st->ext);
+		st->ext = NULL;
 		return -ENOMEM;
+	}
 	st->priv = p;
 	if (content_hset_init(&p->files, 1 << 12) || content_hset_init(&p->blocks, 1 << 16))
 		goto out_release;
@@ -89,6 +94,9 @@ void content_stats_release(struct content_stats *st)
 		FREE_ALL(p->head, p->path, p->f_hash, p->hole, p);
 		st->priv = NULL;
 	}
+	free(st->ext);
+	st->ext = NULL;
+	st->next = 0;
 	for (size_t i = 0; i < st->nmime; i++)
 		free(st->mime[i].type);
 	free(st->mime);
@@ -178,6 +186,45 @@ static int block_add(struct cs_priv *p, const uint8_t *b)
 	return 0;
 }
 
+/* The index in st->ext of the extension of path (case kept), added when new; -1 when full. */
+static int ext_index(struct content_stats *st, const char *path)
+{
+	char e[sizeof(st->ext[0].ext)];
+
+	content_ext_of_path_case(path, e, sizeof(e));
+	for (size_t i = 0; i < st->next; i++)
+		if (!strcmp(st->ext[i].ext, e))
+			return (int)i;
+	if (st->next == CONTENT_EXT_MAX)
+		return -1;
+	memcpy(st->ext[st->next].ext, e, sizeof(e));
+	return (int)st->next++;
+}
+
+/* Text as tests/content_by_ext.py has it: no NUL in the first 8 KiB, UTF-8 but a cut character. */
+static bool head_is_text(const uint8_t *b, size_t n)
+{
+	size_t i = 0;
+
+	n = n < 8192 ? n : 8192;
+	if (memchr(b, 0, n))
+		return false;
+	while (i < n) {
+		unsigned c = b[i], k = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 :
+				       (c & 0xF8) == 0xF0 ? 3 : 9;
+
+		if (k == 9 || (k == 1 && c < 0xC2))
+			return false;
+		if (i + k >= n)
+			return true; /* cut at the end */
+		for (unsigned j = 1; j <= k; j++)
+			if ((b[i + j] & 0xC0) != 0x80)
+				return false;
+		i += k + 1;
+	}
+	return true;
+}
+
 int content_stats_begin(struct content_stats *st, const char *path, uint64_t size)
 {
 	struct cs_priv *p = st->priv;
@@ -190,6 +237,7 @@ int content_stats_begin(struct content_stats *st, const char *path, uint64_t siz
 		return -ENOMEM;
 	content_ext_of_path(path, p->ext, sizeof(p->ext));
 	p->group = content_group_of_ext(p->ext);
+	p->exti = ext_index(st, path);
 	p->size = size;
 	p->pos = 0;
 	p->path_hash = XXH3_64bits(path, strlen(path));
@@ -389,6 +437,7 @@ int content_stats_data(struct content_stats *st, const void *data, size_t len)
 				if (!p->rec)
 					return -ENOMEM;
 				p->rec->group = p->group;
+				p->rec->ext = p->exti;
 			}
 			p->seg = content_pool_get(p->pool);
 			p->seg->len = 0;
@@ -484,6 +533,7 @@ int content_stats_end(struct content_stats *st)
 {
 	struct cs_priv *p = st->priv;
 	struct content_group_stats *g;
+	struct content_ext_stats *e;
 	int seen, ret;
 
 	if (!p->open)
@@ -494,6 +544,7 @@ int content_stats_end(struct content_stats *st)
 	}
 	p->open = false;
 	g = &st->group[p->group];
+	e = p->exti >= 0 ? &st->ext[p->exti] : NULL;
 	zero_run_flush(p);
 	seen = content_hset_add(&p->files, XXH3_128bits_digest(p->xs), p->group);
 	if (seen < 0) {
@@ -510,6 +561,19 @@ int content_stats_end(struct content_stats *st)
 	g->files++;
 	sat_add(&g->bytes, p->size);
 	g->dup_files += !!(seen & SEEN_IN_GROUP);
+	if (e) {
+		e->g.files++;
+		sat_add(&e->g.bytes, p->size);
+		e->g.dup_files += !!(seen & SEEN);
+		if (!(seen & SEEN)) {
+			e->distinct_files++;
+			e->text_files += p->size && head_is_text(p->head, p->head_len < p->size ?
+								 p->head_len : p->size);
+			e->g.blocks += p->f_blocks;
+			e->g.hole_blocks += p->f_hole;
+			e->g.zero_blocks += p->f_zero;
+		}
+	}
 	if (!(seen & SEEN)) {
 		/* a distinct file: its blocks count */
 		for (size_t i = 0; i < p->f_nhash; i++) {
@@ -517,6 +581,10 @@ int content_stats_end(struct content_stats *st)
 
 			if (r < 0)
 				return r;
+			if (e && (r & SEEN)) {
+				e->g.dedup_blocks++;
+				e->g.dup_blocks += r & FIRST_GROUP_REPEAT ? 2 : 1;
+			}
 			if (r & SEEN) {
 				st->all.dedup_blocks++;
 				st->all.dup_blocks += r & FIRST_REPEAT ? 2 : 1;
@@ -668,4 +736,31 @@ double content_ratio_zlib(const struct content_group_stats *g)
 double content_ratio_zstd(const struct content_group_stats *g)
 {
 	return share_of(g->sampled_bytes, g->zstd_bytes);
+}
+
+size_t content_ext_top(const struct content_stats *st, size_t *idx, size_t max)
+{
+	size_t n = 0;
+
+	/* selection: max is small */
+	while (n < max) {
+		size_t best = st->next;
+
+		for (size_t i = 0; i < st->next; i++) {
+			bool used = false;
+
+			for (size_t k = 0; k < n && !used; k++)
+				used = idx[k] == i;
+			if (used || !st->ext[i].g.files)
+				continue;
+			if (best == st->next || st->ext[i].g.bytes > st->ext[best].g.bytes ||
+			    (st->ext[i].g.bytes == st->ext[best].g.bytes &&
+			     strcmp(st->ext[i].ext, st->ext[best].ext) < 0))
+				best = i;
+		}
+		if (best == st->next)
+			break;
+		idx[n++] = best;
+	}
+	return n;
 }

@@ -93,6 +93,22 @@ struct content_miss {
 
 #define CONTENT_MAX_MISSES 16
 
+/*
+ * Figures of one extension (case kept, "" none: content_ext_of_path_case()),
+ * as for a group but with duplicates across all files: a copy or a block
+ * seen before in any file counts for the extension of the file it is met
+ * in (dup_blocks: dedup_blocks plus the first occurrence when it was in a
+ * file of the same extension).  text_files: distinct files whose first
+ * 8 KiB hold no NUL byte and are UTF-8 (a character cut at the end aside).
+ */
+#define CONTENT_EXT_MAX 256
+struct content_ext_stats {
+	char ext[16];
+	struct content_group_stats g;
+	uint64_t text_files;
+	uint64_t distinct_files;
+};
+
 struct content_stats_opts {
 	double sample_share;      /* share of 1 MiB segments compressed, (0, 1]; 0 = none */
 	int no_magic;             /* 1: no libmagic (type mix and typed files stay empty) */
@@ -113,6 +129,9 @@ struct content_stats {
 	size_t nmiss;
 	int holes_unknown;          /* the holes were not known (no extents): hole_blocks says nothing */
 	uint64_t read_bytes;        /* bytes content_stats_read() read: the data, not the holes it skipped */
+	/* by extension, first met first; the extensions past CONTENT_EXT_MAX are in none */
+	struct content_ext_stats *ext;
+	size_t next;
 
 	void *priv;                 /* hash sets, compressors, the current file */
 };
@@ -183,6 +202,13 @@ double content_dedup_block_share(const struct content_group_stats *g);
 double content_zero_block_share(const struct content_group_stats *g);
 double content_ratio_zlib(const struct content_group_stats *g);
 double content_ratio_zstd(const struct content_group_stats *g);
+
+/*
+ * The extensions of a measurement, most bytes first (ties by name), at
+ * most max of them, as indexes into st->ext in *idx (room for max).
+ * Returns how many.
+ */
+size_t content_ext_top(const struct content_stats *st, size_t *idx, size_t max);
 
 /* What a content report compares the figures with; NAN: no target. */
 struct content_targets {

@@ -74,6 +74,7 @@ int content_squeeze(struct squeezer *q, const uint8_t *buf, size_t len, uint64_t
  */
 struct frec {
 	enum content_group group;
+	int ext; /* index in st->ext, or -1 */
 	bool ended, distinct;
 	unsigned pending; /* segments queued or being compressed */
 	uint64_t sampled, zlib, zstd;
@@ -121,6 +122,7 @@ struct cs_priv {
 	char *path;
 	char ext[32];
 	enum content_group group;
+	int exti; /* the file's index in st->ext, or -1 */
 	uint64_t size, pos;
 	uint64_t path_hash;
 	size_t head_len;

@@ -283,11 +283,14 @@ static double unique_ratio(double ratio, double z)
 }
 
 /* A model of data that compresses by ratio, its duplicate pool drawn from stream `pool`. */
-static int binary_model_new(const struct content_model *cm, double ratio, const char *pool,
-			    struct binary_model **out)
+static void model_bytes(const struct binary_model *bm, uint64_t key, uint64_t off, uint8_t *buf,
+			size_t len);
+
+static int binary_model_new_zd(const struct content_model *cm, double ratio, double z, double d,
+			       const char *pool, struct binary_model **out)
 {
 	struct binary_model *bm;
-	double z = cm->zero_block_share, d = cm->dup_block_share, ru;
+	double ru;
 
 	bm = calloc(1, sizeof(*bm));
 	if (!bm)
@@ -315,6 +318,31 @@ static int binary_model_new(const struct content_model *cm, double ratio, const 
 	}
 	*out = bm;
 	return 0;
+}
+
+static int binary_model_new(const struct content_model *cm, double ratio, const char *pool,
+			    struct binary_model **out)
+{
+	return binary_model_new_zd(cm, ratio, cm->zero_block_share, cm->dup_block_share, pool, out);
+}
+
+int content_binary_model_new(const struct content_model *cm, double ratio, double zero_share,
+			     double dup_share, const char *pool, void **out)
+{
+	struct binary_model *bm = NULL;
+	int ret;
+
+	if (!(ratio >= 1) || !(zero_share >= 0 && dup_share >= 0 && zero_share + dup_share <= 1))
+		return -EINVAL;
+	ret = binary_model_new_zd(cm, ratio, zero_share, dup_share, pool, &bm);
+	*out = bm;
+	return ret;
+}
+
+void content_binary_model_bytes(const void *bm, uint64_t key, uint64_t off, uint8_t *buf,
+				size_t len)
+{
+	model_bytes(bm, key, off, buf, len);
 }
 
 int content_binary_init(struct content_model *cm)

@@ -68,4 +68,15 @@ static inline uint64_t wy_next(struct wy *r)
 void gen_exec_bytes(const struct content_model *cm, uint64_t key, uint64_t off, uint8_t *buf,
 		    size_t len);
 
+/*
+ * A model of other-binary data of its own (a profile's extension,
+ * content/extc.c): compress ratio `ratio`, zero and duplicate 4 KiB block
+ * shares, the duplicate pool drawn from stream `pool`.  *out is freed with
+ * free().  0, -EINVAL or -ENOMEM.  Its bytes: content_binary_model_bytes().
+ */
+int content_binary_model_new(const struct content_model *cm, double ratio, double zero_share,
+			     double dup_share, const char *pool, void **out);
+void content_binary_model_bytes(const void *bm, uint64_t key, uint64_t off, uint8_t *buf,
+				size_t len);
+
 #endif

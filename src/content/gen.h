@@ -21,6 +21,9 @@ struct gen_file {
 	const char *ext;                 /* planned extension, "" for none */
 	const struct content_model *cm;  /* shared read-only model (vocabulary, targets) */
 	struct gen_memo *memo;           /* NULL, or the record of a file made in parts (below) */
+	int32_t boost;                   /* text: recurrence moved toward a profile's ratio
+					    (ext_content, content/extc.h), -65535..65535; 0: the
+					    format's own */
 };
 
 /*

@@ -149,8 +149,14 @@ static void mo_build(const struct gen_file *g, uint64_t cap, struct mo_core *c)
 	for (;;) {
 		unsigned nw = 2 + (unsigned)(wy_next(&r) % 8);
 		uint64_t x = wy_next(&r);
-		/* half the messages start as an earlier one does (its translation too) */
-		uint32_t e = c->n > 1 && (x & 1) ? c->n - 1 - (uint32_t)below(x, MIN(c->n - 1, 32)) : 0;
+		/*
+		 * half the messages start as an earlier one does (its translation
+		 * too); a profile's boost (ext_content) moves the half toward all
+		 * or none
+		 */
+		int cont = g->boost == 0 ? (int)(x & 1) :
+			   (x >> 48) < (uint64_t)(32768 + (int64_t)g->boost / 2);
+		uint32_t e = c->n > 1 && cont ? c->n - 1 - (uint32_t)below(x, MIN(c->n - 1, 32)) : 0;
 		size_t p0 = e ? mo_prefix(c, 0, e, msg) : 0;
 		size_t n = p0 + mo_message(g->cm, &r, e ? nw / 2 + 1 : nw, msg + p0), room;
 

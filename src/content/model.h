@@ -48,6 +48,9 @@ struct content_model {
 	void *binary_priv;
 	void *binary_exec_priv;     /* the data of executables, for compress_ratio_exec */
 
+	/* a profile's content by extension (extc.c), NULL without an ext_content table */
+	void *extc_priv;
+
 	/* archives (archive/deflate.c): deflated / data bytes of text by size band, with margin */
 	double dfl_ratio[CONTENT_DFL_BANDS];
 };

@@ -101,3 +101,29 @@ uint64_t content_file_of(const struct plan *pl, uint64_t file)
 		return file;
 	return src;
 }
+
+/*
+ * gzip -6 ratios of real files by extension (Debian 12: /usr/include,
+ * /usr/share, /usr/lib/python3*, /etc; up to 300 files each, bytes taken
+ * together, each file's first 1 MiB), for profiles made without --content.
+ */
+/* clang-format off */
+static const struct {
+	const char *ext;
+	double ratio;
+} ext_ratio[] = {
+	{ "c", 3.31 }, { "h", 4.81 }, { "hpp", 3.00 }, { "html", 5.54 }, { "py", 3.97 },
+	{ "json", 9.46 }, { "md", 4.35 }, { "xml", 4.11 }, { "txt", 3.03 }, { "rst", 2.36 },
+	{ "js", 3.58 }, { "css", 3.71 }, { "svg", 3.05 }, { "pl", 3.52 }, { "pm", 3.01 },
+	{ "sh", 3.58 }, { "conf", 4.21 }, { "cfg", 5.57 }, { "pyc", 2.52 },
+};
+/* clang-format on */
+
+double content_ext_default_ratio(const char *ext)
+{
+	if (ext)
+		for (size_t i = 0; i < sizeof(ext_ratio) / sizeof(ext_ratio[0]); i++)
+			if (!strcasecmp(ext_ratio[i].ext, ext))
+				return ext_ratio[i].ratio;
+	return 0;
+}

@@ -1,6 +1,7 @@
 /* setup.c - the content model ready for the generators: its data, then each generator's part */
 #include "content/setup.h"
 #include "content/gen.h"
+#include "content/extc.h"
 #include "content/model.h"
 #include "plan/generation.h"
 #include "plan/plan.h"
@@ -11,6 +12,7 @@ static int (*const part_init[])(struct content_model *cm) = {
 	content_text_init,
 	content_binary_init,
 	content_archive_init,
+	content_extc_init,
 };
 
 int content_model_init_words(struct content_model *cm, const struct plan *pl, const char *path)
@@ -42,6 +44,7 @@ int content_model_init(struct content_model *cm, const struct plan *pl)
 
 void content_model_release(struct content_model *cm)
 {
+	content_extc_release(cm);
 	content_binary_release(cm);
 	content_text_release(cm);
 	content_model_data_release(cm);

@@ -5,6 +5,7 @@
 
 #include "content/source.h"
 #include "content/gen.h"
+#include "content/extc.h"
 #include "content/memo.h"
 #include "content/model.h"
 #include "content/registry.h"
@@ -259,8 +260,12 @@ int content_model_source_init(struct content_source *cs, struct content_model *c
 		free(ms);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < pl->ext.count; i++)
-		ms->ops[i] = content_ext_ops(pl->ext.name[i]);
+	for (size_t i = 0; i < pl->ext.count; i++) {
+		/* a profile's ext_content first (none: every extension its own generator) */
+		ms->ops[i] = content_extc_ops(cm, pl->ext.name[i]);
+		if (!ms->ops[i])
+			ms->ops[i] = content_ext_ops(pl->ext.name[i]);
+	}
 	for (uint64_t f = 0; f < pl->nfiles; f++)
 		if (pl->file_size[f] < ms->ops[pl->file_ext[f]]->min_size)
 			ms->too_small++;

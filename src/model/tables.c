@@ -67,17 +67,27 @@ static int parse_share(const char *s, double *v)
 	return errno || end == s || *end || !isfinite(*v) || *v < 0 ? -EINVAL : 0;
 }
 
+/* EXT of "EXT:..." into name (TAB_EXT_LEN bytes): what follows the colon, or NULL. */
+static char *parse_ext_prefix(char *tok, char *name)
+{
+	char *colon = strrchr(tok, ':');
+
+	if (!colon || !ext_ok(tok, (size_t)(colon - tok)))
+		return NULL;
+	memcpy(name, tok, (size_t)(colon - tok));
+	name[colon - tok] = '\0';
+	return colon + 1;
+}
+
 /* EXT:Q0/Q1/.../Q16 into class i */
 static int parse_sbe(struct param_tables *t, uint32_t i, char *tok)
 {
-	char *colon = strrchr(tok, ':'), *q, *save = NULL;
+	char *rest = parse_ext_prefix(tok, t->sbe_name[i]), *q, *save = NULL;
 	unsigned n = 0;
 
-	if (!colon || !ext_ok(tok, (size_t)(colon - tok)))
+	if (!rest)
 		return -EINVAL;
-	memcpy(t->sbe_name[i], tok, (size_t)(colon - tok));
-	t->sbe_name[i][colon - tok] = '\0';
-	for (q = strtok_r(colon + 1, "/", &save); q; q = strtok_r(NULL, "/", &save)) {
+	for (q = strtok_r(rest, "/", &save); q; q = strtok_r(NULL, "/", &save)) {
 		if (n == TAB_SBE_Q || parse_u64(q, &t->sbe_q[i][n]))
 			return -EINVAL;
 		if (n && t->sbe_q[i][n] < t->sbe_q[i][n - 1])
@@ -85,6 +95,27 @@ static int parse_sbe(struct param_tables *t, uint32_t i, char *tok)
 		n++;
 	}
 	return n == TAB_SBE_Q ? 0 : -EINVAL;
+}
+
+/* EXT:RATIO/DUPF/DUPB/ZERO/TEXT into entry i: a ratio >= 1, then shares in [0, 1], each EXT once */
+static int parse_extc(struct param_tables *t, uint32_t i, char *tok)
+{
+	char *rest = parse_ext_prefix(tok, t->extc_name[i]), *q, *save = NULL;
+	unsigned n = 0;
+
+	if (!rest)
+		return -EINVAL;
+	for (uint32_t k = 0; k < i; k++)
+		if (!strcmp(t->extc_name[k], t->extc_name[i]))
+			return -EINVAL;
+	for (q = strtok_r(rest, "/", &save); q; q = strtok_r(NULL, "/", &save)) {
+		if (n == TAB_EXTC_F || parse_share(q, &t->extc[i][n]))
+			return -EINVAL;
+		if (n ? t->extc[i][n] > 1 : t->extc[i][n] < 1 || t->extc[i][n] > 1000)
+			return -EINVAL;
+		n++;
+	}
+	return n == TAB_EXTC_F ? 0 : -EINVAL;
 }
 
 /* OCTAL:SHARE into mode table d at i: permission bits 0..07777, each mode once. */
@@ -135,6 +166,8 @@ static int parse_entry(struct param_tables *t, const struct tab_def *d, uint32_t
 		return 0;
 	case TK_SBE:
 		return parse_sbe(t, i, tok);
+	case TK_EXTC:
+		return parse_extc(t, i, tok);
 	case TK_SPECIAL:
 		colon = strchr(tok, '@');
 		if (!colon)
@@ -223,7 +256,9 @@ int tables_set(struct params *p, const char *key, const char *value, int append,
 			params_set_error(err, where, "'%s' entry %" PRIu32 " must be %s%s (got '%s')",
 					 d->name, *n + 1, d->what,
 					 d->kind == TK_SIZEQ ? ", not below the one before" :
-					 d->kind == TK_MODE ? " (octal bits up to 07777, each mode once)" : "",
+					 d->kind == TK_MODE ? " (octal bits up to 07777, each mode once)" :
+					 d->kind == TK_EXTC ? " (ratio 1..1000, shares 0..1, each "
+					 "extension once)" : "",
 					 shown);
 			ret = -EINVAL;
 			break;

@@ -8,7 +8,7 @@
 #include "model/tables.h"
 
 enum tab_kind { TK_SIZEQ, TK_SHARES, TK_EXT, TK_SBE, TK_COUNT, TK_SPARSE, TK_SPECIAL, TK_MODE,
-		TK_QUANT };
+		TK_QUANT, TK_EXTC };
 
 struct tab_def {
 	const char *name;
@@ -21,7 +21,7 @@ struct tab_def {
 };
 
 /* Every table key, in the order they are printed (tables_print.c) */
-#define TAB_NDEFS 19
+#define TAB_NDEFS 20
 extern const struct tab_def tab_defs[TAB_NDEFS];
 
 #endif

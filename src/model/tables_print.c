@@ -47,6 +47,9 @@ const struct tab_def tab_defs[TAB_NDEFS] = {
 	{ "atime_quantiles", TK_QUANT, TOFF(natime_q), TOFF(atime_q), TAB_AGEQ_MAX,
 	  "a share in [0, 1], not below the one before",
 	  "atime's place from mtime (0) to time_ref (1) at u = i/N (replaces uniform)" },
+	{ "ext_content", TK_EXTC, TOFF(nextc), 0, TAB_EXTC_MAX, "EXT:RATIO/DUPF/DUPB/ZERO/TEXT",
+	  "an extension's content as the source had it: gzip -6 ratio, duplicate files, duplicate "
+	  "blocks, zero blocks, text share (profile --content)" },
 	{ "source_files", TK_COUNT, 0, TOFF(source_files), 1, "a whole number of files",
 	  "a profile's file count: files, unless files, used or size is given" },
 	{ "source_bytes", TK_COUNT, 0, TOFF(source_bytes), 1, "a whole number of bytes",
@@ -123,6 +126,15 @@ static void one_sbe(FILE *out, const void *ctx, uint32_t i)
 		fprintf(out, "%s%" PRIu64, k ? "/" : "", t->sbe_q[i][k]);
 }
 
+static void one_extc(FILE *out, const void *ctx, uint32_t i)
+{
+	const struct param_tables *t = ctx;
+
+	fprintf(out, "%s:", t->extc_name[i]);
+	for (unsigned k = 0; k < TAB_EXTC_F; k++)
+		fprintf(out, "%s%.6g", k ? "/" : "", t->extc[i][k]);
+}
+
 void tables_print(const struct params *p, FILE *out)
 {
 	const struct param_tables *t = &p->tab;
@@ -131,7 +143,7 @@ void tables_print(const struct params *p, FILE *out)
 	    !t->nsbe && !t->source_files && !t->nname_len && !t->nname_ext_len && !t->nname_dir_len &&
 	    !t->source_bytes && !t->nsubdirs &&
 	    !t->ndepth_leaves && !t->ndepth_fileless && !t->nspecial && !t->nmode_files &&
-	    !t->nmode_dirs && !t->nage_q && !t->natime_q)
+	    !t->nmode_dirs && !t->nage_q && !t->natime_q && !t->nextc)
 		return;
 	fprintf(out, "\n# tables (empirical laws; they replace the parametric ones above)\n");
 	if (t->source_files)
@@ -155,6 +167,7 @@ void tables_print(const struct params *p, FILE *out)
 	print_entries(out, "mode_dirs", t->nmode_dirs, 8, one_mode, &t->mode_dirs);
 	print_entries(out, "age_quantiles", t->nage_q, 10, one_age, t->age_q);
 	print_entries(out, "atime_quantiles", t->natime_q, 10, one_share, t->atime_q);
+	print_entries(out, "ext_content", t->nextc, 4, one_extc, t);
 }
 
 static struct json_object *json_shares(const double *v, uint32_t n)
@@ -187,6 +200,21 @@ void tables_add_json(const struct params *p, struct json_object *o)
 {
 	const struct param_tables *t = &p->tab;
 	struct json_object *a;
+
+	if (t->nextc) {
+		static const char *const f[TAB_EXTC_F] = { "gzip_ratio", "dup_file_share",
+			"dup_block_share", "zero_block_share", "text_share" };
+
+		a = json_object_new_object();
+		for (uint32_t i = 0; i < t->nextc; i++) {
+			struct json_object *x = json_object_new_object();
+
+			for (unsigned k = 0; k < TAB_EXTC_F; k++)
+				json_object_object_add(x, f[k], json_object_new_double(t->extc[i][k]));
+			json_object_object_add(a, t->extc_name[i], x);
+		}
+		json_object_object_add(o, "ext_content", a);
+	}
 
 	if (t->nsize_q) {
 		a = json_object_new_array();

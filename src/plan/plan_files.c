@@ -246,6 +246,80 @@ static void plan_ext_floors(struct plan *pl, const uint64_t *s, uint16_t *e, con
  * a source, PLAN_NONE otherwise.  Copies are drawn among the samples in a
  * random order; a source is never itself a copy.
  */
+/* Make sample k a copy of src (its size too): 1, or 0 when there is no src. */
+static int dup_pin(uint32_t *pin, uint64_t *s, uint32_t k, uint32_t src)
+{
+	if (src == PLAN_NONE)
+		return 0;
+	pin[k] = src;
+	pin[src] = DUP_SOURCE;
+	s[k] = s[src];
+	return 1;
+}
+
+/*
+ * With a profile's ext_content: each listed extension's own share of
+ * copies (its duplicate-file share), the others the share that leaves
+ * dup_file_share of all; a copy's source is a file of its extension, so
+ * extension counts stay as drawn without swaps.  Arguments as plan_dups()
+ * has them (samples grouped by extension in by_ext from start[]).
+ */
+static int dups_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e, uint32_t *pin, uint64_t n,
+		       const uint32_t *order, const uint64_t *start, const uint32_t *by_ext,
+		       const uint64_t *fl, struct rng *r)
+{
+	const struct params *p = &pl->prm;
+	const struct param_tables *t = &p->tab;
+	size_t ne = pl->ext.count;
+	uint64_t *quota = calloc(ne ? ne : 1, sizeof(*quota)), listed = 0, want = 0;
+	int *in = calloc(ne ? ne : 1, sizeof(*in));
+	double rest;
+
+	if (!quota || !in) {
+		FREE_ALL(quota, in);
+		return -ENOMEM;
+	}
+	for (size_t x = 0; x < ne; x++) {
+		uint64_t cnt = start[x + 1] - start[x];
+
+		for (uint32_t i = 0; i < t->nextc; i++)
+			if (!strcmp(t->extc_name[i], pl->ext.name[x])) {
+				quota[x] = (uint64_t)llround(t->extc[i][1] * (double)cnt);
+				in[x] = 1;
+				listed += cnt;
+				want += quota[x];
+			}
+	}
+	/* the extensions not listed: what is left of dup_file_share */
+	rest = n > listed ? (p->dup_file_share * (double)n - (double)want) / (double)(n - listed) : 0;
+	rest = rest < 0 ? 0 : rest > 0.5 ? 0.5 : rest;
+	for (size_t x = 0; x < ne; x++) {
+		uint64_t cnt = start[x + 1] - start[x];
+
+		if (!in[x])
+			quota[x] = (uint64_t)llround(rest * (double)cnt);
+		if (quota[x] > cnt / 2)
+			quota[x] = cnt / 2;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t k = order[i], src = PLAN_NONE;
+		uint64_t lo = start[e[k]], len = start[e[k] + 1] - lo;
+
+		if (pin[k] != PLAN_NONE || !quota[e[k]] || len < 2)
+			continue;
+		for (int tries = 0; tries < 64 && src == PLAN_NONE; tries++) {
+			uint32_t c = by_ext[lo + rng_below(r, len)];
+
+			if (c != k && (pin[c] == PLAN_NONE || pin[c] == DUP_SOURCE) && s[c] >= fl[e[c]])
+				src = c;
+		}
+		if (dup_pin(pin, s, k, src))
+			quota[e[k]]--;
+	}
+	FREE_ALL(quota, in);
+	return 0;
+}
+
 static int plan_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin, uint64_t n)
 {
 	const struct params *p = &pl->prm;
@@ -255,7 +329,7 @@ static int plan_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin, u
 
 	for (uint64_t k = 0; k < n; k++)
 		pin[k] = PLAN_NONE;
-	if (m == 0 || n < 2)
+	if ((m == 0 && !p->tab.nextc) || n < 2)
 		return 0;
 	if (m > n / 2)
 		m = n / 2;
@@ -278,6 +352,12 @@ static int plan_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin, u
 	rng_shuffle_u32(order, n, rng_stream_key(p->seed, "dup.order"), 0);
 	rng_init(&r, p->seed, "dup.source", 0);
 	rng_init(&rx, p->seed, "dup.ext", 0);
+	if (p->tab.nextc) {
+		int ret = dups_by_ext(pl, s, e, pin, n, order, start, by_ext, fl, &r);
+
+		FREE_ALL(start, fill, by_ext, fl, order);
+		return ret;
+	}
 	for (uint64_t i = 0; i < n && made < m; i++) {
 		uint32_t k = order[i], src;
 		uint16_t old = e[k];
@@ -293,11 +373,8 @@ static int plan_dups(struct plan *pl, uint64_t *s, uint16_t *e, uint32_t *pin, u
 			    s[c] >= fl[e[c]])
 				src = c;
 		}
-		if (src == PLAN_NONE)
+		if (!dup_pin(pin, s, k, src))
 			continue;
-		pin[k] = src;
-		pin[src] = DUP_SOURCE;
-		s[k] = s[src];
 		e[k] = e[src];
 		made++;
 		if (e[k] == old)

@@ -4,10 +4,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <json-c/json.h>
 
+#include "content/registry.h"
 #include "content/sparse.h"
 #include "model/dist.h"
 #include "analysis/content_stats.h"
@@ -508,6 +510,50 @@ static void profile_rest(const struct pstate *s, struct params *p, struct pfig *
 		p->layout_score = f->layout_score > 0 ? f->layout_score : 1e-3;
 }
 
+static void profile_ext_content(const struct content_stats *st, struct param_tables *t);
+static int extc_name_ok(const char *e);
+
+/*
+ * Without --content: ext_content from imprint's per-type ratios of real
+ * files (content_ext_default_ratio()) for the source's extensions that
+ * have one, most bytes first; duplicate files at dup_file_share, no
+ * duplicate or zero blocks, text but for pyc.  0 or -ENOMEM.
+ */
+static int profile_ext_defaults(const struct pstate *s, struct params *p)
+{
+	const struct mstate *m = &s->m;
+	struct param_tables *t = &p->tab;
+	uint64_t *bytes = calloc(m->ext_tab.n ? m->ext_tab.n : 1, sizeof(*bytes));
+
+	if (!bytes)
+		return -ENOMEM;
+	for (uint64_t k = 0; k < m->nfiles; k++)
+		bytes[m->ext[k]] += m->size[k];
+	t->nextc = 0;
+	while (t->nextc < TAB_EXTC_MAX) {
+		size_t best = m->ext_tab.n;
+
+		for (size_t x = 0; x < m->ext_tab.n; x++)
+			if (bytes[x] && extc_name_ok(m->ext_tab.name[x]) &&
+			    content_ext_default_ratio(m->ext_tab.name[x]) > 0 &&
+			    (best == m->ext_tab.n || bytes[x] > bytes[best]))
+				best = x;
+		if (best == m->ext_tab.n)
+			break;
+		double *f = t->extc[t->nextc];
+
+		snprintf(t->extc_name[t->nextc], TAB_EXT_LEN, "%s", m->ext_tab.name[best]);
+		f[0] = content_ext_default_ratio(m->ext_tab.name[best]);
+		f[1] = round(p->dup_file_share * 1e4) / 1e4;
+		f[2] = f[3] = 0;
+		f[4] = strcasecmp(m->ext_tab.name[best], "pyc") ? 1 : 0;
+		t->nextc++;
+		bytes[best] = 0;
+	}
+	free(bytes);
+	return 0;
+}
+
 /* --content: compressibility, duplicates and zero blocks as the content model's parameters. */
 static void profile_content(const struct content_stats *st, struct params *p)
 {
@@ -528,9 +574,48 @@ static void profile_content(const struct content_stats *st, struct params *p)
 		p->zero_block_share = content_zero_block_share(bin);
 		p->dup_block_share = fmin(content_dup_block_share(bin), 1 - p->zero_block_share);
 	}
+	profile_ext_content(st, &p->tab);
 }
 
-static void print_content(const struct content_stats *st, FILE *out)
+/* An extension a table can hold (tables.c's rule): short, no blank, ':', '/', '#' or '.'. */
+static int extc_name_ok(const char *e)
+{
+	size_t n = strlen(e);
+
+	if (n >= TAB_EXT_LEN)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)e[i] <= ' ' || strchr(":/#.", e[i]))
+			return 0;
+	return 1;
+}
+
+/* ext_content: the figures of the extensions holding the most bytes (files of 1 byte or more). */
+static void profile_ext_content(const struct content_stats *st, struct param_tables *t)
+{
+	size_t idx[TAB_EXTC_MAX * 2], n = content_ext_top(st, idx, TAB_EXTC_MAX * 2);
+
+	t->nextc = 0;
+	for (size_t k = 0; k < n && t->nextc < TAB_EXTC_MAX; k++) {
+		const struct content_ext_stats *e = &st->ext[idx[k]];
+		double *f = t->extc[t->nextc], r = content_ratio_zlib(&e->g);
+
+		if (!e->g.sampled_bytes || !extc_name_ok(e->ext))
+			continue;
+		f[0] = r < 1 ? 1 : r > 1000 ? 1000 : r;
+		f[1] = content_dup_file_share(&e->g);
+		f[2] = fmin(1, e->g.blocks ? (double)e->g.dup_blocks / (double)e->g.blocks : 0);
+		f[3] = content_zero_block_share(&e->g);
+		f[4] = e->distinct_files ? (double)e->text_files / (double)e->distinct_files : 0;
+		for (unsigned i = 0; i < TAB_EXTC_F; i++) /* as printed, so that a reload is the same */
+			f[i] = round(f[i] * 1e4) / 1e4;
+		f[0] = fmax(1, f[0]);
+		snprintf(t->extc_name[t->nextc], TAB_EXT_LEN, "%s", e->ext);
+		t->nextc++;
+	}
+}
+
+static void print_content(const struct content_stats *st, unsigned nextc, FILE *out)
 {
 	const struct content_group_stats *bin = &st->group[CONTENT_BINARY];
 
@@ -539,6 +624,9 @@ static void print_content(const struct content_stats *st, FILE *out)
 		"1..5 and 1.5..2.6)\n", content_dup_file_share(&st->all), content_ratio_zlib(bin),
 		content_ratio_zstd(bin), content_dup_block_share(bin), content_zero_block_share(bin),
 		content_ratio_zlib(&st->group[CONTENT_EXEC]));
+	fprintf(out, "# content by extension (ext_content: gzip -6 ratio, duplicate files, duplicate "
+		"blocks, zero blocks, text share of the %u extensions holding the most bytes): clones "
+		"make each extension's files to these\n", nextc);
 	fprintf(out, "# types (libmagic):");
 	for (size_t i = 0; i < st->nmime && i < 8; i++)
 		fprintf(out, " %s %.3f", st->mime[i].type,
@@ -622,7 +710,12 @@ static void print_header(const struct pstate *s, const struct pfig *f, const str
 			s->m.hole_blocks);
 	profile_meta_header(s, pm, p, out);
 	if (s->cst)
-		print_content(s->cst, out);
+		print_content(s->cst, p->tab.nextc, out);
+	else if (p->tab.nextc)
+		fprintf(out, "# content by extension without --content: ext_content holds imprint's "
+			"per-type gzip -6 ratios of real files (Debian) for the %u extensions of the "
+			"source that have one; duplicate files at dup_file_share; profile --content "
+			"measures the source's own\n", p->tab.nextc);
 	fprintf(out, "# source_files and source_bytes give the same count and bytes; --files, --used or "
 		"--size scale the tree\n\n");
 }
@@ -733,6 +826,8 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 		goto out_free;
 	if (s->cst)
 		profile_content(s->cst, p);
+	else if ((ret = profile_ext_defaults(s, p)))
+		goto out_free;
 	p->tab.source_files = m->nfiles;
 	p->tab.source_bytes = m->bytes;
 	p->size_max = p->size_max < sorted[m->nfiles - 1] ? sorted[m->nfiles - 1] : p->size_max;

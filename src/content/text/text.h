@@ -125,6 +125,9 @@ struct tw {
 	uint32_t rep;               /* text_mode repeat: the word */
 	unsigned col, width;        /* column, and where lines wrap */
 	struct recur rc;            /* the format's recurrence (all 0 from text_tw_open) */
+	int32_t boost;              /* gen_file.boost: p and n of every recurrence moved toward
+				       always and one piece by boost / 65536, or p toward never by
+				       -boost / 65536 (0: as the format says) */
 };
 
 /*

@@ -141,7 +141,10 @@ uint32_t text_name_word(struct tw *w)
 	uint64_t x = tnext(&w->r);
 
 	if (w->rc.kn)
-		x = rng_mix64(w->key ^ SALT_NAME ^ skewed(x, w->rc.kn));
+		x = rng_mix64(w->key ^ SALT_NAME ^
+			      skewed(x, w->boost > 0 ? w->rc.kn - (unsigned)(((uint64_t)(w->rc.kn - 1) *
+								    (uint32_t)w->boost) >> 16) :
+						 w->rc.kn));
 	return lo + (uint32_t)below(x, hi - lo);
 }
 
@@ -151,6 +154,12 @@ int text_recur_begin(struct tw *w, unsigned p, unsigned n, uint64_t salt, struct
 
 	if (!p)
 		return 0;
+	if (w->boost > 0) {
+		p += (unsigned)(((uint64_t)(65536 - p) * (uint32_t)w->boost) >> 16);
+		n -= (unsigned)(((uint64_t)(n - 1) * (uint32_t)w->boost) >> 16);
+	} else if (w->boost < 0) {
+		p -= (unsigned)(((uint64_t)p * (uint32_t)-w->boost) >> 16);
+	}
 	x = tnext(&w->r);
 	if ((x >> 48) >= p)
 		return 0;
@@ -217,6 +226,7 @@ void text_tw_open(struct tw *w, const struct content_model *cm, uint64_t key, ui
 	w->r.s = rng_mix64(key ^ rng_mix64(unit ^ SALT_UNIT));
 	w->col = 0;
 	memset(&w->rc, 0, sizeof(w->rc));
+	w->boost = 0;
 	/* a document's line width: 64..80, or none (paragraphs on one line) */
 	w->width = (d & 7) == 0 ? 1u << 30 : 64 + (unsigned)((d >> 8) % 17);
 	for (unsigned i = 0; i < NTOPIC; i++) {

@@ -1,0 +1,279 @@
+/* extc.c - a profile's content by extension (ext_content): per-extension generators and their calibration */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "content/extc.h"
+#include "content/binary.h"
+#include "content/gen.h"
+#include "content/model.h"
+#include "content/registry.h"
+#include "model/params.h"
+#include "model/tables.h"
+#include "plan/plan.h"
+#include "util/rng.h"
+
+/* EXTC_PYC: a generator of its own (pyc, mo) whose text follows gen_file.boost */
+enum extc_kind { EXTC_KEEP, EXTC_TEXT, EXTC_BIN, EXTC_PYC };
+
+struct extc_ent {
+	char name[TAB_EXT_LEN];
+	enum extc_kind kind;
+	const struct gen_ops *base; /* EXTC_TEXT: the text format; EXTC_PYC: pyc's */
+	int32_t boost;              /* EXTC_TEXT, EXTC_PYC: of the text */
+	void *bm;                   /* EXTC_BIN: its binary model */
+};
+
+struct extc {
+	uint32_t n;
+	struct extc_ent e[TAB_EXTC_MAX];
+};
+
+/* Calibration sample: this many files of the plan, their first SAMPLE_CAP bytes. */
+#define SAMPLE_FILES 16u
+#define SAMPLE_CAP   (64u << 10)
+#define WARM	     (32u << 10) /* deflate's window */
+#define SEGMENT	     (1u << 20) /* what a content report compresses at once */
+#define BISECT_STEPS 10
+
+static const struct gen_ops gen_pyc_ops = { .name = "pyc", .min_size = 0, .fill = content_pyc_fill };
+
+static const struct extc_ent *extc_find(const struct content_model *cm, const char *ext)
+{
+	const struct extc *x = cm ? cm->extc_priv : NULL;
+
+	if (!x || !ext)
+		return NULL;
+	for (uint32_t i = 0; i < x->n; i++)
+		if (!strcmp(x->e[i].name, ext))
+			return &x->e[i];
+	return NULL;
+}
+
+static int is_text_ops(const struct gen_ops *o)
+{
+	return o == &gen_text_ops || o == &gen_html_ops || o == &gen_source_ops ||
+	       o == &gen_json_ops || o == &gen_xml_ops;
+}
+
+/*
+ * The calibration sample: SAMPLE_FILES of the plan's files of the extension
+ * picked with probability by size (the file holding each of SAMPLE_FILES
+ * evenly spaced bytes of all of them), each by SAMPLE_CAP bytes:
+ * the extension's ratio by bytes is then the harmonic mean of the picks'.
+ */
+static uint32_t sample_sizes(const struct content_model *cm, const char *ext, uint64_t *size,
+			     uint64_t *file)
+{
+	const struct plan *pl = cm->pl;
+	uint64_t total = 0, at = 0, next;
+	uint32_t n = 0, k = 0;
+
+	for (uint64_t f = 0; pl && f < pl->nfiles; f++)
+		if (!strcmp(plan_file_ext(pl, f), ext))
+			total += pl->file_size[f];
+	next = total / (2 * SAMPLE_FILES);
+	for (uint64_t f = 0; total && f < pl->nfiles && k < SAMPLE_FILES; f++) {
+		uint64_t s = pl->file_size[f];
+
+		if (!s || strcmp(plan_file_ext(pl, f), ext))
+			continue;
+		at += s;
+		if (at <= next)
+			continue;
+		while (k < SAMPLE_FILES && next < at) {
+			k++;
+			next = total * (2 * k + 1) / (2 * SAMPLE_FILES);
+		}
+		size[n] = s;
+		file[n++] = f;
+	}
+	if (!n) { /* no file of the extension in the plan: files of 16 KiB */
+		for (n = 0; n < 8; n++) {
+			size[n] = 16384;
+			file[n] = n;
+		}
+	}
+	return n;
+}
+
+/* zlib -6 ratio of the sample made with boost b (harmonic mean of the files' ratios). */
+static int sample_ratio(const struct content_model *cm, const struct extc_ent *e, int32_t b,
+			const uint64_t *size, const uint64_t *file, uint32_t n, uint8_t *buf,
+			uint8_t *out, double *ratio)
+{
+	double inv = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct gen_file g = {
+			.key = rng_mix64(cm->seed ^ rng_mix64(file[i] ^ UINT64_C(0x6578742D63616C31))),
+			.file = file[i],
+			.size = size[i],
+			.ext = e->name,
+			.cm = cm,
+			.boost = b,
+		};
+		/*
+		 * a larger file: SAMPLE_CAP bytes from the middle of its first 1 MiB
+		 * (text compresses better further in: a prefix would understate
+		 * it), after WARM bytes that fill deflate's window: their own
+		 * compressed size is taken off
+		 */
+		uint64_t seg = size[i] < SEGMENT ? size[i] : SEGMENT;
+		size_t len = (size_t)(seg < SAMPLE_CAP + WARM ? seg : SAMPLE_CAP + WARM);
+		size_t warm = len == SAMPLE_CAP + WARM ? WARM : 0;
+		uLongf zl = compressBound(SAMPLE_CAP + WARM), zw = zl;
+		int ret = e->base->fill(&g, (seg - len) / 2, buf, len);
+
+		if (ret)
+			return ret;
+		if (compress2(out, &zl, buf, (uLong)len, 6) != Z_OK ||
+		    (warm && compress2(out, &zw, buf, (uLong)warm, 6) != Z_OK))
+			return -ENOMEM;
+		if (warm && zw < zl)
+			zl -= zw;
+		inv += (double)zl / (double)(len - warm);
+	}
+	*ratio = inv > 0 ? n / inv : 1;
+	return 0;
+}
+
+/* The boost whose sample compresses nearest the target ratio (bisection over -65535..65535). */
+static int calibrate(const struct content_model *cm, struct extc_ent *e, double target)
+{
+	uint64_t size[SAMPLE_FILES], file[SAMPLE_FILES];
+	uint32_t n = sample_sizes(cm, e->name, size, file);
+	int32_t lo, hi;
+	uint8_t *buf = malloc(SAMPLE_CAP + WARM), *out = malloc(compressBound(SAMPLE_CAP + WARM));
+	double r, r0 = 0;
+	int ret = -ENOMEM;
+
+	if (!buf || !out)
+		goto out;
+	ret = sample_ratio(cm, e, 0, size, file, n, buf, out, &r0);
+	if (ret || r0 == target)
+		goto out; /* boost 0 */
+	/* the end on the target's side: can it be reached at all? */
+	e->boost = r0 < target ? 65535 : -65535;
+	ret = sample_ratio(cm, e, e->boost, size, file, n, buf, out, &r);
+	if (ret || (r0 < target ? r <= target : r >= target))
+		goto out;
+	lo = r0 < target ? 0 : e->boost;  /* ratio below the target at lo, above at hi */
+	hi = r0 < target ? e->boost : 0;
+	for (int s = 0; s < BISECT_STEPS; s++) {
+		int32_t mid = lo + (hi - lo) / 2;
+
+		ret = sample_ratio(cm, e, mid, size, file, n, buf, out, &r);
+		if (ret)
+			goto out;
+		if (r < target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	e->boost = lo + (hi - lo) / 2;
+out:
+	free(buf);
+	free(out);
+	return ret;
+}
+
+int content_extc_init(struct content_model *cm)
+{
+	const struct param_tables *t = cm->pl ? &cm->pl->prm.tab : NULL;
+	struct extc *x;
+	int ret = 0;
+
+	cm->extc_priv = NULL;
+	if (!t || !t->nextc)
+		return 0;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	cm->extc_priv = x;
+	for (uint32_t i = 0; i < t->nextc && !ret; i++) {
+		struct extc_ent *e = &x->e[x->n++];
+		const double *f = t->extc[i];
+		const struct gen_ops *ops = content_ext_ops(t->extc_name[i]);
+
+		snprintf(e->name, sizeof(e->name), "%s", t->extc_name[i]);
+		if (is_text_ops(ops) || (ops == &gen_binary_ops && f[4] >= 0.5)) {
+			e->kind = EXTC_TEXT;
+			e->base = is_text_ops(ops) ? ops : &gen_text_ops;
+			ret = calibrate(cm, e, f[0]);
+		} else if (ops == &gen_mo_ops) {
+			/* catalogues: how many messages continue an earlier one */
+			e->kind = EXTC_PYC;
+			e->base = ops;
+			ret = calibrate(cm, e, f[0]);
+		} else if (ops == &gen_binary_ops && !strcasecmp(e->name, "pyc")) {
+			e->kind = EXTC_PYC;
+			e->base = &gen_pyc_ops;
+			ret = calibrate(cm, e, f[0]);
+		} else if (ops == &gen_binary_ops) {
+			char pool[64];
+			double z = f[3], d = f[2] + z > 1 ? 1 - z : f[2];
+
+			snprintf(pool, sizeof(pool), "content.pool.ext.%s", e->name);
+			e->kind = EXTC_BIN;
+			ret = content_binary_model_new(cm, f[0], z, d, pool, &e->bm);
+		} else {
+			e->kind = EXTC_KEEP;
+		}
+	}
+	if (ret)
+		content_extc_release(cm);
+	return ret;
+}
+
+void content_extc_release(struct content_model *cm)
+{
+	struct extc *x = cm->extc_priv;
+
+	if (!x)
+		return;
+	for (uint32_t i = 0; i < x->n; i++)
+		free(x->e[i].bm);
+	free(x);
+	cm->extc_priv = NULL;
+}
+
+long content_extc_boost(const struct content_model *cm, const char *ext)
+{
+	const struct extc_ent *e = extc_find(cm, ext);
+
+	return e && e->kind == EXTC_TEXT ? (long)e->boost : -1;
+}
+
+static int extc_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
+{
+	const struct extc_ent *e = extc_find(g->cm, g->ext);
+	struct gen_file t;
+
+	if (gen_check_request(g, 0, off, len))
+		return -EINVAL;
+	switch (e ? e->kind : EXTC_KEEP) {
+	case EXTC_TEXT:
+	case EXTC_PYC:
+		t = *g;
+		t.boost = e->boost;
+		return e->base->fill(&t, off, buf, len);
+	case EXTC_BIN:
+		content_binary_model_bytes(e->bm, g->key, off, buf, len);
+		return 0;
+	case EXTC_KEEP:
+		break;
+	}
+	return content_ext_ops(g->ext)->fill(g, off, buf, len);
+}
+
+static const struct gen_ops gen_extc_ops = { .name = "profile", .min_size = 0, .fill = extc_fill };
+
+const struct gen_ops *content_extc_ops(const struct content_model *cm, const char *ext)
+{
+	const struct extc_ent *e = extc_find(cm, ext);
+
+	return e && e->kind != EXTC_KEEP ? &gen_extc_ops : NULL;
+}

@@ -1,0 +1,191 @@
+#!/bin/bash
+# profile_content.sh - profile --content records each extension's content (ext_content) and a
+# clone made from it compresses like its source by extension (issue 22 item 2): a synthetic
+# tree of repetitive .xml and .h, random .jpg and .dat, text without an extension, real .pyc
+# and .mo when the machine has them; ratios measured by Python's zlib, which shares no code
+# with imprint; .pyc read by python3's marshal, .mo by msgunfmt, types by file(1).
+. "${srcdir:-.}/tests/lib.sh"
+command -v python3 >/dev/null || { echo "1..0 # SKIP needs python3"; exit 77; }
+command -v file >/dev/null || { echo "1..0 # SKIP needs file"; exit 77; }
+
+TOL=0.15 # relative: the issue's goal for ratios
+
+python3 - "$WORK/src" <<'PY'
+import glob, os, random, shutil, sys
+r = random.Random(11)
+root = sys.argv[1]
+words = ["alpha", "beta", "gamma", "delta", "value", "name", "item", "config", "entry", "type"]
+for d in range(12):
+    p = os.path.join(root, "d%02d" % d)
+    os.makedirs(p)
+    for f in range(8):
+        # markup with the repetition of real XML: the same elements, a few values (about 10x)
+        rows = "".join('  <%s id="%d" kind="%s">%s %s</%s>\n' % (
+            w, r.randint(0, 99), r.choice(words), r.choice(words), r.randint(0, 9), w)
+            for w in (r.choice(words) for _ in range(r.randint(200, 2000))))
+        open(os.path.join(p, "f%d.xml" % f), "w").write("<?xml version=\"1.0\"?>\n<root>\n%s</root>\n" % rows)
+        # headers: declarations of a few shapes (about 5x)
+        decl = "".join("#define %s_%s_%d 0x%04x\nextern int %s_%s(struct %s *p, unsigned %s);\n" % (
+            r.choice(words).upper(), r.choice(words).upper(), r.randint(0, 999), r.randint(0, 65535),
+            r.choice(words), r.choice(words), r.choice(words), r.choice(words))
+            for _ in range(r.randint(50, 600)))
+        open(os.path.join(p, "h%d.h" % f), "w").write("/* header */\n#ifndef H\n#define H\n%s#endif\n" % decl)
+        # incompressible media and data
+        open(os.path.join(p, "i%d.jpg" % f), "wb").write(r.randbytes(r.randint(20000, 200000)))
+        open(os.path.join(p, "b%d.dat" % f), "wb").write(r.randbytes(r.randint(5000, 80000)))
+        # documentation without an extension
+        open(os.path.join(p, "README%d" % f), "w").write(
+            "".join("%s %s %s.\n" % (r.choice(words), r.choice(words), r.choice(words))
+                    for _ in range(r.randint(100, 800))))
+pyc = sorted(glob.glob("/usr/lib/python3*/**/__pycache__/*.pyc", recursive=True))[:60]
+mo = sorted(glob.glob("/usr/share/locale/*/LC_MESSAGES/*.mo"))[:60]
+os.makedirs(os.path.join(root, "real"))
+for i, f in enumerate(pyc + mo):
+    shutil.copyfile(f, os.path.join(root, "real", "%d%s" % (i, os.path.splitext(f)[1])))
+PY
+
+# a tree's figures by extension: ext gzip text (zlib -6 of each file's first 1 MiB)
+ratios() {
+	python3 - "$1" <<'PY'
+import os, sys, zlib
+tot = {}
+for dp, dns, fns in os.walk(sys.argv[1]):
+    dns[:] = [d for d in dns if d != "lost+found"]
+    for n in fns:
+        i = n.rfind(".")
+        e = n[i + 1:] if i > 0 else "-"
+        b = open(os.path.join(dp, n), "rb").read()[:1 << 20]
+        t = tot.setdefault(e, [0, 0, 0, 0])
+        t[0] += len(b); t[1] += len(zlib.compress(b, 6)); t[2] += 1
+        t[3] += b"\0" not in b[:8192]
+for e, t in sorted(tot.items()):
+    print(e, "%.4f" % (t[0] / t[1] if t[1] else 0), "%.3f" % (t[3] / t[2]))
+PY
+}
+
+if "$IMPRINT" profile --content "$WORK/src" -o "$WORK/p.conf" 2>"$WORK/err"; then
+	pass "profile --content of the tree"
+else
+	fail "profile --content: $(head -c 300 "$WORK/err")"
+	finish
+fi
+# the table's entries, its "+=" lines too
+line=" $(sed -n 's/^ext_content +\{0,1\}= //p' "$WORK/p.conf" | tr '\n' ' ')"
+
+for e in xml h jpg dat; do
+	case " $line" in
+	*" $e:"*) pass "ext_content holds .$e" ;;
+	*) fail "no .$e in ext_content: $(echo "$line" | head -c 300)" ;;
+	esac
+done
+case " $line" in
+*" :"*) pass "ext_content holds the files without an extension" ;;
+*) fail "no extension-less entry in ext_content: $(echo "$line" | head -c 300)" ;;
+esac
+
+# without --content: imprint's per-type ratios for the types it has them for, said in the header
+if "$IMPRINT" profile "$WORK/src" -o "$WORK/plain.conf" 2>"$WORK/err"; then
+	plain=" $(sed -n 's/^ext_content +\{0,1\}= //p' "$WORK/plain.conf" | tr '\n' ' ')"
+	case "$plain" in
+	*" xml:"*" h:"* | *" h:"*" xml:"*) pass "a profile without --content: defaults for .xml and .h" ;;
+	*) fail "no default ext_content for .xml and .h without --content: $plain" ;;
+	esac
+	case "$plain" in
+	*" jpg:"* | *" dat:"*) fail "default ext_content for a type imprint has no ratio of: $plain" ;;
+	*) pass "no default for .jpg and .dat (imprint has no ratio of them)" ;;
+	esac
+	grep -q '^# content by extension without --content' "$WORK/plain.conf" &&
+		pass "the header says the ratios are imprint's defaults" ||
+		fail "no header line on the default ext_content"
+else
+	fail "profile without --content: $(head -c 200 "$WORK/err")"
+fi
+
+mkdir -p "$WORK/clone"
+if "$IMPRINT" create -c "$WORK/p.conf" "$WORK/clone" >/dev/null 2>"$WORK/err"; then
+	pass "clone made from the profile"
+else
+	fail "create: $(head -c 300 "$WORK/err")"
+	finish
+fi
+
+ratios "$WORK/src" >"$WORK/src.r"
+ratios "$WORK/clone" >"$WORK/clone.r"
+for e in xml h dat -; do
+	s=$(awk -v e="$e" '$1 == e { print $2 }' "$WORK/src.r")
+	c=$(awk -v e="$e" '$1 == e { print $2 }' "$WORK/clone.r")
+	if [ -n "$s" ] && [ -n "$c" ] &&
+		awk -v s="$s" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }'; then
+		pass ".$e: clone gzip ratio $c within $TOL of the source's $s"
+	else
+		fail ".$e: clone gzip ratio '$c' against the source's '$s' (tolerance $TOL)"
+	fi
+done
+c=$(awk '$1 == "jpg" { print $2 }' "$WORK/clone.r")
+[ -n "$c" ] && awk -v c="$c" 'BEGIN { exit !(c <= 1.05) }' &&
+	pass ".jpg: clone gzip ratio $c at most 1.05 (source random)" ||
+	fail ".jpg: clone gzip ratio '$c' above 1.05"
+t=$(awk '$1 == "-" { print $3 }' "$WORK/clone.r")
+[ "$t" = "1.000" ] && pass "files without an extension are text in the clone as in the source" ||
+	fail "files without an extension: text share '$t' in the clone"
+
+if grep -q ' pyc:' <<<"$line"; then
+	find "$WORK/clone" -name '*.pyc' >"$WORK/pyc.list"
+	if python3 - "$WORK/pyc.list" <<'PY' >"$WORK/pyc.out" 2>&1; then
+import importlib.util, marshal, sys
+n = 0
+for p in open(sys.argv[1]).read().split():
+    b = open(p, "rb").read()
+    assert b[:4] == importlib.util.MAGIC_NUMBER or sys.version_info[:2] != (3, 11), p
+    if len(b) < 128:
+        continue
+    code = marshal.loads(b[16:])
+    assert type(code).__name__ == "code", p
+    exec(code, {})
+    n += 1
+assert n > 0
+print(n)
+PY
+		pass ".pyc: $(cat "$WORK/pyc.out") clone files loaded by marshal and run"
+	else
+		fail ".pyc: $(tail -c 300 "$WORK/pyc.out")"
+	fi
+	bad=$(head -50 "$WORK/pyc.list" | xargs -r file -b | grep -ivc 'byte-compiled')
+	[ "$bad" = 0 ] && pass ".pyc: file(1) names every one byte-compiled Python" ||
+		fail ".pyc: $bad of 50 not named byte-compiled by file(1)"
+else
+	echo "# no .pyc on this machine: pyc checks skipped"
+fi
+
+if grep -q ' mo:' <<<"$line" && command -v msgunfmt >/dev/null; then
+	bad=0
+	n=0
+	for f in $(find "$WORK/clone" -name '*.mo' | head -40); do
+		n=$((n + 1))
+		msgunfmt "$f" >/dev/null 2>&1 || bad=$((bad + 1))
+	done
+	[ "$n" -gt 0 ] && [ "$bad" = 0 ] && pass ".mo: msgunfmt reads all $n clone catalogues" ||
+		fail ".mo: msgunfmt failed on $bad of $n"
+else
+	echo "# no .mo or no msgunfmt on this machine: mo checks skipped"
+fi
+
+# a clone of the profile made without --content: .h at the ratio the profile lists for it
+want=$(sed -n 's/^ext_content +\{0,1\}= //p' "$WORK/plain.conf" | tr ' ' '\n' | sed -n 's/^h:\([0-9.]*\)\/.*/\1/p')
+mkdir -p "$WORK/plainclone"
+if [ -n "$want" ] && "$IMPRINT" create -c "$WORK/plain.conf" "$WORK/plainclone" >/dev/null 2>"$WORK/err"; then
+	c=$(ratios "$WORK/plainclone" | awk '$1 == "h" { print $2 }')
+	[ -n "$c" ] && awk -v s="$want" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }' &&
+		pass ".h of the plain profile's clone: gzip ratio $c within $TOL of the listed $want" ||
+		fail ".h of the plain profile's clone: gzip ratio '$c' against the listed '$want'"
+else
+	fail "clone of the plain profile (h ratio '$want'): $(head -c 200 "$WORK/err")"
+fi
+
+# a bad table is a usage error naming the key and what is allowed
+printf 'ext_content = xml:0.5/0/0/0/1\n' >"$WORK/bad.conf"
+expect_status 2 "ext_content ratio below 1 refused" "$IMPRINT" plan -c "$WORK/bad.conf"
+grep -q "ext_content" "$WORK/err" && pass "the message names ext_content" ||
+	fail "the message does not name ext_content: $(head -c 300 "$WORK/err")"
+
+finish
