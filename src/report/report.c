@@ -70,11 +70,12 @@ static void extras_figs(const struct report *r, struct figs *fs)
 		figs_open(fs, FIG_OBJECT, NULL);
 		figs_string(fs, "label", label);
 		figs_double(fs, "value", x->value);
+		/* names no figure outside the row has: a row's missing name would be looked up there */
 		if (x->kind == REPORT_EXTRA_DIFF)
-			figs_string(fs, "worst", x->worst);
+			figs_string(fs, "extra_worst", x->worst);
 		if (x->kind == REPORT_EXTRA_SHARE) {
-			figs_double(fs, "target", x->target);
-			figs_double(fs, "diff", fabs(x->value - x->target));
+			figs_double(fs, "extra_target", x->target);
+			figs_double(fs, "extra_diff", fabs(x->value - x->target));
 		}
 		figs_end(fs);
 	}
@@ -138,10 +139,10 @@ static const struct fig_line fit_lines[] = {
 		 "  depth K-S D           {depth_ks_d:.6}   {depth_ks_critical_01:.6}  {depth_verdict}\n"
 		 "  extension max |diff|  {ext_max_abs_diff:.6}   (worst: {ext_worst|-})\n"
 		 "  files/dir max |diff|  {fpd_max_abs_diff:.6}   (worst: {fpd_worst} files)\n" },
-	{ .rows = "extras", .each = true, .when = "?worst",
-	  .fmt = "  {label:-21} {value:.6}   (worst: {worst})\n" },
-	{ .rows = "extras", .each = true, .when = "?target",
-	  .fmt = "  {label:-21} {value:.6}   (target: {target:.6}, |diff| {diff:.6})\n" },
+	{ .rows = "extras", .each = true, .when = "?extra_worst",
+	  .fmt = "  {label:-21} {value:.6}   (worst: {extra_worst})\n" },
+	{ .rows = "extras", .each = true, .when = "?extra_target",
+	  .fmt = "  {label:-21} {value:.6}   (target: {extra_target:.6}, |diff| {extra_diff:.6})\n" },
 	{ .rows = "extras", .each = true, .fmt = "  {label:-21} {value:.6}\n" },
 	{ .fmt = "\nfiles by depth (regular files)\n  depth    target  achieved\n" },
 	{ .rows = "depth_target", .fmt = "  {#:5}  {.:8.5}  {depth_achieved.#:8.5}\n" },
