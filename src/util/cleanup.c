@@ -137,6 +137,11 @@ static int setup(void)
 	return start_watcher();
 }
 
+int cleanup_start(void)
+{
+	return setup();
+}
+
 int cleanup_track(const char *path, enum cleanup_kind kind)
 {
 	int ret = setup();

@@ -19,6 +19,14 @@ enum cleanup_kind {
  */
 int cleanup_track(const char *path, enum cleanup_kind kind);
 
+/*
+ * Start the watcher now (cleanup_track() starts it otherwise): before a
+ * private mount namespace is entered, so that it stays in the host's and
+ * does not keep that namespace, and the copies of the host's mounts in
+ * it, alive after imprint ends.  0 or -errno.
+ */
+int cleanup_start(void);
+
 /* Forget path (removed, renamed or kept on purpose): nothing touches it any more. */
 void cleanup_untrack(const char *path);
 

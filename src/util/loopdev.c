@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/cleanup.h"
 #include "util/loopdev.h"
 
 /* Tries, 100 ms apart, at an unmount that finds the file system busy. */
@@ -43,6 +44,8 @@ int loopdev_private_ns(void)
 	done = 1;
 	if (geteuid() != 0)
 		return ret = -EPERM;
+	/* the watcher outside: its life must not extend the namespace's (cleanup.h) */
+	(void)cleanup_start(); /* if it cannot start now, cleanup_track() tries again */
 	if (unshare(CLONE_NEWNS) != 0)
 		return ret = -errno;
 	/* a copy of the host's mounts, shared with nothing: none of ours leaks out */
