@@ -218,8 +218,15 @@ uint64_t fsread_unreadable(const struct fsread *fs);
 uint64_t fsread_vanished(const struct fsread *fs);
 
 /*
+ * Whether a failure with -err (a negative errno) means the entry is gone
+ * since its directory was listed: -ENOENT, -ESTALE, -ENOTDIR, or -ESRCH
+ * (procfs: the process or thread behind /proc/PID/... exited).
+ */
+int fsread_gone(int err);
+
+/*
  * Count an entry the caller skips because reading it failed with -err (a
- * negative errno): gone (-ENOENT, -ESTALE, -ENOTDIR) into fsread_vanished(),
+ * negative errno): gone (fsread_gone()) into fsread_vanished(),
  * anything else (-ENODATA: shorter than its size, as /sys files are) into
  * fsread_unreadable().
  */

@@ -399,7 +399,7 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
 		  STATX_BASIC_STATS | STATX_BTIME | STATX_MNT_ID, &x)) {
-		if (errno != ENOENT && errno != ESTALE && errno != EACCES && errno != EPERM)
+		if (!fsread_gone(-errno) && errno != EACCES && errno != EPERM)
 			return sys_fail(fs, err, errno, "stat");
 		/* gone since its directory was listed (a live tree), or not ours: walk on */
 		fsread_skipped(fs, -errno);
@@ -423,7 +423,7 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 		}
 		if ((fs->flags & FSREAD_EXTENTS) && !fs->no_fiemap) {
 			ret = mounted_open_file(fs, err);
-			if (ret == -EACCES || ret == -EPERM || ret == -ENOENT || ret == -ESTALE) {
+			if (ret == -EACCES || ret == -EPERM || fsread_gone(ret)) {
 				/* not ours, or gone or replaced since its statx (a live tree) */
 				fsread_skipped(fs, ret);
 				e->extents_unknown = 1;
@@ -496,8 +496,12 @@ static int mounted_read_dir(struct fsread *fs, int fd, struct fsr_level *lv,
 			break;
 		errno = 0;
 	}
-	if (!ret && errno)
+	if (!ret && errno && fsread_gone(-errno)) {
+		/* emptied while listed (procfs: its task exited): what was listed stands */
+		fsread_skipped(fs, -errno);
+	} else if (!ret && errno) {
 		ret = sys_fail(fs, err, errno, "read the directory");
+	}
 	closedir(dir);
 	if (!ret)
 		fsread_level_sort(lv);
@@ -628,7 +632,7 @@ static int mounted_dir(struct fsread *fs, const struct fsr_level *parent, const 
 			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
 	if (lv->fd < 0 && errno == EPERM)
 		lv->fd = openat(parent->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (lv->fd < 0 && (errno == EACCES || errno == EPERM || errno == ENOENT || errno == ENOTDIR)) {
+	if (lv->fd < 0 && (errno == EACCES || errno == EPERM || fsread_gone(-errno))) {
 		/* not ours to read, or gone since its statx (a live tree): walk on without its entries */
 		fsread_skipped(fs, -errno);
 		return 1;

@@ -126,9 +126,14 @@ int fsread_skipped_note(const struct fsread *fs, char *buf, size_t len)
 	return buf[0] != '\0';
 }
 
+int fsread_gone(int err)
+{
+	return err == -ENOENT || err == -ESTALE || err == -ENOTDIR || err == -ESRCH;
+}
+
 void fsread_skipped(struct fsread *fs, int err)
 {
-	if (err == -ENOENT || err == -ESTALE || err == -ENOTDIR)
+	if (fsread_gone(err))
 		fs->vanished++;
 	else
 		fs->unreadable++;
