@@ -72,7 +72,9 @@ struct create_opts {
 	 * Called now and then from the populating thread, and once at the end
 	 * of the data; may be NULL.  files_done: files whose bytes are all
 	 * written; bytes_done: bytes of file data written (a sparse file's
-	 * holes count as written), the plan's bytes once all are.
+	 * holes count as written), the plan's bytes once all are.  With
+	 * --shard K/N both count the share's files only (plan_shard_init()'s
+	 * files and bytes once all are).
 	 */
 	void (*progress)(void *ctx, uint64_t files_done, uint64_t bytes_done);
 	void *progress_ctx;

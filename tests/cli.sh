@@ -186,6 +186,19 @@ if command -v script >/dev/null; then
 		[ -z "$early" ] && pass "progress into ${t##*/}: no line counts every file before every byte" ||
 			fail "progress into ${t##*/}: '$early'"
 	done
+	# --shard 0/2: the line counts the share, not the plan: its last line's total is
+	# the regular files the share made (distinct inodes, the shards' own markers aside)
+	mkdir "$WORK/sdir"
+	script -qec "$(printf '%q ' "$IMPRINT" create --size 200M --seed 5 -j2 --shard 0/2 "$WORK/sdir")" \
+		/dev/null >"$WORK/tty" 2>&1
+	made=$(find "$WORK/sdir" -type f ! -name '.imprint-*' -printf '%i\n' | sort -u | wc -l)
+	last=$(tr '\r' '\n' <"$WORK/tty" | sed 's/\x1b\[K//g' | grep -E '^imprint: [0-9]+/[0-9]+ files, ' | tail -1)
+	if [[ $last =~ ^imprint:\ ([0-9]+)/([0-9]+)\ files,.*\(100%\) ]] && [ "${BASH_REMATCH[1]}" = "$made" ] &&
+		[ "${BASH_REMATCH[2]}" = "$made" ] && [ "$made" -lt "$nf" ] && [ "$made" -gt 0 ]; then
+		pass "progress of shard 0/2 counts its share: $made of the plan's $nf files"
+	else
+		fail "progress of shard 0/2: last line '$last', the share made $made of $nf files"
+	fi
 fi
 
 finish

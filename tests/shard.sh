@@ -180,6 +180,17 @@ expect_status 2 "another plan's shards" "$IMPRINT" create -q --size 64M --used 1
 expect_err "holds the shards of another plan" "another plan's shards: says why"
 [ "$(listing "$WORK/part" | sha256sum)" = "$before" ] && pass "refused shards changed nothing" ||
 	fail "a refused shard changed '$WORK/part'"
+# generation 1's shares agree on the change model (the gen_* settings) too
+mkdir -p "$WORK/g1"
+"$IMPRINT" create -q "${PLAN[@]}" --generation 1 --shard 0/2 "$WORK/g1" 2>"$WORK/err" ||
+	fail "generation 1, shard 0/2: $(head -c 300 "$WORK/err")"
+before=$(listing "$WORK/g1" | sha256sum)
+expect_status 2 "another change model's shards" "$IMPRINT" create -q "${PLAN[@]}" --generation 1 \
+	--set gen_modify_share=0.2 --shard 1/2 "$WORK/g1"
+expect_err "holds the shards of generation 1 under another change model" "another change model's shards: says why"
+[ "$(listing "$WORK/g1" | sha256sum)" = "$before" ] && pass "the refused shard changed nothing" ||
+	fail "a shard of another change model changed '$WORK/g1'"
+expect_status 0 "the same change model's shard" "$IMPRINT" create -q "${PLAN[@]}" --generation 1 --shard 1/2 "$WORK/g1"
 mkdir -p "$WORK/full"
 echo keep >"$WORK/full/mine"
 expect_status 1 "a directory not empty, without a marker" "$IMPRINT" create -q "${PLAN[@]}" --shard 0/2 "$WORK/full"

@@ -17,7 +17,7 @@
 
 /* What a marker says: the plan the shards write, and in how many shards. */
 struct marker {
-	uint64_t identity;
+	uint64_t identity, changes; /* params_identity(), params_change_identity() */
 	unsigned generation, shards;
 	int root_empty; /* DIR held nothing when the first shard began */
 };
@@ -25,6 +25,7 @@ struct marker {
 static void marker_mine(const struct mnt_state *st, struct marker *m, int root_empty)
 {
 	m->identity = params_identity(&st->pl->prm);
+	m->changes = params_change_identity(&st->pl->prm);
 	m->generation = st->pl->prm.generation;
 	m->shards = st->shard.n;
 	m->root_empty = root_empty;
@@ -33,8 +34,9 @@ static void marker_mine(const struct mnt_state *st, struct marker *m, int root_e
 static int marker_format(const struct marker *m, char *buf, size_t len)
 {
 	return snprintf(buf, len,
-			"imprint-shard 1\nidentity %016" PRIx64 "\ngeneration %u\nshards %u\nroot_empty %d\n",
-			m->identity, m->generation, m->shards, m->root_empty);
+			"imprint-shard 2\nidentity %016" PRIx64 "\nchanges %016" PRIx64
+			"\ngeneration %u\nshards %u\nroot_empty %d\n",
+			m->identity, m->changes, m->generation, m->shards, m->root_empty);
 }
 
 /* Read DIR's marker into *m: 0, -ENOENT when there is none, another negative errno after a message. */
@@ -55,8 +57,9 @@ static int marker_read(struct mnt_state *st, struct marker *m)
 		return mnt_err(st, -errno, "cannot read the shard marker '%s/%s': %s", st->root,
 			       MARKER, strerror(errno));
 	buf[n] = '\0';
-	if (sscanf(buf, "imprint-shard 1\nidentity %" SCNx64 "\ngeneration %u\nshards %u\nroot_empty %d",
-		   &m->identity, &m->generation, &m->shards, &m->root_empty) != 4)
+	if (sscanf(buf, "imprint-shard 2\nidentity %" SCNx64 "\nchanges %" SCNx64
+		   "\ngeneration %u\nshards %u\nroot_empty %d",
+		   &m->identity, &m->changes, &m->generation, &m->shards, &m->root_empty) != 5)
 		return mnt_err(st, -EINVAL,
 			       "'%s/%s' is not a shard marker imprint wrote; remove it only if no shards are writing '%s'",
 			       st->root, MARKER, st->root);
@@ -74,6 +77,10 @@ static int marker_check(struct mnt_state *st, const struct marker *have)
 			       "'%s' holds the shards of another plan (its marker %s names plan %016" PRIx64 " generation %u; this run's is %016" PRIx64 " generation %u); give the configuration, seed, size and generation of the shards there, or an empty directory",
 			       st->root, MARKER, have->identity, have->generation, mine.identity,
 			       mine.generation);
+	if (have->changes != mine.changes && mine.generation)
+		return mnt_err(st, -EINVAL,
+			       "'%s' holds the shards of generation %u under another change model (the gen_* settings; its marker %s names %016" PRIx64 ", this run's is %016" PRIx64 "); give the gen_* settings of the shards there",
+			       st->root, mine.generation, MARKER, have->changes, mine.changes);
 	if (!st->shard_finish && have->shards != mine.shards)
 		return mnt_err(st, -EINVAL,
 			       "'%s' is being written in %u shards (its marker %s), not %u; give --shard K/%u, or an empty directory",
@@ -155,6 +162,11 @@ int mnt_shard_open(struct mnt_state *st)
 		       MARKER);
 }
 
+/*
+ * The shards' own names (the marker, .imprint-tmp-N) start with '.', which
+ * no planned name does (name_make() never begins one with '.' or '-'), so
+ * they cannot clash with an entry of the plan.
+ */
 size_t mnt_shard_tmp_name(uint64_t f, char *buf, size_t len)
 {
 	int n = snprintf(buf, len, ".imprint-tmp-%" PRIu64, f);

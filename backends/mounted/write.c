@@ -544,9 +544,11 @@ static int write_batch(struct worker *w, struct job *j, uint32_t *dir, int *dfd,
 		if (__atomic_load_n(&w->p->ret, __ATOMIC_RELAXED) || mnt_cancelled(st))
 			return 0;
 		if (st->skip && st->skip[f]) {
-			/* written before the workers (fragmentation, aging): done */
-			__atomic_add_fetch(&w->p->files_done, 1, __ATOMIC_RELAXED);
-			__atomic_add_fetch(&w->p->bytes_done, pl->file_size[f], __ATOMIC_RELAXED);
+			/* written before the workers (fragmentation, aging, a shard's rerun): done; another shard's: not counted */
+			if (plan_shard_has_file(&st->shard, f)) {
+				__atomic_add_fetch(&w->p->files_done, 1, __ATOMIC_RELAXED);
+				__atomic_add_fetch(&w->p->bytes_done, pl->file_size[f], __ATOMIC_RELAXED);
+			}
 			continue;
 		}
 		if (pl->file_dir[f] != *dir) {

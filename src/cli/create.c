@@ -12,6 +12,7 @@
 #include "backends/registry.h"
 #include "cli/create.h"
 #include "plan/include.h"
+#include "plan/shard.h"
 #include "cli/page.h"
 #include "core/pipeline.h"
 #include "core/progress.h"
@@ -500,6 +501,27 @@ static int finish_disk(const struct create_args *a, struct target *t, const stru
 	return ret;
 }
 
+/*
+ * Start the progress line: its totals are the plan's, or with --shard K/N
+ * the share's (what the backend counts); short of memory for the share, the
+ * plan's.
+ */
+static void progress_begin(struct progress *pr, const struct create_args *a,
+			   const struct plan *pl)
+{
+	struct plan_shard sh;
+	uint64_t files = pl->nfiles, bytes = pl->bytes;
+
+	if (a->shard.finish) {
+		files = bytes = 0; /* finish writes no file */
+	} else if (a->shard.n && !plan_shard_init(&sh, pl, a->shard.k, a->shard.n)) {
+		files = sh.files;
+		bytes = sh.bytes;
+		plan_shard_release(&sh);
+	}
+	progress_init(pr, stderr, !a->quiet, files, bytes);
+}
+
 /* Prepare the target, build through the backend, commit; the summary's seconds in sum. */
 static int build_target(const struct create_args *a, const struct backend_ops *ops,
 			struct target *t, const struct plan *pl, const struct disk_geom *g,
@@ -552,7 +574,7 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	j.res = res;
 	j.msg = msg;
 	j.len = len;
-	progress_init(&pr, stderr, !a->quiet, pl->nfiles, pl->bytes);
+	progress_begin(&pr, a, pl);
 	ret = pipeline_run(ops, &j);
 	/* a refused --no-format (not empty, say) wrote nothing: keep the user's file system */
 	if (ret && a->no_format && !j.opened)

@@ -234,6 +234,13 @@ void params_print_config(const struct params *p, FILE *out);
 uint64_t params_identity(const struct params *p);
 
 /*
+ * A key of the change model alone (the gen_* settings, which
+ * params_identity() leaves out) and the seed: the shards of one generation
+ * must agree on it as well.
+ */
+uint64_t params_change_identity(const struct params *p);
+
+/*
  * The file-system UUID of p as text: 'uuid' when set, else drawn from
  * params_identity() on the named stream (each backend its own).
  */

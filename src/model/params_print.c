@@ -193,7 +193,11 @@ void params_print_config(const struct params *p, FILE *out)
 	tables_print(p, out);
 }
 
-uint64_t params_identity(const struct params *p)
+/*
+ * A key of the setting lines of p's resolved configuration: those of the
+ * change model (names starting with gen_) when changes, else all others.
+ */
+static uint64_t settings_key(const struct params *p, int changes, const char *stream)
 {
 	char *text = NULL, *w, *line, *save = NULL;
 	size_t len = 0;
@@ -201,19 +205,18 @@ uint64_t params_identity(const struct params *p)
 	FILE *f = open_memstream(&text, &len);
 
 	if (!f)
-		return rng_stream_key(p->seed, "identity");
+		return rng_stream_key(p->seed, stream);
 	params_print_config(p, f);
 	if (fclose(f) != 0 || !text) {
 		free(text);
-		return rng_stream_key(p->seed, "identity");
+		return rng_stream_key(p->seed, stream);
 	}
 	/* the setting lines only: the header names the program's version */
 	w = text;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		size_t n = strlen(line);
 
-		/* the change model is not the image's identity: generations keep their UUIDs */
-		if (line[0] == '#' || !strncmp(line, "gen_", 4))
+		if (line[0] == '#' || !strncmp(line, "gen_", 4) != !!changes)
 			continue;
 		memmove(w, line, n);
 		w += n;
@@ -222,8 +225,21 @@ uint64_t params_identity(const struct params *p)
 	*w = '\0';
 	key = rng_stream_key(p->seed, text);
 	free(text);
+	return key;
+}
+
+uint64_t params_identity(const struct params *p)
+{
+	/* the change model is not the image's identity: generations keep their UUIDs */
+	uint64_t key = settings_key(p, 0, "identity");
+
 	/* the included files are part of what the image is */
 	return p->reserved_key ? rng_mix64(key ^ p->reserved_key) : key;
+}
+
+uint64_t params_change_identity(const struct params *p)
+{
+	return settings_key(p, 1, "changes");
 }
 
 void params_fs_uuid(const struct params *p, const char *stream, char out[37])
