@@ -180,6 +180,31 @@ expect_status 2 "another plan's shards" "$IMPRINT" create -q --size 64M --used 1
 expect_err "holds the shards of another plan" "another plan's shards: says why"
 [ "$(listing "$WORK/part" | sha256sum)" = "$before" ] && pass "refused shards changed nothing" ||
 	fail "a refused shard changed '$WORK/part'"
+# a finish killed after removing the markers, before DIR's own times (the test-only pause
+# point 'unmarked'), runs again from what DIR's attribute kept, and ends as one plain create
+stopped() { [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" = T ]; }
+listing "$WORK/plain" >"$WORK/ref"
+create_shards "$WORK/fk" 2 1 0
+IMPRINT_TEST_PAUSE_AT=unmarked "$IMPRINT" create -q "${PLAN[@]}" --shard finish "$WORK/fk" 2>"$WORK/err" &
+pid=$!
+wait_until "$pid" stopped "$pid"
+if stopped "$pid"; then
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	[ -e "$WORK/fk/.imprint-shard" ] && fail "finish stopped at 'unmarked': the marker is still there" ||
+		pass "finish stopped after removing the markers"
+	expect_status 0 "finish again after a stop past the markers" "$IMPRINT" create -q "${PLAN[@]}" \
+		--shard finish "$WORK/fk"
+	same "$WORK/fk" "finish killed, then again"
+	getfattr -n user.imprint.shard-finishing "$WORK/fk" >/dev/null 2>&1 &&
+		fail "finish again left DIR's attribute" || pass "finish again: no attribute left"
+	expect_status 2 "a third finish" "$IMPRINT" create -q "${PLAN[@]}" --shard finish "$WORK/fk"
+	expect_err "holds no shard marker" "a third finish: says why"
+else
+	wait "$pid"
+	fail "finish never reached 'unmarked' (exit $?): $(head -c 300 "$WORK/err")"
+fi
+
 # generation 1's shares agree on the change model (the gen_* settings) too
 mkdir -p "$WORK/g1"
 "$IMPRINT" create -q "${PLAN[@]}" --generation 1 --shard 0/2 "$WORK/g1" 2>"$WORK/err" ||

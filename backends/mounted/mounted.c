@@ -241,13 +241,16 @@ static int shard_populate(struct mnt_state *st)
 	int ret;
 
 	if (st->shard_finish) {
-		ret = mnt_shard_all_done(st);
+		/* again after a stop past the markers' removal: the shards were all done */
+		ret = st->shard_refinish ? 0 : mnt_shard_all_done(st);
 		if (!ret)
 			ret = mnt_set_subdir_meta(st);
 		/* DIR's own metadata last: removing the markers changes its times */
 		if (!ret)
 			ret = mnt_shard_unmark(st);
-		return ret ? ret : mnt_set_root_meta(st);
+		if (!ret)
+			ret = mnt_set_root_meta(st);
+		return ret ? ret : mnt_shard_finished(st);
 	}
 	ret = mnt_make_dirs(st);
 	if (!ret)

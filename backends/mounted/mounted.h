@@ -83,6 +83,7 @@ struct mnt_state {
 	uint8_t *inc_made;        /* per --include entry: made here (include.c), or NULL */
 	struct plan_shard shard;  /* --shard K/N: this share (shard.n 0: the whole plan) */
 	int shard_finish;         /* --shard finish: the directories' metadata, after the shards */
+	int shard_refinish;       /* a finish stopped after removing the markers: again from DIR's attribute */
 	uint64_t shard_done;      /* files of the share a run before completed */
 	unsigned shards_marked;   /* the count of shards DIR's marker names */
 };
@@ -148,7 +149,9 @@ int mnt_write_file(struct mnt_state *st, int dirfd, uint64_t f, unsigned char *b
  * mnt_shard_tmp_name and renamed by mnt_shard_commit; mnt_shard_done makes
  * the share's .imprint-shard-done-K (after a syncfs).  For --shard finish,
  * mnt_shard_all_done refuses while one is missing (naming the shards), and
- * mnt_shard_unmark removes them and the marker.  Each returns 0 or a
+ * mnt_shard_unmark removes them and the marker, keeping its text in DIR's
+ * attribute user.imprint.shard-finishing until mnt_shard_finished (after
+ * DIR's times), so that a finish stopped in between runs again.  Each returns 0 or a
  * negative errno with the message set.
  */
 int mnt_shard_open(struct mnt_state *st);
@@ -158,6 +161,7 @@ int mnt_shard_commit(struct mnt_state *st, int dirfd, uint64_t f);
 int mnt_shard_done(struct mnt_state *st);
 int mnt_shard_all_done(struct mnt_state *st);
 int mnt_shard_unmark(struct mnt_state *st);
+int mnt_shard_finished(struct mnt_state *st);
 
 /* frag.c: fragmentation through the kernel, and the FIEMAP measure */
 int mnt_fragment(struct mnt_state *st, double *target);

@@ -7,13 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "backends/mounted/mounted.h"
 #include "model/params.h"
+#include "util/cleanup.h"
 
 #define MARKER ".imprint-shard"
 #define MARKER_MAX 512
+/*
+ * While --shard finish removes the markers and sets DIR's own times, the
+ * marker's text is kept in this attribute of DIR (an attribute changes only
+ * its ctime), so that a finish stopped in between can be run again.
+ */
+#define FINISHING_XATTR "user.imprint.shard-finishing"
 
 /* What a marker says: the plan the shards write, and in how many shards. */
 struct marker {
@@ -39,6 +47,8 @@ static int marker_format(const struct marker *m, char *buf, size_t len)
 			m->identity, m->changes, m->generation, m->shards, m->root_empty);
 }
 
+static int marker_parse(struct mnt_state *st, const char *buf, struct marker *m, const char *where);
+
 /* Read DIR's marker into *m: 0, -ENOENT when there is none, another negative errno after a message. */
 static int marker_read(struct mnt_state *st, struct marker *m)
 {
@@ -57,13 +67,38 @@ static int marker_read(struct mnt_state *st, struct marker *m)
 		return mnt_err(st, -errno, "cannot read the shard marker '%s/%s': %s", st->root,
 			       MARKER, strerror(errno));
 	buf[n] = '\0';
+	return marker_parse(st, buf, m, MARKER);
+}
+
+/* Parse a marker's text (read from where) into *m: 0, or -EINVAL after a message. */
+static int marker_parse(struct mnt_state *st, const char *buf, struct marker *m, const char *where)
+{
 	if (sscanf(buf, "imprint-shard 2\nidentity %" SCNx64 "\nchanges %" SCNx64
 		   "\ngeneration %u\nshards %u\nroot_empty %d",
 		   &m->identity, &m->changes, &m->generation, &m->shards, &m->root_empty) != 5)
 		return mnt_err(st, -EINVAL,
-			       "'%s/%s' is not a shard marker imprint wrote; remove it only if no shards are writing '%s'",
-			       st->root, MARKER, st->root);
+			       "'%s' %s is not a shard marker imprint wrote; remove it only if no shards are writing '%s'",
+			       st->root, where, st->root);
 	return 0;
+}
+
+/*
+ * The marker a finish stopped after removing the marker files left in
+ * DIR's attribute: 0 with *m set, -ENOENT when there is none, another
+ * negative errno after a message.
+ */
+static int finishing_read(struct mnt_state *st, struct marker *m)
+{
+	char buf[MARKER_MAX + 1];
+	ssize_t n = fgetxattr(st->rootfd, FINISHING_XATTR, buf, MARKER_MAX);
+
+	if (n < 0 && (errno == ENODATA || errno == ENOTSUP))
+		return -ENOENT;
+	if (n < 0)
+		return mnt_err(st, -errno, "cannot read the attribute %s of '%s': %s",
+			       FINISHING_XATTR, st->root, strerror(errno));
+	buf[n] = '\0';
+	return marker_parse(st, buf, m, "attribute " FINISHING_XATTR);
 }
 
 /* Refuse a marker of another plan, or of another count of shards. */
@@ -137,6 +172,16 @@ int mnt_shard_open(struct mnt_state *st)
 			return marker_check(st, &have);
 		if (ret != -ENOENT)
 			return ret;
+		if (st->shard_finish) {
+			/* a finish stopped between removing the markers and DIR's times: again */
+			ret = finishing_read(st, &have);
+			if (!ret) {
+				st->shard_refinish = 1;
+				return marker_check(st, &have);
+			}
+			if (ret != -ENOENT)
+				return ret;
+		}
 		if (st->shard_finish)
 			return mnt_err(st, -EINVAL,
 				       "'%s' holds no shard marker (%s): '--shard finish' comes after the shards ('--shard K/N') and only once",
@@ -288,8 +333,17 @@ int mnt_shard_all_done(struct mnt_state *st)
 
 int mnt_shard_unmark(struct mnt_state *st)
 {
-	char name[64];
+	char name[64], buf[MARKER_MAX];
+	struct marker m;
+	int n;
 
+	/* what the marker said, kept in DIR's attribute until DIR's times are set */
+	marker_mine(st, &m, st->root_empty);
+	m.shards = st->shards_marked;
+	n = marker_format(&m, buf, sizeof(buf));
+	if (fsetxattr(st->rootfd, FINISHING_XATTR, buf, (size_t)n, 0) != 0 && errno != ENOTSUP)
+		return mnt_err(st, -errno, "cannot set the attribute %s of '%s': %s",
+			       FINISHING_XATTR, st->root, strerror(errno));
 	for (unsigned k = 0; k < st->shards_marked; k++) {
 		done_name(k, name, sizeof(name));
 		if (unlinkat(st->rootfd, name, 0) != 0 && errno != ENOENT)
@@ -299,5 +353,15 @@ int mnt_shard_unmark(struct mnt_state *st)
 	if (unlinkat(st->rootfd, MARKER, 0) != 0 && errno != ENOENT)
 		return mnt_err(st, -errno, "cannot remove the shard marker '%s/%s': %s", st->root,
 			       MARKER, strerror(errno));
+	cleanup_test_pause("unmarked");
+	return 0;
+}
+
+int mnt_shard_finished(struct mnt_state *st)
+{
+	if (fremovexattr(st->rootfd, FINISHING_XATTR) != 0 && errno != ENODATA &&
+	    errno != ENOTSUP)
+		return mnt_err(st, -errno, "cannot remove the attribute %s of '%s': %s",
+			       FINISHING_XATTR, st->root, strerror(errno));
 	return 0;
 }
