@@ -808,10 +808,87 @@ static int holds(struct evolve *ev, const struct plan *pl, uint64_t f, const cha
 	       st.mtime == m.mtime && st.mtime_ns == m.mtime_ns;
 }
 
-int evolve_census(const char *target, const struct params *p, FILE *out)
+/* JSON key of census kind k. */
+static const char *census_key(unsigned k)
+{
+	static const char *const extra[] = { "renamed_or_moved", "metadata_only", "unchanged",
+					     "deleted" };
+
+	return k < GEN_EDIT_KINDS ? plan_gen_kind_name(k) : extra[k - GEN_EDIT_KINDS];
+}
+
+static double share(uint64_t n, uint64_t of)
+{
+	return of ? (double)n / (double)of : 0;
+}
+
+/* The census as text lines to out. */
+static void census_text(const uint64_t *planned, const uint64_t *held, uint64_t base,
+			const char *target, uint32_t n, FILE *out)
+{
+	uint64_t all = 0, all_held = 0;
+
+	fprintf(out, "\ngeneration %" PRIu32 " of the plan in '%s' (files by the change generation "
+		     "%" PRIu32 " planned; as planned: size and mtime, or gone; rate: of generation "
+		     "%" PRIu32 "'s %" PRIu64 " files):\n",
+		n, target, n, n - 1, base);
+	for (unsigned k = 0; k < CEN_KINDS; k++) {
+		all += planned[k];
+		all_held += held[k];
+		if (planned[k])
+			fprintf(out, "    %-17s %" PRIu64 " of %" PRIu64 " as planned (%.2f%%), "
+				     "rate %.4f%% achieved of %.4f%% planned\n",
+				census_name(k), held[k], planned[k],
+				100.0 * share(held[k], planned[k]), 100.0 * share(held[k], base),
+				100.0 * share(planned[k], base));
+	}
+	fprintf(out, "    %-17s %" PRIu64 " of %" PRIu64 " as planned (%.2f%%)\n", "all", all_held,
+		all, all ? 100.0 * (double)all_held / (double)all : 100.0);
+}
+
+/* The census as JSON, or NULL when out of memory. */
+static struct json_object *census_json(const uint64_t *planned, const uint64_t *held,
+				       uint64_t base, uint32_t n)
+{
+	struct json_object *o = json_object_new_object(), *kinds = json_object_new_object();
+	uint64_t all = 0, all_held = 0;
+
+	if (!o || !kinds) {
+		json_object_put(o);
+		json_object_put(kinds);
+		return NULL;
+	}
+	json_object_object_add(o, "generation", json_object_new_int64(n));
+	json_object_object_add(o, "files_before", json_object_new_uint64(base));
+	for (unsigned k = 0; k < CEN_KINDS; k++) {
+		struct json_object *x = json_object_new_object();
+
+		all += planned[k];
+		all_held += held[k];
+		if (!x)
+			continue;
+		json_object_object_add(x, "planned", json_object_new_uint64(planned[k]));
+		json_object_object_add(x, "as_planned", json_object_new_uint64(held[k]));
+		json_object_object_add(x, "share_as_planned",
+				       json_object_new_double(planned[k] ? share(held[k], planned[k]) : 1));
+		json_object_object_add(x, "rate_planned",
+				       json_object_new_double(share(planned[k], base)));
+		json_object_object_add(x, "rate_achieved", json_object_new_double(share(held[k], base)));
+		json_object_object_add(kinds, census_key(k), x);
+	}
+	json_object_object_add(o, "kinds", kinds);
+	json_object_object_add(o, "files_planned", json_object_new_uint64(all));
+	json_object_object_add(o, "files_as_planned", json_object_new_uint64(all_held));
+	json_object_object_add(o, "share_as_planned",
+			       json_object_new_double(all ? share(all_held, all) : 1));
+	return o;
+}
+
+int evolve_census(const char *target, const struct params *p, FILE *out,
+		  struct json_object **json)
 {
 	struct evolve ev = { .target = target };
-	uint64_t planned[CEN_KINDS] = { 0 }, held[CEN_KINDS] = { 0 }, all = 0, all_held = 0;
+	uint64_t planned[CEN_KINDS] = { 0 }, held[CEN_KINDS] = { 0 };
 	char p1[8192], p2[8192];
 	int ret = prepare(&ev, "measure", p, 0);
 
@@ -847,19 +924,14 @@ int evolve_census(const char *target, const struct params *p, FILE *out)
 		if (ev.ops->stat(&ev, p1, &st) == -ENOENT)
 			held[CEN_DELETED]++;
 	}
-	fprintf(out, "\ngeneration %" PRIu32 " of the plan in '%s' (files by the change generation "
-		     "%" PRIu32 " planned; as planned: size and mtime, or gone):\n",
-		p->generation, target, p->generation);
-	for (unsigned k = 0; k < CEN_KINDS; k++) {
-		all += planned[k];
-		all_held += held[k];
-		if (planned[k])
-			fprintf(out, "    %-17s %" PRIu64 " of %" PRIu64 " as planned (%.2f%%)\n",
-				census_name(k), held[k], planned[k],
-				100.0 * (double)held[k] / (double)planned[k]);
+	if (json) {
+		*json = census_json(planned, held, ev.prev.nfiles, p->generation);
+		ret = *json ? 0 : 1;
+		if (ret)
+			fprintf(stderr, "imprint: measure: out of memory\n");
+	} else {
+		census_text(planned, held, ev.prev.nfiles, target, p->generation, out);
 	}
-	fprintf(out, "    %-17s %" PRIu64 " of %" PRIu64 " as planned (%.2f%%)\n", "all", all_held,
-		all, all ? 100.0 * (double)all_held / (double)all : 100.0);
 	evolve_release(&ev);
-	return 0;
+	return ret;
 }
