@@ -51,8 +51,46 @@ if grep -qE '^ +created +0 of [1-9]' "$WORK/out" && grep -qE '^ +rewritten +0 of
 	[[ $all =~ all\ +([0-9]+)\ of\ ([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ]
 then pass "generation 0 holds none of generation 3's new and rewritten files ($all)"
 else fail "generation 0 against generation 3: $(tail -11 "$WORK/out")"; fi
-expect_status 2 "measure --generation --json refused" \
+# the same census in JSON: the text's counts, the achieved rates over generation 2's files
+expect_status 0 "measure --generation 3 --json of generation 0" \
+	"$IMPRINT" measure "${ARGS[@]}" --generation 3 --json "$WORK/g0.img"
+mv "$WORK/out" "$WORK/g0.json"
+"$IMPRINT" measure "${ARGS[@]}" --generation 3 "$WORK/g0.img" >"$WORK/g0.txt" 2>/dev/null
+check=$(python3 - "$WORK/g0.json" "$WORK/g0.txt" <<'PY'
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+c = j["generation_census"]
+text = {}
+for line in open(sys.argv[2]):
+    m = re.match(r" +([a-z ]+?) +(\d+) of (\d+) as planned", line)
+    if m:
+        text[m.group(1).replace(" ", "_").replace("metadata_only", "metadata_only")] = (int(m.group(2)), int(m.group(3)))
+bad = []
+if "layout_score" not in j or c["generation"] != 3:
+    bad.append("not measure's object with the census")
+for k, v in c["kinds"].items():
+    if v["planned"] and text.get(k) != (v["as_planned"], v["planned"]):
+        bad.append(f"{k}: json {v['as_planned']} of {v['planned']}, text {text.get(k)}")
+    if abs(v["rate_achieved"] * c["files_before"] - v["as_planned"]) > 1e-6 or \
+       abs(v["rate_planned"] * c["files_before"] - v["planned"]) > 1e-6:
+        bad.append(f"{k}: rates {v['rate_achieved']} {v['rate_planned']} of {c['files_before']}")
+if text.get("all") != (c["files_as_planned"], c["files_planned"]):
+    bad.append(f"all: {text.get('all')}")
+if c["kinds"]["created"]["as_planned"] != 0 or c["kinds"]["created"]["planned"] == 0 or \
+   c["share_as_planned"] >= 1:
+    bad.append("generation 0 should hold none of generation 3's new files")
+print("; ".join(bad) if bad else f"ok {len(text)} kinds")
+PY
+)
+[[ $check == ok* ]] && pass "measure --json: the text's census, rates over generation 2's files ($check)" ||
+	fail "measure --json census: $check"
+expect_status 0 "measure --generation 3 --json of the evolved image" \
 	"$IMPRINT" measure "${ARGS[@]}" --generation 3 --json "$WORK/e.img"
+share=$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["generation_census"]
+print(c["share_as_planned"], c["kinds"]["deleted"]["rate_achieved"] > 0)' "$WORK/out")
+[ "$share" = "1.0 True" ] && pass "the evolved image achieved every planned rate" || fail "evolved: $share"
+expect_status 2 "measure --generation --html refused" \
+	"$IMPRINT" measure "${ARGS[@]}" --generation 3 --html "$WORK/m.html" "$WORK/e.img"
 
 # refusals: the image is byte-identical after them
 before=$(sha "$WORK/e.img")

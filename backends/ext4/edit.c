@@ -528,3 +528,14 @@ int ext4_edit_file_close(struct ext4_edit_file *f)
 	free(f);
 	return e2(err);
 }
+
+void ext4_edit_usage(const struct ext4_edit *e, struct ext4_edit_usage *u)
+{
+	struct ext2_super_block *sb = e->fs->super;
+
+	u->block_size = e->fs->blocksize;
+	u->blocks = ext2fs_blocks_count(sb);
+	u->blocks_used = u->blocks - ext2fs_free_blocks_count(sb);
+	u->inodes = sb->s_inodes_count;
+	u->inodes_free = sb->s_free_inodes_count;
+}

@@ -32,6 +32,15 @@ struct ext4_edit_stat {
 int ext4_edit_open(const char *path, int rw, int64_t now, struct ext4_edit **out, char *msg,
 		   size_t len);
 
+/* What the file system of e holds now, for a summary (ext4_edit_usage()). */
+struct ext4_edit_usage {
+	uint64_t block_size, blocks, blocks_used;
+	uint64_t inodes, inodes_free;
+};
+
+/* Fill u from e's superblock (as changed so far). */
+void ext4_edit_usage(const struct ext4_edit *e, struct ext4_edit_usage *u);
+
 /* Write everything back and close; 0 or a negative errno (the first error). */
 int ext4_edit_close(struct ext4_edit *e);
 

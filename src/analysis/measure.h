@@ -76,6 +76,7 @@ struct measure_opts {
 	int partition;                   /* a partitioned disk's partition (from 1); 0: found */
 	const char *html_path;           /* also write the --html page here, or NULL */
 	struct json_object *html_page;   /* with html_path: the page's figures so far (html.h) */
+	struct json_object *json_extra;  /* with json: its keys added to the object (still the caller's), or NULL */
 };
 
 struct json_object;

@@ -459,18 +459,31 @@ int cmd_measure(struct cli *c, struct params *p)
 		.html_path = c->html,
 	};
 	struct page_run run = page_run_of(c, "measure");
+	struct json_object *census = NULL;
 	int ret;
 
 	if (partition_number(c, "measure", &o.partition))
 		return EXIT_USAGE;
-	if (p->generation && (!o.against || o.partition || c->json || c->html)) {
+	if (p->generation && (!o.against || o.partition || c->html)) {
 		fprintf(stderr, "imprint: measure: '--generation' needs '--against' (or '-c', "
-				"'--set') and a whole image, device or directory, in text (not "
-				"with '--partition', '--json' or '--html' yet)\n");
+				"'--set') and a whole image, device or directory, in text or JSON (not "
+				"with '--partition' or '--html' yet)\n");
 		return EXIT_USAGE;
 	}
 	if (output_precheck("--extents", c->create.extents))
 		return 1;
+	if (p->generation && c->json) {
+		/* the census first: its object goes into measure's */
+		o.json_extra = json_object_new_object();
+		if (!o.json_extra)
+			return 1;
+		ret = evolve_census(c->operand, p, NULL, &census);
+		if (ret) {
+			json_object_put(o.json_extra);
+			return ret;
+		}
+		json_object_object_add(o.json_extra, "generation_census", census);
+	}
 	if (c->html) {
 		if (html_precheck(c))
 			return 1;
@@ -480,11 +493,12 @@ int cmd_measure(struct cli *c, struct params *p)
 	}
 	ret = measure_run(c->operand, &o, stdout);
 	json_object_put(o.html_page);
+	json_object_put(o.json_extra);
 	if (ret)
 		return 1;
-	if (p->generation) {
+	if (p->generation && !c->json) {
 		fflush(stdout);
-		ret = evolve_census(c->operand, p, stdout);
+		ret = evolve_census(c->operand, p, stdout, NULL);
 		if (ret)
 			return ret;
 	}

@@ -63,10 +63,17 @@ int cmd_evolve(struct cli *c, struct params *p);
  * measure --against --generation N (evolve.c): how much of the change
  * generation N of p's plan makes to generation N-1 TARGET holds, by kind
  * (created, appended, ..., deleted), each file judged by its size and mtime
- * (a deleted one: gone), printed to out.  0, or an exit code after a
- * message (TARGET unreadable, the plan refused).
+ * (a deleted one: gone), with the rate planned and achieved (files of the
+ * kind as planned over generation N-1's files): printed to out, or with
+ * json (not NULL) a new JSON object there instead (generation,
+ * files_before, kinds: {planned, as_planned, share_as_planned,
+ * rate_planned, rate_achieved} by kind, files_planned, files_as_planned,
+ * share_as_planned).  0, or an exit code after a message (TARGET
+ * unreadable, the plan refused).
  */
-int evolve_census(const char *target, const struct params *p, FILE *out);
+struct json_object;
+int evolve_census(const char *target, const struct params *p, FILE *out,
+		  struct json_object **json);
 
 /* --partition N of the commands that read a disk into *n (0: not given); 0 or EXIT_USAGE. */
 int partition_number(const struct cli *c, const char *cmd, int *n);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -258,6 +259,34 @@ static int make_overlay(const struct target *t, const char *raw, const char *out
 		ret = qemu_img(t, IMAGE_QCOW2, rebase, msg, len);
 	if (!ret && strcmp(name, real) != 0)
 		ret = qemu_img(t, IMAGE_QCOW2, rename, msg, len);
+	return ret;
+}
+
+int convert_copy_backing(const struct target *t, const char *backing, const char *raw,
+			 char *msg, size_t len)
+{
+	char real[PATH_MAX], err[1024];
+	char *argv[] = { "qemu-img", "convert", "-q", "-n", "-f", "qcow2", "-O", "raw", real,
+			 (char *)raw, NULL };
+	int ret, status = 0;
+
+	if (!real_path_from(backing, t->path, real)) {
+		ret = -errno;
+		snprintf(msg, len, "cannot find the backing image '%s' beside '%s': %s", backing,
+			 t->path, strerror(-ret));
+		return ret;
+	}
+	ret = spawn_capture(argv, NULL, qemu_img_paths, err, sizeof(err), &status);
+	if (ret)
+		snprintf(msg, len, "cannot run qemu-img to read the backing image '%s': %s", backing,
+			 ret == -ENOENT ? "qemu-img not found (install qemu-utils)" : strerror(-ret));
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		ret = WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT ||
+					      WTERMSIG(status) == SIGTERM) ? -EINTR : -EIO;
+		snprintf(msg, len, "qemu-img convert could not copy the backing image '%s' for '%s' (%s %d): %s",
+			 backing, t->path, WIFEXITED(status) ? "exit" : "signal",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), last_line(err));
+	}
 	return ret;
 }
 

@@ -65,4 +65,15 @@ int convert_image(struct target *t, enum image_format f, uint64_t seed, double *
 int convert_image_backed(struct target *t, const char *backing, uint64_t seed, double *seconds,
 			 char *msg, size_t len);
 
+/*
+ * create --backing with a later generation: the whole disk the qcow2
+ * image backing holds (its chain read through; backing is the name
+ * convert_backing_check() gave, resolved from t's TARGET as qemu resolves
+ * it) copied by qemu-img into the raw image at raw, which must exist with
+ * the disk's size (target_prepare()).  Returns 0, or a negative errno
+ * with msg set (-EINTR: qemu-img was interrupted).
+ */
+int convert_copy_backing(const struct target *t, const char *backing, const char *raw,
+			 char *msg, size_t len);
+
 #endif

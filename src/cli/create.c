@@ -10,6 +10,7 @@
 
 #include "backends/backend.h"
 #include "backends/registry.h"
+#include "cli/backed.h"
 #include "cli/create.h"
 #include "plan/include.h"
 #include "plan/shard.h"
@@ -575,7 +576,16 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	j.msg = msg;
 	j.len = len;
 	progress_begin(&pr, a, pl);
-	ret = pipeline_run(ops, &j);
+	ret = 1;
+	if (sum->evolved_from) {
+		/* generation N from the backing's N-1: the layout kept, only what changed written */
+		ret = backed_build(t, path, sum->backing, pl, g->disk_size, &cancel_token, res, msg,
+				   len);
+		if (ret == 1)
+			sum->evolved_from = NULL;
+	}
+	if (ret == 1)
+		ret = pipeline_run(ops, &j);
 	/* a refused --no-format (not empty, say) wrote nothing: keep the user's file system */
 	if (ret && a->no_format && !j.opened)
 		target_untouched(t);
@@ -752,6 +762,8 @@ int create_run(const struct create_args *a, struct params *p)
 			(unsigned long long)g.disk_size);
 		ret = -EINVAL;
 	}
+	if (!ret && backed_evolves(a, ops, &pl))
+		sum.evolved_from = backing;
 	if (ret)
 		goto out_plan;
 

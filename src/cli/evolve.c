@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "backends/ext4/edit.h"
 #include "cli/commands.h"
+#include "cli/evolve.h"
 #include "content/model.h"
 #include "content/setup.h"
 #include "content/source.h"
@@ -56,6 +58,11 @@ struct evolve_ops {
 /* The two generations and what joins them: each stable key's file and directory in both. */
 struct evolve {
 	const char *target;
+	const char *name;  /* what messages call TARGET (create --backing: the backing's copy) */
+	int scratch;  /* a copy of no value on failure (create --backing): no advice to restore it */
+	volatile sig_atomic_t *cancel;  /* set by a signal: stop at the next move (-EINTR) */
+	char why[512];  /* check_target(): why TARGET is not generation N-1 */
+	struct ext4_edit_usage *usage;  /* filled after a successful evolve of an image, or NULL */
 	const char *root;  /* prefix of TARGET's paths: TARGET for a directory, "" for an image */
 	const struct evolve_ops *ops;
 	struct ext4_edit *img;  /* the image's file system, open */
@@ -154,12 +161,11 @@ static int same_meta(const struct plan_meta *a, const struct plan_meta *b)
 /*
  * Whether TARGET holds generation n - 1: every file generation n changes,
  * and one in 61 of the others, has generation n - 1's type, size and
- * mtime.  0, or -EINVAL after a message naming the first that does not.
+ * mtime.  0, or -ESRCH with ev->why naming the first that does not.
  */
 static int check_target(struct evolve *ev, uint32_t n)
 {
 	char path[8192];
-	uint64_t checked = 0;
 	int ret;
 
 	for (uint64_t f = 0; f < ev->prev.nfiles; f++) {
@@ -173,43 +179,44 @@ static int check_target(struct evolve *ev, uint32_t n)
 		if (entry_path(ev, &ev->prev, 0, f, path, sizeof(path)))
 			return -ENAMETOOLONG;
 		plan_file_meta(&ev->prev, f, &m);
-		checked++;
 		ret = ev->ops->stat(ev, path, &st);
 		if (ret || !S_ISREG(st.mode) || st.size != ev->prev.file_size[f] ||
 		    st.mtime != m.mtime || st.mtime_ns != m.mtime_ns) {
-			char what[160];
+			const char *p = path + strlen(ev->root);
+			size_t len = sizeof(ev->why);
 
 			if (ret)
-				snprintf(what, sizeof(what), "is missing (%s)", strerror(-ret));
+				snprintf(ev->why, len, "'%s' is missing (%s)", p, strerror(-ret));
 			else if (!S_ISREG(st.mode))
-				snprintf(what, sizeof(what), "is not a regular file");
+				snprintf(ev->why, len, "'%s' is not a regular file", p);
 			else
-				snprintf(what, sizeof(what),
-					 "has size %" PRIu64 " and mtime %" PRId64 ".%09" PRIu32
+				snprintf(ev->why, len,
+					 "'%s' has size %" PRIu64 " and mtime %" PRId64 ".%09" PRIu32
 					 "; generation %" PRIu32 " has size %" PRIu64
 					 " and mtime %" PRId64 ".%09" PRIu32,
-					 st.size, st.mtime, st.mtime_ns, n - 1, ev->prev.file_size[f],
-					 m.mtime, m.mtime_ns);
-			fprintf(stderr,
-				"imprint: evolve: '%s' is not generation %" PRIu32
-				" of this plan: '%s' %s (give the options it was created with; "
-				"nothing was changed)\n",
-				ev->target, n - 1, path + strlen(ev->root), what);
-			return -EINVAL;
+					 p, st.size, st.mtime, st.mtime_ns, n - 1,
+					 ev->prev.file_size[f], m.mtime, m.mtime_ns);
+			return -ESRCH;
 		}
 	}
-	(void)checked;
 	return 0;
 }
 
 /* A move that failed (err a negative errno) and the state it leaves TARGET in; returns err. */
 static int fail_at(struct evolve *ev, const char *what, const char *path, int err)
 {
+	if (ev->scratch) {
+		/* the caller discards the copy and says so; an interruption is no failure to explain */
+		if (err != -EINTR)
+			fprintf(stderr, "imprint: evolving %s: %s '%s': %s\n", ev->name, what, path,
+				strerror(-err));
+		return err;
+	}
 	fprintf(stderr,
 		"imprint: evolve: %s '%s': %s; '%s' is now part generation %" PRIu32
 		" and part %" PRIu32 " (it was being %s): restore it, or create generation %" PRIu32
 		" afresh\n",
-		what, path, strerror(-err), ev->target, ev->cur.gen->n - 1, ev->cur.gen->n, ev->step,
+		what, path, strerror(-err), ev->name, ev->cur.gen->n - 1, ev->cur.gen->n, ev->step,
 		ev->cur.gen->n);
 	return err;
 }
@@ -369,7 +376,7 @@ static int apply(struct evolve *ev)
 			ret = fail_at(ev, "cannot set the owner, mode or times of", p1, err);
 	}
 	if (ret == -ENAMETOOLONG)
-		fprintf(stderr, "imprint: evolve: a path under '%s' is too long\n", ev->target);
+		fprintf(stderr, "imprint: evolve: a path under %s is too long\n", ev->name);
 	free(buf);
 	return ret;
 }
@@ -491,6 +498,12 @@ static const struct evolve_ops dir_ops = {
 
 /* ---- an ext2/3/4 image or device: libext2fs (backends/ext4/edit.c) ---- */
 
+/* A signal asked to stop (create --backing): the next move is not made. */
+static int stopped(const struct evolve *ev)
+{
+	return ev->cancel && *ev->cancel;
+}
+
 static int img_stat(struct evolve *ev, const char *path, struct evolve_stat *st)
 {
 	struct ext4_edit_stat s;
@@ -507,33 +520,43 @@ static int img_stat(struct evolve *ev, const char *path, struct evolve_stat *st)
 
 static int img_unlink(struct evolve *ev, const char *path)
 {
+	if (stopped(ev))
+		return -EINTR;
 	return ext4_edit_unlink(ev->img, path);
 }
 
 static int img_rename(struct evolve *ev, const char *from, const char *to)
 {
+	if (stopped(ev))
+		return -EINTR;
 	return ext4_edit_rename(ev->img, from, to);
 }
 
 static int img_mkdir(struct evolve *ev, const char *path)
 {
+	if (stopped(ev))
+		return -EINTR;
 	return ext4_edit_mkdir(ev->img, path);
 }
 
 static int img_rmdir(struct evolve *ev, const char *path)
 {
+	if (stopped(ev))
+		return -EINTR;
 	return ext4_edit_rmdir(ev->img, path);
 }
 
 static int img_set_meta(struct evolve *ev, const char *path, const struct plan_meta *m)
 {
+	if (stopped(ev))
+		return -EINTR;
 	return ext4_edit_set_meta(ev->img, path, m);
 }
 
 static int img_open(struct evolve *ev, const char *path, int create, int trunc, void **h)
 {
-	struct ext4_edit_file *f;
-	int ret = ext4_edit_file_open(ev->img, path, create, trunc, &f);
+	struct ext4_edit_file *f = NULL;
+	int ret = stopped(ev) ? -EINTR : ext4_edit_file_open(ev->img, path, create, trunc, &f);
 
 	*h = f;
 	return ret;
@@ -584,10 +607,26 @@ static void evolve_release(struct evolve *ev)
 	free(ev->cur_dir_of_key);
 }
 
+/* ev->name quoted where msg names the path it opened (a scratch copy's /proc/PID/fd/N) into out. */
+static void name_in(const struct evolve *ev, const char *msg, char *out, size_t len)
+{
+	char quoted[PATH_MAX + 3];
+	const char *at;
+
+	snprintf(quoted, sizeof(quoted), "'%s'", ev->target);
+	at = strcmp(ev->target, ev->name) ? strstr(msg, quoted) : NULL;
+	if (at)
+		snprintf(out, len, "%.*s%s%s", (int)(at - msg), msg, ev->name, at + strlen(quoted));
+	else
+		snprintf(out, len, "%s", msg);
+}
+
 /*
  * Plan generations N-1 and N of p for TARGET, join them, and open TARGET
  * (an image read-write when rw, for reading else); `cmd` names the
- * command in messages.  0, or the exit code after a message (ev released).
+ * command in messages.  0, or the exit code after a message (ev released);
+ * a scratch copy that is no ext2/3/4 file system to open: -ESRCH, with
+ * ev->why saying so and no message.
  */
 static int prepare(struct evolve *ev, const char *cmd, const struct params *p, int rw)
 {
@@ -596,6 +635,8 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 	struct stat st;
 	int ret;
 
+	if (!ev->name)
+		ev->name = ev->target;
 	if (stat(ev->target, &st)) {
 		fprintf(stderr, "imprint: %s: cannot access '%s': %s\n", cmd, ev->target,
 			strerror(errno));
@@ -638,13 +679,48 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 
 		ret = ext4_edit_open(ev->target, rw, (int64_t)plan_gen_time(p, p->generation),
 				     &ev->img, msg, sizeof(msg));
+		if (ret && ev->scratch && (ret == -EINVAL || ret == -EBUSY)) {
+			name_in(ev, msg, ev->why, sizeof(ev->why));
+			evolve_release(ev);
+			return -ESRCH;
+		}
 		if (ret) {
-			fprintf(stderr, "imprint: %s: %s\n", cmd, msg);
+			char named[sizeof(msg) + PATH_MAX];
+
+			name_in(ev, msg, named, sizeof(named));
+			fprintf(stderr, "imprint: %s: %s\n", cmd, named);
 			evolve_release(ev);
 			return ret == -EINVAL ? EXIT_USAGE : 1;
 		}
 	}
 	return 0;
+}
+
+/*
+ * Check that ev, prepared read-write, holds generation N-1, then make it
+ * generation N and write it back.  0, -ESRCH (not generation N-1: ev->why
+ * says why, nothing changed), or another negative errno after a message.
+ */
+static int evolve_prepared(struct evolve *ev, uint32_t n)
+{
+	int ret, cerr;
+
+	ret = check_target(ev, n);
+	if (!ret) {
+		ret = apply(ev);
+		if (!ret)
+			ev->step = "written back";
+	}
+	if (ev->img) {
+		if (!ret && ev->usage)
+			ext4_edit_usage(ev->img, ev->usage);
+		/* what was done is written back even after a failure: the image stays consistent */
+		cerr = ext4_edit_close(ev->img);
+		ev->img = NULL;
+		if (cerr && !ret)
+			ret = fail_at(ev, "cannot write back", ev->name, cerr);
+	}
+	return ret;
 }
 
 int cmd_evolve(struct cli *c, struct params *p)
@@ -665,20 +741,11 @@ int cmd_evolve(struct cli *c, struct params *p)
 	ret = prepare(&ev, "evolve", p, 1);
 	if (ret)
 		return ret;
-	ret = check_target(&ev, p->generation);
-	if (!ret) {
-		ret = apply(&ev);
-		if (!ret)
-			ev.step = "written back";
-	}
-	if (ev.img) {
-		/* what was done is written back even after a failure: the image stays consistent */
-		int cerr = ext4_edit_close(ev.img);
-
-		ev.img = NULL;
-		if (cerr && !ret)
-			ret = fail_at(&ev, "cannot write back", c->operand, cerr);
-	}
+	ret = evolve_prepared(&ev, p->generation);
+	if (ret == -ESRCH)
+		fprintf(stderr, "imprint: evolve: '%s' is not generation %" PRIu32 " of this plan: "
+				"%s (give the options it was created with; nothing was changed)\n",
+			ev.target, p->generation - 1, ev.why);
 	if (ret) {
 		evolve_release(&ev);
 		return 1;
@@ -695,6 +762,28 @@ int cmd_evolve(struct cli *c, struct params *p)
 	}
 	evolve_release(&ev);
 	return 0;
+}
+
+int evolve_image(const char *path, const char *name, const struct params *p,
+		 volatile sig_atomic_t *cancel, struct ext4_edit_usage *usage, char *why, size_t len)
+{
+	struct evolve ev = { .target = path, .name = name, .scratch = 1, .cancel = cancel,
+			     .usage = usage };
+	int ret;
+
+	why[0] = '\0';
+	ret = prepare(&ev, "create", p, 1);
+	if (ret == -ESRCH) {
+		snprintf(why, len, "%s", ev.why);
+		return ret;
+	}
+	if (ret)
+		return ret == EXIT_USAGE ? -EINVAL : -EIO;
+	ret = evolve_prepared(&ev, p->generation);
+	if (ret == -ESRCH)
+		snprintf(why, len, "%s", ev.why);
+	evolve_release(&ev);
+	return ret;
 }
 
 /* Change kinds the census counts, beside enum gen_edit_kind's. */
@@ -719,10 +808,87 @@ static int holds(struct evolve *ev, const struct plan *pl, uint64_t f, const cha
 	       st.mtime == m.mtime && st.mtime_ns == m.mtime_ns;
 }
 
-int evolve_census(const char *target, const struct params *p, FILE *out)
+/* JSON key of census kind k. */
+static const char *census_key(unsigned k)
+{
+	static const char *const extra[] = { "renamed_or_moved", "metadata_only", "unchanged",
+					     "deleted" };
+
+	return k < GEN_EDIT_KINDS ? plan_gen_kind_name(k) : extra[k - GEN_EDIT_KINDS];
+}
+
+static double share(uint64_t n, uint64_t of)
+{
+	return of ? (double)n / (double)of : 0;
+}
+
+/* The census as text lines to out. */
+static void census_text(const uint64_t *planned, const uint64_t *held, uint64_t base,
+			const char *target, uint32_t n, FILE *out)
+{
+	uint64_t all = 0, all_held = 0;
+
+	fprintf(out, "\ngeneration %" PRIu32 " of the plan in '%s' (files by the change generation "
+		     "%" PRIu32 " planned; as planned: size and mtime, or gone; rate: of generation "
+		     "%" PRIu32 "'s %" PRIu64 " files):\n",
+		n, target, n, n - 1, base);
+	for (unsigned k = 0; k < CEN_KINDS; k++) {
+		all += planned[k];
+		all_held += held[k];
+		if (planned[k])
+			fprintf(out, "    %-17s %" PRIu64 " of %" PRIu64 " as planned (%.2f%%), "
+				     "rate %.4f%% achieved of %.4f%% planned\n",
+				census_name(k), held[k], planned[k],
+				100.0 * share(held[k], planned[k]), 100.0 * share(held[k], base),
+				100.0 * share(planned[k], base));
+	}
+	fprintf(out, "    %-17s %" PRIu64 " of %" PRIu64 " as planned (%.2f%%)\n", "all", all_held,
+		all, all ? 100.0 * (double)all_held / (double)all : 100.0);
+}
+
+/* The census as JSON, or NULL when out of memory. */
+static struct json_object *census_json(const uint64_t *planned, const uint64_t *held,
+				       uint64_t base, uint32_t n)
+{
+	struct json_object *o = json_object_new_object(), *kinds = json_object_new_object();
+	uint64_t all = 0, all_held = 0;
+
+	if (!o || !kinds) {
+		json_object_put(o);
+		json_object_put(kinds);
+		return NULL;
+	}
+	json_object_object_add(o, "generation", json_object_new_int64(n));
+	json_object_object_add(o, "files_before", json_object_new_uint64(base));
+	for (unsigned k = 0; k < CEN_KINDS; k++) {
+		struct json_object *x = json_object_new_object();
+
+		all += planned[k];
+		all_held += held[k];
+		if (!x)
+			continue;
+		json_object_object_add(x, "planned", json_object_new_uint64(planned[k]));
+		json_object_object_add(x, "as_planned", json_object_new_uint64(held[k]));
+		json_object_object_add(x, "share_as_planned",
+				       json_object_new_double(planned[k] ? share(held[k], planned[k]) : 1));
+		json_object_object_add(x, "rate_planned",
+				       json_object_new_double(share(planned[k], base)));
+		json_object_object_add(x, "rate_achieved", json_object_new_double(share(held[k], base)));
+		json_object_object_add(kinds, census_key(k), x);
+	}
+	json_object_object_add(o, "kinds", kinds);
+	json_object_object_add(o, "files_planned", json_object_new_uint64(all));
+	json_object_object_add(o, "files_as_planned", json_object_new_uint64(all_held));
+	json_object_object_add(o, "share_as_planned",
+			       json_object_new_double(all ? share(all_held, all) : 1));
+	return o;
+}
+
+int evolve_census(const char *target, const struct params *p, FILE *out,
+		  struct json_object **json)
 {
 	struct evolve ev = { .target = target };
-	uint64_t planned[CEN_KINDS] = { 0 }, held[CEN_KINDS] = { 0 }, all = 0, all_held = 0;
+	uint64_t planned[CEN_KINDS] = { 0 }, held[CEN_KINDS] = { 0 };
 	char p1[8192], p2[8192];
 	int ret = prepare(&ev, "measure", p, 0);
 
@@ -758,19 +924,14 @@ int evolve_census(const char *target, const struct params *p, FILE *out)
 		if (ev.ops->stat(&ev, p1, &st) == -ENOENT)
 			held[CEN_DELETED]++;
 	}
-	fprintf(out, "\ngeneration %" PRIu32 " of the plan in '%s' (files by the change generation "
-		     "%" PRIu32 " planned; as planned: size and mtime, or gone):\n",
-		p->generation, target, p->generation);
-	for (unsigned k = 0; k < CEN_KINDS; k++) {
-		all += planned[k];
-		all_held += held[k];
-		if (planned[k])
-			fprintf(out, "    %-17s %" PRIu64 " of %" PRIu64 " as planned (%.2f%%)\n",
-				census_name(k), held[k], planned[k],
-				100.0 * (double)held[k] / (double)planned[k]);
+	if (json) {
+		*json = census_json(planned, held, ev.prev.nfiles, p->generation);
+		ret = *json ? 0 : 1;
+		if (ret)
+			fprintf(stderr, "imprint: measure: out of memory\n");
+	} else {
+		census_text(planned, held, ev.prev.nfiles, target, p->generation, out);
 	}
-	fprintf(out, "    %-17s %" PRIu64 " of %" PRIu64 " as planned (%.2f%%)\n", "all", all_held,
-		all, all ? 100.0 * (double)all_held / (double)all : 100.0);
 	evolve_release(&ev);
-	return 0;
+	return ret;
 }

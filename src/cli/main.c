@@ -447,7 +447,9 @@ static const struct opt_help {
 	  "extension): converted by qemu-img once built", 0 },
 	{ OPT_BACKING, "    --backing FILE",
 	  "qcow2: an overlay on FILE (the qcow2 image of the\n"
-	  "generation before) holding only what differs from it", 0 },
+	  "generation before) holding only what differs from it;\n"
+	  "with --generation N and FILE holding N-1 (ext2/3/4),\n"
+	  "N is evolved from a copy of FILE: only what changed", 0 },
 	{ OPT_INCLUDE, "    --include SRC[:DEST]",
 	  "copy the file or directory SRC into the image at DEST\n"
 	  "(absolute; default '/' and SRC's name), owners, modes,\n"

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "plan/generation.h"
 #include "report/gen_report.h"
 #include "core/progress.h"
 #include "util/strutil.h"
@@ -424,8 +425,12 @@ static void add_disk_json(struct json_object *o, const struct build_summary *s)
 		json_object_object_add(o, "format", json_object_new_string(s->format));
 		json_object_object_add(o, "convert_seconds", new_double(s->convert_seconds, 3));
 		json_object_object_add(o, "file_size", json_object_new_uint64(s->file_size));
-		if (s->backing)
+		if (s->backing) {
 			json_object_object_add(o, "backing", json_object_new_string(s->backing));
+			/* true: the backing's generation evolved, its layout kept; false: laid out afresh */
+			json_object_object_add(o, "evolved_from_backing",
+					       json_object_new_boolean(s->evolved_from != NULL));
+		}
 	}
 }
 
@@ -445,6 +450,9 @@ static void print_disk_text(const struct build_summary *s, FILE *out)
 		fprintf(out, "  converted to %s by qemu-img in %.2f s (a %s file%s%s)\n", s->format,
 			s->convert_seconds, a, s->backing ? ", an overlay on " : "",
 			s->backing ? s->backing : "");
+		if (s->evolved_from && s->gen)
+			fprintf(out, "  evolved from generation %" PRIu32 " in %s: its layout kept, only what changed written\n",
+				s->gen->n - 1, s->evolved_from);
 	}
 }
 

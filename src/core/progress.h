@@ -58,6 +58,7 @@ struct build_summary {
 	double convert_seconds;    /* the time the conversion added (in seconds too) */
 	uint64_t file_size;        /* with format: the converted file's length */
 	const char *backing;       /* qcow2 --backing: the name the overlay records, else NULL */
+	const char *evolved_from;  /* the same when generation N was evolved from its copy, else NULL */
 	const char *diskless;      /* a backend that wrote nothing (its name), else NULL */
 	const struct plan_gen *gen; /* a later generation's changes (plan.gen), else NULL */
 };

@@ -442,6 +442,10 @@ void measure_print_json(const struct mresult *r, const struct mstate *m,
 {
 	json_object *j = measure_json(r, m, o);
 
+	if (j && o->json_extra) {
+		json_object_object_foreach(o->json_extra, key, val)
+			json_object_object_add(j, key, json_object_get(val));
+	}
 	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(j);

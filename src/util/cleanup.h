@@ -39,7 +39,8 @@ void cleanup_untrack(const char *path);
  * known place (tests/signals.sh, tests/live_tree.sh).  Points: "mounted"
  * (a file system of ours is mounted), "mke2fs" (just before mke2fs runs),
  * "listed" (a mounted tree's top directory is listed, its entries not yet
- * read).
+ * read), "backing-copied" (create --backing: the backing's disk is copied
+ * into the temporary raw image, not yet evolved).
  */
 void cleanup_test_pause(const char *point);
 
