@@ -33,6 +33,14 @@ for d in range(12):
         # incompressible media and data
         open(os.path.join(p, "i%d.jpg" % f), "wb").write(r.randbytes(r.randint(20000, 200000)))
         open(os.path.join(p, "b%d.dat" % f), "wb").write(r.randbytes(r.randint(5000, 80000)))
+        # tables of code points and names: many distinct words (numbers), as Unicode data files
+        base = r.randint(0x1000, 0xF0000)
+        tbl = []
+        for _ in range(r.randint(300, 3000)):
+            base += r.randint(1, 9)
+            tbl.append("%04X;%s %s;%s\n" % (base, r.choice(words).upper(), r.choice(words).upper(),
+                                              r.choice(["Lu", "Ll", "Nd", "Mn"])))
+        open(os.path.join(p, "u%d.tbl" % f), "w").write("".join(tbl))
         # documentation without an extension
         open(os.path.join(p, "README%d" % f), "w").write(
             "".join("%s %s %s.\n" % (r.choice(words), r.choice(words), r.choice(words))
@@ -44,10 +52,13 @@ for i, f in enumerate(pyc + mo):
     shutil.copyfile(f, os.path.join(root, "real", "%d%s" % (i, os.path.splitext(f)[1])))
 PY
 
-# a tree's figures by extension: ext gzip text (zlib -6 of each file's first 1 MiB)
+# a tree's figures by extension: ext gzip text words (zlib -6 of each file's first 1 MiB;
+# distinct words per KiB: per file, in its first 128 KiB, words being runs of ASCII letters
+# and digits case folded, files weighted by size)
 ratios() {
 	python3 - "$1" <<'PY'
-import os, sys, zlib
+import os, re, sys, zlib
+tok = re.compile(rb"[A-Za-z0-9]+")
 tot = {}
 for dp, dns, fns in os.walk(sys.argv[1]):
     dns[:] = [d for d in dns if d != "lost+found"]
@@ -55,11 +66,17 @@ for dp, dns, fns in os.walk(sys.argv[1]):
         i = n.rfind(".")
         e = n[i + 1:] if i > 0 else "-"
         b = open(os.path.join(dp, n), "rb").read()[:1 << 20]
-        t = tot.setdefault(e, [0, 0, 0, 0])
+        t = tot.setdefault(e, [0, 0, 0, 0, 0.0, 0])
         t[0] += len(b); t[1] += len(zlib.compress(b, 6)); t[2] += 1
         t[3] += b"\0" not in b[:8192]
+        h = b[:128 << 10]
+        if h:
+            size = os.path.getsize(os.path.join(dp, n))
+            t[4] += size * 1024.0 * len(set(w.lower() for w in tok.findall(h))) / len(h)
+            t[5] += size
 for e, t in sorted(tot.items()):
-    print(e, "%.4f" % (t[0] / t[1] if t[1] else 0), "%.3f" % (t[3] / t[2]))
+    print(e, "%.4f" % (t[0] / t[1] if t[1] else 0), "%.3f" % (t[3] / t[2]),
+          "%.2f" % (t[4] / t[5] if t[5] else 0))
 PY
 }
 
@@ -72,7 +89,7 @@ fi
 # the table's entries, its "+=" lines too
 line=" $(sed -n 's/^ext_content +\{0,1\}= //p' "$WORK/p.conf" | tr '\n' ' ')"
 
-for e in xml h jpg dat; do
+for e in xml h jpg dat tbl; do
 	case " $line" in
 	*" $e:"*) pass "ext_content holds .$e" ;;
 	*) fail "no .$e in ext_content: $(echo "$line" | head -c 300)" ;;
@@ -111,7 +128,7 @@ fi
 
 ratios "$WORK/src" >"$WORK/src.r"
 ratios "$WORK/clone" >"$WORK/clone.r"
-for e in xml h dat -; do
+for e in xml h dat tbl -; do
 	s=$(awk -v e="$e" '$1 == e { print $2 }' "$WORK/src.r")
 	c=$(awk -v e="$e" '$1 == e { print $2 }' "$WORK/clone.r")
 	if [ -n "$s" ] && [ -n "$c" ] &&
@@ -121,6 +138,35 @@ for e in xml h dat -; do
 		fail ".$e: clone gzip ratio '$c' against the source's '$s' (tolerance $TOL)"
 	fi
 done
+# the vocabulary: the sixth figure is the source's distinct words per KiB (measured here by
+# Python), and the clone's .tbl (prose made to it) has as many
+listed=$(tr ' ' '\n' <<<"$line" | sed -n 's/^tbl:[^/]*\/[^/]*\/[^/]*\/[^/]*\/[^/]*\/\([0-9.]*\)$/\1/p')
+s=$(awk '$1 == "tbl" { print $4 }' "$WORK/src.r")
+[ -n "$listed" ] && [ -n "$s" ] && awk -v a="$listed" -v b="$s" 'BEGIN { exit !(a / b - 1 <= 0.02 && b / a - 1 <= 0.02) }' &&
+	pass ".tbl: ext_content's distinct words per KiB $listed, Python counts $s" ||
+	fail ".tbl: ext_content lists distinct words per KiB '$listed', Python counts '$s'"
+c=$(awk '$1 == "tbl" { print $4 }' "$WORK/clone.r")
+if [ -n "$s" ] && [ -n "$c" ] &&
+	awk -v s="$s" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }'; then
+	pass ".tbl: clone distinct words per KiB $c within $TOL of the source's $s"
+else
+	fail ".tbl: clone distinct words per KiB '$c' against the source's '$s' (tolerance $TOL)"
+fi
+# a profile made before the figure (five figures an entry) loads, and its clone keeps the
+# format's own vocabulary: fewer distinct words in .tbl
+sed -E '/^ext_content/s#(:[^/ ]+/[^/ ]+/[^/ ]+/[^/ ]+/[^/ ]+)/[0-9.]+#\1#g' "$WORK/p.conf" >"$WORK/old.conf"
+grep -q 'tbl:[^/ ]*/[^/ ]*/[^/ ]*/[^/ ]*/[^/ ]* ' "$WORK/old.conf" || grep -q 'tbl:[^/ ]*/[^/ ]*/[^/ ]*/[^/ ]*/[^/ ]*$' "$WORK/old.conf" ||
+	fail "the five-figure profile still has six figures for .tbl"
+mkdir -p "$WORK/oldclone"
+if "$IMPRINT" create -c "$WORK/old.conf" "$WORK/oldclone" >/dev/null 2>"$WORK/err"; then
+	o=$(ratios "$WORK/oldclone" | awk '$1 == "tbl" { print $4 }')
+	[ -n "$o" ] && awk -v o="$o" -v c="$c" 'BEGIN { exit !(o < c * 0.8) }' &&
+		pass "a five-figure profile loads; its .tbl has $o distinct words per KiB (with the figure: $c)" ||
+		fail "five-figure profile: .tbl distinct words per KiB '$o' against '$c' with the figure"
+else
+	fail "create from a five-figure profile: $(head -c 300 "$WORK/err")"
+fi
+
 c=$(awk '$1 == "jpg" { print $2 }' "$WORK/clone.r")
 [ -n "$c" ] && awk -v c="$c" 'BEGIN { exit !(c <= 1.05) }' &&
 	pass ".jpg: clone gzip ratio $c at most 1.05 (source random)" ||
@@ -187,5 +233,9 @@ printf 'ext_content = xml:0.5/0/0/0/1\n' >"$WORK/bad.conf"
 expect_status 2 "ext_content ratio below 1 refused" "$IMPRINT" plan -c "$WORK/bad.conf"
 grep -q "ext_content" "$WORK/err" && pass "the message names ext_content" ||
 	fail "the message does not name ext_content: $(head -c 300 "$WORK/err")"
+printf 'ext_content = xml:3/0/0/0/1/600\n' >"$WORK/bad.conf"
+expect_status 2 "ext_content distinct words per KiB above 512 refused" "$IMPRINT" plan -c "$WORK/bad.conf"
+printf 'ext_content = xml:3/0/0/0/1/20/1\n' >"$WORK/bad.conf"
+expect_status 2 "ext_content with seven figures refused" "$IMPRINT" plan -c "$WORK/bad.conf"
 
 finish

@@ -60,7 +60,7 @@ int content_stats_init(struct content_stats *st, const struct content_stats_opts
 	p->head = malloc(MAGIC_HEAD);
 	p->xs = XXH3_createState();
 	p->sxs = XXH3_createState();
-	if (!p->head || !p->xs || !p->sxs)
+	if (!p->head || !p->xs || !p->sxs || words_init(&p->words))
 		goto out_release;
 	ret = content_pool_new(&p->pool, st, st->opts.jobs > 1 ? st->opts.jobs : 0);
 	if (ret)
@@ -91,6 +91,7 @@ void content_stats_release(struct content_stats *st)
 			magic_close(p->magic);
 		XXH3_freeState(p->xs);
 		XXH3_freeState(p->sxs);
+		words_release(&p->words);
 		FREE_ALL(p->head, p->path, p->f_hash, p->hole, p);
 		st->priv = NULL;
 	}
@@ -258,6 +259,7 @@ int content_stats_begin(struct content_stats *st, const char *path, uint64_t siz
 	XXH3_128bits_reset(p->sxs);
 	p->seg_nonzero = false;
 	p->zero_run = 0;
+	words_reset(&p->words);
 	p->open = true;
 	return 0;
 }
@@ -393,6 +395,7 @@ int content_stats_data(struct content_stats *st, const void *data, size_t len)
 	ret = hash_data(p, buf, len);
 	if (ret)
 		return ret;
+	words_feed(&p->words, buf, len);
 	if (p->head_len < MAGIC_HEAD) {
 		size_t n = len < MAGIC_HEAD - p->head_len ? len : MAGIC_HEAD - p->head_len;
 
@@ -566,9 +569,16 @@ int content_stats_end(struct content_stats *st)
 		sat_add(&e->g.bytes, p->size);
 		e->g.dup_files += !!(seen & SEEN);
 		if (!(seen & SEEN)) {
+			bool text = p->size && head_is_text(p->head, p->head_len < p->size ?
+								      p->head_len : p->size);
+			uint32_t nw = words_end(&p->words);
+
 			e->distinct_files++;
-			e->text_files += p->size && head_is_text(p->head, p->head_len < p->size ?
-								 p->head_len : p->size);
+			e->text_files += text;
+			if (text && p->words.fed) {
+				e->words_kib += (double)p->size * 1024.0 * nw / (double)p->words.fed;
+				sat_add(&e->words_bytes, p->size);
+			}
 			e->g.blocks += p->f_blocks;
 			e->g.hole_blocks += p->f_hole;
 			e->g.zero_blocks += p->f_zero;
@@ -726,6 +736,11 @@ double content_dedup_block_share(const struct content_group_stats *g)
 double content_zero_block_share(const struct content_group_stats *g)
 {
 	return share_of(g->zero_blocks, g->blocks);
+}
+
+double content_words_per_kib(const struct content_ext_stats *e)
+{
+	return e->words_bytes ? e->words_kib / (double)e->words_bytes : 0;
 }
 
 double content_ratio_zlib(const struct content_group_stats *g)

@@ -100,6 +100,9 @@ struct content_miss {
  * in (dup_blocks: dedup_blocks plus the first occurrence when it was in a
  * file of the same extension).  text_files: distinct files whose first
  * 8 KiB hold no NUL byte and are UTF-8 (a character cut at the end aside).
+ * words_kib, words_bytes: over those text files, the sum of size times
+ * distinct words per KiB of the file's head (util/words.h), and the sum of
+ * sizes: content_words_per_kib() is the one by the other.
  */
 #define CONTENT_EXT_MAX 256
 struct content_ext_stats {
@@ -107,6 +110,8 @@ struct content_ext_stats {
 	struct content_group_stats g;
 	uint64_t text_files;
 	uint64_t distinct_files;
+	double words_kib;
+	uint64_t words_bytes;
 };
 
 struct content_stats_opts {
@@ -200,6 +205,8 @@ double content_dup_file_share(const struct content_group_stats *g);
 double content_dup_block_share(const struct content_group_stats *g);
 double content_dedup_block_share(const struct content_group_stats *g);
 double content_zero_block_share(const struct content_group_stats *g);
+/* An extension's distinct words per KiB of its text files (0: none). */
+double content_words_per_kib(const struct content_ext_stats *e);
 double content_ratio_zlib(const struct content_group_stats *g);
 double content_ratio_zstd(const struct content_group_stats *g);
 

@@ -12,6 +12,7 @@
 #include <zstd.h>
 
 #include "analysis/content_stats.h"
+#include "util/words.h"
 #include "util/util.h"
 
 #define BLOCK	   4096
@@ -141,6 +142,7 @@ struct cs_priv {
 	size_t seg_want;  /* its length */
 	bool seg_nonzero; /* the current segment has a byte that is not 0 */
 	uint64_t zero_run; /* bytes of all-zero segments not yet in xs */
+	struct words words; /* the distinct words of its head */
 };
 
 /*

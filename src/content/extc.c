@@ -14,6 +14,7 @@
 #include "model/tables.h"
 #include "plan/plan.h"
 #include "util/rng.h"
+#include "util/words.h"
 
 /* EXTC_PYC: a generator of its own (pyc, mo) whose text follows gen_file.boost */
 enum extc_kind { EXTC_KEEP, EXTC_TEXT, EXTC_BIN, EXTC_PYC };
@@ -23,6 +24,7 @@ struct extc_ent {
 	enum extc_kind kind;
 	const struct gen_ops *base; /* EXTC_TEXT: the text format; EXTC_PYC: pyc's */
 	int32_t boost;              /* EXTC_TEXT, EXTC_PYC: of the text */
+	uint32_t fresh;             /* EXTC_TEXT: gen_file.fresh, to the profile's distinct words */
 	void *bm;                   /* EXTC_BIN: its binary model */
 };
 
@@ -99,6 +101,23 @@ static uint32_t sample_sizes(const struct content_model *cm, const char *ext, ui
 	return n;
 }
 
+/* Sample file f of the given size as e makes it with boost b. */
+static struct gen_file sample_file(const struct content_model *cm, const struct extc_ent *e,
+				   uint64_t f, uint64_t size, int32_t b)
+{
+	struct gen_file g = {
+		.key = rng_mix64(cm->seed ^ rng_mix64(f ^ UINT64_C(0x6578742D63616C31))),
+		.file = f,
+		.size = size,
+		.ext = e->name,
+		.cm = cm,
+		.boost = b,
+		.fresh = e->fresh,
+	};
+
+	return g;
+}
+
 /* zlib -6 ratio of the sample made with boost b (harmonic mean of the files' ratios). */
 static int sample_ratio(const struct content_model *cm, const struct extc_ent *e, int32_t b,
 			const uint64_t *size, const uint64_t *file, uint32_t n, uint8_t *buf,
@@ -107,14 +126,7 @@ static int sample_ratio(const struct content_model *cm, const struct extc_ent *e
 	double inv = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
-		struct gen_file g = {
-			.key = rng_mix64(cm->seed ^ rng_mix64(file[i] ^ UINT64_C(0x6578742D63616C31))),
-			.file = file[i],
-			.size = size[i],
-			.ext = e->name,
-			.cm = cm,
-			.boost = b,
-		};
+		struct gen_file g = sample_file(cm, e, file[i], size[i], b);
 		/*
 		 * a larger file: SAMPLE_CAP bytes from the middle of its first 1 MiB
 		 * (text compresses better further in: a prefix would understate
@@ -150,6 +162,7 @@ static int calibrate(const struct content_model *cm, struct extc_ent *e, double 
 	double r, r0 = 0;
 	int ret = -ENOMEM;
 
+	e->boost = 0;
 	if (!buf || !out)
 		goto out;
 	ret = sample_ratio(cm, e, 0, size, file, n, buf, out, &r0);
@@ -180,6 +193,86 @@ out:
 	return ret;
 }
 
+/*
+ * Distinct words per KiB of the sample made with e's boost and fresh: each
+ * file's first WORDS_HEAD bytes as profile --content counts them, the
+ * files' figures averaged (the picks are by size: an average by bytes).
+ */
+static int sample_words(const struct content_model *cm, const struct extc_ent *e,
+			const uint64_t *size, const uint64_t *file, uint32_t n, uint8_t *buf,
+			struct words *wd, double *wpk)
+{
+	double sum = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct gen_file g = sample_file(cm, e, file[i], size[i], e->boost);
+		size_t len = (size_t)(size[i] < WORDS_HEAD ? size[i] : WORDS_HEAD);
+		int ret = e->base->fill(&g, 0, buf, len);
+
+		if (ret)
+			return ret;
+		words_reset(wd);
+		words_feed(wd, buf, len);
+		sum += 1024.0 * words_end(wd) / (double)len;
+	}
+	*wpk = n ? sum / n : 0;
+	return 0;
+}
+
+/* The largest fresh share tried: 15 words of 16 new to their file. */
+#define FRESH_MAX 61440
+
+/*
+ * The profile's distinct words per KiB (words > 0) as well as its ratio:
+ * fresh raised by bisection until the sample has the words (below the
+ * format's own vocabulary it stays 0), then the boost calibrated again for
+ * the ratio, which moves the words back: three times, the words last (the
+ * ratio is then near, the words on target).
+ */
+static int calibrate_words(const struct content_model *cm, struct extc_ent *e, double ratio,
+			   double target)
+{
+	uint64_t size[SAMPLE_FILES], file[SAMPLE_FILES];
+	uint32_t n = sample_sizes(cm, e->name, size, file);
+	uint8_t *buf = malloc(WORDS_HEAD);
+	struct words wd;
+	double v;
+	int ret = -ENOMEM;
+
+	if (!buf || words_init(&wd)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	for (int round = 0; round < 3; round++) {
+		uint32_t lo = 0, hi = FRESH_MAX;
+
+		e->fresh = 0;
+		ret = sample_words(cm, e, size, file, n, buf, &wd, &v);
+		if (ret || v >= target)
+			break;
+		for (int s = 0; s < BISECT_STEPS && hi - lo > 1; s++) {
+			e->fresh = lo + (hi - lo) / 2;
+			ret = sample_words(cm, e, size, file, n, buf, &wd, &v);
+			if (ret)
+				goto out;
+			if (v < target)
+				lo = e->fresh;
+			else
+				hi = e->fresh;
+		}
+		e->fresh = lo + (hi - lo) / 2;
+		if (round == 2)
+			break;
+		ret = calibrate(cm, e, ratio);
+		if (ret)
+			break;
+	}
+out:
+	words_release(&wd);
+	free(buf);
+	return ret;
+}
+
 int content_extc_init(struct content_model *cm)
 {
 	const struct param_tables *t = cm->pl ? &cm->pl->prm.tab : NULL;
@@ -203,6 +296,8 @@ int content_extc_init(struct content_model *cm)
 			e->kind = EXTC_TEXT;
 			e->base = is_text_ops(ops) ? ops : &gen_text_ops;
 			ret = calibrate(cm, e, f[0]);
+			if (!ret && f[TAB_EXTC_WORDS] > 0)
+				ret = calibrate_words(cm, e, f[0], f[TAB_EXTC_WORDS]);
 		} else if (ops == &gen_mo_ops) {
 			/* catalogues: how many messages continue an earlier one */
 			e->kind = EXTC_PYC;
@@ -247,6 +342,13 @@ long content_extc_boost(const struct content_model *cm, const char *ext)
 	return e && e->kind == EXTC_TEXT ? (long)e->boost : -1;
 }
 
+long content_extc_fresh(const struct content_model *cm, const char *ext)
+{
+	const struct extc_ent *e = extc_find(cm, ext);
+
+	return e && e->kind == EXTC_TEXT ? (long)e->fresh : -1;
+}
+
 static int extc_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
 {
 	const struct extc_ent *e = extc_find(g->cm, g->ext);
@@ -259,6 +361,7 @@ static int extc_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 	case EXTC_PYC:
 		t = *g;
 		t.boost = e->boost;
+		t.fresh = e->fresh;
 		return e->base->fill(&t, off, buf, len);
 	case EXTC_BIN:
 		content_binary_model_bytes(e->bm, g->key, off, buf, len);

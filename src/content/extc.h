@@ -14,7 +14,10 @@
  * - a text format (text, html, source, json, xml): the same format, its
  *   recurrence moved (gen_file.boost) until a sample of the plan's own
  *   files of the extension compresses to the listed gzip -6 ratio, or
- *   lowered toward none for a ratio below the format's own;
+ *   lowered toward none for a ratio below the format's own; with the
+ *   profile's distinct words per KiB (sixth figure), also fresh tokens
+ *   (gen_file.fresh) until the sample has that many distinct words, the
+ *   recurrence calibrated again after (the two pull against each other);
  * - "other binary" that the source had as text (text share 0.5 or more,
  *   e.g. README, copyright, .pas): prose, raised the same way;
  * - "other binary" named pyc: a CPython 3.11 byte-compiled module
@@ -32,6 +35,9 @@ const struct gen_ops *content_extc_ops(const struct content_model *cm, const cha
 
 /* The boost the calibration chose for a listed text extension, or -1 (for tests and reports). */
 long content_extc_boost(const struct content_model *cm, const char *ext);
+
+/* Its fresh share (gen_file.fresh, 0..65535), or -1: the same. */
+long content_extc_fresh(const struct content_model *cm, const char *ext);
 
 /*
  * A CPython 3.11 .pyc of g->size bytes (magic 0x0a0d0da7 little-endian,

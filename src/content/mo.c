@@ -17,7 +17,9 @@
  * of the same vocabulary drawn again: text that compresses as real
  * catalogues do.  The tables and strings take at most MO_CORE bytes,
  * rebuilt at each fill; a larger file's last translation runs on to the
- * end with the model's text (gen_text_bytes), so any range is cheap.
+ * end with the model's text (gen_text_bytes; a profile's, gen_file.boost
+ * set: prose with that recurrence, so that large catalogues reach its
+ * ratio too), so any range is cheap.
  */
 
 #define MO_MAGIC 0x950412deu
@@ -241,7 +243,22 @@ static int mo_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t 
 		} else if (p < g->size - 1) {
 			uint64_t n = MIN(end, g->size - 1) - p;
 
-			gen_text_bytes(g->cm, g->key ^ SALT_MO, p, o, n);
+			if (g->boost) {
+				/* a profile's catalogue: its text recurs as the boost says too */
+				struct gen_file t = *g;
+				int ret;
+
+				t.ext = "txt";
+				t.memo = NULL;
+				t.key = g->key ^ SALT_MO;
+				ret = gen_text_ops.fill(&t, p, o, (size_t)n);
+				if (ret) {
+					free(c);
+					return ret;
+				}
+			} else {
+				gen_text_bytes(g->cm, g->key ^ SALT_MO, p, o, n);
+			}
 			for (uint64_t i = 0; i < n; i++)
 				o[i] = o[i] ? o[i] : ' ';
 			p += n;

@@ -97,7 +97,11 @@ static int parse_sbe(struct param_tables *t, uint32_t i, char *tok)
 	return n == TAB_SBE_Q ? 0 : -EINVAL;
 }
 
-/* EXT:RATIO/DUPF/DUPB/ZERO/TEXT into entry i: a ratio >= 1, then shares in [0, 1], each EXT once */
+/*
+ * EXT:RATIO/DUPF/DUPB/ZERO/TEXT[/WORDS] into entry i: a ratio >= 1, then
+ * shares in [0, 1], then optionally distinct words per KiB in [0, 512]
+ * (0 when absent: a profile made before it), each EXT once
+ */
 static int parse_extc(struct param_tables *t, uint32_t i, char *tok)
 {
 	char *rest = parse_ext_prefix(tok, t->extc_name[i]), *q, *save = NULL;
@@ -111,10 +115,13 @@ static int parse_extc(struct param_tables *t, uint32_t i, char *tok)
 	for (q = strtok_r(rest, "/", &save); q; q = strtok_r(NULL, "/", &save)) {
 		if (n == TAB_EXTC_F || parse_share(q, &t->extc[i][n]))
 			return -EINVAL;
-		if (n ? t->extc[i][n] > 1 : t->extc[i][n] < 1 || t->extc[i][n] > 1000)
+		if (n == TAB_EXTC_WORDS ? t->extc[i][n] > 512 :
+		    n ? t->extc[i][n] > 1 : t->extc[i][n] < 1 || t->extc[i][n] > 1000)
 			return -EINVAL;
 		n++;
 	}
+	if (n == TAB_EXTC_WORDS)
+		t->extc[i][n++] = 0;
 	return n == TAB_EXTC_F ? 0 : -EINVAL;
 }
 

@@ -19,7 +19,9 @@
 #define TAB_MODE_MAX 64    /* permission modes of a mode table */
 #define TAB_AGEQ_MAX 1025  /* age quantiles */
 #define TAB_EXTC_MAX 32    /* extensions with content figures of their own */
-#define TAB_EXTC_F 5       /* the figures: gzip ratio, dup files, dup blocks, zero blocks, text */
+#define TAB_EXTC_F 6       /* the figures: gzip ratio, dup files, dup blocks, zero blocks, text,
+			      distinct words per KiB (0: not measured) */
+#define TAB_EXTC_WORDS 5   /* the last, optional in a profile */
 
 /*
  * Tables that replace a parametric law when they are not empty (a count
@@ -47,10 +49,12 @@
  *   mode_dirs = 0755:s ...         the same of directories (the root aside)
  *   age_quantiles = a0 a1 ... aN   file ages in days before time_ref at u = i/N
  *   atime_quantiles = f0 ... fN    where atime lies from mtime (0) to time_ref (1)
- *   ext_content = e1:r/f/b/z/t ... content of extension e1's files as the source had
- *                                  it: gzip -6 ratio r (>= 1), duplicate-file share f,
+ *   ext_content = e1:r/f/b/z/t[/w] ... content of extension e1's files as the source
+ *                                  had it: gzip -6 ratio r (>= 1), duplicate-file share f,
  *                                  duplicate-block share b, zero-block share z, text
- *                                  share t (each in [0, 1]); content/extc.c
+ *                                  share t (each in [0, 1]), and distinct words per KiB w
+ *                                  (util/words.h; optional, 0 or absent: not measured);
+ *                                  content/extc.c
  *   source_files = N               the profiled source's files: 'files' when none
  *                                  of files, used and size is given (so that any
  *                                  one of them scales the tree instead)

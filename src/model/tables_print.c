@@ -47,9 +47,9 @@ const struct tab_def tab_defs[TAB_NDEFS] = {
 	{ "atime_quantiles", TK_QUANT, TOFF(natime_q), TOFF(atime_q), TAB_AGEQ_MAX,
 	  "a share in [0, 1], not below the one before",
 	  "atime's place from mtime (0) to time_ref (1) at u = i/N (replaces uniform)" },
-	{ "ext_content", TK_EXTC, TOFF(nextc), 0, TAB_EXTC_MAX, "EXT:RATIO/DUPF/DUPB/ZERO/TEXT",
+	{ "ext_content", TK_EXTC, TOFF(nextc), 0, TAB_EXTC_MAX, "EXT:RATIO/DUPF/DUPB/ZERO/TEXT[/WORDS]",
 	  "an extension's content as the source had it: gzip -6 ratio, duplicate files, duplicate "
-	  "blocks, zero blocks, text share (profile --content)" },
+	  "blocks, zero blocks, text share, distinct words per KiB (profile --content)" },
 	{ "source_files", TK_COUNT, 0, TOFF(source_files), 1, "a whole number of files",
 	  "a profile's file count: files, unless files, used or size is given" },
 	{ "source_bytes", TK_COUNT, 0, TOFF(source_bytes), 1, "a whole number of bytes",
@@ -132,7 +132,8 @@ static void one_extc(FILE *out, const void *ctx, uint32_t i)
 
 	fprintf(out, "%s:", t->extc_name[i]);
 	for (unsigned k = 0; k < TAB_EXTC_F; k++)
-		fprintf(out, "%s%.6g", k ? "/" : "", t->extc[i][k]);
+		if (k != TAB_EXTC_WORDS || t->extc[i][k] > 0)
+			fprintf(out, "%s%.6g", k ? "/" : "", t->extc[i][k]);
 }
 
 void tables_print(const struct params *p, FILE *out)
@@ -203,14 +204,16 @@ void tables_add_json(const struct params *p, struct json_object *o)
 
 	if (t->nextc) {
 		static const char *const f[TAB_EXTC_F] = { "gzip_ratio", "dup_file_share",
-			"dup_block_share", "zero_block_share", "text_share" };
+			"dup_block_share", "zero_block_share", "text_share", "words_per_kib" };
 
 		a = json_object_new_object();
 		for (uint32_t i = 0; i < t->nextc; i++) {
 			struct json_object *x = json_object_new_object();
 
 			for (unsigned k = 0; k < TAB_EXTC_F; k++)
-				json_object_object_add(x, f[k], json_object_new_double(t->extc[i][k]));
+				if (k != TAB_EXTC_WORDS || t->extc[i][k] > 0)
+					json_object_object_add(x, f[k],
+							       json_object_new_double(t->extc[i][k]));
 			json_object_object_add(a, t->extc_name[i], x);
 		}
 		json_object_object_add(o, "ext_content", a);

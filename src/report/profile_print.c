@@ -547,6 +547,7 @@ static int profile_ext_defaults(const struct pstate *s, struct params *p)
 		f[1] = round(p->dup_file_share * 1e4) / 1e4;
 		f[2] = f[3] = 0;
 		f[4] = strcasecmp(m->ext_tab.name[best], "pyc") ? 1 : 0;
+		f[TAB_EXTC_WORDS] = 0; /* not measured: the format's own vocabulary */
 		t->nextc++;
 		bytes[best] = 0;
 	}
@@ -607,6 +608,7 @@ static void profile_ext_content(const struct content_stats *st, struct param_tab
 		f[2] = fmin(1, e->g.blocks ? (double)e->g.dup_blocks / (double)e->g.blocks : 0);
 		f[3] = content_zero_block_share(&e->g);
 		f[4] = e->distinct_files ? (double)e->text_files / (double)e->distinct_files : 0;
+		f[TAB_EXTC_WORDS] = fmin(512, content_words_per_kib(e));
 		for (unsigned i = 0; i < TAB_EXTC_F; i++) /* as printed, so that a reload is the same */
 			f[i] = round(f[i] * 1e4) / 1e4;
 		f[0] = fmax(1, f[0]);
@@ -625,7 +627,7 @@ static void print_content(const struct content_stats *st, unsigned nextc, FILE *
 		content_ratio_zstd(bin), content_dup_block_share(bin), content_zero_block_share(bin),
 		content_ratio_zlib(&st->group[CONTENT_EXEC]));
 	fprintf(out, "# content by extension (ext_content: gzip -6 ratio, duplicate files, duplicate "
-		"blocks, zero blocks, text share of the %u extensions holding the most bytes): clones "
+		"blocks, zero blocks, text share, distinct words per KiB of the %u extensions holding the most bytes): clones "
 		"make each extension's files to these\n", nextc);
 	fprintf(out, "# types (libmagic):");
 	for (size_t i = 0; i < st->nmime && i < 8; i++)

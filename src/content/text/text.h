@@ -128,6 +128,9 @@ struct tw {
 	int32_t boost;              /* gen_file.boost: p and n of every recurrence moved toward
 				       always and one piece by boost / 65536, or p toward never by
 				       -boost / 65536 (0: as the format says) */
+	uint32_t fresh;             /* gen_file.fresh: a word is a fresh token (text_fresh())
+				       with probability fresh / 65536 (0: never, and no draw) */
+	uint64_t fseq;              /* the last fresh hexadecimal number (0: none yet) */
 };
 
 /*
@@ -141,6 +144,22 @@ static inline void text_recur_end(struct tw *w, int on, const struct trng *save)
 {
 	if (on)
 		w->r = *save;
+}
+
+/*
+ * A token new to the file, at out (WMAX bytes of room; returns its length,
+ * 4 to 7): a hexadecimal number as code points and tables have them
+ * (4 or 5 digits, climbing through the unit), or a decimal of 5 to 7
+ * digits.  Its space is large enough that a file meets
+ * few of its tokens twice: each one adds a distinct word, as the rare
+ * identifiers, numbers and names of real files do.
+ */
+unsigned text_fresh(struct tw *w, uint8_t *out);
+
+/* Whether the next word is fresh (one draw, none when w->fresh is 0). */
+static inline int text_fresh_draw(struct tw *w)
+{
+	return w->fresh && (tnext(&w->r) >> 48) < w->fresh;
 }
 
 /*

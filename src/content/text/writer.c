@@ -135,10 +135,48 @@ static inline uint32_t skewed(uint64_t x, unsigned n)
 	return (uint32_t)((((a * b) >> 24) * n) >> 24);
 }
 
+/*
+ * A fresh number: hexadecimal of 4 or 5 digits, in a run that climbs by 1
+ * to 8 from a value drawn at the unit's first one (as the code points of
+ * a table do: distinct words that still share their leading digits, so
+ * that a compressor finds them), or, one in four, a decimal of 5 to 7
+ * digits anywhere.
+ */
+static unsigned text_fresh_number(struct tw *w, uint8_t *out)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	uint64_t x = tnext(&w->r), v;
+	unsigned n = 0;
+
+	if ((x & 3) == 3) {
+		v = 10000 + below(x, 9990000);
+		for (uint64_t t = v; t; t /= 10)
+			n++;
+		for (unsigned i = 0; i < n; i++, v /= 10)
+			out[n - 1 - i] = (uint8_t)('0' + v % 10);
+		return n;
+	}
+	if (!w->fseq || w->fseq >= 0xFFFF8)
+		w->fseq = 0x1000 + below(x, 0xFE000);
+	w->fseq += 1 + ((x >> 2) & 7);
+	v = w->fseq;
+	n = v >= 0x10000 ? 5 : 4;
+	for (unsigned i = 0; i < n; i++, v >>= 4)
+		out[n - 1 - i] = (uint8_t)hex[v & 15];
+	return n;
+}
+
+unsigned text_fresh(struct tw *w, uint8_t *out)
+{
+	return text_fresh_number(w, out);
+}
+
 uint32_t text_name_word(struct tw *w)
 {
 	uint32_t lo = MIN(IDENT_LO, w->tm->n - 1), hi = MIN(IDENT_HI, w->tm->n);
-	uint64_t x = tnext(&w->r);
+	uint64_t x;
+
+	x = tnext(&w->r);
 
 	if (w->rc.kn)
 		x = rng_mix64(w->key ^ SALT_NAME ^
@@ -206,8 +244,17 @@ void text_put_dec(struct tw *w, uint64_t v, unsigned digits)
 
 void text_put_number(struct tw *w)
 {
-	uint64_t x = tnext(&w->r);
-	unsigned k = (unsigned)(x & 15);
+	uint64_t x;
+	unsigned k;
+
+	if (text_fresh_draw(w)) {
+		uint8_t t[WMAX];
+
+		put_mem(w, (const char *)t, text_fresh_number(w, t));
+		return;
+	}
+	x = tnext(&w->r);
+	k = (unsigned)(x & 15);
 
 	text_put_dec(w, below(x, k < 9 ? 17 : k < 14 ? 1000 : 65536), 1);
 }
@@ -227,6 +274,8 @@ void text_tw_open(struct tw *w, const struct content_model *cm, uint64_t key, ui
 	w->col = 0;
 	memset(&w->rc, 0, sizeof(w->rc));
 	w->boost = 0;
+	w->fresh = 0;
+	w->fseq = 0;
 	/* a document's line width: 64..80, or none (paragraphs on one line) */
 	w->width = (d & 7) == 0 ? 1u << 30 : 64 + (unsigned)((d >> 8) % 17);
 	for (unsigned i = 0; i < NTOPIC; i++) {
@@ -324,7 +373,8 @@ void text_put_text(struct tw *w, size_t n, unsigned fl)
 	const size_t reserve = WFIN + 2 + tail;
 	const int plain = (fl & T_PLAIN) != 0;
 	unsigned left = 0, sents = 0;
-	int sep = 0, cap = 0, rec = 0;
+	int sep = 0, cap = 0, rec = 0, fresh;
+	uint8_t tok[WMAX];
 	struct trng save;
 
 	for (;;) {
@@ -354,6 +404,9 @@ void text_put_text(struct tw *w, size_t n, unsigned fl)
 		x = tnext(&w->r);
 		r = draw_word(w, x);
 		l = tm->len[r];
+		fresh = text_fresh_draw(w);
+		if (fresh)
+			l = text_fresh(w, tok);
 		if (left == 1) {
 			punct = !plain;
 			if ((fl & T_PARA) && --sents == 0)
@@ -368,7 +421,10 @@ void text_put_text(struct tw *w, size_t n, unsigned fl)
 		}
 		if (sep)
 			put_sep(w, l + punct, fl);
-		put_rank(w, r, cap || (fl & T_CAPS));
+		if (fresh)
+			put_mem(w, (const char *)tok, l);
+		else
+			put_rank(w, r, cap || (fl & T_CAPS));
 		w->col += l + punct;
 		if (punct) {
 			unsigned e = (unsigned)(x >> 3) & 31;
