@@ -333,8 +333,9 @@ static const struct opt_rule {
 	  .only_for = "'create', 'verify', 'measure', 'content-report' and 'profile'" },
 	{ .opt = OPT_GENERATION,
 	  .name = "'--generation'",
-	  .takes = CREATE_OPTS | ON(CMD_PLAN) | ON(CMD_EVOLVE) | ON(CMD_MEASURE),
-	  .only_for = "'create', 'plan', 'verify', 'evolve' and 'measure'" },
+	  .takes = CREATE_OPTS | ON(CMD_PLAN) | ON(CMD_EVOLVE) | ON(CMD_MEASURE) |
+		   ON(CMD_CONTENT_REPORT),
+	  .only_for = "'create', 'plan', 'verify', 'evolve', 'measure' and 'content-report'" },
 	{ .opt = OPT_INCLUDE,
 	  .name = "'--include'",
 	  .takes = CREATE_OPTS | ON(CMD_PLAN),
@@ -495,12 +496,14 @@ static const struct opt_help {
 	  "'plan --report', layout and free-space targets); -c and\n"
 	  "--set also turn the comparison on", 0 },
 	{ OPT_GENERATION, "    --generation N",
-	  "plan, create, verify, evolve, measure: generation N of the plan: the\n"
+	  "plan, create, verify, evolve, measure, content-report:\n"
+	  "generation N of the plan: the\n"
 	  "same tree after N rounds of change (the gen_* parameters:\n"
 	  "files modified, deleted, renamed, moved, created;\n"
 	  "directories made and removed); 0 (default) is the plan;\n"
 	  "measure (with --against, -c or --set): also how much of\n"
-	  "generation N's change TARGET holds, by kind", 0 },
+	  "generation N's change TARGET holds, by kind;\n"
+	  "content-report: predicted from generation N's plan", 0 },
 	{ OPT_HTML, "    --html FILE",
 	  "plan, create, measure, content-report, profile: also write the\n"
 	  "report as one self-contained HTML page (charts of target\n"
