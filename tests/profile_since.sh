@@ -31,8 +31,8 @@ for i in take(20):          # appended: 500 bytes each
     with open(B[i], 'ab') as f:
         f.write(r.randbytes(500))
     os.utime(B[i], (T, T))
-for i in take(5):           # truncated
-    os.truncate(B[i], 100)
+for i in take(5):           # truncated (a whole 4 KiB block kept)
+    os.truncate(B[i], 5000)
     os.utime(B[i], (T, T))
 for i in take(10):          # one 4 KiB block of 3 or 4 rewritten in place
     with open(B[i], 'r+b') as f:
@@ -126,6 +126,24 @@ print("%.4f %.4f" % (mod, c["share_as_planned"]))' m.json)
 	awk -v m="$emod" -v s="$eshare" 'BEGIN { exit !(m >= 0.10 && m <= 0.23 && s >= 0.99) }' &&
 		pass "the evolved image modified $emod of its files (share as planned $eshare)" ||
 		fail "evolved: $got $(head -3 err)"
+fi
+
+# two images of one plan, generations 0 and 1: the counts are the ones create reports for generation 1
+GA=(--fs ext4 --files 600 --used 12M --size 48M --seed 7 --set gen_modify_share=0.1)
+if "$IMPRINT" create -q "${GA[@]}" a.img && "$IMPRINT" create -q --json "${GA[@]}" --generation 1 b.img >b.json; then
+	"$IMPRINT" profile --since a.img b.img >pi.conf 2>err || fail "profile --since of two images: $(head -3 err)"
+	want=$(python3 -c 'import json, sys; g = json.load(open(sys.argv[1]))["generation"]
+mod = sum(g[k]["files"] for k in ("appended", "edited", "rewritten", "truncated"))
+before = g["files_unchanged"] + mod + g["files_meta"] + g["files_renamed"] + g["files_moved"] + g["deleted"]["files"]
+print("# of %d files: %d unchanged, %d metadata only (%d with the mode), %d modified" % (before,
+      g["files_unchanged"], g["files_meta"], g["files_mode"], mod),
+      "renamed %d, moved %d, deleted %d; created %d" % (g["files_renamed"], g["files_moved"],
+      g["deleted"]["files"], g["created"]["files"]))' b.json)
+	got=$(grep '^# of [0-9]* files' pi.conf | sed -E 's/ \(([0-9]+ appended|[^)]*rewritten)[^)]*\)//; s/, ([0-9]+) renamed, ([0-9]+) moved, ([0-9]+) deleted; ([0-9]+) created/ renamed \1, moved \2, deleted \3; created \4/')
+	[ "$got" = "$want" ] && pass "two images of generations 0 and 1: the counts create reported ($got)" ||
+		fail "images: got '$got', create reported '$want'"
+else
+	fail "the two images"
 fi
 
 # refusals

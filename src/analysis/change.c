@@ -75,11 +75,13 @@ static int same_dir(const char *a, const char *b)
 /*
  * Read e whole: its hash into f, its block hashes (keep_blocks), and the
  * hash of its first `prefix` bytes into *prefix_hash, the count of its
- * 4 KiB blocks whose hash differs from old_blocks into *differ.
+ * 4 KiB blocks whose hash differs from old_blocks (an old file of
+ * old_size bytes: whole blocks both have, or every block at the same
+ * size) into *differ.
  */
 static int read_file(struct walk *w, struct fsread *fs, const struct fsread_entry *e,
 		     struct cfile *f, int keep_blocks, uint64_t prefix, uint64_t *prefix_hash,
-		     const uint64_t *old_blocks, uint64_t *differ)
+		     const uint64_t *old_blocks, uint64_t old_size, uint64_t *differ)
 {
 	XXH3_state_t *st = XXH3_createState();
 	uint64_t off = 0, nb = (e->size + BLOCK - 1) / BLOCK;
@@ -108,7 +110,9 @@ static int read_file(struct walk *w, struct fsread *fs, const struct fsread_entr
 		h = XXH3_64bits(w->buf, (size_t)n);
 		if (f->blocks)
 			f->blocks[off / BLOCK] = h;
-		if (old_blocks && old_blocks[off / BLOCK] != h)
+		/* a whole block the old file has too (or any, at the same size) */
+		if (old_blocks && off + (uint64_t)n <= old_size &&
+		    ((size_t)n == BLOCK || e->size == old_size) && old_blocks[off / BLOCK] != h)
 			(*differ)++;
 		off += (uint64_t)n;
 		if (off == prefix)
@@ -136,7 +140,8 @@ static void classify(struct change_model *cm, struct cfile *o, const struct cfil
 	} else if (f->size > o->size && prefix_hash == o->hash) {
 		cm->appended++;
 		cm->append_share_sum += o->size ? (double)(f->size - o->size) / (double)o->size : 1;
-	} else if (f->size < o->size) {
+	} else if (f->size < o->size && f->size >= BLOCK && !differ) {
+		/* its whole blocks (one at least) are the old file's: cut, not rewritten */
 		cm->truncated++;
 	} else if (f->size == o->size && nb && differ * 2 < nb) {
 		cm->edited++;
@@ -185,7 +190,7 @@ static int on_entry(struct fsread *fs, const struct fsread_entry *e, void *arg)
 	if (w->is_new)
 		o = find_path(w->old, e->path);
 	ret = read_file(w, fs, e, &f, !w->is_new, o ? o->size : 0, &prefix_hash,
-			o && o->size == f.size ? o->blocks : NULL, &differ);
+			o ? o->blocks : NULL, o ? o->size : 0, &differ);
 	if (ret) {
 		free(f.blocks);
 		return ret;

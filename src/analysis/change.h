@@ -26,7 +26,8 @@ struct change_model {
  * src/read), reading every regular file's bytes, and classify each file:
  * the same path with the same bytes is unchanged (or metadata only when
  * its mtime or mode changed); with other bytes it is appended (the old
- * bytes a prefix), truncated (shorter), edited in place (same size, under
+ * bytes a prefix), truncated (shorter, its whole 4 KiB blocks, one at
+ * least, the old file's), edited in place (same size, under
  * half its 4 KiB blocks differ) or rewritten; a path of NEW that OLD
  * lacks, holding the bytes of a path OLD had and NEW lacks, is renamed
  * (same directory) or moved; the rest are created and deleted.  Returns
