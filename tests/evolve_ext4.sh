@@ -89,6 +89,37 @@ expect_status 0 "measure --generation 3 --json of the evolved image" \
 share=$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["generation_census"]
 print(c["share_as_planned"], c["kinds"]["deleted"]["rate_achieved"] > 0)' "$WORK/out")
 [ "$share" = "1.0 True" ] && pass "the evolved image achieved every planned rate" || fail "evolved: $share"
+# content-report --generation: the prediction is generation 3's plan (its files, its duplicates)
+expect_status 0 "content-report --generation 3 of the evolved image" \
+	"$IMPRINT" content-report "${ARGS[@]}" --generation 3 --json "$WORK/e.img"
+mv "$WORK/out" "$WORK/c3.json"
+"$IMPRINT" content-report "${ARGS[@]}" --json "$WORK/e.img" >"$WORK/c0.json" 2>/dev/null
+check=$(python3 - "$WORK/c3.json" "$WORK/c0.json" "$WORK/td" "$WORK/t0" <<'PY'
+import json, sys
+j3, j0 = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+# regular files of generations 3 and 0 in the tests' own debugfs listings (hard links once)
+def files(path):
+    seen = set()
+    for line in open(path):
+        f = line.rstrip("\n").rsplit(None, 10)  # a path may hold blanks
+        if f[1] == "regular":
+            seen.add((f[1], f[5], f[6], f[8], f[10]) if int(f[6]) > 1 else f[0])
+    return len(seen)
+def dup(j):
+    return next(x["predicted"] for x in j["predicted"]["figures"] if x["figure"] == "dup_file_share")
+n3, n0 = files(sys.argv[3]), files(sys.argv[4])
+bad = []
+if j3.get("generation") != 3 or "generation" in j0:
+    bad.append(f"generation keys {j3.get('generation')} {j0.get('generation')}")
+if j3["predicted_files"] != n3 or j3["files"] != n3 or n3 == n0:
+    bad.append(f"predicted {j3['predicted_files']}, measured {j3['files']}, listing {n3} (generation 0: {n0})")
+if abs(dup(j3) - j3["dup_file_share"]) > abs(dup(j0) - j3["dup_file_share"]) + 1e-9:
+    bad.append(f"dup_file_share: generation 3 predicts {dup(j3)}, 0 predicts {dup(j0)}, measured {j3['dup_file_share']}")
+print("; ".join(bad) if bad else f"ok {n3} files (generation 0: {n0})")
+PY
+)
+[[ $check == ok* ]] && pass "content-report --generation 3 predicts generation 3's plan ($check)" ||
+	fail "content-report --generation 3: $check"
 expect_status 2 "measure --generation --html refused" \
 	"$IMPRINT" measure "${ARGS[@]}" --generation 3 --html "$WORK/m.html" "$WORK/e.img"
 

@@ -226,6 +226,7 @@ struct content_targets {
 	double zero_block_share;        /* of "other binary" files */
 	double typed_identified_share;  /* at least this share of typed files identified */
 	const struct content_prediction *pred; /* what the plan predicts (content_predict.h), or NULL */
+	uint32_t generation;            /* with pred: of this generation of the plan (0: the plan) */
 };
 
 /*

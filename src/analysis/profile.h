@@ -20,6 +20,7 @@ struct profile_opts {
 	const char *html_path;         /* also write the --html page here, or NULL */
 	const char *name;              /* how the page names the profile (-o's path), or NULL */
 	struct json_object *html_page; /* with html_path: the page's figures so far (html.h) */
+	const char *since;             /* --since OLD: the change model from OLD appended, or NULL */
 };
 
 /* The fitted file size laws and how well each follows the source. */

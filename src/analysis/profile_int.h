@@ -25,7 +25,10 @@ struct phash {
 	uint64_t nlink, link_cap;
 };
 
+struct change_model;
+
 struct pstate {
+	const struct change_model *change; /* --since: the gen_* rates come from it, or NULL */
 	struct mstate m;
 	const struct profile_opts *o;
 	uint64_t seen; /* entries, for the progress line */

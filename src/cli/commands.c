@@ -416,8 +416,8 @@ int cmd_content_report(struct cli *c, struct params *p)
 	/* compressor threads beside the reading one */
 	o.jobs = n < 2 ? 0 : n > 64 ? 64 : (unsigned)n;
 	content_targets_from_params(&t, p);
-	/* with a configuration, what its plan predicts beside what was measured */
-	if (c->config || c->nsets) {
+	/* with a configuration (or a generation of it), what its plan predicts beside what was measured */
+	if (c->config || c->nsets || p->generation) {
 		ret = plan_build(&pl, p, &err);
 		if (ret) {
 			fprintf(stderr, "imprint: %s\n", err.msg);
@@ -428,6 +428,7 @@ int cmd_content_report(struct cli *c, struct params *p)
 		if (ret)
 			return 1;
 		t.pred = &pr;
+		t.generation = p->generation;
 	}
 	if (c->html) {
 		struct page_run run = page_run_of(c, "content-report");
@@ -435,7 +436,7 @@ int cmd_content_report(struct cli *c, struct params *p)
 
 		if (html_precheck(c))
 			return 1;
-		page = page_new(&run, c->config || c->nsets ? p : NULL);
+		page = page_new(&run, c->config || c->nsets || p->generation ? p : NULL);
 		if (!page)
 			return 1;
 		ret = content_report_run_html(c->operand, &o, &t, c->json, stdout, c->html, page);

@@ -51,6 +51,7 @@ enum {
 	OPT_INCLUDE,
 	OPT_INCLUDE_NORMALIZE,
 	OPT_SHARD,
+	OPT_SINCE,
 	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
 	OPT_LAST,
 };
@@ -92,6 +93,7 @@ static const struct option long_opts[] = {
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "include-normalize", no_argument, NULL, OPT_INCLUDE_NORMALIZE },
 	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -244,7 +246,8 @@ static const struct command commands[NCOMMANDS] = {
 		.run = cmd_profile,
 		.help = "measure a tree, image or device and write its statistics as a\n"
 			"            configuration: imprint profile SOURCE [-o PROFILE] [--parametric]\n"
-			"            [--content [--sample SHARE]] [--json] [--partition N] [--html FILE]",
+			"            [--content [--sample SHARE]] [--json] [--partition N] [--html FILE]\n"
+			"            [--since OLD]: with the change from OLD as the gen_* rates",
 		.needs = "profile needs a SOURCE: a mounted directory, an ext2/3/4 image or a device",
 		.load = LOAD_NONE,
 		.also = profile_also,
@@ -333,14 +336,17 @@ static const struct opt_rule {
 	  .only_for = "'create', 'verify', 'measure', 'content-report' and 'profile'" },
 	{ .opt = OPT_GENERATION,
 	  .name = "'--generation'",
-	  .takes = CREATE_OPTS | ON(CMD_PLAN) | ON(CMD_EVOLVE) | ON(CMD_MEASURE),
-	  .only_for = "'create', 'plan', 'verify', 'evolve' and 'measure'" },
+	  .takes = CREATE_OPTS | ON(CMD_PLAN) | ON(CMD_EVOLVE) | ON(CMD_MEASURE) |
+		   ON(CMD_CONTENT_REPORT),
+	  .only_for = "'create', 'plan', 'verify', 'evolve', 'measure' and 'content-report'" },
 	{ .opt = OPT_INCLUDE,
 	  .name = "'--include'",
 	  .takes = CREATE_OPTS | ON(CMD_PLAN),
 	  .only_for = "'create', 'plan' and 'verify'" },
 	{ .opt = OPT_BACKING, .name = "'--backing'", .takes = ON(CMD_CREATE),
 	  .only_for = "'create'" },
+	{ .opt = OPT_SINCE, .name = "'--since'", .takes = ON(CMD_PROFILE),
+	  .only_for = "'profile'" },
 	{ .opt = OPT_INCLUDE_NORMALIZE,
 	  .name = "'--include-normalize'",
 	  .takes = CREATE_OPTS | ON(CMD_PLAN),
@@ -495,12 +501,18 @@ static const struct opt_help {
 	  "'plan --report', layout and free-space targets); -c and\n"
 	  "--set also turn the comparison on", 0 },
 	{ OPT_GENERATION, "    --generation N",
-	  "plan, create, verify, evolve, measure: generation N of the plan: the\n"
+	  "plan, create, verify, evolve, measure, content-report:\n"
+	  "generation N of the plan: the\n"
 	  "same tree after N rounds of change (the gen_* parameters:\n"
 	  "files modified, deleted, renamed, moved, created;\n"
 	  "directories made and removed); 0 (default) is the plan;\n"
 	  "measure (with --against, -c or --set): also how much of\n"
-	  "generation N's change TARGET holds, by kind", 0 },
+	  "generation N's change TARGET holds, by kind;\n"
+	  "content-report: predicted from generation N's plan", 0 },
+	{ OPT_SINCE, "    --since OLD",
+	  "profile: also the change from OLD (an earlier state of\n"
+	  "SOURCE: image, device or directory) to SOURCE, as the\n"
+	  "gen_* rates of one generation", 0 },
 	{ OPT_HTML, "    --html FILE",
 	  "plan, create, measure, content-report, profile: also write the\n"
 	  "report as one self-contained HTML page (charts of target\n"
@@ -874,6 +886,9 @@ static int parse_option(struct cli *c, const struct command *cmd, int opt, char 
 		break;
 	case 'j':
 		return parse_jobs(c, optarg);
+	case OPT_SINCE:
+		c->since = optarg;
+		break;
 	case OPT_SHARD:
 		return shard_arg_parse(optarg, &c->create.shard, stderr) ? EXIT_USAGE : 0;
 	case OPT_EXTENTS:

@@ -54,11 +54,25 @@ int cmd_profile(struct cli *c, struct params *p)
 		.version = PACKAGE_VERSION,
 		.html_path = c->html,
 		.name = c->output && strcmp(c->output, "-") ? c->output : NULL,
+		.since = c->since,
 	};
 
 	(void)p;
 	if (partition_number(c, "profile", &o.partition))
 		return EXIT_USAGE;
+	if (c->since && (c->json || c->html || o.partition)) {
+		fprintf(stderr, "imprint: profile: '--since' writes the change model into the configuration: not with '--json', '--html' or '--partition' yet\n");
+		return EXIT_USAGE;
+	}
+	if (c->since) {
+		struct stat st;
+
+		if (stat(c->since, &st)) {
+			fprintf(stderr, "imprint: profile: '--since': cannot access '%s': %s\n",
+				c->since, strerror(errno));
+			return EXIT_USAGE;
+		}
+	}
 	if (output_precheck("-o", c->output)) {
 		struct stat st;
 

@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "analysis/change.h"
 #include "cli/runs.h"
 #include "report/measure_print.h"
 #include "report/profile_print.h"
@@ -105,6 +106,7 @@ out_free:
 int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 {
 	struct fsread_error err = { { 0 } };
+	struct change_model cm;
 	struct pstate *s;
 	struct fsread *fs = NULL;
 	char root[PATH_MAX], note[256];
@@ -194,6 +196,12 @@ int profile_run(const char *source, const struct profile_opts *o, FILE *out)
 				 fsread_geometry(fs)->block_size;
 	}
 	ret = profile_resolve_links(s);
+	if (!ret && o->since) {
+		ret = change_model_build(o->since, source, &cm);
+		s->change = &cm;
+		if (ret)
+			goto out_release;
+	}
 	if (!ret && o->html_path)
 		ret = profile_with_page(s, source, o, out);
 	else if (!ret)

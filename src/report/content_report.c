@@ -1,5 +1,6 @@
 /* content_report.c - `imprint report --content`: achieved content statistics against the targets */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -78,6 +79,9 @@ void content_report_print_text(const struct content_stats *st, const struct cont
 	char h1[32], h2[32];
 
 	fprintf(out, "imprint content report: %s\n\n", name);
+	if (t->pred && t->generation)
+		fprintf(out, "  predicted    from generation %" PRIu32 " of the plan: %" PRIu64 " files\n",
+			t->generation, t->pred->files);
 	fprintf(out, "  files        %llu (%s), %llu distinct\n", (unsigned long long)st->all.files,
 		fmt_bytes(st->all.bytes, HUMAN, h1, sizeof(h1)),
 		(unsigned long long)(st->all.files - st->all.dup_files));
@@ -187,6 +191,10 @@ json_object *content_report_json(const struct content_stats *st, const struct co
 	json_object *groups = json_object_new_object(), *miss = json_object_new_array();
 
 	json_object_object_add(o, "target", json_object_new_string(name));
+	if (t->pred && t->generation) {
+		json_object_object_add(o, "generation", json_object_new_int64(t->generation));
+		json_object_object_add(o, "predicted_files", json_object_new_uint64(t->pred->files));
+	}
 	json_object_object_add(o, "files", json_object_new_uint64(st->all.files));
 	json_object_object_add(o, "bytes", json_object_new_uint64(st->all.bytes));
 	json_object_object_add(o, "sample_share", json_object_new_double(st->opts.sample_share));

@@ -13,6 +13,7 @@
 #include "content/sparse.h"
 #include "model/dist.h"
 #include "analysis/content_stats.h"
+#include "analysis/change.h"
 #include "report/profile_print.h"
 #include "util/array.h"
 #include "util/strutil.h"
@@ -833,11 +834,17 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 	p->tab.source_files = m->nfiles;
 	p->tab.source_bytes = m->bytes;
 	p->size_max = p->size_max < sorted[m->nfiles - 1] ? sorted[m->nfiles - 1] : p->size_max;
+	if (s->change)
+		change_model_apply(s->change, p);
 	if (o->json) {
 		ret = profile_print_json(s, &f, &pm, p, out);
 		goto out_free;
 	}
 	print_header(s, &f, &pm, kind, p, o, out);
+	if (s->change && change_model_print(s->change, out)) {
+		ret = -EIO;
+		goto out_free;
+	}
 	params_print_config(p, out);
 	ret = ferror(out) ? -EIO : 0;
 out_free:
