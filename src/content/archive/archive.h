@@ -137,6 +137,16 @@ int archive_entry_crc(const struct gen_file *g, struct entry *e, const struct in
 #define DFL_IN_MAX     (DFL_SLOT + 4096u)
 #define DFL_OUT_MAX    (2 * DFL_SLOT + 4096u)
 
+/* Bits of the literal-only deflate block of in[0, u) (huff.c), its end code included. */
+uint64_t archive_huff_bits(const uint8_t *in, uint64_t u);
+
+/*
+ * in[0, u) as a literal-only block, padded by empty blocks to exactly len
+ * bytes of out (which has room for len + 8): 0, 1 when it does not fit,
+ * -EIO on an internal error.
+ */
+int archive_huff_slot(const uint8_t *in, uint64_t u, uint64_t len, uint8_t *out);
+
 /* Where a stream's bytes are: full slots, then the last slot, then the final block. */
 struct dfl_geom {
 	uint64_t n;	 /* data bytes */
@@ -159,7 +169,7 @@ void archive_dfl_geom(const struct content_model *cm, uint64_t d, uint64_t zeros
 /* A compressor and its buffers, for one request. */
 struct dfl_work {
 	z_stream z;
-	bool ready;
+	bool ready, z_ready;
 	uint8_t *in, *out;
 };
 

@@ -13,20 +13,24 @@
 /*
  * Deflate streams by random access (the members of a ZIP, the data of a
  * gzip).  A stream's data is cut into slots of DFL_SLOT bytes (the last
- * one shorter, or a few bytes longer), each deflated on its own (zlib
- * level 1, the window reset at every slot, no block final) into a number
- * of bytes known in advance: its deflate blocks, then empty blocks to its
- * exact length (up to three empty fixed-code blocks of 10 bits, an empty
- * stored block that byte-aligns, and empty stored blocks of 5 bytes).  The
- * stream ends with an empty final fixed-code block (03 00).  A slot's
- * length is that of the model's calibration (content_archive_init()): the
- * largest deflated length of samples of its text, by data size band, a
- * few percent more and DFL_MARGIN bytes; a slot that would not shrink is
- * stored blocks instead.  So every compressed offset is arithmetic, a
- * request deflates only the slots it overlaps, and the data's CRC-32 is a
- * pass over the data alone.  When a slot's deflated length falls on one
- * that empty blocks cannot pad (one in five), it is deflated again with a
- * block boundary inside; when it is too long (never seen), at level 9.
+ * one shorter, or a few bytes longer), each deflated on its own (no block
+ * final) into a number of bytes known in advance: its deflate block, then
+ * empty blocks to its exact length (up to seven empty fixed-code blocks of
+ * 10 bits, an empty stored block that byte-aligns, and empty stored blocks
+ * of 5 bytes).  The stream ends with an empty final fixed-code block (03
+ * 00).  A slot is one block of literals coded by its own Huffman code
+ * (huff.c: no match search, at memory speed, its length known before it
+ * is written); only a slot whose literals would not fit its length (never
+ * seen for text: data that repeats more, such as a tar's zero blocks) is
+ * deflated by zlib at level 1, which finds the repeats, with the window
+ * reset at the slot.  A slot's length is that of the model's calibration
+ * (content_archive_init()): the largest literal-only length of samples of
+ * its text, by data size band, a few percent more and DFL_MARGIN bytes; a
+ * slot that would not shrink is stored blocks instead.  So every
+ * compressed offset is arithmetic, a request codes only the slots it
+ * overlaps, and the data's CRC-32 is a pass over the data alone.  When a
+ * zlib slot's length falls on one that empty blocks cannot pad, it is
+ * deflated again with a block boundary inside, or at level 9.
  */
 
 /* Data size bands of the calibration, and the margin of each (smaller samples vary more). */
@@ -104,8 +108,7 @@ static int dfl_work_init(struct dfl_work *w)
 	memset(w, 0, sizeof(*w));
 	w->in = malloc(DFL_IN_MAX);
 	w->out = malloc(DFL_OUT_MAX);
-	if (!w->in || !w->out ||
-	    deflateInit2(&w->z, DFL_LEVEL, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+	if (!w->in || !w->out) {
 		free(w->in);
 		free(w->out);
 		return -ENOMEM;
@@ -114,9 +117,20 @@ static int dfl_work_init(struct dfl_work *w)
 	return 0;
 }
 
+/* The zlib compressor, made when a slot first needs it. */
+static int dfl_zlib_init(struct dfl_work *w)
+{
+	if (w->z_ready)
+		return 0;
+	if (deflateInit2(&w->z, DFL_LEVEL, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	w->z_ready = true;
+	return 0;
+}
+
 void archive_dfl_work_release(struct dfl_work *w)
 {
-	if (w->ready)
+	if (w->z_ready)
 		deflateEnd(&w->z);
 	free(w->in);
 	free(w->out);
@@ -260,8 +274,10 @@ static int dfl_deflate_tail(struct dfl_work *w, uint64_t u, uint64_t len, uint8_
  */
 static int dfl_deflate(struct dfl_work *w, uint64_t u, uint64_t len, uint8_t *out)
 {
-	int ret;
+	int ret = dfl_zlib_init(w);
 
+	if (ret)
+		return ret;
 	if (u >= 4 * DFL_TAIL) {
 		ret = dfl_deflate_tail(w, u, len, out);
 		if (ret <= 0)
@@ -339,7 +355,9 @@ int archive_dfl_fill(const struct gen_file *g, const struct entry *e, const stru
 		if (last ? dg->stored_last : dg->stored_full) {
 			dfl_stored(w->in, u, last ? dg->nb_last : stored_blocks(u), w->out);
 		} else {
-			ret = dfl_deflate(w, u, clen, w->out);
+			ret = archive_huff_slot(w->in, u, clen, w->out);
+			if (ret > 0)
+				ret = dfl_deflate(w, u, clen, w->out);
 			if (ret)
 				return ret;
 		}
@@ -363,20 +381,10 @@ int content_archive_init(struct content_model *cm)
 		for (unsigned int i = 0; i < DFL_SAMPLES; i++) {
 			gen_text_bytes(cm, rng_mix64(cm->seed ^ SALT_DFL) + i,
 				       (uint64_t)i * dfl_band[b], w.in, dfl_band[b]);
-			w.z.next_in = w.in;
-			w.z.avail_in = dfl_band[b];
-			w.z.next_out = w.out;
-			w.z.avail_out = DFL_OUT_MAX;
-			if (deflateReset(&w.z) != Z_OK || deflate(&w.z, Z_BLOCK) != Z_OK) {
-				ret = -EIO;
-				goto out_release;
-			}
-			worst = MAX(worst, (uint64_t)w.z.total_out + 1);
+			worst = MAX(worst, (archive_huff_bits(w.in, dfl_band[b]) + 7) / 8 + 1);
 		}
 		cm->dfl_ratio[b] = MAX(DFL_RATIO_MIN, (double)worst / dfl_band[b] * dfl_factor[b]);
 	}
-
-out_release:
 	archive_dfl_work_release(&w);
 	return ret;
 }
