@@ -167,6 +167,17 @@ else
 	fail "create from a five-figure profile: $(head -c 300 "$WORK/err")"
 fi
 
+# .mo: the clone's catalogues at the ratio of the real ones they clone (their text recurs)
+s=$(awk '$1 == "mo" { print $2 }' "$WORK/src.r")
+c=$(awk '$1 == "mo" { print $2 }' "$WORK/clone.r")
+if [ -z "$s" ]; then
+	echo "# no .mo on this machine: mo ratio skipped"
+elif [ -n "$c" ] && awk -v s="$s" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }'; then
+	pass ".mo: clone gzip ratio $c within $TOL of the source's $s"
+else
+	fail ".mo: clone gzip ratio '$c' against the source's '$s' (tolerance $TOL)"
+fi
+
 c=$(awk '$1 == "jpg" { print $2 }' "$WORK/clone.r")
 [ -n "$c" ] && awk -v c="$c" 'BEGIN { exit !(c <= 1.05) }' &&
 	pass ".jpg: clone gzip ratio $c at most 1.05 (source random)" ||
