@@ -239,6 +239,22 @@ else
 	fail "clone of the plain profile (h ratio '$want'): $(head -c 200 "$WORK/err")"
 fi
 
+# plan --report's target for other binary's ratio is what ext_content makes of it (the listed
+# extensions' ratios by bytes), not compress_ratio, which only the unlisted ones follow: set
+# far off, it must not turn a reachable prediction into a predicted miss
+if "$IMPRINT" plan --report -c "$WORK/p.conf" --set compress_ratio=5 >"$WORK/rep" 2>"$WORK/err"; then
+	row=$(grep -m 1 '^  compress_ratio zlib ' "$WORK/rep")
+	if awk -v t="$(awk '{ print $3 }' <<<"$row")" -v p="$(awk '{ print $4 }' <<<"$row")" \
+		'BEGIN { exit !(t < 4.75 && p > 0 && p / t - 1 <= 0.05 && t / p - 1 <= 0.05) }' &&
+		grep -q ' ok$' <<<"$row"; then
+		pass "plan --report: other binary's ratio target from ext_content ($row)"
+	else
+		fail "plan --report with ext_content and compress_ratio=5: '$row'"
+	fi
+else
+	fail "plan --report: $(head -c 300 "$WORK/err")"
+fi
+
 # a bad table is a usage error naming the key and what is allowed
 printf 'ext_content = xml:0.5/0/0/0/1\n' >"$WORK/bad.conf"
 expect_status 2 "ext_content ratio below 1 refused" "$IMPRINT" plan -c "$WORK/bad.conf"
