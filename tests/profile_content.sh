@@ -167,6 +167,17 @@ else
 	fail "create from a five-figure profile: $(head -c 300 "$WORK/err")"
 fi
 
+# .mo: the clone's catalogues at the ratio of the real ones they clone (their text recurs)
+s=$(awk '$1 == "mo" { print $2 }' "$WORK/src.r")
+c=$(awk '$1 == "mo" { print $2 }' "$WORK/clone.r")
+if [ -z "$s" ]; then
+	echo "# no .mo on this machine: mo ratio skipped"
+elif [ -n "$c" ] && awk -v s="$s" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }'; then
+	pass ".mo: clone gzip ratio $c within $TOL of the source's $s"
+else
+	fail ".mo: clone gzip ratio '$c' against the source's '$s' (tolerance $TOL)"
+fi
+
 c=$(awk '$1 == "jpg" { print $2 }' "$WORK/clone.r")
 [ -n "$c" ] && awk -v c="$c" 'BEGIN { exit !(c <= 1.05) }' &&
 	pass ".jpg: clone gzip ratio $c at most 1.05 (source random)" ||
@@ -226,6 +237,22 @@ if [ -n "$want" ] && "$IMPRINT" create -c "$WORK/plain.conf" "$WORK/plainclone" 
 		fail ".h of the plain profile's clone: gzip ratio '$c' against the listed '$want'"
 else
 	fail "clone of the plain profile (h ratio '$want'): $(head -c 200 "$WORK/err")"
+fi
+
+# plan --report's target for other binary's ratio is what ext_content makes of it (the listed
+# extensions' ratios by bytes), not compress_ratio, which only the unlisted ones follow: set
+# far off, it must not turn a reachable prediction into a predicted miss
+if "$IMPRINT" plan --report -c "$WORK/p.conf" --set compress_ratio=5 >"$WORK/rep" 2>"$WORK/err"; then
+	row=$(grep -m 1 '^  compress_ratio zlib ' "$WORK/rep")
+	if awk -v t="$(awk '{ print $3 }' <<<"$row")" -v p="$(awk '{ print $4 }' <<<"$row")" \
+		'BEGIN { exit !(t < 4.75 && p > 0 && p / t - 1 <= 0.05 && t / p - 1 <= 0.05) }' &&
+		grep -q ' ok$' <<<"$row"; then
+		pass "plan --report: other binary's ratio target from ext_content ($row)"
+	else
+		fail "plan --report with ext_content and compress_ratio=5: '$row'"
+	fi
+else
+	fail "plan --report: $(head -c 300 "$WORK/err")"
 fi
 
 # a bad table is a usage error naming the key and what is allowed

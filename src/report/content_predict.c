@@ -12,6 +12,7 @@
 #include "content/registry.h"
 #include "content/source.h"
 #include "content/sparse.h"
+#include "model/tables.h"
 #include "plan/plan.h"
 #include "report/content_predict.h"
 #include "analysis/content_stats.h"
@@ -118,6 +119,8 @@ struct walk {
 	uint8_t *buf;
 	uint64_t sampled;
 	uint8_t *ext_group;           /* group by extension id */
+	double *ext_ratio;            /* ext_content's ratio by extension id, 0: not listed */
+	double bin_inv;               /* other binary bytes over their targets */
 };
 
 /* A piece of PIECE bytes at a random block of each quarter of a large segment. */
@@ -263,7 +266,10 @@ static int predict_files(struct walk *w, struct content_prediction *pr)
 
 			if (w->sparse)
 				sparse_file_holes(pl, f, &h);
+			double want = w->ext_ratio[pl->file_ext[f]];
+
 			pr->bin_files++;
+			w->bin_inv += (double)(size - h.bytes) / (want > 0 ? want : pl->prm.compress_ratio);
 			pr->bin_blocks += size / BLOCK - h.bytes / BLOCK;
 			pr->bin_bytes += size - h.bytes;
 			if (size < BLOCK)
@@ -312,18 +318,27 @@ int content_predict(const struct plan *pl, const struct content_model *cm,
 		    const struct content_source *cs, struct content_prediction *pr)
 {
 	struct walk w = { .pl = pl, .cs = cs, .sparse = sparse_enabled(pl) };
-	int ret;
+	int ret, listed = 0;
 
 	memset(pr, 0, sizeof(*pr));
 	pr->files = pl->nfiles;
 	pr->copies_wanted = (uint64_t)llround(pl->prm.dup_file_share * (double)pl->nfiles);
 	w.buf = malloc(SEGMENT);
 	w.ext_group = malloc(pl->ext.count ? pl->ext.count : 1);
+	w.ext_ratio = calloc(pl->ext.count ? pl->ext.count : 1, sizeof(*w.ext_ratio));
 	ret = content_squeezer_init(&w.q);
-	if (!ret && (!w.buf || !w.ext_group))
+	if (!ret && (!w.buf || !w.ext_group || !w.ext_ratio))
 		ret = -ENOMEM;
-	for (size_t i = 0; !ret && i < pl->ext.count; i++)
+	for (size_t i = 0; !ret && i < pl->ext.count; i++) {
+		const struct param_tables *t = &pl->prm.tab;
+
 		w.ext_group[i] = (uint8_t)content_group_of_ext(pl->ext.name[i]);
+		for (uint32_t k = 0; k < t->nextc; k++)
+			if (!strcmp(t->extc_name[k], pl->ext.name[i])) {
+				w.ext_ratio[i] = t->extc[k][0];
+				listed = 1;
+			}
+	}
 	if (!ret)
 		ret = predict_files(&w, pr);
 	for (uint64_t f = 0; !ret && f < pl->nfiles; f++) {
@@ -339,8 +354,11 @@ int content_predict(const struct plan *pl, const struct content_model *cm,
 		strata_ratio(&w.group[0], &pr->ratio_zlib, &pr->ratio_zstd);
 		strata_ratio(&w.group[1], &pr->exec_zlib, &pr->exec_zstd);
 		pr->sampled_bytes = w.sampled;
+		if (listed && w.bin_inv > 0)
+			pr->bin_target = (double)pr->bin_bytes / w.bin_inv;
 	}
 	content_squeezer_release(&w.q);
+	free(w.ext_ratio);
 	free(w.ext_group);
 	free(w.buf);
 	return ret;
@@ -397,6 +415,14 @@ double content_figure_target(const struct content_targets *t, enum content_figur
 	case CF_ZERO_BLOCKS: return t->zero_block_share;
 	default: return NAN;
 	}
+}
+
+double content_pred_target(const struct content_prediction *pr, const struct content_targets *t,
+			   enum content_figure f)
+{
+	if ((f == CF_RATIO_ZLIB || f == CF_RATIO_ZSTD) && pr && pr->bin_target > 0)
+		return pr->bin_target;
+	return content_figure_target(t, f);
 }
 
 /* Whether figure f has anything to measure in the plan. */
@@ -478,7 +504,7 @@ static void why_blocks(const struct content_prediction *pr, enum content_figure 
 int content_predict_check(const struct content_prediction *pr, const struct content_targets *t,
 			  enum content_figure f, char *why, size_t len)
 {
-	double want = content_figure_target(t, f), got = content_predicted(pr, f);
+	double want = content_pred_target(pr, t, f), got = content_predicted(pr, f);
 
 	if (len)
 		why[0] = '\0';
@@ -518,7 +544,7 @@ void content_predict_print_missed(const struct content_prediction *pr,
 			continue;
 		fprintf(out, "  predicted miss: %s reaches %.4f, not %.4f: %s\n", figures[f].name,
 			content_predicted(pr, (enum content_figure)f),
-			content_figure_target(t, (enum content_figure)f), why);
+			content_pred_target(pr, t, (enum content_figure)f), why);
 		any = 1;
 	}
 	if (any)
@@ -537,7 +563,7 @@ void content_predict_print_text(const struct content_prediction *pr,
 		int v = content_predict_check(pr, t, (enum content_figure)f, why, sizeof(why));
 
 		fprintf(out, "  %-26s %8.4f   %8.4f  %s\n", figures[f].name,
-			content_figure_target(t, (enum content_figure)f),
+			content_pred_target(pr, t, (enum content_figure)f),
 			content_predicted(pr, (enum content_figure)f),
 			v > 0 ? "ok" : v < 0 ? "-" : "not reachable");
 	}
@@ -554,7 +580,7 @@ static json_object *figure_json(const struct content_prediction *pr,
 				const struct content_targets *t, enum content_figure f)
 {
 	json_object *o = json_object_new_object();
-	double want = content_figure_target(t, f);
+	double want = content_pred_target(pr, t, f);
 	char why[400];
 	int v = content_predict_check(pr, t, f, why, sizeof(why));
 

@@ -37,6 +37,12 @@ struct content_prediction {
 	uint64_t bin_bytes, bin_small_bytes;   /* small: in files under 4 KiB */
 	uint64_t exec_files, exec_bytes, exec_small_bytes;
 	double ratio_zlib, ratio_zstd, exec_zlib, exec_zstd;
+	/*
+	 * the other binary group's ratio target when the plan's profile lists
+	 * extensions of it in ext_content: their ratios and compress_ratio for
+	 * the rest, by bytes (harmonic); 0: none listed, compress_ratio
+	 */
+	double bin_target;
 	uint64_t sampled_bytes; /* bytes generated and compressed for the ratios */
 };
 
@@ -69,6 +75,9 @@ enum content_figure {
 /* The predicted value of figure f, and its target in t (NAN: none). */
 double content_predicted(const struct content_prediction *pr, enum content_figure f);
 double content_figure_target(const struct content_targets *t, enum content_figure f);
+/* The same, the ratios of other binary from pr->bin_target when it has one (pr may be NULL). */
+double content_pred_target(const struct content_prediction *pr, const struct content_targets *t,
+			   enum content_figure f);
 /* Figure f's name, and what content-report measures it over ("?" out of range). */
 const char *content_figure_name(enum content_figure f);
 const char *content_figure_note(enum content_figure f);

@@ -101,7 +101,7 @@ void content_report_print_text(const struct content_stats *st, const struct cont
 		"rel. diff");
 	for (int f = 0; f < CF_COUNT; f++)
 		print_figure(out, content_figure_name((enum content_figure)f),
-			     content_figure_target(t, (enum content_figure)f),
+			     content_pred_target(t->pred, t, (enum content_figure)f),
 			     t->pred ? content_predicted(t->pred, (enum content_figure)f) : NAN,
 			     achieved_figure(st, (enum content_figure)f),
 			     content_figure_note((enum content_figure)f));

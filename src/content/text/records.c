@@ -58,6 +58,13 @@ void text_put_field_name(struct tw *w, const struct schema *sc, unsigned i)
 
 void text_put_value(struct tw *w, unsigned type, uint64_t id, char quote)
 {
+	struct trng save;
+	/*
+	 * a profile's boost (toward more recurrence) makes values recur too:
+	 * with about its chance, one of the file's recurring values (real data
+	 * repeats its dates, counts and names); no draw without it
+	 */
+	int rec = w->boost > 0 && type != F_ID && text_recur_begin(w, 1, 64, SALT_VALUE, &save);
 	uint64_t x = tnext(&w->r);
 
 	switch (type) {
@@ -105,6 +112,7 @@ void text_put_value(struct tw *w, unsigned type, uint64_t id, char quote)
 			put_ch(w, quote);
 		break;
 	}
+	text_recur_end(w, rec, &save);
 }
 
 size_t text_len(struct tw *w, const uint8_t *end, size_t closing, size_t next_min)

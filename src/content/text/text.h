@@ -49,6 +49,7 @@
 #define SALT_NAME	UINT64_C(0x3C6EF372FE94F82B)
 #define SALT_SENT	UINT64_C(0xA54FF53A5F1D36F1)
 #define SALT_BLOCK	UINT64_C(0x510E527FADE682D1)
+#define SALT_VALUE	UINT64_C(0x9B05688C2B3E6C1F)
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
