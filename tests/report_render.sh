@@ -1,9 +1,10 @@
 #!/bin/bash
-# report_render.sh - every figure the text of measure, plan --report and content-report shows equals its JSON's (tests/report_render.py, tests/content_render.py)
+# report_render.sh - every figure the text of measure, plan --report, content-report and a profile's header shows equals its JSON's (tests/report_render.py, content_render.py, profile_render.py)
 . "${srcdir:-.}/tests/lib.sh"
 
 CHECK="${top_srcdir:-.}/tests/report_render.py"
 CONTENT_CHECK="${top_srcdir:-.}/tests/content_render.py"
+PROFILE_CHECK="${top_srcdir:-.}/tests/profile_render.py"
 ARGS=(--size 64M --seed 12 --files 1500 --used 24M --set sparse_file_share=0.3
 	--set xattr_user_share=0.2 --set acl_share=0.1 --set special_file_share=0.01
 	--set prealloc_file_share=0.5 --set special_dirs=1 --set special_dir_files=100)
@@ -16,8 +17,11 @@ agree() {
 		fail "$what: $(head -c 300 "$WORK/err")"
 		return
 	fi
-	if if [ "$kind" = content ]; then python3 "$CONTENT_CHECK" "$WORK/text" "$WORK/json"
-	   else python3 "$CHECK" "$kind" "$WORK/text" "$WORK/json"; fi >"$WORK/bad" 2>"$WORK/count"; then
+	if case $kind in
+		content) python3 "$CONTENT_CHECK" "$WORK/text" "$WORK/json" ;;
+		profile) python3 "$PROFILE_CHECK" "$WORK/text" "$WORK/json" ;;
+		*) python3 "$CHECK" "$kind" "$WORK/text" "$WORK/json" ;;
+	   esac >"$WORK/bad" 2>"$WORK/count"; then
 		pass "$what: text and JSON agree ($(cat "$WORK/count"))"
 	else
 		fail "$what: $(head -5 "$WORK/bad" | tr '\n' ';')"
@@ -39,6 +43,9 @@ agree "content-report, predicted" content "$IMPRINT" content-report --config "$W
 agree "content-report, zero targets" content "$IMPRINT" content-report --set dup_file_share=0 \
 	--set zero_block_share=0 --sample 0.5 "$WORK/img"
 agree "content-report a tree" content "$IMPRINT" content-report "${top_srcdir:-.}/tests"
+agree "profile an image" profile "$IMPRINT" profile "$WORK/img"
+agree "profile an image --content" profile "$IMPRINT" profile --content --sample 0.5 "$WORK/img"
+agree "profile a tree" profile "$IMPRINT" profile "${top_srcdir:-.}/src"
 
 # the check can fail: a figure changed in the JSON, a text line without a JSON figure
 "$IMPRINT" measure "$WORK/img" >"$WORK/text" && "$IMPRINT" measure --json "$WORK/img" >"$WORK/json"
@@ -74,5 +81,16 @@ if ! python3 "$CONTENT_CHECK" "$WORK/text" "$WORK/json" >"$WORK/bad" 2>/dev/null
 	pass "content-report: a text line without a JSON figure is found"
 else
 	fail "content-report: a text line without a JSON figure went unseen"
+fi
+
+# and the profile's: a name share changed in the JSON
+"$IMPRINT" profile "$WORK/img" >"$WORK/text" && "$IMPRINT" profile --json "$WORK/img" >"$WORK/json"
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); j["names"]["upper_share"] += 0.01; json.dump(j, open(sys.argv[1], "w"))' "$WORK/json"
+if python3 "$PROFILE_CHECK" "$WORK/text" "$WORK/json" >"$WORK/bad" 2>/dev/null; then
+	fail "profile: a name share changed went unseen"
+elif grep -q "^names.upper_share: text" "$WORK/bad"; then
+	pass "profile: a name share changed is found"
+else
+	fail "profile: a name share changed: $(head -3 "$WORK/bad")"
 fi
 finish
