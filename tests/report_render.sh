@@ -1,8 +1,10 @@
 #!/bin/bash
-# report_render.sh - every figure the text of measure and plan --report shows equals its JSON's (tests/report_render.py)
+# report_render.sh - every figure the text of measure, plan --report, content-report and a profile's header shows equals its JSON's (tests/report_render.py, content_render.py, profile_render.py)
 . "${srcdir:-.}/tests/lib.sh"
 
 CHECK="${top_srcdir:-.}/tests/report_render.py"
+CONTENT_CHECK="${top_srcdir:-.}/tests/content_render.py"
+PROFILE_CHECK="${top_srcdir:-.}/tests/profile_render.py"
 ARGS=(--size 64M --seed 12 --files 1500 --used 24M --set sparse_file_share=0.3
 	--set xattr_user_share=0.2 --set acl_share=0.1 --set special_file_share=0.01
 	--set prealloc_file_share=0.5 --set special_dirs=1 --set special_dir_files=100)
@@ -15,7 +17,11 @@ agree() {
 		fail "$what: $(head -c 300 "$WORK/err")"
 		return
 	fi
-	if python3 "$CHECK" "$kind" "$WORK/text" "$WORK/json" >"$WORK/bad" 2>"$WORK/count"; then
+	if case $kind in
+		content) python3 "$CONTENT_CHECK" "$WORK/text" "$WORK/json" ;;
+		profile) python3 "$PROFILE_CHECK" "$WORK/text" "$WORK/json" ;;
+		*) python3 "$CHECK" "$kind" "$WORK/text" "$WORK/json" ;;
+	   esac >"$WORK/bad" 2>"$WORK/count"; then
 		pass "$what: text and JSON agree ($(cat "$WORK/count"))"
 	else
 		fail "$what: $(head -5 "$WORK/bad" | tr '\n' ';')"
@@ -32,6 +38,14 @@ agree "measure --against, aged" measure "$IMPRINT" measure --against "$WORK/cfg"
 	--set age_rounds=2 "$WORK/img"
 agree "measure a tree" measure "$IMPRINT" measure "${top_srcdir:-.}/src"
 agree "measure a tree --against" measure "$IMPRINT" measure --against "$WORK/cfg" "${top_srcdir:-.}/src"
+agree "content-report an image" content "$IMPRINT" content-report "$WORK/img"
+agree "content-report, predicted" content "$IMPRINT" content-report --config "$WORK/cfg" "$WORK/img"
+agree "content-report, zero targets" content "$IMPRINT" content-report --set dup_file_share=0 \
+	--set zero_block_share=0 --sample 0.5 "$WORK/img"
+agree "content-report a tree" content "$IMPRINT" content-report "${top_srcdir:-.}/tests"
+agree "profile an image" profile "$IMPRINT" profile "$WORK/img"
+agree "profile an image --content" profile "$IMPRINT" profile --content --sample 0.5 "$WORK/img"
+agree "profile a tree" profile "$IMPRINT" profile "${top_srcdir:-.}/src"
 
 # the check can fail: a figure changed in the JSON, a text line without a JSON figure
 "$IMPRINT" measure "$WORK/img" >"$WORK/text" && "$IMPRINT" measure --json "$WORK/img" >"$WORK/json"
@@ -50,4 +64,33 @@ caught "a hard-link count changed in the JSON" "^hardlinks: text"
 "$IMPRINT" measure --json "$WORK/img" >"$WORK/json"
 sed -i 's/^  directories .*/&\n  widgets         3/' "$WORK/text"
 caught "a text line without a JSON figure" "widgets"
+
+# and content-report's: a group's count changed, a line it does not know
+"$IMPRINT" content-report "$WORK/img" >"$WORK/text" && "$IMPRINT" content-report --json "$WORK/img" >"$WORK/json"
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); j["groups"]["text"]["blocks"] += 1; json.dump(j, open(sys.argv[1], "w"))' "$WORK/json"
+if python3 "$CONTENT_CHECK" "$WORK/text" "$WORK/json" >"$WORK/bad" 2>/dev/null; then
+	fail "content-report: a group's block count changed went unseen"
+elif grep -q "^groups.text: text" "$WORK/bad"; then
+	pass "content-report: a group's block count changed is found"
+else
+	fail "content-report: a group's block count changed: $(head -3 "$WORK/bad")"
+fi
+"$IMPRINT" content-report --json "$WORK/img" >"$WORK/json"
+sed -i 's/^  compressed .*/&\n  widgets      3/' "$WORK/text"
+if ! python3 "$CONTENT_CHECK" "$WORK/text" "$WORK/json" >"$WORK/bad" 2>/dev/null && grep -q widgets "$WORK/bad"; then
+	pass "content-report: a text line without a JSON figure is found"
+else
+	fail "content-report: a text line without a JSON figure went unseen"
+fi
+
+# and the profile's: a name share changed in the JSON
+"$IMPRINT" profile "$WORK/img" >"$WORK/text" && "$IMPRINT" profile --json "$WORK/img" >"$WORK/json"
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); j["names"]["upper_share"] += 0.01; json.dump(j, open(sys.argv[1], "w"))' "$WORK/json"
+if python3 "$PROFILE_CHECK" "$WORK/text" "$WORK/json" >"$WORK/bad" 2>/dev/null; then
+	fail "profile: a name share changed went unseen"
+elif grep -q "^names.upper_share: text" "$WORK/bad"; then
+	pass "profile: a name share changed is found"
+else
+	fail "profile: a name share changed: $(head -3 "$WORK/bad")"
+fi
 finish

@@ -103,6 +103,9 @@ int profile_meta_entry(struct pstate *s, const struct fsread_entry *e, uint64_t 
 		       uint64_t sparse_before);
 
 /* The figures the header gives beside the parameters. */
+/* Points of the age and atime tables: u = 0, 0.01, ..., 1 (the profile's header names it). */
+#define PROFILE_AGEQ_POINTS 101
+
 struct pmeta {
 	double age_ks_law, age_ks_table;  /* K-S D of the lognormal and of the table, source ages */
 	unsigned nmodes_files, nmodes_dirs; /* distinct modes seen */
@@ -115,11 +118,6 @@ struct pmeta {
 
 /* Set p's metadata and layout parameters and tables from the tallies; 0 or -ENOMEM. */
 int profile_meta(const struct pstate *s, struct params *p, struct pmeta *f);
-/* Their lines of the profile's header, and their figures as the key "metadata" of o. */
-void profile_meta_header(const struct pstate *s, const struct pmeta *f, const struct params *p,
-			 FILE *out);
-struct json_object;
-void profile_meta_json(const struct pmeta *f, const struct params *p, struct json_object *o);
 
 
 #endif

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "content/sparse.h"
 #include "model/dist.h"
 #include "analysis/content_stats.h"
@@ -14,7 +12,6 @@
 #include "util/array.h"
 #include "util/util.h"
 
-#define AGEQ_POINTS 101         /* ages and atimes: u = 0, 0.01, ..., 1 */
 
 int profile_meta_entry(struct pstate *s, const struct fsread_entry *e, uint64_t files_before,
 		       uint64_t sparse_before)
@@ -94,7 +91,7 @@ static int meta_ages(const struct pstate *s, struct params *p, struct pmeta *f)
 	struct param_tables *t = &p->tab;
 	uint64_t *age = malloc(m->nfiles * sizeof(*age)), na = 0;
 	double *pos = malloc(m->nfiles * sizeof(*pos));
-	struct age_law law = { t->age_q, AGEQ_POINTS, p };
+	struct age_law law = { t->age_q, PROFILE_AGEQ_POINTS, p };
 	int ret = -ENOMEM;
 
 	if (!age || !pos)
@@ -108,11 +105,11 @@ static int meta_ages(const struct pstate *s, struct params *p, struct pmeta *f)
 	}
 	if (array_sort_u64(age, m->nfiles))
 		goto out_free;
-	for (unsigned i = 0; i < AGEQ_POINTS; i++)
+	for (unsigned i = 0; i < PROFILE_AGEQ_POINTS; i++)
 		t->age_q[i] = (double)age[(uint64_t)llround((double)i * (double)(m->nfiles - 1) /
-							    (AGEQ_POINTS - 1))] / 86400.0;
+							    (PROFILE_AGEQ_POINTS - 1))] / 86400.0;
 	/* the table as printed (11 digits), so that the K-S is that of the profile */
-	for (unsigned i = 0; i < AGEQ_POINTS; i++) {
+	for (unsigned i = 0; i < PROFILE_AGEQ_POINTS; i++) {
 		char buf[32];
 
 		snprintf(buf, sizeof(buf), "%.11g", t->age_q[i]);
@@ -120,15 +117,15 @@ static int meta_ages(const struct pstate *s, struct params *p, struct pmeta *f)
 		if (i && t->age_q[i] < t->age_q[i - 1])
 			t->age_q[i] = t->age_q[i - 1];
 	}
-	t->nage_q = AGEQ_POINTS;
+	t->nage_q = PROFILE_AGEQ_POINTS;
 	f->age_ks_table = ks_d_discrete(age, m->nfiles, age_table_cdf, &law);
 	f->age_ks_law = ks_d_discrete(age, m->nfiles, age_law_cdf, &law);
 	if (na >= 2) {
 		qsort(pos, na, sizeof(*pos), array_cmp_double);
-		for (unsigned i = 0; i < AGEQ_POINTS; i++)
+		for (unsigned i = 0; i < PROFILE_AGEQ_POINTS; i++)
 			t->atime_q[i] = pos[(uint64_t)llround((double)i * (double)(na - 1) /
-							  (AGEQ_POINTS - 1))];
-		t->natime_q = AGEQ_POINTS;
+							  (PROFILE_AGEQ_POINTS - 1))];
+		t->natime_q = PROFILE_AGEQ_POINTS;
 	}
 	ret = 0;
 out_free:
@@ -202,55 +199,4 @@ int profile_meta(const struct pstate *s, struct params *p, struct pmeta *f)
 					       &f->mode_dirs_left);
 	meta_layout(s, p, f);
 	return meta_ages(s, p, f);
-}
-
-void profile_meta_header(const struct pstate *s, const struct pmeta *f, const struct params *p,
-			 FILE *out)
-{
-	const struct mstate *m = &s->m;
-
-	fprintf(out, "# modes: %u distinct of files, %u of directories (tables: mode_files, mode_dirs; "
-		"beyond them %.4f and %.4f); owners: %u users, root owns %.4f of the entries\n",
-		f->nmodes_files, f->nmodes_dirs, f->mode_files_left, f->mode_dirs_left,
-		p->owner_users, p->owner_root_share);
-	fprintf(out, "# ages (days before the newest mtime): lognormal (median %.4g, sigma %.4g): "
-		"K-S D %.4f; age table (%u points): K-S D %.4f, used; atime_quantiles: %s\n",
-		p->age_median_days, p->age_sigma, f->age_ks_law, AGEQ_POINTS, f->age_ks_table,
-		p->tab.natime_q ? "where atime lies between mtime and the newest mtime" :
-		"none (every file is the newest)");
-	if (m->lay.files)
-		fprintf(out, "# fragmentation: %.4f of the files of 2+ blocks fragmented, %.3f extents "
-			"each (frag_file_share, frag_extents)\n", f->frag_share, f->frag_extents);
-	if (s->have_free)
-		fprintf(out, "# free space: %" PRIu64 " of %" PRIu64 " blocks in %" PRIu64 " extents, "
-			"%.4f below 1 MiB (free_frag_share), gap shape %.3f (free_gap_shape); "
-			"files fill %.4f of the capacity (fill_share)\n", s->fr.free_blocks,
-			s->total_bytes / fsread_geometry(m->fs)->block_size, s->fr.extents,
-			f->free_share_small,
-			f->free_shape, f->fill);
-	if (m->sparse_files)
-		fprintf(out, "# holes: %" PRIu64 " sparse files, %" PRIu64 " files of 256 KiB or more "
-			"the model may make sparse; %.4f of the sparse files' 64 KiB units are holes\n",
-			m->sparse_files, f->sparse_eligible, p->sparse_hole_share);
-}
-
-void profile_meta_json(const struct pmeta *f, const struct params *p, struct json_object *o)
-{
-	struct json_object *x = json_object_new_object();
-
-	json_object_object_add(x, "modes_files", json_object_new_int(f->nmodes_files));
-	json_object_object_add(x, "modes_dirs", json_object_new_int(f->nmodes_dirs));
-	json_object_object_add(x, "owner_users", json_object_new_int64(p->owner_users));
-	json_object_object_add(x, "owner_root_share", json_object_new_double(p->owner_root_share));
-	json_object_object_add(x, "age_ks_d_lognormal", json_object_new_double(f->age_ks_law));
-	json_object_object_add(x, "age_ks_d_table", json_object_new_double(f->age_ks_table));
-	json_object_object_add(x, "frag_file_share", json_object_new_double(f->frag_share));
-	json_object_object_add(x, "frag_extents", json_object_new_double(f->frag_extents));
-	json_object_object_add(x, "free_small_share", json_object_new_double(f->free_share_small));
-	json_object_object_add(x, "free_gap_shape",
-			       isnan(f->free_shape) ? NULL : json_object_new_double(f->free_shape));
-	json_object_object_add(x, "fill_share", f->fill > 0 ? json_object_new_double(f->fill) : NULL);
-	json_object_object_add(x, "sparse_file_share", json_object_new_double(p->sparse_file_share));
-	json_object_object_add(x, "sparse_hole_share", json_object_new_double(p->sparse_hole_share));
-	json_object_object_add(o, "metadata", x);
 }

@@ -1,6 +1,5 @@
 /* content_report.c - `imprint report --content`: achieved content statistics against the targets */
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include "report/content_predict.h"
 #include "analysis/content_stats_int.h"
 #include "read/fsread.h"
+#include "report/figures.h"
 #include "report/html.h"
 #include "report/json_fields.h"
 #include "util/array.h"
@@ -21,37 +21,11 @@
 /* Sizes in the text report: "1.5 GiB", PiB at most. */
 #define HUMAN (FMT_BYTES_DIGITS(1) | FMT_BYTES_PIB)
 
-/* ---- the report ------------------------------------------------------------ */
+/* ---- the figures ----------------------------------------------------------- */
 
 static double typed_share(const struct content_stats *st)
 {
 	return st->typed_files ? (double)st->typed_identified / (double)st->typed_files : 0;
-}
-
-/*
- * One line: name, target, predicted (when known), achieved, relative
- * difference of achieved from target (absolute when the target is 0).
- */
-static void print_figure(FILE *out, const char *name, double target, double predicted,
-			 double achieved, const char *fmt_note)
-{
-	fprintf(out, "  %-24s", name);
-	if (isnan(target))
-		fprintf(out, " %10s", "-");
-	else
-		fprintf(out, " %10.4f", target);
-	if (isnan(predicted))
-		fprintf(out, " %10s", "-");
-	else
-		fprintf(out, " %10.4f", predicted);
-	fprintf(out, " %10.4f", achieved);
-	if (isnan(target))
-		fprintf(out, " %10s", "");
-	else if (target != 0)
-		fprintf(out, " %+9.2f%%", 100 * (achieved - target) / target);
-	else
-		fprintf(out, " %+10.4f", achieved - target);
-	fprintf(out, "%s%s\n", fmt_note ? "  " : "", fmt_note ? fmt_note : "");
 }
 
 /* The measured value of a predicted figure. */
@@ -72,95 +46,21 @@ static double achieved_figure(const struct content_stats *st, enum content_figur
 	}
 }
 
-void content_report_print_text(const struct content_stats *st, const struct content_targets *t,
-			       const char *name, FILE *out)
+/* v under key, null when it is not a number (no target, no prediction). */
+static void figs_num(struct figs *fs, const char *key, double v)
 {
-	const struct content_group_stats *b = &st->group[CONTENT_BINARY];
-	char h1[32], h2[32];
-
-	fprintf(out, "imprint content report: %s\n\n", name);
-	if (t->pred && t->generation)
-		fprintf(out, "  predicted    from generation %" PRIu32 " of the plan: %" PRIu64 " files\n",
-			t->generation, t->pred->files);
-	fprintf(out, "  files        %llu (%s), %llu distinct\n", (unsigned long long)st->all.files,
-		fmt_bytes(st->all.bytes, HUMAN, h1, sizeof(h1)),
-		(unsigned long long)(st->all.files - st->all.dup_files));
-	fprintf(out, "  other binary %llu files (%s), %llu blocks of distinct files\n",
-		(unsigned long long)b->files, fmt_bytes(b->bytes, HUMAN, h1, sizeof(h1)),
-		(unsigned long long)b->blocks);
-	if (st->holes_unknown)
-		fprintf(out, "  holes        not known (the file system reports no extents)\n");
+	if (isnan(v))
+		figs_null(fs, key);
 	else
-		fprintf(out, "  holes        %llu blocks (%s) of distinct files: not content, "
-			"left out of every figure\n", (unsigned long long)st->all.hole_blocks,
-			fmt_bytes(st->all.hole_blocks * BLOCK, HUMAN, h1, sizeof(h1)));
-	fprintf(out, "  compressed   %s in 1 MiB segments (sample share %g), holes left out\n\n",
-		fmt_bytes(st->all.sampled_bytes, HUMAN, h2, sizeof(h2)), st->opts.sample_share);
-
-	fprintf(out, "  %-24s %10s %10s %10s %10s\n", "figure", "target", "predicted", "achieved",
-		"rel. diff");
-	for (int f = 0; f < CF_COUNT; f++)
-		print_figure(out, content_figure_name((enum content_figure)f),
-			     content_pred_target(t->pred, t, (enum content_figure)f),
-			     t->pred ? content_predicted(t->pred, (enum content_figure)f) : NAN,
-			     achieved_figure(st, (enum content_figure)f),
-			     content_figure_note((enum content_figure)f));
-	if (st->typed_files)
-		print_figure(out, "typed identified", t->typed_identified_share, NAN,
-			     typed_share(st), NULL);
-	else
-		fprintf(out, "  %-24s %10.4f %10s %10s\n", "typed identified",
-			t->typed_identified_share, "-", "-");
-	fprintf(out, "  (%llu of %llu typed files identified by libmagic as their type; "
-		"target is a minimum)\n\n",
-		(unsigned long long)st->typed_identified, (unsigned long long)st->typed_files);
-	if (t->pred)
-		content_predict_print_missed(t->pred, t, out);
-
-	fprintf(out, "  %-12s %8s %11s %8s %8s %8s %8s %8s %8s\n", "group", "files", "bytes",
-		"dupfile", "blocks", "zero", "dup", "zlib", "zstd");
-	for (int g = 0; g <= CONTENT_GROUPS; g++) {
-		const struct content_group_stats *s = g < CONTENT_GROUPS ? &st->group[g] : &st->all;
-
-		fprintf(out, "  %-12s %8llu %11s %8.4f %8llu %8.4f %8.4f %8.3f %8.3f\n",
-			g < CONTENT_GROUPS ? content_group_name(g) : "all",
-			(unsigned long long)s->files, fmt_bytes(s->bytes, HUMAN, h1, sizeof(h1)),
-			content_dup_file_share(s), (unsigned long long)s->blocks,
-			content_zero_block_share(s), content_dup_block_share(s),
-			content_ratio_zlib(s), content_ratio_zstd(s));
-	}
-	fprintf(out, "  (blocks, zero, dup and ratios over distinct files; dup counts every "
-		"occurrence of a repeated block;\n   block-level dedup would save %.4f of all "
-		"blocks)\n", content_dedup_block_share(&st->all));
-
-	if (st->nmime) {
-		fprintf(out, "\n  %-44s %8s %8s\n", "type mix (libmagic)", "files", "share");
-		for (size_t i = 0; i < st->nmime; i++)
-			fprintf(out, "  %-44s %8llu %8.4f\n", st->mime[i].type,
-				(unsigned long long)st->mime[i].files,
-				(double)st->mime[i].files / (double)st->all.files);
-	}
-	if (st->nmiss) {
-		fprintf(out, "\n  typed files not identified as their type (first %zu)\n", st->nmiss);
-		for (size_t i = 0; i < st->nmiss; i++)
-			fprintf(out, "  %s: %s\n", st->miss[i].path, st->miss[i].got);
-	}
+		figs_double(fs, key, v);
 }
 
-static json_object *json_num(double v)
+/* The block shares of group s (duplicate, deduplicated, zero), in the reports' order. */
+static void block_share_figs(struct figs *fs, const struct content_group_stats *s)
 {
-	return isnan(v) ? NULL : json_object_new_double(v);
-}
-
-/* The block shares of group s (duplicate, deduplicated, zero) into o, in the reports' order. */
-static void json_block_shares(json_object *o, const struct content_group_stats *s)
-{
-	json_object_object_add(o, "dup_block_share",
-			       json_object_new_double(content_dup_block_share(s)));
-	json_object_object_add(o, "dedup_block_share",
-			       json_object_new_double(content_dedup_block_share(s)));
-	json_object_object_add(o, "zero_block_share",
-			       json_object_new_double(content_zero_block_share(s)));
+	figs_double(fs, "dup_block_share", content_dup_block_share(s));
+	figs_double(fs, "dedup_block_share", content_dedup_block_share(s));
+	figs_double(fs, "zero_block_share", content_zero_block_share(s));
 }
 
 #define G(m) JSON_U64(struct content_group_stats, m)
@@ -170,81 +70,211 @@ static const struct json_u64_field group_counts[] = {
 };
 #undef G
 
-static json_object *json_group(const struct content_group_stats *s)
+static void group_figs(struct figs *fs, const char *key, const struct content_group_stats *s)
 {
-	json_object *o = json_object_new_object();
+	figs_open(fs, FIG_OBJECT, key);
+	for (size_t i = 0; i < ARRAY_SIZE(group_counts); i++)
+		figs_u64(fs, group_counts[i].key,
+			 *(const uint64_t *)((const char *)s + group_counts[i].off));
+	figs_double(fs, "dup_file_share", content_dup_file_share(s));
+	block_share_figs(fs, s);
+	figs_double(fs, "compress_ratio_zlib", content_ratio_zlib(s));
+	figs_double(fs, "compress_ratio_zstd", content_ratio_zstd(s));
+	figs_end(fs);
+}
 
-	json_add_u64s(o, s, group_counts, ARRAY_SIZE(group_counts));
-	json_object_object_add(o, "dup_file_share", json_object_new_double(content_dup_file_share(s)));
-	json_block_shares(o, s);
-	json_object_object_add(o, "compress_ratio_zlib", json_object_new_double(content_ratio_zlib(s)));
-	json_object_object_add(o, "compress_ratio_zstd", json_object_new_double(content_ratio_zstd(s)));
-	return o;
+/* One row of the text's table: name, target, predicted, achieved, their difference, the note. */
+static void row_figs(struct figs *fs, const char *name, double target, double predicted,
+		     double achieved, const char *note)
+{
+	figs_open(fs, FIG_OBJECT, NULL);
+	figs_string(fs, "name", name);
+	figs_num(fs, "target", target);
+	figs_num(fs, "predicted", predicted);
+	figs_num(fs, "achieved", achieved);
+	/* relative to the target, absolute when the target is 0 */
+	if (!isnan(target) && target != 0)
+		figs_double(fs, "rel_pct", 100 * (achieved - target) / target);
+	else if (!isnan(target))
+		figs_double(fs, "abs_diff", achieved - target);
+	figs_string(fs, "note", note ? note : "");
+	figs_end(fs);
+}
+
+/* Every figure of the report, in the JSON's order. */
+static void content_figs(const struct content_stats *st, const struct content_targets *t,
+			 const char *name, struct figs *fs)
+{
+	const struct content_group_stats *b = &st->group[CONTENT_BINARY];
+
+	figs_string(fs, "target", name);
+	if (t->pred && t->generation) {
+		figs_u64(fs, "generation", t->generation);
+		figs_u64(fs, "predicted_files", t->pred->files);
+	}
+	figs_u64(fs, "files", st->all.files);
+	figs_u64(fs, "bytes", st->all.bytes);
+	figs_double(fs, "sample_share", st->opts.sample_share);
+	figs_double(fs, "compress_ratio_zlib", content_ratio_zlib(b));
+	figs_double(fs, "compress_ratio_zstd", content_ratio_zstd(b));
+	figs_double(fs, "compress_ratio_exec_zlib", content_ratio_zlib(&st->group[CONTENT_EXEC]));
+	figs_double(fs, "compress_ratio_exec_zstd", content_ratio_zstd(&st->group[CONTENT_EXEC]));
+	figs_double(fs, "dup_file_share", content_dup_file_share(&st->all));
+	block_share_figs(fs, b);
+	/* of all distinct files; null when the holes were not known */
+	if (st->holes_unknown)
+		figs_null(fs, "hole_blocks");
+	else
+		figs_u64(fs, "hole_blocks", st->all.hole_blocks);
+	/* bytes read from the target: the data, not the holes skipped */
+	figs_u64(fs, "read_bytes", st->read_bytes);
+	figs_u64(fs, "typed_files", st->typed_files);
+	figs_u64(fs, "typed_identified", st->typed_identified);
+	if (st->typed_files)
+		figs_double(fs, "typed_identified_share", typed_share(st));
+	else
+		figs_null(fs, "typed_identified_share");
+	figs_open(fs, FIG_OBJECT, "type_mix");
+	for (size_t i = 0; i < st->nmime; i++)
+		figs_double(fs, st->mime[i].type,
+			    (double)st->mime[i].files / (double)st->all.files);
+	figs_end(fs);
+
+	figs_open(fs, FIG_OBJECT, "targets");
+	figs_num(fs, "compress_ratio", t->compress_ratio);
+	figs_num(fs, "compress_ratio_exec", t->compress_ratio_exec);
+	figs_num(fs, "dup_file_share", t->dup_file_share);
+	figs_num(fs, "dup_block_share", t->dup_block_share);
+	figs_num(fs, "zero_block_share", t->zero_block_share);
+	figs_num(fs, "typed_identified_share", t->typed_identified_share);
+	figs_end(fs);
+	if (t->pred) {
+		json_object *pj = content_predict_json(t->pred, t);
+
+		figs_json_value(fs, "predicted", pj);
+		json_object_put(pj);
+	}
+
+	figs_open(fs, FIG_OBJECT, "groups");
+	for (int g = 0; g < CONTENT_GROUPS; g++)
+		group_figs(fs, content_group_name(g), &st->group[g]);
+	group_figs(fs, "all", &st->all);
+	figs_end(fs);
+	figs_open(fs, FIG_ARRAY, "not_identified");
+	for (size_t i = 0; i < st->nmiss; i++) {
+		figs_open(fs, FIG_OBJECT, NULL);
+		figs_string(fs, "path", st->miss[i].path);
+		figs_string(fs, "mime_type", st->miss[i].got);
+		figs_end(fs);
+	}
+	figs_end(fs);
+
+	fs->text_only = true;
+	figs_u64(fs, "distinct_files", st->all.files - st->all.dup_files);
+	figs_u64(fs, "hole_bytes", st->all.hole_blocks * BLOCK);
+	figs_open(fs, FIG_ARRAY, "figures");
+	for (int f = 0; f < CF_COUNT; f++)
+		row_figs(fs, content_figure_name((enum content_figure)f),
+			 content_pred_target(t->pred, t, (enum content_figure)f),
+			 t->pred ? content_predicted(t->pred, (enum content_figure)f) : NAN,
+			 achieved_figure(st, (enum content_figure)f),
+			 content_figure_note((enum content_figure)f));
+	row_figs(fs, "typed identified", t->typed_identified_share, NAN,
+		 st->typed_files ? typed_share(st) : NAN, NULL);
+	figs_end(fs);
+	figs_u64(fs, "mime_types", st->nmime);
+	figs_open(fs, FIG_ARRAY, "mime_files");
+	for (size_t i = 0; i < st->nmime; i++)
+		figs_u64(fs, NULL, st->mime[i].files);
+	figs_end(fs);
+	figs_u64(fs, "not_identified_count", st->nmiss);
+	fs->text_only = false;
+}
+
+/* ---- the text -------------------------------------------------------------- */
+
+/* The head, the table of figures against their targets (a row printed by the first of
+ * its lines whose conditions hold: no achieved value, then by target and note). */
+static const struct fig_line head_lines[] = {
+	{ .fmt = "imprint content report: {target}\n\n" },
+	{ .when = "generation",
+	  .fmt = "  predicted    from generation {generation} of the plan: {predicted_files} files\n" },
+	{ .fmt = "  files        {files} ({bytes:h}), {distinct_files} distinct\n"
+		 "  other binary {groups.binary.files} files ({groups.binary.bytes:h}),"
+		 " {groups.binary.blocks} blocks of distinct files\n" },
+	{ .when = "!?hole_blocks",
+	  .fmt = "  holes        not known (the file system reports no extents)\n" },
+	{ .when = "?hole_blocks",
+	  .fmt = "  holes        {hole_blocks} blocks ({hole_bytes:h}) of distinct files: not content,"
+		 " left out of every figure\n" },
+	{ .fmt = "  compressed   {groups.all.sampled_bytes:h} in 1 MiB segments (sample share"
+		 " {sample_share:g}), holes left out\n\n"
+		 "  figure                       target  predicted   achieved  rel. diff\n" },
+#define ROW "  {name:-24} {target:10.4|         -} {predicted:10.4|         -} {achieved:10.4}"
+	{ .rows = "figures", .each = true, .when = "!?achieved",
+	  .fmt = "  {name:-24} {target:10.4}          -          -\n" },
+	{ .rows = "figures", .each = true, .when = "!?target note",
+	  .fmt = ROW "             {note}\n" },
+	{ .rows = "figures", .each = true, .when = "target note",
+	  .fmt = ROW " {rel_pct:+9.2}%  {note}\n" },
+	{ .rows = "figures", .each = true, .when = "?target note",
+	  .fmt = ROW " {abs_diff:+10.4}  {note}\n" },
+	{ .rows = "figures", .each = true, .when = "!?target",
+	  .fmt = ROW "           \n" },
+	{ .rows = "figures", .each = true, .when = "target",
+	  .fmt = ROW " {rel_pct:+9.2}%\n" },
+	{ .rows = "figures", .each = true, .when = "?target",
+	  .fmt = ROW " {abs_diff:+10.4}\n" },
+#undef ROW
+	{ .fmt = "  ({typed_identified} of {typed_files} typed files identified by libmagic as their"
+		 " type; target is a minimum)\n\n" },
+};
+
+/* The groups, the type mix and the files libmagic did not know. */
+static const struct fig_line tail_lines[] = {
+	{ .fmt = "  group           files       bytes  dupfile   blocks     zero      dup     zlib"
+		 "     zstd\n" },
+	{ .rows = "groups",
+	  .fmt = "  {@:-12} {files:8} {bytes:11h} {dup_file_share:8.4} {blocks:8}"
+		 " {zero_block_share:8.4} {dup_block_share:8.4} {compress_ratio_zlib:8.3}"
+		 " {compress_ratio_zstd:8.3}\n" },
+	{ .fmt = "  (blocks, zero, dup and ratios over distinct files; dup counts every occurrence of"
+		 " a repeated block;\n   block-level dedup would save {groups.all.dedup_block_share:.4}"
+		 " of all blocks)\n" },
+	{ .when = "mime_types",
+	  .fmt = "\n  type mix (libmagic)                             files    share\n" },
+	{ .when = "mime_types", .rows = "type_mix", .fmt = "  {@:-44} {mime_files.#:8} {.:8.4}\n" },
+	{ .when = "not_identified_count",
+	  .fmt = "\n  typed files not identified as their type (first {not_identified_count})\n" },
+	{ .when = "not_identified_count", .rows = "not_identified", .fmt = "  {path}: {mime_type}\n" },
+};
+
+void content_report_print_text(const struct content_stats *st, const struct content_targets *t,
+			       const char *name, FILE *out)
+{
+	struct figs fs;
+
+	figs_init(&fs);
+	content_figs(st, t, name, &fs);
+	if (!figs_print(&fs, NULL, head_lines, ARRAY_SIZE(head_lines), HUMAN, out)) {
+		if (t->pred)
+			content_predict_print_missed(t->pred, t, out);
+		figs_print(&fs, NULL, tail_lines, ARRAY_SIZE(tail_lines), HUMAN, out);
+	}
+	figs_release(&fs);
 }
 
 json_object *content_report_json(const struct content_stats *st, const struct content_targets *t,
 				 const char *name)
 {
-	const struct content_group_stats *b = &st->group[CONTENT_BINARY];
-	json_object *o = json_object_new_object();
-	json_object *tg = json_object_new_object(), *mix = json_object_new_object();
-	json_object *groups = json_object_new_object(), *miss = json_object_new_array();
+	struct figs fs;
+	json_object *j;
 
-	json_object_object_add(o, "target", json_object_new_string(name));
-	if (t->pred && t->generation) {
-		json_object_object_add(o, "generation", json_object_new_int64(t->generation));
-		json_object_object_add(o, "predicted_files", json_object_new_uint64(t->pred->files));
-	}
-	json_object_object_add(o, "files", json_object_new_uint64(st->all.files));
-	json_object_object_add(o, "bytes", json_object_new_uint64(st->all.bytes));
-	json_object_object_add(o, "sample_share", json_object_new_double(st->opts.sample_share));
-	json_object_object_add(o, "compress_ratio_zlib", json_object_new_double(content_ratio_zlib(b)));
-	json_object_object_add(o, "compress_ratio_zstd", json_object_new_double(content_ratio_zstd(b)));
-	json_object_object_add(o, "compress_ratio_exec_zlib",
-			       json_object_new_double(content_ratio_zlib(&st->group[CONTENT_EXEC])));
-	json_object_object_add(o, "compress_ratio_exec_zstd",
-			       json_object_new_double(content_ratio_zstd(&st->group[CONTENT_EXEC])));
-	json_object_object_add(o, "dup_file_share",
-			       json_object_new_double(content_dup_file_share(&st->all)));
-	json_block_shares(o, b);
-	/* of all distinct files; null when the holes were not known */
-	json_object_object_add(o, "hole_blocks", st->holes_unknown ? NULL :
-			       json_object_new_uint64(st->all.hole_blocks));
-	/* bytes read from the target: the data, not the holes skipped */
-	json_object_object_add(o, "read_bytes", json_object_new_uint64(st->read_bytes));
-	json_object_object_add(o, "typed_files", json_object_new_uint64(st->typed_files));
-	json_object_object_add(o, "typed_identified", json_object_new_uint64(st->typed_identified));
-	json_object_object_add(o, "typed_identified_share",
-			       st->typed_files ? json_object_new_double(typed_share(st)) : NULL);
-	for (size_t i = 0; i < st->nmime; i++)
-		json_object_object_add(mix, st->mime[i].type,
-				       json_object_new_double((double)st->mime[i].files /
-							      (double)st->all.files));
-	json_object_object_add(o, "type_mix", mix);
-
-	json_object_object_add(tg, "compress_ratio", json_num(t->compress_ratio));
-	json_object_object_add(tg, "compress_ratio_exec", json_num(t->compress_ratio_exec));
-	json_object_object_add(tg, "dup_file_share", json_num(t->dup_file_share));
-	json_object_object_add(tg, "dup_block_share", json_num(t->dup_block_share));
-	json_object_object_add(tg, "zero_block_share", json_num(t->zero_block_share));
-	json_object_object_add(tg, "typed_identified_share", json_num(t->typed_identified_share));
-	json_object_object_add(o, "targets", tg);
-	if (t->pred)
-		json_object_object_add(o, "predicted", content_predict_json(t->pred, t));
-
-	for (int g = 0; g < CONTENT_GROUPS; g++)
-		json_object_object_add(groups, content_group_name(g), json_group(&st->group[g]));
-	json_object_object_add(groups, "all", json_group(&st->all));
-	json_object_object_add(o, "groups", groups);
-	for (size_t i = 0; i < st->nmiss; i++) {
-		json_object *m = json_object_new_object();
-
-		json_object_object_add(m, "path", json_object_new_string(st->miss[i].path));
-		json_object_object_add(m, "mime_type", json_object_new_string(st->miss[i].got));
-		json_object_array_add(miss, m);
-	}
-	json_object_object_add(o, "not_identified", miss);
-	return o;
+	figs_init(&fs);
+	content_figs(st, t, name, &fs);
+	j = figs_json(&fs, NULL);
+	figs_release(&fs);
+	return j;
 }
 
 void content_report_print_json(const struct content_stats *st, const struct content_targets *t,

@@ -348,6 +348,12 @@ static bool lookup(const struct ctx *c, const struct row *row, const char *path,
 		*v = to_val(&c->fs->f[row->elem]);
 		return true;
 	}
+	if (row && !strcmp(path, "@")) {
+		const char *key = c->fs->f[row->elem].key;
+
+		*v = (struct val){ .type = FIG_STRING, .s = key ? key : "" };
+		return true;
+	}
 	if (row && !strcmp(path, "#")) {
 		*v = (struct val){ .type = FIG_U64, .u = row->i };
 		return true;
@@ -434,11 +440,14 @@ static int put_field(const struct ctx *c, const struct row *row, const char *fie
 		fprintf(stderr, "imprint: report template: no figure '%s'\n", path);
 		return -EINVAL;
 	}
-	if (!strcmp(spec, "h")) {
+	if (*spec && spec[strlen(spec) - 1] == 'h') {
 		char hb[32];
 		uint64_t b = v.type == FIG_DOUBLE ? (uint64_t)v.d : v.type == FIG_I64 ? (uint64_t)v.i : v.u;
 
-		fputs(fmt_bytes(b, c->human, hb, sizeof(hb)), c->out);
+		/* what comes before the 'h' is a string's width: "11h" */
+		spec[strlen(spec) - 1] = '\0';
+		snprintf(fmt, sizeof(fmt), "%%%ss", spec);
+		fprintf(c->out, fmt, fmt_bytes(b, c->human, hb, sizeof(hb)));
 		return 0;
 	}
 	switch (v.type) {
@@ -509,8 +518,8 @@ static int put_rows(const struct ctx *c, const struct fig_line *lines, size_t nl
 		while (group < nlines && same_group(lines, group))
 			group++;
 	*used = group;
-	if (!a || a->type != FIG_ARRAY) {
-		fprintf(stderr, "imprint: report template: no array '%s'\n", lines[0].rows);
+	if (!a || (a->type != FIG_ARRAY && a->type != FIG_OBJECT)) {
+		fprintf(stderr, "imprint: report template: no array or object '%s'\n", lines[0].rows);
 		return -EINVAL;
 	}
 	first = (size_t)(a - c->fs->f);

@@ -87,10 +87,11 @@ typedef void fig_label_fn(size_t i, size_t n, char *buf, size_t len);
  *   "?key" it is there and not null; a leading '!' negates either.
  * fmt: literal text with {path} or {path:spec|empty} for a figure; spec is printf's
  *   flags, width and precision ("-20", "8.5"), the conversion coming from the type
- *   (a double is printed with 'f'), or "h" for a human byte size; empty is printed
- *   instead of an empty string.
- * rows: the path of an array: fmt is printed once for each element, its paths looked
- *   up in the element first; "{.}" is the element, "{#}" its index (and a path
+ *   (a double is printed with 'f'), or "h" for a human byte size ("11h": in 11 columns);
+ *   empty is printed instead of an empty string or a null.
+ * rows: the path of an array or an object: fmt is printed once for each element, its
+ *   paths looked up in the element first; "{.}" is the element, "{@}" its key (an
+ *   object's), "{#}" its index (and a path
  *   component "#" too: "achieved.#"), "{label}" label's text for it, "{share}" the
  *   element divided by the figure per (0 if that is 0); skip_zero skips elements
  *   equal to 0.

@@ -1,25 +1,30 @@
-/* html_data.c - the figures only the --html page shows: size CDF, ages, the disk map */
+/* html_data.c - the figures only the --html page shows: size CDF, ages, the disk map (report/figures) */
 #include <errno.h>
 #include <math.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
+#include "report/figures.h"
 #include "report/html.h"
 
 /* Points of the CDF per doubling of the size: smooth enough, small enough. */
 #define CDF_STEPS_PER_DOUBLING 8
 
-/* Shares are printed with 6 significant digits: the page needs no more. */
-static json_object *share6(double v)
+/* A share with 6 significant digits (the page needs no more), passed through to the JSON. */
+static void share6(struct figs *fs, const char *key, double v)
 {
 	char buf[32];
+	json_object *j;
 
 	snprintf(buf, sizeof(buf), "%.6g", v);
-	return json_object_new_double_s(v, buf);
+	j = json_object_new_double_s(v, buf);
+	if (!j && !fs->err)
+		fs->err = -ENOMEM;
+	figs_json_value(fs, key, j);
+	json_object_put(j);
 }
 
 /* How many of sorted[0..n-1] are <= x. */
@@ -38,47 +43,35 @@ static uint64_t count_le(const uint64_t *sorted, uint64_t n, uint64_t x)
 	return lo;
 }
 
-/* A chart of the page: points along x, what was measured there, the model's values (if any). */
-struct chart {
-	json_object *o, *x, *got, *model;
-};
-
-/* A new chart, its model series only when with_model; -ENOMEM with nothing held. */
-static int chart_new(struct chart *c, bool with_model)
+/* The object of the figures, or NULL (out of memory); fs released. */
+static json_object *figs_done(struct figs *fs)
 {
-	c->o = json_object_new_object();
-	c->x = json_object_new_array();
-	c->got = json_object_new_array();
-	c->model = with_model ? json_object_new_array() : NULL;
-	if (c->o && c->x && c->got && (!with_model || c->model))
-		return 0;
-	json_object_put(c->o);
-	json_object_put(c->x);
-	json_object_put(c->got);
-	json_object_put(c->model);
-	return -ENOMEM;
+	json_object *o = figs_json(fs, NULL);
+
+	figs_release(fs);
+	return o;
 }
 
-/* The chart's series under these keys (the model's null without one); the chart's object. */
-static json_object *chart_object(struct chart *c, const char *x, const char *got, const char *model)
+/* Counts under key, trailing zeros dropped. */
+static void counts_figs(struct figs *fs, const char *key, const uint64_t *v, size_t n)
 {
-	json_object_object_add(c->o, x, c->x);
-	json_object_object_add(c->o, got, c->got);
-	json_object_object_add(c->o, model, c->model);
-	return c->o;
+	while (n > 0 && !v[n - 1])
+		n--;
+	figs_u64s(fs, key, v, n);
 }
+
+/* Sizes 2^(k/8) up to the largest: 8 a doubling, 64 doublings at most. */
+#define CDF_POINTS (64 * CDF_STEPS_PER_DOUBLING + 2)
 
 json_object *html_size_cdf(const uint64_t *sorted, uint64_t n, const struct size_model *sm)
 {
-	struct chart c;
-	json_object *o;
-	uint64_t max = n ? sorted[n - 1] : 0, last = 0;
+	uint64_t max = n ? sorted[n - 1] : 0, last = 0, x[CDF_POINTS];
+	size_t np = 0;
+	struct figs fs;
 
-	if (chart_new(&c, sm != NULL))
-		return NULL;
 	if (max < 1)
 		max = 1;
-	for (unsigned k = 0;; k++) {
+	for (unsigned k = 0; np < CDF_POINTS; k++) {
 		double v = pow(2.0, (double)k / CDF_STEPS_PER_DOUBLING);
 		uint64_t s = (uint64_t)floor(v);
 
@@ -90,19 +83,27 @@ json_object *html_size_cdf(const uint64_t *sorted, uint64_t n, const struct size
 			continue;
 		}
 		last = s;
-		json_object_array_add(c.x, json_object_new_uint64(s));
-		json_object_array_add(c.got,
-				      share6(n ? (double)count_le(sorted, n, s) / (double)n : 0));
-		/* sizes are floor() of the variate: P(size <= s) = F(s + 1) */
-		if (sm)
-			json_object_array_add(c.model, share6(size_model_cdf(sm, (double)s + 1.0)));
+		x[np++] = s;
 		if (s == max)
 			break;
 	}
-	o = chart_object(&c, "x", "achieved", "model");
-	json_object_object_add(o, "empty_share",
-			       share6(n ? (double)count_le(sorted, n, 0) / (double)n : 0));
-	return o;
+	figs_init(&fs);
+	figs_u64s(&fs, "x", x, np);
+	figs_open(&fs, FIG_ARRAY, "achieved");
+	for (size_t i = 0; i < np; i++)
+		share6(&fs, NULL, n ? (double)count_le(sorted, n, x[i]) / (double)n : 0);
+	figs_end(&fs);
+	if (sm) {
+		/* sizes are floor() of the variate: P(size <= s) = F(s + 1) */
+		figs_open(&fs, FIG_ARRAY, "model");
+		for (size_t i = 0; i < np; i++)
+			share6(&fs, NULL, size_model_cdf(sm, (double)x[i] + 1.0));
+		figs_end(&fs);
+	} else {
+		figs_null(&fs, "model");
+	}
+	share6(&fs, "empty_share", n ? (double)count_le(sorted, n, 0) / (double)n : 0);
+	return figs_done(&fs);
 }
 
 json_object *html_counts(const uint64_t *v, size_t n)
@@ -126,12 +127,10 @@ static double age_cdf(const struct html_age_model *am, double d)
 
 json_object *html_size_classes(const uint64_t *sorted, uint64_t n)
 {
-	json_object *o = json_object_new_object();
 	uint64_t files[66] = { 0 }, bytes[66] = { 0 };
 	unsigned last = 0;
+	struct figs fs;
 
-	if (!o)
-		return NULL;
 	for (uint64_t i = 0; i < n; i++) {
 		unsigned b = sorted[i] ? 64 - (unsigned)__builtin_clzll(sorted[i]) : 0;
 
@@ -142,21 +141,25 @@ json_object *html_size_classes(const uint64_t *sorted, uint64_t n)
 		if (b > last)
 			last = b;
 	}
-	json_object_object_add(o, "files", html_counts(files, last + 1));
-	json_object_object_add(o, "bytes", html_counts(bytes, last + 1));
-	return o;
+	figs_init(&fs);
+	counts_figs(&fs, "files", files, last + 1);
+	counts_figs(&fs, "bytes", bytes, last + 1);
+	return figs_done(&fs);
 }
+
+/* [0, 1) day, [1, 2), [2, 4), ... up to the oldest file: 40 bins at most */
+#define AGE_BINS 40
 
 json_object *html_age_histogram(const int64_t *ages_sorted, uint64_t n,
 				const struct html_age_model *am)
 {
-	struct chart c;
-	uint64_t i = 0;
+	int64_t edge[AGE_BINS];
+	uint64_t count[AGE_BINS], i = 0;
+	double target[AGE_BINS];
+	unsigned nb = 0;
+	struct figs fs;
 
-	if (chart_new(&c, am != NULL))
-		return NULL;
-	/* [0, 1) day, [1, 2), [2, 4), ... up to the oldest file */
-	for (unsigned b = 0; i < n && b < 40; b++) {
+	for (unsigned b = 0; i < n && b < AGE_BINS; b++, nb++) {
 		int64_t lo = b ? (int64_t)86400 << (b - 1) : 0, hi = (int64_t)86400 << b;
 		uint64_t k = 0;
 
@@ -165,20 +168,31 @@ json_object *html_age_histogram(const int64_t *ages_sorted, uint64_t n,
 			k++;
 			i++;
 		}
-		if (b == 39) {
+		if (b == AGE_BINS - 1) {
 			k += n - i;
 			i = n;
 		}
-		json_object_array_add(c.x, json_object_new_int64(lo / 86400));
-		json_object_array_add(c.got, json_object_new_uint64(k));
-		if (am) {
-			double from = age_cdf(am, (double)lo / 86400);
-			double to = i == n ? 1 : age_cdf(am, (double)hi / 86400);
-
-			json_object_array_add(c.model, share6(to - from));
-		}
+		edge[b] = lo / 86400;
+		count[b] = k;
+		if (am)
+			target[b] = (i == n ? 1 : age_cdf(am, (double)hi / 86400)) -
+				    age_cdf(am, (double)lo / 86400);
 	}
-	return chart_object(&c, "edges_days", "files", "target");
+	figs_init(&fs);
+	figs_open(&fs, FIG_ARRAY, "edges_days");
+	for (unsigned b = 0; b < nb; b++)
+		figs_i64(&fs, NULL, edge[b]);
+	figs_end(&fs);
+	figs_u64s(&fs, "files", count, nb);
+	if (am) {
+		figs_open(&fs, FIG_ARRAY, "target");
+		for (unsigned b = 0; b < nb; b++)
+			share6(&fs, NULL, target[b]);
+		figs_end(&fs);
+	} else {
+		figs_null(&fs, "target");
+	}
+	return figs_done(&fs);
 }
 
 /* ---- the disk map ------------------------------------------------------ */
@@ -233,28 +247,25 @@ static void row_rle(const struct html_map *m, uint64_t r, char *buf)
 
 json_object *html_map_json(const struct html_map *m)
 {
-	json_object *o = json_object_new_object(), *rows = json_object_new_array();
 	char *buf = malloc(m->cells_per_row * 22 + 1);
+	struct figs fs;
 
-	if (!o || !rows || !buf) {
-		json_object_put(o);
-		json_object_put(rows);
-		free(buf);
+	if (!buf)
 		return NULL;
-	}
+	figs_init(&fs);
+	figs_u64(&fs, "total_blocks", m->total_blocks);
+	figs_u64(&fs, "group_blocks", m->group_blocks);
+	figs_u64(&fs, "row_blocks", m->row_blocks);
+	figs_u64(&fs, "cell_blocks", m->cell_blocks);
+	figs_u64(&fs, "cells_per_row", m->cells_per_row);
+	figs_u64(&fs, "outside_blocks", m->outside);
+	figs_string(&fs, "rest", m->known_rest ? "metadata" : "unknown");
+	figs_open(&fs, FIG_ARRAY, "rows");
 	for (uint64_t r = 0; r < m->rows; r++) {
 		row_rle(m, r, buf);
-		json_object_array_add(rows, json_object_new_string(buf));
+		figs_string(&fs, NULL, buf);
 	}
+	figs_end(&fs);
 	free(buf);
-	json_object_object_add(o, "total_blocks", json_object_new_uint64(m->total_blocks));
-	json_object_object_add(o, "group_blocks", json_object_new_uint64(m->group_blocks));
-	json_object_object_add(o, "row_blocks", json_object_new_uint64(m->row_blocks));
-	json_object_object_add(o, "cell_blocks", json_object_new_uint64(m->cell_blocks));
-	json_object_object_add(o, "cells_per_row", json_object_new_uint64(m->cells_per_row));
-	json_object_object_add(o, "outside_blocks", json_object_new_uint64(m->outside));
-	json_object_object_add(o, "rest", json_object_new_string(m->known_rest ? "metadata" :
-								 "unknown"));
-	json_object_object_add(o, "rows", rows);
-	return o;
+	return figs_done(&fs);
 }

@@ -14,6 +14,8 @@
 #include "model/dist.h"
 #include "analysis/content_stats.h"
 #include "analysis/change.h"
+#include "read/fsread.h"
+#include "report/figures.h"
 #include "report/profile_print.h"
 #include "util/array.h"
 #include "util/strutil.h"
@@ -618,172 +620,276 @@ static void profile_ext_content(const struct content_stats *st, struct param_tab
 	}
 }
 
-static void print_content(const struct content_stats *st, unsigned nextc, FILE *out)
-{
-	const struct content_group_stats *bin = &st->group[CONTENT_BINARY];
-
-	fprintf(out, "# content: whole-file duplicates %.4f of files; other binary: zlib %.3g, zstd %.3g, "
-		"duplicate blocks %.4f, zero blocks %.4f; executables: zlib %.3g (the model holds "
-		"1..5 and 1.5..2.6)\n", content_dup_file_share(&st->all), content_ratio_zlib(bin),
-		content_ratio_zstd(bin), content_dup_block_share(bin), content_zero_block_share(bin),
-		content_ratio_zlib(&st->group[CONTENT_EXEC]));
-	fprintf(out, "# content by extension (ext_content: gzip -6 ratio, duplicate files, duplicate "
-		"blocks, zero blocks, text share, distinct words per KiB of the %u extensions holding the most bytes): clones "
-		"make each extension's files to these\n", nextc);
-	fprintf(out, "# types (libmagic):");
-	for (size_t i = 0; i < st->nmime && i < 8; i++)
-		fprintf(out, " %s %.3f", st->mime[i].type,
-			st->all.files ? (double)st->mime[i].files / (double)st->all.files : 0);
-	fprintf(out, "\n");
-}
-
 static double share(uint64_t a, uint64_t b)
 {
 	return b ? (double)a / (double)b : 0;
 }
 
-/* The tree's shape and the names: the source's figures, and what the model makes of them. */
-static void print_shape(const struct pstate *s, const struct pfig *f, const struct params *p,
-			FILE *out)
-{
-	struct profile_name_fit nf;
+/* ---- the figures: the JSON's, then the header's own ------------------------ */
 
-	fprintf(out, "# subdirectories per directory (subdirs_table, %u counts), leaves and fileless "
-		"directories by depth (depth_leaves, depth_fileless), empty directories "
-		"(empty_dir_share %.4f): the tree is built and its files placed to them, exact but "
-		"for rounding\n", p->tab.nsubdirs, p->empty_dir_share);
-	fprintf(out, "# special directories (special_dir_table: the fullest leaves, each >= %d files and "
-		"%.1f%% of all, in trees of >= %d directories): %u holding %" PRIu64 " files, exact "
-		"(scaled with the file count); the regular tree's tables leave them out\n",
-		SPECIAL_MIN_FILES, 100 * SPECIAL_MIN_SHARE, SPECIAL_MIN_DIRS, s->nspecial, s->special_files);
-	profile_name_fit(s, p, &nf);
-	fprintf(out, "# names (%" PRIu64 "): with capitals %.4f, stem in capitals %.4f, numeric "
-		"%.4f, versioned (1.2, ~) %.4f, spaces %.4f, non-ASCII %.4f\n", s->names,
-		share(s->upper, s->names), share(s->caps, s->names), share(s->numeric, s->names),
-		share(s->versioned, s->names), share(s->spaces, s->names), share(s->utf8, s->names));
-	fprintf(out, "# names the model makes (%" PRIu64 " drawn): lengths (name_lengths, name_ext_lengths, name_dir_lengths) K-S D %.4f; "
-		"with capitals %.4f, stem in capitals %.4f, numeric %.4f, versioned %.4f\n", nf.n,
-		nf.len_d, share(nf.upper, nf.n), share(nf.caps, nf.n), share(nf.numeric, nf.n),
-		share(nf.versioned, nf.n));
-	(void)f;
+/* The metadata's figures (profile_meta.c's parameters and fits). */
+static void meta_figs(const struct pstate *s, const struct pmeta *pm, const struct params *p,
+		      struct figs *fs)
+{
+	const struct mstate *m = &s->m;
+
+	figs_open(fs, FIG_OBJECT, "metadata");
+	figs_u64(fs, "modes_files", pm->nmodes_files);
+	figs_u64(fs, "modes_dirs", pm->nmodes_dirs);
+	figs_u64(fs, "owner_users", p->owner_users);
+	figs_double(fs, "owner_root_share", p->owner_root_share);
+	figs_double(fs, "age_ks_d_lognormal", pm->age_ks_law);
+	figs_double(fs, "age_ks_d_table", pm->age_ks_table);
+	figs_double(fs, "frag_file_share", pm->frag_share);
+	figs_double(fs, "frag_extents", pm->frag_extents);
+	figs_double(fs, "free_small_share", pm->free_share_small);
+	if (isnan(pm->free_shape))
+		figs_null(fs, "free_gap_shape");
+	else
+		figs_double(fs, "free_gap_shape", pm->free_shape);
+	if (pm->fill > 0)
+		figs_double(fs, "fill_share", pm->fill);
+	else
+		figs_null(fs, "fill_share");
+	figs_double(fs, "sparse_file_share", p->sparse_file_share);
+	figs_double(fs, "sparse_hole_share", p->sparse_hole_share);
+
+	fs->text_only = true;
+	figs_double(fs, "mode_files_left", pm->mode_files_left);
+	figs_double(fs, "mode_dirs_left", pm->mode_dirs_left);
+	figs_double(fs, "age_median_days", p->age_median_days);
+	figs_double(fs, "age_sigma", p->age_sigma);
+	figs_u64(fs, "age_points", PROFILE_AGEQ_POINTS);
+	figs_u64(fs, "atime_table", p->tab.natime_q);
+	figs_u64(fs, "layout_files", m->lay.files);
+	figs_u64(fs, "have_free", (uint64_t)s->have_free);
+	if (s->have_free) {
+		figs_u64(fs, "free_blocks", s->fr.free_blocks);
+		figs_u64(fs, "total_blocks", s->total_bytes / fsread_geometry(m->fs)->block_size);
+		figs_u64(fs, "free_extents", s->fr.extents);
+	}
+	/* as measured: NaN and 0 too, which the JSON leaves null */
+	figs_double(fs, "free_shape", pm->free_shape);
+	figs_double(fs, "fill", pm->fill);
+	figs_u64(fs, "sparse_files", m->sparse_files);
+	figs_u64(fs, "sparse_eligible", pm->sparse_eligible);
+	fs->text_only = false;
+	figs_end(fs);
 }
 
-static void print_header(const struct pstate *s, const struct pfig *f, const struct pmeta *pm,
-			 const char *kind, const struct params *p, const struct profile_opts *o,
-			 FILE *out)
+/* What --content measured (text only: the configuration's ext_content holds it). */
+static void content_figs(const struct content_stats *st, unsigned nextc, struct figs *fs)
 {
-	char when[64], bytes[32];
-	time_t now = time(NULL);
-	struct tm tm;
+	const struct content_group_stats *bin = &st->group[CONTENT_BINARY];
 
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-	fmt_bytes(f->bytes, FMT_BYTES_DIGITS(2), bytes, sizeof(bytes));
-	fprintf(out, "# imprint profile of %s, made %s by imprint %s\n", kind, when, o->version);
-	fprintf(out, "# it holds statistics only: no name, path or byte of the source (extensions aside)\n");
-	fprintf(out, "# source: %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64 " bytes (%s), "
-		"%" PRIu64 " hard links, %" PRIu64 " symbolic links\n",
-		f->files, f->dirs, f->bytes, bytes, f->hardlinks, f->symlinks);
-	fprintf(out, "# file sizes: hybrid lognormal + Pareto by maximum likelihood (mu %.4g, sigma %.4g, "
-		"tail %.3g from %" PRIu64 " bytes, shape %.4g): K-S D %.4f\n",
-		f->size.mu, f->size.sigma, f->size.tail_weight, p->size_tail_xm, f->size.shape,
-		f->size.ks_parametric);
-	fprintf(out, "# file sizes: quantile table (%u points): K-S D %.4f; used: %s\n",
-		SIZEQ_POINTS, f->size.ks_empirical, o->parametric ? "the hybrid law (--parametric)" :
-		"the table");
-	fprintf(out, "# files by depth, directories by depth, files per directory (0..%u, then the tail): "
-		"tables, exact; files per directory law (c %.4g, k %.4g): largest bin difference %.4f\n",
-		f->fpd_bins - 2, p->fpd_offset, p->fpd_degree, f->fpd_law_diff);
-	fprintf(out, "# directories: %.4f empty (no file, no subdirectory), %.4f leaves; "
-		"%.3g subdirectories per non-leaf, at most %" PRIu64 "\n",
-		(double)f->empty_dirs / (double)f->dirs, f->leaf_share, f->mean_subdirs_nonleaf,
-		f->max_subdirs);
-	fprintf(out, "# largest directories (files@depth):");
-	for (unsigned i = 0; i < f->ntop; i++)
-		fprintf(out, " %u@%u", f->top_dir_files[i], f->top_dir_depth[i]);
-	fprintf(out, "\n# extensions: %u named (each with >= %d files), the tail holds %.4f of files; "
-		"sizes by extension: %u classes\n", f->next, EXT_MIN_FILES, f->ext_tail_share,
-		p->tab.nsbe);
-	print_shape(s, f, p, out);
-	fprintf(out, "# ages: median %.1f days, 90%% %.1f days\n", f->age_days_median,
-		f->age_days_p90);
-	if (f->have_layout)
-		fprintf(out, "# layout score %.4f over %" PRIu64 " files of 2+ blocks, %" PRIu64
-			" fragmented; %" PRIu64 " sparse files, %" PRIu64 " hole blocks\n",
-			f->layout_score, s->m.lay.files, s->m.lay.fragmented, s->m.sparse_files,
-			s->m.hole_blocks);
-	profile_meta_header(s, pm, p, out);
-	if (s->cst)
-		print_content(s->cst, p->tab.nextc, out);
-	else if (p->tab.nextc)
-		fprintf(out, "# content by extension without --content: ext_content holds imprint's "
-			"per-type gzip -6 ratios of real files (Debian) for the %u extensions of the "
-			"source that have one; duplicate files at dup_file_share; profile --content "
-			"measures the source's own\n", p->tab.nextc);
-	fprintf(out, "# source_files and source_bytes give the same count and bytes; --files, --used or "
-		"--size scale the tree\n\n");
+	figs_open(fs, FIG_OBJECT, "content");
+	figs_double(fs, "dup_file_share", content_dup_file_share(&st->all));
+	figs_double(fs, "zlib", content_ratio_zlib(bin));
+	figs_double(fs, "zstd", content_ratio_zstd(bin));
+	figs_double(fs, "dup_block_share", content_dup_block_share(bin));
+	figs_double(fs, "zero_block_share", content_zero_block_share(bin));
+	figs_double(fs, "exec_zlib", content_ratio_zlib(&st->group[CONTENT_EXEC]));
+	figs_u64(fs, "extensions", nextc);
+	figs_open(fs, FIG_ARRAY, "types");
+	for (size_t i = 0; i < st->nmime && i < 8; i++) {
+		figs_open(fs, FIG_OBJECT, NULL);
+		figs_string(fs, "type", st->mime[i].type);
+		figs_double(fs, "share", st->all.files ?
+			    (double)st->mime[i].files / (double)st->all.files : 0);
+		figs_end(fs);
+	}
+	figs_end(fs);
+	figs_end(fs);
 }
 
-/* The figures as one JSON object; the configuration itself is what the text form prints. */
-static int profile_print_json(const struct pstate *s, const struct pfig *f, const struct pmeta *pm,
-			      const struct params *p, FILE *out)
+/* Every figure of the profile, in the JSON's order, the header's own after them. */
+static void profile_figs(const struct pstate *s, const struct pfig *f, const struct pmeta *pm,
+			 const struct params *p, const char *kind, const struct profile_opts *o,
+			 struct figs *fs)
 {
-	struct json_object *o = json_object_new_object(), *sz, *d;
 	const struct { const char *key; uint64_t n; } nm[] = {
 		{ "upper_share", s->upper }, { "caps_share", s->caps }, { "numeric_share", s->numeric },
 		{ "versioned_share", s->versioned }, { "space_share", s->spaces },
 		{ "utf8_share", s->utf8 },
 	};
+	struct profile_name_fit nf;
+	char when[64];
+	time_t now = time(NULL);
+	struct tm tm;
 
-	if (!o)
-		return -ENOMEM;
-	json_object_object_add(o, "files", json_object_new_uint64(f->files));
-	json_object_object_add(o, "directories", json_object_new_uint64(f->dirs));
-	json_object_object_add(o, "bytes", json_object_new_uint64(f->bytes));
-	json_object_object_add(o, "hardlinks", json_object_new_uint64(f->hardlinks));
-	json_object_object_add(o, "symlinks", json_object_new_uint64(f->symlinks));
-	sz = json_object_new_object();
-	json_object_object_add(sz, "mu", json_object_new_double(f->size.mu));
-	json_object_object_add(sz, "sigma", json_object_new_double(f->size.sigma));
-	json_object_object_add(sz, "tail_weight", json_object_new_double(f->size.tail_weight));
-	json_object_object_add(sz, "tail_xm", json_object_new_uint64(p->size_tail_xm));
-	json_object_object_add(sz, "tail_shape", json_object_new_double(f->size.shape));
-	json_object_object_add(sz, "ks_d_parametric", json_object_new_double(f->size.ks_parametric));
-	json_object_object_add(sz, "ks_d_empirical", json_object_new_double(f->size.ks_empirical));
-	json_object_object_add(o, "file_sizes", sz);
-	d = json_object_new_object();
-	json_object_object_add(d, "max_bin", json_object_new_uint64(f->fpd_bins - 2));
-	json_object_object_add(d, "law_offset", json_object_new_double(p->fpd_offset));
-	json_object_object_add(d, "law_degree", json_object_new_double(p->fpd_degree));
-	json_object_object_add(d, "law_max_bin_diff", json_object_new_double(f->fpd_law_diff));
-	json_object_object_add(d, "empty_share", json_object_new_double(p->fpd_empty_share));
-	json_object_object_add(d, "empty_dirs", json_object_new_uint64(f->empty_dirs));
-	json_object_object_add(o, "files_per_dir", d);
-	json_object_object_add(o, "extensions_named", json_object_new_uint64(f->next));
-	json_object_object_add(o, "extension_tail_share", json_object_new_double(f->ext_tail_share));
-	json_object_object_add(o, "name_numeric_share",
-			       json_object_new_double(s->names ? (double)s->numeric / s->names : 0));
-	json_object_object_add(o, "name_versioned_share",
-			       json_object_new_double(s->names ? (double)s->versioned / s->names : 0));
-	d = json_object_new_object();
-	json_object_object_add(d, "empty_dir_share", json_object_new_double(p->empty_dir_share));
-	json_object_object_add(d, "leaf_share", json_object_new_double(f->leaf_share));
-	json_object_object_add(d, "max_subdirs", json_object_new_uint64(f->max_subdirs));
-	json_object_object_add(d, "special_dirs", json_object_new_uint64(s->nspecial));
-	json_object_object_add(d, "special_files", json_object_new_uint64(s->special_files));
-	json_object_object_add(o, "tree", d);
-	d = json_object_new_object();
-	json_object_object_add(d, "count", json_object_new_uint64(s->names));
+	figs_u64(fs, "files", f->files);
+	figs_u64(fs, "directories", f->dirs);
+	figs_u64(fs, "bytes", f->bytes);
+	figs_u64(fs, "hardlinks", f->hardlinks);
+	figs_u64(fs, "symlinks", f->symlinks);
+	figs_open(fs, FIG_OBJECT, "file_sizes");
+	figs_double(fs, "mu", f->size.mu);
+	figs_double(fs, "sigma", f->size.sigma);
+	figs_double(fs, "tail_weight", f->size.tail_weight);
+	figs_u64(fs, "tail_xm", p->size_tail_xm);
+	figs_double(fs, "tail_shape", f->size.shape);
+	figs_double(fs, "ks_d_parametric", f->size.ks_parametric);
+	figs_double(fs, "ks_d_empirical", f->size.ks_empirical);
+	figs_end(fs);
+	figs_open(fs, FIG_OBJECT, "files_per_dir");
+	figs_u64(fs, "max_bin", f->fpd_bins - 2);
+	figs_double(fs, "law_offset", p->fpd_offset);
+	figs_double(fs, "law_degree", p->fpd_degree);
+	figs_double(fs, "law_max_bin_diff", f->fpd_law_diff);
+	figs_double(fs, "empty_share", p->fpd_empty_share);
+	figs_u64(fs, "empty_dirs", f->empty_dirs);
+	figs_end(fs);
+	figs_u64(fs, "extensions_named", f->next);
+	figs_double(fs, "extension_tail_share", f->ext_tail_share);
+	figs_double(fs, "name_numeric_share", share(s->numeric, s->names));
+	figs_double(fs, "name_versioned_share", share(s->versioned, s->names));
+	figs_open(fs, FIG_OBJECT, "tree");
+	figs_double(fs, "empty_dir_share", p->empty_dir_share);
+	figs_double(fs, "leaf_share", f->leaf_share);
+	figs_u64(fs, "max_subdirs", f->max_subdirs);
+	figs_u64(fs, "special_dirs", s->nspecial);
+	figs_u64(fs, "special_files", s->special_files);
+	figs_end(fs);
+	figs_open(fs, FIG_OBJECT, "names");
+	figs_u64(fs, "count", s->names);
 	for (size_t i = 0; i < ARRAY_SIZE(nm); i++)
-		json_object_object_add(d, nm[i].key, json_object_new_double(share(nm[i].n, s->names)));
-	json_object_object_add(o, "names", d);
-	json_object_object_add(o, "age_median_days", json_object_new_double(f->age_days_median));
+		figs_double(fs, nm[i].key, share(nm[i].n, s->names));
+	figs_end(fs);
+	figs_double(fs, "age_median_days", f->age_days_median);
 	if (f->have_layout)
-		json_object_object_add(o, "layout_score", json_object_new_double(f->layout_score));
-	profile_meta_json(pm, p, o);
-	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
-	json_object_put(o);
-	return ferror(out) ? -EIO : 0;
+		figs_double(fs, "layout_score", f->layout_score);
+	meta_figs(s, pm, p, fs);
+	if (o->json)
+		return;
+
+	fs->text_only = true;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	figs_string(fs, "kind", kind);
+	figs_string(fs, "when", when);
+	figs_string(fs, "version", o->version);
+	figs_u64(fs, "size_points", SIZEQ_POINTS);
+	figs_string(fs, "size_law_used", o->parametric ? "the hybrid law (--parametric)" : "the table");
+	figs_double(fs, "empty_dirs_share", (double)f->empty_dirs / (double)f->dirs);
+	figs_double(fs, "mean_subdirs_nonleaf", f->mean_subdirs_nonleaf);
+	figs_open(fs, FIG_ARRAY, "largest_dirs");
+	for (unsigned i = 0; i < f->ntop; i++) {
+		figs_open(fs, FIG_OBJECT, NULL);
+		figs_u64(fs, "files", f->top_dir_files[i]);
+		figs_u64(fs, "depth", f->top_dir_depth[i]);
+		figs_end(fs);
+	}
+	figs_end(fs);
+	figs_u64(fs, "ext_min_files", EXT_MIN_FILES);
+	figs_u64(fs, "size_classes", p->tab.nsbe);
+	figs_u64(fs, "subdir_counts", p->tab.nsubdirs);
+	figs_u64(fs, "special_min_files", SPECIAL_MIN_FILES);
+	figs_double(fs, "special_min_pct", 100 * SPECIAL_MIN_SHARE);
+	figs_u64(fs, "special_min_dirs", SPECIAL_MIN_DIRS);
+	profile_name_fit(s, p, &nf);
+	figs_open(fs, FIG_OBJECT, "model_names");
+	figs_u64(fs, "count", nf.n);
+	figs_double(fs, "length_ks_d", nf.len_d);
+	figs_double(fs, "upper_share", share(nf.upper, nf.n));
+	figs_double(fs, "caps_share", share(nf.caps, nf.n));
+	figs_double(fs, "numeric_share", share(nf.numeric, nf.n));
+	figs_double(fs, "versioned_share", share(nf.versioned, nf.n));
+	figs_end(fs);
+	figs_double(fs, "age_p90_days", f->age_days_p90);
+	figs_u64(fs, "fragmented_files", s->m.lay.fragmented);
+	figs_u64(fs, "hole_blocks", s->m.hole_blocks);
+	if (s->cst)
+		content_figs(s->cst, p->tab.nextc, fs);
+	figs_u64(fs, "ext_content", p->tab.nextc);
+	fs->text_only = false;
 }
+
+/* The header of the configuration. */
+static const struct fig_line header_lines[] = {
+	{ .fmt = "# imprint profile of {kind}, made {when} by imprint {version}\n"
+		 "# it holds statistics only: no name, path or byte of the source (extensions aside)\n"
+		 "# source: {files} files, {directories} directories, {bytes} bytes ({bytes:h}),"
+		 " {hardlinks} hard links, {symlinks} symbolic links\n"
+		 "# file sizes: hybrid lognormal + Pareto by maximum likelihood (mu {file_sizes.mu:.4g},"
+		 " sigma {file_sizes.sigma:.4g}, tail {file_sizes.tail_weight:.3g} from"
+		 " {file_sizes.tail_xm} bytes, shape {file_sizes.tail_shape:.4g}):"
+		 " K-S D {file_sizes.ks_d_parametric:.4}\n"
+		 "# file sizes: quantile table ({size_points} points): K-S D"
+		 " {file_sizes.ks_d_empirical:.4}; used: {size_law_used}\n"
+		 "# files by depth, directories by depth, files per directory"
+		 " (0..{files_per_dir.max_bin}, then the tail): tables, exact; files per directory law"
+		 " (c {files_per_dir.law_offset:.4g}, k {files_per_dir.law_degree:.4g}): largest bin"
+		 " difference {files_per_dir.law_max_bin_diff:.4}\n"
+		 "# directories: {empty_dirs_share:.4} empty (no file, no subdirectory),"
+		 " {tree.leaf_share:.4} leaves; {mean_subdirs_nonleaf:.3g} subdirectories per"
+		 " non-leaf, at most {tree.max_subdirs}\n"
+		 "# largest directories (files@depth):" },
+	{ .rows = "largest_dirs", .fmt = " {files}@{depth}" },
+	{ .fmt = "\n# extensions: {extensions_named} named (each with >= {ext_min_files} files), the"
+		 " tail holds {extension_tail_share:.4} of files; sizes by extension: {size_classes}"
+		 " classes\n"
+		 "# subdirectories per directory (subdirs_table, {subdir_counts} counts), leaves and"
+		 " fileless directories by depth (depth_leaves, depth_fileless), empty directories"
+		 " (empty_dir_share {tree.empty_dir_share:.4}): the tree is built and its files placed"
+		 " to them, exact but for rounding\n"
+		 "# special directories (special_dir_table: the fullest leaves, each >= {special_min_files}"
+		 " files and {special_min_pct:.1}% of all, in trees of >= {special_min_dirs}"
+		 " directories): {tree.special_dirs} holding {tree.special_files} files, exact (scaled"
+		 " with the file count); the regular tree's tables leave them out\n"
+		 "# names ({names.count}): with capitals {names.upper_share:.4}, stem in capitals"
+		 " {names.caps_share:.4}, numeric {names.numeric_share:.4}, versioned (1.2, ~)"
+		 " {names.versioned_share:.4}, spaces {names.space_share:.4}, non-ASCII"
+		 " {names.utf8_share:.4}\n"
+		 "# names the model makes ({model_names.count} drawn): lengths (name_lengths,"
+		 " name_ext_lengths, name_dir_lengths) K-S D {model_names.length_ks_d:.4}; with capitals"
+		 " {model_names.upper_share:.4}, stem in capitals {model_names.caps_share:.4}, numeric"
+		 " {model_names.numeric_share:.4}, versioned {model_names.versioned_share:.4}\n"
+		 "# ages: median {age_median_days:.1} days, 90% {age_p90_days:.1} days\n" },
+	{ .when = "?layout_score",
+	  .fmt = "# layout score {layout_score:.4} over {metadata.layout_files} files of 2+ blocks,"
+		 " {fragmented_files} fragmented; {metadata.sparse_files} sparse files, {hole_blocks}"
+		 " hole blocks\n" },
+	{ .fmt = "# modes: {metadata.modes_files} distinct of files, {metadata.modes_dirs} of"
+		 " directories (tables: mode_files, mode_dirs; beyond them {metadata.mode_files_left:.4}"
+		 " and {metadata.mode_dirs_left:.4}); owners: {metadata.owner_users} users, root owns"
+		 " {metadata.owner_root_share:.4} of the entries\n"
+		 "# ages (days before the newest mtime): lognormal (median"
+		 " {metadata.age_median_days:.4g}, sigma {metadata.age_sigma:.4g}): K-S D"
+		 " {metadata.age_ks_d_lognormal:.4}; age table ({metadata.age_points} points): K-S D"
+		 " {metadata.age_ks_d_table:.4}, used; atime_quantiles: " },
+	{ .when = "metadata.atime_table",
+	  .fmt = "where atime lies between mtime and the newest mtime\n" },
+	{ .when = "!metadata.atime_table", .fmt = "none (every file is the newest)\n" },
+	{ .when = "metadata.layout_files",
+	  .fmt = "# fragmentation: {metadata.frag_file_share:.4} of the files of 2+ blocks fragmented,"
+		 " {metadata.frag_extents:.3} extents each (frag_file_share, frag_extents)\n" },
+	{ .when = "metadata.have_free",
+	  .fmt = "# free space: {metadata.free_blocks} of {metadata.total_blocks} blocks in"
+		 " {metadata.free_extents} extents, {metadata.free_small_share:.4} below 1 MiB"
+		 " (free_frag_share), gap shape {metadata.free_shape:.3} (free_gap_shape); files fill"
+		 " {metadata.fill:.4} of the capacity (fill_share)\n" },
+	{ .when = "metadata.sparse_files",
+	  .fmt = "# holes: {metadata.sparse_files} sparse files, {metadata.sparse_eligible} files of"
+		 " 256 KiB or more the model may make sparse; {metadata.sparse_hole_share:.4} of the"
+		 " sparse files' 64 KiB units are holes\n" },
+	{ .when = "?content",
+	  .fmt = "# content: whole-file duplicates {content.dup_file_share:.4} of files; other binary:"
+		 " zlib {content.zlib:.3g}, zstd {content.zstd:.3g}, duplicate blocks"
+		 " {content.dup_block_share:.4}, zero blocks {content.zero_block_share:.4}; executables:"
+		 " zlib {content.exec_zlib:.3g} (the model holds 1..5 and 1.5..2.6)\n"
+		 "# content by extension (ext_content: gzip -6 ratio, duplicate files, duplicate"
+		 " blocks, zero blocks, text share, distinct words per KiB of the {content.extensions} extensions holding the"
+		 " most bytes): clones make each extension's files to these\n"
+		 "# types (libmagic):" },
+	{ .when = "?content", .rows = "content.types", .fmt = " {type} {share:.3}" },
+	{ .when = "?content", .fmt = "\n" },
+	{ .when = "!?content ext_content",
+	  .fmt = "# content by extension without --content: ext_content holds imprint's per-type gzip"
+		 " -6 ratios of real files (Debian) for the {ext_content} extensions of the source that"
+		 " have one; duplicate files at dup_file_share; profile --content measures the source's"
+		 " own\n" },
+	{ .fmt = "# source_files and source_bytes give the same count and bytes; --files, --used or"
+		 " --size scale the tree\n\n" },
+};
 
 int profile_print(struct pstate *s, const char *kind, const struct profile_opts *o, FILE *out)
 {
@@ -791,6 +897,7 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 	struct params *p = malloc(sizeof(*p));
 	struct pfig f = { 0 };
 	struct pmeta pm = { 0 };
+	struct figs fs;
 	uint64_t *sorted = malloc(m->nfiles * sizeof(*sorted));
 	size_t *order = NULL;
 	int ret = -ENOMEM;
@@ -836,17 +943,26 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 	p->size_max = p->size_max < sorted[m->nfiles - 1] ? sorted[m->nfiles - 1] : p->size_max;
 	if (s->change)
 		change_model_apply(s->change, p);
+	figs_init(&fs);
+	profile_figs(s, &f, &pm, p, kind, o, &fs);
 	if (o->json) {
-		ret = profile_print_json(s, &f, &pm, p, out);
-		goto out_free;
+		struct json_object *j = figs_json(&fs, NULL);
+
+		ret = j ? 0 : fs.err ? fs.err : -ENOMEM;
+		if (j)
+			fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));
+		json_object_put(j);
+	} else {
+		ret = figs_print(&fs, NULL, header_lines, ARRAY_SIZE(header_lines),
+				 FMT_BYTES_DIGITS(2), out);
+		if (!ret && s->change && change_model_print(s->change, out))
+			ret = -EIO;
+		if (!ret)
+			params_print_config(p, out);
 	}
-	print_header(s, &f, &pm, kind, p, o, out);
-	if (s->change && change_model_print(s->change, out)) {
+	figs_release(&fs);
+	if (!ret && ferror(out))
 		ret = -EIO;
-		goto out_free;
-	}
-	params_print_config(p, out);
-	ret = ferror(out) ? -EIO : 0;
 out_free:
 	FREE_ALL(p, sorted, order);
 	return ret;
