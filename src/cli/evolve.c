@@ -631,7 +631,6 @@ static void name_in(const struct evolve *ev, const char *msg, char *out, size_t 
 static int prepare(struct evolve *ev, const char *cmd, const struct params *p, int rw)
 {
 	struct plan_error err = { { 0 } };
-	struct params pp = *p;
 	struct stat st;
 	int ret;
 
@@ -651,10 +650,8 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 	}
 	ev->ops = S_ISDIR(st.st_mode) ? &dir_ops : &img_ops;
 	ev->root = S_ISDIR(st.st_mode) ? ev->target : "";
-	pp.generation = p->generation - 1;
-	ret = plan_build(&ev->prev, &pp, &err);
-	if (!ret)
-		ret = plan_build(&ev->cur, p, &err);
+	/* one replay for both (ev->prev borrows ev->cur's generation 0) */
+	ret = plan_build_pair(&ev->cur, &ev->prev, p, &err);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", err.msg);
 		plan_release(&ev->prev);

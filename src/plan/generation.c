@@ -168,10 +168,16 @@ static int gstate_init(struct gstate *s, const struct plan *b)
 	return 0;
 }
 
+/* The key of a stream's draws in generation g (rng_open(r, key, id) per entry). */
+static uint64_t gen_key(const struct params *p, const char *stream, uint32_t g)
+{
+	return rng_stream_key(p->seed, stream) ^ rng_mix64((uint64_t)g + 1);
+}
+
 static void gen_rng(struct rng *r, const struct params *p, const char *stream, uint32_t g,
 		    uint64_t id)
 {
-	rng_open(r, rng_stream_key(p->seed, stream) ^ rng_mix64((uint64_t)g + 1), id);
+	rng_open(r, gen_key(p, stream, g), id);
 }
 
 /* The kind of modification a file of extension ext gets (u: a uniform draw). */
@@ -238,6 +244,7 @@ static uint32_t pick_dir(const uint32_t *list, uint32_t n, struct rng *r)
 static int change_files(struct gstate *s, uint32_t g, const uint32_t *alive_dirs, uint32_t nad)
 {
 	const struct params *p = s->p;
+	uint64_t key = gen_key(p, "gen.file", g);
 	struct rng r;
 	int ret;
 
@@ -253,7 +260,7 @@ static int change_files(struct gstate *s, uint32_t g, const uint32_t *alive_dirs
 			s->c.bytes_deleted += s->f_size[k];
 			continue;
 		}
-		gen_rng(&r, p, "gen.file", g, k);
+		rng_open(&r, key, k);
 		m = g > 1 && s->f_chg[k] == g - 1 ? p->gen_repeat_factor : 1;
 		pdel = s->f_pin[k] ? 0 : p->gen_delete_share * m;
 		pren = s->f_pin[k] ? 0 : p->gen_rename_share * m;
@@ -544,7 +551,7 @@ static int apply_one(struct gstate *s, uint32_t g)
 {
 	const struct params *p = s->p;
 	uint32_t *alive = plan_xalloc(s->nd, sizeof(*alive)), nad = 0;
-	uint64_t nfiles = 0;
+	uint64_t nfiles = 0, key = gen_key(p, "gen.dir", g);
 	struct rng r;
 	int ret;
 
@@ -555,7 +562,7 @@ static int apply_one(struct gstate *s, uint32_t g)
 	for (uint32_t d = 1; d < s->nd; d++) {
 		if (!s->d_alive[d] || s->d_pin[d] || s->d_nchild[d])
 			continue;
-		gen_rng(&r, p, "gen.dir", g, d);
+		rng_open(&r, key, d);
 		if (rng_uniform(&r) < p->gen_dir_remove_share) {
 			s->d_alive[d] = 0;
 			s->d_nchild[s->d_parent[d]]--;
@@ -761,7 +768,61 @@ out:
 	return ret;
 }
 
+/* Free what build_plan() and its caller gave pl (not its base) and zero it. */
+static void gen_plan_free(struct plan *pl)
+{
+	plan_gen_free(pl->gen);
+	FREE_ALL(pl->dir_parent, pl->dir_depth, pl->dir_variant, pl->dir_first_child,
+		 pl->dir_next_sibling, pl->dir_first_file, pl->dir_nfiles, pl->dir_first_link,
+		 pl->dir_nlinks, pl->file_size, pl->file_ext, pl->file_dir, pl->file_variant,
+		 pl->file_nlink, pl->link_dir, pl->link_target, pl->link_kind, pl->link_variant);
+	memset(pl, 0, sizeof(*pl));
+}
+
+/*
+ * prev (zeroed) as generation s's state, n - 1, of base (borrowed: pl owns
+ * it); its edits are a copy of those so far.
+ */
+static int build_prev(struct plan *prev, struct gstate *s, struct plan *base, uint32_t n)
+{
+	struct plan_gen *g = calloc(1, sizeof(*g));
+	int ret;
+
+	if (!g)
+		return -ENOMEM;
+	count_blocks(s, n - 1);
+	prev->prm = base->prm;
+	prev->prm.generation = n - 1;
+	prev->size = base->size;
+	prev->ext = base->ext;
+	prev->names = base->names;
+	memcpy(prev->depth_target, base->depth_target, sizeof(prev->depth_target));
+	g->n = n - 1;
+	g->base = base;
+	g->base_borrowed = 1;
+	g->counts = s->c;
+	prev->gen = g;
+	ret = build_plan(prev, s, g);
+	if (!ret && s->nedits) {
+		g->edit = malloc((size_t)s->nedits * sizeof(*g->edit));
+		if (g->edit)
+			memcpy(g->edit, s->edit, (size_t)s->nedits * sizeof(*g->edit));
+		else
+			ret = -ENOMEM;
+	}
+	g->nedits = s->nedits;
+	if (ret)
+		gen_plan_free(prev);
+	return ret;
+}
+
 int plan_generation_apply(struct plan *pl, uint32_t n, struct plan_error *err)
+{
+	return plan_generation_apply2(pl, NULL, n, err);
+}
+
+int plan_generation_apply2(struct plan *pl, struct plan *prev, uint32_t n,
+			   struct plan_error *err)
 {
 	struct plan *base;
 	struct plan_gen *g;
@@ -784,11 +845,16 @@ int plan_generation_apply(struct plan *pl, uint32_t n, struct plan_error *err)
 	ret = gstate_init(&s, base);
 	for (uint32_t i = 1; !ret && i <= n; i++) {
 		ret = apply_one(&s, i);
+		if (!ret && prev && n >= 2 && i == n - 1)
+			ret = build_prev(prev, &s, base, n);
 		if (!ret && i == n)
 			count_blocks(&s, i);
 	}
-	if (ret)
+	if (ret) {
+		if (prev && prev->gen)
+			gen_plan_free(prev);
 		goto out_fail;
+	}
 	memset(pl, 0, sizeof(*pl));
 	pl->prm = base->prm;
 	pl->size = base->size;
@@ -801,12 +867,9 @@ int plan_generation_apply(struct plan *pl, uint32_t n, struct plan_error *err)
 	pl->gen = g;
 	ret = build_plan(pl, &s, g);
 	if (ret) {
-		plan_gen_free(pl->gen);
-		FREE_ALL(pl->dir_parent, pl->dir_depth, pl->dir_variant, pl->dir_first_child,
-			 pl->dir_next_sibling, pl->dir_first_file, pl->dir_nfiles,
-			 pl->dir_first_link, pl->dir_nlinks, pl->file_size, pl->file_ext,
-			 pl->file_dir, pl->file_variant, pl->file_nlink, pl->link_dir,
-			 pl->link_target, pl->link_kind, pl->link_variant);
+		if (prev && prev->gen)
+			gen_plan_free(prev);
+		gen_plan_free(pl);
 		*pl = *base;
 		free(base);
 		gstate_free(&s);

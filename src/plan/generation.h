@@ -45,7 +45,8 @@ struct plan_gen_counts {
 /* The is-a-generation part of a plan (plan.gen), NULL in generation 0. */
 struct plan_gen {
 	uint32_t n;                  /* the generation */
-	struct plan *base;           /* generation 0, owned */
+	struct plan *base;           /* generation 0, owned unless base_borrowed */
+	uint8_t base_borrowed;       /* base is another plan's (plan_generation_apply2's prev) */
 	uint64_t *file_key;          /* each file's stable id: its generation-0 id, or
 				      * base->nfiles + k for the k-th file created since */
 	uint64_t *file_name_id;      /* id its name is drawn from (its key unless renamed or new) */
@@ -72,6 +73,14 @@ struct plan_gen {
  * (pl is then generation 0 still).
  */
 int plan_generation_apply(struct plan *pl, uint32_t n, struct plan_error *err);
+
+/*
+ * The same, and with prev not NULL and n >= 2, generation n - 1 into prev
+ * (zeroed first by the caller) from the same replay: prev borrows pl's
+ * generation 0, so release prev before pl.  On failure prev is released.
+ */
+int plan_generation_apply2(struct plan *pl, struct plan *prev, uint32_t n,
+			   struct plan_error *err);
 
 /* Free a plan's generation part but not its base (plan_release() frees both). */
 void plan_gen_free(struct plan_gen *g);

@@ -177,9 +177,30 @@ out:
 
 int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 {
+	return plan_build_pair(pl, NULL, p, err);
+}
+
+int plan_build_pair(struct plan *pl, struct plan *prev, const struct params *p,
+		    struct plan_error *err)
+{
 	uint32_t m_d[DEPTH_SLOTS] = { 0 };
 	int ret;
 
+	if (prev) {
+		memset(prev, 0, sizeof(*prev));
+		if (p->generation < 2) {
+			struct params pp = *p;
+
+			pp.generation = p->generation ? p->generation - 1 : 0;
+			ret = plan_build(prev, &pp, err);
+			if (ret)
+				return ret;
+			ret = plan_build(pl, p, err);
+			if (ret)
+				plan_release(prev);
+			return ret;
+		}
+	}
 	memset(pl, 0, sizeof(*pl));
 	pl->prm = *p;
 	p = &pl->prm;
@@ -215,7 +236,7 @@ int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 	if (!ret)
 		ret = plan_acl_prepare(pl);
 	if (!ret)
-		ret = plan_generation_apply(pl, p->generation, err);
+		ret = plan_generation_apply2(pl, prev, p->generation, err);
 	if (ret)
 		goto out_fail;
 	return 0;
@@ -234,12 +255,15 @@ void plan_release(struct plan *pl)
 {
 	if (pl->gen) {
 		struct plan *base = pl->gen->base;
+		int owned = !pl->gen->base_borrowed;
 
 		/* the extension model is generation 0's, released with it */
 		pl->ext = (struct ext_model){ 0 };
 		plan_gen_free(pl->gen);
-		plan_release(base);
-		free(base);
+		if (owned) {
+			plan_release(base);
+			free(base);
+		}
 	}
 	FREE_ALL(pl->dir_parent, pl->dir_depth, pl->dir_variant, pl->dir_first_child,
 		 pl->dir_next_sibling, pl->dir_first_file, pl->dir_nfiles, pl->dir_first_link,

@@ -123,6 +123,14 @@ struct plan_error {
  */
 int plan_build(struct plan *pl, const struct params *p, struct plan_error *err);
 
+/*
+ * plan_build() of generation N (p->generation) into pl and of N - 1 into
+ * prev, from one build of generation 0 and one replay (N >= 2; prev then
+ * borrows pl's generation 0: release prev before pl).  N - 1 of 0 is 0.
+ */
+int plan_build_pair(struct plan *pl, struct plan *prev, const struct params *p,
+		    struct plan_error *err);
+
 /* Free everything plan_build allocated. */
 void plan_release(struct plan *pl);
 
