@@ -1,5 +1,6 @@
 /* dir.c - a directory's blocks built in one pass: linear or htree, with checksums */
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -467,4 +468,26 @@ out_free_hash:
 out_release:
 	dir_plan_release(&p);
 	return ret;
+}
+
+void ext4_heap_zeroed(int on)
+{
+	/* allocations are filled with the complement of the byte given, 0 turns it off */
+	mallopt(M_PERTURB, on ? 0xff : 0);
+}
+
+errcode_t ext4_link_grow(ext2_filsys fs, ext2_ino_t dir, const char *name, ext2_ino_t ino,
+			 int ft)
+{
+	errcode_t err;
+
+	ext4_heap_zeroed(1);
+	err = ext2fs_link(fs, dir, name, ino, ft);
+	if (err == EXT2_ET_DIR_NO_SPACE) {
+		err = ext2fs_expand_dir(fs, dir);
+		if (!err)
+			err = ext2fs_link(fs, dir, name, ino, ft);
+	}
+	ext4_heap_zeroed(0);
+	return err;
 }

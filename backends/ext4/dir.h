@@ -52,4 +52,18 @@ int ext4_dir_format(ext2_filsys fs, ext2_ino_t dir_ino, ext2_ino_t parent_ino,
 		    const struct ext4_dirent_in *e, size_t n, const struct ext4_dir_shape *shape,
 		    void *buf);
 
+/*
+ * libext2fs splits a full leaf of an indexed directory through a buffer it
+ * does not clear (link.c, dx_split_leaf), and what the heap held there
+ * reaches the disk in the leaves' unused space: the same plan and seed gave
+ * other bytes under another heap (MALLOC_PERTURB_, another build).  Between
+ * ext4_heap_zeroed(1) and (0), fresh heap memory is zeros (glibc's
+ * M_PERTURB), for ext2fs_link() and ext2fs_mkdir() (which links).
+ */
+void ext4_heap_zeroed(int on);
+
+/* ext2fs_link() of ino as name in dir, dir grown by a block when full, on a zeroed heap. */
+errcode_t ext4_link_grow(ext2_filsys fs, ext2_ino_t dir, const char *name, ext2_ino_t ino,
+			 int ft);
+
 #endif

@@ -13,6 +13,7 @@
 
 #include <linux/fs.h>
 
+#include "backends/ext4/dir.h"
 #include "backends/ext4/edit.h"
 #include "backends/ext4/write.h"
 #include "util/e2err.h"
@@ -250,14 +251,7 @@ static int absent(struct ext4_edit *e, ext2_ino_t dir, const char *name)
 /* Link ino into dir as name, the directory grown by a block when full. */
 static int link_in(struct ext4_edit *e, ext2_ino_t dir, const char *name, ext2_ino_t ino, int ft)
 {
-	errcode_t err = ext2fs_link(e->fs, dir, name, ino, ft);
-
-	if (err == EXT2_ET_DIR_NO_SPACE) {
-		err = ext2fs_expand_dir(e->fs, dir);
-		if (!err)
-			err = ext2fs_link(e->fs, dir, name, ino, ft);
-	}
-	return e2(err);
+	return e2(ext4_link_grow(e->fs, dir, name, ino, ft));
 }
 
 /* One link of ino gone (all of them for a directory): at the last, its blocks and inode freed. */
@@ -346,12 +340,14 @@ int ext4_edit_mkdir(struct ext4_edit *e, const char *path)
 		ret = absent(e, dir, name);
 	if (ret)
 		return ret;
+	ext4_heap_zeroed(1); /* ext2fs_mkdir links the new directory into dir: as link_in() */
 	err = ext2fs_mkdir(e->fs, dir, 0, name);
 	if (err == EXT2_ET_DIR_NO_SPACE) {
 		err = ext2fs_expand_dir(e->fs, dir);
 		if (!err)
 			err = ext2fs_mkdir(e->fs, dir, 0, name);
 	}
+	ext4_heap_zeroed(0);
 	if (!err)
 		err = ext2fs_lookup(e->fs, dir, name, (int)strlen(name), NULL, &ino);
 	if (err)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backends/ext4/dir.h"
 #include "backends/ext4/include.h"
 #include "plan/include.h"
 #include "util/e2err.h"
@@ -33,19 +34,6 @@ static int e2_fail(struct inc_write *w, errcode_t err, const char *what,
 			    what, e->dest, w->x->st->target, error_message(err));
 }
 
-/* Link ino as name in dir, growing dir by a block when it is full. */
-static errcode_t link_in(ext2_filsys fs, ext2_ino_t dir, const char *name, ext2_ino_t ino,
-			 int ft)
-{
-	errcode_t err = ext2fs_link(fs, dir, name, ino, ft);
-
-	if (err == EXT2_ET_DIR_NO_SPACE) {
-		err = ext2fs_expand_dir(fs, dir);
-		if (!err)
-			err = ext2fs_link(fs, dir, name, ino, ft);
-	}
-	return err;
-}
 
 /*
  * The entry's owner, mode, times (nanoseconds where the inode has room)
@@ -107,9 +95,9 @@ static int write_dir(struct inc_write *w, ext2_ino_t parent, size_t i)
 
 	err = ext2fs_new_inode(fs, parent, LINUX_S_IFDIR | 0755, NULL, &ino);
 	if (!err) /* made unnamed (it counts in parent's links), then linked */
-		err = ext2fs_mkdir(fs, parent, ino, NULL);
+		err = ext2fs_mkdir(fs, parent, ino, NULL); /* ino unnamed: nothing linked */
 	if (!err)
-		err = link_in(fs, parent, include_name(e), ino, EXT2_FT_DIR);
+		err = ext4_link_grow(fs, parent, include_name(e), ino, EXT2_FT_DIR);
 	if (err)
 		return e2_fail(w, err, "make directory", e);
 	w->ino[i] = ino;
@@ -132,7 +120,7 @@ static int write_symlink(struct inc_write *w, ext2_ino_t parent, size_t i)
 	if (!err)
 		err = ext2fs_symlink(fs, parent, ino, NULL, e->target);
 	if (!err)
-		err = link_in(fs, parent, include_name(e), ino, EXT2_FT_SYMLINK);
+		err = ext4_link_grow(fs, parent, include_name(e), ino, EXT2_FT_SYMLINK);
 	if (err)
 		return e2_fail(w, err, "make symbolic link", e);
 	w->ino[i] = ino;
@@ -219,7 +207,7 @@ static int write_file(struct inc_write *w, ext2_ino_t parent, size_t i)
 	if (!err)
 		err = ext2fs_write_new_inode(fs, ino, &inode);
 	if (!err)
-		err = link_in(fs, parent, include_name(e), ino, EXT2_FT_REG_FILE);
+		err = ext4_link_grow(fs, parent, include_name(e), ino, EXT2_FT_REG_FILE);
 	if (err)
 		return e2_fail(w, err, "make file", e);
 	w->ino[i] = ino;
@@ -247,7 +235,7 @@ static int write_entry(struct inc_write *w, size_t i)
 	case INCLUDE_HARDLINK:
 		/* the file's link count (set with its inode) counts this name already */
 		w->ino[i] = w->ino[e->link_of];
-		err = link_in(w->x->fs, parent, include_name(e), w->ino[i], EXT2_FT_REG_FILE);
+		err = ext4_link_grow(w->x->fs, parent, include_name(e), w->ino[i], EXT2_FT_REG_FILE);
 		return err ? e2_fail(w, err, "make hard link", e) : 0;
 	default:
 		return ext4_set_err(w->x->b, -EINVAL, "--include: '%s' is of no kind known",
