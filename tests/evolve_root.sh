@@ -21,6 +21,7 @@ for g in 1 2; do
 done
 verify_ok "generation 2 evolved in ext4" "${ARGS[@]}" --generation 2 "$WORK/m/t"
 umount "$WORK/m"
+released "$DEV" || fail "still mounted in another namespace after 60 s"
 if e2fsck -fn "$DEV" >"$WORK/fsck" 2>&1; then pass "e2fsck -fn clean after evolving"
 else fail "e2fsck: $(tail -3 "$WORK/fsck")"; fi
 

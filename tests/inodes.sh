@@ -60,6 +60,7 @@ if [ "$(id -u)" -eq 0 ] && losetup -f >/dev/null 2>&1; then
 		[ "$n" = 20000 ] && pass "256M mounted: 20,000 new files made" ||
 			fail "256M mounted: file $((n + 1)) of 20,000 failed"
 		umount "$MNT"
+		released "$LOOP" || fail "256M: still mounted in another namespace after 60 s"
 	else
 		fail "256M: cannot mount the image"
 	fi

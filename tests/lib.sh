@@ -63,6 +63,24 @@ loop_cleanup() {
 	LOOP=
 }
 
+# released DEV: wait (up to 60 s) until the kernel has shut down every file system of DEV.
+# A root imprint run (this test's or another's) works in a private copy of the host's mounts
+# (imprint(1)); what this shell unmounts stays active in a copy until the namespace is freed,
+# which the kernel does after imprint ends, not before umount returns: e2fsck would see the file
+# system unflushed.  ext4 and xfs list a live one under /sys/fs/TYPE/NAME.
+released() {
+	local name=${1##*/} mm _
+	mm=$(lsblk -dno MAJ:MIN "$1" 2>/dev/null | tr -d ' ')
+	for _ in $(seq 1 600); do
+		if [ ! -e "/sys/fs/ext4/$name" ] && [ ! -e "/sys/fs/xfs/$name" ] &&
+			! grep -qs "^[0-9]* [0-9]* $mm " /proc/[0-9]*/mountinfo; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
 # need_loops: skip the test (exit 77) unless root with a free loop device;
 # then MOUNTS and LOOPS, the mount points and loop devices the test makes,
 # are undone in reverse on exit (loops_cleanup), and WORK removed.
