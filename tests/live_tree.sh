@@ -89,4 +89,21 @@ fi
 expect_status 0 "content-report /sys/kernel" "$IMPRINT" content-report /sys/kernel
 expect_status 0 "measure /sys/kernel" "$IMPRINT" measure /sys/kernel
 
+# as root, a directory is read (and written) in the host's mount namespace: nothing is mounted,
+# and a private copy of the host's mounts would keep what the host unmounts meanwhile active
+if [ "$(id -u)" -eq 0 ]; then
+	mkdir -p "$WORK/nsdir/a" && echo x >"$WORK/nsdir/a/f"
+	IMPRINT_TEST_PAUSE_AT=listed "$IMPRINT" measure "$WORK/nsdir" >/dev/null 2>&1 &
+	pid=$!
+	wait_until "$pid" stopped "$pid"
+	if ! stopped "$pid"; then
+		fail "measure of a directory never reached 'listed'"
+	elif [ "$(readlink "/proc/$pid/ns/mnt")" = "$(readlink /proc/$$/ns/mnt)" ]; then
+		pass "measure of a directory, as root: in the host's mount namespace"
+	else
+		fail "measure of a directory, as root: in a namespace of its own"
+	fi
+	kill -CONT "$pid" 2>/dev/null
+	wait "$pid"
+fi
 finish

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -1157,6 +1158,19 @@ out_err:
 	return EXIT_USAGE;
 }
 
+/*
+ * Whether the command line ends in a directory: the target of create,
+ * evolve, verify, measure, profile and content-report, which none of them
+ * mounts anything to read or write.  A stat, not an open (see main()).
+ */
+static int ends_in_directory(int argc, char **argv)
+{
+	struct stat st;
+
+	return argc > 2 && argv[argc - 1][0] != '-' && stat(argv[argc - 1], &st) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
 int main(int argc, char **argv)
 {
 	struct line l = { 0 };
@@ -1197,9 +1211,12 @@ int main(int argc, char **argv)
 	/*
 	 * before any file is opened (a descriptor from the host's mounts cannot
 	 * be linked into the namespace's copy of them): what imprint mounts goes
-	 * with it, however it ends; refused, it mounts where it is, as before
+	 * with it, however it ends; refused, it mounts where it is, as before.
+	 * Not for a directory: nothing is mounted, and the copy of the host's
+	 * mounts would keep a file system the host unmounts meanwhile active
+	 * until imprint ends (where the host's mounts are private).
 	 */
-	if (l.cmd->may_mount && geteuid() == 0)
+	if (l.cmd->may_mount && geteuid() == 0 && !ends_in_directory(argc, argv))
 		loopdev_private_ns();
 	ret = parse_line(&l, argc - 1, argv + 1);
 	if (ret) {
