@@ -11,9 +11,47 @@ ARGS=(--files 2000 --used 30M --size 100M --seed 7 --set gen_modify_share=0.1
 mkdir "$WORK/e" "$WORK/d"
 if "$IMPRINT" create -q "${ARGS[@]}" "$WORK/e" 2>"$WORK/err"; then pass "create generation 0"
 else fail "create generation 0: $(head -c 300 "$WORK/err")"; fi
+# every regular file with one name: its path, inode and bytes (paths and bytes in hex)
+snap() {
+	python3 - "$1" <<'PY'
+import os, stat, sys
+top = os.fsencode(sys.argv[1])
+for d, ds, fs in os.walk(top):
+    for n in fs:
+        p = os.path.join(d, n); st = os.lstat(p)
+        if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+            print(os.path.relpath(p, top).hex(), st.st_ino, open(p, 'rb').read().hex())
+PY
+}
 for g in 1 2 3; do
+	[ "$g" = 3 ] && snap "$WORK/e" >"$WORK/s2"
 	expect_status 0 "evolve to generation $g" "$IMPRINT" evolve "${ARGS[@]}" --generation "$g" "$WORK/e"
 done
+# how the kernel saw generation 3 written: a file whose bytes grew from its
+# old ones (appended, in pieces) keeps its inode; one whose size changed
+# with other bytes (a rewrite) is a new inode renamed over the old path
+snap "$WORK/e" >"$WORK/s3"
+got=$(python3 - "$WORK/s2" "$WORK/s3" <<'PY'
+import sys
+def load(f):
+    return {p: (i, b) for p, i, b in (l.split(' ') for l in open(f).read().split('\n') if l)}
+a, b = load(sys.argv[1]), load(sys.argv[2])
+app = rew = bad = 0
+for p in a.keys() & b.keys():
+    (i0, b0), (i1, b1) = a[p], b[p]
+    if b0 and len(b1) > len(b0) and b1.startswith(b0):
+        app += 1; bad += i0 != i1
+    elif len(b1) != len(b0) and not b1.startswith(b0) and not b0.startswith(b1):
+        rew += 1; bad += i0 == i1
+print(app, rew, bad)
+PY
+)
+read -r napp nrew nbad <<<"$got"
+if [ "${napp:-0}" -gt 0 ] && [ "${nrew:-0}" -gt 0 ] && [ "${nbad:-1}" = 0 ]; then
+	pass "generation 3: $napp appended files kept their inodes, $nrew rewritten ones are new inodes"
+else
+	fail "generation 3: appended $napp, rewritten $nrew, of them $nbad written the other way"
+fi
 "$IMPRINT" create -q "${ARGS[@]}" --generation 3 "$WORK/d" 2>"$WORK/err" ||
 	fail "create generation 3: $(head -c 300 "$WORK/err")"
 verify_ok "evolved to 3" "${ARGS[@]}" --generation 3 "$WORK/e"

@@ -6,8 +6,8 @@
 . "${srcdir:-.}/tests/lib.sh"
 need_loops
 
-# a fifth more files each generation: generation 3 needs megabytes the full file system lacks
-ARGS=(--files 1500 --used 24M --size 48M --seed 5 --set gen_create_share=0.2)
+# a tenth more bytes each generation: generation 3 needs blocks the filled file system lacks
+ARGS=(--files 1500 --used 24M --size 48M --seed 5 --set gen_growth_share=0.1)
 
 truncate -s 64M "$WORK/fs.img"
 mkfs.ext4 -q -F "$WORK/fs.img"

@@ -356,6 +356,8 @@ void change_model_apply(const struct change_model *cm, struct params *p)
 	p->gen_modify_share = per(mod, F);
 	p->gen_delete_share = per(cm->deleted, F);
 	p->gen_create_share = MIN(per(cm->created, F), 10.0);
+	/* the two states' count of new files, not a byte target */
+	p->gen_growth_share = -1;
 	p->gen_rename_share = per(cm->renamed, F);
 	p->gen_move_share = per(cm->moved, F);
 	p->gen_meta_share = per(cm->meta, F);

@@ -53,6 +53,12 @@ struct evolve_ops {
 	int (*pwrite)(void *h, const void *buf, size_t n, uint64_t off);
 	int (*truncate)(void *h, uint64_t size);
 	int (*close)(void *h);
+	/*
+	 * Start writing [off, off + len) of an open file back (the kernel
+	 * allocates its blocks now), or NULL: the target places blocks as
+	 * they are written (libext2fs), and evolve writes each file at once.
+	 */
+	int (*writeback)(void *h, uint64_t off, uint64_t len);
 };
 
 /* The two generations and what joins them: each stable key's file and directory in both. */
@@ -71,6 +77,7 @@ struct evolve {
 	uint64_t nkeys;
 	uint32_t *prev_dir_of_key, *cur_dir_of_key;  /* directory index by key, or PLAN_NONE */
 	uint32_t ndkeys;
+	uint8_t *dir_written;  /* cur's directories a write made or removed names in (their times change) */
 	struct content_model cm;
 	struct content_source cs;
 	int have_cm, have_cs;
@@ -272,6 +279,160 @@ static int write_changes(struct evolve *ev, uint64_t f, const struct plan_gen_ed
 	return ret ? ret : err;
 }
 
+/*
+ * A file's new content the way an editor or office program saves it:
+ * written whole under a temporary name in its directory, then renamed
+ * over the old one, whose blocks are freed only then.  A file with hard
+ * links is rewritten in place (a rename would split it from them).
+ */
+static int rewrite_by_rename(struct evolve *ev, uint64_t f, const char *path, uint8_t *buf)
+{
+	char tmp[8192];
+	const char *slash = strrchr(path, '/');
+	int n = snprintf(tmp, sizeof(tmp), "%.*s/.imprint-evolve-new-%" PRIu64,
+			 (int)(slash - path), path, ev->cur.gen->file_key[f]);
+	void *h;
+	int ret, err;
+
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	ret = ev->ops->unlink(ev, tmp);
+	if (ret && ret != -ENOENT)
+		return ret;
+	ret = ev->ops->open(ev, tmp, 1, 0, &h);
+	if (ret)
+		return ret;
+	ret = write_range(ev, h, f, 0, ev->cur.file_size[f], buf);
+	err = ev->ops->close(h);
+	if (!ret)
+		ret = err;
+	if (!ret)
+		ret = ev->ops->rename(ev, tmp, path);
+	if (ret)
+		ev->ops->unlink(ev, tmp);
+	ev->dir_written[ev->cur.file_dir[f]] = 1;
+	return ret;
+}
+
+/*
+ * Through the kernel, files that grow over the day arrive in pieces: a
+ * log-like file's appends (logs, mailboxes) and a new file of
+ * STREAM_MIN bytes or more (a download, a copy from the network) are
+ * written STREAM_ROUNDS pieces each (4 KiB at least), round after round,
+ * interleaved with one another and with the other files' writes; a
+ * piece is opened, written, started to disk and closed, as a program
+ * appending with >> or a mail delivery does, so that the kernel
+ * allocates each piece on its own among the others.
+ */
+#define STREAM_ROUNDS 32
+#define STREAM_MIN (64u << 10)
+
+struct stream {
+	uint64_t f, from, to, at;
+	int create;
+};
+
+/* Write and set the metadata of one changed file f of cur (e: its change, or NULL). */
+static int write_one(struct evolve *ev, uint64_t f, const struct plan_gen_edit *e, uint8_t *buf)
+{
+	char path[8192];
+	struct plan_meta m;
+	int err;
+
+	if (entry_path(ev, &ev->cur, 0, f, path, sizeof(path)))
+		return -ENAMETOOLONG;
+	plan_file_meta(&ev->cur, f, &m);
+	if (e && e->kind == GEN_EDIT_REWRITE && ev->ops->writeback &&
+	    !(ev->cur.file_nlink && ev->cur.file_nlink[f] > 1))
+		err = rewrite_by_rename(ev, f, path, buf);
+	else
+		err = e ? write_changes(ev, f, e, path, buf) : 0;
+	if (err)
+		return fail_at(ev, "cannot write", path, err);
+	if ((err = ev->ops->set_meta(ev, path, &m)))
+		return fail_at(ev, "cannot set the owner, mode or times of", path, err);
+	return 0;
+}
+
+/* Piece r of a stream: opened, written, started to disk, closed; after its last, its metadata. */
+static int stream_piece(struct evolve *ev, struct stream *st, unsigned r, uint8_t *buf)
+{
+	char path[8192];
+	uint64_t piece = MAX((uint64_t)4096, ((st->to - st->from) / STREAM_ROUNDS + 4095) / 4096 * 4096);
+	uint64_t end = MIN(st->to, st->from + piece * (r + 1)), at = st->at;
+	struct plan_meta m;
+	void *h;
+	int ret, err;
+
+	if (at >= st->to && !(st->create && !r))
+		return 0;
+	if (entry_path(ev, &ev->cur, 0, st->f, path, sizeof(path)))
+		return -ENAMETOOLONG;
+	ret = ev->ops->open(ev, path, st->create && !r, 0, &h);
+	if (ret)
+		return fail_at(ev, "cannot open", path, ret);
+	ret = write_range(ev, h, st->f, at, end, buf);
+	if (!ret && end > at)
+		ret = ev->ops->writeback(h, at, end - at);
+	err = ev->ops->close(h);
+	ret = ret ? ret : err;
+	st->at = end;
+	if (ret)
+		return fail_at(ev, "cannot write", path, ret);
+	if (end < st->to)
+		return 0;
+	plan_file_meta(&ev->cur, st->f, &m);
+	if ((err = ev->ops->set_meta(ev, path, &m)))
+		return fail_at(ev, "cannot set the owner, mode or times of", path, err);
+	return 0;
+}
+
+/* Whether cur's file f (changed by e) is written as a stream. */
+static int is_stream(const struct evolve *ev, const struct plan_gen_edit *e)
+{
+	return e && ev->ops->writeback &&
+	       (e->kind == GEN_EDIT_APPEND || (e->kind == GEN_EDIT_CREATE && e->to >= STREAM_MIN));
+}
+
+/* Step 6: what generation n changed in the files, and their metadata. */
+static int write_files(struct evolve *ev, uint8_t *buf)
+{
+	uint64_t *other = malloc((ev->cur.nfiles + 1) * sizeof(*other)), no = 0, done = 0;
+	struct stream *st = malloc((ev->cur.nfiles + 1) * sizeof(*st));
+	size_t ns = 0;
+	int ret = 0;
+
+	if (!other || !st) {
+		FREE_ALL(other, st);
+		return -ENOMEM;
+	}
+	for (uint64_t f = 0; f < ev->cur.nfiles; f++) {
+		uint64_t p = ev->prev_of_key[file_key(&ev->cur, f)];
+		const struct plan_gen_edit *e = edit_now(&ev->cur, f);
+		struct plan_meta mc, mp;
+
+		plan_file_meta(&ev->cur, f, &mc);
+		if (p != NONE)
+			plan_file_meta(&ev->prev, p, &mp);
+		if (!e && p != NONE && same_meta(&mc, &mp))
+			continue;
+		if (is_stream(ev, e))
+			st[ns++] = (struct stream){ .f = f, .from = e->from, .to = e->to,
+						    .at = e->from,
+						    .create = e->kind == GEN_EDIT_CREATE };
+		else
+			other[no++] = f;
+	}
+	for (unsigned r = 0; !ret && r < STREAM_ROUNDS; r++) {
+		for (uint64_t upto = no * (r + 1) / STREAM_ROUNDS; !ret && done < upto; done++)
+			ret = write_one(ev, other[done], edit_now(&ev->cur, other[done]), buf);
+		for (size_t i = 0; !ret && i < ns; i++)
+			ret = stream_piece(ev, &st[i], r, buf);
+	}
+	FREE_ALL(other, st);
+	return ret;
+}
+
 /* Temporary name of a file that changes its path, beside TARGET's root. */
 static int temp_path(const struct evolve *ev, uint64_t key, char *buf, size_t len)
 {
@@ -286,8 +447,11 @@ static int apply(struct evolve *ev)
 	uint8_t *buf = malloc(CHUNK);
 	int ret = 0, err;
 
-	if (!buf)
+	ev->dir_written = calloc((size_t)ev->cur.ndirs + 1, 1);
+	if (!buf || !ev->dir_written) {
+		FREE_ALL(buf, ev->dir_written);
 		return -ENOMEM;
+	}
 	/* 1: files that change their path go aside, 2: deleted ones go */
 	ev->step = "renamed";
 	for (uint64_t f = 0; !ret && f < ev->prev.nfiles; f++) {
@@ -340,25 +504,8 @@ static int apply(struct evolve *ev)
 	}
 	/* 6: content and metadata of the files */
 	ev->step = "written";
-	for (uint64_t f = 0; !ret && f < ev->cur.nfiles; f++) {
-		uint64_t k = file_key(&ev->cur, f), p = ev->prev_of_key[k];
-		const struct plan_gen_edit *e = edit_now(&ev->cur, f);
-		struct plan_meta mc, mp;
-
-		plan_file_meta(&ev->cur, f, &mc);
-		if (p != NONE)
-			plan_file_meta(&ev->prev, p, &mp);
-		if (!e && p != NONE && same_meta(&mc, &mp))
-			continue;
-		if (entry_path(ev, &ev->cur, 0, f, p1, sizeof(p1))) {
-			ret = -ENAMETOOLONG;
-			break;
-		}
-		if (e && (err = write_changes(ev, f, e, p1, buf)))
-			ret = fail_at(ev, "cannot write", p1, err);
-		else if ((err = ev->ops->set_meta(ev, p1, &mc)))
-			ret = fail_at(ev, "cannot set the owner, mode or times of", p1, err);
-	}
+	if (!ret)
+		ret = write_files(ev, buf);
 	/* 7: directories' metadata last, children first (their entries are done) */
 	for (uint32_t d = ev->cur.ndirs; !ret && d-- > 0;) {
 		uint32_t p = ev->prev_dir_of_key[dir_key(&ev->cur, d)];
@@ -368,7 +515,7 @@ static int apply(struct evolve *ev)
 		if (p != PLAN_NONE)
 			plan_dir_meta(&ev->prev, p, &mp);
 		/* the root held the files set aside: its times are set again */
-		if (d && p != PLAN_NONE && same_meta(&mc, &mp))
+		if (d && p != PLAN_NONE && !ev->dir_written[d] && same_meta(&mc, &mp))
 			continue;
 		if (entry_path(ev, &ev->cur, d, NONE, p1, sizeof(p1)))
 			ret = -ENAMETOOLONG;
@@ -377,7 +524,7 @@ static int apply(struct evolve *ev)
 	}
 	if (ret == -ENAMETOOLONG)
 		fprintf(stderr, "imprint: evolve: a path under %s is too long\n", ev->name);
-	free(buf);
+	FREE_ALL(buf, ev->dir_written);
 	return ret;
 }
 
@@ -461,13 +608,23 @@ static int dir_open(struct evolve *ev, const char *path, int create, int trunc, 
 	return 0;
 }
 
+/* All n bytes, a short write (the file system filling up) continued until it fails with its errno. */
 static int dir_pwrite(void *h, const void *buf, size_t n, uint64_t off)
 {
-	ssize_t w = pwrite(*(int *)h, buf, n, (off_t)off);
+	while (n) {
+		ssize_t w = pwrite(*(int *)h, buf, n, (off_t)off);
 
-	if (w < 0)
-		return -errno;
-	return (size_t)w == n ? 0 : -EIO;
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (!w)
+			return -EIO;
+		buf = (const uint8_t *)buf + w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
 }
 
 static int dir_truncate(void *h, uint64_t size)
@@ -483,6 +640,12 @@ static int dir_close(void *h)
 	return ret;
 }
 
+static int dir_writeback(void *h, uint64_t off, uint64_t len)
+{
+	return neg_errno(sync_file_range(*(int *)h, (off_t)off, (off_t)len,
+					 SYNC_FILE_RANGE_WRITE));
+}
+
 static const struct evolve_ops dir_ops = {
 	.stat = dir_stat,
 	.unlink = dir_unlink,
@@ -494,6 +657,7 @@ static const struct evolve_ops dir_ops = {
 	.pwrite = dir_pwrite,
 	.truncate = dir_truncate,
 	.close = dir_close,
+	.writeback = dir_writeback,
 };
 
 /* ---- an ext2/3/4 image or device: libext2fs (backends/ext4/edit.c) ---- */

@@ -134,7 +134,9 @@ struct params {
 	double gen_interval_days;  /* 1: time between generations */
 	double gen_modify_share;   /* 0.02: files modified per generation */
 	double gen_delete_share;   /* 0.005: files deleted */
-	double gen_create_share;   /* 0.01: files created, per live file */
+	double gen_create_share;   /* 0.01: files created, per live file (gen_growth_share < 0) */
+	double gen_growth_share;   /* 0.0005: bytes the tree grows by per generation, per byte;
+				    * new files are drawn until it has; < 0: by gen_create_share */
 	double gen_rename_share;   /* 0.002: files renamed in their directory */
 	double gen_move_share;     /* 0.001: files moved to another directory */
 	double gen_meta_share;     /* 0.005: metadata-only changes */

@@ -80,7 +80,7 @@ union param_value params_value_get(const struct params *p, const struct param_de
 
 /* ---- params_table.c: every parameter, in the order they are printed */
 
-extern const struct param_def param_table[95];
+extern const struct param_def param_table[96];
 
 /*
  * ---- params_parse.c

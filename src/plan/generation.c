@@ -43,6 +43,7 @@ struct gstate {
 	struct plan_gen_edit *edit;
 	uint32_t nedits, capedits;
 	struct plan_gen_counts c;
+	uint64_t bytes0;   /* bytes of generation 0's files */
 };
 
 #define GROW(arr, n, cap) \
@@ -128,6 +129,8 @@ static int gstate_init(struct gstate *s, const struct plan *b)
 		return ret;
 	s->nf = b->nfiles;
 	s->nd = b->ndirs;
+	for (uint64_t f = 0; f < b->nfiles; f++)
+		s->bytes0 += b->file_size[f];
 	for (uint64_t f = 0; f < b->nfiles; f++) {
 		s->f_alive[f] = 1;
 		s->f_var[f] = b->file_variant[f];
@@ -321,14 +324,32 @@ static int change_files(struct gstate *s, uint32_t g, const uint32_t *alive_dirs
 	return 0;
 }
 
-/* New directories and files of generation g. */
+/* Bytes of the live files. */
+static uint64_t live_bytes(const struct gstate *s)
+{
+	uint64_t n = 0;
+
+	for (uint64_t k = 0; k < s->nf; k++)
+		if (s->f_alive[k])
+			n += s->f_size[k];
+	return n;
+}
+
+/*
+ * New directories and files of generation g.  With gen_growth_share >= 0,
+ * new files are drawn until the tree holds (1 + gen_growth_share)^g times
+ * generation 0's bytes (at most nalive_files + 1024 of them: a generation
+ * whose last new file overshot makes the next one draw fewer, so the
+ * fill does not drift); else gen_create_share of nalive_files.
+ */
 static int create_entries(struct gstate *s, uint32_t g, const uint32_t *alive_dirs, uint32_t nad,
 			  uint64_t nalive_files)
 {
 	const struct params *p = s->p;
 	const struct plan *b = s->b;
+	int by_bytes = p->gen_growth_share >= 0;
 	uint32_t first_new = s->nd, ndn;
-	uint64_t nfn;
+	uint64_t nfn, now = 0, target = 0;
 	struct rng r;
 	int ret;
 
@@ -353,15 +374,22 @@ static int create_entries(struct gstate *s, uint32_t g, const uint32_t *alive_di
 		s->d_tgen[par] = g;
 		s->c.dirs_created++;
 	}
-	nfn = (uint64_t)floor(p->gen_create_share * (double)nalive_files + rng_uniform(&r));
-	ret = files_reserve(s, s->nf + nfn + 1);
-	if (ret)
-		return ret;
-	for (uint64_t i = 0; i < nfn; i++) {
-		uint64_t k = s->nf++, size, min;
+	if (by_bytes) {
+		now = live_bytes(s);
+		target = (uint64_t)((double)s->bytes0 * pow(1 + p->gen_growth_share, g));
+		nfn = now < target ? nalive_files + 1024 : 0;
+	} else {
+		nfn = (uint64_t)floor(p->gen_create_share * (double)nalive_files + rng_uniform(&r));
+	}
+	for (uint64_t i = 0; i < nfn && (!by_bytes || now < target); i++) {
+		uint64_t k, size, min;
 		uint32_t d;
 		size_t e;
 
+		ret = files_reserve(s, s->nf + 2);
+		if (ret)
+			return ret;
+		k = s->nf++;
 		gen_rng(&r, p, "gen.new", g, i);
 		if (b->nfiles) {
 			/* size and extension together, as generation 0 has them (its sizes
@@ -392,6 +420,7 @@ static int create_entries(struct gstate *s, uint32_t g, const uint32_t *alive_di
 		s->d_tgen[d] = g;
 		s->c.files[GEN_EDIT_CREATE]++;
 		s->c.bytes[GEN_EDIT_CREATE] += size;
+		now += size;
 		ret = add_edit(s, k, GEN_EDIT_CREATE, g, 0, size);
 		if (ret)
 			return ret;
