@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cli/backed.h"
-#include "cli/convert.h"
+#include "core/convert.h"
 #include "cli/evolve.h"
 #include "plan/generation.h"
 #include "plan/include.h"
