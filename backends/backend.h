@@ -26,6 +26,12 @@
 #define BACKEND_DISKLESS      0x08
 /* Writes the plan's --include entries (pl->inc); the core refuses --include for the others. */
 #define BACKEND_INCLUDES      0x10
+/*
+ * What it makes, `imprint evolve` edits in place (generation N-1 into N
+ * through libext2fs): create --generation N --backing evolves a copy of
+ * the backing image rather than laying generation N out afresh.
+ */
+#define BACKEND_EVOLVES	      0x20
 
 /* Target kinds (backend_ops.targets): what TARGET may be. */
 #define BACKEND_TARGET_FILE   0x01 /* an image file, built beside it and renamed into place */

@@ -1,4 +1,5 @@
 /* registry.c - the backends there are: a static array, looked up by name, file system and target */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,13 @@ static const struct backend_ops *const backends[] = {
 };
 
 #define NBACKENDS ARRAY_SIZE(backends)
+
+/* What 'fs' is when nobody sets it: the ext4 backend's own. */
+static const char fs_default[] = "ext4";
+
+/* Every file system a backend makes, registry order, each once (backend_supply_fs). */
+#define FS_MAX 16
+static const char *fs_all[FS_MAX + 1];
 
 const struct backend_ops *backend_find(const char *name)
 {
@@ -43,9 +51,45 @@ const struct backend_ops *backend_for(const char *fs, unsigned kind)
 	return NULL;
 }
 
+int backend_fs_known(const char *fs)
+{
+	for (size_t i = 0; fs && i < NBACKENDS; i++)
+		for (size_t j = 0; backends[i]->fs_names && backends[i]->fs_names[j]; j++)
+			if (!strcmp(backends[i]->fs_names[j], fs))
+				return 1;
+	return 0;
+}
+
+int backend_supply_fs(void)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < NBACKENDS; i++) {
+		for (size_t j = 0; backends[i]->fs_names && backends[i]->fs_names[j]; j++) {
+			const char *fs = backends[i]->fs_names[j];
+			size_t k = 0;
+
+			while (k < n && strcmp(fs_all[k], fs))
+				k++;
+			if (k < n)
+				continue;
+			if (n == FS_MAX)
+				return -ENOSPC;
+			fs_all[n++] = fs;
+		}
+	}
+	fs_all[n] = NULL;
+	return params_supply_names("fs", fs_all, fs_default);
+}
+
+const char *const *backend_fs_list(void)
+{
+	return fs_all;
+}
+
 int backend_check_params(const struct params *p, char *msg, size_t len)
 {
-	const char *fs = params_fs_name(p->fs);
+	const char *fs = p->fs;
 
 	for (size_t i = 0; i < NBACKENDS; i++) {
 		int ret;
@@ -96,12 +140,10 @@ static void help_text(char *buf, size_t len, size_t *at, size_t *col, unsigned w
 
 void backend_help(int which, unsigned width, char *buf, size_t len)
 {
-	struct params def;
 	size_t at = 0, col = 0, k = 0;
 	char part[256];
 
 	buf[0] = '\0';
-	params_init(&def);
 	for (size_t i = 0; i < NBACKENDS; i++) {
 		const struct backend_ops *b = backends[i];
 
@@ -118,7 +160,7 @@ void backend_help(int which, unsigned width, char *buf, size_t len)
 
 			snprintf(part, sizeof(part), "%s%s%s%s%s%s,", k && !j ? "or " : "",
 				 b->fs_names[j],
-				 !strcmp(b->fs_names[j], params_fs_name(def.fs)) ? " (default)" : "",
+				 !strcmp(b->fs_names[j], fs_default) ? " (default)" : "",
 				 last && b->fs_note ? " (" : "", last && b->fs_note ? b->fs_note : "",
 				 last && b->fs_note ? ")" : "");
 			help_text(buf, len, &at, &col, width, part);

@@ -20,6 +20,20 @@ const struct backend_ops *backend_find(const char *name);
  */
 const struct backend_ops *backend_for(const char *fs, unsigned kind);
 
+/*
+ * Supply the file systems the backends make, registry order, and the
+ * default (ext4) as the names parameter 'fs' takes (params_supply_names):
+ * the model knows none.  Call before the first params_init().  Returns 0,
+ * or a negative errno (more names than the registry holds room for).
+ */
+int backend_supply_fs(void);
+
+/* The names 'fs' takes, NULL-ended: empty before backend_supply_fs(). */
+const char *const *backend_fs_list(void);
+
+/* Whether a backend makes file system fs (the names 'fs' takes). */
+int backend_fs_known(const char *fs);
+
 /* Whether ops makes file system fs (any, when ops->fs_names is NULL). */
 int backend_makes(const struct backend_ops *ops, const char *fs);
 

@@ -235,10 +235,10 @@ static void test_registry(void **state)
 	assert_int_equal(backend_estimate(&ext4_backend_ops, &pl, &e), 0);
 	assert_true(e.total >= e.data && e.data >= pl.bytes);
 	/* loopfs: the file system's own overhead (an xfs log, btrfs DUP metadata) on top */
-	pl.prm.fs = FS_XFS;
+	snprintf(pl.prm.fs, sizeof(pl.prm.fs), "xfs");
 	assert_int_equal(backend_estimate(&loopfs_backend_ops, &pl, &e), 0);
 	assert_true(e.journal > 0 && e.total >= e.data + e.journal);
-	pl.prm.fs = FS_BTRFS;
+	snprintf(pl.prm.fs, sizeof(pl.prm.fs), "btrfs");
 	assert_int_equal(backend_estimate(&loopfs_backend_ops, &pl, &e), 0);
 	assert_true(e.meta > 0 && e.total >= e.data + e.meta);
 	plan_release(&pl);
@@ -288,31 +288,41 @@ static void test_check_and_help(void **state)
 {
 	struct params p;
 	char msg[512], help[1024];
-	size_t n;
+	size_t n, n_fs = 0;
 	const struct backend_ops *const *list = backend_list(&n);
 
 	(void)state;
 	params_init(&p);
 	p.prealloc_file_share = 0.1;
 	assert_int_equal(backend_check_params(&p, msg, sizeof(msg)), 0); /* ext4 */
-	p.fs = FS_EXT3;
+	snprintf(p.fs, sizeof(p.fs), "ext3");
 	assert_int_equal(backend_check_params(&p, msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "which ext3 does not have"));
-	p.fs = FS_XFS;
+	snprintf(p.fs, sizeof(p.fs), "xfs");
 	assert_int_equal(backend_check_params(&p, msg, sizeof(msg)), 0);
 	p.inodes = 1000;
 	assert_int_equal(backend_check_params(&p, msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "'inodes' applies to ext2, ext3 and ext4 only"));
-	p.fs = FS_EXT4;
+	snprintf(p.fs, sizeof(p.fs), "ext4");
 	assert_int_equal(backend_check_params(&p, msg, sizeof(msg)), 0);
 
 	/* every file system 'fs' takes is made by a backend and named in --fs's help */
 	backend_help('f', 59, help, sizeof(help));
-	for (int fs = FS_EXT2; fs <= FS_F2FS; fs++) {
-		assert_non_null(backend_for(params_fs_name((enum fs_kind)fs),
-					    BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE));
-		assert_non_null(strstr(help, params_fs_name((enum fs_kind)fs)));
+	for (const char *const *fs = backend_fs_list(); *fs; fs++) {
+		assert_true(backend_fs_known(*fs));
+		assert_non_null(backend_for(*fs, BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE));
+		assert_non_null(strstr(help, *fs));
+		n_fs++;
 	}
+	/* each backend's own names, once each, registry order */
+	for (size_t i = 0, k = 0; i < n; i++)
+		for (size_t j = 0; list[i]->fs_names && list[i]->fs_names[j]; j++, k++)
+			assert_string_equal(backend_fs_list()[k], list[i]->fs_names[j]);
+	assert_int_equal(n_fs, 6);
+	assert_false(backend_fs_known("null"));
+	assert_false(backend_fs_known("vfat"));
+	params_init(&p);
+	assert_string_equal(p.fs, "ext4");
 	assert_non_null(strstr(help, "ext4 (default)"));
 	backend_help('b', 59, help, sizeof(help));
 	for (size_t i = 0; i < n; i++)
@@ -331,5 +341,7 @@ int main(void)
 		cmocka_unit_test(test_check_and_help),
 	};
 
+	if (backend_supply_fs())
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

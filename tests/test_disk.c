@@ -1,4 +1,4 @@
-/* test_disk.c - create --partition's geometry and table (src/cli/disk.c), read back by libblkid */
+/* test_disk.c - create --partition's geometry and table (src/core/disk.c), read back by libblkid */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cli/disk.h"
+#include "core/disk.h"
 
 #define MiB (1ULL << 20)
 

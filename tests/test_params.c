@@ -18,6 +18,9 @@
 #define MiB (UINT64_C(1) << 20)
 #define GiB (UINT64_C(1) << 30)
 
+/* The names 'fs' takes here: the model knows none, its user (the backends' registry) supplies them. */
+static const char *const fs_names[] = { "ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", NULL };
+
 /* Write text to a fresh temporary file; the caller unlinks and frees path. */
 static char *write_temp(const char *text)
 {
@@ -60,7 +63,7 @@ static void test_defaults(void **state)
 	(void)state;
 	params_init(&p);
 	assert_int_equal(p.seed, 1);
-	assert_int_equal(p.fs, FS_EXT4);
+	assert_string_equal(p.fs, "ext4");
 	assert_int_equal(p.size, 0);
 	assert_int_equal(p.used, 0);
 	assert_int_equal(p.files, 0);
@@ -125,9 +128,9 @@ static void test_set_each_type(void **state)
 	set_ok(&p, "seed", "18446744073709551615");
 	assert_true(p.seed == UINT64_MAX);
 	set_ok(&p, "fs", "ext2");
-	assert_int_equal(p.fs, FS_EXT2);
+	assert_string_equal(p.fs, "ext2");
 	set_ok(&p, "fs", "EXT3");
-	assert_int_equal(p.fs, FS_EXT3);
+	assert_string_equal(p.fs, "ext3");
 	set_ok(&p, "size", "4K");
 	assert_int_equal(p.size, 4096);
 	set_ok(&p, "used", "1.5G");
@@ -257,6 +260,42 @@ static void test_set_errors(void **state)
 	/* no where: no prefix */
 	set_fails("fs", "vfat", NULL,
 		  "'fs' must be one of ext2, ext3, ext4, xfs, btrfs, f2fs (got 'vfat')");
+}
+
+/*
+ * The names 'fs' takes are whatever its user supplies: the model knows no
+ * file system.  Other names give other messages, list and default.
+ */
+static void test_supplied_names(void **state)
+{
+	static const char *const other[] = { "zfs", "ntfs", NULL };
+	static const char *const long_name[] = { "a-file-system-name", NULL };
+	struct param_error err = { .msg = "" };
+	struct params p;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(params_supply_names("seed", other, "zfs"), -EINVAL);
+	assert_int_equal(params_supply_names("no_such_key", other, "zfs"), -EINVAL);
+	assert_int_equal(params_supply_names("fs", other, "ext4"), -EINVAL);
+	assert_int_equal(params_supply_names("fs", long_name, "a-file-system-name"), -EINVAL);
+	assert_int_equal(params_supply_names("fs", other, "ntfs"), 0);
+	params_init(&p);
+	assert_string_equal(p.fs, "ntfs");
+	assert_int_equal(params_set(&p, "fs", "ext4", "--fs", &err), -EINVAL);
+	assert_string_equal(err.msg, "--fs: 'fs' must be one of zfs, ntfs (got 'ext4')");
+	set_ok(&p, "fs", " ZFS ");
+	assert_string_equal(p.fs, "zfs");
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	params_print_list(f);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, "\nfs "));
+	assert_non_null(strstr(text, "file system to build (allowed: zfs, ntfs)\n"));
+	free(text);
+	assert_int_equal(params_supply_names("fs", fs_names, "ext4"), 0);
 }
 
 static void test_suggest(void **state)
@@ -392,7 +431,7 @@ static void test_file_syntax(void **state)
 	assert_int_equal(p.seed, 7);
 	assert_true(p.size_sigma == 2.0);
 	assert_true(p.fill_share == 0.5);
-	assert_int_equal(p.fs, FS_EXT2);
+	assert_string_equal(p.fs, "ext2");
 	assert_int_equal(p.files, 1000000);
 	assert_true(params_is_set(&p, "fill_share"));
 	assert_false(params_is_set(&p, "size"));
@@ -619,7 +658,7 @@ static void test_resolve_errors(void **state)
 	p.symlink_share = 2;
 	resolve_fails(&p, "'symlink_share' must be a share in [0, 1] (got '2')");
 	params_init(&p);
-	p.fs = (enum fs_kind)7;
+	snprintf(p.fs, sizeof(p.fs), "7");
 	resolve_fails(&p, "'fs' must be one of ext2, ext3, ext4, xfs, btrfs, f2fs (got '7')");
 }
 
@@ -938,6 +977,7 @@ int main(void)
 		cmocka_unit_test(test_set_each_type),
 		cmocka_unit_test(test_seed_random),
 		cmocka_unit_test(test_set_errors),
+		cmocka_unit_test(test_supplied_names),
 		cmocka_unit_test(test_suggest),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_parse_count),
@@ -957,5 +997,7 @@ int main(void)
 		cmocka_unit_test(test_config_escape),
 	};
 
+	if (params_supply_names("fs", fs_names, "ext4"))
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,13 @@
 #define EST_LPF_BLOCKS	 4ULL	  /* mke2fs makes lost+found 16 KiB large */
 #define EST_MIN_FREE	 50ULL	  /* blocks mke2fs wants in a group beside its metadata */
 
+enum ext4_kind ext4_kind_of(const struct params *p)
+{
+	if (!strcmp(p->fs, "ext2"))
+		return EXT4_KIND_EXT2;
+	return !strcmp(p->fs, "ext3") ? EXT4_KIND_EXT3 : EXT4_KIND_EXT4;
+}
+
 uint64_t ext4_inodes_wanted(const struct plan *pl)
 {
 	uint64_t nsym = 0, need;
@@ -131,10 +138,10 @@ int ext4_estimate(const struct plan *pl, struct backend_estimate *e)
 	e->inodes = (pl->nfiles + pl->ndirs + nsym + EST_FIRST_INO) * EST_INODE;
 	/* what mke2fs lays out beside them at this size counts too (a tiny image: most of it) */
 	fixed = fixed_blocks(pl->prm.size / EST_BLOCK, ext4_inodes_count(pl, pl->prm.size, &set),
-			     pl->prm.fs == FS_EXT4 ? 64 : 32) * EST_BLOCK;
+			     ext4_kind_of(&pl->prm) == EXT4_KIND_EXT4 ? 64 : 32) * EST_BLOCK;
 	empty = fixed_blocks(EST_MIN_FREE * 2, ext4_inodes_wanted(&(struct plan){ 0 }), 64);
 	e->floor = (empty + EST_MIN_FREE) * EST_BLOCK;
-	if (pl->prm.fs != FS_EXT2) {
+	if (ext4_kind_of(&pl->prm) != EXT4_KIND_EXT2) {
 		int j = ext2fs_default_journal_size(pl->prm.size / EST_BLOCK);
 
 		e->journal = j > 0 ? (uint64_t)j * EST_BLOCK : 0;

@@ -4,6 +4,12 @@
 
 #include "backends/backend.h"
 
+/* The file systems this backend makes: what 'fs' names, as this backend reads it. */
+enum ext4_kind { EXT4_KIND_EXT2, EXT4_KIND_EXT3, EXT4_KIND_EXT4 };
+
+/* Which of them p's 'fs' is: ext2, ext3, else ext4 (mke2fs's own default). */
+enum ext4_kind ext4_kind_of(const struct params *p);
+
 /*
  * The space pl needs on ext2/3/4 of its capacity (pl->prm.size), with 4 KiB
  * blocks and 256-byte inodes: a lower bound in spirit, refusing plans that

@@ -310,10 +310,10 @@ static const char *const ext4_fs_names[] = { "ext2", "ext3", "ext4", NULL };
 /* Refused before mke2fs: ext2/3 map no unwritten blocks. */
 static int ext4_check(const struct params *p, char *msg, size_t len)
 {
-	if ((p->fs == FS_EXT2 || p->fs == FS_EXT3) && p->prealloc_file_share > 0) {
+	if (ext4_kind_of(p) != EXT4_KIND_EXT4 && p->prealloc_file_share > 0) {
 		snprintf(msg, len,
 			 "'prealloc_file_share' (%g) needs unwritten extents, which %s does not have; use fs = ext4 or prealloc_file_share = 0",
-			 p->prealloc_file_share, params_fs_name(p->fs));
+			 p->prealloc_file_share, p->fs);
 		return -EINVAL;
 	}
 	return 0;
@@ -321,7 +321,8 @@ static int ext4_check(const struct params *p, char *msg, size_t len)
 
 const struct backend_ops ext4_backend_ops = {
 	.name = "ext4",
-	.caps = BACKEND_PLACES_BLOCKS | BACKEND_FORMATS | BACKEND_MEASURES | BACKEND_INCLUDES,
+	.caps = BACKEND_PLACES_BLOCKS | BACKEND_FORMATS | BACKEND_MEASURES | BACKEND_INCLUDES |
+		BACKEND_EVOLVES,
 	.targets = BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE,
 	.options = BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_NO_FORMAT | BACKEND_OPT_PARTITION,
 	.fs_names = ext4_fs_names,

@@ -24,9 +24,9 @@ extern char **environ;
 /* ------------------------------------------------------------------------ */
 /* Formatting */
 
-static const char *fs_name(enum fs_kind k)
+static const char *fs_name(enum ext4_kind k)
 {
-	return k == FS_EXT2 ? "ext2" : k == FS_EXT3 ? "ext3" : "ext4";
+	return k == EXT4_KIND_EXT2 ? "ext2" : k == EXT4_KIND_EXT3 ? "ext3" : "ext4";
 }
 
 /*
@@ -254,7 +254,7 @@ int ext4_format(struct backend *b, const struct create_opts *o, const struct pla
 	argv[n++] = "-q";
 	argv[n++] = "-F";
 	argv[n++] = "-t";
-	argv[n++] = (char *)fs_name(p->fs);
+	argv[n++] = (char *)fs_name(ext4_kind_of(p));
 	argv[n++] = "-U";
 	argv[n++] = uuid;
 	argv[n++] = "-E";

@@ -32,7 +32,8 @@ static int prealloc_blocks(struct ext4_build *x, uint64_t f)
 			x->b, -EOPNOTSUPP,
 			"file '%s' is planned with preallocated space (prealloc_file_share), but %s has no unwritten extents; use --fs ext4 or prealloc_file_share=0",
 			ext4_entry_path(x, x->pl->file_dir[f], name, path, sizeof(path)),
-			x->pl->prm.fs == FS_EXT2 ? "ext2" : "ext3 (or ext4 without extents)");
+			ext4_kind_of(&x->pl->prm) == EXT4_KIND_EXT2 ? "ext2" :
+								     "ext3 (or ext4 without extents)");
 	}
 	x->file_blocks[f] += pa.beyond / x->bs;
 	x->prealloc_files++;

@@ -13,18 +13,15 @@
 
 #define MIB (1ULL << 20)
 
+static const char *const loopfs_fs_names[] = { "xfs", "btrfs", "f2fs", NULL };
+
+/* The file system pl's 'fs' names, as this backend's own name for it, or NULL: not one it makes. */
 static const char *fs_of(const struct plan *pl)
 {
-	switch (pl->prm.fs) {
-	case FS_XFS:
-		return "xfs";
-	case FS_BTRFS:
-		return "btrfs";
-	case FS_F2FS:
-		return "f2fs";
-	default:
-		return NULL;
-	}
+	for (size_t i = 0; loopfs_fs_names[i]; i++)
+		if (!strcmp(loopfs_fs_names[i], pl->prm.fs))
+			return loopfs_fs_names[i];
+	return NULL;
 }
 
 /*
@@ -236,26 +233,20 @@ static int loopfs_estimate(const struct plan *pl, struct backend_estimate *e)
 	uint64_t entries = pl->nfiles + pl->ndirs + pl->nlinks;
 
 	data_need(pl, e);
-	switch (pl->prm.fs) {
-	case FS_XFS: /* a 64 MiB log, AG headers and reserves; 512-byte inodes */
+	if (!strcmp(pl->prm.fs, "xfs")) { /* a 64 MiB log, AG headers and reserves; 512-byte inodes */
 		e->journal = 64 * MIB;
 		e->inodes = entries * 512;
 		e->meta = pl->prm.size / 25 + e->data / 64;
-		break;
-	case FS_BTRFS: /* DUP metadata and system chunks, inodes and extent items in it */
+	} else if (!strcmp(pl->prm.fs, "btrfs")) { /* DUP metadata and system chunks, inodes and extent items in it */
 		e->inodes = 2 * entries * 512;
 		e->meta = 72 * MIB + pl->prm.size / 20 + e->data / 32;
-		break;
-	default: /* f2fs: its checkpoint and segment areas */
+	} else { /* f2fs: its checkpoint and segment areas */
 		e->inodes = entries * 4096;
 		e->meta = 32 * MIB + pl->prm.size / 20;
-		break;
 	}
 	e->total = e->data + e->dirs + e->inodes + e->journal + e->meta;
 	return 0;
 }
-
-static const char *const loopfs_fs_names[] = { "xfs", "btrfs", "f2fs", NULL };
 
 /* Their inodes are allocated as files come: no inode table to size. */
 static int loopfs_check(const struct params *p, char *msg, size_t len)

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cli/backed.h"
-#include "cli/convert.h"
+#include "core/convert.h"
 #include "cli/evolve.h"
 #include "plan/generation.h"
 #include "plan/include.h"
@@ -20,7 +20,7 @@ int backed_evolves(const struct create_args *a, const struct backend_ops *ops,
 
 	if (!a->backing || !pl->gen || (ops->caps & BACKEND_DISKLESS))
 		return 0;
-	if (pl->prm.fs != FS_EXT2 && pl->prm.fs != FS_EXT3 && pl->prm.fs != FS_EXT4)
+	if (!(ops->caps & BACKEND_EVOLVES))
 		why = "only an ext2/3/4 image is evolved in place";
 	else if (a->partition)
 		why = "with '--partition' the file system sits behind a partition table, which evolve does not read";

@@ -106,15 +106,14 @@ static int resolve_for_target(const struct create_args *a, const struct target *
 	if (a->no_format) {
 		const char *found = !strcmp(t->type, "ext4dev") ? "ext4" : t->type;
 
-		if (params_is_set(p, "fs") && strcmp(params_fs_name(p->fs), found) != 0) {
+		if (params_is_set(p, "fs") && strcmp(p->fs, found) != 0) {
 			fprintf(stderr, "imprint: 'fs' is %s but '%s' holds %s; with --no-format, 'fs' must match the file system there or be left unset\n",
-				params_fs_name(p->fs), t->path, found);
+				p->fs, t->path, found);
 			return -EINVAL;
 		}
-		/* the kind the model calls by the name libblkid gave (the target check admitted only these) */
-		for (enum fs_kind k = FS_EXT2; k <= FS_F2FS; k++)
-			if (!strcmp(params_fs_name(k), found))
-				p->fs = k;
+		/* the name libblkid gave, when a backend makes it (the target check admitted only these) */
+		if (backend_fs_known(found) && strlen(found) < sizeof(p->fs))
+			memcpy(p->fs, found, strlen(found) + 1);
 	}
 	if (params_resolve(p, &perr) ||
 	    backend_check_params(p, perr.msg, sizeof(perr.msg))) {
@@ -175,7 +174,7 @@ static int check_fit(const struct backend_ops *ops, const struct plan *pl, const
 		fmt_bytes(pl->prm.size, FMT_BYTES_ADAPTIVE, cap, sizeof(cap));
 		fmt_bytes(e.floor, FMT_BYTES_ADAPTIVE, need, sizeof(need));
 		fprintf(stderr, "imprint: 'size' (%s) is too small for any %s file system; it must be at least %s\n",
-			cap, params_fs_name(pl->prm.fs), need);
+			cap, pl->prm.fs, need);
 		return -EINVAL;
 	}
 	fmt_bytes(e.total, FMT_BYTES_ADAPTIVE, need, sizeof(need));
@@ -282,7 +281,7 @@ static int backend_takes_fs(const struct backend_ops *ops, const struct params *
 	char names[128] = "";
 	size_t n = 0, at = 0;
 
-	if (!ops->fs_names || !ops->fs_names[0] || backend_makes(ops, params_fs_name(p->fs)))
+	if (!ops->fs_names || !ops->fs_names[0] || backend_makes(ops, p->fs))
 		return 1;
 	while (ops->fs_names[n])
 		n++;
@@ -290,7 +289,7 @@ static int backend_takes_fs(const struct backend_ops *ops, const struct params *
 		at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s",
 				       i ? (i + 1 == n ? " or " : ", ") : "", ops->fs_names[i]);
 	fprintf(stderr, "imprint: the %s backend makes %s, not %s%s; give one of those with --fs\n",
-		ops->name, names, params_fs_name(p->fs), params_is_set(p, "fs") ? "" : " (the default)");
+		ops->name, names, p->fs, params_is_set(p, "fs") ? "" : " (the default)");
 	return 0;
 }
 
@@ -307,7 +306,7 @@ static const struct backend_ops *choose_backend(const struct create_args *a, con
 	size_t n, at = 0;
 
 	if (!a->backend)
-		ops = backend_for(params_fs_name(p->fs), target_kind(t));
+		ops = backend_for(p->fs, target_kind(t));
 	else
 		ops = backend_find(a->backend);
 	if (!ops && a->backend) {
@@ -320,9 +319,9 @@ static const struct backend_ops *choose_backend(const struct create_args *a, con
 		fprintf(stderr, "imprint: '%s' is a directory; expected an image file or a block device\n",
 			t->path);
 	} else if (!ops) {
-		fprintf(stderr, "imprint: no backend makes %s on '%s'\n", params_fs_name(p->fs), t->path);
+		fprintf(stderr, "imprint: no backend makes %s on '%s'\n", p->fs, t->path);
 	} else if (!(ops->targets & target_kind(t))) {
-		refuse_kind(ops, t, params_fs_name(p->fs));
+		refuse_kind(ops, t, p->fs);
 		ops = NULL;
 	} else if (!backend_takes_options(ops, a) || !backend_takes_fs(ops, p)) {
 		ops = NULL;
@@ -784,7 +783,7 @@ int create_run(const struct create_args *a, struct params *p)
 		sum.diskless = ops->name;
 		sum.format = NULL; /* nothing converted */
 	}
-	sum.fs = t.is_dir ? (t.type[0] ? t.type : "unknown file system") : params_fs_name(pl.prm.fs);
+	sum.fs = t.is_dir ? (t.type[0] ? t.type : "unknown file system") : pl.prm.fs;
 	sum.size = pl.prm.size;
 	sum.seed = pl.prm.seed;
 	sum.gen = pl.gen;

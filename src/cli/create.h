@@ -4,8 +4,8 @@
 
 #include <stdint.h>
 
-#include "cli/convert.h"
-#include "cli/disk.h"
+#include "core/convert.h"
+#include "core/disk.h"
 #include "cli/shard_arg.h"
 #include "model/params.h"
 #include "plan/plan.h"

@@ -1177,6 +1177,13 @@ int main(int argc, char **argv)
 	struct params p, *pp = NULL;
 	int ret;
 
+	/* the names 'fs' takes are the backends': the model knows none */
+	ret = backend_supply_fs();
+	if (ret) {
+		fprintf(stderr, "imprint: cannot list the file systems of the backends: %s\n",
+			strerror(-ret));
+		return 1;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -60,6 +60,13 @@ static void copy_value(blkid_probe pr, const char *name, char *buf, size_t len)
 		snprintf(buf, len, "%s", v);
 }
 
+/* libblkid's names of the ext2/3/4 file systems (ext4dev: old ext4) */
+static int is_ext(const char *type)
+{
+	return !strcmp(type, "ext2") || !strcmp(type, "ext3") || !strcmp(type, "ext4") ||
+	       !strcmp(type, "ext4dev");
+}
+
 static int probe(struct target *t, struct target_error *err)
 {
 	blkid_probe pr;
@@ -102,8 +109,7 @@ static int probe(struct target *t, struct target_error *err)
 		set_error(err, "cannot probe '%s' for signatures (libblkid failed)", t->path);
 	}
 	blkid_free_probe(pr);
-	if (!ret && (!strcmp(t->type, "ext2") || !strcmp(t->type, "ext3") ||
-		     !strcmp(t->type, "ext4") || !strcmp(t->type, "ext4dev")))
+	if (!ret && is_ext(t->type))
 		t->fs_size = ext_fs_size(t->path);
 	return ret;
 }
@@ -340,12 +346,6 @@ int target_open(struct target *t, const char *path, struct target_error *err)
 			set_error(err, "cannot read '%s': %s", path, strerror(-ret));
 	}
 	return ret;
-}
-
-static int is_ext(const char *type)
-{
-	return !strcmp(type, "ext2") || !strcmp(type, "ext3") || !strcmp(type, "ext4") ||
-	       !strcmp(type, "ext4dev");
 }
 
 static const char *article(const char *word)

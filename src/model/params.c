@@ -44,8 +44,26 @@ void params_init(struct params *p)
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++) {
 		assert(param_table[i].size == params_type_size(param_table[i].type));
-		value_put(p, &param_table[i], param_table[i].def);
+		value_put(p, &param_table[i], params_default(&param_table[i]));
 	}
+}
+
+int params_supply_names(const char *key, const char *const *names, const char *def)
+{
+	int i = params_lookup(key), found = 0;
+
+	if (i < 0 || param_table[i].type != PT_NAME || !names || !def)
+		return -EINVAL;
+	for (size_t k = 0; names[k]; k++) {
+		if (strlen(names[k]) >= PARAMS_NAME_MAX)
+			return -EINVAL;
+		found |= !strcmp(names[k], def);
+	}
+	if (!found)
+		return -EINVAL;
+	param_table[i].names->list = names;
+	param_table[i].names->def = def;
+	return 0;
 }
 
 /* Profiles loading profiles: how deep, and the limit */
@@ -442,7 +460,7 @@ static int check_fields(const struct params *p, struct param_error *err)
 
 		if (!params_value_ok(d, v)) {
 			params_fmt_value(d, v, a, sizeof(a));
-			if (d->type == PT_ENUM)
+			if (d->type == PT_ENUM || d->type == PT_NAME)
 				params_enum_error(err, NULL, d, a);
 			else
 				params_range_error(err, NULL, d, a);

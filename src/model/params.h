@@ -7,8 +7,10 @@
 
 #include "model/tables.h"
 
+/* Longest name a named parameter ('fs') holds, its NUL included. */
+#define PARAMS_NAME_MAX 16
+
 /* appended only: the values are printed and pinned (tests/golden) */
-enum fs_kind { FS_EXT2, FS_EXT3, FS_EXT4, FS_XFS, FS_BTRFS, FS_F2FS };
 enum depth_mode { DEPTH_POISSON, DEPTH_CARE };
 enum sampling_mode { SAMPLING_STRATIFIED, SAMPLING_IID };
 enum name_style { NAMES_REALISTIC, NAMES_NUMERIC };
@@ -27,7 +29,7 @@ enum dev_dir { DEV_DIR_NONE, DEV_DIR_LINUX };
  */
 struct params {
 	uint64_t seed;             /* default 1 */
-	enum fs_kind fs;           /* default ext4 */
+	char fs[PARAMS_NAME_MAX];  /* file system to build: a name the backends' registry supplies (params_supply_names), default its default */
 	uint64_t size;             /* bytes, image capacity; 0 = derived (default 1 GiB when files/used unset) */
 	uint64_t used;             /* bytes of file data; 0 = derived */
 	uint64_t files;            /* regular files; 0 = derived */
@@ -273,10 +275,16 @@ int params_parse_count(const char *s, uint64_t *out);  /* 1000, 10K, 1M: decimal
 const char *params_suggest(const char *key);
 
 /*
- * The name of file system fs, as 'fs' takes it ("ext4").  The rules a
- * file system sets on the other parameters are its backend's (the check
- * hook, backends/backend.h), not the model's.
+ * Supply the names a named parameter takes, which the model does not know:
+ * 'fs', whose names and default the backends' registry holds (the model
+ * knows no file system; the rules a file system sets on the other
+ * parameters are its backend's check hook, backends/backend.h).  names:
+ * NULL-ended, each shorter than PARAMS_NAME_MAX, in the order the
+ * parameter list and the errors give them; def: one of them, the value
+ * params_init() gives.  Supply before params_init(); until then the
+ * parameter is "" and takes no value.  The arrays must outlive every use.
+ * Returns 0, or -EINVAL when key is no named parameter or def not a name.
  */
-const char *params_fs_name(enum fs_kind fs);
+int params_supply_names(const char *key, const char *const *names, const char *def);
 
 #endif

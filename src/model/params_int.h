@@ -33,6 +33,7 @@ enum param_type {
 	PT_COUNT,  /* uint64_t, decimal suffixes */
 	PT_ENUM,   /* an int-sized enum, named by choices[] */
 	PT_UUID,   /* unsigned char[16], an RFC 4122 UUID; all zero = derived */
+	PT_NAME,   /* char[PARAMS_NAME_MAX], one of the names supplied (params_supply_names) */
 };
 
 /* Flags of a table entry: which bounds apply, and whether 0 means derived. */
@@ -48,6 +49,13 @@ union param_value {
 	double d;   /* PT_DOUBLE, PT_SHARE */
 	int e;	    /* PT_ENUM */
 	unsigned char id[16]; /* PT_UUID */
+	char name[PARAMS_NAME_MAX]; /* PT_NAME */
+};
+
+/* The names of a PT_NAME entry and its default, as supplied; both NULL until then. */
+struct param_names {
+	const char *const *list;
+	const char *def;
 };
 
 struct param_def {
@@ -61,6 +69,7 @@ struct param_def {
 	unsigned int flags;
 	double min, max;
 	const char *const *choices; /* PT_ENUM: names by value, NULL-ended */
+	struct param_names *names;  /* PT_NAME: where params_supply_names() puts them */
 	const char *desc;
 };
 
@@ -77,6 +86,15 @@ char *params_trim(char *s);
 
 /* The value of parameter d in p */
 union param_value params_value_get(const struct params *p, const struct param_def *d);
+
+/* The default of entry d (a PT_NAME's as supplied, "" until then). */
+union param_value params_default(const struct param_def *d);
+
+/* The names a PT_ENUM or PT_NAME entry takes, NULL-ended (none for a PT_NAME not supplied). */
+const char *const *params_choices(const struct param_def *d);
+
+/* Which of params_choices(d) value v is, or -1 (an enum out of range, an unknown name). */
+int params_choice_index(const struct param_def *d, union param_value v);
 
 /* ---- params_table.c: every parameter, in the order they are printed */
 

@@ -269,10 +269,10 @@ int params_value_ok(const struct param_def *d, union param_value v)
 	case PT_INT:
 		return in_range(d, (double)v.i);
 	case PT_ENUM:
-		for (int i = 0; d->choices[i]; i++)
-			if (i == v.e)
-				return 1;
-		return 0;
+		return params_choice_index(d, v) >= 0;
+	case PT_NAME:
+		/* not supplied: no name, and nothing to check it against */
+		return params_choice_index(d, v) >= 0 || (!d->names->list && !v.name[0]);
 	case PT_SIZE:
 	case PT_COUNT:
 		if (d->flags & PF_DERIVED && !v.u)
@@ -400,14 +400,21 @@ int params_parse_value(const struct param_def *d, const char *text, const char *
 		break;
 	}
 	case PT_ENUM:
-		for (int i = 0; d->choices[i]; i++) {
-			if (!strcasecmp(text, d->choices[i])) {
+	case PT_NAME: {
+		const char *const *c = params_choices(d);
+
+		for (int i = 0; c[i]; i++) {
+			if (strcasecmp(text, c[i]))
+				continue;
+			if (d->type == PT_ENUM)
 				v->e = i;
-				return 0;
-			}
+			else
+				snprintf(v->name, sizeof(v->name), "%s", c[i]);
+			return 0;
 		}
 		params_enum_error(err, where, d, text);
 		return -EINVAL;
+	}
 	case PT_UUID:
 		if (parse_uuid(text, v->id)) {
 			params_set_error(err, where,

@@ -24,6 +24,7 @@ static const char *const type_names[] = {
 	[PT_COUNT] = "count",
 	[PT_ENUM] = "enum",
 	[PT_UUID] = "uuid",
+	[PT_NAME] = "enum", /* a choice among names, as an enum's, though another stage supplies them */
 };
 
 /* --- formatting ---------------------------------------------------------- */
@@ -87,14 +88,17 @@ void params_fmt_value(const struct param_def *d, union param_value v, char *buf,
 	case PT_SIZE:
 		params_fmt_size(v.u, buf, len);
 		break;
-	case PT_ENUM:
-		for (int i = 0; d->choices[i]; i++) {
-			if (i == v.e) {
-				snprintf(buf, len, "%s", d->choices[i]);
-				return;
-			}
-		}
-		snprintf(buf, len, "%d", v.e);
+	case PT_ENUM: {
+		int i = params_choice_index(d, v);
+
+		if (i >= 0)
+			snprintf(buf, len, "%s", d->choices[i]);
+		else
+			snprintf(buf, len, "%d", v.e);
+		break;
+	}
+	case PT_NAME:
+		snprintf(buf, len, "%s", v.name);
 		break;
 	case PT_UUID:
 		params_fmt_uuid(v.id, buf, len);
@@ -142,10 +146,13 @@ void params_fmt_allowed(const struct param_def *d, char *buf, size_t len)
 	buf[0] = '\0';
 	switch (d->type) {
 	case PT_ENUM:
-		for (int i = 0; d->choices[i] && n < len; i++)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
-					      d->choices[i]);
+	case PT_NAME: {
+		const char *const *c = params_choices(d);
+
+		for (int i = 0; c[i] && n < len; i++)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", c[i]);
 		return;
+	}
 	case PT_SEED:
 		snprintf(buf, len, "0..18446744073709551615 or 'random'");
 		return;
@@ -258,7 +265,7 @@ static void fmt_default(const struct param_def *d, char *buf, size_t len)
 	if (d->flags & PF_DERIVED && !d->def.u)
 		snprintf(buf, len, "derived");
 	else
-		params_fmt_value(d, d->def, buf, len);
+		params_fmt_value(d, params_default(d), buf, len);
 }
 
 /* Names only, one line per group, wrapped: the parameter part of --help. */
@@ -338,6 +345,7 @@ static struct json_object *json_value(const struct param_def *d, union param_val
 		return json_object_new_double_s(v.d, buf);
 	case PT_ENUM:
 	case PT_UUID:
+	case PT_NAME:
 		params_fmt_value(d, v, buf, sizeof(buf));
 		return json_object_new_string(buf);
 	}
@@ -385,16 +393,17 @@ void params_print_list_json(FILE *out)
 		json_object_object_add(o, "group", json_object_new_string(d->group));
 		json_object_object_add(o, "type", json_object_new_string(type_names[d->type]));
 		json_object_object_add(o, "unit", json_object_new_string(d->unit));
-		json_object_object_add(o, "default", json_value(d, d->def));
+		json_object_object_add(o, "default", json_value(d, params_default(d)));
 		json_object_object_add(o, "derived",
 				       json_object_new_boolean(!!(d->flags & PF_DERIVED)));
 		json_object_object_add(o, "description", json_object_new_string(d->desc));
 		json_object_object_add(o, "allowed", json_object_new_string(allowed));
-		if (d->type == PT_ENUM) {
+		if (d->type == PT_ENUM || d->type == PT_NAME) {
+			const char *const *c = params_choices(d);
 			struct json_object *names = json_object_new_array();
 
-			for (int j = 0; names && d->choices[j]; j++)
-				json_object_array_add(names, json_object_new_string(d->choices[j]));
+			for (int j = 0; names && c[j]; j++)
+				json_object_array_add(names, json_object_new_string(c[j]));
 			json_object_object_add(o, "values", names);
 		}
 		json_object_array_add(arr, o);

@@ -5,7 +5,6 @@
 #include "model/params_int.h"
 
 /* The table stores enums through an int; make sure that is what they are. */
-_Static_assert(sizeof(enum fs_kind) == sizeof(int), "enum fs_kind is not int-sized");
 _Static_assert(sizeof(enum depth_mode) == sizeof(int), "enum depth_mode is not int-sized");
 _Static_assert(sizeof(enum sampling_mode) == sizeof(int), "enum sampling_mode is not int-sized");
 _Static_assert(sizeof(enum name_style) == sizeof(int), "enum name_style is not int-sized");
@@ -21,15 +20,9 @@ _Static_assert(sizeof(enum xattr_selinux) == sizeof(int), "enum xattr_selinux is
 #define R_CLOSED(a, b)	.flags = PF_MIN | PF_MAX, .min = (a), .max = (b)
 #define R_SHARE		R_CLOSED(0, 1)
 
-static const char *const fs_names[] = {
-	[FS_EXT2] = "ext2", [FS_EXT3] = "ext3", [FS_EXT4] = "ext4",
-	[FS_XFS] = "xfs", [FS_BTRFS] = "btrfs", [FS_F2FS] = "f2fs", NULL
-};
+/* the file systems: the backends' registry supplies them (params_supply_names) */
+static struct param_names fs_names;
 
-const char *params_fs_name(enum fs_kind fs)
-{
-	return (unsigned)fs < ARRAY_SIZE(fs_names) - 1 ? fs_names[fs] : "?";
-}
 static const char *const sampling_names[] = {
 	[SAMPLING_STRATIFIED] = "stratified", [SAMPLING_IID] = "iid", NULL
 };
@@ -75,8 +68,8 @@ const struct param_def param_table[] = {
 	{ FIELD(seed), .group = "general", .type = PT_SEED, .unit = "",
 	  .def.u = 1,
 	  .desc = "seed of every random stream; 'random' draws one, printed back" },
-	{ FIELD(fs), .group = "general", .type = PT_ENUM, .unit = "",
-	  .def.e = FS_EXT4, .choices = fs_names,
+	{ FIELD(fs), .group = "general", .type = PT_NAME, .unit = "",
+	  .names = &fs_names,
 	  .desc = "file system to build" },
 	{ FIELD(size), .group = "general", .type = PT_SIZE, .unit = "bytes",
 	  .def.u = 0, .flags = PF_DERIVED,

@@ -27,6 +27,8 @@ size_t params_type_size(enum param_type t)
 		return sizeof(int);
 	case PT_UUID:
 		return 16;
+	case PT_NAME:
+		return PARAMS_NAME_MAX;
 	case PT_SEED:
 	case PT_SIZE:
 	case PT_COUNT:
@@ -79,4 +81,35 @@ void params_set_error(struct param_error *err, const char *where, const char *fm
 		va_end(ap);
 	}
 	text_escape(err->msg, sizeof(err->msg), raw, strlen(raw));
+}
+
+union param_value params_default(const struct param_def *d)
+{
+	union param_value v = d->def;
+
+	if (d->type == PT_NAME) {
+		memset(&v, 0, sizeof(v));
+		if (d->names->def)
+			snprintf(v.name, sizeof(v.name), "%s", d->names->def);
+	}
+	return v;
+}
+
+const char *const *params_choices(const struct param_def *d)
+{
+	static const char *const none[] = { NULL };
+
+	if (d->type == PT_NAME)
+		return d->names->list ? d->names->list : none;
+	return d->type == PT_ENUM ? d->choices : none;
+}
+
+int params_choice_index(const struct param_def *d, union param_value v)
+{
+	const char *const *c = params_choices(d);
+
+	for (int i = 0; c[i]; i++)
+		if (d->type == PT_NAME ? !strcmp(c[i], v.name) : i == v.e)
+			return i;
+	return -1;
 }

@@ -28,24 +28,6 @@ static double typed_share(const struct content_stats *st)
 	return st->typed_files ? (double)st->typed_identified / (double)st->typed_files : 0;
 }
 
-/* The measured value of a predicted figure. */
-static double achieved_figure(const struct content_stats *st, enum content_figure f)
-{
-	const struct content_group_stats *b = &st->group[CONTENT_BINARY];
-	const struct content_group_stats *x = &st->group[CONTENT_EXEC];
-
-	switch (f) {
-	case CF_RATIO_ZLIB: return content_ratio_zlib(b);
-	case CF_RATIO_ZSTD: return content_ratio_zstd(b);
-	case CF_EXEC_ZLIB: return content_ratio_zlib(x);
-	case CF_EXEC_ZSTD: return content_ratio_zstd(x);
-	case CF_DUP_FILES: return content_dup_file_share(&st->all);
-	case CF_DUP_BLOCKS: return content_dup_block_share(b);
-	case CF_ZERO_BLOCKS: return content_zero_block_share(b);
-	default: return NAN;
-	}
-}
-
 /* v under key, null when it is not a number (no target, no prediction). */
 static void figs_num(struct figs *fs, const char *key, double v)
 {
@@ -53,6 +35,79 @@ static void figs_num(struct figs *fs, const char *key, double v)
 		figs_null(fs, key);
 	else
 		figs_double(fs, key, v);
+}
+
+/*
+ * The table's rows, described once: the predicted figures in their order
+ * (enum content_figure), then the typed files' row.  Each row names its
+ * achieved figure (a key at the JSON's top level) and its target (a key
+ * under "targets"): the JSON's achieved figures and targets are added from
+ * this table, and the text's rows read back from those figures.
+ */
+#define ROW_TYPED CF_COUNT
+#define ROWS	  (CF_COUNT + 1)
+static const struct content_row {
+	const char *achieved, *target;
+} rows[ROWS] = {
+	[CF_RATIO_ZLIB] = { "compress_ratio_zlib", "compress_ratio" },
+	[CF_RATIO_ZSTD] = { "compress_ratio_zstd", "compress_ratio" },
+	[CF_EXEC_ZLIB] = { "compress_ratio_exec_zlib", "compress_ratio_exec" },
+	[CF_EXEC_ZSTD] = { "compress_ratio_exec_zstd", "compress_ratio_exec" },
+	[CF_DUP_FILES] = { "dup_file_share", "dup_file_share" },
+	[CF_DUP_BLOCKS] = { "dup_block_share", "dup_block_share" },
+	[CF_ZERO_BLOCKS] = { "zero_block_share", "zero_block_share" },
+	[ROW_TYPED] = { "typed_identified_share", "typed_identified_share" },
+};
+
+/* Row r's measured value: NAN when there is nothing to measure it on. */
+static double row_achieved(const struct content_stats *st, size_t r)
+{
+	const struct content_group_stats *b = &st->group[CONTENT_BINARY];
+	const struct content_group_stats *x = &st->group[CONTENT_EXEC];
+
+	switch (r) {
+	case CF_RATIO_ZLIB: return content_ratio_zlib(b);
+	case CF_RATIO_ZSTD: return content_ratio_zstd(b);
+	case CF_EXEC_ZLIB: return content_ratio_zlib(x);
+	case CF_EXEC_ZSTD: return content_ratio_zstd(x);
+	case CF_DUP_FILES: return content_dup_file_share(&st->all);
+	case CF_DUP_BLOCKS: return content_dup_block_share(b);
+	case CF_ZERO_BLOCKS: return content_zero_block_share(b);
+	default: return st->typed_files ? typed_share(st) : NAN;
+	}
+}
+
+/* The achieved figures of rows [from, to), under their keys. */
+static void achieved_figs(struct figs *fs, const struct content_stats *st, size_t from, size_t to)
+{
+	for (size_t r = from; r < to; r++)
+		figs_num(fs, rows[r].achieved, row_achieved(st, r));
+}
+
+/* The "targets" object: each row's target under its key, once. */
+static void target_figs(struct figs *fs, const struct content_targets *t)
+{
+	figs_open(fs, FIG_OBJECT, "targets");
+	for (size_t r = 0; r < ROWS; r++) {
+		if (r && !strcmp(rows[r].target, rows[r - 1].target))
+			continue;
+		figs_num(fs, rows[r].target, r == ROW_TYPED ? t->typed_identified_share :
+				content_figure_target(t, (enum content_figure)r));
+	}
+	figs_end(fs);
+}
+
+/* The number at path among the figures added so far; NAN for a null. */
+static double fig_number(const struct figs *fs, const char *prefix, const char *key)
+{
+	char path[96];
+	const struct fig *f;
+
+	snprintf(path, sizeof(path), "%s%s", prefix, key);
+	f = figs_get(fs, SIZE_MAX, path);
+	if (!f || f->type == FIG_NULL)
+		return NAN;
+	return f->type == FIG_DOUBLE ? f->v.d : f->type == FIG_U64 ? (double)f->v.u : NAN;
 }
 
 /* The block shares of group s (duplicate, deduplicated, zero), in the reports' order. */
@@ -83,12 +138,26 @@ static void group_figs(struct figs *fs, const char *key, const struct content_gr
 	figs_end(fs);
 }
 
-/* One row of the text's table: name, target, predicted, achieved, their difference, the note. */
-static void row_figs(struct figs *fs, const char *name, double target, double predicted,
-		     double achieved, const char *note)
+/*
+ * Row r of the text's table, read back from the figures the JSON holds:
+ * name, target (the prediction's, which holds the other binary group's own
+ * target when the profile gives its extensions ratios), predicted (to the
+ * text's precision, beyond the JSON's three decimals), achieved, their
+ * difference, the note.
+ */
+static void row_figs(struct figs *fs, const struct content_targets *t, size_t r)
 {
+	enum content_figure f = (enum content_figure)r;
+	double target = fig_number(fs, "targets.", rows[r].target);
+	double achieved = fig_number(fs, "", rows[r].achieved);
+	double predicted = NAN;
+
+	if (r != ROW_TYPED && t->pred) {
+		target = content_pred_target(t->pred, t, f);
+		predicted = content_predicted(t->pred, f);
+	}
 	figs_open(fs, FIG_OBJECT, NULL);
-	figs_string(fs, "name", name);
+	figs_string(fs, "name", r == ROW_TYPED ? "typed identified" : content_figure_name(f));
 	figs_num(fs, "target", target);
 	figs_num(fs, "predicted", predicted);
 	figs_num(fs, "achieved", achieved);
@@ -97,7 +166,7 @@ static void row_figs(struct figs *fs, const char *name, double target, double pr
 		figs_double(fs, "rel_pct", 100 * (achieved - target) / target);
 	else if (!isnan(target))
 		figs_double(fs, "abs_diff", achieved - target);
-	figs_string(fs, "note", note ? note : "");
+	figs_string(fs, "note", r == ROW_TYPED ? "" : content_figure_note(f));
 	figs_end(fs);
 }
 
@@ -115,12 +184,9 @@ static void content_figs(const struct content_stats *st, const struct content_ta
 	figs_u64(fs, "files", st->all.files);
 	figs_u64(fs, "bytes", st->all.bytes);
 	figs_double(fs, "sample_share", st->opts.sample_share);
-	figs_double(fs, "compress_ratio_zlib", content_ratio_zlib(b));
-	figs_double(fs, "compress_ratio_zstd", content_ratio_zstd(b));
-	figs_double(fs, "compress_ratio_exec_zlib", content_ratio_zlib(&st->group[CONTENT_EXEC]));
-	figs_double(fs, "compress_ratio_exec_zstd", content_ratio_zstd(&st->group[CONTENT_EXEC]));
-	figs_double(fs, "dup_file_share", content_dup_file_share(&st->all));
-	block_share_figs(fs, b);
+	achieved_figs(fs, st, CF_RATIO_ZLIB, CF_ZERO_BLOCKS);
+	figs_double(fs, "dedup_block_share", content_dedup_block_share(b));
+	achieved_figs(fs, st, CF_ZERO_BLOCKS, CF_COUNT);
 	/* of all distinct files; null when the holes were not known */
 	if (st->holes_unknown)
 		figs_null(fs, "hole_blocks");
@@ -130,24 +196,14 @@ static void content_figs(const struct content_stats *st, const struct content_ta
 	figs_u64(fs, "read_bytes", st->read_bytes);
 	figs_u64(fs, "typed_files", st->typed_files);
 	figs_u64(fs, "typed_identified", st->typed_identified);
-	if (st->typed_files)
-		figs_double(fs, "typed_identified_share", typed_share(st));
-	else
-		figs_null(fs, "typed_identified_share");
+	achieved_figs(fs, st, ROW_TYPED, ROWS);
 	figs_open(fs, FIG_OBJECT, "type_mix");
 	for (size_t i = 0; i < st->nmime; i++)
 		figs_double(fs, st->mime[i].type,
 			    (double)st->mime[i].files / (double)st->all.files);
 	figs_end(fs);
 
-	figs_open(fs, FIG_OBJECT, "targets");
-	figs_num(fs, "compress_ratio", t->compress_ratio);
-	figs_num(fs, "compress_ratio_exec", t->compress_ratio_exec);
-	figs_num(fs, "dup_file_share", t->dup_file_share);
-	figs_num(fs, "dup_block_share", t->dup_block_share);
-	figs_num(fs, "zero_block_share", t->zero_block_share);
-	figs_num(fs, "typed_identified_share", t->typed_identified_share);
-	figs_end(fs);
+	target_figs(fs, t);
 	if (t->pred) {
 		json_object *pj = content_predict_json(t->pred, t);
 
@@ -173,14 +229,8 @@ static void content_figs(const struct content_stats *st, const struct content_ta
 	figs_u64(fs, "distinct_files", st->all.files - st->all.dup_files);
 	figs_u64(fs, "hole_bytes", st->all.hole_blocks * BLOCK);
 	figs_open(fs, FIG_ARRAY, "figures");
-	for (int f = 0; f < CF_COUNT; f++)
-		row_figs(fs, content_figure_name((enum content_figure)f),
-			 content_pred_target(t->pred, t, (enum content_figure)f),
-			 t->pred ? content_predicted(t->pred, (enum content_figure)f) : NAN,
-			 achieved_figure(st, (enum content_figure)f),
-			 content_figure_note((enum content_figure)f));
-	row_figs(fs, "typed identified", t->typed_identified_share, NAN,
-		 st->typed_files ? typed_share(st) : NAN, NULL);
+	for (size_t r = 0; r < ROWS; r++)
+		row_figs(fs, t, r);
 	figs_end(fs);
 	figs_u64(fs, "mime_types", st->nmime);
 	figs_open(fs, FIG_ARRAY, "mime_files");

@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/convert.h"
-#include "cli/vmids.h"
+#include "core/convert.h"
+#include "core/vmids.h"
 #include "util/spawn.h"
 
 static const char *const names[] = {

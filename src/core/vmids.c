@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/vmids.h"
+#include "core/vmids.h"
 #include "util/rng.h"
 
 /* The descriptor of a monolithic sparse VMDK: where the header says, at most this long. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "cli/disk.h"
+#include "core/disk.h"
 #include "util/rng.h"
 #include "util/strutil.h"
 
