@@ -332,6 +332,8 @@ grep -q "ext_content" "$WORK/err" && pass "the message names ext_content" ||
 	fail "the message does not name ext_content: $(head -c 300 "$WORK/err")"
 printf 'ext_content = xml:3/0/0/0/1/600\n' >"$WORK/bad.conf"
 expect_status 2 "ext_content distinct words per KiB above 512 refused" "$IMPRINT" plan -c "$WORK/bad.conf"
+expect_err "bad.conf line 1: 'ext_content' entry 1" "the message names the file, its line and the entry"
+expect_err "words per KiB 0..512" "the message says what the figures allow"
 printf 'ext_content = xml:3/0/0/0/1/20/1\n' >"$WORK/bad.conf"
 expect_status 2 "ext_content with seven figures refused" "$IMPRINT" plan -c "$WORK/bad.conf"
 
