@@ -5,7 +5,7 @@ Shares no code with imprint.  For each extension (as imprint names it: what
 follows the last dot, case kept, none for a leading dot, "so" for
 libz.so.1.2; "" for none) prints one line of key=value figures:
 
-  ext files bytes gzip zstd dup_file dup_block zero_block text
+  ext files bytes gzip zstd dup_file dup_block zero_block text words
 
 gzip and zstd: bytes / compressed bytes, each 1 MiB segment of a distinct
 file compressed on its own (zlib level 6; zstd -3, one frame a segment);
@@ -17,6 +17,9 @@ content occurs more than once among them, every occurrence counted;
 zero_block: all-zero blocks / blocks; text: distinct files whose first
 8 KiB hold no NUL byte and decode as UTF-8 (a cut character at the end
 aside).
+words: distinct words per KiB of the distinct text files, each file's first
+128 KiB (a word: a run of ASCII letters and digits, case folded, as a search
+indexer makes terms), the files' figures averaged by their sizes.
 
 usage: content_by_ext.py TREE [--json] [--no-zstd]   (--no-zstd: zstd 0, much faster)
 """
@@ -32,6 +35,13 @@ import zlib
 SEG = 1 << 20
 BLK = 4096
 ZERO = bytes(BLK)
+WORDS_HEAD = 128 << 10
+WORD = re.compile(rb"[A-Za-z0-9]+")
+
+
+def words_per_kib(data):
+    head = data[:WORDS_HEAD]
+    return 1024 * len({m.lower() for m in WORD.findall(head)}) / len(head) if head else 0
 
 
 def ext_of(name):
@@ -98,9 +108,13 @@ def measure(root):
             blocks = {}
             nblk = zero = text = 0
             raw = gz = 0
+            wsum = wbytes = 0
             segs = []
             for k, (p, data) in enumerate(distinct):
-                text += is_text(data[:8192])
+                if is_text(data[:8192]):
+                    text += 1
+                    wsum += len(data) * words_per_kib(data)
+                    wbytes += len(data)
                 for off in range(0, len(data) - BLK + 1, BLK):
                     b = data[off:off + BLK]
                     nblk += 1
@@ -129,6 +143,7 @@ def measure(root):
                 "dup_block": dupb / nblk if nblk else 0,
                 "zero_block": zero / nblk if nblk else 0,
                 "text": text / len(distinct) if distinct else 0,
+                "words": wsum / wbytes if wbytes else 0,
                 "raw": raw, "gz": gz,
             }
             for f in os.listdir(tmp):
@@ -153,9 +168,9 @@ def main():
         return
     for ext, r in sorted(res.items(), key=lambda kv: -kv[1]["files"]):
         print("%-12s files=%d bytes=%d gzip=%.3f zstd=%.3f dup_file=%.4f dup_block=%.4f "
-              "zero_block=%.4f text=%.3f" % (ext or '""', r["files"], r["bytes"], r["gzip"],
-                                             r["zstd"], r["dup_file"], r["dup_block"],
-                                             r["zero_block"], r["text"]))
+              "zero_block=%.4f text=%.3f words=%.1f" % (ext or '""', r["files"], r["bytes"], r["gzip"],
+                                                      r["zstd"], r["dup_file"], r["dup_block"],
+                                                      r["zero_block"], r["text"], r["words"]))
 
 
 if __name__ == "__main__":

@@ -6,18 +6,19 @@
 command -v python3 >/dev/null || { echo "1..0 # SKIP needs python3"; exit 77; }
 command -v debugfs >/dev/null || { echo "1..0 # SKIP needs debugfs"; exit 77; }
 
-# the source: long directory names, short extension-less names, README.Debian everywhere,
-# and a heavy tail of sizes (the size table's interpolation overshoots such a tail)
+# the source: long directory names, short extension-less names (each of many lengths: their
+# tables, not one length, must come back), README.Debian everywhere, and a heavy tail of sizes
+# (the size table's interpolation overshoots such a tail)
 python3 - "$WORK/src" <<'PY'
 import os, random, sys
 r = random.Random(7)
 root = sys.argv[1]
 for d in range(120):
-    p = os.path.join(root, "directory-with-a-long-name-%03d" % d)
+    p = os.path.join(root, "directory-%03d-%s" % (d, "x" * r.randint(0, 40)))
     os.makedirs(p)
     open(os.path.join(p, "README.Debian"), "w").write("x" * r.randint(100, 3000))
     for f in range(6):
-        n = "%c%d" % (97 + f, d % 10)
+        n = "%c%d%s" % (97 + f, d % 10, "z" * r.randint(0, 12))
         size = int(min(r.paretovariate(0.9) * 300, 30 << 20))
         with open(os.path.join(p, n), "wb") as fh:
             fh.write(os.urandom(64) * (size // 64 + 1))
@@ -62,8 +63,13 @@ def ks(a, b):
                for x in set(a) | set(b))
 sd, sf, se, sb, sn = walk(sys.argv[1])
 cd, cf, ce, cb, cn = walk(sys.argv[2])
+# two-sample K-S at alpha = 0.01: c sqrt((n + m) / (n m)), c = 1.63 (the clone draws its
+# lengths from the source's tables: a D above this says they follow another law)
+crit = lambda a, b: 1.63 * ((len(a) + len(b)) / (len(a) * len(b))) ** 0.5
 print("dir_d=%.4f" % ks(sd, cd))
+print("dir_crit=%.4f" % crit(sd, cd))
 print("plain_d=%.4f" % ks(sf, cf))
+print("plain_crit=%.4f" % crit(sf, cf))
 print("debian_diff=%.4f" % abs(se.get("Debian", 0) / sn - ce.get("Debian", 0) / cn))
 print("lower_debian=%d" % ce.get("debian", 0))
 print("bytes_rel=%.5f" % abs(cb / sb - 1))
@@ -78,6 +84,43 @@ chk() {
 chk debian_diff 0.01 "the .Debian share of the clone"
 chk lower_debian 0 "no .debian in the clone"
 chk bytes_rel 0.01 "the clone's bytes against the source's"
-chk dir_d 0.1 "directory name lengths, K-S"
-chk plain_d 0.1 "extension-less name lengths, K-S"
+chk dir_d "$(fig dir_crit)" "directory name lengths, K-S"
+chk plain_d "$(fig plain_crit)" "extension-less name lengths, K-S"
+# a profile made before the directory table and the byte count (name_dir_lengths, source_files,
+# source_bytes dropped) loads and behaves as then: its directories draw their lengths from the
+# extension-less names' table (name_lengths), not from the source's directories
+sed -E '/^(name_dir_lengths|source_files|source_bytes) /d' "$WORK/p.conf" >"$WORK/old.conf"
+grep -q '^name_lengths = ' "$WORK/old.conf" && ! grep -q '^name_dir_lengths\|^source_bytes' "$WORK/old.conf" ||
+	fail "the old-format profile still has the new keys"
+build_fsck "clone of the old-format profile" "$WORK/o.img" -c "$WORK/old.conf" --files 1320 --size 64M ||
+	{ finish; }
+mkdir -p "$WORK/o"
+debugfs -R "rdump / $WORK/o" "$WORK/o.img" >/dev/null 2>&1
+python3 - "$WORK/src" "$WORK/o" "$WORK/old.conf" <<'PY' >"$WORK/cmp"
+import bisect, os, sys
+def dirs(root):
+    d = []
+    for dp, dns, fns in os.walk(root):
+        if dp == root:
+            dns[:] = [x for x in dns if x != "lost+found"]
+        d += [len(x.encode()) for x in dns]
+    return d
+def ks_cdf(a, cdf):
+    a = sorted(a)
+    return max(abs(bisect.bisect_right(a, x) / len(a) - cdf(x)) for x in set(a))
+share = []
+for line in open(sys.argv[3]):
+    if line.startswith("name_lengths "):
+        share += [float(x) for x in line.split("=", 1)[1].split()]
+tot = sum(share)
+cdf = lambda x: sum(share[:x + 1]) / tot
+src, old = dirs(sys.argv[1]), dirs(sys.argv[2])
+print("old_vs_table=%.4f" % ks_cdf(old, cdf))
+print("old_crit=%.4f" % (1.63 / len(old) ** 0.5))  # one-sample K-S at alpha = 0.01
+print("old_vs_src=%.4f" % ks_cdf(old, lambda x: sum(1 for y in src if y <= x) / len(src)))
+PY
+chk old_vs_table "$(fig old_crit)" "old-format profile: directory name lengths from name_lengths, K-S"
+v=$(fig old_vs_src)
+awk -v v="$v" 'BEGIN { exit !(v > 0.5) }' && pass "old-format profile: directories not from the source's table (K-S D $v)" ||
+	fail "old-format profile: directory names follow the source's directories (K-S D '$v')"
 finish

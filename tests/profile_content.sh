@@ -15,6 +15,10 @@ import glob, os, random, shutil, sys
 r = random.Random(11)
 root = sys.argv[1]
 words = ["alpha", "beta", "gamma", "delta", "value", "name", "item", "config", "entry", "type"]
+# documentation prose of a Zipf vocabulary smaller than imprint's text model draws from (as
+# Perl's .pod: 29 distinct words per KiB where imprint's prose has about 58)
+vocab = ["".join(r.choice("etaoinshrdlucmfwyp") for _ in range(r.randint(2, 9))) for _ in range(1500)]
+zipf = [1.0 / (k + 1) for k in range(len(vocab))]
 for d in range(12):
     p = os.path.join(root, "d%02d" % d)
     os.makedirs(p)
@@ -41,6 +45,9 @@ for d in range(12):
             tbl.append("%04X;%s %s;%s\n" % (base, r.choice(words).upper(), r.choice(words).upper(),
                                               r.choice(["Lu", "Ll", "Nd", "Mn"])))
         open(os.path.join(p, "u%d.tbl" % f), "w").write("".join(tbl))
+        open(os.path.join(p, "doc%d.rst" % f), "w").write("\n\n".join(
+            " ".join(r.choices(vocab, zipf, k=r.randint(40, 120))) + "."
+            for _ in range(r.randint(20, 120))))
         # documentation without an extension
         open(os.path.join(p, "README%d" % f), "w").write(
             "".join("%s %s %s.\n" % (r.choice(words), r.choice(words), r.choice(words))
@@ -167,6 +174,24 @@ else
 	fail "create from a five-figure profile: $(head -c 300 "$WORK/err")"
 fi
 
+# a vocabulary below the format's own: .rst prose of a smaller Zipf vocabulary; the clone
+# draws words again (gen_file.narrow) down to the source's distinct words per KiB, and keeps
+# the ratio, where the five-figure profile's clone keeps the format's own, far above
+s=$(awk '$1 == "rst" { print $4 }' "$WORK/src.r")
+c=$(awk '$1 == "rst" { print $4 }' "$WORK/clone.r")
+o=$(ratios "$WORK/oldclone" | awk '$1 == "rst" { print $4 }')
+if [ -n "$s" ] && [ -n "$c" ] && [ -n "$o" ] &&
+	awk -v s="$s" -v c="$c" -v o="$o" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t && o > s * (1 + 2 * t)) }'; then
+	pass ".rst: clone distinct words per KiB $c within $TOL of the source's $s (five-figure profile: $o)"
+else
+	fail ".rst: clone distinct words per KiB '$c' against the source's '$s', five-figure '$o' (tolerance $TOL)"
+fi
+s=$(awk '$1 == "rst" { print $2 }' "$WORK/src.r")
+c=$(awk '$1 == "rst" { print $2 }' "$WORK/clone.r")
+[ -n "$s" ] && [ -n "$c" ] && awk -v s="$s" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }' &&
+	pass ".rst: clone gzip ratio $c within $TOL of the source's $s with fewer words" ||
+	fail ".rst: clone gzip ratio '$c' against the source's '$s' (tolerance $TOL)"
+
 # .mo: the clone's catalogues at the ratio of the real ones they clone (their text recurs)
 s=$(awk '$1 == "mo" { print $2 }' "$WORK/src.r")
 c=$(awk '$1 == "mo" { print $2 }' "$WORK/clone.r")
@@ -239,6 +264,51 @@ else
 	fail "clone of the plain profile (h ratio '$want'): $(head -c 200 "$WORK/err")"
 fi
 
+# the plain profile's duplicate files: per type as ext_content lists them, the other files at
+# the share the header names, dup_file_share what those make of the source's files; its clone
+# holds them (files whose sha256 another file of the extension has, counted by Python)
+dups() {
+	python3 - "$1" <<'PY'
+import hashlib, os, sys
+by = {}
+for dp, dns, fns in os.walk(sys.argv[1]):
+    dns[:] = [d for d in dns if d != "lost+found"]
+    for n in fns:
+        i = n.rfind(".")
+        h = hashlib.sha256(open(os.path.join(dp, n), "rb").read()).digest()
+        by.setdefault(n[i + 1:] if i > 0 else "-", []).append(h)
+for e, hs in sorted(by.items()):
+    print(e, len(hs), len(hs) - len(set(hs)))
+PY
+}
+dups "$WORK/src" >"$WORK/src.d"
+dups "$WORK/plainclone" >"$WORK/plain.d"
+other=$(sed -n 's/^# content by extension without --content.*other extensions (\([0-9.]*\)).*/\1/p' "$WORK/plain.conf")
+got=$(sed -n 's/^dup_file_share = //p' "$WORK/plain.conf")
+sed -n 's/^ext_content +\{0,1\}= //p' "$WORK/plain.conf" | tr ' ' '\n' |
+	sed -n 's/^\([^:]*\):[^/]*\/\([0-9.e-]*\)\/.*/\1 \2/p' >"$WORK/plain.shares"
+want=$(awk -v o="$other" 'NR == FNR { s[$1] = $2; next }
+	{ n += $2; c += ($1 in s ? s[$1] : o) * $2 } END { if (n) printf "%.4f", c / n }' \
+	"$WORK/plain.shares" "$WORK/src.d")
+hs=$(awk '$1 == "h" { print $2 }' "$WORK/plain.shares")
+if [ -n "$other" ] && [ -n "$got" ] && [ -n "$hs" ] && awk -v a="$got" -v b="$want" -v h="$hs" \
+	-v o="$other" 'BEGIN { exit !(a - b <= 0.0001 && b - a <= 0.0001 && h > 0.2 && o < 0.1) }'; then
+	pass "plain profile: dup_file_share $got from the per-type shares (.h $hs) and the others' $other"
+else
+	fail "plain profile: dup_file_share '$got' against '$want' from ext_content and the others' '$other' (.h '$hs')"
+fi
+c=$(awk '$1 == "h" { printf "%.4f %d", $3 / $2, $2 }' "$WORK/plain.d")
+if [ -n "$c" ] && awk -v c="${c% *}" -v n="${c#* }" -v s="$hs" \
+	'BEGIN { d = c - s; exit !(d <= 0.01 + 0.5 / n && d >= -0.01 - 0.5 / n) }'; then
+	pass ".h of the plain profile's clone: duplicate files ${c% *} of ${c#* } against the listed $hs"
+else
+	fail ".h of the plain profile's clone: duplicate files '$c' against the listed '$hs'"
+fi
+c=$(awk '{ n += $2; d += $3 } END { if (n) printf "%.4f", d / n }' "$WORK/plain.d")
+[ -n "$c" ] && awk -v c="$c" -v s="$got" 'BEGIN { exit !(c - s <= 0.01 && s - c <= 0.01) }' &&
+	pass "the plain profile's clone: duplicate files $c of all against dup_file_share $got" ||
+	fail "the plain profile's clone: duplicate files '$c' of all against dup_file_share '$got'"
+
 # plan --report's target for other binary's ratio is what ext_content makes of it (the listed
 # extensions' ratios by bytes), not compress_ratio, which only the unlisted ones follow: set
 # far off, it must not turn a reachable prediction into a predicted miss
@@ -262,6 +332,8 @@ grep -q "ext_content" "$WORK/err" && pass "the message names ext_content" ||
 	fail "the message does not name ext_content: $(head -c 300 "$WORK/err")"
 printf 'ext_content = xml:3/0/0/0/1/600\n' >"$WORK/bad.conf"
 expect_status 2 "ext_content distinct words per KiB above 512 refused" "$IMPRINT" plan -c "$WORK/bad.conf"
+expect_err "bad.conf line 1: 'ext_content' entry 1" "the message names the file, its line and the entry"
+expect_err "words per KiB 0..512" "the message says what the figures allow"
 printf 'ext_content = xml:3/0/0/0/1/20/1\n' >"$WORK/bad.conf"
 expect_status 2 "ext_content with seven figures refused" "$IMPRINT" plan -c "$WORK/bad.conf"
 

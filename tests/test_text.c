@@ -22,6 +22,7 @@
 #include "content/setup.h"
 #include "plan/plan.h"
 #include "util/rng.h"
+#include "util/words.h"
 
 #define KiB (UINT64_C(1) << 10)
 #define MiB (UINT64_C(1) << 20)
@@ -200,6 +201,58 @@ static void test_determinism(void **state)
 		free(c);
 	}
 	content_model_release(&other);
+}
+
+/* Distinct words per KiB of b[0, n) as profile --content counts them (util/words.c). */
+static double words_per_kib(const uint8_t *b, size_t n)
+{
+	struct words wd;
+	double v;
+
+	assert_int_equal(words_init(&wd), 0);
+	words_reset(&wd);
+	words_feed(&wd, b, n);
+	v = 1024.0 * words_end(&wd) / (double)n;
+	words_release(&wd);
+	return v;
+}
+
+/*
+ * gen_file.narrow: words drawn again from the unit's last few lower a
+ * file's distinct words, more the higher it is; the bytes stay text of the
+ * format, the same at any offset (a unit's ring starts with the unit).
+ */
+static void test_narrow(void **state)
+{
+	static const char *const exts[] = { "txt", "md", "c", "html", "json" };
+	const uint64_t size = 96 * KiB;
+
+	(void)state;
+	for (size_t e = 0; e < sizeof(exts) / sizeof(exts[0]); e++) {
+		const struct gen_ops *ops = content_ext_ops(exts[e]);
+		uint8_t *plain = whole(&model, exts[e], 5, size), *b = xmalloc(size), *part = xmalloc(size);
+		double v0 = words_per_kib(plain, size), prev = v0;
+
+		for (uint32_t narrow = 16384; narrow <= 49152; narrow += 16384) {
+			struct gen_file g = { .key = 5, .size = size, .ext = exts[e], .cm = &model,
+					      .narrow = narrow };
+			double v;
+
+			assert_int_equal(ops->fill(&g, 0, b, size), 0);
+			assert_true(is_text(b, size));
+			v = words_per_kib(b, size);
+			printf("# narrow %u/65536 .%s: %.1f distinct words per KiB (none: %.1f)\n",
+			       narrow, exts[e], v, v0);
+			assert_true(v < prev);
+			prev = v;
+			assert_int_equal(ops->fill(&g, 40000, part, 20000), 0);
+			assert_memory_equal(part, b + 40000, 20000);
+		}
+		assert_true(prev < 0.8 * v0);
+		free(plain);
+		free(b);
+		free(part);
+	}
 }
 
 /* The endless stream: random access; without a text model, spaces. */
@@ -906,6 +959,7 @@ int main(void)
 		cmocka_unit_test(test_vocab),
 		cmocka_unit_test(test_random_access),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_narrow),
 		cmocka_unit_test(test_text_bytes),
 		cmocka_unit_test(test_zipf_slope),
 		cmocka_unit_test(test_heaps),

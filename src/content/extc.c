@@ -24,7 +24,8 @@ struct extc_ent {
 	enum extc_kind kind;
 	const struct gen_ops *base; /* EXTC_TEXT: the text format; EXTC_PYC: pyc's */
 	int32_t boost;              /* EXTC_TEXT, EXTC_PYC: of the text */
-	uint32_t fresh;             /* EXTC_TEXT: gen_file.fresh, to the profile's distinct words */
+	uint32_t fresh;             /* EXTC_TEXT: gen_file.fresh, up to the profile's distinct words */
+	uint32_t narrow;            /* EXTC_TEXT: gen_file.narrow, down to them */
 	void *bm;                   /* EXTC_BIN: its binary model */
 };
 
@@ -65,9 +66,11 @@ static int is_text_ops(const struct gen_ops *o)
  * picked with probability by size (the file holding each of SAMPLE_FILES
  * evenly spaced bytes of all of them), each by SAMPLE_CAP bytes:
  * the extension's ratio by bytes is then the harmonic mean of the picks'.
+ * weight (or NULL): how many of those bytes each pick holds (a large file
+ * holds several).
  */
 static uint32_t sample_sizes(const struct content_model *cm, const char *ext, uint64_t *size,
-			     uint64_t *file)
+			     uint64_t *file, uint32_t *weight)
 {
 	const struct plan *pl = cm->pl;
 	uint64_t total = 0, at = 0, next;
@@ -85,9 +88,13 @@ static uint32_t sample_sizes(const struct content_model *cm, const char *ext, ui
 		at += s;
 		if (at <= next)
 			continue;
+		if (weight)
+			weight[n] = 0;
 		while (k < SAMPLE_FILES && next < at) {
 			k++;
 			next = total * (2 * k + 1) / (2 * SAMPLE_FILES);
+			if (weight)
+				weight[n]++;
 		}
 		size[n] = s;
 		file[n++] = f;
@@ -96,6 +103,8 @@ static uint32_t sample_sizes(const struct content_model *cm, const char *ext, ui
 		for (n = 0; n < 8; n++) {
 			size[n] = 16384;
 			file[n] = n;
+			if (weight)
+				weight[n] = 1;
 		}
 	}
 	return n;
@@ -113,6 +122,7 @@ static struct gen_file sample_file(const struct content_model *cm, const struct 
 		.cm = cm,
 		.boost = b,
 		.fresh = e->fresh,
+		.narrow = e->narrow,
 	};
 
 	return g;
@@ -120,10 +130,11 @@ static struct gen_file sample_file(const struct content_model *cm, const struct 
 
 /* zlib -6 ratio of the sample made with boost b (harmonic mean of the files' ratios). */
 static int sample_ratio(const struct content_model *cm, const struct extc_ent *e, int32_t b,
-			const uint64_t *size, const uint64_t *file, uint32_t n, uint8_t *buf,
-			uint8_t *out, double *ratio)
+			const uint64_t *size, const uint64_t *file, const uint32_t *weight, uint32_t n,
+			uint8_t *buf, uint8_t *out, double *ratio)
 {
 	double inv = 0;
+	uint32_t wsum = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct gen_file g = sample_file(cm, e, file[i], size[i], b);
@@ -146,9 +157,10 @@ static int sample_ratio(const struct content_model *cm, const struct extc_ent *e
 			return -ENOMEM;
 		if (warm && zw < zl)
 			zl -= zw;
-		inv += (double)zl / (double)(len - warm);
+		inv += weight[i] * (double)zl / (double)(len - warm);
+		wsum += weight[i];
 	}
-	*ratio = inv > 0 ? n / inv : 1;
+	*ratio = inv > 0 ? wsum / inv : 1;
 	return 0;
 }
 
@@ -156,7 +168,8 @@ static int sample_ratio(const struct content_model *cm, const struct extc_ent *e
 static int calibrate(const struct content_model *cm, struct extc_ent *e, double target)
 {
 	uint64_t size[SAMPLE_FILES], file[SAMPLE_FILES];
-	uint32_t n = sample_sizes(cm, e->name, size, file);
+	uint32_t weight[SAMPLE_FILES];
+	uint32_t n = sample_sizes(cm, e->name, size, file, weight);
 	int32_t lo, hi;
 	uint8_t *buf = malloc(SAMPLE_CAP + WARM), *out = malloc(compressBound(SAMPLE_CAP + WARM));
 	double r, r0 = 0;
@@ -165,12 +178,12 @@ static int calibrate(const struct content_model *cm, struct extc_ent *e, double 
 	e->boost = 0;
 	if (!buf || !out)
 		goto out;
-	ret = sample_ratio(cm, e, 0, size, file, n, buf, out, &r0);
+	ret = sample_ratio(cm, e, 0, size, file, weight, n, buf, out, &r0);
 	if (ret || r0 == target)
 		goto out; /* boost 0 */
 	/* the end on the target's side: can it be reached at all? */
 	e->boost = r0 < target ? 65535 : -65535;
-	ret = sample_ratio(cm, e, e->boost, size, file, n, buf, out, &r);
+	ret = sample_ratio(cm, e, e->boost, size, file, weight, n, buf, out, &r);
 	if (ret || (r0 < target ? r <= target : r >= target))
 		goto out;
 	lo = r0 < target ? 0 : e->boost;  /* ratio below the target at lo, above at hi */
@@ -178,7 +191,7 @@ static int calibrate(const struct content_model *cm, struct extc_ent *e, double 
 	for (int s = 0; s < BISECT_STEPS; s++) {
 		int32_t mid = lo + (hi - lo) / 2;
 
-		ret = sample_ratio(cm, e, mid, size, file, n, buf, out, &r);
+		ret = sample_ratio(cm, e, mid, size, file, weight, n, buf, out, &r);
 		if (ret)
 			goto out;
 		if (r < target)
@@ -194,15 +207,20 @@ out:
 }
 
 /*
- * Distinct words per KiB of the sample made with e's boost and fresh: each
- * file's first WORDS_HEAD bytes as profile --content counts them, the
- * files' figures averaged (the picks are by size: an average by bytes).
+ * Distinct words per KiB of the sample made with e's boost, fresh and
+ * narrow: each file's first WORDS_HEAD bytes as profile --content counts
+ * them, the files' figures averaged by their weights (the picks are by
+ * size: an average by bytes, as the profile's; unweighted, a large file
+ * picked for several of the sample's bytes counted once, and its fewer
+ * words per KiB too little: the .pod clone of /usr/share/perl fell to 23
+ * against 29).
  */
 static int sample_words(const struct content_model *cm, const struct extc_ent *e,
-			const uint64_t *size, const uint64_t *file, uint32_t n, uint8_t *buf,
-			struct words *wd, double *wpk)
+			const uint64_t *size, const uint64_t *file, const uint32_t *weight,
+			uint32_t n, uint8_t *buf, struct words *wd, double *wpk)
 {
 	double sum = 0;
+	uint32_t wsum = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct gen_file g = sample_file(cm, e, file[i], size[i], e->boost);
@@ -213,27 +231,95 @@ static int sample_words(const struct content_model *cm, const struct extc_ent *e
 			return ret;
 		words_reset(wd);
 		words_feed(wd, buf, len);
-		sum += 1024.0 * words_end(wd) / (double)len;
+		sum += weight[i] * 1024.0 * words_end(wd) / (double)len;
+		wsum += weight[i];
 	}
-	*wpk = n ? sum / n : 0;
+	*wpk = wsum ? sum / wsum : 0;
 	return 0;
 }
 
-/* The largest fresh share tried: 15 words of 16 new to their file. */
+/*
+ * Narrowing raises the ratio too; when the boost at its least (-65535)
+ * cannot bring the sample back to the target ratio, narrow is bisected
+ * down (boost kept) until it can: the ratio wins over the words.
+ */
+static int narrow_to_ratio(const struct content_model *cm, struct extc_ent *e, double target)
+{
+	uint64_t size[SAMPLE_FILES], file[SAMPLE_FILES];
+	uint32_t weight[SAMPLE_FILES];
+	uint32_t n = sample_sizes(cm, e->name, size, file, weight), lo = 0, hi = e->narrow;
+	uint8_t *buf = malloc(SAMPLE_CAP + WARM), *out = malloc(compressBound(SAMPLE_CAP + WARM));
+	double r;
+	int ret = -ENOMEM;
+
+	if (!buf || !out)
+		goto out;
+	for (int s = 0; s < BISECT_STEPS && hi - lo > 1; s++) {
+		e->narrow = lo + (hi - lo) / 2;
+		ret = sample_ratio(cm, e, e->boost, size, file, weight, n, buf, out, &r);
+		if (ret)
+			goto out;
+		if (r > target)
+			hi = e->narrow;
+		else
+			lo = e->narrow;
+	}
+	e->narrow = lo;
+	ret = 0;
+out:
+	free(buf);
+	free(out);
+	return ret;
+}
+
+/* The largest fresh and narrow shares tried: 15 words of 16 new to their file, or drawn again. */
 #define FRESH_MAX 61440
 
 /*
+ * Bisect *knob (e->fresh or e->narrow) over 0..FRESH_MAX for the sample's
+ * distinct words per KiB to meet target: up raises them (fresh), else
+ * lowers them (narrow).  The knob is left at the bisection's middle.
+ */
+static int bisect_words(const struct content_model *cm, struct extc_ent *e, uint32_t *knob, int up,
+			double target, const uint64_t *size, const uint64_t *file,
+			const uint32_t *weight, uint32_t n, uint8_t *buf, struct words *wd)
+{
+	uint32_t lo = 0, hi = FRESH_MAX; /* words on the start's side at lo, past the target at hi */
+	double v;
+
+	for (int s = 0; s < BISECT_STEPS && hi - lo > 1; s++) {
+		int ret;
+
+		*knob = lo + (hi - lo) / 2;
+		ret = sample_words(cm, e, size, file, weight, n, buf, wd, &v);
+		if (ret)
+			return ret;
+		if (up ? v < target : v > target)
+			lo = *knob;
+		else
+			hi = *knob;
+	}
+	*knob = lo + (hi - lo) / 2;
+	return 0;
+}
+
+/*
  * The profile's distinct words per KiB (words > 0) as well as its ratio:
- * fresh raised by bisection until the sample has the words (below the
- * format's own vocabulary it stays 0), then the boost calibrated again for
- * the ratio, which moves the words back: three times, the words last (the
- * ratio is then near, the words on target).
+ * fresh tokens raised by bisection until the sample has the words, or,
+ * when the format's own vocabulary is above them, words drawn again
+ * (narrow) until it has no more; then the boost calibrated again for the
+ * ratio, which moves the words back: three times.  Fresh tokens end on
+ * the words (the ratio is then near, the words on target); narrowing ends
+ * on the ratio, which it moves more (ending on the words, /usr/share/doc's
+ * .html clone was 36% over its ratio, its .md 24% under), and gives way
+ * where the boost cannot bring the ratio back (narrow_to_ratio()).
  */
 static int calibrate_words(const struct content_model *cm, struct extc_ent *e, double ratio,
 			   double target)
 {
 	uint64_t size[SAMPLE_FILES], file[SAMPLE_FILES];
-	uint32_t n = sample_sizes(cm, e->name, size, file);
+	uint32_t weight[SAMPLE_FILES];
+	uint32_t n = sample_sizes(cm, e->name, size, file, weight);
 	uint8_t *buf = malloc(WORDS_HEAD);
 	struct words wd;
 	double v;
@@ -244,30 +330,22 @@ static int calibrate_words(const struct content_model *cm, struct extc_ent *e, d
 		return -ENOMEM;
 	}
 	for (int round = 0; round < 3; round++) {
-		uint32_t lo = 0, hi = FRESH_MAX;
-
-		e->fresh = 0;
-		ret = sample_words(cm, e, size, file, n, buf, &wd, &v);
-		if (ret || v >= target)
+		e->fresh = e->narrow = 0;
+		ret = sample_words(cm, e, size, file, weight, n, buf, &wd, &v);
+		if (ret || v == target)
 			break;
-		for (int s = 0; s < BISECT_STEPS && hi - lo > 1; s++) {
-			e->fresh = lo + (hi - lo) / 2;
-			ret = sample_words(cm, e, size, file, n, buf, &wd, &v);
-			if (ret)
-				goto out;
-			if (v < target)
-				lo = e->fresh;
-			else
-				hi = e->fresh;
-		}
-		e->fresh = lo + (hi - lo) / 2;
-		if (round == 2)
+		ret = bisect_words(cm, e, v < target ? &e->fresh : &e->narrow, v < target, target,
+				   size, file, weight, n, buf, &wd);
+		if (ret || (round == 2 && v < target))
 			break;
 		ret = calibrate(cm, e, ratio);
+		if (!ret && e->narrow && e->boost == -65535) {
+			ret = narrow_to_ratio(cm, e, ratio);
+			break;
+		}
 		if (ret)
 			break;
 	}
-out:
 	words_release(&wd);
 	free(buf);
 	return ret;
@@ -349,6 +427,13 @@ long content_extc_fresh(const struct content_model *cm, const char *ext)
 	return e && e->kind == EXTC_TEXT ? (long)e->fresh : -1;
 }
 
+long content_extc_narrow(const struct content_model *cm, const char *ext)
+{
+	const struct extc_ent *e = extc_find(cm, ext);
+
+	return e && e->kind == EXTC_TEXT ? (long)e->narrow : -1;
+}
+
 static int extc_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
 {
 	const struct extc_ent *e = extc_find(g->cm, g->ext);
@@ -362,6 +447,7 @@ static int extc_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 		t = *g;
 		t.boost = e->boost;
 		t.fresh = e->fresh;
+		t.narrow = e->narrow;
 		return e->base->fill(&t, off, buf, len);
 	case EXTC_BIN:
 		content_binary_model_bytes(e->bm, g->key, off, buf, len);

@@ -16,8 +16,10 @@
  *   files of the extension compresses to the listed gzip -6 ratio, or
  *   lowered toward none for a ratio below the format's own; with the
  *   profile's distinct words per KiB (sixth figure), also fresh tokens
- *   (gen_file.fresh) until the sample has that many distinct words, the
- *   recurrence calibrated again after (the two pull against each other);
+ *   (gen_file.fresh) until the sample has that many distinct words, or
+ *   words drawn again from the unit's last few (gen_file.narrow) until it
+ *   has no more, the recurrence calibrated again after (the two pull
+ *   against each other);
  * - "other binary" that the source had as text (text share 0.5 or more,
  *   e.g. README, copyright, .pas): prose, raised the same way;
  * - "other binary" named pyc: a CPython 3.11 byte-compiled module
@@ -38,6 +40,9 @@ long content_extc_boost(const struct content_model *cm, const char *ext);
 
 /* Its fresh share (gen_file.fresh, 0..65535), or -1: the same. */
 long content_extc_fresh(const struct content_model *cm, const char *ext);
+
+/* Its narrow share (gen_file.narrow, 0..65535), or -1: the same. */
+long content_extc_narrow(const struct content_model *cm, const char *ext);
 
 /*
  * A CPython 3.11 .pyc of g->size bytes (magic 0x0a0d0da7 little-endian,

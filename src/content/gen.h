@@ -27,6 +27,9 @@ struct gen_file {
 	uint32_t fresh;                  /* text: words, names and numbers made new to the
 					    file (not of the vocabulary) by fresh / 65536, to
 					    reach a profile's distinct words (0..65535; 0: none) */
+	uint32_t narrow;                 /* text: a word or name is one of the last few the
+					    file drew by narrow / 65536, to come down to a
+					    profile's distinct words (0..65535; 0: never) */
 };
 
 /*

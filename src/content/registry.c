@@ -103,27 +103,34 @@ uint64_t content_file_of(const struct plan *pl, uint64_t file)
 }
 
 /*
- * gzip -6 ratios of real files by extension (Debian 12: /usr/include,
- * /usr/share, /usr/lib/python3*, /etc; up to 300 files each, bytes taken
- * together, each file's first 1 MiB), for profiles made without --content.
+ * Real files by extension (Debian 12: /usr/include, /usr/share,
+ * /usr/lib/python3*, /etc), for profiles made without --content: the
+ * gzip -6 ratio of up to 300 files each, bytes taken together, each
+ * file's first 1 MiB; duplicate files (of all the files of the extension,
+ * by sha256), duplicate and zero 4 KiB blocks of the distinct ones, and
+ * the share of them that is text (doc/content-calibration.md).
  */
 /* clang-format off */
-static const struct {
-	const char *ext;
-	double ratio;
-} ext_ratio[] = {
-	{ "c", 3.31 }, { "h", 4.81 }, { "hpp", 3.00 }, { "html", 5.54 }, { "py", 3.97 },
-	{ "json", 9.46 }, { "md", 4.35 }, { "xml", 4.11 }, { "txt", 3.03 }, { "rst", 2.36 },
-	{ "js", 3.58 }, { "css", 3.71 }, { "svg", 3.05 }, { "pl", 3.52 }, { "pm", 3.01 },
-	{ "sh", 3.58 }, { "conf", 4.21 }, { "cfg", 5.57 }, { "pyc", 2.52 },
+static const struct content_ext_default ext_default[] = {
+	{ "c",    3.31, 0,      0,      0, 1 },    { "h",    4.81, 0.2674, 0.0242, 0, 1 },
+	{ "hpp",  3.00, 0,      0,      0, 1 },    { "html", 5.54, 0.0068, 0,      0, 0.99 },
+	{ "py",   3.97, 0.0869, 0.0186, 0, 1 },    { "json", 9.46, 0.2222, 0.0170, 0, 1 },
+	{ "md",   4.35, 0.0236, 0,      0, 1 },    { "xml",  4.11, 0.0052, 0.0033, 0, 1 },
+	{ "txt",  3.03, 0.0525, 0,      0, 1 },    { "rst",  2.36, 0.0065, 0,      0, 1 },
+	{ "js",   3.58, 0.0400, 0,      0, 0.96 }, { "css",  3.71, 0.0588, 0,      0, 1 },
+	{ "svg",  3.05, 0.1697, 0,      0, 1 },    { "pl",   3.52, 0.0045, 0.0121, 0, 1 },
+	{ "pm",   3.01, 0,      0.0017, 0, 1 },    { "sh",   3.58, 0,      0,      0, 1 },
+	{ "conf", 4.21, 0.0124, 0,      0, 1 },    { "cfg",  5.57, 0,      0,      0, 1 },
+	{ "pyc",  2.52, 0,      0.0254, 0, 0 },    { "mo",   3.08, 0.0022, 0.2195, 0, 0 },
+	{ "png",  1.01, 0.1385, 0.0600, 0, 0 },    { "gz",   1.02, 0.0182, 0.0756, 0, 0 },
 };
 /* clang-format on */
 
-double content_ext_default_ratio(const char *ext)
+const struct content_ext_default *content_ext_default(const char *ext)
 {
 	if (ext)
-		for (size_t i = 0; i < sizeof(ext_ratio) / sizeof(ext_ratio[0]); i++)
-			if (!strcasecmp(ext_ratio[i].ext, ext))
-				return ext_ratio[i].ratio;
-	return 0;
+		for (size_t i = 0; i < sizeof(ext_default) / sizeof(ext_default[0]); i++)
+			if (!strcasecmp(ext_default[i].ext, ext))
+				return &ext_default[i];
+	return NULL;
 }

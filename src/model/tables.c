@@ -264,8 +264,8 @@ int tables_set(struct params *p, const char *key, const char *value, int append,
 					 d->name, *n + 1, d->what,
 					 d->kind == TK_SIZEQ ? ", not below the one before" :
 					 d->kind == TK_MODE ? " (octal bits up to 07777, each mode once)" :
-					 d->kind == TK_EXTC ? " (ratio 1..1000, shares 0..1, each "
-					 "extension once)" : "",
+					 d->kind == TK_EXTC ? " (ratio 1..1000, shares 0..1, words per "
+					 "KiB 0..512, each extension once)" : "",
 					 shown);
 			ret = -EINVAL;
 			break;

@@ -517,16 +517,18 @@ static void profile_ext_content(const struct content_stats *st, struct param_tab
 static int extc_name_ok(const char *e);
 
 /*
- * Without --content: ext_content from imprint's per-type ratios of real
- * files (content_ext_default_ratio()) for the source's extensions that
- * have one, most bytes first; duplicate files at dup_file_share, no
- * duplicate or zero blocks, text but for pyc.  0 or -ENOMEM.
+ * Without --content: ext_content from imprint's figures of real files
+ * (content_ext_default()) for the source's extensions that have them,
+ * most bytes first; dup_file_share the share those figures and
+ * CONTENT_OTHER_DUP_FILE for the other files make of all.  0 or -ENOMEM.
  */
 static int profile_ext_defaults(const struct pstate *s, struct params *p)
 {
 	const struct mstate *m = &s->m;
 	struct param_tables *t = &p->tab;
 	uint64_t *bytes = calloc(m->ext_tab.n ? m->ext_tab.n : 1, sizeof(*bytes));
+	double copies = 0;
+	uint64_t listed = 0;
 
 	if (!bytes)
 		return -ENOMEM;
@@ -538,21 +540,29 @@ static int profile_ext_defaults(const struct pstate *s, struct params *p)
 
 		for (size_t x = 0; x < m->ext_tab.n; x++)
 			if (bytes[x] && extc_name_ok(m->ext_tab.name[x]) &&
-			    content_ext_default_ratio(m->ext_tab.name[x]) > 0 &&
+			    content_ext_default(m->ext_tab.name[x]) &&
 			    (best == m->ext_tab.n || bytes[x] > bytes[best]))
 				best = x;
 		if (best == m->ext_tab.n)
 			break;
+		const struct content_ext_default *d = content_ext_default(m->ext_tab.name[best]);
 		double *f = t->extc[t->nextc];
 
 		snprintf(t->extc_name[t->nextc], TAB_EXT_LEN, "%s", m->ext_tab.name[best]);
-		f[0] = content_ext_default_ratio(m->ext_tab.name[best]);
-		f[1] = round(p->dup_file_share * 1e4) / 1e4;
-		f[2] = f[3] = 0;
-		f[4] = strcasecmp(m->ext_tab.name[best], "pyc") ? 1 : 0;
+		f[0] = d->ratio;
+		f[1] = d->dup_file;
+		f[2] = d->dup_block;
+		f[3] = d->zero_block;
+		f[4] = d->text;
 		f[TAB_EXTC_WORDS] = 0; /* not measured: the format's own vocabulary */
+		copies += d->dup_file * (double)m->ext_tab.files[best];
+		listed += m->ext_tab.files[best];
 		t->nextc++;
 		bytes[best] = 0;
+	}
+	if (m->nfiles) {
+		copies += CONTENT_OTHER_DUP_FILE * (double)(m->nfiles - listed);
+		p->dup_file_share = round(copies / (double)m->nfiles * 1e4) / 1e4;
 	}
 	free(bytes);
 	return 0;
@@ -800,6 +810,8 @@ static void profile_figs(const struct pstate *s, const struct pfig *f, const str
 	if (s->cst)
 		content_figs(s->cst, p->tab.nextc, fs);
 	figs_u64(fs, "ext_content", p->tab.nextc);
+	figs_double(fs, "dup_file_share", p->dup_file_share);
+	figs_double(fs, "other_dup_file", CONTENT_OTHER_DUP_FILE);
 	fs->text_only = false;
 }
 
@@ -883,10 +895,16 @@ static const struct fig_line header_lines[] = {
 	{ .when = "?content", .rows = "content.types", .fmt = " {type} {share:.3}" },
 	{ .when = "?content", .fmt = "\n" },
 	{ .when = "!?content ext_content",
-	  .fmt = "# content by extension without --content: ext_content holds imprint's per-type gzip"
-		 " -6 ratios of real files (Debian) for the {ext_content} extensions of the source that"
-		 " have one; duplicate files at dup_file_share; profile --content measures the source's"
-		 " own\n" },
+	  .fmt = "# content by extension without --content: ext_content holds imprint's per-type"
+		 " figures of real files (Debian: gzip -6 ratio, duplicate files, duplicate and zero"
+		 " blocks, text share) for the {ext_content} extensions of the source that have them;"
+		 " the other files are duplicates at the share of real files of other extensions"
+		 " ({other_dup_file:.4}), dup_file_share {dup_file_share:.4} of all; profile --content"
+		 " measures the source's own\n" },
+	{ .when = "!?content !ext_content",
+	  .fmt = "# content without --content: no extension of the source has imprint's per-type"
+		 " figures; duplicate files at the share of real files of other extensions"
+		 " (dup_file_share {dup_file_share:.4}); profile --content measures the source's own\n" },
 	{ .fmt = "# source_files and source_bytes give the same count and bytes; --files, --used or"
 		 " --size scale the tree\n\n" },
 };

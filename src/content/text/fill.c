@@ -50,6 +50,7 @@ int text_fill(const struct tfmt *f, const struct gen_file *g, uint64_t off, uint
 			text_tw_open(&w, cm, g->key, u, tmp);
 			w.boost = g->boost;
 			w.fresh = g->fresh;
+			w.narrow = g->narrow;
 			w.stop = tmp + in + n;
 			f->unit(g, fr, &w, u, ul);
 			if (in + n == ul && w.p != tmp + ul) {

@@ -114,6 +114,9 @@ struct recur {
 	uint16_t kn, sp, sn, bp, bn;
 };
 
+/* The words gen_file.narrow draws again from: a sentence or two. */
+#define NRECENT 32u
+
 struct tw {
 	uint8_t *p;                 /* next byte */
 	uint8_t *stop;              /* T_STOP text may end early once p is past it */
@@ -132,6 +135,10 @@ struct tw {
 	uint32_t fresh;             /* gen_file.fresh: a word is a fresh token (text_fresh())
 				       with probability fresh / 65536 (0: never, and no draw) */
 	uint64_t fseq;              /* the last fresh hexadecimal number (0: none yet) */
+	uint32_t narrow;            /* gen_file.narrow: a word or name is one of the unit's last
+				       NRECENT by narrow / 65536 (0: never, and no draw) */
+	uint32_t nrecent;           /* words drawn into recent (with narrow) */
+	uint32_t recent[NRECENT];
 };
 
 /*
@@ -156,6 +163,23 @@ static inline void text_recur_end(struct tw *w, int on, const struct trng *save)
  * identifiers, numbers and names of real files do.
  */
 unsigned text_fresh(struct tw *w, uint8_t *out);
+
+/*
+ * With w->narrow: by narrow / 65536 one of the unit's last NRECENT words
+ * instead of r (one draw), else r, kept among them.  r without narrow.
+ */
+static inline uint32_t text_narrow(struct tw *w, uint32_t r)
+{
+	uint64_t x;
+
+	if (!w->narrow)
+		return r;
+	x = tnext(&w->r);
+	if (w->nrecent && (x >> 48) < w->narrow)
+		return w->recent[below(x << 16, MIN(w->nrecent, NRECENT))];
+	w->recent[w->nrecent++ % NRECENT] = r;
+	return r;
+}
 
 /* Whether the next word is fresh (one draw, none when w->fresh is 0). */
 static inline int text_fresh_draw(struct tw *w)

@@ -104,7 +104,7 @@ static inline uint32_t draw_word(struct tw *w, uint64_t x)
 			r = w->topic[r - TOPIC_AT];
 		if (++w->pos >= w->pos_next)
 			heaps_update(w);
-		return r;
+		return text_narrow(w, r);
 	}
 	if (tm->mode == TEXT_REPEAT)
 		return w->rep;
@@ -183,7 +183,7 @@ uint32_t text_name_word(struct tw *w)
 			      skewed(x, w->boost > 0 ? w->rc.kn - (unsigned)(((uint64_t)(w->rc.kn - 1) *
 								    (uint32_t)w->boost) >> 16) :
 						 w->rc.kn));
-	return lo + (uint32_t)below(x, hi - lo);
+	return text_narrow(w, lo + (uint32_t)below(x, hi - lo));
 }
 
 int text_recur_begin(struct tw *w, unsigned p, unsigned n, uint64_t salt, struct trng *save)
@@ -276,6 +276,8 @@ void text_tw_open(struct tw *w, const struct content_model *cm, uint64_t key, ui
 	w->boost = 0;
 	w->fresh = 0;
 	w->fseq = 0;
+	w->narrow = 0;
+	w->nrecent = 0;
 	/* a document's line width: 64..80, or none (paragraphs on one line) */
 	w->width = (d & 7) == 0 ? 1u << 30 : 64 + (unsigned)((d >> 8) % 17);
 	for (unsigned i = 0; i < NTOPIC; i++) {
