@@ -444,7 +444,7 @@ void content_binary_model_bytes(const void *bm, uint64_t key, uint64_t size, uin
 #define TOPUP_CAP         (64u << 10)
 #define TOPUP_SMALL_SHARE 0.03
 #define RATIO_SLACK       0.025
-#define TOPUP_STEPS       12
+#define TOPUP_STEPS       8
 
 struct topup {
 	uint64_t bytes[TOPUP_CLASSES];
