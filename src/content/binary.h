@@ -71,12 +71,18 @@ void gen_exec_bytes(const struct content_model *cm, uint64_t key, uint64_t off, 
 /*
  * A model of other-binary data of its own (a profile's extension,
  * content/extc.c): compress ratio `ratio`, zero and duplicate 4 KiB block
- * shares, the duplicate pool drawn from stream `pool`.  *out is freed with
- * free().  0, -EINVAL or -ENOMEM.  Its bytes: content_binary_model_bytes().
+ * shares, the duplicate pool drawn from stream `pool` and sized, when
+ * they would fall short otherwise, for the blocks of the plan's files of
+ * extension `ext`.  *out is freed with free().  0, -EINVAL or -ENOMEM.  Its bytes: content_binary_model_bytes(),
+ * for a file of `size` bytes (UINT64_MAX: not known).
  */
 int content_binary_model_new(const struct content_model *cm, double ratio, double zero_share,
-			     double dup_share, const char *pool, void **out);
-void content_binary_model_bytes(const void *bm, uint64_t key, uint64_t off, uint8_t *buf,
-				size_t len);
+			     double dup_share, const char *pool, const char *ext, void **out);
+struct content_binary_deal;
+
+/* How a model of content_binary_model_new() deals its blocks (content_binary_deal()). */
+void content_binary_model_deal(const void *bm, struct content_binary_deal *d);
+void content_binary_model_bytes(const void *bm, uint64_t key, uint64_t size, uint64_t off,
+				uint8_t *buf, size_t len);
 
 #endif

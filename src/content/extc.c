@@ -391,7 +391,7 @@ int content_extc_init(struct content_model *cm)
 
 			snprintf(pool, sizeof(pool), "content.pool.ext.%s", e->name);
 			e->kind = EXTC_BIN;
-			ret = content_binary_model_new(cm, f[0], z, d, pool, &e->bm);
+			ret = content_binary_model_new(cm, f[0], z, d, pool, e->name, &e->bm);
 		} else {
 			e->kind = EXTC_KEEP;
 		}
@@ -418,6 +418,20 @@ long content_extc_boost(const struct content_model *cm, const char *ext)
 	const struct extc_ent *e = extc_find(cm, ext);
 
 	return e && e->kind == EXTC_TEXT ? (long)e->boost : -1;
+}
+
+int content_extc_deal(const struct content_model *cm, const char *ext,
+		      struct content_binary_deal *d)
+{
+	const struct extc_ent *e = extc_find(cm, ext);
+
+	memset(d, 0, sizeof(*d));
+	if (!e || e->kind == EXTC_KEEP)
+		return -1;
+	if (e->kind != EXTC_BIN)
+		return 0;
+	content_binary_model_deal(e->bm, d);
+	return 1;
 }
 
 long content_extc_fresh(const struct content_model *cm, const char *ext)
@@ -450,7 +464,7 @@ static int extc_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 		t.narrow = e->narrow;
 		return e->base->fill(&t, off, buf, len);
 	case EXTC_BIN:
-		content_binary_model_bytes(e->bm, g->key, off, buf, len);
+		content_binary_model_bytes(e->bm, g->key, g->size, off, buf, len);
 		return 0;
 	case EXTC_KEEP:
 		break;

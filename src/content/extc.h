@@ -38,6 +38,15 @@ const struct gen_ops *content_extc_ops(const struct content_model *cm, const cha
 /* The boost the calibration chose for a listed text extension, or -1 (for tests and reports). */
 long content_extc_boost(const struct content_model *cm, const char *ext);
 
+/*
+ * How the files of a profile's extension get zero and duplicate 4 KiB
+ * blocks: 1 for a binary extension (*d: its model's deal), 0 for a text
+ * one (none are made: *d zero), -1 when it is not listed or keeps its
+ * typed generator (not known).
+ */
+int content_extc_deal(const struct content_model *cm, const char *ext,
+		      struct content_binary_deal *d);
+
 /* Its fresh share (gen_file.fresh, 0..65535), or -1: the same. */
 long content_extc_fresh(const struct content_model *cm, const char *ext);
 

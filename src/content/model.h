@@ -48,6 +48,13 @@ struct content_model {
 	void *binary_priv;
 	void *binary_exec_priv;     /* the data of executables, for compress_ratio_exec */
 
+	/*
+	 * by plan extension id, 1 for the extensions whose files the shared
+	 * other-binary model makes (not those of a profile's ext_content:
+	 * they have models of their own); NULL without a plan (setup.c)
+	 */
+	uint8_t *binary_ext;
+
 	/* a profile's content by extension (extc.c), NULL without an ext_content table */
 	void *extc_priv;
 

@@ -1,7 +1,10 @@
 /* source.c - content sources: the typed model (by extension) and the interim random bytes */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <xxhash.h>
 
 #include "content/source.h"
 #include "content/gen.h"
@@ -57,7 +60,15 @@ struct model_source {
 	const struct content_model *cm;
 	const struct gen_ops **ops;	/* by plan extension id */
 	uint64_t too_small;
+	uint8_t *own;			/* by file, NULL: none; 1: a plan copy made as itself */
+	uint64_t chance;		/* distinct small files equal to another (copies_trim()) */
 };
+
+/* The file whose bytes file has: content_file_of() but for the copies made as themselves. */
+static uint64_t model_file_of(const struct model_source *ms, const struct plan *pl, uint64_t file)
+{
+	return ms->own && ms->own[file] ? file : content_file_of(pl, file);
+}
 
 static const struct gen_ops *file_ops(const struct model_source *ms, const struct plan *pl,
 				      uint64_t file)
@@ -72,7 +83,7 @@ static int model_fill_memo(const struct content_source *cs, uint64_t file, uint6
 {
 	const struct model_source *ms = cs->priv;
 	const struct plan *pl = cs->pl;
-	uint64_t f = content_file_of(pl, file);
+	uint64_t f = model_file_of(ms, pl, file);
 	struct gen_file g = {
 		.key = file_key(cs->seed, f),
 		.file = f,
@@ -242,9 +253,91 @@ static int gen_source_init(struct content_source *cs, struct content_model *cm,
 	return 0;
 }
 
+/*
+ * Whole-file copies as content-report counts them: the plan's copies,
+ * and the small files that are equal by chance (empty files, a word or
+ * two of text).  When those two together exceed round(dup_file_share n)
+ * by more than COPIES_SLACK n (a plan of many small files), plan copies
+ * of more than CONTENT_CHANCE_MAX bytes, as many as the excess, drawn
+ * from the content key, are made as themselves instead: a plan that
+ * meets its share keeps its bytes.  Copies of at most SPARSE_MIN_SIZE
+ * bytes only: a larger one's holes are its source's.
+ */
+#define COPIES_SLACK 0.0025
+
+/* Distinct files of at most CONTENT_CHANCE_MAX bytes whose bytes another such file has. */
+static int chance_copies(const struct content_source *cs, uint64_t *out)
+{
+	const struct plan *pl = cs->pl;
+	uint64_t mask = 1023, small = 0, *slot;
+	uint8_t buf[CONTENT_CHANCE_MAX];
+	int ret = 0;
+
+	*out = 0;
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		small += content_file_of(pl, f) == f && pl->file_size[f] <= CONTENT_CHANCE_MAX;
+	while (mask < 2 * small)
+		mask = mask * 2 + 1;
+	slot = calloc(mask + 1, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	for (uint64_t f = 0; !ret && f < pl->nfiles; f++) {
+		uint64_t size = pl->file_size[f], h, i;
+
+		if (content_file_of(pl, f) != f || size > CONTENT_CHANCE_MAX)
+			continue;
+		ret = cs->fill(cs, f, 0, buf, (size_t)size);
+		h = XXH3_64bits(buf, (size_t)size) | 1;
+		for (i = h & mask; slot[i] && slot[i] != h; i = (i + 1) & mask)
+			;
+		*out += slot[i] == h;
+		slot[i] = h;
+	}
+	free(slot);
+	return ret;
+}
+
+static int copies_trim(struct content_source *cs, struct model_source *ms)
+{
+	const struct plan *pl = cs->pl;
+	uint64_t n = pl->nfiles, copies = 0, small = 0, excess, k = 0;
+	uint64_t want = (uint64_t)llround(pl->prm.dup_file_share * (double)n);
+	double slack = COPIES_SLACK * (double)n;
+	uint32_t *pick;
+	int ret;
+
+	for (uint64_t f = 0; f < n; f++) {
+		copies += content_file_of(pl, f) != f;
+		small += content_file_of(pl, f) == f && pl->file_size[f] <= CONTENT_CHANCE_MAX;
+	}
+	/* the chance copies are fewer than the small files: nothing to do without them */
+	if (!copies || (double)(copies + small) <= (double)want + slack)
+		return 0;
+	ret = chance_copies(cs, &ms->chance);
+	if (ret || (double)(copies + ms->chance) <= (double)want + slack)
+		return ret;
+	excess = copies + ms->chance - want;
+	pick = malloc(copies * sizeof(*pick));
+	ms->own = calloc(n, 1);
+	if (!pick || !ms->own) {
+		free(pick);
+		return -ENOMEM;
+	}
+	for (uint64_t f = 0; f < n; f++)
+		if (content_file_of(pl, f) != f && pl->file_size[f] > CONTENT_CHANCE_MAX &&
+		    pl->file_size[f] < SPARSE_MIN_SIZE)
+			pick[k++] = (uint32_t)f;
+	rng_shuffle_u32(pick, k, rng_stream_key(cs->seed, "content.copies.trim"), 0);
+	for (uint64_t i = 0; i < k && i < excess; i++)
+		ms->own[pick[i]] = 1;
+	free(pick);
+	return 0;
+}
+
 int content_model_source_init(struct content_source *cs, struct content_model *cm,
 			      const struct plan *pl)
 {
+	int ret;
 	struct model_source *ms;
 
 	if (pl->gen)
@@ -271,7 +364,22 @@ int content_model_source_init(struct content_source *cs, struct content_model *c
 			ms->too_small++;
 	model_source_set(cs, model_fill, pl, cm, ms);
 	cs->fill_memo = model_fill_memo;
-	return 0;
+	ret = copies_trim(cs, ms);
+	if (ret)
+		content_source_release(cs);
+	return ret;
+}
+
+uint64_t content_source_file_of(const struct content_source *cs, uint64_t file)
+{
+	if (cs->fill == model_fill)
+		return model_file_of(cs->priv, cs->pl, file);
+	return content_file_of(cs->pl, file);
+}
+
+uint64_t content_source_chance_copies(const struct content_source *cs)
+{
+	return cs->fill == model_fill ? ((const struct model_source *)cs->priv)->chance : 0;
 }
 
 uint64_t content_source_too_small(const struct content_source *cs)
@@ -295,6 +403,7 @@ void content_source_release(struct content_source *cs)
 		struct model_source *ms = cs->priv;
 
 		free(ms->ops);
+		free(ms->own);
 		free(ms);
 	}
 	memset(cs, 0, sizeof(*cs));
@@ -314,7 +423,7 @@ int content_split_begin(const struct content_source *cs, uint64_t file, struct c
 	if (pl->file_size[file] < CONTENT_SPLIT_MIN)
 		return 0;
 	if (cs->fill == model_fill &&
-	    file_ops(cs->priv, pl, content_file_of(pl, file))->whole)
+	    file_ops(cs->priv, pl, model_file_of(cs->priv, pl, file))->whole)
 		return 0;
 	s = calloc(1, sizeof(*s));
 	if (!s)

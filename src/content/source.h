@@ -54,6 +54,24 @@ struct gen_ops;
 int content_model_source_init(struct content_source *cs, struct content_model *cm,
 			      const struct plan *pl);
 
+/*
+ * The file whose bytes `file` has: its source when it is a whole-file
+ * copy, itself otherwise; a typed source makes some plan copies as
+ * themselves (a plan of many small files, whose small files are often
+ * equal by chance: content_model_source_init() in source.c).
+ */
+uint64_t content_source_file_of(const struct content_source *cs, uint64_t file);
+
+/* Files of at most this many bytes are looked at for equality by chance. */
+#define CONTENT_CHANCE_MAX 512
+
+/*
+ * Distinct files of at most CONTENT_CHANCE_MAX bytes equal to another
+ * such file, when the source counted them (it does when they could push
+ * the copies past the share by more than its slack), else 0.
+ */
+uint64_t content_source_chance_copies(const struct content_source *cs);
+
 /* Files of the plan below their format's min_size (0 for other sources). */
 uint64_t content_source_too_small(const struct content_source *cs);
 

@@ -7,6 +7,7 @@
 
 #include <json-c/json.h>
 
+#include "content/extc.h"
 #include "content/gen.h"
 #include "content/model.h"
 #include "content/registry.h"
@@ -239,7 +240,8 @@ static int predict_files(struct walk *w, struct content_prediction *pr)
 	int ret = 0;
 
 	for (uint64_t f = 0; f < pl->nfiles; f++)
-		small += content_file_of(pl, f) == f && pl->file_size[f] <= CONTENT_PREDICT_SMALL;
+		small += content_source_file_of(w->cs, f) == f &&
+			 pl->file_size[f] <= CONTENT_PREDICT_SMALL;
 	for (set.mask = 1023; set.mask < 2 * small; set.mask = set.mask * 2 + 1)
 		;
 	set.slot = calloc(set.mask + 1, sizeof(*set.slot));
@@ -249,7 +251,7 @@ static int predict_files(struct walk *w, struct content_prediction *pr)
 		uint64_t size = pl->file_size[f];
 		enum content_group g = file_group(w, f);
 
-		if (content_file_of(pl, f) != f) {
+		if (content_source_file_of(w->cs, f) != f) {
 			pr->copies++;
 			continue;
 		}
@@ -314,6 +316,69 @@ static void predict_blocks(const struct content_model *cm, struct content_predic
 		pr->dup_block_share = d.dup_share;
 }
 
+/* The per-extension rows of a profile's ext_content. */
+static void predict_exts(const struct plan *pl, const struct content_model *cm,
+			 const struct content_source *cs, struct content_prediction *pr)
+{
+	const struct param_tables *t = &pl->prm.tab;
+
+	for (uint32_t k = 0; k < t->nextc && pr->next < CONTENT_PREDICT_EXT_MAX; k++) {
+		struct content_ext_prediction *e = &pr->ext[pr->next++];
+		struct content_binary_deal d;
+		double draws;
+
+		snprintf(e->ext, sizeof(e->ext), "%s", t->extc_name[k]);
+		e->dup_target = t->extc[k][2];
+		e->zero_target = t->extc[k][3];
+		for (uint64_t f = 0; f < pl->nfiles; f++)
+			if (content_source_file_of(cs, f) == f && !strcmp(plan_file_ext(pl, f), e->ext)) {
+				e->files++;
+				e->blocks += pl->file_size[f] / BLOCK;
+			}
+		e->known = content_extc_deal(cm, e->ext, &d) >= 0;
+		draws = d.dup_share * (double)e->blocks;
+		if (!e->known || !e->blocks)
+			continue;
+		e->zero = d.zero_share;
+		if (draws >= 2)
+			e->dup = d.pool_blocks == 1 ? d.dup_share :
+				 d.dup_share * (1 - exp((draws - 1) * log1p(-1.0 / (double)d.pool_blocks)));
+	}
+}
+
+void content_predict_print_ext(const struct content_prediction *pr,
+			       const struct content_stats *st, FILE *out)
+{
+	if (!pr || !pr->next)
+		return;
+	fprintf(out, "  by extension (the profile's ext_content): 4 KiB blocks of distinct files%s\n"
+		"  ext               blocks  zero target  predicted%s   dup target  predicted%s\n",
+		st ? ", achieved by content-report" : "", st ? "   achieved" : "",
+		st ? "   achieved" : "");
+	for (unsigned i = 0; i < pr->next; i++) {
+		const struct content_ext_prediction *e = &pr->ext[i];
+		const struct content_ext_stats *m = NULL;
+
+		for (size_t k = 0; st && k < st->next && !m; k++)
+			if (!strcmp(st->ext[k].ext, e->ext))
+				m = &st->ext[k];
+		fprintf(out, "  %-15s %8llu  %11.4f", e->ext[0] ? e->ext : "(none)",
+			(unsigned long long)e->blocks, e->zero_target);
+		fprintf(out, e->known ? "  %9.4f" : "          -", e->zero);
+		if (st)
+			fprintf(out, m ? "  %9.4f" : "          -",
+				m ? content_zero_block_share(&m->g) : 0);
+		fprintf(out, "  %11.4f", e->dup_target);
+		fprintf(out, e->known ? "  %9.4f" : "          -", e->dup);
+		if (st)
+			fprintf(out, m ? "  %9.4f" : "          -",
+				m ? content_dup_block_share(&m->g) : 0);
+		fputc('\n', out);
+	}
+	fprintf(out, "  (predicted: the extension's binary model deals them; text makes none; - typed "
+		"formats, not predicted)\n\n");
+}
+
 int content_predict(const struct plan *pl, const struct content_model *cm,
 		    const struct content_source *cs, struct content_prediction *pr)
 {
@@ -344,7 +409,7 @@ int content_predict(const struct plan *pl, const struct content_model *cm,
 	for (uint64_t f = 0; !ret && f < pl->nfiles; f++) {
 		enum content_group g = file_group(&w, f);
 
-		if (content_file_of(pl, f) == f && (g == CONTENT_BINARY || g == CONTENT_EXEC))
+		if (content_source_file_of(w.cs, f) == f && (g == CONTENT_BINARY || g == CONTENT_EXEC))
 			ret = walk_segments(&w, f, g == CONTENT_EXEC, 2);
 	}
 	if (!ret) {
@@ -354,6 +419,7 @@ int content_predict(const struct plan *pl, const struct content_model *cm,
 		strata_ratio(&w.group[0], &pr->ratio_zlib, &pr->ratio_zstd);
 		strata_ratio(&w.group[1], &pr->exec_zlib, &pr->exec_zstd);
 		pr->sampled_bytes = w.sampled;
+		predict_exts(pl, cm, cs, pr);
 		if (listed && w.bin_inv > 0)
 			pr->bin_target = (double)pr->bin_bytes / w.bin_inv;
 	}
@@ -489,10 +555,14 @@ static void why_blocks(const struct content_prediction *pr, enum content_figure 
 		snprintf(why, len, "other binary has no whole 4 KiB block in this plan (%llu files, "
 			 "%llu bytes)", (unsigned long long)pr->bin_files,
 			 (unsigned long long)pr->bin_bytes);
+	else if (f == CF_DUP_BLOCKS && pr->dup_dealt * (double)pr->bin_blocks < 2)
+		snprintf(why, len, "other binary holds %llu whole blocks: at a share of %.4f, fewer "
+			 "than two are drawn as duplicates, and one block cannot repeat",
+			 (unsigned long long)pr->bin_blocks, pr->dup_dealt);
 	else if (f == CF_DUP_BLOCKS)
 		snprintf(why, len, "other binary holds %llu of the plan's %llu whole blocks; the "
-			 "shared pool (%llu blocks, sized for all of them) is drawn %.2f times a "
-			 "block, so only %.0f%% of the duplicate draws repeat",
+			 "shared pool (%llu blocks) is drawn %.2f times a block, so only %.0f%% of the "
+			 "duplicate draws repeat",
 			 (unsigned long long)pr->bin_blocks, (unsigned long long)pr->plan_blocks,
 			 (unsigned long long)pr->pool_blocks, pr->pool_draws,
 			 100 * share_d(pr->dup_block_share, pr->dup_dealt));
@@ -573,6 +643,7 @@ void content_predict_print_text(const struct content_prediction *pr,
 		(unsigned long long)pr->chance_copies, (unsigned long long)pr->bin_blocks,
 		(double)pr->sampled_bytes / 1048576.0);
 	content_predict_print_missed(pr, t, out);
+	content_predict_print_ext(pr, NULL, out);
 }
 
 /* {"target", "predicted", "reachable", "why"} of figure f. */
@@ -604,6 +675,26 @@ static const struct json_u64_field counts[] = {
 	JSON_U64(struct content_prediction, sampled_bytes),
 };
 
+/* pr->ext as [{"ext", "blocks", "zero_target", "zero", "dup_target", "dup"}], null: not predicted. */
+static json_object *ext_json(const struct content_prediction *pr)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < pr->next; i++) {
+		const struct content_ext_prediction *e = &pr->ext[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "ext", json_object_new_string(e->ext));
+		json_object_object_add(o, "blocks", json_object_new_int64((int64_t)e->blocks));
+		json_object_object_add(o, "zero_target", json_object_new_double(e->zero_target));
+		json_object_object_add(o, "zero", e->known ? json_object_new_double(e->zero) : NULL);
+		json_object_object_add(o, "dup_target", json_object_new_double(e->dup_target));
+		json_object_object_add(o, "dup", e->known ? json_object_new_double(e->dup) : NULL);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 json_object *content_predict_json(const struct content_prediction *pr,
 				  const struct content_targets *t)
 {
@@ -613,6 +704,8 @@ json_object *content_predict_json(const struct content_prediction *pr,
 		json_object_array_add(a, figure_json(pr, t, (enum content_figure)f));
 	json_object_object_add(o, "figures", a);
 	json_add_u64s(o, pr, counts, ARRAY_SIZE(counts));
+	if (pr->next)
+		json_object_object_add(o, "extensions", ext_json(pr));
 	return o;
 }
 

@@ -17,6 +17,22 @@ struct content_targets;
  */
 #define CONTENT_PREDICT_TOL 0.05
 
+/*
+ * Zero and duplicate 4 KiB blocks of one extension of a profile's
+ * ext_content, over its distinct files (a duplicate counted when its
+ * first occurrence is in a file of the extension too, as profile
+ * --content measures it).
+ */
+struct content_ext_prediction {
+	char ext[16];
+	uint64_t files, blocks;
+	double zero_target, dup_target;
+	int known;             /* 0: the extension's generator is typed: not predicted */
+	double zero, dup;
+};
+
+#define CONTENT_PREDICT_EXT_MAX 32
+
 /* The figures content-report will measure on the plan's image, and what they come from. */
 struct content_prediction {
 	/* duplicate files (all files) */
@@ -44,6 +60,10 @@ struct content_prediction {
 	 */
 	double bin_target;
 	uint64_t sampled_bytes; /* bytes generated and compressed for the ratios */
+
+	/* the extensions of the profile's ext_content, in its order (none without one) */
+	struct content_ext_prediction ext[CONTENT_PREDICT_EXT_MAX];
+	unsigned next;
 };
 
 /* Files up to this size are generated and hashed to count the ones equal by chance. */
@@ -59,6 +79,16 @@ struct content_prediction {
  */
 int content_predict(const struct plan *pl, const struct content_model *cm,
 		    const struct content_source *cs, struct content_prediction *pr);
+
+struct content_stats;
+
+/*
+ * The table of pr->ext (nothing when it is empty): each extension's zero
+ * and duplicate block shares, target and predicted, and with st (NULL:
+ * none) what content-report measured for the extension.
+ */
+void content_predict_print_ext(const struct content_prediction *pr,
+			       const struct content_stats *st, FILE *out);
 
 /* The figures content_predict() predicts, in content-report's order. */
 enum content_figure {

@@ -307,8 +307,10 @@ void content_report_print_text(const struct content_stats *st, const struct cont
 	figs_init(&fs);
 	content_figs(st, t, name, &fs);
 	if (!figs_print(&fs, NULL, head_lines, ARRAY_SIZE(head_lines), HUMAN, out)) {
-		if (t->pred)
+		if (t->pred) {
 			content_predict_print_missed(t->pred, t, out);
+			content_predict_print_ext(t->pred, st, out);
+		}
 		figs_print(&fs, NULL, tail_lines, ARRAY_SIZE(tail_lines), HUMAN, out);
 	}
 	figs_release(&fs);
