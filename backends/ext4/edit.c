@@ -190,6 +190,11 @@ int ext4_edit_close(struct ext4_edit *e)
 	return e2(err);
 }
 
+void ext4_edit_trust(struct ext4_edit *e)
+{
+	e->fs->flags |= EXT2_FLAG_IGNORE_CSUM_ERRORS;
+}
+
 void ext4_edit_abandon(struct ext4_edit *e)
 {
 	if (!e)

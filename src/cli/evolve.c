@@ -849,6 +849,8 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
 	int ret, cerr, undone = -1;
 
 	ret = check_target(ev, n);
+	if (!ret && ev->img)
+		ext4_edit_trust(ev->img);
 	if (!ret) {
 		ret = apply(ev);
 		if (!ret)
