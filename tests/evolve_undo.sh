@@ -2,7 +2,8 @@
 # evolve_undo.sh - a failed or interrupted evolve of an ext2/3/4 image leaves it generation N-1
 # byte for byte (libext2fs' undo I/O manager, put back with e2undo): a file system that fills
 # up mid-way, and SIGTERM at a pause point; '--undo FILE' keeps the undo file of a completed
-# evolve, and 'e2undo FILE IMG' gives generation N-1 back byte for byte; no temporary is left
+# evolve, and 'e2undo FILE IMG' gives generation N-1 back byte for byte; no temporary is left.
+# Without --undo the undo file is imprint's own (free blocks of zeros by number only)
 . "${srcdir:-.}/tests/lib.sh"
 
 command -v e2undo >/dev/null || [ -x /usr/sbin/e2undo ] || { echo "1..0 # SKIP no e2undo"; exit 77; }
@@ -34,6 +35,30 @@ n=$(grep -c "cannot write" "$WORK/err")
 	fail "it failed elsewhere: $(head -c 300 "$WORK/err")"
 same_image "after the failed evolve" "$WORK/full.img" "$WORK/full0.img"
 no_temporaries "the failed evolve"
+# free blocks that hold old bytes (a reused device): put back too, not zeroed
+python3 - "$WORK/full0.img" "$WORK/garbage.img" <<'PY' || fail "garbage in the free blocks"
+import random, re, shutil, subprocess, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+out = subprocess.run(["dumpe2fs", sys.argv[2]], capture_output=True, text=True).stdout
+bs = int(re.search(r"^Block size:\s+(\d+)", out, re.M).group(1))
+r = random.Random(5)
+n = 0
+with open(sys.argv[2], "r+b") as f:
+    for line in re.findall(r"^\s+Free blocks: (.+)$", out, re.M):
+        for run in line.split(", "):
+            a, _, b = run.partition("-")
+            for blk in range(int(a), int(b or a) + 1):
+                f.seek(blk * bs)
+                f.write(r.randbytes(bs))
+                n += 1
+print(n, file=sys.stderr)
+PY
+cp "$WORK/garbage.img" "$WORK/garbage0.img"
+expect_status 1 "evolve of the full file system with old bytes in its free blocks fails" \
+	"$IMPRINT" evolve "${AF[@]}" --generation 1 "$WORK/garbage.img"
+expect_err "rolled back: it is generation 0 as before" "the failure says the image is generation 0"
+same_image "old bytes in free blocks" "$WORK/garbage.img" "$WORK/garbage0.img"
+
 # --undo FILE with a failure: FILE is put back, not kept
 cp "$WORK/full0.img" "$WORK/raw.img"
 "$IMPRINT" evolve "${AF[@]}" --generation 1 --undo "$WORK/full.undo" "$WORK/raw.img" >/dev/null 2>&1
@@ -87,10 +112,24 @@ for fs in ext4 ext2; do
 	else fail "$fs: e2undo: $(head -c 300 "$WORK/u")"; fi
 	same_image "$fs: e2undo after a completed evolve" "$WORK/$fs.img" "$WORK/${fs}0.img"
 	# and generation 1 again, from the restored image, is the same bytes
-	"$IMPRINT" evolve "$@" --generation 1 "$WORK/$fs.img" >/dev/null 2>"$WORK/err" ||
+	"$IMPRINT" evolve "$@" --generation 1 --undo "$WORK/$fs.undo2" "$WORK/$fs.img" >/dev/null 2>"$WORK/err" ||
 		fail "$fs: evolve after e2undo: $(head -c 300 "$WORK/err")"
 	cmp -s "$WORK/$fs.img" "$WORK/${fs}1.img" && pass "$fs: evolving again gives the same generation 1" ||
 		fail "$fs: evolving again differs from the first generation 1"
+	# without --undo (imprint's own undo file, which leaves libext2fs' cache alone) the same
+	# image but for the superblock's lifetime count of kilobytes written (and its checksum)
+	cp "$WORK/${fs}0.img" "$WORK/$fs.plain"
+	"$IMPRINT" evolve "$@" --generation 1 "$WORK/$fs.plain" >/dev/null 2>"$WORK/err" ||
+		fail "$fs: evolve without --undo: $(head -c 300 "$WORK/err")"
+	off=$(cmp -l "$WORK/$fs.plain" "$WORK/${fs}1.img" | awk '$1 <= 1024 || $1 > 2048 { print $1 }' | head -3)
+	w0=$(dumpe2fs -h "$WORK/$fs.plain" 2>/dev/null | grep -i '^Lifetime writes')
+	w1=$(dumpe2fs -h "$WORK/${fs}1.img" 2>/dev/null | grep -i '^Lifetime writes')
+	if cmp -s "$WORK/$fs.plain" "$WORK/${fs}1.img" || { [ -z "$off" ] && [ "$w0" != "$w1" ]; }; then
+		pass "$fs: with and without --undo the same image (superblock write count aside: '$w0', '$w1')"
+	else
+		fail "$fs: without --undo the image differs at offsets $off ('$w0', '$w1')"
+	fi
+	no_temporaries "$fs: evolve without --undo"
 done
 
 # bad input: --undo's file exists (never overwritten), a directory has no undo

@@ -16,6 +16,7 @@
 
 #include "backends/ext4/dir.h"
 #include "backends/ext4/edit.h"
+#include "backends/ext4/undo.h"
 #include "backends/ext4/write.h"
 #include "util/e2err.h"
 #include "util/spawn.h"
@@ -83,14 +84,19 @@ static int dirent_type(uint16_t mode)
 	return LINUX_S_ISSOCK(mode) ? EXT2_FT_SOCK : EXT2_FT_UNKNOWN;
 }
 
-/* unix_io_manager, or the undo manager over it saving what is overwritten to undo. */
-static errcode_t io_for(const char *undo, io_manager *io)
+/* unix_io_manager, or an undo manager over it saving what is overwritten to undo. */
+static errcode_t io_for(const char *undo, int e2undo, io_manager *io)
 {
 	errcode_t err;
 
 	*io = unix_io_manager;
 	if (!undo)
 		return 0;
+	if (!e2undo) {
+		ext4_undo_prepare(undo);
+		*io = ext4_undo_io_manager;
+		return 0;
+	}
 	err = set_undo_io_backing_manager(unix_io_manager);
 	if (!err)
 		err = set_undo_io_backup_file((char *)undo);
@@ -99,8 +105,8 @@ static errcode_t io_for(const char *undo, io_manager *io)
 	return err;
 }
 
-int ext4_edit_open(const char *path, int rw, int64_t now, const char *undo, struct ext4_edit **out,
-		   char *msg, size_t len)
+int ext4_edit_open(const char *path, int rw, int64_t now, const char *undo, int e2undo,
+		   struct ext4_edit **out, char *msg, size_t len)
 {
 	struct ext4_edit *e;
 	struct stat st;
@@ -134,7 +140,7 @@ int ext4_edit_open(const char *path, int rw, int64_t now, const char *undo, stru
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	err = io_for(rw ? undo : NULL, &io);
+	err = io_for(rw ? undo : NULL, e2undo, &io);
 	if (!err)
 		err = ext2fs_open2(path, NULL, (rw ? EXT2_FLAG_RW : 0) | EXT2_FLAG_64BITS, 0, 0, io,
 				   &e->fs);
@@ -159,6 +165,8 @@ int ext4_edit_open(const char *path, int rw, int64_t now, const char *undo, stru
 	}
 	if (!ret) {
 		err = ext2fs_read_bitmaps(e->fs);
+		if (!err && e->fs->io->manager == ext4_undo_io_manager)
+			err = ext4_undo_arm(e->fs);
 		if (err) {
 			snprintf(msg, len, "'%s': cannot read the bitmaps: %s", path, error_message(err));
 			ret = e2(err);
@@ -207,12 +215,15 @@ void ext4_edit_abandon(struct ext4_edit *e)
 
 static const char *const e2undo_paths[] = { "/usr/sbin/e2undo", "/sbin/e2undo", NULL };
 
-int ext4_edit_undo(const char *undo, const char *path, char *msg, size_t len)
+int ext4_edit_undo(const char *undo, int e2undo, const char *path, char *msg, size_t len)
 {
 	char *argv[] = { "e2undo", (char *)undo, (char *)path, NULL };
 	char out[1024];
-	int status, ret = spawn_capture(argv, NULL, e2undo_paths, out, sizeof(out), &status);
+	int status, ret;
 
+	if (!e2undo)
+		return ext4_undo_apply(undo, path, msg, len);
+	ret = spawn_capture(argv, NULL, e2undo_paths, out, sizeof(out), &status);
 	if (ret) {
 		snprintf(msg, len, "cannot run e2undo: %s", strerror(-ret));
 		return ret;

@@ -263,10 +263,13 @@ static void tell_state(const struct evolve *ev, int err, int undo, const char *m
 	fprintf(stderr, "imprint: evolve: '%s' is now part generation %" PRIu32 " and part %" PRIu32
 			": it failed while being %s, after %s; the later steps not begun",
 		ev->name, n - 1, n, ev->step, done);
-	if (ev->undo[0])
+	if (ev->undo_keep)
 		fprintf(stderr, "; the rollback failed: %s; the undo file '%s' holds what was "
 				"overwritten: 'e2undo %s %s' gives back generation %" PRIu32 "\n",
 			msg, ev->undo, ev->undo, ev->name, n - 1);
+	else if (ev->undo[0])
+		fprintf(stderr, "; the rollback failed: %s: restore it, or create generation %" PRIu32
+				" afresh\n", msg, n);
 	else
 		fprintf(stderr, "; a directory has no undo: restore it, or create generation %" PRIu32
 				" afresh\n", n);
@@ -728,8 +731,10 @@ static void name_in(const struct evolve *ev, const char *msg, char *out, size_t 
 }
 
 /*
- * A new undo file for ev's image: --undo's FILE, else a temporary in
- * TMPDIR (/var/tmp by default: it may grow to what evolve overwrites).
+ * A new undo file for ev's image: --undo's FILE (e2undo's format: a copy
+ * of every block written), else a temporary in TMPDIR (/var/tmp by
+ * default) in imprint's own (backends/ext4/undo.c: the blocks written that
+ * were in use; a free block of zeros by its number only).
  * 0, or the exit code after a message.
  */
 static int undo_file(struct evolve *ev, const char *cmd)
@@ -820,7 +825,8 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 			return ret;
 		}
 		ret = ext4_edit_open(ev->target, rw, (int64_t)plan_gen_time(p, p->generation),
-				     ev->undo[0] ? ev->undo : NULL, &ev->img, msg, sizeof(msg));
+				     ev->undo[0] ? ev->undo : NULL, !!ev->undo_keep, &ev->img, msg,
+				     sizeof(msg));
 		if (ret && ev->scratch && (ret == -EINVAL || ret == -EBUSY)) {
 			name_in(ev, msg, ev->why, sizeof(ev->why));
 			evolve_release(ev);
@@ -864,7 +870,7 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
 		/* what the undo file saved goes back: generation n - 1 byte for byte */
 		ext4_edit_abandon(ev->img);
 		ev->img = NULL;
-		undone = ext4_edit_undo(ev->undo, ev->target, msg, sizeof(msg));
+		undone = ext4_edit_undo(ev->undo, !!ev->undo_keep, ev->target, msg, sizeof(msg));
 	} else if (ev->img) {
 		if (!ret && ev->usage)
 			ext4_edit_usage(ev->img, ev->usage);
@@ -874,13 +880,14 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
 		if (cerr && !ret) {
 			ret = fail_at(ev, "cannot write back", ev->name, cerr);
 			if (ev->undo[0])
-				undone = ext4_edit_undo(ev->undo, ev->target, msg, sizeof(msg));
+				undone = ext4_edit_undo(ev->undo, !!ev->undo_keep, ev->target, msg,
+							sizeof(msg));
 		}
 	}
 	if (ret && ret != -ESRCH && !ev->scratch)
 		tell_state(ev, ret, undone, msg);
-	/* the undo file goes unless it is kept or all that can give generation n - 1 back */
-	if (ev->undo[0] && (ret ? ret == -ESRCH || !undone : !ev->undo_keep))
+	/* the undo file goes unless kept, or e2undo's and all that can give generation n - 1 back */
+	if (ev->undo[0] && (ret ? ret == -ESRCH || !undone || !ev->undo_keep : !ev->undo_keep))
 		unlink(ev->undo);
 	return ret;
 }
