@@ -132,6 +132,22 @@ for fs in ext4 ext2; do
 	no_temporaries "$fs: evolve without --undo"
 done
 
+# SIGKILL at the pause point: no rollback is possible, but the temporary undo file goes
+cp "$WORK/ext40.img" "$WORK/kill.img"
+IMPRINT_TEST_PAUSE_AT=evolve-moved "$IMPRINT" evolve "${A[@]}" --generation 1 "$WORK/kill.img" \
+	>/dev/null 2>&1 &
+pid=$!
+wait_until "$pid" stopped "$pid"
+[ -n "$(ls -A "$TMPDIR")" ] && pass "a running evolve has its undo file in TMPDIR" ||
+	fail "no undo file in TMPDIR while evolve runs"
+kill -KILL "$pid"
+wait "$pid"
+for _ in $(seq 1 500); do
+	[ -z "$(ls -A "$TMPDIR")" ] && break
+	sleep 0.01
+done
+no_temporaries "SIGKILL"
+
 # bad input: --undo's file exists (never overwritten), a directory has no undo
 before=$(sha "$WORK/ext4.img")
 printf 'keep me\n' >"$WORK/mine"

@@ -756,6 +756,9 @@ static int undo_file(struct evolve *ev, const char *cmd)
 			   : mkostemp(ev->undo, O_CLOEXEC);
 	if (fd >= 0) {
 		close(fd);
+		/* imprint's own format is of no use once imprint is gone: removed even on SIGKILL */
+		if (!ev->undo_keep)
+			cleanup_track(ev->undo, CLEANUP_FILE);
 		return 0;
 	}
 	fprintf(stderr, "imprint: %s: cannot make the undo file '%s': %s (%s)\n", cmd, ev->undo,
@@ -889,6 +892,8 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
 	/* the undo file goes unless kept, or e2undo's and all that can give generation n - 1 back */
 	if (ev->undo[0] && (ret ? ret == -ESRCH || !undone || !ev->undo_keep : !ev->undo_keep))
 		unlink(ev->undo);
+	if (ev->undo[0] && !ev->undo_keep)
+		cleanup_untrack(ev->undo);
 	return ret;
 }
 
