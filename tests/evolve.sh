@@ -2,7 +2,8 @@
 # evolve.sh - imprint evolve through the kernel: generation 0 evolved to 1, 2 and 3 is
 # the tree create makes of generation 3 directly (type, size, mode, owner, times,
 # links, bytes, by the test's own walk); a directory of another generation or plan
-# is refused before anything changes
+# is refused before anything changes; SIGTERM mid-way stops it with the state it says
+# (checked against the test's own listing and measure --generation)
 . "${srcdir:-.}/tests/lib.sh"
 
 ARGS=(--files 2000 --used 30M --size 100M --seed 7 --set gen_modify_share=0.1
