@@ -64,6 +64,7 @@ cp "$WORK/full0.img" "$WORK/raw.img"
 "$IMPRINT" evolve "${AF[@]}" --generation 1 --undo "$WORK/full.undo" "$WORK/raw.img" >/dev/null 2>&1
 [ ! -e "$WORK/full.undo" ] && pass "a rolled-back evolve does not keep --undo's file (it was put back)" ||
 	fail "--undo's file kept after the rollback"
+same_image "--undo's file put back by e2undo after the failure" "$WORK/raw.img" "$WORK/full0.img"
 
 # ext4 and ext2 images of a larger plan, evolved to generation 1
 A=(--fs ext4 --files 2000 --used 30M --size 100M --seed 7 --set gen_modify_share=0.1
