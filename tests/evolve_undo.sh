@@ -165,5 +165,10 @@ expect_status 1 "a wrong generation refused" \
 	"$IMPRINT" evolve "${A[@]}" --generation 3 --undo "$WORK/w.undo" "$WORK/ext4.img"
 [ ! -e "$WORK/w.undo" ] && [ "$(sha "$WORK/ext4.img")" = "$before" ] &&
 	pass "a refused evolve leaves the image and no undo file" || fail "a refused evolve left something"
+TMPDIR="$WORK/none" expect_status 1 "no room for the undo file: refused" \
+	"$IMPRINT" evolve "${A[@]}" --generation 2 "$WORK/ext4.img"
+expect_err "cannot make the undo file '$WORK/none/imprint-undo-" "the refusal names the undo file"
+expect_err "give '--undo FILE' where there is room" "the refusal says what to do"
+[ "$(sha "$WORK/ext4.img")" = "$before" ] && pass "the image is untouched" || fail "the image changed"
 no_temporaries "the refusals"
 finish

@@ -215,6 +215,8 @@ static errcode_t uio_open(const char *name, int flags, io_channel *channel)
 	io_channel ch = calloc(1, sizeof(*ch));
 	errcode_t err = 0;
 
+	if (u)
+		u->fd = -1;
 	if (!u || !ch || !pending || !(ch->name = strdup(name))) {
 		err = !pending ? EXT2_ET_INVALID_ARGUMENT : EXT2_ET_NO_MEMORY;
 		goto fail;
