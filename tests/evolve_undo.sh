@@ -165,6 +165,12 @@ expect_status 1 "a wrong generation refused" \
 	"$IMPRINT" evolve "${A[@]}" --generation 3 --undo "$WORK/w.undo" "$WORK/ext4.img"
 [ ! -e "$WORK/w.undo" ] && [ "$(sha "$WORK/ext4.img")" = "$before" ] &&
 	pass "a refused evolve leaves the image and no undo file" || fail "a refused evolve left something"
+printf 'not a file system\n' >"$WORK/text"
+expect_status 2 "evolve of a text file refused" \
+	"$IMPRINT" evolve "${A[@]}" --generation 1 --undo "$WORK/t.undo" "$WORK/text"
+[ ! -e "$WORK/t.undo" ] && pass "the refusal leaves no --undo file" || fail "--undo's file left"
+expect_status 2 "evolve of a text file refused (no --undo)" \
+	"$IMPRINT" evolve "${A[@]}" --generation 1 "$WORK/text"
 TMPDIR="$WORK/none" expect_status 1 "no room for the undo file: refused" \
 	"$IMPRINT" evolve "${A[@]}" --generation 2 "$WORK/ext4.img"
 expect_err "cannot make the undo file '$WORK/none/imprint-undo-" "the refusal names the undo file"

@@ -769,6 +769,17 @@ static int undo_file(struct evolve *ev, const char *cmd)
 	return errno == EEXIST ? EXIT_USAGE : 1;
 }
 
+/* Remove ev's undo file (none: nothing), and forget it. */
+static void undo_drop(struct evolve *ev)
+{
+	if (!ev->undo[0])
+		return;
+	unlink(ev->undo);
+	if (!ev->undo_keep)
+		cleanup_untrack(ev->undo);
+	ev->undo[0] = '\0';
+}
+
 /*
  * Plan generations N-1 and N of p for TARGET, join them, and open TARGET
  * (an image read-write when rw, for reading else); `cmd` names the
@@ -840,6 +851,7 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 
 			name_in(ev, msg, named, sizeof(named));
 			fprintf(stderr, "imprint: %s: %s\n", cmd, named);
+			undo_drop(ev);
 			evolve_release(ev);
 			return ret == -EINVAL ? EXIT_USAGE : 1;
 		}
@@ -890,10 +902,8 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
 	if (ret && ret != -ESRCH && !ev->scratch)
 		tell_state(ev, ret, undone, msg);
 	/* the undo file goes unless kept, or e2undo's and all that can give generation n - 1 back */
-	if (ev->undo[0] && (ret ? ret == -ESRCH || !undone || !ev->undo_keep : !ev->undo_keep))
-		unlink(ev->undo);
-	if (ev->undo[0] && !ev->undo_keep)
-		cleanup_untrack(ev->undo);
+	if (ret ? ret == -ESRCH || !undone || !ev->undo_keep : !ev->undo_keep)
+		undo_drop(ev);
 	return ret;
 }
 
