@@ -2,7 +2,8 @@
 # evolve.sh - imprint evolve through the kernel: generation 0 evolved to 1, 2 and 3 is
 # the tree create makes of generation 3 directly (type, size, mode, owner, times,
 # links, bytes, by the test's own walk); a directory of another generation or plan
-# is refused before anything changes
+# is refused before anything changes; SIGTERM mid-way stops it with the state it says
+# (checked against the test's own listing and measure --generation)
 . "${srcdir:-.}/tests/lib.sh"
 
 ARGS=(--files 2000 --used 30M --size 100M --seed 7 --set gen_modify_share=0.1
@@ -97,4 +98,41 @@ expect_status 2 "evolve without --generation" "$IMPRINT" evolve "${ARGS[@]}" "$W
 expect_err "evolve needs '--generation N' (N >= 1)" "evolve without --generation"
 expect_status 2 "evolve without the plan's size" "$IMPRINT" evolve --generation 1 "$WORK/e"
 expect_status 2 "evolve of a file" "$IMPRINT" evolve "${ARGS[@]}" --generation 1 "$WORK/te"
+
+# SIGTERM once files are deleted and moved: a directory has no undo, so evolve stops before its
+# next move and says what it did; the deleted files it counts are the ones gone from the tree
+mkdir "$WORK/s"
+"$IMPRINT" create -q "${ARGS[@]}" "$WORK/s" 2>"$WORK/err" || fail "create: $(head -c 300 "$WORK/err")"
+files() { (cd "$1" && find . -type f | sort); }
+files "$WORK/s" >"$WORK/s0"
+IMPRINT_TEST_PAUSE_AT=evolve-moved "$IMPRINT" evolve "${ARGS[@]}" --generation 1 "$WORK/s" \
+	>"$WORK/out" 2>"$WORK/err" &
+pid=$!
+stopped() { [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" = T ]; }
+wait_until "$pid" stopped "$pid"
+kill -TERM "$pid"
+kill -CONT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" = 1 ] && pass "SIGTERM ends the evolve of a directory with exit 1" || fail "SIGTERM: exit $rc"
+expect_err "interrupted (SIGTERM)" "the interruption is named"
+state=$(grep -F "is now part generation 0 and part 1" "$WORK/err")
+if [[ $state =~ after\ ([0-9]+)\ files\ deleted,.*\ ([0-9]+)\ moved\ files.*\ ([0-9]+)\ files\ written ]] &&
+	[ "${BASH_REMATCH[3]}" = 0 ]; then
+	deleted=${BASH_REMATCH[1]} moved=${BASH_REMATCH[2]}
+	# the test's own walk: generation 0's paths now missing are the deleted and the moved
+	missing=$(files "$WORK/s" | comm -23 "$WORK/s0" - | wc -l)
+	[ "$missing" = $((deleted + moved)) ] && pass "$missing paths gone: $deleted deleted + $moved moved, as it says" ||
+		fail "$missing paths gone, it says $deleted deleted and $moved moved"
+	"$IMPRINT" measure "${ARGS[@]}" --generation 1 "$WORK/s" >"$WORK/census" 2>&1
+	census=$(grep -E '^ +deleted ' "$WORK/census")
+	if [[ $census =~ deleted\ +([0-9]+)\ of ]] && [ "${BASH_REMATCH[1]}" = "$deleted" ] &&
+		[ "$deleted" -gt 0 ]; then
+		pass "it says $deleted files deleted, none written: the tree's ($census)"
+	else
+		fail "it says $deleted deleted; measure: '$census'"
+	fi
+else
+	fail "the state it names: $(head -c 500 "$WORK/err")"
+fi
 finish

@@ -140,15 +140,6 @@ expect_status 2 "evolve of a text file" "$IMPRINT" evolve "${ARGS[@]}" --generat
 expect_err "is not an ext2/3/4 file system" "the text file is named as not ext2/3/4"
 expect_status 2 "evolve of a missing path" "$IMPRINT" evolve "${ARGS[@]}" --generation 1 "$WORK/none"
 
-# a full file system: a clear failure naming the state, and the image still e2fsck-clean
-AF=(--fs ext4 --files 300 --used 16M --size 24M --seed 3 --set gen_growth_share=0.5)
-build_fsck "a nearly full ext4" "$WORK/full.img" "${AF[@]}"
-expect_status 1 "evolve of a full file system fails" \
-	"$IMPRINT" evolve "${AF[@]}" --generation 1 "$WORK/full.img"
-expect_err "No space left on device" "the failure names the cause"
-expect_err "is now part generation 0 and part 1" "the failure says what state the image is in"
-expect_fsck "$WORK/full.img" "after the failed evolve: e2fsck -fn clean"
-
 # ext2: block maps, no extents
 A2=("${ARGS[@]}")
 A2[1]=ext2

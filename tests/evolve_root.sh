@@ -41,4 +41,26 @@ expect_status 1 "evolve on a full file system fails" \
 	"$IMPRINT" evolve "${ARGS[@]}" --generation 3 "$WORK/m/t"
 expect_err "is now part generation 2 and part 3" "the failure says what state the tree is in"
 expect_err "No space left on device" "the failure names the cause"
+# the state it names, step by step, is the tree's: files deleted (measure's census of the
+# tree), files set aside under temporary names (what the root holds)
+state=$(grep -F "is now part generation" "$WORK/err")
+if [[ $state =~ after\ ([0-9]+)\ files\ deleted,\ ([0-9]+)\ files\ set\ aside.*,\ ([0-9]+)\ moved\ files ]]; then
+	deleted=${BASH_REMATCH[1]} aside=$((BASH_REMATCH[2] - BASH_REMATCH[3]))
+	"$IMPRINT" measure "${ARGS[@]}" --generation 3 "$WORK/m/t" >"$WORK/census" 2>&1
+	census=$(grep -E '^ +deleted ' "$WORK/census")
+	if [[ $census =~ deleted\ +([0-9]+)\ of ]] && [ "${BASH_REMATCH[1]}" = "$deleted" ] &&
+		[ "$deleted" -gt 0 ]; then
+		pass "the failure's $deleted deleted files are the tree's ($census)"
+	else
+		fail "the failure says $deleted deleted; measure: '$census'"
+	fi
+	n=$(find "$WORK/m/t" -maxdepth 1 -name '.imprint-evolve-*' | wc -l)
+	[ "$n" = "$aside" ] && pass "the failure's $aside files still set aside are in the root" ||
+		fail "the failure says $aside set aside, the root holds $n"
+	[[ $state == *"files written"*"the last '"* ]] && pass "the failure names the files written so far" ||
+		fail "the failure does not say what was written: $state"
+else
+	fail "the failure does not list its steps: $state"
+fi
+umount "$WORK/m"
 finish

@@ -2,7 +2,8 @@
 # profile_since.sh - imprint profile --since OLD SOURCE: two trees this test makes with known changes
 # (deleted, appended, truncated, edited in place, rewritten, renamed, moved, touched, chmodded,
 # created; directories made and removed) give exactly those counts and the gen_* rates they imply;
-# a plan and an evolved image from the profile change at about those rates (the defaults are far lower)
+# a plan and an evolved image from the profile change at about those rates (the defaults are far lower);
+# --json gives the same counts and rates as figures
 . "${srcdir:-.}/tests/lib.sh"
 
 cd "$WORK" || exit 1
@@ -89,6 +90,32 @@ PY
 )
 [ "$check" = ok ] && pass "the gen_* rates are the counts over 300 files and 11 directories" || fail "rates: $check"
 
+# the same change as JSON (profile's figures): the counts the test made, the rates the
+# configuration holds, and the profile's other figures beside them
+expect_status 0 "profile --since A B --json" "$IMPRINT" profile --since A B --json
+mv "$WORK/out" pj.json
+check=$(python3 - pj.json cfg <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+cfg = dict(l.split(' = ', 1) for l in open(sys.argv[2]).read().splitlines() if l.startswith('gen_'))
+c = j.get("change", {})
+want = dict(old="A", new="B", files_before=300, unchanged=193, metadata_only=12, metadata_with_mode=3,
+            modified=50, appended=20, truncated=5, edited_in_place=10, rewritten=15, renamed=6,
+            moved=9, deleted=30, created=24, dirs_before=11, dirs_created=2, dirs_removed=1)
+bad = [f"{k} {c.get(k)} != {v}" for k, v in want.items() if c.get(k) != v]
+rates = c.get("rates", {})
+bad += [f"rate {k} {rates.get(k)} != config {v}" for k, v in cfg.items()
+        if k in rates and abs(rates[k] - float(v)) > 1e-6 * max(1, abs(float(v)))]
+if len(rates) < 13 or abs(rates.get("gen_modify_share", 0) - 50 / 300) > 1e-9:
+    bad.append(f"rates: {rates}")
+if j.get("files") != 294 or "file_sizes" not in j:
+    bad.append(f"the profile's own figures: files {j.get('files')}")
+print('; '.join(bad) if bad else f'ok {len(want)} counts, {len(rates)} rates')
+PY
+)
+[[ $check == ok* ]] && pass "--json: the change's counts and the configuration's rates ($check)" ||
+	fail "--json: $check"
+
 # what follows from the profile: a plan's generation 1 changes at about those rates
 rates() {
 	"$IMPRINT" plan "$@" --generation 1 --report --json 2>/dev/null | python3 -c '
@@ -147,8 +174,8 @@ else
 fi
 
 # refusals
-expect_status 2 "--since with --json refused" "$IMPRINT" profile --json --since A B
-expect_err "not with '--json'" "the refusal says why"
+expect_status 2 "--since with --html refused" "$IMPRINT" profile --html p.html --since A B
+expect_err "not with '--html'" "the refusal says why"
 expect_status 2 "a missing OLD refused" "$IMPRINT" profile --since nope B
 expect_err "cannot access 'nope'" "the refusal names it"
 expect_status 2 "--since is only for profile" "$IMPRINT" plan --since A

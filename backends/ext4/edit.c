@@ -9,14 +9,17 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/fs.h>
 
 #include "backends/ext4/dir.h"
 #include "backends/ext4/edit.h"
+#include "backends/ext4/undo.h"
 #include "backends/ext4/write.h"
 #include "util/e2err.h"
+#include "util/spawn.h"
 #include "util/util.h"
 
 struct ext4_edit {
@@ -81,13 +84,35 @@ static int dirent_type(uint16_t mode)
 	return LINUX_S_ISSOCK(mode) ? EXT2_FT_SOCK : EXT2_FT_UNKNOWN;
 }
 
-int ext4_edit_open(const char *path, int rw, int64_t now, struct ext4_edit **out, char *msg,
-		   size_t len)
+/* unix_io_manager, or an undo manager over it saving what is overwritten to undo. */
+static errcode_t io_for(const char *undo, int e2undo, io_manager *io)
+{
+	errcode_t err;
+
+	*io = unix_io_manager;
+	if (!undo)
+		return 0;
+	if (!e2undo) {
+		ext4_undo_prepare(undo);
+		*io = ext4_undo_io_manager;
+		return 0;
+	}
+	err = set_undo_io_backing_manager(unix_io_manager);
+	if (!err)
+		err = set_undo_io_backup_file((char *)undo);
+	if (!err)
+		*io = undo_io_manager;
+	return err;
+}
+
+int ext4_edit_open(const char *path, int rw, int64_t now, const char *undo, int e2undo,
+		   struct ext4_edit **out, char *msg, size_t len)
 {
 	struct ext4_edit *e;
 	struct stat st;
 	uint64_t bytes;
 	errcode_t err;
+	io_manager io;
 	int mflags = 0, fd, ret;
 
 	*out = NULL;
@@ -115,8 +140,10 @@ int ext4_edit_open(const char *path, int rw, int64_t now, struct ext4_edit **out
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	err = ext2fs_open2(path, NULL, (rw ? EXT2_FLAG_RW : 0) | EXT2_FLAG_64BITS, 0, 0,
-			   unix_io_manager, &e->fs);
+	err = io_for(rw ? undo : NULL, e2undo, &io);
+	if (!err)
+		err = ext2fs_open2(path, NULL, (rw ? EXT2_FLAG_RW : 0) | EXT2_FLAG_64BITS, 0, 0, io,
+				   &e->fs);
 	if (err) {
 		free(e);
 		if (err == EXT2_ET_BAD_MAGIC || err == EXT2_ET_SHORT_READ) {
@@ -138,6 +165,8 @@ int ext4_edit_open(const char *path, int rw, int64_t now, struct ext4_edit **out
 	}
 	if (!ret) {
 		err = ext2fs_read_bitmaps(e->fs);
+		if (!err && e->fs->io->manager == ext4_undo_io_manager)
+			err = ext4_undo_arm(e->fs);
 		if (err) {
 			snprintf(msg, len, "'%s': cannot read the bitmaps: %s", path, error_message(err));
 			ret = e2(err);
@@ -167,6 +196,38 @@ int ext4_edit_close(struct ext4_edit *e)
 	free(e->in);
 	free(e);
 	return e2(err);
+}
+
+void ext4_edit_abandon(struct ext4_edit *e)
+{
+	if (!e)
+		return;
+	/* no flush of the superblock, descriptors and bitmaps; the I/O channel closes */
+	ext2fs_free(e->fs);
+	free(e->in);
+	free(e);
+}
+
+static const char *const e2undo_paths[] = { "/usr/sbin/e2undo", "/sbin/e2undo", NULL };
+
+int ext4_edit_undo(const char *undo, int e2undo, const char *path, char *msg, size_t len)
+{
+	char *argv[] = { "e2undo", (char *)undo, (char *)path, NULL };
+	char out[1024];
+	int status, ret;
+
+	if (!e2undo)
+		return ext4_undo_apply(undo, path, msg, len);
+	ret = spawn_capture(argv, NULL, e2undo_paths, out, sizeof(out), &status);
+	if (ret) {
+		snprintf(msg, len, "cannot run e2undo: %s", strerror(-ret));
+		return ret;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	out[strcspn(out, "\n")] = '\0';
+	snprintf(msg, len, "e2undo failed (%s)", out[0] ? out : "no message");
+	return -EIO;
 }
 
 /* The directory holding path's last component, and that component into name. */

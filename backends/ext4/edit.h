@@ -26,11 +26,15 @@ struct ext4_edit_stat {
  * ext4_edit_close() may be called), bitmaps read.  Refuses one that is not ext2/3/4, is mounted, or has a
  * journal to replay (msg says why, in words for the user).  `now` is
  * the time libext2fs stamps on what it touches (the superblock, deleted
- * inodes).  Returns 0, -EINVAL (not ext2/3/4), -EBUSY (mounted or a
- * journal to replay), or another negative errno; *out is NULL on error.
+ * inodes).  undo (rw only; NULL: none) is an undo file that gets what
+ * every block held before its first overwrite: in e2undo's format
+ * (libext2fs' undo I/O manager) when e2undo, else imprint's own
+ * (backends/ext4/undo.c: a free block of zeros by its number only).
+ * Returns 0, -EINVAL (not ext2/3/4), -EBUSY (mounted or a journal to
+ * replay), or another negative errno; *out is NULL on error.
  */
-int ext4_edit_open(const char *path, int rw, int64_t now, struct ext4_edit **out, char *msg,
-		   size_t len);
+int ext4_edit_open(const char *path, int rw, int64_t now, const char *undo, int e2undo,
+		   struct ext4_edit **out, char *msg, size_t len);
 
 /* What the file system of e holds now, for a summary (ext4_edit_usage()). */
 struct ext4_edit_usage {
@@ -43,6 +47,20 @@ void ext4_edit_usage(const struct ext4_edit *e, struct ext4_edit_usage *u);
 
 /* Write everything back and close; 0 or a negative errno (the first error). */
 int ext4_edit_close(struct ext4_edit *e);
+
+/*
+ * Close without writing back what libext2fs holds in memory (the
+ * superblock, group descriptors, bitmaps): after a failure, before
+ * ext4_edit_undo().  The undo file is complete once this returns.
+ */
+void ext4_edit_abandon(struct ext4_edit *e);
+
+/*
+ * Put back into image or device path what undo file undo (written by a
+ * closed ext4_edit_open(..., undo, e2undo, ...)) saved: with e2undo, or
+ * ext4_undo_apply().  0, or a negative errno with msg saying why.
+ */
+int ext4_edit_undo(const char *undo, int e2undo, const char *path, char *msg, size_t len);
 
 /*
  * The paths below are absolute in the file system ("/a/b"; "" is the

@@ -376,22 +376,3 @@ void change_model_apply(const struct change_model *cm, struct params *p)
 	if (days > 0)
 		p->gen_interval_days = days;
 }
-
-int change_model_print(const struct change_model *cm, FILE *out)
-{
-	uint64_t mod = cm->appended + cm->truncated + cm->edited + cm->rewritten;
-
-	fprintf(out, "# change model (profile --since): from '%s' to '%s', one generation (gen_*)\n",
-		cm->old, cm->new_);
-	fprintf(out, "# of %" PRIu64 " files: %" PRIu64 " unchanged, %" PRIu64
-		     " metadata only (%" PRIu64 " with the mode), %" PRIu64 " modified (%" PRIu64
-		     " appended, %" PRIu64 " truncated, %" PRIu64 " edited in place, %" PRIu64
-		     " rewritten), %" PRIu64 " renamed, %" PRIu64 " moved, %" PRIu64
-		     " deleted; %" PRIu64 " created\n",
-		cm->files_before, cm->unchanged, cm->meta, cm->meta_mode, mod, cm->appended,
-		cm->truncated, cm->edited, cm->rewritten, cm->renamed, cm->moved, cm->deleted,
-		cm->created);
-	fprintf(out, "# of %" PRIu64 " directories: %" PRIu64 " created, %" PRIu64 " removed\n\n",
-		cm->dirs_before, cm->dirs_created, cm->dirs_removed);
-	return ferror(out) ? -EIO : 0;
-}

@@ -43,7 +43,4 @@ int change_model_build(const char *old, const char *new_, struct change_model *c
  */
 void change_model_apply(const struct change_model *cm, struct params *p);
 
-/* cm's counts as '#' comment lines of a configuration, naming both states.  0 or -EIO. */
-int change_model_print(const struct change_model *cm, FILE *out);
-
 #endif

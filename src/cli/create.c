@@ -18,46 +18,10 @@
 #include "core/pipeline.h"
 #include "core/progress.h"
 #include "core/target.h"
+#include "util/cleanup.h"
 #include "util/outfile.h"
 #include "util/strutil.h"
 #include "util/util.h"
-
-/* The signal that interrupted the build, for the message. */
-static volatile sig_atomic_t caught_signal;
-
-/* The cancellation token handed to the backend (create_opts.cancel). */
-static volatile sig_atomic_t cancel_token;
-
-static void on_signal(int sig)
-{
-	caught_signal = sig;
-	cancel_token = 1;
-}
-
-static const int watched[] = { SIGINT, SIGTERM, SIGHUP };
-
-static const char *signal_name(int sig)
-{
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP"
-									     : "a signal";
-}
-
-static void signals_install(struct sigaction *old)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < ARRAY_SIZE(watched); i++)
-		sigaction(watched[i], &sa, &old[i]);
-}
-
-static void signals_restore(const struct sigaction *old)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(watched); i++)
-		sigaction(watched[i], &old[i], NULL);
-}
 
 /*
  * Fill in 'size' (and 'fs' with --no-format) from what the target is, then
@@ -455,14 +419,14 @@ static void discard(struct target *t, int ret, const char *msg, int keep)
 		ret2 = target_discard(t, what, sizeof(what), &terr);
 	if (ret == -EINTR) {
 		if (ret2)
-			fprintf(stderr, "imprint: interrupted (%s); %s\n", signal_name(caught_signal),
-				terr.msg);
+			fprintf(stderr, "imprint: interrupted (%s); %s\n",
+				cleanup_signal_name(cleanup_caught), terr.msg);
 		else if (what[0] || msg[0]) /* msg: a directory's backend says what it removed */
 			fprintf(stderr, "imprint: interrupted (%s): %s\n",
-				signal_name(caught_signal), what[0] ? what : msg);
+				cleanup_signal_name(cleanup_caught), what[0] ? what : msg);
 		else
 			fprintf(stderr, "imprint: interrupted (%s) before anything was written\n",
-				signal_name(caught_signal));
+				cleanup_signal_name(cleanup_caught));
 		return;
 	}
 	if (msg[0])
@@ -559,7 +523,7 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	o.shard_k = a->shard.k;
 	o.shard_n = a->shard.n;
 	o.shard_finish = a->shard.finish;
-	o.cancel = &cancel_token;
+	o.cancel = &cleanup_caught;
 	o.progress = progress_update;
 	o.progress_ctx = &pr;
 	if (t->is_device) {
@@ -578,7 +542,7 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	ret = 1;
 	if (sum->evolved_from) {
 		/* generation N from the backing's N-1: the layout kept, only what changed written */
-		ret = backed_build(t, path, sum->backing, pl, g->disk_size, &cancel_token, res, msg,
+		ret = backed_build(t, path, sum->backing, pl, g->disk_size, &cleanup_caught, res, msg,
 				   len);
 		if (ret == 1)
 			sum->evolved_from = NULL;
@@ -588,11 +552,11 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	/* a refused --no-format (not empty, say) wrote nothing: keep the user's file system */
 	if (ret && a->no_format && !j.opened)
 		target_untouched(t);
-	if (!ret && cancel_token)
+	if (!ret && cleanup_caught)
 		ret = -EINTR;
 	if (!ret && !(ops->caps & BACKEND_DISKLESS))
 		ret = finish_disk(a, t, g, params_identity(&pl->prm), sum, msg, len);
-	if (!ret && cancel_token)
+	if (!ret && cleanup_caught)
 		ret = -EINTR;
 	if (!ret && !(ops->caps & BACKEND_DISKLESS)) {
 		ret = target_commit(t, &terr);
@@ -718,7 +682,6 @@ static int write_page(const struct create_args *a, const struct backend_ops *ops
 int create_run(const struct create_args *a, struct params *p)
 {
 	const struct backend_ops *ops;
-	struct sigaction old[ARRAY_SIZE(watched)];
 	struct create_result res;
 	struct build_summary sum;
 	char msg[800] = "", backing[PATH_MAX] = "";
@@ -766,17 +729,15 @@ int create_run(const struct create_args *a, struct params *p)
 	if (ret)
 		goto out_plan;
 
-	cancel_token = 0;
-	caught_signal = 0;
-	signals_install(old);
+	cleanup_cancel_begin();
 	ret = build_target(a, ops, &t, &pl, &g, &res, &sum, msg, sizeof(msg));
-	if (ret || cancel_token) {
-		discard(&t, cancel_token ? -EINTR : ret, msg, a->keep_partial);
-		ret = cancel_token ? -EINTR : ret;
-		signals_restore(old);
+	if (ret || cleanup_caught) {
+		discard(&t, cleanup_caught ? -EINTR : ret, msg, a->keep_partial);
+		ret = cleanup_caught ? -EINTR : ret;
+		cleanup_cancel_end();
 		goto out_plan;
 	}
-	signals_restore(old);
+	cleanup_cancel_end();
 
 	sum.target = t.path;
 	if (ops->caps & BACKEND_DISKLESS) {

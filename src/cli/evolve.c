@@ -21,12 +21,16 @@
 #include "plan/generation.h"
 #include "plan/plan.h"
 #include "report/gen_report.h"
+#include "util/cleanup.h"
 #include "util/util.h"
 
 #define NONE UINT64_MAX
 #define CHUNK (1u << 20)
 
 struct evolve;
+
+/* The steps of apply(), in order. */
+enum { ST_DELETE, ST_ASIDE, ST_MKDIR, ST_MOVE, ST_RMDIR, ST_WRITE, ST_DIRMETA, STEPS };
 
 /* What evolve asks of an entry of TARGET. */
 struct evolve_stat {
@@ -82,6 +86,11 @@ struct evolve {
 	struct content_source cs;
 	int have_cm, have_cs;
 	const char *step;  /* what it was doing when it failed: for the message */
+	const char *undo_keep;  /* --undo FILE: the undo file the user keeps, or NULL */
+	char undo[PATH_MAX];  /* an image's undo file ("": none, a scratch copy) */
+	uint64_t done[STEPS];  /* the moves of each step of apply() made */
+	unsigned at;  /* the step apply() is at */
+	char last[8192];  /* the last file apply() wrote */
 };
 
 static uint64_t file_key(const struct plan *pl, uint64_t f)
@@ -209,23 +218,68 @@ static int check_target(struct evolve *ev, uint32_t n)
 	return 0;
 }
 
-/* A move that failed (err a negative errno) and the state it leaves TARGET in; returns err. */
+/* A move that failed (err a negative errno): what, where; the state is told after. Returns err. */
 static int fail_at(struct evolve *ev, const char *what, const char *path, int err)
 {
-	if (ev->scratch) {
-		/* the caller discards the copy and says so; an interruption is no failure to explain */
-		if (err != -EINTR)
-			fprintf(stderr, "imprint: evolving %s: %s '%s': %s\n", ev->name, what, path,
-				strerror(-err));
-		return err;
-	}
-	fprintf(stderr,
-		"imprint: evolve: %s '%s': %s; '%s' is now part generation %" PRIu32
-		" and part %" PRIu32 " (it was being %s): restore it, or create generation %" PRIu32
-		" afresh\n",
-		what, path, strerror(-err), ev->name, ev->cur.gen->n - 1, ev->cur.gen->n, ev->step,
-		ev->cur.gen->n);
+	/* an interruption is said once, with the state it leaves */
+	if (err != -EINTR && ev->scratch)
+		fprintf(stderr, "imprint: evolving %s: %s '%s': %s\n", ev->name, what, path,
+			strerror(-err));
+	else if (err != -EINTR)
+		fprintf(stderr, "imprint: evolve: %s '%s': %s\n", what, path, strerror(-err));
 	return err;
+}
+
+/* What the steps of apply() did, as "N files deleted, ..." into buf. */
+static void progress_text(const struct evolve *ev, char *buf, size_t len)
+{
+	static const char *const done[STEPS] = {
+		"files deleted", "files set aside to move (as .imprint-evolve-KEY in its root)",
+		"directories made", "moved files at their new paths", "directories removed",
+		"files written (bytes, owner, mode, times)", "directories given owner, mode and times",
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned s = 0; s <= ev->at && s < STEPS && n < len; s++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%" PRIu64 " %s", n ? ", " : "",
+				      ev->done[s], done[s]);
+	if (ev->at == ST_WRITE && ev->last[0] && n < len)
+		snprintf(buf + n, len - n, " (in plan order; the last '%.1024s')", ev->last);
+}
+
+/*
+ * The state a failed (or interrupted) evolve left TARGET in, to stderr:
+ * rolled back when undo says so (0: the undo file was put back, else
+ * the negative errno of the rollback with msg), else part N-1, part N.
+ */
+static void tell_state(const struct evolve *ev, int err, int undo, const char *msg)
+{
+	uint32_t n = ev->cur.gen->n;
+	char done[2048];
+
+	if (err == -EINTR)
+		fprintf(stderr, "imprint: evolve: interrupted (%s)\n", cleanup_signal_name(cleanup_caught));
+	if (ev->undo[0] && !undo) {
+		fprintf(stderr, "imprint: evolve: '%s' rolled back: it is generation %" PRIu32
+				" as before, byte for byte (nothing of generation %" PRIu32 " is left)\n",
+			ev->name, n - 1, n);
+		return;
+	}
+	progress_text(ev, done, sizeof(done));
+	fprintf(stderr, "imprint: evolve: '%s' is now part generation %" PRIu32 " and part %" PRIu32
+			": it failed while being %s, after %s; the later steps not begun",
+		ev->name, n - 1, n, ev->step, done);
+	if (ev->undo_keep)
+		fprintf(stderr, "; the rollback failed: %s; the undo file '%s' holds what was "
+				"overwritten: 'e2undo %s %s' gives back generation %" PRIu32 "\n",
+			msg, ev->undo, ev->undo, ev->name, n - 1);
+	else if (ev->undo[0])
+		fprintf(stderr, "; the rollback failed: %s: restore it, or create generation %" PRIu32
+				" afresh\n", msg, n);
+	else
+		fprintf(stderr, "; a directory has no undo: restore it, or create generation %" PRIu32
+				" afresh\n", n);
 }
 
 /* Bytes [from, to) of cur's file f, from the content source, at the same offsets. */
@@ -277,6 +331,106 @@ static int write_changes(struct evolve *ev, uint64_t f, const struct plan_gen_ed
 		ret = ev->ops->truncate(h, size);
 	err = ev->ops->close(h);
 	return ret ? ret : err;
+}
+
+/* Temporary name of a file that changes its path, beside TARGET's root. */
+static int temp_path(const struct evolve *ev, uint64_t key, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/.imprint-evolve-%" PRIu64, ev->root, key);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* -EINTR when a signal asked to stop (checked before each move), else 0. */
+static int halted(const struct evolve *ev)
+{
+	return ev->cancel && *ev->cancel ? -EINTR : 0;
+}
+
+/* Step s of apply() begins: what it does, for a message. */
+static void step(struct evolve *ev, unsigned s, const char *doing)
+{
+	ev->at = s;
+	ev->step = doing;
+}
+
+/* Steps 1 and 2: files that change their path go aside, deleted ones go. */
+static int apply_aside(struct evolve *ev)
+{
+	char p1[8192], p2[8192];
+	int ret = 0, err;
+
+	step(ev, ST_ASIDE, "rid of its deleted files and of the names of those that move");
+	for (uint64_t f = 0; !ret && !(ret = halted(ev)) && f < ev->prev.nfiles; f++) {
+		uint64_t k = file_key(&ev->prev, f), c = ev->cur_of_key[k];
+
+		if (entry_path(ev, &ev->prev, 0, f, p1, sizeof(p1)))
+			ret = -ENAMETOOLONG;
+		else if (c == NONE) {
+			if ((err = ev->ops->unlink(ev, p1)))
+				ret = fail_at(ev, "cannot delete", p1, err);
+			else
+				ev->done[ST_DELETE]++;
+		} else if (!entry_path(ev, &ev->cur, 0, c, p2, sizeof(p2)) && strcmp(p1, p2)) {
+			if (temp_path(ev, k, p2, sizeof(p2)))
+				ret = -ENAMETOOLONG;
+			else if ((err = ev->ops->rename(ev, p1, p2)))
+				ret = fail_at(ev, "cannot rename", p1, err);
+			else
+				ev->done[ST_ASIDE]++;
+		}
+	}
+	return ret;
+}
+
+/*
+ * Steps 3 to 5: new directories (parents first), the files set aside to
+ * their new paths, removed directories (children first).
+ */
+static int apply_dirs(struct evolve *ev)
+{
+	char p1[8192], p2[8192];
+	int ret = 0, err;
+
+	step(ev, ST_MKDIR, "given its new directories");
+	for (uint32_t d = 1; !ret && !(ret = halted(ev)) && d < ev->cur.ndirs; d++) {
+		if (ev->prev_dir_of_key[dir_key(&ev->cur, d)] != PLAN_NONE)
+			continue;
+		if (entry_path(ev, &ev->cur, d, NONE, p1, sizeof(p1)))
+			ret = -ENAMETOOLONG;
+		else if ((err = ev->ops->mkdir(ev, p1)))
+			ret = fail_at(ev, "cannot make directory", p1, err);
+		else
+			ev->done[ST_MKDIR]++;
+	}
+	if (!ret)
+		step(ev, ST_MOVE, "renamed");
+	for (uint64_t f = 0; !ret && !(ret = halted(ev)) && f < ev->prev.nfiles; f++) {
+		uint64_t k = file_key(&ev->prev, f), c = ev->cur_of_key[k];
+
+		if (c == NONE || entry_path(ev, &ev->prev, 0, f, p1, sizeof(p1)) ||
+		    entry_path(ev, &ev->cur, 0, c, p2, sizeof(p2)) || !strcmp(p1, p2))
+			continue;
+		if (temp_path(ev, k, p1, sizeof(p1)))
+			ret = -ENAMETOOLONG;
+		else if ((err = ev->ops->rename(ev, p1, p2)))
+			ret = fail_at(ev, "cannot rename to", p2, err);
+		else
+			ev->done[ST_MOVE]++;
+	}
+	if (!ret)
+		step(ev, ST_RMDIR, "rid of its removed directories");
+	for (uint32_t d = ev->prev.ndirs; !ret && !(ret = halted(ev)) && d-- > 1;) {
+		if (ev->cur_dir_of_key[dir_key(&ev->prev, d)] != PLAN_NONE)
+			continue;
+		if (entry_path(ev, &ev->prev, d, NONE, p1, sizeof(p1)))
+			ret = -ENAMETOOLONG;
+		else if ((err = ev->ops->rmdir(ev, p1)))
+			ret = fail_at(ev, "cannot remove directory", p1, err);
+		else
+			ev->done[ST_RMDIR]++;
+	}
+	return ret;
 }
 
 /*
@@ -351,6 +505,8 @@ static int write_one(struct evolve *ev, uint64_t f, const struct plan_gen_edit *
 		return fail_at(ev, "cannot write", path, err);
 	if ((err = ev->ops->set_meta(ev, path, &m)))
 		return fail_at(ev, "cannot set the owner, mode or times of", path, err);
+	ev->done[ST_WRITE]++;
+	snprintf(ev->last, sizeof(ev->last), "%s", path);
 	return 0;
 }
 
@@ -384,6 +540,8 @@ static int stream_piece(struct evolve *ev, struct stream *st, unsigned r, uint8_
 	plan_file_meta(&ev->cur, st->f, &m);
 	if ((err = ev->ops->set_meta(ev, path, &m)))
 		return fail_at(ev, "cannot set the owner, mode or times of", path, err);
+	ev->done[ST_WRITE]++;
+	snprintf(ev->last, sizeof(ev->last), "%s", path);
 	return 0;
 }
 
@@ -395,13 +553,14 @@ static int is_stream(const struct evolve *ev, const struct plan_gen_edit *e)
 }
 
 /* Step 6: what generation n changed in the files, and their metadata. */
-static int write_files(struct evolve *ev, uint8_t *buf)
+static int apply_files(struct evolve *ev, uint8_t *buf)
 {
 	uint64_t *other = malloc((ev->cur.nfiles + 1) * sizeof(*other)), no = 0, done = 0;
 	struct stream *st = malloc((ev->cur.nfiles + 1) * sizeof(*st));
 	size_t ns = 0;
 	int ret = 0;
 
+	step(ev, ST_WRITE, "written");
 	if (!other || !st) {
 		FREE_ALL(other, st);
 		return -ENOMEM;
@@ -424,90 +583,23 @@ static int write_files(struct evolve *ev, uint8_t *buf)
 			other[no++] = f;
 	}
 	for (unsigned r = 0; !ret && r < STREAM_ROUNDS; r++) {
-		for (uint64_t upto = no * (r + 1) / STREAM_ROUNDS; !ret && done < upto; done++)
+		for (uint64_t upto = no * (r + 1) / STREAM_ROUNDS; !ret && !(ret = halted(ev)) && done < upto; done++)
 			ret = write_one(ev, other[done], edit_now(&ev->cur, other[done]), buf);
-		for (size_t i = 0; !ret && i < ns; i++)
+		for (size_t i = 0; !ret && !(ret = halted(ev)) && i < ns; i++)
 			ret = stream_piece(ev, &st[i], r, buf);
 	}
 	FREE_ALL(other, st);
 	return ret;
 }
 
-/* Temporary name of a file that changes its path, beside TARGET's root. */
-static int temp_path(const struct evolve *ev, uint64_t key, char *buf, size_t len)
+/* Step 7: directories' metadata last, children first (their entries are done). */
+static int apply_dir_meta(struct evolve *ev)
 {
-	int n = snprintf(buf, len, "%s/.imprint-evolve-%" PRIu64, ev->root, key);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-static int apply(struct evolve *ev)
-{
-	char p1[8192], p2[8192];
-	uint8_t *buf = malloc(CHUNK);
+	char p1[8192];
 	int ret = 0, err;
 
-	ev->dir_written = calloc((size_t)ev->cur.ndirs + 1, 1);
-	if (!buf || !ev->dir_written) {
-		FREE_ALL(buf, ev->dir_written);
-		return -ENOMEM;
-	}
-	/* 1: files that change their path go aside, 2: deleted ones go */
-	ev->step = "renamed";
-	for (uint64_t f = 0; !ret && f < ev->prev.nfiles; f++) {
-		uint64_t k = file_key(&ev->prev, f), c = ev->cur_of_key[k];
-
-		if (entry_path(ev, &ev->prev, 0, f, p1, sizeof(p1)))
-			ret = -ENAMETOOLONG;
-		else if (c == NONE) {
-			if ((err = ev->ops->unlink(ev, p1)))
-				ret = fail_at(ev, "cannot delete", p1, err);
-		} else if (!entry_path(ev, &ev->cur, 0, c, p2, sizeof(p2)) && strcmp(p1, p2)) {
-			if (temp_path(ev, k, p2, sizeof(p2)))
-				ret = -ENAMETOOLONG;
-			else if ((err = ev->ops->rename(ev, p1, p2)))
-				ret = fail_at(ev, "cannot rename", p1, err);
-		}
-	}
-	/* 3: new directories, parents first */
-	ev->step = "given its new directories";
-	for (uint32_t d = 1; !ret && d < ev->cur.ndirs; d++) {
-		if (ev->prev_dir_of_key[dir_key(&ev->cur, d)] != PLAN_NONE)
-			continue;
-		if (entry_path(ev, &ev->cur, d, NONE, p1, sizeof(p1)))
-			ret = -ENAMETOOLONG;
-		else if ((err = ev->ops->mkdir(ev, p1)))
-			ret = fail_at(ev, "cannot make directory", p1, err);
-	}
-	/* 4: the files set aside to their new paths */
-	ev->step = "renamed";
-	for (uint64_t f = 0; !ret && f < ev->prev.nfiles; f++) {
-		uint64_t k = file_key(&ev->prev, f), c = ev->cur_of_key[k];
-
-		if (c == NONE || entry_path(ev, &ev->prev, 0, f, p1, sizeof(p1)) ||
-		    entry_path(ev, &ev->cur, 0, c, p2, sizeof(p2)) || !strcmp(p1, p2))
-			continue;
-		if (temp_path(ev, k, p1, sizeof(p1)))
-			ret = -ENAMETOOLONG;
-		else if ((err = ev->ops->rename(ev, p1, p2)))
-			ret = fail_at(ev, "cannot rename to", p2, err);
-	}
-	/* 5: removed directories, children first */
-	ev->step = "rid of its removed directories";
-	for (uint32_t d = ev->prev.ndirs; !ret && d-- > 1;) {
-		if (ev->cur_dir_of_key[dir_key(&ev->prev, d)] != PLAN_NONE)
-			continue;
-		if (entry_path(ev, &ev->prev, d, NONE, p1, sizeof(p1)))
-			ret = -ENAMETOOLONG;
-		else if ((err = ev->ops->rmdir(ev, p1)))
-			ret = fail_at(ev, "cannot remove directory", p1, err);
-	}
-	/* 6: content and metadata of the files */
-	ev->step = "written";
-	if (!ret)
-		ret = write_files(ev, buf);
-	/* 7: directories' metadata last, children first (their entries are done) */
-	for (uint32_t d = ev->cur.ndirs; !ret && d-- > 0;) {
+	step(ev, ST_DIRMETA, "given its directories' owners, modes and times");
+	for (uint32_t d = ev->cur.ndirs; !ret && !(ret = halted(ev)) && d-- > 0;) {
 		uint32_t p = ev->prev_dir_of_key[dir_key(&ev->cur, d)];
 		struct plan_meta mc, mp;
 
@@ -521,7 +613,31 @@ static int apply(struct evolve *ev)
 			ret = -ENAMETOOLONG;
 		else if ((err = ev->ops->set_meta(ev, p1, &mc)))
 			ret = fail_at(ev, "cannot set the owner, mode or times of", p1, err);
+		else
+			ev->done[ST_DIRMETA]++;
 	}
+	return ret;
+}
+
+static int apply(struct evolve *ev)
+{
+	uint8_t *buf = malloc(CHUNK);
+	int ret;
+
+	ev->dir_written = calloc((size_t)ev->cur.ndirs + 1, 1);
+	if (!buf || !ev->dir_written) {
+		FREE_ALL(buf, ev->dir_written);
+		return -ENOMEM;
+	}
+	ret = apply_aside(ev);
+	if (!ret)
+		ret = apply_dirs(ev);
+	if (!ret) {
+		cleanup_test_pause("evolve-moved");
+		ret = apply_files(ev, buf);
+	}
+	if (!ret)
+		ret = apply_dir_meta(ev);
 	if (ret == -ENAMETOOLONG)
 		fprintf(stderr, "imprint: evolve: a path under %s is too long\n", ev->name);
 	FREE_ALL(buf, ev->dir_written);
@@ -662,12 +778,6 @@ static const struct evolve_ops dir_ops = {
 
 /* ---- an ext2/3/4 image or device: libext2fs (backends/ext4/edit.c) ---- */
 
-/* A signal asked to stop (create --backing): the next move is not made. */
-static int stopped(const struct evolve *ev)
-{
-	return ev->cancel && *ev->cancel;
-}
-
 static int img_stat(struct evolve *ev, const char *path, struct evolve_stat *st)
 {
 	struct ext4_edit_stat s;
@@ -684,43 +794,33 @@ static int img_stat(struct evolve *ev, const char *path, struct evolve_stat *st)
 
 static int img_unlink(struct evolve *ev, const char *path)
 {
-	if (stopped(ev))
-		return -EINTR;
 	return ext4_edit_unlink(ev->img, path);
 }
 
 static int img_rename(struct evolve *ev, const char *from, const char *to)
 {
-	if (stopped(ev))
-		return -EINTR;
 	return ext4_edit_rename(ev->img, from, to);
 }
 
 static int img_mkdir(struct evolve *ev, const char *path)
 {
-	if (stopped(ev))
-		return -EINTR;
 	return ext4_edit_mkdir(ev->img, path);
 }
 
 static int img_rmdir(struct evolve *ev, const char *path)
 {
-	if (stopped(ev))
-		return -EINTR;
 	return ext4_edit_rmdir(ev->img, path);
 }
 
 static int img_set_meta(struct evolve *ev, const char *path, const struct plan_meta *m)
 {
-	if (stopped(ev))
-		return -EINTR;
 	return ext4_edit_set_meta(ev->img, path, m);
 }
 
 static int img_open(struct evolve *ev, const char *path, int create, int trunc, void **h)
 {
 	struct ext4_edit_file *f = NULL;
-	int ret = stopped(ev) ? -EINTR : ext4_edit_file_open(ev->img, path, create, trunc, &f);
+	int ret = ext4_edit_file_open(ev->img, path, create, trunc, &f);
 
 	*h = f;
 	return ret;
@@ -786,6 +886,56 @@ static void name_in(const struct evolve *ev, const char *msg, char *out, size_t 
 }
 
 /*
+ * A new undo file for ev's image: --undo's FILE (e2undo's format: a copy
+ * of every block written), else a temporary in TMPDIR (/var/tmp by
+ * default) in imprint's own (backends/ext4/undo.c: the blocks written that
+ * were in use; a free block of zeros by its number only).
+ * 0, or the exit code after a message.
+ */
+static int undo_file(struct evolve *ev, const char *cmd)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd, n;
+
+	if (ev->undo_keep)
+		n = snprintf(ev->undo, sizeof(ev->undo), "%s", ev->undo_keep);
+	else
+		n = snprintf(ev->undo, sizeof(ev->undo), "%s/imprint-undo-XXXXXX",
+			     dir && dir[0] ? dir : "/var/tmp");
+	if (n < 0 || (size_t)n >= sizeof(ev->undo)) {
+		ev->undo[0] = '\0';
+		fprintf(stderr, "imprint: %s: the undo file's path is too long\n", cmd);
+		return EXIT_USAGE;
+	}
+	fd = ev->undo_keep ? open(ev->undo, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)
+			   : mkostemp(ev->undo, O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		/* imprint's own format is of no use once imprint is gone: removed even on SIGKILL */
+		if (!ev->undo_keep)
+			cleanup_track(ev->undo, CLEANUP_FILE);
+		return 0;
+	}
+	fprintf(stderr, "imprint: %s: cannot make the undo file '%s': %s (%s)\n", cmd, ev->undo,
+		strerror(errno),
+		errno == EEXIST ? "'--undo' takes a new file: remove it or name another"
+				: "it holds what evolve overwrites: give '--undo FILE' where there is room");
+	ev->undo[0] = '\0';
+	return errno == EEXIST ? EXIT_USAGE : 1;
+}
+
+/* Remove ev's undo file (none: nothing), and forget it. */
+static void undo_drop(struct evolve *ev)
+{
+	if (!ev->undo[0])
+		return;
+	unlink(ev->undo);
+	if (!ev->undo_keep)
+		cleanup_untrack(ev->undo);
+	ev->undo[0] = '\0';
+}
+
+/*
  * Plan generations N-1 and N of p for TARGET, join them, and open TARGET
  * (an image read-write when rw, for reading else); `cmd` names the
  * command in messages.  0, or the exit code after a message (ev released);
@@ -838,8 +988,14 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 	if (ev->ops == &img_ops) {
 		char msg[PATH_MAX + 200];
 
+		ret = rw && !ev->scratch ? undo_file(ev, cmd) : 0;
+		if (ret) {
+			evolve_release(ev);
+			return ret;
+		}
 		ret = ext4_edit_open(ev->target, rw, (int64_t)plan_gen_time(p, p->generation),
-				     &ev->img, msg, sizeof(msg));
+				     ev->undo[0] ? ev->undo : NULL, !!ev->undo_keep, &ev->img, msg,
+				     sizeof(msg));
 		if (ret && ev->scratch && (ret == -EINVAL || ret == -EBUSY)) {
 			name_in(ev, msg, ev->why, sizeof(ev->why));
 			evolve_release(ev);
@@ -850,6 +1006,7 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 
 			name_in(ev, msg, named, sizeof(named));
 			fprintf(stderr, "imprint: %s: %s\n", cmd, named);
+			undo_drop(ev);
 			evolve_release(ev);
 			return ret == -EINVAL ? EXIT_USAGE : 1;
 		}
@@ -864,7 +1021,8 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
  */
 static int evolve_prepared(struct evolve *ev, uint32_t n)
 {
-	int ret, cerr;
+	char msg[PATH_MAX + 300] = "";
+	int ret, cerr, undone = -1;
 
 	ret = check_target(ev, n);
 	if (!ret) {
@@ -872,21 +1030,39 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
 		if (!ret)
 			ev->step = "written back";
 	}
-	if (ev->img) {
+	if (ev->img && ret == -ESRCH) {
+		/* nothing was written */
+		ext4_edit_abandon(ev->img);
+		ev->img = NULL;
+	} else if (ev->img && ret && ev->undo[0]) {
+		/* what the undo file saved goes back: generation n - 1 byte for byte */
+		ext4_edit_abandon(ev->img);
+		ev->img = NULL;
+		undone = ext4_edit_undo(ev->undo, !!ev->undo_keep, ev->target, msg, sizeof(msg));
+	} else if (ev->img) {
 		if (!ret && ev->usage)
 			ext4_edit_usage(ev->img, ev->usage);
 		/* what was done is written back even after a failure: the image stays consistent */
 		cerr = ext4_edit_close(ev->img);
 		ev->img = NULL;
-		if (cerr && !ret)
+		if (cerr && !ret) {
 			ret = fail_at(ev, "cannot write back", ev->name, cerr);
+			if (ev->undo[0])
+				undone = ext4_edit_undo(ev->undo, !!ev->undo_keep, ev->target, msg,
+							sizeof(msg));
+		}
 	}
+	if (ret && ret != -ESRCH && !ev->scratch)
+		tell_state(ev, ret, undone, msg);
+	/* the undo file goes unless kept, or e2undo's and all that can give generation n - 1 back */
+	if (ret ? ret == -ESRCH || !undone || !ev->undo_keep : !ev->undo_keep)
+		undo_drop(ev);
 	return ret;
 }
 
 int cmd_evolve(struct cli *c, struct params *p)
 {
-	struct evolve ev = { .target = c->operand };
+	struct evolve ev = { .target = c->operand, .undo_keep = c->undo, .cancel = &cleanup_caught };
 	int ret;
 
 	if (!p->generation) {
@@ -902,7 +1078,16 @@ int cmd_evolve(struct cli *c, struct params *p)
 	ret = prepare(&ev, "evolve", p, 1);
 	if (ret)
 		return ret;
+	if (c->undo && !ev.img) {
+		fprintf(stderr, "imprint: evolve: '--undo' is for an ext2/3/4 image or device; '%s' is "
+				"a directory, which evolve changes through the kernel with no undo\n",
+			ev.target);
+		evolve_release(&ev);
+		return EXIT_USAGE;
+	}
+	cleanup_cancel_begin();
 	ret = evolve_prepared(&ev, p->generation);
+	cleanup_cancel_end();
 	if (ret == -ESRCH)
 		fprintf(stderr, "imprint: evolve: '%s' is not generation %" PRIu32 " of this plan: "
 				"%s (give the options it was created with; nothing was changed)\n",
@@ -919,6 +1104,9 @@ int cmd_evolve(struct cli *c, struct params *p)
 	} else {
 		printf("evolved '%s' from generation %" PRIu32 " to %" PRIu32 "\n", c->operand,
 		       p->generation - 1, p->generation);
+		if (c->undo)
+			printf("'e2undo %s %s' gives back generation %" PRIu32 "\n", c->undo,
+			       c->operand, p->generation - 1);
 		gen_report_text(ev.cur.gen, stdout);
 	}
 	evolve_release(&ev);

@@ -53,6 +53,7 @@ enum {
 	OPT_INCLUDE_NORMALIZE,
 	OPT_SHARD,
 	OPT_SINCE,
+	OPT_UNDO,
 	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
 	OPT_LAST,
 };
@@ -95,6 +96,7 @@ static const struct option long_opts[] = {
 	{ "include-normalize", no_argument, NULL, OPT_INCLUDE_NORMALIZE },
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "undo", required_argument, NULL, OPT_UNDO },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -279,7 +281,9 @@ static const struct command commands[NCOMMANDS] = {
 			 "was given ('--size', '--used' or '--files' among them).  It refuses a\n"
 			 "TARGET that is not generation N-1 of the same plan (the files generation\n"
 			 "N changes, and a sample of the others, by size and mtime) before\n"
-			 "changing anything.",
+			 "changing anything.  An image that fails or is interrupted half-way\n"
+			 "is rolled back to generation N-1 from an undo file (--undo FILE\n"
+			 "keeps it for e2undo); a directory's failure says which steps were done.",
 		.example = "imprint create --size 200M --files 5000 /mnt/data\n"
 			   "imprint evolve --size 200M --files 5000 --generation 1 /mnt/data\n"
 			   "imprint create --size 200M --files 5000 data.img\n"
@@ -348,6 +352,7 @@ static const struct opt_rule {
 	  .only_for = "'create'" },
 	{ .opt = OPT_SINCE, .name = "'--since'", .takes = ON(CMD_PROFILE),
 	  .only_for = "'profile'" },
+	{ .opt = OPT_UNDO, .name = "'--undo'", .takes = ON(CMD_EVOLVE), .only_for = "'evolve'" },
 	{ .opt = OPT_INCLUDE_NORMALIZE,
 	  .name = "'--include-normalize'",
 	  .takes = CREATE_OPTS | ON(CMD_PLAN),
@@ -514,6 +519,10 @@ static const struct opt_help {
 	  "profile: also the change from OLD (an earlier state of\n"
 	  "SOURCE: image, device or directory) to SOURCE, as the\n"
 	  "gen_* rates of one generation", 0 },
+	{ OPT_UNDO, "    --undo FILE",
+	  "evolve: keep the undo file of an ext2/3/4 image or\n"
+	  "device (a new FILE): 'e2undo FILE TARGET' gives back\n"
+	  "generation N-1", 0 },
 	{ OPT_HTML, "    --html FILE",
 	  "plan, create, measure, content-report, profile: also write the\n"
 	  "report as one self-contained HTML page (charts of target\n"
@@ -889,6 +898,9 @@ static int parse_option(struct cli *c, const struct command *cmd, int opt, char 
 		return parse_jobs(c, optarg);
 	case OPT_SINCE:
 		c->since = optarg;
+		break;
+	case OPT_UNDO:
+		c->undo = optarg;
 		break;
 	case OPT_SHARD:
 		return shard_arg_parse(optarg, &c->create.shard, stderr) ? EXIT_USAGE : 0;

@@ -60,8 +60,8 @@ int cmd_profile(struct cli *c, struct params *p)
 	(void)p;
 	if (partition_number(c, "profile", &o.partition))
 		return EXIT_USAGE;
-	if (c->since && (c->json || c->html || o.partition)) {
-		fprintf(stderr, "imprint: profile: '--since' writes the change model into the configuration: not with '--json', '--html' or '--partition' yet\n");
+	if (c->since && (c->html || o.partition)) {
+		fprintf(stderr, "imprint: profile: '--since' writes the change model into the configuration (or, with '--json', its figures): not with '--html' or '--partition' yet\n");
 		return EXIT_USAGE;
 	}
 	if (c->since) {

@@ -713,6 +713,57 @@ static void content_figs(const struct content_stats *st, unsigned nextc, struct 
 }
 
 /* Every figure of the profile, in the JSON's order, the header's own after them. */
+/* The change from OLD (profile --since): its counts, and the gen_* rates p took from it. */
+static void change_figs(const struct change_model *cm, const struct params *p, struct figs *fs)
+{
+	const struct { const char *key; uint64_t n; } counts[] = {
+		{ "files_before", cm->files_before }, { "unchanged", cm->unchanged },
+		{ "metadata_only", cm->meta }, { "metadata_with_mode", cm->meta_mode },
+		{ "modified", cm->appended + cm->truncated + cm->edited + cm->rewritten },
+		{ "appended", cm->appended }, { "truncated", cm->truncated },
+		{ "edited_in_place", cm->edited }, { "rewritten", cm->rewritten },
+		{ "renamed", cm->renamed }, { "moved", cm->moved }, { "deleted", cm->deleted },
+		{ "created", cm->created }, { "dirs_before", cm->dirs_before },
+		{ "dirs_created", cm->dirs_created }, { "dirs_removed", cm->dirs_removed },
+	};
+	const struct { const char *key; double v; } rates[] = {
+		{ "gen_modify_share", p->gen_modify_share }, { "gen_delete_share", p->gen_delete_share },
+		{ "gen_create_share", p->gen_create_share }, { "gen_rename_share", p->gen_rename_share },
+		{ "gen_move_share", p->gen_move_share }, { "gen_meta_share", p->gen_meta_share },
+		{ "gen_mode_share", p->gen_mode_share }, { "gen_append_share", p->gen_append_share },
+		{ "gen_truncate_share", p->gen_truncate_share },
+		{ "gen_edit_block_share", p->gen_edit_block_share },
+		{ "gen_dir_create_share", p->gen_dir_create_share },
+		{ "gen_dir_remove_share", p->gen_dir_remove_share },
+		{ "gen_interval_days", p->gen_interval_days },
+	};
+
+	figs_open(fs, FIG_OBJECT, "change");
+	figs_string(fs, "old", cm->old);
+	figs_string(fs, "new", cm->new_);
+	for (size_t i = 0; i < ARRAY_SIZE(counts); i++)
+		figs_u64(fs, counts[i].key, counts[i].n);
+	figs_open(fs, FIG_OBJECT, "rates");
+	for (size_t i = 0; i < ARRAY_SIZE(rates); i++)
+		figs_double(fs, rates[i].key, rates[i].v);
+	figs_end(fs);
+	figs_end(fs);
+}
+
+/* The change's comment lines in a profile's text. */
+static const struct fig_line change_lines[] = {
+	{ .fmt = "# change model (profile --since): from '{change.old}' to '{change.new}',"
+		 " one generation (gen_*)\n"
+		 "# of {change.files_before} files: {change.unchanged} unchanged,"
+		 " {change.metadata_only} metadata only ({change.metadata_with_mode} with the mode),"
+		 " {change.modified} modified ({change.appended} appended, {change.truncated}"
+		 " truncated, {change.edited_in_place} edited in place, {change.rewritten}"
+		 " rewritten), {change.renamed} renamed, {change.moved} moved, {change.deleted}"
+		 " deleted; {change.created} created\n"
+		 "# of {change.dirs_before} directories: {change.dirs_created} created,"
+		 " {change.dirs_removed} removed\n\n" },
+};
+
 static void profile_figs(const struct pstate *s, const struct pfig *f, const struct pmeta *pm,
 			 const struct params *p, const char *kind, const struct profile_opts *o,
 			 struct figs *fs)
@@ -769,6 +820,8 @@ static void profile_figs(const struct pstate *s, const struct pfig *f, const str
 	if (f->have_layout)
 		figs_double(fs, "layout_score", f->layout_score);
 	meta_figs(s, pm, p, fs);
+	if (s->change)
+		change_figs(s->change, p, fs);
 	if (o->json)
 		return;
 
@@ -973,8 +1026,9 @@ int profile_print(struct pstate *s, const char *kind, const struct profile_opts 
 	} else {
 		ret = figs_print(&fs, NULL, header_lines, ARRAY_SIZE(header_lines),
 				 FMT_BYTES_DIGITS(2), out);
-		if (!ret && s->change && change_model_print(s->change, out))
-			ret = -EIO;
+		if (!ret && s->change)
+			ret = figs_print(&fs, NULL, change_lines, ARRAY_SIZE(change_lines),
+					 FMT_BYTES_DIGITS(2), out);
 		if (!ret)
 			params_print_config(p, out);
 	}

@@ -178,3 +178,38 @@ void cleanup_test_pause(const char *point)
 	if (at && strcmp(at, point) == 0)
 		raise(SIGSTOP);
 }
+
+volatile sig_atomic_t cleanup_caught;
+
+/* The signals a cancellable run catches, and the handlers they had before. */
+static const int cancel_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+static struct sigaction cancel_old[sizeof(cancel_sigs) / sizeof(cancel_sigs[0])];
+
+static void on_cancel(int sig)
+{
+	cleanup_caught = sig;
+}
+
+void cleanup_cancel_begin(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_cancel;
+	sigemptyset(&sa.sa_mask);
+	cleanup_caught = 0;
+	for (size_t i = 0; i < sizeof(cancel_sigs) / sizeof(cancel_sigs[0]); i++)
+		sigaction(cancel_sigs[i], &sa, &cancel_old[i]);
+}
+
+void cleanup_cancel_end(void)
+{
+	for (size_t i = 0; i < sizeof(cancel_sigs) / sizeof(cancel_sigs[0]); i++)
+		sigaction(cancel_sigs[i], &cancel_old[i], NULL);
+}
+
+const char *cleanup_signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP"
+									     : "a signal";
+}

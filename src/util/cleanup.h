@@ -2,6 +2,8 @@
 #ifndef IMPRINT_UTIL_CLEANUP_H
 #define IMPRINT_UTIL_CLEANUP_H
 
+#include <signal.h>
+
 /* What a tracked path is, so the cleanup knows how to remove it. */
 enum cleanup_kind {
 	CLEANUP_FILE,  /* unlink */
@@ -30,6 +32,23 @@ int cleanup_start(void);
 /* Forget path (removed, renamed or kept on purpose): nothing touches it any more. */
 void cleanup_untrack(const char *path);
 
+/*
+ * The signal (SIGINT, SIGTERM or SIGHUP) that asked a cancellable run to
+ * stop, or 0: set between cleanup_cancel_begin() and cleanup_cancel_end().
+ */
+extern volatile sig_atomic_t cleanup_caught;
+
+/*
+ * From now until cleanup_cancel_end(), SIGINT, SIGTERM and SIGHUP do not
+ * end imprint: they set cleanup_caught, which the run checks between its
+ * steps to stop, undo or discard what it made, and say so.
+ */
+void cleanup_cancel_begin(void);
+void cleanup_cancel_end(void);
+
+/* "SIGINT", "SIGTERM", "SIGHUP" or "a signal", for messages. */
+const char *cleanup_signal_name(int sig);
+
 /* How many paths can be tracked at once. */
 #define CLEANUP_SLOTS 16
 
@@ -40,7 +59,9 @@ void cleanup_untrack(const char *path);
  * (a file system of ours is mounted), "mke2fs" (just before mke2fs runs),
  * "listed" (a mounted tree's top directory is listed, its entries not yet
  * read), "backing-copied" (create --backing: the backing's disk is copied
- * into the temporary raw image, not yet evolved).
+ * into the temporary raw image, not yet evolved), "evolve-moved" (evolve:
+ * files deleted, moved and directories made and removed, no file
+ * written yet).
  */
 void cleanup_test_pause(const char *point);
 

@@ -1,0 +1,347 @@
+/* undo.c - a cheap undo for an evolve's rollback: an I/O manager over unix_io_manager that saves what a block held before its first overwrite, a free block of zeros by its number only */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backends/ext4/undo.h"
+#include "util/util.h"
+
+/*
+ * The undo file: records { offset, length, kind } (little-endian as the
+ * host; the file never leaves this process), a data record followed by
+ * the length's bytes.  Put back last to first, so that the first save of
+ * a range wins.
+ */
+enum { REC_DATA, REC_ZERO };
+struct rec {
+	uint64_t off;
+	uint32_t len, kind;
+};
+
+struct uio {
+	io_channel inner;          /* unix_io_manager's channel: every read and write */
+	int fd;                    /* the target, read directly: originals (the cache left alone) */
+	FILE *log;                 /* the undo file */
+	ext2fs_block_bitmap used;  /* blocks in use when armed; NULL before */
+	ext2fs_block_bitmap saved; /* blocks whose original is saved */
+	unsigned bsize;            /* the file system's block size, once armed */
+	uint8_t *buf;
+};
+
+static const char *pending; /* the undo file of the next open */
+
+static errcode_t uio_open(const char *name, int flags, io_channel *channel);
+
+static errcode_t log_rec(struct uio *u, uint64_t off, uint32_t len, uint32_t kind, const void *d)
+{
+	struct rec r = { .off = off, .len = len, .kind = kind };
+
+	if (fwrite(&r, sizeof(r), 1, u->log) != 1 || (kind == REC_DATA && fwrite(d, len, 1, u->log) != 1))
+		return errno ? errno : EIO;
+	return 0;
+}
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+	return n == 0 || (p[0] == 0 && !memcmp(p, p + 1, n - 1));
+}
+
+/* Save what bytes [off, off + len) hold before they are overwritten. */
+static errcode_t save(struct uio *u, uint64_t off, uint64_t len)
+{
+	unsigned bs = u->bsize ? u->bsize : 1024;
+	uint64_t first = off / bs, last = (off + len + bs - 1) / bs;
+
+	for (uint64_t b = first; b < last; b++) {
+		ssize_t n;
+		int zero;
+		errcode_t err;
+
+		if (u->saved && ext2fs_test_block_bitmap2(u->saved, b))
+			continue;
+		n = pread(u->fd, u->buf, bs, (off_t)(b * bs));
+		if (n < 0)
+			return errno;
+		/* a free block of zeros needs no copy: zeroed again on rollback */
+		zero = u->used && !ext2fs_test_block_bitmap2(u->used, b) && all_zero(u->buf, (size_t)n);
+		err = log_rec(u, b * bs, (uint32_t)n, zero ? REC_ZERO : REC_DATA, u->buf);
+		if (err)
+			return err;
+		if (u->saved)
+			ext2fs_mark_block_bitmap2(u->saved, b);
+	}
+	return 0;
+}
+
+static uint64_t span(io_channel ch, int count)
+{
+	return count < 0 ? (uint64_t)-count : (uint64_t)count * (uint64_t)ch->block_size;
+}
+
+static errcode_t uio_write_blk64(io_channel ch, unsigned long long block, int count, const void *d)
+{
+	struct uio *u = ch->private_data;
+	errcode_t err = save(u, block * (uint64_t)ch->block_size, span(ch, count));
+
+	return err ? err : io_channel_write_blk64(u->inner, block, count, d);
+}
+
+static errcode_t uio_write_blk(io_channel ch, unsigned long block, int count, const void *d)
+{
+	return uio_write_blk64(ch, block, count, d);
+}
+
+static errcode_t uio_write_byte(io_channel ch, unsigned long offset, int size, const void *d)
+{
+	struct uio *u = ch->private_data;
+	errcode_t err = save(u, offset, (uint64_t)size);
+
+	return err ? err : io_channel_write_byte(u->inner, offset, size, d);
+}
+
+static errcode_t uio_read_blk64(io_channel ch, unsigned long long block, int count, void *d)
+{
+	return io_channel_read_blk64(((struct uio *)ch->private_data)->inner, block, count, d);
+}
+
+static errcode_t uio_read_blk(io_channel ch, unsigned long block, int count, void *d)
+{
+	return uio_read_blk64(ch, block, count, d);
+}
+
+static errcode_t uio_zeroout(io_channel ch, unsigned long long block, unsigned long long count)
+{
+	struct uio *u = ch->private_data;
+	errcode_t err = save(u, block * (uint64_t)ch->block_size, count * (uint64_t)ch->block_size);
+
+	return err ? err : io_channel_zeroout(u->inner, block, count);
+}
+
+static errcode_t uio_discard(io_channel ch, unsigned long long block, unsigned long long count)
+{
+	struct uio *u = ch->private_data;
+	errcode_t err = save(u, block * (uint64_t)ch->block_size, count * (uint64_t)ch->block_size);
+
+	return err ? err : io_channel_discard(u->inner, block, count);
+}
+
+static errcode_t uio_set_blksize(io_channel ch, int blksize)
+{
+	struct uio *u = ch->private_data;
+	errcode_t err = io_channel_set_blksize(u->inner, blksize);
+
+	if (!err)
+		ch->block_size = blksize;
+	return err;
+}
+
+static errcode_t uio_flush(io_channel ch)
+{
+	struct uio *u = ch->private_data;
+	errcode_t err = io_channel_flush(u->inner);
+
+	if (!err && fflush(u->log))
+		err = errno;
+	return err;
+}
+
+static errcode_t uio_set_option(io_channel ch, const char *opt, const char *arg)
+{
+	io_channel in = ((struct uio *)ch->private_data)->inner;
+
+	return in->manager->set_option ? in->manager->set_option(in, opt, arg)
+				       : EXT2_ET_INVALID_ARGUMENT;
+}
+
+static errcode_t uio_get_stats(io_channel ch, io_stats *stats)
+{
+	io_channel in = ((struct uio *)ch->private_data)->inner;
+
+	return in->manager->get_stats ? in->manager->get_stats(in, stats) : 0;
+}
+
+static void uio_free(struct uio *u)
+{
+	if (u->log)
+		fclose(u->log);
+	if (u->fd >= 0)
+		close(u->fd);
+	if (u->used)
+		ext2fs_free_block_bitmap(u->used);
+	if (u->saved)
+		ext2fs_free_block_bitmap(u->saved);
+	free(u->buf);
+	free(u);
+}
+
+static errcode_t uio_close(io_channel ch)
+{
+	struct uio *u = ch->private_data;
+	errcode_t err = io_channel_close(u->inner), lerr = fflush(u->log) ? errno : 0;
+
+	uio_free(u);
+	free(ch->name);
+	free(ch);
+	return err ? err : lerr;
+}
+
+static struct struct_io_manager uio_manager = {
+	.magic = EXT2_ET_MAGIC_IO_MANAGER,
+	.name = "imprint undo I/O manager",
+	.open = uio_open,
+	.close = uio_close,
+	.set_blksize = uio_set_blksize,
+	.read_blk = uio_read_blk,
+	.write_blk = uio_write_blk,
+	.flush = uio_flush,
+	.write_byte = uio_write_byte,
+	.set_option = uio_set_option,
+	.get_stats = uio_get_stats,
+	.read_blk64 = uio_read_blk64,
+	.write_blk64 = uio_write_blk64,
+	.discard = uio_discard,
+	.zeroout = uio_zeroout,
+};
+
+io_manager ext4_undo_io_manager = &uio_manager;
+
+static errcode_t uio_open(const char *name, int flags, io_channel *channel)
+{
+	struct uio *u = calloc(1, sizeof(*u));
+	io_channel ch = calloc(1, sizeof(*ch));
+	errcode_t err = 0;
+
+	if (u)
+		u->fd = -1;
+	if (!u || !ch || !pending || !(ch->name = strdup(name))) {
+		err = !pending ? EXT2_ET_INVALID_ARGUMENT : EXT2_ET_NO_MEMORY;
+		goto fail;
+	}
+	u->fd = open(name, O_RDONLY | O_CLOEXEC);
+	u->log = fopen(pending, "we");
+	u->buf = malloc(EXT2_MAX_BLOCK_SIZE);
+	if (u->fd < 0 || !u->log || !u->buf) {
+		err = errno ? errno : EXT2_ET_NO_MEMORY;
+		goto fail;
+	}
+	err = unix_io_manager->open(name, flags, &u->inner);
+	if (err)
+		goto fail;
+	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
+	ch->manager = ext4_undo_io_manager;
+	ch->block_size = u->inner->block_size;
+	ch->refcount = 1;
+	ch->flags = u->inner->flags;
+	ch->align = u->inner->align;
+	ch->private_data = u;
+	*channel = ch;
+	return 0;
+fail:
+	if (ch)
+		free(ch->name);
+	free(ch);
+	if (u) {
+		u->inner = NULL;
+		uio_free(u);
+	}
+	return err;
+}
+
+void ext4_undo_prepare(const char *undo)
+{
+	pending = undo;
+}
+
+errcode_t ext4_undo_arm(ext2_filsys fs)
+{
+	struct uio *u = fs->io->private_data;
+	errcode_t err;
+
+	if (fs->io->manager != ext4_undo_io_manager)
+		return EXT2_ET_INVALID_ARGUMENT;
+	err = ext2fs_copy_bitmap(fs->block_map, &u->used);
+	if (!err)
+		err = ext2fs_allocate_block_bitmap(fs, "saved", &u->saved);
+	if (!err)
+		u->bsize = fs->blocksize;
+	return err;
+}
+
+/* Put one record back into fd (a data record's bytes at pos in log). */
+static int put_back(int fd, int log, const struct rec *r, off_t pos, int regular, uint8_t *buf)
+{
+	if (r->len > EXT2_MAX_BLOCK_SIZE)
+		return -EINVAL;
+	if (r->kind == REC_ZERO) {
+		/* an image file stays sparse where it was */
+		if (regular && !fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					  (off_t)r->off, r->len))
+			return 0;
+		memset(buf, 0, r->len);
+	} else if (pread(log, buf, r->len, pos) != (ssize_t)r->len) {
+		return -EIO;
+	}
+	return pwrite(fd, buf, r->len, (off_t)r->off) == (ssize_t)r->len ? 0 : -errno;
+}
+
+/* A record of the undo file and where its bytes are. */
+struct at_rec {
+	struct rec r;
+	off_t pos;
+};
+
+/* The records of the undo file log into *out (*n of them); 0 or a negative errno. */
+static int read_recs(int log, struct at_rec **out, size_t *n)
+{
+	size_t cap = 0;
+	off_t at = 0;
+	struct rec r;
+
+	*out = NULL;
+	*n = 0;
+	while (pread(log, &r, sizeof(r), at) == (ssize_t)sizeof(r)) {
+		if (*n == cap) {
+			struct at_rec *grown;
+
+			cap = cap ? 2 * cap : 1024;
+			grown = realloc(*out, cap * sizeof(**out));
+			if (!grown)
+				return -ENOMEM;
+			*out = grown;
+		}
+		(*out)[*n].r = r;
+		(*out)[(*n)++].pos = at + (off_t)sizeof(r);
+		at += (off_t)sizeof(r) + (r.kind == REC_DATA ? (off_t)r.len : 0);
+	}
+	return 0;
+}
+
+int ext4_undo_apply(const char *undo, const char *target, char *msg, size_t len)
+{
+	struct at_rec *recs = NULL;
+	size_t n = 0;
+	uint8_t *buf = malloc(EXT2_MAX_BLOCK_SIZE);
+	int log = open(undo, O_RDONLY | O_CLOEXEC), fd = open(target, O_RDWR | O_CLOEXEC);
+	struct stat st;
+	int ret = buf && log >= 0 && fd >= 0 && !fstat(fd, &st) ? 0 : (errno ? -errno : -ENOMEM);
+
+	if (!ret)
+		ret = read_recs(log, &recs, &n);
+	for (size_t i = n; !ret && i-- > 0;)
+		ret = put_back(fd, log, &recs[i].r, recs[i].pos, S_ISREG(st.st_mode), buf);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (ret)
+		snprintf(msg, len, "cannot put the undo file '%s' back: %s", undo, strerror(-ret));
+	if (fd >= 0)
+		close(fd);
+	if (log >= 0)
+		close(log);
+	free(recs);
+	free(buf);
+	return ret;
+}

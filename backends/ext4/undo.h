@@ -1,0 +1,31 @@
+/* undo.h - a cheap undo for an evolve's rollback: what a block held before its first overwrite, a free block of zeros by its number only */
+#ifndef IMPRINT_BACKENDS_EXT4_UNDO_H
+#define IMPRINT_BACKENDS_EXT4_UNDO_H
+
+#include <stddef.h>
+
+#include <ext2fs/ext2fs.h>
+
+/*
+ * An I/O manager over unix_io_manager for ext2fs_open2(): before a range
+ * is first written, what it held goes to the undo file that
+ * ext4_undo_prepare() named last, read from the target directly (the
+ * cache, and so what libext2fs counts as written, is left as without
+ * it).  Once ext4_undo_arm() has seen the block bitmap, a block that was
+ * free and held only zeros is recorded by its number alone: an evolve's
+ * new blocks cost no copy, only a read (libext2fs' undo_io_manager, for
+ * e2undo, copies every one).
+ */
+extern io_manager ext4_undo_io_manager;
+void ext4_undo_prepare(const char *undo);
+errcode_t ext4_undo_arm(ext2_filsys fs);
+
+/*
+ * Put the undo file back into target (after the file system that wrote it
+ * is closed): every saved range as it was, last saved first, and the
+ * free blocks of zeros zeroed again (a hole punched in an image file).
+ * 0, or a negative errno with msg saying why.
+ */
+int ext4_undo_apply(const char *undo, const char *target, char *msg, size_t len);
+
+#endif
