@@ -45,6 +45,26 @@
 #define BACKEND_OPT_ALLOW_DROP	 0x08 /* --allow-drop */
 #define BACKEND_OPT_PARTITION	 0x10 /* --partition: the file system at an offset inside TARGET */
 #define BACKEND_OPT_SHARD	 0x20 /* --shard: one share of the plan, or the finishing step */
+#define BACKEND_OPT_DIRECT_IO	 0x40 /* --direct-io: file data around the page cache or through it */
+
+/*
+ * --direct-io: how file data goes to the target.  AUTO (the default)
+ * measures both ways at the target before the data (backends/ext4/dio.c);
+ * the image's bytes are the same whichever is taken.
+ */
+enum data_io {
+	DATA_IO_AUTO = 0,
+	DATA_IO_DIRECT,	  /* O_DIRECT where the target allows it */
+	DATA_IO_BUFFERED, /* through the page cache */
+};
+
+/* Which way the data went, and why (create_result.io). */
+struct data_io_report {
+	int have;		     /* the backend chose (0: it has no choice to make) */
+	int direct;		     /* 1: around the page cache */
+	const char *why;	     /* "measured", "forced", "small", "refused" */
+	double direct_mbps, buffered_mbps; /* the measure's rates, when measured (else 0) */
+};
 
 /* What `imprint create` asks of a backend. */
 struct create_opts {
@@ -61,6 +81,7 @@ struct create_opts {
 	 */
 	uint64_t offset, fs_size;
 	unsigned jobs;		  /* worker threads for file data, >= 1 */
+	enum data_io data_io;	  /* --direct-io (backends with BACKEND_OPT_DIRECT_IO) */
 	/*
 	 * --shard K/N: write share shard_k of shard_n of the plan (plan/shard.h)
 	 * beside the other shards' writers; shard_finish: the step after all
@@ -143,6 +164,7 @@ struct create_result {
 	struct layout_free_hist free;	/* the free space left, from the block bitmap */
 	char layout_notes[512];		/* layout_notes_text(): what gave way, or "" */
 	char notes[256];		/* the backend's word on what differs from the plan, or "" */
+	struct data_io_report io;	/* how file data went to the target (ext2/3/4) */
 	/* --allow-drop: what the file system could not hold (all 0 without it) */
 	uint64_t dropped_hardlinks, dropped_symlinks; /* not made */
 	uint64_t owners_dropped;		      /* entries left with the caller's owner */

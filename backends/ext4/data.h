@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backends/backend.h"
 #include "content/source.h"
 #include "layout/layout.h"
 #include "plan/plan.h"
@@ -51,6 +52,7 @@ struct ext4_data {
 	int fd;
 	int dfd;       /* fd's file opened O_DIRECT, -1 when not: see dio.h */
 	atomic_int buffered; /* set when the file refused direct I/O */
+	struct data_io_report io; /* which way, and why (ext4_data_start(), ext4_data_join()) */
 	uint64_t base; /* byte offset of the file system in fd (a partition), else 0 */
 	uint32_t block_size;
 	uint32_t batch_blocks;	  /* span of one batch */
@@ -87,13 +89,15 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 		   const uint64_t *file_blocks, uint32_t block_size);
 
 /*
- * Start jobs workers writing through fd, content from cs; with direct,
- * around the page cache where the file and block size allow it (the same
- * bytes either way: see dio.h).  Returns 0 or a negative errno (nothing
- * left running then).
+ * Start jobs workers writing through fd, content from cs: around the page
+ * cache (DATA_IO_DIRECT, where the file and block size allow it), through
+ * it (DATA_IO_BUFFERED), or (DATA_IO_AUTO) the way that wrote faster when
+ * both were timed at the target first, over blocks the data writes
+ * afterwards (the same bytes either way: see dio.h).  d->io says which
+ * and why.  Returns 0 or a negative errno (nothing left running then).
  */
-int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd, int direct,
-		    unsigned jobs, volatile sig_atomic_t *cancel);
+int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd,
+		    enum data_io way, unsigned jobs, volatile sig_atomic_t *cancel);
 
 /*
  * Wait up to ms milliseconds for the workers.  Returns 1 while they run,

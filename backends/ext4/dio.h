@@ -51,6 +51,15 @@ int ext4_dio_submit(struct ext4_dio *io, int dfd, int fd, const struct ext4_dio_
  */
 int ext4_dio_reap(struct ext4_dio *io, int fd, const struct ext4_dio_run *run, size_t n);
 
+/*
+ * Seconds to write runs run[0, n) and have them on the device: through
+ * dfd by ext4_dio_submit() and ext4_dio_reap() as the data workers do
+ * (dfd >= 0), or through fd (dfd -1) then sync_file_range() until the
+ * page cache has written them back.  Returns the seconds (> 0), or a
+ * negative errno: -EINVAL when the file refused direct I/O.
+ */
+double ext4_dio_time(int fd, int dfd, const struct ext4_dio_run *run, size_t n);
+
 /* pwrite() all of len bytes, again after EINTR or a short write.  0 or a negative errno. */
 int ext4_pwrite_all(int fd, const unsigned char *buf, size_t len, uint64_t off);
 

@@ -76,7 +76,13 @@ static int ext4_open(struct backend *b, const struct create_opts *o, const struc
 	clock_gettime(CLOCK_MONOTONIC, &st->t0);
 	st->data_fd = -1;
 	st->jobs = o->jobs ? o->jobs : 1;
-	st->direct = !getenv("IMPRINT_DIRECT_IO") || strcmp(getenv("IMPRINT_DIRECT_IO"), "0") != 0;
+	st->data_io = o->data_io;
+	if (st->data_io == DATA_IO_AUTO && getenv("IMPRINT_DIRECT_IO")) {
+		const char *v = getenv("IMPRINT_DIRECT_IO");
+
+		st->data_io = !strcmp(v, "0") ? DATA_IO_BUFFERED :
+			      !strcmp(v, "auto") ? DATA_IO_AUTO : DATA_IO_DIRECT;
+	}
 	st->cancel = o->cancel;
 	st->progress = o->progress;
 	st->progress_ctx = o->progress_ctx;
@@ -236,6 +242,7 @@ static int ext4_populate(struct backend *b, const struct plan *pl, const struct 
 	res->have_xattr_blocks = 1;
 	res->xattr_block_inodes = x->xattr_blocks_ref;
 	res->xattr_blocks = x->xattr_blocks;
+	res->io = x->data.io;
 	ext4_report_free(x, res);
 	res->seconds = ext4_elapsed(&st->t0);
 	st->populated = 1;
@@ -324,7 +331,8 @@ const struct backend_ops ext4_backend_ops = {
 	.caps = BACKEND_PLACES_BLOCKS | BACKEND_FORMATS | BACKEND_MEASURES | BACKEND_INCLUDES |
 		BACKEND_EVOLVES,
 	.targets = BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE,
-	.options = BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_NO_FORMAT | BACKEND_OPT_PARTITION,
+	.options = BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_NO_FORMAT | BACKEND_OPT_PARTITION |
+		   BACKEND_OPT_DIRECT_IO,
 	.fs_names = ext4_fs_names,
 	.summary = "image files and devices",
 	.check = ext4_check,

@@ -28,7 +28,7 @@ struct ext4_state {
 	char *target;
 	uint64_t offset; /* --partition: where the file system starts in target, else 0 */
 	unsigned jobs;
-	int direct; /* file data around the page cache where possible (IMPRINT_DIRECT_IO=0: never) */
+	enum data_io data_io; /* --direct-io, or IMPRINT_DIRECT_IO: 0 off, auto, else on */
 	volatile sig_atomic_t *cancel; /* the core sets it on SIGINT/SIGTERM */
 	struct ext4_build *x;	       /* from layout_request() to populate() */
 	void (*progress)(void *ctx, uint64_t files_done, uint64_t bytes_done);

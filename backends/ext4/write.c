@@ -372,7 +372,7 @@ int ext4_write_all(struct ext4_build *x)
 					    "the layout's runs do not match the files' blocks" :
 					    "out of memory");
 	x->data.base = st->offset;
-	ret = ext4_data_start(&x->data, x->cs, st->data_fd, st->direct, st->jobs, st->cancel);
+	ret = ext4_data_start(&x->data, x->cs, st->data_fd, st->data_io, st->jobs, st->cancel);
 	if (ret)
 		return ext4_set_err(b, ret, "cannot start the data writers: %s", strerror(-ret));
 	ret = write_metadata(x);

@@ -221,13 +221,15 @@ static int backend_takes_options(const struct backend_ops *ops, const struct cre
 		{ BACKEND_OPT_ALLOW_DROP, "--allow-drop" },
 		{ BACKEND_OPT_PARTITION, "--partition" },
 		{ BACKEND_OPT_SHARD, "--shard" },
+		{ BACKEND_OPT_DIRECT_IO, "--direct-io" },
 	};
 	unsigned given = (a->mkfs_options ? BACKEND_OPT_MKFS_OPTIONS : 0) |
 			 (a->no_format ? BACKEND_OPT_NO_FORMAT : 0) |
 			 (a->keep_partial ? BACKEND_OPT_KEEP_PARTIAL : 0) |
 			 (a->allow_drop ? BACKEND_OPT_ALLOW_DROP : 0) |
 			 (a->partition ? BACKEND_OPT_PARTITION : 0) |
-			 (a->shard.given ? BACKEND_OPT_SHARD : 0);
+			 (a->shard.given ? BACKEND_OPT_SHARD : 0) |
+			 (a->data_io_given ? BACKEND_OPT_DIRECT_IO : 0);
 
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
 		if ((given & opts[i].bit) && !(ops->options & opts[i].bit)) {
@@ -520,6 +522,7 @@ static int build_target(const struct create_args *a, const struct backend_ops *o
 	o.fs_size = g->label ? pl->prm.size : 0;
 	t->fs_offset = g->part_start;
 	o.jobs = a->jobs ? a->jobs : 1;
+	o.data_io = a->data_io;
 	o.shard_k = a->shard.k;
 	o.shard_n = a->shard.n;
 	o.shard_finish = a->shard.finish;

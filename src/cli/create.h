@@ -6,6 +6,7 @@
 
 #include "core/convert.h"
 #include "core/disk.h"
+#include "backends/backend.h"
 #include "cli/shard_arg.h"
 #include "model/params.h"
 #include "plan/plan.h"
@@ -31,6 +32,8 @@ struct create_args {
 	const char *html;          /* also write the report page here (cli/page.h), or NULL */
 	struct include_set *includes; /* --include, scanned (plan/include.h); NULL or empty: none */
 	struct shard_arg shard;    /* --shard: one share of the plan (the mounted backend) */
+	enum data_io data_io;      /* --direct-io (the ext4 backend); DATA_IO_AUTO when not given */
+	int data_io_given;
 	int argc;                  /* the command line, for the page */
 	char **argv;
 };

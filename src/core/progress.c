@@ -307,6 +307,41 @@ static int print_dropped_text(const struct create_result *res, FILE *out)
 		       res->renamed) < 0 ? -EIO : 0;
 }
 
+/* How file data went to the target (--direct-io), when the backend chose. */
+static void add_io_json(struct json_object *o, const struct create_result *res)
+{
+	const struct data_io_report *io = &res->io;
+	struct json_object *j;
+
+	if (!io->have || !(j = json_object_new_object()))
+		return;
+	json_object_object_add(j, "way", json_object_new_string(io->direct ? "direct" : "buffered"));
+	json_object_object_add(j, "why", json_object_new_string(io->why ? io->why : "?"));
+	if (io->why && !strcmp(io->why, "measured") && io->direct_mbps > 0) {
+		json_object_object_add(j, "direct_mb_per_s", new_double(io->direct_mbps, 1));
+		json_object_object_add(j, "buffered_mb_per_s", new_double(io->buffered_mbps, 1));
+	}
+	json_object_object_add(o, "data_io", j);
+}
+
+static void print_io_text(const struct create_result *res, FILE *out)
+{
+	const struct data_io_report *io = &res->io;
+	const char *why = io->why ? io->why : "?";
+
+	if (!io->have)
+		return;
+	fprintf(out, "  file data %s the page cache", io->direct ? "around (direct I/O)" : "through");
+	if (!strcmp(why, "measured") && io->direct_mbps > 0)
+		fprintf(out, " (measured at the target: direct %.0f MB/s, page cache %.0f MB/s)\n",
+			io->direct_mbps, io->buffered_mbps);
+	else
+		fprintf(out, " (%s)\n",
+			!strcmp(why, "forced") ? "as --direct-io asked" :
+			!strcmp(why, "small") ? "too little data to measure: the default" :
+			!strcmp(why, "refused") ? "the target refused direct I/O" : why);
+}
+
 /* --partition and --format, when given: where the file system lies and what the file is. */
 /* The metadata written: special files, attributes, ACLs, preallocation; split directories. */
 static int add_meta_json(struct json_object *o, const struct create_result *res)
@@ -490,6 +525,7 @@ struct json_object *progress_summary_json(const struct create_result *res,
 		json_object_object_add(o, "notes", json_object_new_string(res->notes));
 	add_dropped_json(o, res);
 	add_included_json(o, res);
+	add_io_json(o, res);
 	add_disk_json(o, s);
 	if (s->gen)
 		json_object_object_add(o, "generation", gen_report_json(s->gen));
@@ -543,6 +579,7 @@ int progress_print_summary(const struct create_result *res, const struct build_s
 		fprintf(out, "  %s (%" PRIu64 " bytes) of file data in %.2f s, %.1f MB/s\n", bytes,
 			res->bytes, s->seconds, mbps);
 		print_included_text(res, out);
+		print_io_text(res, out);
 		if (res->sparse_files) {
 			fmt_bytes(res->hole_blocks * res->block_size, FMT_BYTES_ADAPTIVE, bytes, sizeof(bytes));
 			fprintf(out, "  sparse files %" PRIu64 ", holes of %s never written\n",

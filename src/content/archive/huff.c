@@ -106,11 +106,14 @@ static void huff_codes(const uint8_t *len, unsigned int n, uint16_t *code)
 	for (unsigned int b = 1; b <= LIT_LIMIT; b++)
 		next[b + 1] = (uint16_t)((next[b] + count[b]) << 1);
 	for (unsigned int s = 0; s < n; s++) {
-		uint16_t c = len[s] ? next[len[s]]++ : 0, r = 0;
+		uint32_t c = len[s] ? next[len[s]]++ : 0;
 
-		for (unsigned int b = 0; b < len[s]; b++)
-			r = (uint16_t)(r << 1 | ((c >> b) & 1));
-		code[s] = r;
+		/* c's 16 bits reversed, then its len[s] low ones (c < 2^len[s]) */
+		c = (c & 0x5555) << 1 | (c >> 1 & 0x5555);
+		c = (c & 0x3333) << 2 | (c >> 2 & 0x3333);
+		c = (c & 0x0F0F) << 4 | (c >> 4 & 0x0F0F);
+		c = (c & 0x00FF) << 8 | c >> 8;
+		code[s] = (uint16_t)(c >> (16 - len[s]));
 	}
 }
 
@@ -291,6 +294,55 @@ uint64_t archive_huff_bits(const uint8_t *in, uint64_t u)
 	return bits;
 }
 
+/*
+ * The block's literals in[0, u) into b.  Most of them three codes (at
+ * most 45 bits) at a time and then a store of 8 bytes whatever is
+ * complete, without a branch; the same bits as bw_put() one code at a
+ * time.  A store writes up to 8 bytes on from b->p, so the last
+ * HUFF_TAIL bytes go by bw_put(): each is at least one bit, and the
+ * stored block's 4 bytes of lengths end every slot, so the 8 bytes are
+ * the slot's (later stores write over the zeros past the bits).
+ */
+#define HUFF_TAIL 32u
+
+static void huff_literals(const struct huff_plan *hp, const uint8_t *in, uint64_t u,
+			  struct bitw *b)
+{
+	uint64_t i = 0;
+
+	if (u > HUFF_TAIL + 3) {
+		uint32_t t[256];
+		uint64_t acc = b->acc;
+		unsigned int n = b->n;
+		uint8_t *p = b->p;
+
+		for (unsigned int s = 0; s < 256; s++)
+			t[s] = hp->code[s] | (uint32_t)hp->len[s] << 16;
+		for (; i + 3 + HUFF_TAIL <= u; i += 3) {
+			uint32_t c0 = t[in[i]], c1 = t[in[i + 1]], c2 = t[in[i + 2]];
+
+			put_le64(p, acc);	/* flush first: n < 32 on entry, < 8 after */
+			p += n >> 3;
+			acc >>= n & 56;
+			n &= 7;
+			acc |= (uint64_t)(c0 & 0xFFFF) << n;
+			n += c0 >> 16;
+			acc |= (uint64_t)(c1 & 0xFFFF) << n;
+			n += c1 >> 16;
+			acc |= (uint64_t)(c2 & 0xFFFF) << n;
+			n += c2 >> 16;
+		}
+		/* n <= 52: bytes until fewer than 32 bits are held, as bw_put() holds them */
+		for (; n >= 32; n -= 8, acc >>= 8)
+			*p++ = (uint8_t)acc;
+		b->acc = acc;
+		b->n = n;
+		b->p = p;
+	}
+	for (; i < u; i++)
+		bw_put(b, hp->code[in[i]], hp->len[in[i]]);
+}
+
 /* Block hp of in[0, u) into b. */
 static void huff_block(const struct huff_plan *hp, const uint8_t *in, uint64_t u, struct bitw *bw)
 {
@@ -311,8 +363,7 @@ static void huff_block(const struct huff_plan *hp, const uint8_t *in, uint64_t u
 		else if (s == 18)
 			bw_put(&b, x, 7);
 	}
-	for (uint64_t i = 0; i < u; i++)
-		bw_put(&b, hp->code[in[i]], hp->len[in[i]]);
+	huff_literals(hp, in, u, &b);
 	bw_put(&b, hp->code[256], hp->len[256]);
 	*bw = b;
 }

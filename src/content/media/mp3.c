@@ -123,13 +123,24 @@ static unsigned int mp3_granule(struct media_bits *b, struct rng *r, unsigned in
 	unsigned int s1 = mp3_slen[0][sfc], s2 = mp3_slen[1][sfc];
 	unsigned int used = 11 * s1 + 10 * s2, q;
 	uint64_t draw = 0, acc = 0;
-	unsigned int nacc = 0;
+	unsigned int nacc = 0, held;
+	uint8_t *p;
 
 	if (used > budget)
 		return 0;
 	for (q = 0; q < 21; q++)
 		if (q < 11 ? s1 : s2)
 			media_bits_put(b, (uint32_t)rng_next(r), q < 11 ? s1 : s2);
+	/*
+	 * The quadruples go to the frame's zeroed bytes in order, so whole
+	 * bytes are stored as they fill (no merge): acc holds the held bits,
+	 * the byte under way's first ones (already at p) included.
+	 */
+	p = b->p + (b->n >> 3);
+	held = (unsigned int)(b->n & 7);
+	acc = held ? (uint64_t)(*p >> (8 - held)) : 0;
+	b->n -= held;
+	nacc = held;
 	for (q = 0; q < 144; q++) {
 		unsigned int v, nz, code;
 
@@ -141,20 +152,22 @@ static unsigned int mp3_granule(struct media_bits *b, struct rng *r, unsigned in
 		nz = (unsigned int)(UINT64_C(0x4332322132212110) >> (v * 4)) & 15;
 		if (used + 4 + nz > budget)
 			break;
-		/* table B codes quadruple v as 15 - v, the signs follow; 24 bits a write */
+		/* table B codes quadruple v as 15 - v, the signs follow */
 		code = (15 - v) << nz | ((unsigned int)(draw >> 4) & ((1u << nz) - 1));
 		acc = acc << (4 + nz) | code;
 		nacc += 4 + nz;
-		if (nacc >= 24) {
-			media_bits_put(b, (uint32_t)acc, nacc);
-			acc = 0;
-			nacc = 0;
+		if (nacc >= 8) {
+			nacc -= 8;
+			*p++ = (uint8_t)(acc >> nacc);
+			b->n += 8;
 		}
 		draw >>= 8;
 		used += 4 + nz;
 	}
-	if (nacc)
-		media_bits_put(b, (uint32_t)acc, nacc);
+	if (nacc) {
+		*p = (uint8_t)(acc << (8 - nacc));
+		b->n += nacc;
+	}
 	return used;
 }
 

@@ -1,4 +1,5 @@
 /* writer.c - the unit writer: words, sentences, lines and dates of an exact length into a buffer */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -63,8 +64,8 @@ static inline uint32_t zipf_rank(const struct text_model *tm, uint64_t x)
  * changes a byte; a wrong guess only costs its load.  (always_inline:
  * GCC finds a function of prefetches alone pure and drops its calls.)
  */
-#define PF_FAR	12u
-#define PF_NEAR 4u
+#define PF_FAR	20u
+#define PF_NEAR 7u
 
 /* The value tnext() gives k calls from now. */
 static inline uint64_t tpeek(const struct trng *r, uint64_t k)
@@ -367,29 +368,39 @@ static void text_finish(struct tw *w, size_t room, unsigned fl, int sep, int cap
 	}
 }
 
+/*
+ * The writer's position, column and the model's tables are kept in
+ * locals: a store through a byte pointer may alias any field, so through
+ * w they were loaded again after every byte written.  w->p and w->col
+ * are given back before anything else reads them (text_finish, return).
+ */
 void text_put_text(struct tw *w, size_t n, unsigned fl)
 {
 	const struct text_model *tm = w->tm;
-	uint8_t *end = w->p + n;
-	const unsigned tail = text_tail(fl);
+	const uint8_t(*const slot)[WMAX] = (const uint8_t(*)[WMAX])tm->slot;
+	const uint8_t *const lens = tm->len;
+	uint8_t *p = w->p, *const end = p + n;
+	const unsigned tail = text_tail(fl), width = fl & T_WRAP ? w->width : UINT_MAX / 2;
 	const size_t reserve = WFIN + 2 + tail;
-	const int plain = (fl & T_PLAIN) != 0;
-	unsigned left = 0, sents = 0;
+	const int plain = (fl & T_PLAIN) != 0, caps = (fl & T_CAPS) != 0;
+	unsigned left = 0, sents = 0, col = w->col;
 	int sep = 0, cap = 0, rec = 0, fresh;
 	uint8_t tok[WMAX];
 	struct trng save;
 
 	for (;;) {
-		size_t room = (size_t)(end - w->p);
+		size_t room = (size_t)(end - p);
 		unsigned l, punct = 0, para = 0;
 		uint64_t x;
 		uint32_t r;
 
 		if (!left) {
 			text_recur_end(w, rec, &save);
-			if ((fl & T_STOP) && w->p >= w->stop)
-				return;
+			if ((fl & T_STOP) && p >= w->stop)
+				break;
 			if (room < reserve) {
+				w->p = p;
+				w->col = col;
 				text_finish(w, room, fl, sep, !plain);
 				return;
 			}
@@ -405,7 +416,7 @@ void text_put_text(struct tw *w, size_t n, unsigned fl)
 			draw_prefetch(w);
 		x = tnext(&w->r);
 		r = draw_word(w, x);
-		l = tm->len[r];
+		l = lens[r];
 		fresh = text_fresh_draw(w);
 		if (fresh)
 			l = text_fresh(w, tok);
@@ -417,32 +428,48 @@ void text_put_text(struct tw *w, size_t n, unsigned fl)
 			punct = 1;
 		}
 		if (room < sep + l + punct + para + reserve) {
+			w->p = p;
+			w->col = col;
 			text_finish(w, room, fl, sep, cap);
 			text_recur_end(w, rec, &save);
 			return;
 		}
-		if (sep)
-			put_sep(w, l + punct, fl);
-		if (fresh)
-			put_mem(w, (const char *)tok, l);
-		else
-			put_rank(w, r, cap || (fl & T_CAPS));
-		w->col += l + punct;
+		/* put_sep(), put_mem() and put_rank() on the locals */
+		if (sep) {
+			if (col + 1 + l + punct > width) {
+				*p++ = '\n';
+				col = 0;
+			} else {
+				*p++ = ' ';
+				col++;
+			}
+		}
+		if (fresh) {
+			memcpy(p, tok, l);
+		} else {
+			memcpy(p, slot[r], WMAX);
+			if (cap || caps)
+				p[0] -= 'a' - 'A';
+		}
+		p += l;
+		col += l + punct;
 		if (punct) {
 			unsigned e = (unsigned)(x >> 3) & 31;
 
-			*w->p++ = left > 1 ? ',' : e == 0 ? '?' : e == 1 ? '!' : '.';
+			*p++ = left > 1 ? ',' : e == 0 ? '?' : e == 1 ? '!' : '.';
 		}
 		sep = 1;
 		if (para) {
-			*w->p++ = '\n';
-			*w->p++ = '\n';
-			w->col = 0;
+			*p++ = '\n';
+			*p++ = '\n';
+			col = 0;
 			sep = 0;
 		}
 		cap = 0;
 		left--;
 	}
+	w->p = p;
+	w->col = col;
 }
 
 void text_put_phrase(struct tw *w, unsigned lo, unsigned hi, unsigned fl)
