@@ -1,10 +1,11 @@
 #!/bin/bash
-# report_render.sh - every figure the text of measure, plan --report, content-report and a profile's header shows equals its JSON's (tests/report_render.py, content_render.py, profile_render.py)
+# report_render.sh - every figure the text of measure, plan --report, content-report, a profile's header and create's summary shows equals its JSON's (tests/report_render.py, content_render.py, profile_render.py, create_render.py)
 . "${srcdir:-.}/tests/lib.sh"
 
 CHECK="${top_srcdir:-.}/tests/report_render.py"
 CONTENT_CHECK="${top_srcdir:-.}/tests/content_render.py"
 PROFILE_CHECK="${top_srcdir:-.}/tests/profile_render.py"
+CREATE_CHECK="${top_srcdir:-.}/tests/create_render.py"
 ARGS=(--size 64M --seed 12 --files 1500 --used 24M --set sparse_file_share=0.3
 	--set xattr_user_share=0.2 --set acl_share=0.1 --set special_file_share=0.01
 	--set prealloc_file_share=0.5 --set special_dirs=1 --set special_dir_files=100)
@@ -20,6 +21,7 @@ agree() {
 	if case $kind in
 		content) python3 "$CONTENT_CHECK" "$WORK/text" "$WORK/json" ;;
 		profile) python3 "$PROFILE_CHECK" "$WORK/text" "$WORK/json" ;;
+		create) python3 "$CREATE_CHECK" "$WORK/text" "$WORK/json" ;;
 		*) python3 "$CHECK" "$kind" "$WORK/text" "$WORK/json" ;;
 	   esac >"$WORK/bad" 2>"$WORK/count"; then
 		pass "$what: text and JSON agree ($(cat "$WORK/count"))"
@@ -46,6 +48,23 @@ agree "content-report a tree" content "$IMPRINT" content-report "${top_srcdir:-.
 agree "profile an image" profile "$IMPRINT" profile "$WORK/img"
 agree "profile an image --content" profile "$IMPRINT" profile --content --sample 0.5 "$WORK/img"
 agree "profile a tree" profile "$IMPRINT" profile "${top_srcdir:-.}/src"
+# create's summary: the same build twice (text, then --json over it)
+agree "create's summary" create "$IMPRINT" create --force "${ARGS[@]}" "$WORK/c.img"
+agree "create's summary: split directories, sparse files" create "$IMPRINT" create --force \
+	--size 128M --seed 5 --files 2000 --used 60M --set layout_score=0.8 --set sparse_file_share=1 \
+	--set dir_frag_share=0.5 --set special_dirs=1 --set special_dir_files=400 "$WORK/c.img"
+agree "create's summary: MBR, a free-space target" create "$IMPRINT" create --force --size 64M \
+	--seed 4 --files 400 --used 30M --set free_frag_share=0.3 --set layout_score=0.6 \
+	--partition mbr "$WORK/c.img"
+agree "create's summary: aged, generation 1" create "$IMPRINT" create --force --size 64M --seed 1 \
+	--files 300 --used 20M --set age_rounds=2 --generation 1 "$WORK/c.img"
+mkdir -p "$WORK/inc/d" && echo data >"$WORK/inc/d/f"
+agree "create's summary: null backend, --include" create "$IMPRINT" create --backend null \
+	--size 64M --seed 1 --files 100 --include "$WORK/inc" --include-normalize "$WORK/null.img"
+if command -v qemu-img >/dev/null; then
+	agree "create's summary: qcow2, GPT" create "$IMPRINT" create --force --size 64M --seed 1 \
+		--files 100 --format qcow2 --partition gpt "$WORK/c.qcow2"
+fi
 
 # the check can fail: a figure changed in the JSON, a text line without a JSON figure
 "$IMPRINT" measure "$WORK/img" >"$WORK/text" && "$IMPRINT" measure --json "$WORK/img" >"$WORK/json"
@@ -79,4 +98,17 @@ caught "content-report: a text line without a JSON figure" widgets python3 "$CON
 "$IMPRINT" profile "$WORK/img" >"$WORK/text" && "$IMPRINT" profile --json "$WORK/img" >"$WORK/json"
 python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); j["names"]["upper_share"] += 0.01; json.dump(j, open(sys.argv[1], "w"))' "$WORK/json"
 caught "profile: a name share changed" "^names.upper_share: text" python3 "$PROFILE_CHECK"
+
+# and create's: a count changed in the JSON alone, in the text alone, a line it does not know
+"$IMPRINT" create --force "${ARGS[@]}" "$WORK/c.img" >"$WORK/text" &&
+	"$IMPRINT" create --force --json "${ARGS[@]}" "$WORK/c.img" >"$WORK/json"
+cp "$WORK/text" "$WORK/text0"
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); j["files"] += 1; json.dump(j, open(sys.argv[1], "w"))' "$WORK/json"
+caught "create: the file count changed in the JSON" "files, .*JSON gives" python3 "$CREATE_CHECK"
+"$IMPRINT" create --force --json "${ARGS[@]}" "$WORK/c.img" >"$WORK/json"
+python3 -c 'import re, sys; p = sys.argv[1]; t = open(p).read(); open(p, "w").write(re.sub(r"\((\d+) bytes\) of file", lambda m: "(%d bytes) of file" % (int(m.group(1)) + 1), t))' "$WORK/text"
+caught "create: the bytes changed in the text" "bytes.*JSON gives" python3 "$CREATE_CHECK"
+cp "$WORK/text0" "$WORK/text"
+sed -i 's/^  inodes: .*/&\n  widgets 3/' "$WORK/text"
+caught "create: a text line without a JSON figure" widgets python3 "$CREATE_CHECK"
 finish

@@ -8,9 +8,11 @@
 
 #include "backends/backend.h"
 #include "plan/generation.h"
+#include "report/figures.h"
 #include "report/gen_report.h"
 #include "core/progress.h"
 #include "util/strutil.h"
+#include "util/util.h"
 
 /* Redraw at most this often (nanoseconds). */
 #define REDRAW_NS 250000000LL
@@ -106,62 +108,9 @@ void progress_end(struct progress *pr)
 	pr->shown = 0;
 }
 
-/* A double printed with that many decimals, as a person would write it. */
-static struct json_object *new_double(double v, int decimals)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	return json_object_new_double_s(v, buf);
-}
-
 static double ratio(uint64_t a, uint64_t b)
 {
 	return b ? (double)a / (double)b : 0;
-}
-
-/* The layout's figures: the same keys as `imprint measure --json` where they exist. */
-static int add_layout_json(struct json_object *o, const struct create_result *res)
-{
-	const struct layout_free_hist *h = &res->free;
-	struct json_object *a = json_object_new_array(), *x;
-
-	if (!a)
-		return -ENOMEM;
-	json_object_object_add(o, "layout_score_target",
-			       res->age_rounds ? NULL : new_double(res->layout_target, 4));
-	json_object_object_add(o, "layout_notes", json_object_new_string(res->layout_notes));
-	json_object_object_add(o, "multi_block_files", json_object_new_uint64(res->frag_eligible));
-	json_object_object_add(o, "fragmented_files", json_object_new_uint64(res->frag_files));
-	json_object_object_add(o, "fragmented_share",
-			       new_double(ratio(res->frag_files, res->frag_eligible), 6));
-	json_object_object_add(o, "mean_extents_fragmented",
-			       new_double(ratio(res->frag_runs, res->frag_files), 4));
-	json_object_object_add(o, "free_blocks", json_object_new_uint64(h->free_blocks));
-	json_object_object_add(o, "free_extents", json_object_new_uint64(h->extents));
-	json_object_object_add(o, "chunk_bytes",
-			       json_object_new_uint64(h->chunk_blocks * res->block_size));
-	json_object_object_add(o, "free_chunks", json_object_new_uint64(h->free_chunks));
-	json_object_object_add(o, "free_small_share",
-			       new_double(ratio(h->small_blocks, h->free_blocks), 6));
-	json_object_object_add(o, "free_small_target", new_double(res->free_small_target, 4));
-	for (unsigned b = 0; b < LAYOUT_HIST_BUCKETS; b++) {
-		if (!h->count[b])
-			continue;
-		x = json_object_new_object();
-		if (!x) {
-			json_object_put(a);
-			return -ENOMEM;
-		}
-		json_object_object_add(x, "min_blocks", json_object_new_uint64(1ULL << b));
-		json_object_object_add(x, "min_bytes",
-				       json_object_new_uint64(res->block_size << b));
-		json_object_object_add(x, "extents", json_object_new_uint64(h->count[b]));
-		json_object_object_add(x, "blocks", json_object_new_uint64(h->blocks[b]));
-		json_object_array_add(a, x);
-	}
-	json_object_object_add(o, "free_extent_histogram", a);
-	return 0;
 }
 
 /* A bucket's lower bound as e2freefrag labels it: "4K", "1M", "2G". */
@@ -177,42 +126,76 @@ static void bucket_label(uint64_t bytes, char *buf, size_t len)
 	snprintf(buf, len, "%" PRIu64 "%c", bytes, unit[u]);
 }
 
-/* The layout's figures as text: spread, free space, what gave way. */
-static int print_layout_text(const struct create_result *res, FILE *out)
+/* A text-only figure: in the text's conditions and lines, not in the JSON. */
+static void text_u64(struct figs *fs, const char *key, uint64_t v)
+{
+	fs->text_only = true;
+	figs_u64(fs, key, v);
+	fs->text_only = false;
+}
+
+static void text_double(struct figs *fs, const char *key, double v)
+{
+	fs->text_only = true;
+	figs_double(fs, key, v);
+	fs->text_only = false;
+}
+
+static void text_string(struct figs *fs, const char *key, const char *v)
+{
+	fs->text_only = true;
+	figs_string(fs, key, v);
+	fs->text_only = false;
+}
+
+/* The free-extent histogram: its non-empty buckets, labelled for the text. */
+static void add_free_hist(struct figs *fs, const struct create_result *res)
 {
 	const struct layout_free_hist *h = &res->free;
-	char buf[32], chunk[32];
-	int n = 0;
+	char buf[32];
 
-	fprintf(out,
-		"  fragmented files %" PRIu64 " of %" PRIu64
-		" with two or more blocks (%.1f %%), %.2f extents each\n",
-		res->frag_files, res->frag_eligible,
-		100 * ratio(res->frag_files, res->frag_eligible),
-		ratio(res->frag_runs, res->frag_files));
-	if (!h->chunk_blocks) /* no free-space figures (a mounted tree) */
-		return ferror(out) ? -EIO : 0;
-	fmt_bytes(h->free_blocks * res->block_size, FMT_BYTES_ADAPTIVE, buf, sizeof(buf));
-	fmt_bytes(h->chunk_blocks * res->block_size, FMT_BYTES_ADAPTIVE, chunk, sizeof(chunk));
-	fprintf(out, "  free space %s in %" PRIu64 " extents, %.1f %% below %s", buf, h->extents,
-		100 * ratio(h->small_blocks, h->free_blocks), chunk);
-	if (res->free_small_target > 0)
-		fprintf(out, " (target %.1f %%)", 100 * res->free_small_target);
-	fprintf(out, ", %" PRIu64 " free chunks of %s\n", h->free_chunks, chunk);
-	fprintf(out, "  free extents");
+	figs_open(fs, FIG_ARRAY, "free_extent_histogram");
 	for (unsigned b = 0; b < LAYOUT_HIST_BUCKETS; b++) {
 		if (!h->count[b])
 			continue;
+		figs_open(fs, FIG_OBJECT, NULL);
+		figs_u64(fs, "min_blocks", 1ULL << b);
+		figs_u64(fs, "min_bytes", res->block_size << b);
+		figs_u64(fs, "extents", h->count[b]);
+		figs_u64(fs, "blocks", h->blocks[b]);
 		bucket_label(res->block_size << b, buf, sizeof(buf));
-		if (n && n % 8 == 0)
-			fprintf(out, "\n              ");
-		fprintf(out, "%s %s+ %" PRIu64, n % 8 ? "," : "", buf, h->count[b]);
-		n++;
+		text_string(fs, "bucket", buf);
+		figs_end(fs);
 	}
-	fprintf(out, "\n");
-	if (res->layout_notes[0])
-		fprintf(out, "  note: %s\n", res->layout_notes);
-	return ferror(out) ? -EIO : 0;
+	figs_end(fs);
+}
+
+/* The layout's figures: the same keys as `imprint measure --json` where they exist. */
+static void add_layout(struct figs *fs, const struct create_result *res)
+{
+	const struct layout_free_hist *h = &res->free;
+
+	if (res->age_rounds)
+		figs_null(fs, "layout_score_target");
+	else
+		figs_fixed(fs, "layout_score_target", res->layout_target, 4);
+	text_u64(fs, "age_rounds", res->age_rounds);
+	figs_string(fs, "layout_notes", res->layout_notes);
+	figs_u64(fs, "multi_block_files", res->frag_eligible);
+	figs_u64(fs, "fragmented_files", res->frag_files);
+	figs_fixed(fs, "fragmented_share", ratio(res->frag_files, res->frag_eligible), 6);
+	text_double(fs, "fragmented_pct", 100 * ratio(res->frag_files, res->frag_eligible));
+	figs_fixed(fs, "mean_extents_fragmented", ratio(res->frag_runs, res->frag_files), 4);
+	figs_u64(fs, "free_blocks", h->free_blocks);
+	text_u64(fs, "free_bytes", h->free_blocks * res->block_size);
+	figs_u64(fs, "free_extents", h->extents);
+	figs_u64(fs, "chunk_bytes", h->chunk_blocks * res->block_size);
+	figs_u64(fs, "free_chunks", h->free_chunks);
+	figs_fixed(fs, "free_small_share", ratio(h->small_blocks, h->free_blocks), 6);
+	text_double(fs, "free_small_pct", 100 * ratio(h->small_blocks, h->free_blocks));
+	figs_fixed(fs, "free_small_target", res->free_small_target, 4);
+	text_double(fs, "free_small_target_pct", 100 * res->free_small_target);
+	add_free_hist(fs, res);
 }
 
 /* The rounds kept of aging through the kernel, oldest first: ring index of the i-th. */
@@ -229,49 +212,32 @@ static uint32_t age_kept(const struct create_result *res)
 }
 
 /* "age_series": per round, its score, fragmented files and free space (aging through the kernel). */
-static int add_age_json(struct json_object *o, const struct create_result *res)
+static void add_age(struct figs *fs, const struct create_result *res)
 {
-	struct json_object *a = json_object_new_array(), *x;
-
-	if (!a)
-		return -ENOMEM;
+	figs_open(fs, FIG_ARRAY, "age_series");
 	for (uint32_t i = 0; i < age_kept(res); i++) {
 		const struct create_age_round *r = age_round(res, i);
 
-		x = json_object_new_object();
-		if (!x) {
-			json_object_put(a);
-			return -ENOMEM;
-		}
-		json_object_object_add(x, "round", json_object_new_uint64(r->round));
-		json_object_object_add(x, "layout_score",
-				       r->layout_score >= 0 ? new_double(r->layout_score, 6) : NULL);
-		json_object_object_add(x, "multi_block_files", json_object_new_uint64(r->files));
-		json_object_object_add(x, "fragmented_files", json_object_new_uint64(r->fragmented));
-		json_object_object_add(x, "free_blocks", json_object_new_uint64(r->free_blocks));
-		json_object_object_add(x, "total_blocks", json_object_new_uint64(r->total_blocks));
-		json_object_array_add(a, x);
+		figs_open(fs, FIG_OBJECT, NULL);
+		figs_u64(fs, "round", r->round);
+		if (r->layout_score >= 0)
+			figs_fixed(fs, "layout_score", r->layout_score, 6);
+		else
+			figs_null(fs, "layout_score");
+		text_double(fs, "score", r->layout_score);
+		figs_u64(fs, "multi_block_files", r->files);
+		figs_u64(fs, "fragmented_files", r->fragmented);
+		figs_u64(fs, "free_blocks", r->free_blocks);
+		figs_u64(fs, "total_blocks", r->total_blocks);
+		text_double(fs, "free_pct", 100 * ratio(r->free_blocks, r->total_blocks));
+		figs_end(fs);
 	}
-	json_object_object_add(o, "age_series", a);
-	return 0;
+	figs_end(fs);
 }
 
-/* The aging series as text: one line per round kept. */
-static int print_age_text(const struct create_result *res, FILE *out)
-{
-	fprintf(out, "  aged through the kernel: round, layout score, fragmented files, free %%\n");
-	for (uint32_t i = 0; i < age_kept(res); i++) {
-		const struct create_age_round *r = age_round(res, i);
-
-		fprintf(out, "    %4" PRIu32 "  %.6f  %" PRIu64 " of %" PRIu64 "  %.1f %%\n", r->round,
-			r->layout_score, r->fragmented, r->files,
-			100 * ratio(r->free_blocks, r->total_blocks));
-	}
-	return ferror(out) ? -EIO : 0;
-}
-
-/* What --allow-drop dropped or renamed: each count only when non-zero. */
-static void add_dropped_json(struct json_object *o, const struct create_result *res)
+/* What --allow-drop dropped or renamed: in the JSON each count only when non-zero, in the
+ * text all of them ("dropped"), when one is. */
+static void add_dropped(struct figs *fs, const struct create_result *res)
 {
 	const struct {
 		const char *key;
@@ -285,255 +251,240 @@ static void add_dropped_json(struct json_object *o, const struct create_result *
 		{ "holes_filled", res->holes_filled },
 		{ "times_rounded", res->times_rounded },
 	};
+	uint64_t any = 0;
 
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
 		if (d[i].n)
-			json_object_object_add(o, d[i].key, json_object_new_uint64(d[i].n));
+			figs_u64(fs, d[i].key, d[i].n);
+	fs->text_only = true;
+	figs_open(fs, FIG_OBJECT, "dropped");
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		figs_u64(fs, d[i].key, d[i].n);
+		any |= d[i].n;
+	}
+	figs_end(fs);
+	figs_u64(fs, "any_dropped", any != 0);
+	fs->text_only = false;
 }
 
-/* The same as text, one line, only when something was dropped or renamed. */
-static int print_dropped_text(const struct create_result *res, FILE *out)
+/* The metadata written: special files, attributes, ACLs, preallocation; split directories. */
+static void add_meta(struct figs *fs, const struct create_result *res)
 {
-	if (!res->dropped_hardlinks && !res->dropped_symlinks && !res->owners_dropped &&
-	    !res->renamed && !res->modes_dropped && !res->holes_filled && !res->times_rounded)
-		return 0;
-	return fprintf(out,
-		       "  dropped (--allow-drop): %" PRIu64 " hard links, %" PRIu64
-		       " symbolic links, %" PRIu64 " owners kept as the caller's, %" PRIu64
-		       " modes as the file system's, %" PRIu64 " times rounded, %" PRIu64
-		       " sparse files written whole; %" PRIu64 " names shortened or renamed\n",
-		       res->dropped_hardlinks, res->dropped_symlinks, res->owners_dropped,
-		       res->modes_dropped, res->times_rounded, res->holes_filled,
-		       res->renamed) < 0 ? -EIO : 0;
+	static const char *const key[SPECIAL_TYPES] = { "fifos", "sockets", "char_devices",
+							 "block_devices" };
+
+	text_u64(fs, "have_meta", res->have_meta);
+	figs_open(fs, FIG_OBJECT, "metadata");
+	for (int t = 0; t < SPECIAL_TYPES; t++)
+		figs_u64(fs, key[t], res->specials[t]);
+	figs_u64(fs, "xattr_inodes", res->xattr_inodes);
+	figs_u64(fs, "xattr_user", res->xattr_user);
+	figs_u64(fs, "xattr_security", res->xattr_security);
+	if (res->have_xattr_blocks) {
+		figs_u64(fs, "xattr_block_inodes", res->xattr_block_inodes);
+		figs_u64(fs, "xattr_blocks", res->xattr_blocks);
+	} else {
+		figs_null(fs, "xattr_block_inodes");
+		figs_null(fs, "xattr_blocks");
+	}
+	figs_u64(fs, "acl_access", res->acl_access);
+	figs_u64(fs, "acl_default", res->acl_default);
+	figs_u64(fs, "prealloc_files", res->prealloc_files);
+	figs_u64(fs, "unwritten_bytes", res->unwritten_bytes);
+	figs_u64(fs, "beyond_bytes", res->beyond_bytes);
+	if (res->have_layout) {
+		figs_u64(fs, "dir_multiblock", res->dir_multiblock);
+		figs_u64(fs, "dir_fragmented", res->dir_fragmented);
+		figs_fixed(fs, "dir_frag_share", ratio(res->dir_fragmented, res->dir_multiblock), 6);
+		text_double(fs, "dir_frag_pct", 100 * ratio(res->dir_fragmented, res->dir_multiblock));
+		figs_fixed(fs, "dir_frag_target", res->dir_frag_target, 4);
+		text_double(fs, "dir_frag_target_pct", 100 * res->dir_frag_target);
+		figs_fixed(fs, "dir_layout_score", res->dir_layout_score, 6);
+	}
+	figs_end(fs);
+}
+
+/* --include: what was copied beside the plan (its files are not in files/bytes above). */
+static void add_included(struct figs *fs, const struct create_result *res)
+{
+	if (!res->have_included)
+		return;
+	figs_open(fs, FIG_OBJECT, "included");
+	figs_u64(fs, "files", res->included_files);
+	figs_u64(fs, "dirs", res->included_dirs);
+	figs_u64(fs, "symlinks", res->included_symlinks);
+	figs_u64(fs, "hardlinks", res->included_hardlinks);
+	figs_u64(fs, "bytes", res->included_bytes);
+	figs_u64(fs, "xattrs", res->included_xattrs);
+	figs_bool(fs, "normalized", res->included_normalized);
+	figs_end(fs);
 }
 
 /* How file data went to the target (--direct-io), when the backend chose. */
-static void add_io_json(struct json_object *o, const struct create_result *res)
-{
-	const struct data_io_report *io = &res->io;
-	struct json_object *j;
-
-	if (!io->have || !(j = json_object_new_object()))
-		return;
-	json_object_object_add(j, "way", json_object_new_string(io->direct ? "direct" : "buffered"));
-	json_object_object_add(j, "why", json_object_new_string(io->why ? io->why : "?"));
-	if (io->why && !strcmp(io->why, "measured") && io->direct_mbps > 0) {
-		json_object_object_add(j, "direct_mb_per_s", new_double(io->direct_mbps, 1));
-		json_object_object_add(j, "buffered_mb_per_s", new_double(io->buffered_mbps, 1));
-	}
-	json_object_object_add(o, "data_io", j);
-}
-
-static void print_io_text(const struct create_result *res, FILE *out)
+static void add_io(struct figs *fs, const struct create_result *res)
 {
 	const struct data_io_report *io = &res->io;
 	const char *why = io->why ? io->why : "?";
 
 	if (!io->have)
 		return;
-	fprintf(out, "  file data %s the page cache", io->direct ? "around (direct I/O)" : "through");
-	if (!strcmp(why, "measured") && io->direct_mbps > 0)
-		fprintf(out, " (measured at the target: direct %.0f MB/s, page cache %.0f MB/s)\n",
-			io->direct_mbps, io->buffered_mbps);
-	else
-		fprintf(out, " (%s)\n",
-			!strcmp(why, "forced") ? "as --direct-io asked" :
-			!strcmp(why, "small") ? "too little data to measure: the default" :
-			!strcmp(why, "refused") ? "the target refused direct I/O" : why);
+	figs_open(fs, FIG_OBJECT, "data_io");
+	figs_string(fs, "way", io->direct ? "direct" : "buffered");
+	figs_string(fs, "why", why);
+	if (!strcmp(why, "measured") && io->direct_mbps > 0) {
+		figs_fixed(fs, "direct_mb_per_s", io->direct_mbps, 1);
+		figs_fixed(fs, "buffered_mb_per_s", io->buffered_mbps, 1);
+	}
+	text_string(fs, "path", io->direct ? "around (direct I/O)" : "through");
+	text_string(fs, "reason", !strcmp(why, "forced") ? "as --direct-io asked" :
+				  !strcmp(why, "small") ? "too little data to measure: the default" :
+				  !strcmp(why, "refused") ? "the target refused direct I/O" : why);
+	figs_end(fs);
 }
 
 /* --partition and --format, when given: where the file system lies and what the file is. */
-/* The metadata written: special files, attributes, ACLs, preallocation; split directories. */
-static int add_meta_json(struct json_object *o, const struct create_result *res)
-{
-	static const char *const key[SPECIAL_TYPES] = { "fifos", "sockets", "char_devices",
-							 "block_devices" };
-	struct json_object *m = json_object_new_object();
-
-	if (!m)
-		return -ENOMEM;
-	for (int t = 0; t < SPECIAL_TYPES; t++)
-		json_object_object_add(m, key[t], json_object_new_uint64(res->specials[t]));
-	json_object_object_add(m, "xattr_inodes", json_object_new_uint64(res->xattr_inodes));
-	json_object_object_add(m, "xattr_user", json_object_new_uint64(res->xattr_user));
-	json_object_object_add(m, "xattr_security", json_object_new_uint64(res->xattr_security));
-	json_object_object_add(m, "xattr_block_inodes",
-			       res->have_xattr_blocks ? json_object_new_uint64(res->xattr_block_inodes) : NULL);
-	json_object_object_add(m, "xattr_blocks",
-			       res->have_xattr_blocks ? json_object_new_uint64(res->xattr_blocks) : NULL);
-	json_object_object_add(m, "acl_access", json_object_new_uint64(res->acl_access));
-	json_object_object_add(m, "acl_default", json_object_new_uint64(res->acl_default));
-	json_object_object_add(m, "prealloc_files", json_object_new_uint64(res->prealloc_files));
-	json_object_object_add(m, "unwritten_bytes", json_object_new_uint64(res->unwritten_bytes));
-	json_object_object_add(m, "beyond_bytes", json_object_new_uint64(res->beyond_bytes));
-	if (res->have_layout) {
-		json_object_object_add(m, "dir_multiblock", json_object_new_uint64(res->dir_multiblock));
-		json_object_object_add(m, "dir_fragmented", json_object_new_uint64(res->dir_fragmented));
-		json_object_object_add(m, "dir_frag_share",
-				       new_double(ratio(res->dir_fragmented, res->dir_multiblock), 6));
-		json_object_object_add(m, "dir_frag_target", new_double(res->dir_frag_target, 4));
-		json_object_object_add(m, "dir_layout_score", new_double(res->dir_layout_score, 6));
-	}
-	json_object_object_add(o, "metadata", m);
-	return 0;
-}
-
-/* --include: what was copied beside the plan (its files are not in files/bytes above). */
-static void add_included_json(struct json_object *o, const struct create_result *res)
-{
-	struct json_object *x;
-
-	if (!res->have_included || !(x = json_object_new_object()))
-		return;
-	json_object_object_add(x, "files", json_object_new_uint64(res->included_files));
-	json_object_object_add(x, "dirs", json_object_new_uint64(res->included_dirs));
-	json_object_object_add(x, "symlinks", json_object_new_uint64(res->included_symlinks));
-	json_object_object_add(x, "hardlinks", json_object_new_uint64(res->included_hardlinks));
-	json_object_object_add(x, "bytes", json_object_new_uint64(res->included_bytes));
-	json_object_object_add(x, "xattrs", json_object_new_uint64(res->included_xattrs));
-	json_object_object_add(x, "normalized", json_object_new_boolean(res->included_normalized));
-	json_object_object_add(o, "included", x);
-}
-
-static void print_included_text(const struct create_result *res, FILE *out)
-{
-	char b[32];
-
-	if (!res->have_included)
-		return;
-	fmt_bytes(res->included_bytes, FMT_BYTES_ADAPTIVE, b, sizeof(b));
-	fprintf(out,
-		"  included (--include%s): %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64
-		" symbolic and %" PRIu64 " hard links, %s (%" PRIu64 " bytes), %" PRIu64 " xattrs\n",
-		res->included_normalized ? ", normalised" : "", res->included_files,
-		res->included_dirs, res->included_symlinks, res->included_hardlinks, b,
-		res->included_bytes, res->included_xattrs);
-}
-
-static int print_meta_text(const struct create_result *res, FILE *out)
-{
-	char b1[32], b2[32];
-
-	if (res->have_meta) {
-		fprintf(out,
-			"  special files %" PRIu64 " FIFOs, %" PRIu64 " sockets, %" PRIu64
-			" character and %" PRIu64 " block devices\n",
-			res->specials[SPECIAL_FIFO], res->specials[SPECIAL_SOCK],
-			res->specials[SPECIAL_CHR], res->specials[SPECIAL_BLK]);
-		fprintf(out,
-			"  xattrs on %" PRIu64 " inodes (%" PRIu64 " user, %" PRIu64
-			" security); ACLs: %" PRIu64 " access, %" PRIu64 " default",
-			res->xattr_inodes, res->xattr_user, res->xattr_security, res->acl_access,
-			res->acl_default);
-		if (res->have_xattr_blocks && res->xattr_inodes)
-			fprintf(out, "; %" PRIu64 " inodes with an xattr block (%" PRIu64
-				" distinct), the others all in the inode",
-				res->xattr_block_inodes, res->xattr_blocks);
-		fprintf(out, "\n  preallocated %" PRIu64 " files: %s unwritten inside, %s beyond the end\n",
-			res->prealloc_files,
-			fmt_bytes(res->unwritten_bytes, FMT_BYTES_ADAPTIVE, b1, sizeof(b1)),
-			fmt_bytes(res->beyond_bytes, FMT_BYTES_ADAPTIVE, b2, sizeof(b2)));
-	}
-	if (res->have_layout && res->dir_frag_target > 0)
-		fprintf(out,
-			"  split directories %" PRIu64 " of %" PRIu64
-			" with two or more blocks (%.1f %%, target %.1f %%), directory layout score %.4f\n",
-			res->dir_fragmented, res->dir_multiblock,
-			100 * ratio(res->dir_fragmented, res->dir_multiblock),
-			100 * res->dir_frag_target, res->dir_layout_score);
-	return ferror(out) ? -EIO : 0;
-}
-
-static void add_disk_json(struct json_object *o, const struct build_summary *s)
+static void add_disk(struct figs *fs, const struct build_summary *s)
 {
 	if (s->partition) {
-		struct json_object *d = json_object_new_object();
-
-		json_object_object_add(d, "table", json_object_new_string(s->partition));
-		json_object_object_add(d, "disk_size", json_object_new_uint64(s->disk_size));
-		json_object_object_add(d, "partition", json_object_new_uint64(1));
-		json_object_object_add(d, "start", json_object_new_uint64(s->part_start));
-		json_object_object_add(d, "length", json_object_new_uint64(s->part_size));
-		json_object_object_add(o, "disk", d);
+		figs_open(fs, FIG_OBJECT, "disk");
+		figs_string(fs, "table", s->partition);
+		text_string(fs, "table_name", !strcmp(s->partition, "gpt") ? "GPT" : "MBR");
+		figs_u64(fs, "disk_size", s->disk_size);
+		figs_u64(fs, "partition", 1);
+		figs_u64(fs, "start", s->part_start);
+		figs_u64(fs, "length", s->part_size);
+		figs_end(fs);
 	}
-	if (s->format) {
-		json_object_object_add(o, "format", json_object_new_string(s->format));
-		json_object_object_add(o, "convert_seconds", new_double(s->convert_seconds, 3));
-		json_object_object_add(o, "file_size", json_object_new_uint64(s->file_size));
-		if (s->backing) {
-			json_object_object_add(o, "backing", json_object_new_string(s->backing));
-			/* true: the backing's generation evolved, its layout kept; false: laid out afresh */
-			json_object_object_add(o, "evolved_from_backing",
-					       json_object_new_boolean(s->evolved_from != NULL));
-		}
+	if (!s->format)
+		return;
+	figs_string(fs, "format", s->format);
+	figs_fixed(fs, "convert_seconds", s->convert_seconds, 3);
+	figs_u64(fs, "file_size", s->file_size);
+	if (s->backing) {
+		figs_string(fs, "backing", s->backing);
+		/* true: the backing's generation evolved, its layout kept; false: laid out afresh */
+		figs_bool(fs, "evolved_from_backing", s->evolved_from != NULL);
+	}
+	if (s->evolved_from && s->gen) {
+		text_string(fs, "evolved_from", s->evolved_from);
+		text_u64(fs, "evolved_gen", s->gen->n - 1);
 	}
 }
 
-static void print_disk_text(const struct build_summary *s, FILE *out)
+/* The summary's figures, in the JSON's order. */
+static void summary_figs(struct figs *fs, const struct create_result *res,
+			 const struct build_summary *s)
 {
-	char a[32], b[32], c[32];
+	double mbps = s->seconds > 0 ? (double)res->bytes / 1e6 / s->seconds : 0;
 
-	if (s->partition) {
-		fmt_bytes(s->disk_size, FMT_BYTES_ADAPTIVE, a, sizeof(a));
-		fmt_bytes(s->part_start, FMT_BYTES_ADAPTIVE, b, sizeof(b));
-		fmt_bytes(s->part_size, FMT_BYTES_ADAPTIVE, c, sizeof(c));
-		fprintf(out, "  disk of %s, %s table: partition 1 at %s, %s\n", a,
-			!strcmp(s->partition, "gpt") ? "GPT" : "MBR", b, c);
+	figs_string(fs, "target", s->target);
+	if (s->diskless) { /* TARGET was left as it was */
+		figs_bool(fs, "written", false);
+		text_string(fs, "diskless", s->diskless);
 	}
-	if (s->format) {
-		fmt_bytes(s->file_size, FMT_BYTES_ADAPTIVE, a, sizeof(a));
-		fprintf(out, "  converted to %s by qemu-img in %.2f s (a %s file%s%s)\n", s->format,
-			s->convert_seconds, a, s->backing ? ", an overlay on " : "",
-			s->backing ? s->backing : "");
-		if (s->evolved_from && s->gen)
-			fprintf(out, "  evolved from generation %" PRIu32 " in %s: its layout kept, only what changed written\n",
-				s->gen->n - 1, s->evolved_from);
+	figs_string(fs, "fs", s->fs);
+	figs_u64(fs, "size", s->size);
+	figs_u64(fs, "seed", s->seed);
+	figs_u64(fs, "files", res->files);
+	figs_u64(fs, "dirs", res->dirs);
+	figs_u64(fs, "links", res->links);
+	figs_u64(fs, "bytes", res->bytes);
+	figs_fixed(fs, "seconds", s->seconds, 3);
+	figs_fixed(fs, "mb_per_s", mbps, 1);
+	if (res->have_score)
+		figs_fixed(fs, "layout_score", res->layout_score, 4);
+	else
+		figs_null(fs, "layout_score");
+	figs_u64(fs, "block_size", res->block_size);
+	figs_u64(fs, "blocks_used", res->blocks_used);
+	figs_u64(fs, "sparse_files", res->sparse_files);
+	figs_u64(fs, "hole_blocks", res->hole_blocks);
+	text_u64(fs, "hole_bytes", res->hole_blocks * res->block_size);
+	if (res->have_inodes) {
+		figs_u64(fs, "inodes", res->inodes);
+		figs_u64(fs, "inodes_free", res->inodes_free);
 	}
+	if (res->notes[0])
+		figs_string(fs, "notes", res->notes);
+	add_dropped(fs, res);
+	add_included(fs, res);
+	add_io(fs, res);
+	add_disk(fs, s);
+	if (s->gen) {
+		struct json_object *g = gen_report_json(s->gen);
+
+		figs_json_value(fs, "generation", g);
+		json_object_put(g);
+	}
+	add_meta(fs, res);
+	if (res->have_layout)
+		add_layout(fs, res);
+	if (res->age_series_n)
+		add_age(fs, res);
 }
+
+/* ", " before a free-extent bucket, a new line after eight. */
+static void bucket_sep(size_t i, size_t n, char *buf, size_t len)
+{
+	(void)n;
+	snprintf(buf, len, "%s", !i ? "" : i % 8 ? "," : "\n              ");
+}
+
+/* The text before a generation's changes. */
+static const struct fig_line summary_lines[] = {
+	{ .when = "diskless", .fmt = "planned '{target}' (the {diskless} backend writes nothing: left as it was): {fs}, {size:h}, seed {seed}\n" },
+	{ .when = "!diskless", .fmt = "created '{target}': {fs}, {size:h}, seed {seed}\n" },
+	{ .when = "?disk", .fmt = "  disk of {disk.disk_size:h}, {disk.table_name} table: partition 1 at {disk.start:h}, {disk.length:h}\n" },
+	{ .when = "format backing", .fmt = "  converted to {format} by qemu-img in {convert_seconds:.2} s (a {file_size:h} file, an overlay on {backing})\n" },
+	{ .when = "format !backing", .fmt = "  converted to {format} by qemu-img in {convert_seconds:.2} s (a {file_size:h} file)\n" },
+	{ .when = "evolved_from", .fmt = "  evolved from generation {evolved_gen} in {evolved_from}: its layout kept, only what changed written\n" },
+	{ .fmt = "  {files} files, {dirs} directories, {links} links\n" },
+	{ .when = "?inodes", .fmt = "  inodes: {inodes}, free {inodes_free}\n" },
+	{ .fmt = "  {bytes:h} ({bytes} bytes) of file data in {seconds:.2} s, {mb_per_s:.1} MB/s\n" },
+	{ .when = "?included included.normalized", .fmt = "  included (--include, normalised): {included.files} files, {included.dirs} directories, {included.symlinks} symbolic and {included.hardlinks} hard links, {included.bytes:h} ({included.bytes} bytes), {included.xattrs} xattrs\n" },
+	{ .when = "?included !included.normalized", .fmt = "  included (--include): {included.files} files, {included.dirs} directories, {included.symlinks} symbolic and {included.hardlinks} hard links, {included.bytes:h} ({included.bytes} bytes), {included.xattrs} xattrs\n" },
+	{ .when = "?data_io ?data_io.direct_mb_per_s", .fmt = "  file data {data_io.path} the page cache (measured at the target: direct {data_io.direct_mb_per_s:.0} MB/s, page cache {data_io.buffered_mb_per_s:.0} MB/s)\n" },
+	{ .when = "?data_io !?data_io.direct_mb_per_s", .fmt = "  file data {data_io.path} the page cache ({data_io.reason})\n" },
+	{ .when = "sparse_files", .fmt = "  sparse files {sparse_files}, holes of {hole_bytes:h} never written\n" },
+	{ .when = "?layout_score", .fmt = "  layout score {layout_score:.4}" },
+	{ .when = "!?layout_score", .fmt = "  layout score unavailable" },
+	{ .when = "age_rounds", .fmt = " (aged {age_rounds} rounds: no target)" },
+	{ .when = "?layout_score_target", .fmt = " (target {layout_score_target:.4})" },
+	{ .fmt = ", {blocks_used} blocks of {block_size} bytes used\n" },
+	/* the layout: spread, free space (not of a mounted tree), what gave way */
+	{ .when = "?multi_block_files", .fmt = "  fragmented files {fragmented_files} of {multi_block_files} with two or more blocks ({fragmented_pct:.1} %), {mean_extents_fragmented:.2} extents each\n" },
+	{ .when = "chunk_bytes", .fmt = "  free space {free_bytes:h} in {free_extents} extents, {free_small_pct:.1} % below {chunk_bytes:h}" },
+	{ .when = "chunk_bytes free_small_target", .fmt = " (target {free_small_target_pct:.1} %)" },
+	{ .when = "chunk_bytes", .fmt = ", {free_chunks} free chunks of {chunk_bytes:h}\n  free extents" },
+	{ .when = "chunk_bytes", .rows = "free_extent_histogram", .label = bucket_sep, .fmt = "{label} {bucket}+ {extents}" },
+	{ .when = "chunk_bytes", .fmt = "\n" },
+	{ .when = "chunk_bytes layout_notes", .fmt = "  note: {layout_notes}\n" },
+	/* the metadata */
+	{ .when = "have_meta", .fmt = "  special files {metadata.fifos} FIFOs, {metadata.sockets} sockets, {metadata.char_devices} character and {metadata.block_devices} block devices\n  xattrs on {metadata.xattr_inodes} inodes ({metadata.xattr_user} user, {metadata.xattr_security} security); ACLs: {metadata.acl_access} access, {metadata.acl_default} default" },
+	{ .when = "have_meta ?metadata.xattr_block_inodes metadata.xattr_inodes", .fmt = "; {metadata.xattr_block_inodes} inodes with an xattr block ({metadata.xattr_blocks} distinct), the others all in the inode" },
+	{ .when = "have_meta", .fmt = "\n  preallocated {metadata.prealloc_files} files: {metadata.unwritten_bytes:h} unwritten inside, {metadata.beyond_bytes:h} beyond the end\n" },
+	{ .when = "metadata.dir_frag_target", .fmt = "  split directories {metadata.dir_fragmented} of {metadata.dir_multiblock} with two or more blocks ({metadata.dir_frag_pct:.1} %, target {metadata.dir_frag_target_pct:.1} %), directory layout score {metadata.dir_layout_score:.4}\n" },
+	/* aging through the kernel, one line per round kept */
+	{ .when = "?age_series", .fmt = "  aged through the kernel: round, layout score, fragmented files, free %\n" },
+	{ .when = "?age_series", .rows = "age_series", .fmt = "    {round:4}  {score:.6}  {fragmented_files} of {multi_block_files}  {free_pct:.1} %\n" },
+	{ .when = "any_dropped", .fmt = "  dropped (--allow-drop): {dropped.dropped_hardlinks} hard links, {dropped.dropped_symlinks} symbolic links, {dropped.owners_dropped} owners kept as the caller's, {dropped.modes_dropped} modes as the file system's, {dropped.times_rounded} times rounded, {dropped.holes_filled} sparse files written whole; {dropped.renamed} names shortened or renamed\n" },
+};
+
+/* The text after it. */
+static const struct fig_line summary_notes[] = {
+	{ .when = "notes", .fmt = "  note: {notes}\n" },
+};
 
 struct json_object *progress_summary_json(const struct create_result *res,
 					  const struct build_summary *s)
 {
-	double mbps = s->seconds > 0 ? (double)res->bytes / 1e6 / s->seconds : 0;
-	struct json_object *o = json_object_new_object();
+	struct figs fs;
+	struct json_object *o;
 
-	if (!o)
-		return NULL;
-	json_object_object_add(o, "target", json_object_new_string(s->target));
-	if (s->diskless) /* TARGET was left as it was */
-		json_object_object_add(o, "written", json_object_new_boolean(0));
-	json_object_object_add(o, "fs", json_object_new_string(s->fs));
-	json_object_object_add(o, "size", json_object_new_uint64(s->size));
-	json_object_object_add(o, "seed", json_object_new_uint64(s->seed));
-	json_object_object_add(o, "files", json_object_new_uint64(res->files));
-	json_object_object_add(o, "dirs", json_object_new_uint64(res->dirs));
-	json_object_object_add(o, "links", json_object_new_uint64(res->links));
-	json_object_object_add(o, "bytes", json_object_new_uint64(res->bytes));
-	json_object_object_add(o, "seconds", new_double(s->seconds, 3));
-	json_object_object_add(o, "mb_per_s", new_double(mbps, 1));
-	json_object_object_add(o, "layout_score",
-			       res->have_score ? new_double(res->layout_score, 4) : NULL);
-	json_object_object_add(o, "block_size", json_object_new_uint64(res->block_size));
-	json_object_object_add(o, "blocks_used", json_object_new_uint64(res->blocks_used));
-	json_object_object_add(o, "sparse_files", json_object_new_uint64(res->sparse_files));
-	json_object_object_add(o, "hole_blocks", json_object_new_uint64(res->hole_blocks));
-	if (res->have_inodes) {
-		json_object_object_add(o, "inodes", json_object_new_uint64(res->inodes));
-		json_object_object_add(o, "inodes_free", json_object_new_uint64(res->inodes_free));
-	}
-	if (res->notes[0])
-		json_object_object_add(o, "notes", json_object_new_string(res->notes));
-	add_dropped_json(o, res);
-	add_included_json(o, res);
-	add_io_json(o, res);
-	add_disk_json(o, s);
-	if (s->gen)
-		json_object_object_add(o, "generation", gen_report_json(s->gen));
-	if (add_meta_json(o, res) || (res->have_layout && add_layout_json(o, res)) ||
-	    (res->age_series_n && add_age_json(o, res))) {
-		json_object_put(o);
-		return NULL;
-	}
+	figs_init(&fs);
+	summary_figs(&fs, res, s);
+	o = figs_json(&fs, NULL);
+	figs_release(&fs);
 	return o;
 }
 
@@ -552,62 +503,31 @@ static int print_json(const struct create_result *res, const struct build_summar
 	return ret;
 }
 
+static int print_text(const struct create_result *res, const struct build_summary *s, FILE *out)
+{
+	struct figs fs;
+	int ret;
+
+	figs_init(&fs);
+	summary_figs(&fs, res, s);
+	ret = figs_print(&fs, NULL, summary_lines, ARRAY_SIZE(summary_lines), FMT_BYTES_ADAPTIVE,
+			 out);
+	if (!ret && s->gen)
+		ret = gen_report_text(s->gen, out);
+	if (!ret)
+		ret = figs_print(&fs, NULL, summary_notes, ARRAY_SIZE(summary_notes),
+				 FMT_BYTES_ADAPTIVE, out);
+	figs_release(&fs);
+	if (!ret && ferror(out))
+		ret = -EIO;
+	return ret;
+}
+
 int progress_print_summary(const struct create_result *res, const struct build_summary *s,
 			   int json, FILE *out)
 {
-	double mbps = s->seconds > 0 ? (double)res->bytes / 1e6 / s->seconds : 0;
-	char bytes[32], size[32];
-	int ret;
+	int ret = json ? print_json(res, s, out) : print_text(res, s, out);
 
-	if (json) {
-		ret = print_json(res, s, out);
-	} else {
-		fmt_bytes(res->bytes, FMT_BYTES_ADAPTIVE, bytes, sizeof(bytes));
-		fmt_bytes(s->size, FMT_BYTES_ADAPTIVE, size, sizeof(size));
-		if (s->diskless)
-			fprintf(out, "planned '%s' (the %s backend writes nothing: left as it was): %s, %s, seed %" PRIu64 "\n",
-				s->target, s->diskless, s->fs, size, s->seed);
-		else
-			fprintf(out, "created '%s': %s, %s, seed %" PRIu64 "\n", s->target, s->fs,
-				size, s->seed);
-		print_disk_text(s, out);
-		fprintf(out, "  %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64 " links\n",
-			res->files, res->dirs, res->links);
-		if (res->have_inodes)
-			fprintf(out, "  inodes: %" PRIu64 ", free %" PRIu64 "\n", res->inodes,
-				res->inodes_free);
-		fprintf(out, "  %s (%" PRIu64 " bytes) of file data in %.2f s, %.1f MB/s\n", bytes,
-			res->bytes, s->seconds, mbps);
-		print_included_text(res, out);
-		print_io_text(res, out);
-		if (res->sparse_files) {
-			fmt_bytes(res->hole_blocks * res->block_size, FMT_BYTES_ADAPTIVE, bytes, sizeof(bytes));
-			fprintf(out, "  sparse files %" PRIu64 ", holes of %s never written\n",
-				res->sparse_files, bytes);
-		}
-		if (res->have_score)
-			fprintf(out, "  layout score %.4f", res->layout_score);
-		else
-			fprintf(out, "  layout score unavailable");
-		if (res->have_layout && res->age_rounds)
-			fprintf(out, " (aged %" PRIu32 " rounds: no target)", res->age_rounds);
-		else if (res->have_layout)
-			fprintf(out, " (target %.4f)", res->layout_target);
-		ret = fprintf(out, ", %" PRIu64 " blocks of %" PRIu64 " bytes used\n",
-			      res->blocks_used, res->block_size) < 0 ? -EIO : 0;
-		if (!ret && res->have_layout)
-			ret = print_layout_text(res, out);
-		if (!ret)
-			ret = print_meta_text(res, out);
-		if (!ret && res->age_series_n)
-			ret = print_age_text(res, out);
-		if (!ret)
-			ret = print_dropped_text(res, out);
-		if (!ret && s->gen)
-			ret = gen_report_text(s->gen, out);
-		if (!ret && res->notes[0])
-			ret = fprintf(out, "  note: %s\n", res->notes) < 0 ? -EIO : 0;
-	}
 	if (fflush(out) != 0)
 		ret = -EIO;
 	return ret;

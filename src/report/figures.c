@@ -77,6 +77,24 @@ void figs_double(struct figs *fs, const char *key, double v)
 		f->v.d = v;
 }
 
+void figs_fixed(struct figs *fs, const char *key, double v, int decimals)
+{
+	struct fig *f = add(fs, key, FIG_DOUBLE);
+
+	if (f) {
+		f->v.d = v;
+		f->fixed = (unsigned char)(decimals < 0 ? 0 : decimals > 30 ? 31 : decimals + 1);
+	}
+}
+
+void figs_bool(struct figs *fs, const char *key, bool v)
+{
+	struct fig *f = add(fs, key, FIG_BOOL);
+
+	if (f)
+		f->v.u = v;
+}
+
 void figs_string(struct figs *fs, const char *key, const char *s)
 {
 	struct fig *f = add(fs, key, FIG_STRING);
@@ -221,14 +239,21 @@ static json_object *value_json(const struct figs *fs, size_t k)
 {
 	const struct fig *f = &fs->f[k];
 	json_object *o;
+	char buf[64];
 
 	switch (f->type) {
 	case FIG_U64:
 		return json_object_new_uint64(f->v.u);
+	case FIG_BOOL:
+		return json_object_new_boolean(f->v.u != 0);
 	case FIG_I64:
 		return json_object_new_int64(f->v.i);
 	case FIG_DOUBLE:
-		return json_object_new_double(f->v.d);
+		if (!f->fixed)
+			return json_object_new_double(f->v.d);
+		/* as a person would write it: "0.5000" */
+		snprintf(buf, sizeof(buf), "%.*f", f->fixed - 1, f->v.d);
+		return json_object_new_double_s(f->v.d, buf);
 	case FIG_STRING:
 		return json_object_new_string(f->v.s);
 	case FIG_JSON:
@@ -303,7 +328,7 @@ static struct val to_val(const struct fig *f)
 {
 	struct val v = { .type = f->type };
 
-	v.u = f->type == FIG_U64 ? f->v.u : 0;
+	v.u = f->type == FIG_U64 || f->type == FIG_BOOL ? f->v.u : 0;
 	v.i = f->type == FIG_I64 ? f->v.i : 0;
 	v.d = f->type == FIG_DOUBLE ? f->v.d : 0;
 	v.s = f->type == FIG_STRING ? f->v.s : NULL;
@@ -400,7 +425,8 @@ static bool holds(const struct ctx *c, const struct row *row, const char *cond, 
 		ok = false;
 	else if (present)
 		ok = true;
-	else if (v.type == FIG_U64 || v.type == FIG_I64 || v.type == FIG_DOUBLE)
+	else if (v.type == FIG_U64 || v.type == FIG_BOOL || v.type == FIG_I64 ||
+		 v.type == FIG_DOUBLE)
 		ok = v.u || v.i || v.d != 0;
 	else
 		ok = v.type != FIG_STRING || *v.s;
@@ -451,6 +477,7 @@ static int put_field(const struct ctx *c, const struct row *row, const char *fie
 		return 0;
 	}
 	switch (v.type) {
+	case FIG_BOOL:
 	case FIG_U64:
 		snprintf(fmt, sizeof(fmt), "%%%s%s", spec, PRIu64);
 		fprintf(c->out, fmt, v.u);

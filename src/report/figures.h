@@ -21,6 +21,7 @@ enum fig_type {
 	FIG_I64,
 	FIG_DOUBLE,
 	FIG_STRING,
+	FIG_BOOL,	/* JSON true or false; for the text, 1 or 0 */
 	FIG_NULL,	/* JSON null; absent for the text's conditions */
 	FIG_JSON,	/* a json-c value passed through (a reference held) */
 	FIG_OBJECT,	/* a nested object: the figures up to figs_end() */
@@ -33,6 +34,7 @@ struct fig {
 	char *key;		/* NULL for an array's element */
 	enum fig_type type;
 	bool text_only;
+	unsigned char fixed;	/* a double: 1 + the decimals the JSON writes it with (0: json-c's) */
 	size_t end;		/* containers: the index after their last figure */
 	union {
 		uint64_t u;
@@ -59,6 +61,9 @@ void figs_release(struct figs *fs);
 void figs_u64(struct figs *fs, const char *key, uint64_t v);
 void figs_i64(struct figs *fs, const char *key, int64_t v);
 void figs_double(struct figs *fs, const char *key, double v);
+/* A double the JSON writes with that many decimals ("%.*f"). */
+void figs_fixed(struct figs *fs, const char *key, double v, int decimals);
+void figs_bool(struct figs *fs, const char *key, bool v);
 void figs_string(struct figs *fs, const char *key, const char *s);
 void figs_null(struct figs *fs, const char *key);
 /* j is passed through to the JSON (a reference taken); NULL is JSON null. */
