@@ -82,6 +82,153 @@ void backend_abort(struct backend *b)
 		b->ops->abort(b);
 }
 
+/* ops' editor, or NULL when it does not declare BACKEND_EVOLVES or has none. */
+static const struct backend_edit_ops *editor(const struct backend_ops *ops)
+{
+	return ops && (ops->caps & BACKEND_EVOLVES) ? ops->edit : NULL;
+}
+
+/* -ENOSYS into msg: ops cannot edit (open, undo). */
+static int edit_unsupported(const struct backend_ops *ops, char *msg, size_t len)
+{
+	snprintf(msg, len, "the %s backend cannot edit a file system in place", ops->name);
+	return -ENOSYS;
+}
+
+int backend_edit_open(const struct backend_ops *ops, const char *path, int rw, int64_t now,
+		      const char *undo, int e2undo, struct backend_edit **out, char *msg,
+		      size_t len)
+{
+	if (out)
+		*out = NULL;
+	if (!ops || !path || !out || !msg || !len)
+		return -EINVAL;
+	msg[0] = '\0';
+	if (!editor(ops) || !editor(ops)->open)
+		return edit_unsupported(ops, msg, len);
+	return editor(ops)->open(path, rw, now, undo, e2undo, out, msg, len);
+}
+
+int backend_edit_usage(const struct backend_ops *ops, const struct backend_edit *e,
+		       struct backend_edit_usage *u)
+{
+	if (!e || !u)
+		return -EINVAL;
+	memset(u, 0, sizeof(*u));
+	if (!editor(ops) || !editor(ops)->usage)
+		return -ENOSYS;
+	editor(ops)->usage(e, u);
+	return 0;
+}
+
+int backend_edit_close(const struct backend_ops *ops, struct backend_edit *e)
+{
+	if (!e)
+		return 0;
+	if (!editor(ops) || !editor(ops)->close)
+		return -ENOSYS;
+	return editor(ops)->close(e);
+}
+
+void backend_edit_abandon(const struct backend_ops *ops, struct backend_edit *e)
+{
+	if (e && editor(ops) && editor(ops)->abandon)
+		editor(ops)->abandon(e);
+}
+
+int backend_edit_undo(const struct backend_ops *ops, const char *undo, int e2undo,
+		      const char *path, char *msg, size_t len)
+{
+	if (!ops || !undo || !path || !msg || !len)
+		return -EINVAL;
+	msg[0] = '\0';
+	if (!editor(ops) || !editor(ops)->undo)
+		return edit_unsupported(ops, msg, len);
+	return editor(ops)->undo(undo, e2undo, path, msg, len);
+}
+
+/* ops' editor's hook, or NULL (none, or no editor). */
+#define EDIT_HOOK(ops, hook) (editor(ops) ? editor(ops)->hook : NULL)
+
+int backend_edit_stat(const struct backend_ops *ops, struct backend_edit *e, const char *path,
+		      struct backend_edit_stat *st)
+{
+	if (!e || !path || !st)
+		return -EINVAL;
+	return EDIT_HOOK(ops, stat) ? editor(ops)->stat(e, path, st) : -ENOSYS;
+}
+
+int backend_edit_unlink(const struct backend_ops *ops, struct backend_edit *e, const char *path)
+{
+	if (!e || !path)
+		return -EINVAL;
+	return EDIT_HOOK(ops, unlink) ? editor(ops)->unlink(e, path) : -ENOSYS;
+}
+
+int backend_edit_rename(const struct backend_ops *ops, struct backend_edit *e, const char *from,
+			const char *to)
+{
+	if (!e || !from || !to)
+		return -EINVAL;
+	return EDIT_HOOK(ops, rename) ? editor(ops)->rename(e, from, to) : -ENOSYS;
+}
+
+int backend_edit_mkdir(const struct backend_ops *ops, struct backend_edit *e, const char *path)
+{
+	if (!e || !path)
+		return -EINVAL;
+	return EDIT_HOOK(ops, mkdir) ? editor(ops)->mkdir(e, path) : -ENOSYS;
+}
+
+int backend_edit_rmdir(const struct backend_ops *ops, struct backend_edit *e, const char *path)
+{
+	if (!e || !path)
+		return -EINVAL;
+	return EDIT_HOOK(ops, rmdir) ? editor(ops)->rmdir(e, path) : -ENOSYS;
+}
+
+int backend_edit_set_meta(const struct backend_ops *ops, struct backend_edit *e, const char *path,
+			  const struct plan_meta *m)
+{
+	if (!e || !path || !m)
+		return -EINVAL;
+	return EDIT_HOOK(ops, set_meta) ? editor(ops)->set_meta(e, path, m) : -ENOSYS;
+}
+
+int backend_edit_file_open(const struct backend_ops *ops, struct backend_edit *e,
+			   const char *path, int create, int trunc, struct backend_edit_file **out)
+{
+	if (out)
+		*out = NULL;
+	if (!e || !path || !out)
+		return -EINVAL;
+	return EDIT_HOOK(ops, file_open) ? editor(ops)->file_open(e, path, create, trunc, out)
+					 : -ENOSYS;
+}
+
+int backend_edit_file_pwrite(const struct backend_ops *ops, struct backend_edit_file *f,
+			     const void *buf, size_t n, uint64_t off)
+{
+	if (!f || (!buf && n))
+		return -EINVAL;
+	return EDIT_HOOK(ops, file_pwrite) ? editor(ops)->file_pwrite(f, buf, n, off) : -ENOSYS;
+}
+
+int backend_edit_file_truncate(const struct backend_ops *ops, struct backend_edit_file *f,
+			       uint64_t size)
+{
+	if (!f)
+		return -EINVAL;
+	return EDIT_HOOK(ops, file_truncate) ? editor(ops)->file_truncate(f, size) : -ENOSYS;
+}
+
+int backend_edit_file_close(const struct backend_ops *ops, struct backend_edit_file *f)
+{
+	if (!f)
+		return -EINVAL;
+	return EDIT_HOOK(ops, file_close) ? editor(ops)->file_close(f) : -ENOSYS;
+}
+
 int backend_set_err(struct backend *b, int ret, const char *fmt, ...)
 {
 	va_list ap;

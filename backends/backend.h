@@ -198,6 +198,77 @@ struct create_result {
 	struct create_age_round age_series[CREATE_AGE_SERIES];
 };
 
+/*
+ * The editor of BACKEND_EVOLVES (backend_ops.edit): a file system it made,
+ * changed offline by path, for `imprint evolve`.  Its handles are opaque
+ * (each backend completes them); the core calls the backend_edit_*()
+ * wrappers below.  Paths are absolute in the file system ("/a/b"; "" is
+ * the root), never followed through a final symlink.  Each returns 0 or
+ * a negative errno: -ENOENT (a component missing), -EEXIST, -ENOTDIR,
+ * -EISDIR, -ENOTEMPTY, -ENOSPC, -EIO (corruption found).
+ */
+struct backend_edit;	  /* an open file system */
+struct backend_edit_file; /* an open regular file of it */
+
+/* What backend_edit_stat() tells of an entry. */
+struct backend_edit_stat {
+	uint32_t mode; /* with the S_IF* type bits */
+	uint64_t size;
+	int64_t mtime;
+	uint32_t mtime_ns;
+};
+
+/* What the file system being edited holds now, for a summary (backend_edit_usage()). */
+struct backend_edit_usage {
+	uint64_t block_size, blocks, blocks_used;
+	uint64_t inodes, inodes_free;
+};
+
+/*
+ * open      open the file system of image or device path for writing (for
+ *           reading only when rw is 0: then only stat and close), refusing
+ *           one it did not make (-EINVAL), a mounted one or one with a
+ *           journal to replay (-EBUSY), msg saying why in words for the
+ *           user; now: the time stamped on what it touches; undo (rw only;
+ *           NULL: none): a file that gets what every block held before its
+ *           first overwrite, in e2undo's format when e2undo; *out NULL on error
+ * usage     fill u from e (as changed so far)
+ * close     write everything back and close; the first error
+ * abandon   close without writing back what is held in memory (after a
+ *           failure, before undo); the undo file is complete once it returns
+ * undo      put back into image or device path what undo file undo saved
+ *           (a closed open(..., undo, e2undo, ...)); msg says why it failed
+ * stat unlink rename mkdir rmdir set_meta   an entry: unlink a non-directory
+ *           (its blocks freed at its last link); rename a non-directory to
+ *           a free name; mkdir an empty directory (mode 0700, owner 0);
+ *           rmdir an empty one; set_meta the permission bits, owner and
+ *           four times of m
+ * file_open  a regular file for writing: create (the name must be free;
+ *           mode 0600) and/or cut to 0 bytes first; *out NULL on error
+ * file_pwrite  n bytes at byte off (the size grows past the end)
+ * file_truncate  set the size, blocks past the end freed
+ * file_close  flush and close
+ */
+struct backend_edit_ops {
+	int (*open)(const char *path, int rw, int64_t now, const char *undo, int e2undo,
+		    struct backend_edit **out, char *msg, size_t len);
+	void (*usage)(const struct backend_edit *e, struct backend_edit_usage *u);
+	int (*close)(struct backend_edit *e);
+	void (*abandon)(struct backend_edit *e);
+	int (*undo)(const char *undo, int e2undo, const char *path, char *msg, size_t len);
+	int (*stat)(struct backend_edit *e, const char *path, struct backend_edit_stat *st);
+	int (*unlink)(struct backend_edit *e, const char *path);
+	int (*rename)(struct backend_edit *e, const char *from, const char *to);
+	int (*mkdir)(struct backend_edit *e, const char *path);
+	int (*rmdir)(struct backend_edit *e, const char *path);
+	int (*set_meta)(struct backend_edit *e, const char *path, const struct plan_meta *m);
+	int (*file_open)(struct backend_edit *e, const char *path, int create, int trunc,
+			 struct backend_edit_file **out);
+	int (*file_pwrite)(struct backend_edit_file *f, const void *buf, size_t n, uint64_t off);
+	int (*file_truncate)(struct backend_edit_file *f, uint64_t size);
+	int (*file_close)(struct backend_edit_file *f);
+};
+
 struct backend {
 	const struct backend_ops *ops;
 	void *priv;
@@ -229,6 +300,7 @@ struct backend {
  *           a backend that does not place blocks); called once
  * finish    make the result durable (fsync), release everything
  * abort     release everything after a failure; safe at any point after open
+ * edit      BACKEND_EVOLVES only: its editor (struct backend_edit_ops)
  */
 struct backend_ops {
 	const char *name;
@@ -248,6 +320,7 @@ struct backend_ops {
 			const struct content_source *cs, struct create_result *res);
 	int (*finish)(struct backend *b);
 	void (*abort)(struct backend *b);
+	const struct backend_edit_ops *edit;
 };
 
 /*
@@ -265,6 +338,38 @@ int backend_populate(struct backend *b, const struct plan *pl, const struct layo
 		     const struct content_source *cs, struct create_result *res);
 int backend_finish(struct backend *b);
 void backend_abort(struct backend *b);
+
+/*
+ * The editor's wrappers (struct backend_edit_ops), ops the backend that
+ * opened e: each checks its arguments (-EINVAL) and answers -ENOSYS when
+ * ops lacks BACKEND_EVOLVES or the hook (open and undo with msg saying so).
+ * close and abandon take a NULL e (nothing to do).
+ */
+int backend_edit_open(const struct backend_ops *ops, const char *path, int rw, int64_t now,
+		      const char *undo, int e2undo, struct backend_edit **out, char *msg,
+		      size_t len);
+int backend_edit_usage(const struct backend_ops *ops, const struct backend_edit *e,
+		       struct backend_edit_usage *u);
+int backend_edit_close(const struct backend_ops *ops, struct backend_edit *e);
+void backend_edit_abandon(const struct backend_ops *ops, struct backend_edit *e);
+int backend_edit_undo(const struct backend_ops *ops, const char *undo, int e2undo,
+		      const char *path, char *msg, size_t len);
+int backend_edit_stat(const struct backend_ops *ops, struct backend_edit *e, const char *path,
+		      struct backend_edit_stat *st);
+int backend_edit_unlink(const struct backend_ops *ops, struct backend_edit *e, const char *path);
+int backend_edit_rename(const struct backend_ops *ops, struct backend_edit *e, const char *from,
+			const char *to);
+int backend_edit_mkdir(const struct backend_ops *ops, struct backend_edit *e, const char *path);
+int backend_edit_rmdir(const struct backend_ops *ops, struct backend_edit *e, const char *path);
+int backend_edit_set_meta(const struct backend_ops *ops, struct backend_edit *e, const char *path,
+			  const struct plan_meta *m);
+int backend_edit_file_open(const struct backend_ops *ops, struct backend_edit *e,
+			   const char *path, int create, int trunc, struct backend_edit_file **out);
+int backend_edit_file_pwrite(const struct backend_ops *ops, struct backend_edit_file *f,
+			     const void *buf, size_t n, uint64_t off);
+int backend_edit_file_truncate(const struct backend_ops *ops, struct backend_edit_file *f,
+			       uint64_t size);
+int backend_edit_file_close(const struct backend_ops *ops, struct backend_edit_file *f);
 
 /*
  * For the backends: set b->errmsg from fmt; returns ret (a negative

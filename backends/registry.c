@@ -51,6 +51,14 @@ const struct backend_ops *backend_for(const char *fs, unsigned kind)
 	return NULL;
 }
 
+const struct backend_ops *backend_evolver(unsigned kind)
+{
+	for (size_t i = 0; i < NBACKENDS; i++)
+		if ((backends[i]->caps & BACKEND_EVOLVES) && (backends[i]->targets & kind))
+			return backends[i];
+	return NULL;
+}
+
 int backend_fs_known(const char *fs)
 {
 	for (size_t i = 0; fs && i < NBACKENDS; i++)

@@ -28,6 +28,13 @@ const struct backend_ops *backend_for(const char *fs, unsigned kind);
  */
 int backend_supply_fs(void);
 
+/*
+ * The backend that edits a TARGET of kind (BACKEND_TARGET_*) in place for
+ * `imprint evolve`: the first, registry order, that declares
+ * BACKEND_EVOLVES and takes kind, or NULL.
+ */
+const struct backend_ops *backend_evolver(unsigned kind);
+
 /* The names 'fs' takes, NULL-ended: empty before backend_supply_fs(). */
 const char *const *backend_fs_list(void);
 

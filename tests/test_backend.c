@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -331,6 +332,84 @@ static void test_check_and_help(void **state)
 		assert_true(strcspn(line, "\n") <= 59);
 }
 
+/*
+ * The editor of BACKEND_EVOLVES: found by target kind; its wrappers answer
+ * -ENOSYS for a backend without the bit (or without an editor) and edit
+ * an ext4 image the ext4 backend made, which e2fsck then passes.
+ */
+static void test_editor(void **state)
+{
+	struct backend_ops plain = ext4_backend_ops, bare = ext4_backend_ops;
+	char msg[256];
+	struct backend_edit *e = (struct backend_edit *)msg; /* not NULL: a failed open clears it */
+	struct backend_edit_file *f = NULL;
+	struct backend_edit_usage u;
+	struct backend_edit_stat st;
+	struct run r;
+
+	(void)state;
+	assert_ptr_equal(backend_evolver(BACKEND_TARGET_FILE), &ext4_backend_ops);
+	assert_ptr_equal(backend_evolver(BACKEND_TARGET_DEVICE), &ext4_backend_ops);
+	assert_null(backend_evolver(BACKEND_TARGET_DIR));
+	plain.caps &= ~(unsigned)BACKEND_EVOLVES;
+	bare.edit = NULL;
+	assert_int_equal(run_pipeline(&r, &ext4_backend_ops, 1), 0);
+	assert_int_equal(backend_edit_open(&null_backend_ops, r.path, 1, 0, NULL, 0, &e, msg,
+					   sizeof(msg)),
+			 -ENOSYS);
+	assert_null(e);
+	assert_non_null(strstr(msg, "the null backend cannot edit"));
+	assert_int_equal(backend_edit_open(&plain, r.path, 1, 0, NULL, 0, &e, msg, sizeof(msg)),
+			 -ENOSYS);
+	assert_int_equal(backend_edit_open(&bare, r.path, 1, 0, NULL, 0, &e, msg, sizeof(msg)),
+			 -ENOSYS);
+	assert_int_equal(backend_edit_undo(&plain, r.path, 0, r.path, msg, sizeof(msg)), -ENOSYS);
+	assert_int_equal(backend_edit_open(&ext4_backend_ops, NULL, 1, 0, NULL, 0, &e, msg,
+					   sizeof(msg)),
+			 -EINVAL);
+	/* a file of zeros is no ext2/3/4 file system: refused, with the reason */
+	assert_int_equal(backend_edit_open(&ext4_backend_ops, "/dev/zero", 0, 0, NULL, 0, &e, msg,
+					   sizeof(msg)),
+			 -EINVAL);
+	assert_null(e);
+	assert_true(msg[0]);
+
+	/* now: the time stamped on what it touches (a deleted inode's dtime: not 0) */
+	assert_int_equal(backend_edit_open(&ext4_backend_ops, r.path, 1, 1700000000, NULL, 0, &e,
+					   msg, sizeof(msg)),
+			 0);
+	assert_non_null(e);
+	/* the handle is the ext4 backend's, but a backend without the bit is never called */
+	assert_int_equal(backend_edit_mkdir(&plain, e, "/seam"), -ENOSYS);
+	assert_int_equal(backend_edit_stat(&bare, e, "/seam", &st), -ENOSYS);
+	assert_int_equal(backend_edit_usage(&null_backend_ops, e, &u), -ENOSYS);
+	assert_int_equal(backend_edit_file_open(&plain, e, "/seam/f", 1, 0, &f), -ENOSYS);
+	assert_null(f);
+	assert_int_equal(backend_edit_stat(&ext4_backend_ops, e, "/seam", &st), -ENOENT);
+	assert_int_equal(backend_edit_mkdir(&ext4_backend_ops, e, "/seam"), 0);
+	assert_int_equal(backend_edit_mkdir(&ext4_backend_ops, e, NULL), -EINVAL);
+	assert_int_equal(backend_edit_file_open(&ext4_backend_ops, e, "/seam/f", 1, 0, &f), 0);
+	assert_int_equal(backend_edit_file_pwrite(&plain, f, "abc", 3, 0), -ENOSYS);
+	assert_int_equal(backend_edit_file_pwrite(&ext4_backend_ops, f, "abc", 3, 8192), 0);
+	assert_int_equal(backend_edit_file_truncate(&bare, f, 1), -ENOSYS);
+	assert_int_equal(backend_edit_file_close(&ext4_backend_ops, f), 0);
+	assert_int_equal(backend_edit_stat(&ext4_backend_ops, e, "/seam/f", &st), 0);
+	assert_int_equal(st.size, 8195);
+	assert_true(S_ISREG(st.mode));
+	assert_int_equal(backend_edit_rename(&ext4_backend_ops, e, "/seam/f", "/seam/g"), 0);
+	assert_int_equal(backend_edit_unlink(&plain, e, "/seam/g"), -ENOSYS);
+	assert_int_equal(backend_edit_unlink(&ext4_backend_ops, e, "/seam/g"), 0);
+	assert_int_equal(backend_edit_rmdir(&ext4_backend_ops, e, "/seam"), 0);
+	assert_int_equal(backend_edit_usage(&ext4_backend_ops, e, &u), 0);
+	assert_true(u.block_size >= 1024 && u.blocks_used > 0 && u.blocks_used < u.blocks);
+	assert_true(u.inodes_free > 0 && u.inodes_free < u.inodes);
+	assert_int_equal(backend_edit_close(&plain, e), -ENOSYS);
+	assert_int_equal(backend_edit_close(&ext4_backend_ops, e), 0);
+	assert_int_equal(backend_edit_close(&ext4_backend_ops, NULL), 0);
+	assert_int_equal(fsck(r.path), 0);
+	run_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,7 +417,7 @@ int main(void)
 		cmocka_unit_test(test_fail_at_file),   cmocka_unit_test(test_fail_open),
 		cmocka_unit_test(test_missing_hooks),  cmocka_unit_test(test_cancelled),
 		cmocka_unit_test(test_registry),       cmocka_unit_test(test_readers),
-		cmocka_unit_test(test_check_and_help),
+		cmocka_unit_test(test_check_and_help), cmocka_unit_test(test_editor),
 	};
 
 	if (backend_supply_fs())

@@ -22,14 +22,15 @@
 #include "util/spawn.h"
 #include "util/util.h"
 
-struct ext4_edit {
+/* backend.h's opaque handles, as the ext4 backend completes them */
+struct backend_edit {
 	ext2_filsys fs;
 	size_t isize;                   /* on-disk inode size */
 	struct ext2_inode_large *in;    /* an inode buffer of isize bytes */
 };
 
-struct ext4_edit_file {
-	struct ext4_edit *e;
+struct backend_edit_file {
+	struct backend_edit *e;
 	ext2_file_t file;
 };
 
@@ -47,7 +48,7 @@ static int e2(errcode_t err)
 	return e2err_errno(err);
 }
 
-static int has_extra(const struct ext4_edit *e, size_t end)
+static int has_extra(const struct backend_edit *e, size_t end)
 {
 	return e->isize > EXT2_GOOD_OLD_INODE_SIZE &&
 	       EXT2_GOOD_OLD_INODE_SIZE + (size_t)e->in->i_extra_isize >= end;
@@ -56,12 +57,12 @@ static int has_extra(const struct ext4_edit *e, size_t end)
 #define FITS(e, field) \
 	has_extra(e, offsetof(struct ext2_inode_large, field) + sizeof(((struct ext2_inode_large *)0)->field))
 
-static int inode_read(struct ext4_edit *e, ext2_ino_t ino)
+static int inode_read(struct backend_edit *e, ext2_ino_t ino)
 {
 	return e2(ext2fs_read_inode_full(e->fs, ino, (struct ext2_inode *)e->in, (int)e->isize));
 }
 
-static int inode_write(struct ext4_edit *e, ext2_ino_t ino)
+static int inode_write(struct backend_edit *e, ext2_ino_t ino)
 {
 	return e2(ext2fs_write_inode_full(e->fs, ino, (struct ext2_inode *)e->in, (int)e->isize));
 }
@@ -105,10 +106,10 @@ static errcode_t io_for(const char *undo, int e2undo, io_manager *io)
 	return err;
 }
 
-int ext4_edit_open(const char *path, int rw, int64_t now, const char *undo, int e2undo,
-		   struct ext4_edit **out, char *msg, size_t len)
+static int ext4_edit_open(const char *path, int rw, int64_t now, const char *undo, int e2undo,
+			  struct backend_edit **out, char *msg, size_t len)
 {
-	struct ext4_edit *e;
+	struct backend_edit *e;
 	struct stat st;
 	uint64_t bytes;
 	errcode_t err;
@@ -186,7 +187,7 @@ int ext4_edit_open(const char *path, int rw, int64_t now, const char *undo, int 
 	return 0;
 }
 
-int ext4_edit_close(struct ext4_edit *e)
+static int ext4_edit_close(struct backend_edit *e)
 {
 	errcode_t err;
 
@@ -198,7 +199,7 @@ int ext4_edit_close(struct ext4_edit *e)
 	return e2(err);
 }
 
-void ext4_edit_abandon(struct ext4_edit *e)
+static void ext4_edit_abandon(struct backend_edit *e)
 {
 	if (!e)
 		return;
@@ -210,7 +211,7 @@ void ext4_edit_abandon(struct ext4_edit *e)
 
 static const char *const e2undo_paths[] = { "/usr/sbin/e2undo", "/sbin/e2undo", NULL };
 
-int ext4_edit_undo(const char *undo, int e2undo, const char *path, char *msg, size_t len)
+static int ext4_edit_undo(const char *undo, int e2undo, const char *path, char *msg, size_t len)
 {
 	char *argv[] = { "e2undo", (char *)undo, (char *)path, NULL };
 	char out[1024];
@@ -231,7 +232,7 @@ int ext4_edit_undo(const char *undo, int e2undo, const char *path, char *msg, si
 }
 
 /* The directory holding path's last component, and that component into name. */
-static int split(struct ext4_edit *e, const char *path, ext2_ino_t *dir, char *name)
+static int split(struct backend_edit *e, const char *path, ext2_ino_t *dir, char *name)
 {
 	const char *slash = strrchr(path, '/');
 	char parent[PATH_MAX];
@@ -259,7 +260,7 @@ static int split(struct ext4_edit *e, const char *path, ext2_ino_t *dir, char *n
 }
 
 /* path's directory, name and inode. */
-static int lookup(struct ext4_edit *e, const char *path, ext2_ino_t *dir, char *name, ext2_ino_t *ino)
+static int lookup(struct backend_edit *e, const char *path, ext2_ino_t *dir, char *name, ext2_ino_t *ino)
 {
 	int ret = split(e, path, dir, name);
 
@@ -269,7 +270,7 @@ static int lookup(struct ext4_edit *e, const char *path, ext2_ino_t *dir, char *
 }
 
 /* The inode of path ("" is the root). */
-static int path_ino(struct ext4_edit *e, const char *path, ext2_ino_t *ino)
+static int path_ino(struct backend_edit *e, const char *path, ext2_ino_t *ino)
 {
 	char name[EXT2_NAME_LEN + 1];
 	ext2_ino_t dir;
@@ -282,7 +283,7 @@ static int path_ino(struct ext4_edit *e, const char *path, ext2_ino_t *ino)
 }
 
 /* path's inode number and, into e->in, its inode. */
-static int path_read(struct ext4_edit *e, const char *path, ext2_ino_t *ino)
+static int path_read(struct backend_edit *e, const char *path, ext2_ino_t *ino)
 {
 	int ret = path_ino(e, path, ino);
 
@@ -290,7 +291,7 @@ static int path_read(struct ext4_edit *e, const char *path, ext2_ino_t *ino)
 }
 
 /* lookup(), and path's inode into e->in. */
-static int lookup_read(struct ext4_edit *e, const char *path, ext2_ino_t *dir, char *name,
+static int lookup_read(struct backend_edit *e, const char *path, ext2_ino_t *dir, char *name,
 		       ext2_ino_t *ino)
 {
 	int ret = lookup(e, path, dir, name, ino);
@@ -299,7 +300,7 @@ static int lookup_read(struct ext4_edit *e, const char *path, ext2_ino_t *dir, c
 }
 
 /* -EEXIST when dir holds name, 0 when it does not. */
-static int absent(struct ext4_edit *e, ext2_ino_t dir, const char *name)
+static int absent(struct backend_edit *e, ext2_ino_t dir, const char *name)
 {
 	ext2_ino_t ino;
 	errcode_t err = ext2fs_lookup(e->fs, dir, name, (int)strlen(name), NULL, &ino);
@@ -310,13 +311,13 @@ static int absent(struct ext4_edit *e, ext2_ino_t dir, const char *name)
 }
 
 /* Link ino into dir as name, the directory grown by a block when full. */
-static int link_in(struct ext4_edit *e, ext2_ino_t dir, const char *name, ext2_ino_t ino, int ft)
+static int link_in(struct backend_edit *e, ext2_ino_t dir, const char *name, ext2_ino_t ino, int ft)
 {
 	return e2(ext4_link_grow(e->fs, dir, name, ino, ft));
 }
 
 /* One link of ino gone (all of them for a directory): at the last, its blocks and inode freed. */
-static int drop_link(struct ext4_edit *e, ext2_ino_t ino, int isdir)
+static int drop_link(struct backend_edit *e, ext2_ino_t ino, int isdir)
 {
 	struct ext2_inode *in = (struct ext2_inode *)e->in;
 	errcode_t err = 0;
@@ -340,7 +341,8 @@ static int drop_link(struct ext4_edit *e, ext2_ino_t ino, int isdir)
 	return inode_write(e, ino);
 }
 
-int ext4_edit_stat(struct ext4_edit *e, const char *path, struct ext4_edit_stat *st)
+static int ext4_edit_stat(struct backend_edit *e, const char *path,
+			  struct backend_edit_stat *st)
 {
 	ext2_ino_t ino;
 	int ret = path_read(e, path, &ino);
@@ -358,7 +360,7 @@ int ext4_edit_stat(struct ext4_edit *e, const char *path, struct ext4_edit_stat 
 	return 0;
 }
 
-int ext4_edit_unlink(struct ext4_edit *e, const char *path)
+static int ext4_edit_unlink(struct backend_edit *e, const char *path)
 {
 	char name[EXT2_NAME_LEN + 1];
 	ext2_ino_t dir, ino;
@@ -371,7 +373,7 @@ int ext4_edit_unlink(struct ext4_edit *e, const char *path)
 	return ret ? ret : drop_link(e, ino, 0);
 }
 
-int ext4_edit_rename(struct ext4_edit *e, const char *from, const char *to)
+static int ext4_edit_rename(struct backend_edit *e, const char *from, const char *to)
 {
 	char name[EXT2_NAME_LEN + 1], tname[EXT2_NAME_LEN + 1];
 	ext2_ino_t dir, tdir, ino;
@@ -390,7 +392,7 @@ int ext4_edit_rename(struct ext4_edit *e, const char *from, const char *to)
 	return ret;
 }
 
-int ext4_edit_mkdir(struct ext4_edit *e, const char *path)
+static int ext4_edit_mkdir(struct backend_edit *e, const char *path)
 {
 	char name[EXT2_NAME_LEN + 1];
 	ext2_ino_t dir, ino;
@@ -430,7 +432,7 @@ static int count_entry(struct ext2_dir_entry *d, int off, int bs, char *buf, voi
 	return 0;
 }
 
-int ext4_edit_rmdir(struct ext4_edit *e, const char *path)
+static int ext4_edit_rmdir(struct backend_edit *e, const char *path)
 {
 	char name[EXT2_NAME_LEN + 1];
 	ext2_ino_t dir, ino;
@@ -457,7 +459,8 @@ int ext4_edit_rmdir(struct ext4_edit *e, const char *path)
 	return ret;
 }
 
-int ext4_edit_set_meta(struct ext4_edit *e, const char *path, const struct plan_meta *m)
+static int ext4_edit_set_meta(struct backend_edit *e, const char *path,
+			      const struct plan_meta *m)
 {
 	ext2_ino_t ino;
 	int ret = path_read(e, path, &ino);
@@ -485,7 +488,7 @@ int ext4_edit_set_meta(struct ext4_edit *e, const char *path, const struct plan_
 }
 
 /* A new empty regular file at dir/name, mode 0600, its inode number into *ino. */
-static int file_new(struct ext4_edit *e, ext2_ino_t dir, const char *name, ext2_ino_t *ino)
+static int file_new(struct backend_edit *e, ext2_ino_t dir, const char *name, ext2_ino_t *ino)
 {
 	struct ext2_inode *in = (struct ext2_inode *)e->in;
 	errcode_t err = ext2fs_new_inode(e->fs, dir, LINUX_S_IFREG | 0600, NULL, ino);
@@ -516,11 +519,11 @@ static int file_new(struct ext4_edit *e, ext2_ino_t dir, const char *name, ext2_
 	return ret;
 }
 
-int ext4_edit_file_open(struct ext4_edit *e, const char *path, int create, int trunc,
-			struct ext4_edit_file **out)
+static int ext4_edit_file_open(struct backend_edit *e, const char *path, int create, int trunc,
+			       struct backend_edit_file **out)
 {
 	char name[EXT2_NAME_LEN + 1];
-	struct ext4_edit_file *f;
+	struct backend_edit_file *f;
 	ext2_ino_t dir, ino;
 	errcode_t err;
 	int ret;
@@ -556,7 +559,8 @@ int ext4_edit_file_open(struct ext4_edit *e, const char *path, int create, int t
 	return 0;
 }
 
-int ext4_edit_file_pwrite(struct ext4_edit_file *f, const void *buf, size_t n, uint64_t off)
+static int ext4_edit_file_pwrite(struct backend_edit_file *f, const void *buf, size_t n,
+				 uint64_t off)
 {
 	const char *p = buf;
 	errcode_t err = ext2fs_file_llseek(f->file, off, EXT2_SEEK_SET, NULL);
@@ -573,12 +577,12 @@ int ext4_edit_file_pwrite(struct ext4_edit_file *f, const void *buf, size_t n, u
 	return e2(err);
 }
 
-int ext4_edit_file_truncate(struct ext4_edit_file *f, uint64_t size)
+static int ext4_edit_file_truncate(struct backend_edit_file *f, uint64_t size)
 {
 	return e2(ext2fs_file_set_size2(f->file, size));
 }
 
-int ext4_edit_file_close(struct ext4_edit_file *f)
+static int ext4_edit_file_close(struct backend_edit_file *f)
 {
 	errcode_t err = ext2fs_file_close(f->file);
 
@@ -586,7 +590,7 @@ int ext4_edit_file_close(struct ext4_edit_file *f)
 	return e2(err);
 }
 
-void ext4_edit_usage(const struct ext4_edit *e, struct ext4_edit_usage *u)
+static void ext4_edit_usage(const struct backend_edit *e, struct backend_edit_usage *u)
 {
 	struct ext2_super_block *sb = e->fs->super;
 
@@ -596,3 +600,21 @@ void ext4_edit_usage(const struct ext4_edit *e, struct ext4_edit_usage *u)
 	u->inodes = sb->s_inodes_count;
 	u->inodes_free = sb->s_free_inodes_count;
 }
+
+const struct backend_edit_ops ext4_edit_ops = {
+	.open = ext4_edit_open,
+	.usage = ext4_edit_usage,
+	.close = ext4_edit_close,
+	.abandon = ext4_edit_abandon,
+	.undo = ext4_edit_undo,
+	.stat = ext4_edit_stat,
+	.unlink = ext4_edit_unlink,
+	.rename = ext4_edit_rename,
+	.mkdir = ext4_edit_mkdir,
+	.rmdir = ext4_edit_rmdir,
+	.set_meta = ext4_edit_set_meta,
+	.file_open = ext4_edit_file_open,
+	.file_pwrite = ext4_edit_file_pwrite,
+	.file_truncate = ext4_edit_file_truncate,
+	.file_close = ext4_edit_file_close,
+};

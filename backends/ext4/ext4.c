@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backends/ext4/edit.h"
 #include "backends/ext4/estimate.h"
 #include "backends/ext4/format.h"
 #include "backends/ext4/include.h"
@@ -343,4 +344,5 @@ const struct backend_ops ext4_backend_ops = {
 	.populate = ext4_populate,
 	.finish = ext4_finish,
 	.abort = ext4_abort,
+	.edit = &ext4_edit_ops,
 };

@@ -37,7 +37,7 @@ int backed_build(struct target *t, const char *path, const char *backing, const 
 		 uint64_t disk_size, volatile sig_atomic_t *cancel, struct create_result *res,
 		 char *msg, size_t len)
 {
-	struct ext4_edit_usage u;
+	struct backend_edit_usage u;
 	char why[512], name[PATH_MAX + 64];
 	uint32_t n = pl->gen->n;
 	int ret;

@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-#include "backends/ext4/edit.h"
+#include "backends/registry.h"
 #include "cli/commands.h"
 #include "cli/evolve.h"
 #include "content/model.h"
@@ -32,31 +32,24 @@ struct evolve;
 /* The steps of apply(), in order. */
 enum { ST_DELETE, ST_ASIDE, ST_MKDIR, ST_MOVE, ST_RMDIR, ST_WRITE, ST_DIRMETA, STEPS };
 
-/* What evolve asks of an entry of TARGET. */
-struct evolve_stat {
-	uint32_t mode;
-	uint64_t size;
-	int64_t mtime;
-	uint32_t mtime_ns;
-};
-
 /*
  * The moves evolve makes in TARGET, by path (TARGET's root prefixed), each
  * 0 or a negative errno: through the kernel for a directory, through
- * libext2fs for an image or device.  open() creates (the name must be
+ * its backend's editor for an image or device (stat fills a
+ * struct backend_edit_stat for both).  open() creates (the name must be
  * free) and/or truncates; a handle is for pwrite, truncate and close.
  */
 struct evolve_ops {
-	int (*stat)(struct evolve *ev, const char *path, struct evolve_stat *st);
+	int (*stat)(struct evolve *ev, const char *path, struct backend_edit_stat *st);
 	int (*unlink)(struct evolve *ev, const char *path);
 	int (*rename)(struct evolve *ev, const char *from, const char *to);
 	int (*mkdir)(struct evolve *ev, const char *path);
 	int (*rmdir)(struct evolve *ev, const char *path);
 	int (*set_meta)(struct evolve *ev, const char *path, const struct plan_meta *m);
 	int (*open)(struct evolve *ev, const char *path, int create, int trunc, void **h);
-	int (*pwrite)(void *h, const void *buf, size_t n, uint64_t off);
-	int (*truncate)(void *h, uint64_t size);
-	int (*close)(void *h);
+	int (*pwrite)(struct evolve *ev, void *h, const void *buf, size_t n, uint64_t off);
+	int (*truncate)(struct evolve *ev, void *h, uint64_t size);
+	int (*close)(struct evolve *ev, void *h);
 	/*
 	 * Start writing [off, off + len) of an open file back (the kernel
 	 * allocates its blocks now), or NULL: the target places blocks as
@@ -72,10 +65,11 @@ struct evolve {
 	int scratch;  /* a copy of no value on failure (create --backing): no advice to restore it */
 	volatile sig_atomic_t *cancel;  /* set by a signal: stop at the next move (-EINTR) */
 	char why[512];  /* check_target(): why TARGET is not generation N-1 */
-	struct ext4_edit_usage *usage;  /* filled after a successful evolve of an image, or NULL */
+	struct backend_edit_usage *usage;  /* filled after a successful evolve of an image, or NULL */
 	const char *root;  /* prefix of TARGET's paths: TARGET for a directory, "" for an image */
 	const struct evolve_ops *ops;
-	struct ext4_edit *img;  /* the image's file system, open */
+	const struct backend_ops *be;  /* an image's: the backend that edits it (backend_evolver()) */
+	struct backend_edit *img;  /* the image's file system, open through be's editor */
 	struct plan prev, cur;
 	uint64_t *prev_of_key, *cur_of_key;  /* file index by key, or NONE */
 	uint64_t nkeys;
@@ -187,7 +181,7 @@ static int check_target(struct evolve *ev, uint32_t n)
 	for (uint64_t f = 0; f < ev->prev.nfiles; f++) {
 		uint64_t k = file_key(&ev->prev, f), c = ev->cur_of_key[k];
 		struct plan_meta m;
-		struct evolve_stat st;
+		struct backend_edit_stat st;
 		int touched = c == NONE || edit_now(&ev->cur, c);
 
 		if (!touched && f % 61)
@@ -292,7 +286,7 @@ static int write_range(struct evolve *ev, void *h, uint64_t f, uint64_t from, ui
 
 		if (ret)
 			return ret;
-		ret = ev->ops->pwrite(h, buf, n, from);
+		ret = ev->ops->pwrite(ev, h, buf, n, from);
 		if (ret)
 			return ret;
 		from += n;
@@ -328,8 +322,8 @@ static int write_changes(struct evolve *ev, uint64_t f, const struct plan_gen_ed
 		break;
 	}
 	if (!ret)
-		ret = ev->ops->truncate(h, size);
-	err = ev->ops->close(h);
+		ret = ev->ops->truncate(ev, h, size);
+	err = ev->ops->close(ev, h);
 	return ret ? ret : err;
 }
 
@@ -457,7 +451,7 @@ static int rewrite_by_rename(struct evolve *ev, uint64_t f, const char *path, ui
 	if (ret)
 		return ret;
 	ret = write_range(ev, h, f, 0, ev->cur.file_size[f], buf);
-	err = ev->ops->close(h);
+	err = ev->ops->close(ev, h);
 	if (!ret)
 		ret = err;
 	if (!ret)
@@ -530,7 +524,7 @@ static int stream_piece(struct evolve *ev, struct stream *st, unsigned r, uint8_
 	ret = write_range(ev, h, st->f, at, end, buf);
 	if (!ret && end > at)
 		ret = ev->ops->writeback(h, at, end - at);
-	err = ev->ops->close(h);
+	err = ev->ops->close(ev, h);
 	ret = ret ? ret : err;
 	st->at = end;
 	if (ret)
@@ -651,7 +645,7 @@ static int neg_errno(int failed)
 	return failed ? -errno : 0;
 }
 
-static int dir_stat(struct evolve *ev, const char *path, struct evolve_stat *st)
+static int dir_stat(struct evolve *ev, const char *path, struct backend_edit_stat *st)
 {
 	struct stat s;
 
@@ -725,8 +719,9 @@ static int dir_open(struct evolve *ev, const char *path, int create, int trunc, 
 }
 
 /* All n bytes, a short write (the file system filling up) continued until it fails with its errno. */
-static int dir_pwrite(void *h, const void *buf, size_t n, uint64_t off)
+static int dir_pwrite(struct evolve *ev, void *h, const void *buf, size_t n, uint64_t off)
 {
+	(void)ev; /* the kernel needs no more than the descriptor */
 	while (n) {
 		ssize_t w = pwrite(*(int *)h, buf, n, (off_t)off);
 
@@ -743,15 +738,17 @@ static int dir_pwrite(void *h, const void *buf, size_t n, uint64_t off)
 	return 0;
 }
 
-static int dir_truncate(void *h, uint64_t size)
+static int dir_truncate(struct evolve *ev, void *h, uint64_t size)
 {
+	(void)ev;
 	return neg_errno(ftruncate(*(int *)h, (off_t)size));
 }
 
-static int dir_close(void *h)
+static int dir_close(struct evolve *ev, void *h)
 {
 	int ret = neg_errno(close(*(int *)h));
 
+	(void)ev;
 	free(h);
 	return ret;
 }
@@ -776,69 +773,60 @@ static const struct evolve_ops dir_ops = {
 	.writeback = dir_writeback,
 };
 
-/* ---- an ext2/3/4 image or device: libext2fs (backends/ext4/edit.c) ---- */
+/* ---- an image or device: its backend's editor (backend.h, struct backend_edit_ops) ---- */
 
-static int img_stat(struct evolve *ev, const char *path, struct evolve_stat *st)
+static int img_stat(struct evolve *ev, const char *path, struct backend_edit_stat *st)
 {
-	struct ext4_edit_stat s;
-	int ret = ext4_edit_stat(ev->img, path, &s);
-
-	if (!ret) {
-		st->mode = s.mode;
-		st->size = s.size;
-		st->mtime = s.mtime;
-		st->mtime_ns = s.mtime_ns;
-	}
-	return ret;
+	return backend_edit_stat(ev->be, ev->img, path, st);
 }
 
 static int img_unlink(struct evolve *ev, const char *path)
 {
-	return ext4_edit_unlink(ev->img, path);
+	return backend_edit_unlink(ev->be, ev->img, path);
 }
 
 static int img_rename(struct evolve *ev, const char *from, const char *to)
 {
-	return ext4_edit_rename(ev->img, from, to);
+	return backend_edit_rename(ev->be, ev->img, from, to);
 }
 
 static int img_mkdir(struct evolve *ev, const char *path)
 {
-	return ext4_edit_mkdir(ev->img, path);
+	return backend_edit_mkdir(ev->be, ev->img, path);
 }
 
 static int img_rmdir(struct evolve *ev, const char *path)
 {
-	return ext4_edit_rmdir(ev->img, path);
+	return backend_edit_rmdir(ev->be, ev->img, path);
 }
 
 static int img_set_meta(struct evolve *ev, const char *path, const struct plan_meta *m)
 {
-	return ext4_edit_set_meta(ev->img, path, m);
+	return backend_edit_set_meta(ev->be, ev->img, path, m);
 }
 
 static int img_open(struct evolve *ev, const char *path, int create, int trunc, void **h)
 {
-	struct ext4_edit_file *f = NULL;
-	int ret = ext4_edit_file_open(ev->img, path, create, trunc, &f);
+	struct backend_edit_file *f = NULL;
+	int ret = backend_edit_file_open(ev->be, ev->img, path, create, trunc, &f);
 
 	*h = f;
 	return ret;
 }
 
-static int img_pwrite(void *h, const void *buf, size_t n, uint64_t off)
+static int img_pwrite(struct evolve *ev, void *h, const void *buf, size_t n, uint64_t off)
 {
-	return ext4_edit_file_pwrite(h, buf, n, off);
+	return backend_edit_file_pwrite(ev->be, h, buf, n, off);
 }
 
-static int img_truncate(void *h, uint64_t size)
+static int img_truncate(struct evolve *ev, void *h, uint64_t size)
 {
-	return ext4_edit_file_truncate(h, size);
+	return backend_edit_file_truncate(ev->be, h, size);
 }
 
-static int img_close(void *h)
+static int img_close(struct evolve *ev, void *h)
 {
-	return ext4_edit_file_close(h);
+	return backend_edit_file_close(ev->be, h);
 }
 
 static const struct evolve_ops img_ops = {
@@ -857,7 +845,7 @@ static const struct evolve_ops img_ops = {
 static void evolve_release(struct evolve *ev)
 {
 	if (ev->img)
-		ext4_edit_close(ev->img);
+		backend_edit_close(ev->be, ev->img);
 	ev->img = NULL;
 	if (ev->have_cs)
 		content_source_release(&ev->cs);
@@ -988,14 +976,23 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 	if (ev->ops == &img_ops) {
 		char msg[PATH_MAX + 200];
 
+		ev->be = backend_evolver(S_ISBLK(st.st_mode) ? BACKEND_TARGET_DEVICE
+							     : BACKEND_TARGET_FILE);
+		if (!ev->be) {
+			fprintf(stderr, "imprint: %s: no backend edits '%s' in place\n", cmd,
+				ev->name);
+			evolve_release(ev);
+			return EXIT_USAGE;
+		}
 		ret = rw && !ev->scratch ? undo_file(ev, cmd) : 0;
 		if (ret) {
 			evolve_release(ev);
 			return ret;
 		}
-		ret = ext4_edit_open(ev->target, rw, (int64_t)plan_gen_time(p, p->generation),
-				     ev->undo[0] ? ev->undo : NULL, !!ev->undo_keep, &ev->img, msg,
-				     sizeof(msg));
+		ret = backend_edit_open(ev->be, ev->target, rw,
+					(int64_t)plan_gen_time(p, p->generation),
+					ev->undo[0] ? ev->undo : NULL, !!ev->undo_keep, &ev->img, msg,
+					sizeof(msg));
 		if (ret && ev->scratch && (ret == -EINVAL || ret == -EBUSY)) {
 			name_in(ev, msg, ev->why, sizeof(ev->why));
 			evolve_release(ev);
@@ -1032,24 +1029,25 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
 	}
 	if (ev->img && ret == -ESRCH) {
 		/* nothing was written */
-		ext4_edit_abandon(ev->img);
+		backend_edit_abandon(ev->be, ev->img);
 		ev->img = NULL;
 	} else if (ev->img && ret && ev->undo[0]) {
 		/* what the undo file saved goes back: generation n - 1 byte for byte */
-		ext4_edit_abandon(ev->img);
+		backend_edit_abandon(ev->be, ev->img);
 		ev->img = NULL;
-		undone = ext4_edit_undo(ev->undo, !!ev->undo_keep, ev->target, msg, sizeof(msg));
+		undone = backend_edit_undo(ev->be, ev->undo, !!ev->undo_keep, ev->target, msg,
+					   sizeof(msg));
 	} else if (ev->img) {
 		if (!ret && ev->usage)
-			ext4_edit_usage(ev->img, ev->usage);
+			backend_edit_usage(ev->be, ev->img, ev->usage);
 		/* what was done is written back even after a failure: the image stays consistent */
-		cerr = ext4_edit_close(ev->img);
+		cerr = backend_edit_close(ev->be, ev->img);
 		ev->img = NULL;
 		if (cerr && !ret) {
 			ret = fail_at(ev, "cannot write back", ev->name, cerr);
 			if (ev->undo[0])
-				undone = ext4_edit_undo(ev->undo, !!ev->undo_keep, ev->target, msg,
-							sizeof(msg));
+				undone = backend_edit_undo(ev->be, ev->undo, !!ev->undo_keep,
+							   ev->target, msg, sizeof(msg));
 		}
 	}
 	if (ret && ret != -ESRCH && !ev->scratch)
@@ -1114,7 +1112,7 @@ int cmd_evolve(struct cli *c, struct params *p)
 }
 
 int evolve_image(const char *path, const char *name, const struct params *p,
-		 volatile sig_atomic_t *cancel, struct ext4_edit_usage *usage, char *why, size_t len)
+		 volatile sig_atomic_t *cancel, struct backend_edit_usage *usage, char *why, size_t len)
 {
 	struct evolve ev = { .target = path, .name = name, .scratch = 1, .cancel = cancel,
 			     .usage = usage };
@@ -1149,7 +1147,7 @@ static const char *census_name(unsigned k)
 /* Whether TARGET's entry at path is pl's file f: a regular file of its size and mtime. */
 static int holds(struct evolve *ev, const struct plan *pl, uint64_t f, const char *path)
 {
-	struct evolve_stat st;
+	struct backend_edit_stat st;
 	struct plan_meta m;
 
 	plan_file_meta(pl, f, &m);
@@ -1264,7 +1262,7 @@ int evolve_census(const char *target, const struct params *p, FILE *out,
 			held[kind]++;
 	}
 	for (uint64_t f = 0; f < ev.prev.nfiles; f++) {
-		struct evolve_stat st;
+		struct backend_edit_stat st;
 
 		if (ev.cur_of_key[file_key(&ev.prev, f)] != NONE ||
 		    entry_path(&ev, &ev.prev, 0, f, p1, sizeof(p1)))

@@ -5,7 +5,7 @@
 #include <signal.h>
 #include <stddef.h>
 
-#include "backends/ext4/edit.h"
+#include "backends/backend.h"
 #include "model/params.h"
 
 /*
@@ -20,7 +20,7 @@
  * message (path part-evolved: to be discarded).
  */
 int evolve_image(const char *path, const char *name, const struct params *p,
-		 volatile sig_atomic_t *cancel, struct ext4_edit_usage *usage, char *why,
+		 volatile sig_atomic_t *cancel, struct backend_edit_usage *usage, char *why,
 		 size_t len);
 
 #endif
