@@ -96,6 +96,14 @@ R = [
       (4, lambda m: num("included.symlinks")), (5, lambda m: num("included.hardlinks")),
       (6, lambda m: human(get("included.bytes"))), (7, lambda m: num("included.bytes")),
       (8, lambda m: num("included.xattrs"))]),
+    (r"  file data (around \(direct I/O\)|through) the page cache "
+     r"\((?:measured at the target: direct (\d+) MB/s, page cache (\d+) MB/s|(.+))\)$",
+     [(1, lambda m: "around (direct I/O)" if get("data_io.way") == "direct" else "through"),
+      (2, lambda m: TIME), (3, lambda m: TIME),
+      (4, lambda m: {"forced": "as --direct-io asked", "small": "too little data to measure: the default",
+                     "refused": "the target refused direct I/O"}.get(get("data_io.why"))),
+      (0, lambda m: m.group(0) if (m.group(2) is not None) == (get("data_io.why") == "measured")
+       else "data_io.why %s" % get("data_io.why"))]),
     (r"  sparse files (\d+), holes of (.+) never written$",
      [(1, lambda m: num("sparse_files")), (2, lambda m: human(J["hole_blocks"] * J["block_size"]))]),
     (r"  layout score (unavailable|[\d.]+)(?: \(aged (\d+) rounds: no target\)| \(target ([\d.]+)\))?"
