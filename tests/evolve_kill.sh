@@ -1,9 +1,10 @@
 #!/bin/bash
 # evolve_kill.sh - an evolve of an ext2/3/4 image killed with SIGKILL half-way is never a silent
 # mix of two generations: the image carries a mark (its first 1 KiB, text naming the undo file),
-# every command that reads it (evolve, measure, measure --generation, content-report) refuses it
-# naming 'imprint evolve --rollback TARGET', which gives generation N-1 back byte for byte (cmp,
-# e2fsck -fn clean); evolving again then gives the bytes of an uninterrupted evolve.  A completed
+# every command that reads it (evolve, measure, measure --generation, content-report, verify,
+# profile) refuses it naming 'imprint evolve --rollback TARGET', which gives generation N-1 back
+# byte for byte (cmp, e2fsck -fn clean); evolving again gives the bytes of an uninterrupted
+# evolve.  A completed
 # evolve leaves no mark and no undo file; --undo FILE too.  Then the same on a loop device (root)
 . "${srcdir:-.}/tests/lib.sh"
 
@@ -62,6 +63,10 @@ check_killed() {
 	expect_err "is half-evolved" "$what: measure --generation says it is half-evolved"
 	expect_status 1 "$what: content-report refused" "$IMPRINT" content-report "$t"
 	expect_err "is half-evolved" "$what: content-report says it is half-evolved"
+	expect_status 1 "$what: verify refused" "$IMPRINT" verify "${A[@]}" --generation 1 "$t"
+	expect_err "is half-evolved" "$what: verify says it is half-evolved"
+	expect_status 1 "$what: profile refused" "$IMPRINT" profile "$t"
+	expect_err "is half-evolved" "$what: profile says it is half-evolved"
 	expect_status 0 "$what: evolve --rollback" "$IMPRINT" evolve --rollback "$t"
 	grep -qF "rolled '$t' back to generation 0" "$WORK/out" && pass "$what: the rollback says so" ||
 		fail "$what: rollback output: $(head -c 300 "$WORK/out")"

@@ -152,17 +152,6 @@ static int mark_begin(struct backend_edit *e, const char *path, const struct evo
 	return e->marked ? 0 : -ENOMEM;
 }
 
-/* -EBUSY with msg when path (open as fd) carries an evolve's mark, else 0. */
-static int refuse_marked(int fd, const char *path, char *msg, size_t len)
-{
-	struct evolve_mark m;
-
-	if (evolve_mark_read(fd, 0, &m) != 1)
-		return 0;
-	evolve_mark_tell(&m, path, msg, len);
-	return -EBUSY;
-}
-
 static int ext4_edit_open(const char *path, int rw, int64_t now, const struct evolve_mark *mark,
 			  struct backend_edit **out, char *msg, size_t len)
 {
@@ -192,7 +181,7 @@ static int ext4_edit_open(const char *path, int rw, int64_t now, const struct ev
 		snprintf(msg, len, "cannot read '%s': %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = refuse_marked(fd, path, msg, len);
+	ret = evolve_mark_refuse(fd, 0, path, msg, len);
 	close(fd);
 	if (ret)
 		return ret;

@@ -60,6 +60,16 @@ int evolve_mark_read(int fd, uint64_t base, struct evolve_mark *m)
 	return n == (ssize_t)sizeof(buf) && evolve_mark_parse(buf, m);
 }
 
+int evolve_mark_refuse(int fd, uint64_t base, const char *target, char *msg, size_t len)
+{
+	struct evolve_mark m;
+
+	if (evolve_mark_read(fd, base, &m) != 1)
+		return 0;
+	evolve_mark_tell(&m, target, msg, len);
+	return -EBUSY;
+}
+
 void evolve_mark_tell(const struct evolve_mark *m, const char *target, char *msg, size_t len)
 {
 	int gone = access(m->undo, F_OK) != 0;

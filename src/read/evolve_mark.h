@@ -38,4 +38,10 @@ int evolve_mark_read(int fd, uint64_t base, struct evolve_mark *m);
  */
 void evolve_mark_tell(const struct evolve_mark *m, const char *target, char *msg, size_t len);
 
+/*
+ * -EBUSY with evolve_mark_tell()'s words in msg when the file system at
+ * byte base of fd (target) carries a mark, else 0: what a reader checks.
+ */
+int evolve_mark_refuse(int fd, uint64_t base, const char *target, char *msg, size_t len);
+
 #endif

@@ -15,7 +15,6 @@
 #include <ext2fs/ext2fs.h>
 #include <linux/fs.h>
 
-#include "read/evolve_mark.h"
 #include "read/fsread_ops.h"
 #include "util/e2err.h"
 #include "util/util.h"
@@ -579,7 +578,6 @@ bad:
 
 static int image_open(struct fsread *fs, struct fsread_error *err)
 {
-	struct evolve_mark mark;
 	char io_opts[40];
 	int mflags = 0;
 	errcode_t code;
@@ -633,13 +631,8 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 			fs->target, (unsigned long long)IMG(fs)->dev_bytes);
 		return -EINVAL;
 	}
-	if (evolve_mark_read(IMG(fs)->fd, IMG(fs)->base, &mark) == 1) {
-		char msg[1024];
-
-		evolve_mark_tell(&mark, fs->target, msg, sizeof(msg));
-		fsread_set_err(err, "%s", msg);
+	if (fsread_refuse_marked(IMG(fs)->fd, IMG(fs)->base, fs->target, err))
 		return -EBUSY;
-	}
 	code = ext2fs_open2(fs->target, IMG(fs)->base ? io_opts : NULL, EXT2_FLAG_64BITS, 0, 0,
 			    unix_io_manager, &IMG(fs)->fs);
 	if (code) {
