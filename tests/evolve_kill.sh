@@ -4,8 +4,8 @@
 # every command that reads it (evolve, measure, measure --generation, content-report, verify,
 # profile) refuses it naming 'imprint evolve --rollback TARGET', which gives generation N-1 back
 # byte for byte (cmp, e2fsck -fn clean); evolving again gives the bytes of an uninterrupted
-# evolve.  A completed
-# evolve leaves no mark and no undo file; --undo FILE too.  Then the same on a loop device (root)
+# evolve.  While evolve runs, its target is said to be in use and --rollback refused.  A
+# completed evolve leaves no mark and no undo file; --undo FILE too.  Then a loop device (root)
 . "${srcdir:-.}/tests/lib.sh"
 
 export TMPDIR="$WORK/tmp"
@@ -34,6 +34,13 @@ kill_at() {
 	wait_until "$pid" stopped "$pid"
 	stopped "$pid" && pass "evolve of $t stopped at 'evolve-moved'" ||
 		fail "evolve of $t never reached 'evolve-moved'"
+	# while it runs (stopped), the image is said to be in use, and no rollback is made under it
+	expect_status 1 "$t: measure of a running evolve's target refused" "$IMPRINT" measure "$t"
+	expect_err "is being evolved from generation 0 to 1 by an imprint still running" \
+		"$t: measure says an evolve runs"
+	expect_status 1 "$t: --rollback under a running evolve refused" \
+		"$IMPRINT" evolve --rollback "$t"
+	expect_err "still runs" "$t: the refusal says an evolve runs"
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
 }

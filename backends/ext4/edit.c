@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -284,14 +285,24 @@ static int ext4_edit_undo(const char *path, char *msg, size_t len)
 		snprintf(msg, len, "cannot read '%s': %s", path, strerror(-ret));
 	if (ret <= 0)
 		return ret < 0 ? ret : 1;
+	/* the evolve that wrote the mark holds its undo file locked while it runs */
+	fd = open(m.undo, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		snprintf(msg, len, "an evolve of '%s' still runs (its undo file '%s' is locked): "
+			 "let it end", path, m.undo);
+		return -EBUSY;
+	}
 	ret = ext4_undo_apply(m.undo, path, EVOLVE_MARK_SIZE, msg, len);
-	if (ret)
-		return ret;
 	/* the undo files are of no use once the image is generation m.from again */
-	unlink(m.undo);
-	if (m.keep[0])
-		unlink(m.keep);
-	return 0;
+	if (!ret) {
+		unlink(m.undo);
+		if (m.keep[0])
+			unlink(m.keep);
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }
 
 /* The directory holding path's last component, and that component into name. */

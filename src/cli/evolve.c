@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,6 +84,7 @@ struct evolve {
 	const char *step;  /* what it was doing when it failed: for the message */
 	const char *undo_keep;  /* --undo FILE: an e2undo file the user keeps, or NULL */
 	char undo[PATH_MAX];  /* an image's undo file, imprint's own ("": none, a scratch copy) */
+	int undo_fd;  /* undo, open and locked while this evolve may write (0: not open) */
 	uint64_t done[STEPS];  /* the moves of each step of apply() made */
 	unsigned at;  /* the step apply() is at */
 	char last[8192];  /* the last file apply() wrote */
@@ -918,7 +920,9 @@ static int undo_file(struct evolve *ev, const char *cmd)
 		cleanup_track(ev->undo_keep, CLEANUP_FILE);
 	fd = mkostemp(ev->undo, O_CLOEXEC);
 	if (fd >= 0) {
-		close(fd);
+		/* locked while we run: a rollback from another imprint waits for us to end */
+		flock(fd, LOCK_EX);
+		ev->undo_fd = fd + 1;
 		cleanup_track(ev->undo, CLEANUP_FILE);
 		return 0;
 	}
@@ -941,9 +945,18 @@ static void undo_keep_on_death(const struct evolve *ev)
 		cleanup_untrack(ev->undo_keep);
 }
 
+/* Let go of the lock on ev's undo file (before our own rollback takes it). */
+static void undo_unlock(struct evolve *ev)
+{
+	if (ev->undo_fd)
+		close(ev->undo_fd - 1);
+	ev->undo_fd = 0;
+}
+
 /* Remove ev's undo files (none: nothing) unless keep: --undo's FILE is kept; and forget them. */
 static void undo_drop(struct evolve *ev, int keep)
 {
+	undo_unlock(ev);
 	if (!ev->undo[0])
 		return;
 	unlink(ev->undo);
@@ -1068,6 +1081,7 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
 		/* what the undo file saved goes back, the mark last: generation n - 1 byte for byte */
 		backend_edit_abandon(ev->be, ev->img);
 		ev->img = NULL;
+		undo_unlock(ev);
 		undone = ev->undo[0] ? backend_edit_undo(ev->be, ev->target, msg, sizeof(msg)) : 0;
 	} else if (ev->img) {
 		if (!ret && ev->usage)
@@ -1077,6 +1091,7 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
 		ev->img = NULL;
 		if (cerr && !ret) {
 			ret = fail_at(ev, "cannot write back", ev->name, cerr);
+			undo_unlock(ev);
 			if (ev->undo[0])
 				undone = backend_edit_undo(ev->be, ev->target, msg, sizeof(msg));
 		}
@@ -1084,8 +1099,10 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
 	if (ret && ret != -ESRCH && !ev->scratch)
 		tell_state(ev, ret, undone, msg);
 	/* the undo files stay only with the mark of a failed rollback; --undo's with generation n */
-	if (ret && undone)
+	if (ret && undone) {
+		undo_unlock(ev);
 		ev->undo[0] = '\0';
+	}
 	else
 		undo_drop(ev, !ret);
 	return ret;

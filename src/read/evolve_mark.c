@@ -1,8 +1,10 @@
 /* evolve_mark.c - the mark an ext2/3/4 image or device carries while `imprint evolve` changes it */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "read/evolve_mark.h"
@@ -70,12 +72,31 @@ int evolve_mark_refuse(int fd, uint64_t base, const char *target, char *msg, siz
 	return -EBUSY;
 }
 
+/* Whether the evolve that wrote the mark still runs: it holds its undo file locked. */
+static int running(const char *undo)
+{
+	int fd = open(undo, O_RDONLY | O_CLOEXEC), busy;
+
+	if (fd < 0)
+		return 0;
+	busy = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+	close(fd);
+	return busy;
+}
+
 void evolve_mark_tell(const struct evolve_mark *m, const char *target, char *msg, size_t len)
 {
 	int gone = access(m->undo, F_OK) != 0;
 
+	if (running(m->undo)) {
+		snprintf(msg, len, "'%s' is being evolved from generation %" PRIu32 " to %" PRIu32
+			 " by an imprint still running (its undo file '%s' is locked): let it end",
+			 target, m->from, m->to, m->undo);
+		return;
+	}
+
 	snprintf(msg, len, "'%s' is half-evolved: an 'imprint evolve' from generation %" PRIu32
-		 " to %" PRIu32 " was interrupted (or still runs), and it holds part of each; %s%s%s",
+		 " to %" PRIu32 " was interrupted, and it holds part of each; %s%s%s",
 		 target, m->from, m->to,
 		 gone ? "its undo file is gone ('" : "'imprint evolve --rollback ",
 		 gone ? m->undo : target,
