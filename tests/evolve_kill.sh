@@ -136,6 +136,21 @@ expect_status 2 "--rollback of a directory refused" "$IMPRINT" evolve --rollback
 expect_err "'--rollback' is for an ext2/3/4 image or device" "the refusal says what it is for"
 expect_status 2 "--rollback of a missing path refused" "$IMPRINT" evolve --rollback "$WORK/none"
 
+# a 1 KiB-block file system: the mark is its boot block, before the bitmaps' first block
+A1=("${A[@]}")
+A=(--fs ext4 --files 800 --used 20M --size 48M --seed 4)
+build_fsck "1 KiB blocks: generation 0" "$WORK/b0.img" "${A[@]}" --mkfs-options '-b 1024'
+dumpe2fs -h "$WORK/b0.img" 2>/dev/null | grep -q '^Block size: *1024$' &&
+	pass "1 KiB blocks: the image has them" || fail "1 KiB blocks: not so"
+cp "$WORK/b0.img" "$WORK/b1.img"
+expect_status 0 "1 KiB blocks: an uninterrupted evolve" \
+	"$IMPRINT" evolve "${A[@]}" --generation 1 "$WORK/b1.img"
+[ ! -s "$WORK/err" ] && pass "1 KiB blocks: nothing on stderr" || fail "1 KiB blocks: $(head -c 300 "$WORK/err")"
+cp "$WORK/b0.img" "$WORK/bk.img"
+kill_at "$WORK/bk.img"
+check_killed "$WORK/bk.img" "$WORK/b0.img" "$WORK/b1.img" "1 KiB blocks"
+A=("${A1[@]}")
+
 # a loop device (root): the same
 if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null && losetup -f >/dev/null 2>&1; then
 	cp "$WORK/g0.img" "$WORK/dev.img"

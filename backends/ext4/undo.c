@@ -32,6 +32,7 @@ struct uio {
 	ext2fs_block_bitmap used;  /* blocks in use when armed; NULL before */
 	ext2fs_block_bitmap saved; /* blocks whose original is saved */
 	unsigned bsize;            /* the file system's block size, once armed */
+	uint64_t first;            /* the bitmaps' first block (a 1 KiB-block file system's 1) */
 	uint8_t *buf;
 };
 
@@ -62,21 +63,23 @@ static errcode_t save(struct uio *u, uint64_t off, uint64_t len)
 	int logged = 0;
 
 	for (uint64_t b = first; b < last; b++) {
+		/* a block before the bitmaps' first (a 1 KiB-block boot block): saved each time */
+		int zero, mapped = b >= u->first;
 		ssize_t n;
-		int zero;
 		errcode_t err;
 
-		if (u->saved && ext2fs_test_block_bitmap2(u->saved, b))
+		if (u->saved && mapped && ext2fs_test_block_bitmap2(u->saved, b))
 			continue;
 		n = pread(u->fd, u->buf, bs, (off_t)(b * bs));
 		if (n < 0)
 			return errno;
 		/* a free block of zeros needs no copy: zeroed again on rollback */
-		zero = u->used && !ext2fs_test_block_bitmap2(u->used, b) && all_zero(u->buf, (size_t)n);
+		zero = u->used && mapped && !ext2fs_test_block_bitmap2(u->used, b) &&
+		       all_zero(u->buf, (size_t)n);
 		err = log_rec(u, b * bs, (uint32_t)n, zero ? REC_ZERO : REC_DATA, u->buf);
 		if (err)
 			return err;
-		if (u->saved)
+		if (u->saved && mapped)
 			ext2fs_mark_block_bitmap2(u->saved, b);
 		logged = 1;
 	}
@@ -287,8 +290,10 @@ errcode_t ext4_undo_arm(ext2_filsys fs)
 	err = ext2fs_copy_bitmap(fs->block_map, &u->used);
 	if (!err)
 		err = ext2fs_allocate_block_bitmap(fs, "saved", &u->saved);
-	if (!err)
+	if (!err) {
 		u->bsize = fs->blocksize;
+		u->first = fs->super->s_first_data_block;
+	}
 	return err;
 }
 
