@@ -96,7 +96,7 @@ static int edit_unsupported(const struct backend_ops *ops, char *msg, size_t len
 }
 
 int backend_edit_open(const struct backend_ops *ops, const char *path, int rw, int64_t now,
-		      const char *undo, int e2undo, struct backend_edit **out, char *msg,
+		      const struct evolve_mark *mark, struct backend_edit **out, char *msg,
 		      size_t len)
 {
 	if (out)
@@ -106,7 +106,7 @@ int backend_edit_open(const struct backend_ops *ops, const char *path, int rw, i
 	msg[0] = '\0';
 	if (!editor(ops) || !editor(ops)->open)
 		return edit_unsupported(ops, msg, len);
-	return editor(ops)->open(path, rw, now, undo, e2undo, out, msg, len);
+	return editor(ops)->open(path, rw, now, rw ? mark : NULL, out, msg, len);
 }
 
 int backend_edit_usage(const struct backend_ops *ops, const struct backend_edit *e,
@@ -136,15 +136,14 @@ void backend_edit_abandon(const struct backend_ops *ops, struct backend_edit *e)
 		editor(ops)->abandon(e);
 }
 
-int backend_edit_undo(const struct backend_ops *ops, const char *undo, int e2undo,
-		      const char *path, char *msg, size_t len)
+int backend_edit_undo(const struct backend_ops *ops, const char *path, char *msg, size_t len)
 {
-	if (!ops || !undo || !path || !msg || !len)
+	if (!ops || !path || !msg || !len)
 		return -EINVAL;
 	msg[0] = '\0';
 	if (!editor(ops) || !editor(ops)->undo)
 		return edit_unsupported(ops, msg, len);
-	return editor(ops)->undo(undo, e2undo, path, msg, len);
+	return editor(ops)->undo(path, msg, len);
 }
 
 /* ops' editor's hook, or NULL (none, or no editor). */

@@ -8,6 +8,7 @@
 #include "content/source.h"
 #include "layout/layout.h"
 #include "plan/plan.h"
+#include "read/evolve_mark.h"
 
 /*
  * Capabilities (backend_ops.caps); the core reads them to decide what to
@@ -229,15 +230,21 @@ struct backend_edit_usage {
  *           reading only when rw is 0: then only stat and close), refusing
  *           one it did not make (-EINVAL), a mounted one or one with a
  *           journal to replay (-EBUSY), msg saying why in words for the
- *           user; now: the time stamped on what it touches; undo (rw only;
- *           NULL: none): a file that gets what every block held before its
- *           first overwrite, in e2undo's format when e2undo; *out NULL on error
+ *           user, and one that carries an evolve's mark (-EBUSY: half-evolved,
+ *           read/evolve_mark.h); now: the time stamped on what it touches;
+ *           mark (rw only; NULL: no undo): before the first change, the mark
+ *           is written and synced, and its undo file gets what every block
+ *           held before its first overwrite (its keep file too, in e2undo's
+ *           format); *out NULL on error
  * usage     fill u from e (as changed so far)
- * close     write everything back and close; the first error
+ * close     write everything back and close, the mark put back last (after
+ *           a sync); the first error
  * abandon   close without writing back what is held in memory (after a
  *           failure, before undo); the undo file is complete once it returns
- * undo      put back into image or device path what undo file undo saved
- *           (a closed open(..., undo, e2undo, ...)); msg says why it failed
+ * undo      roll image or device path back by the undo file its mark names
+ *           (an abandoned open, or an imprint that died): the mark goes as
+ *           the last write, then the undo file (and keep file); 1 when path
+ *           has no mark (nothing done); msg says why it failed
  * stat unlink rename mkdir rmdir set_meta   an entry: unlink a non-directory
  *           (its blocks freed at its last link); rename a non-directory to
  *           a free name; mkdir an empty directory (mode 0700, owner 0);
@@ -250,12 +257,12 @@ struct backend_edit_usage {
  * file_close  flush and close
  */
 struct backend_edit_ops {
-	int (*open)(const char *path, int rw, int64_t now, const char *undo, int e2undo,
+	int (*open)(const char *path, int rw, int64_t now, const struct evolve_mark *mark,
 		    struct backend_edit **out, char *msg, size_t len);
 	void (*usage)(const struct backend_edit *e, struct backend_edit_usage *u);
 	int (*close)(struct backend_edit *e);
 	void (*abandon)(struct backend_edit *e);
-	int (*undo)(const char *undo, int e2undo, const char *path, char *msg, size_t len);
+	int (*undo)(const char *path, char *msg, size_t len);
 	int (*stat)(struct backend_edit *e, const char *path, struct backend_edit_stat *st);
 	int (*unlink)(struct backend_edit *e, const char *path);
 	int (*rename)(struct backend_edit *e, const char *from, const char *to);
@@ -346,14 +353,13 @@ void backend_abort(struct backend *b);
  * close and abandon take a NULL e (nothing to do).
  */
 int backend_edit_open(const struct backend_ops *ops, const char *path, int rw, int64_t now,
-		      const char *undo, int e2undo, struct backend_edit **out, char *msg,
+		      const struct evolve_mark *mark, struct backend_edit **out, char *msg,
 		      size_t len);
 int backend_edit_usage(const struct backend_ops *ops, const struct backend_edit *e,
 		       struct backend_edit_usage *u);
 int backend_edit_close(const struct backend_ops *ops, struct backend_edit *e);
 void backend_edit_abandon(const struct backend_ops *ops, struct backend_edit *e);
-int backend_edit_undo(const struct backend_ops *ops, const char *undo, int e2undo,
-		      const char *path, char *msg, size_t len);
+int backend_edit_undo(const struct backend_ops *ops, const char *path, char *msg, size_t len);
 int backend_edit_stat(const struct backend_ops *ops, struct backend_edit *e, const char *path,
 		      struct backend_edit_stat *st);
 int backend_edit_unlink(const struct backend_ops *ops, struct backend_edit *e, const char *path);

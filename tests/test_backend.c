@@ -354,28 +354,28 @@ static void test_editor(void **state)
 	plain.caps &= ~(unsigned)BACKEND_EVOLVES;
 	bare.edit = NULL;
 	assert_int_equal(run_pipeline(&r, &ext4_backend_ops, 1), 0);
-	assert_int_equal(backend_edit_open(&null_backend_ops, r.path, 1, 0, NULL, 0, &e, msg,
+	assert_int_equal(backend_edit_open(&null_backend_ops, r.path, 1, 0, NULL, &e, msg,
 					   sizeof(msg)),
 			 -ENOSYS);
 	assert_null(e);
 	assert_non_null(strstr(msg, "the null backend cannot edit"));
-	assert_int_equal(backend_edit_open(&plain, r.path, 1, 0, NULL, 0, &e, msg, sizeof(msg)),
+	assert_int_equal(backend_edit_open(&plain, r.path, 1, 0, NULL, &e, msg, sizeof(msg)),
 			 -ENOSYS);
-	assert_int_equal(backend_edit_open(&bare, r.path, 1, 0, NULL, 0, &e, msg, sizeof(msg)),
+	assert_int_equal(backend_edit_open(&bare, r.path, 1, 0, NULL, &e, msg, sizeof(msg)),
 			 -ENOSYS);
-	assert_int_equal(backend_edit_undo(&plain, r.path, 0, r.path, msg, sizeof(msg)), -ENOSYS);
-	assert_int_equal(backend_edit_open(&ext4_backend_ops, NULL, 1, 0, NULL, 0, &e, msg,
+	assert_int_equal(backend_edit_undo(&plain, r.path, msg, sizeof(msg)), -ENOSYS);
+	assert_int_equal(backend_edit_open(&ext4_backend_ops, NULL, 1, 0, NULL, &e, msg,
 					   sizeof(msg)),
 			 -EINVAL);
 	/* a file of zeros is no ext2/3/4 file system: refused, with the reason */
-	assert_int_equal(backend_edit_open(&ext4_backend_ops, "/dev/zero", 0, 0, NULL, 0, &e, msg,
+	assert_int_equal(backend_edit_open(&ext4_backend_ops, "/dev/zero", 0, 0, NULL, &e, msg,
 					   sizeof(msg)),
 			 -EINVAL);
 	assert_null(e);
 	assert_true(msg[0]);
 
 	/* now: the time stamped on what it touches (a deleted inode's dtime: not 0) */
-	assert_int_equal(backend_edit_open(&ext4_backend_ops, r.path, 1, 1700000000, NULL, 0, &e,
+	assert_int_equal(backend_edit_open(&ext4_backend_ops, r.path, 1, 1700000000, NULL, &e,
 					   msg, sizeof(msg)),
 			 0);
 	assert_non_null(e);

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/fs.h>
@@ -18,8 +18,8 @@
 #include "backends/ext4/edit.h"
 #include "backends/ext4/undo.h"
 #include "backends/ext4/write.h"
+#include "read/evolve_mark.h"
 #include "util/e2err.h"
-#include "util/spawn.h"
 #include "util/util.h"
 
 /* backend.h's opaque handles, as the ext4 backend completes them */
@@ -27,6 +27,8 @@ struct backend_edit {
 	ext2_filsys fs;
 	size_t isize;                   /* on-disk inode size */
 	struct ext2_inode_large *in;    /* an inode buffer of isize bytes */
+	char *marked;                   /* the target when it carries our mark, or NULL */
+	char boot[EVOLVE_MARK_SIZE];    /* what the mark's bytes held, put back at close */
 };
 
 struct backend_edit_file {
@@ -85,28 +87,73 @@ static int dirent_type(uint16_t mode)
 	return LINUX_S_ISSOCK(mode) ? EXT2_FT_SOCK : EXT2_FT_UNKNOWN;
 }
 
-/* unix_io_manager, or an undo manager over it saving what is overwritten to undo. */
-static errcode_t io_for(const char *undo, int e2undo, io_manager *io)
+/* unix_io_manager, or (mark) the undo manager over it, or over e2undo's when mark keeps a file. */
+static errcode_t io_for(const struct evolve_mark *mark, io_manager *io)
 {
-	errcode_t err;
+	io_manager inner = unix_io_manager;
+	errcode_t err = 0;
 
 	*io = unix_io_manager;
-	if (!undo)
+	if (!mark)
 		return 0;
-	if (!e2undo) {
-		ext4_undo_prepare(undo);
-		*io = ext4_undo_io_manager;
-		return 0;
+	if (mark->keep[0]) {
+		err = set_undo_io_backing_manager(unix_io_manager);
+		if (!err)
+			err = set_undo_io_backup_file((char *)mark->keep);
+		inner = undo_io_manager;
 	}
-	err = set_undo_io_backing_manager(unix_io_manager);
-	if (!err)
-		err = set_undo_io_backup_file((char *)undo);
-	if (!err)
-		*io = undo_io_manager;
+	ext4_undo_prepare(mark->undo, inner);
+	*io = ext4_undo_io_manager;
 	return err;
 }
 
-static int ext4_edit_open(const char *path, int rw, int64_t now, const char *undo, int e2undo,
+/* bytes [0, EVOLVE_MARK_SIZE) of path: the mark written, or the saved boot area put back; synced. */
+static int mark_put(const char *path, const char *buf)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (pwrite(fd, buf, EVOLVE_MARK_SIZE, 0) != EVOLVE_MARK_SIZE || fdatasync(fd))
+		ret = errno ? -errno : -EIO;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Mark e's file system as being evolved (m), before its first change: what
+ * the mark's bytes held goes to the undo file, synced, then the mark,
+ * synced.  0, or a negative errno with msg saying why.
+ */
+static int mark_begin(struct backend_edit *e, const char *path, const struct evolve_mark *m,
+		      char *msg, size_t len)
+{
+	char buf[EVOLVE_MARK_SIZE];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	errcode_t err;
+
+	if (fd < 0 || pread(fd, e->boot, sizeof(e->boot), 0) != (ssize_t)sizeof(e->boot))
+		ret = errno ? -errno : -EIO;
+	if (fd >= 0)
+		close(fd);
+	err = ret ? 0 : ext4_undo_save(e->fs, 0, EVOLVE_MARK_SIZE);
+	/* e2undo's file (m->keep) saves them too: written through it as they are */
+	if (!err && m->keep[0])
+		err = io_channel_write_byte(e->fs->io, 0, EVOLVE_MARK_SIZE, e->boot);
+	if (err)
+		ret = e2(err);
+	evolve_mark_format(m, buf);
+	if (!ret)
+		ret = mark_put(path, buf);
+	if (ret) {
+		snprintf(msg, len, "'%s': cannot mark it as being evolved: %s", path, strerror(-ret));
+		return ret;
+	}
+	e->marked = strdup(path);
+	return e->marked ? 0 : -ENOMEM;
+}
+
+static int ext4_edit_open(const char *path, int rw, int64_t now, const struct evolve_mark *mark,
 			  struct backend_edit **out, char *msg, size_t len)
 {
 	struct backend_edit *e;
@@ -135,13 +182,16 @@ static int ext4_edit_open(const char *path, int rw, int64_t now, const char *und
 		snprintf(msg, len, "cannot read '%s': %s", path, strerror(-ret));
 		return ret;
 	}
+	ret = evolve_mark_refuse(fd, 0, path, msg, len);
 	close(fd);
+	if (ret)
+		return ret;
 	if (!S_ISBLK(st.st_mode))
 		bytes = (uint64_t)st.st_size;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	err = io_for(rw ? undo : NULL, e2undo, &io);
+	err = io_for(rw ? mark : NULL, &io);
 	if (!err)
 		err = ext2fs_open2(path, NULL, (rw ? EXT2_FLAG_RW : 0) | EXT2_FLAG_64BITS, 0, 0, io,
 				   &e->fs);
@@ -173,12 +223,15 @@ static int ext4_edit_open(const char *path, int rw, int64_t now, const char *und
 			ret = e2(err);
 		}
 	}
+	if (!ret && rw && mark)
+		ret = mark_begin(e, path, mark, msg, len);
 	e->isize = (size_t)EXT2_INODE_SIZE(e->fs->super);
 	if (!ret && !(e->in = calloc(1, MAX(e->isize, sizeof(struct ext2_inode_large)))))
 		ret = -ENOMEM;
 	if (ret) {
 		ext2fs_close_free(&e->fs);
 		free(e->in);
+		free(e->marked);
 		free(e);
 		return ret;
 	}
@@ -190,13 +243,19 @@ static int ext4_edit_open(const char *path, int rw, int64_t now, const char *und
 static int ext4_edit_close(struct backend_edit *e)
 {
 	errcode_t err;
+	int ret;
 
 	if (!e)
 		return 0;
+	/* libext2fs syncs everything before the superblock, and the superblock: then the mark goes */
 	err = ext2fs_close_free(&e->fs);
+	ret = e2(err);
+	if (!ret && e->marked)
+		ret = mark_put(e->marked, e->boot);
 	free(e->in);
+	free(e->marked);
 	free(e);
-	return e2(err);
+	return ret;
 }
 
 static void ext4_edit_abandon(struct backend_edit *e)
@@ -206,29 +265,44 @@ static void ext4_edit_abandon(struct backend_edit *e)
 	/* no flush of the superblock, descriptors and bitmaps; the I/O channel closes */
 	ext2fs_free(e->fs);
 	free(e->in);
+	free(e->marked);
 	free(e);
 }
 
-static const char *const e2undo_paths[] = { "/usr/sbin/e2undo", "/sbin/e2undo", NULL };
-
-static int ext4_edit_undo(const char *undo, int e2undo, const char *path, char *msg, size_t len)
+static int ext4_edit_undo(const char *path, char *msg, size_t len)
 {
-	char *argv[] = { "e2undo", (char *)undo, (char *)path, NULL };
-	char out[1024];
-	int status, ret;
+	struct evolve_mark m;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 
-	if (!e2undo)
-		return ext4_undo_apply(undo, path, msg, len);
-	ret = spawn_capture(argv, NULL, e2undo_paths, out, sizeof(out), &status);
-	if (ret) {
-		snprintf(msg, len, "cannot run e2undo: %s", strerror(-ret));
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(msg, len, "cannot open '%s': %s", path, strerror(-ret));
 		return ret;
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	out[strcspn(out, "\n")] = '\0';
-	snprintf(msg, len, "e2undo failed (%s)", out[0] ? out : "no message");
-	return -EIO;
+	ret = evolve_mark_read(fd, 0, &m);
+	close(fd);
+	if (ret < 0)
+		snprintf(msg, len, "cannot read '%s': %s", path, strerror(-ret));
+	if (ret <= 0)
+		return ret < 0 ? ret : 1;
+	/* the evolve that wrote the mark holds its undo file locked while it runs */
+	fd = open(m.undo, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		snprintf(msg, len, "an evolve of '%s' still runs (its undo file '%s' is locked): "
+			 "let it end", path, m.undo);
+		return -EBUSY;
+	}
+	ret = ext4_undo_apply(m.undo, path, EVOLVE_MARK_SIZE, msg, len);
+	/* the undo files are of no use once the image is generation m.from again */
+	if (!ret) {
+		unlink(m.undo);
+		if (m.keep[0])
+			unlink(m.keep);
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }
 
 /* The directory holding path's last component, and that component into name. */

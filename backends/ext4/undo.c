@@ -11,11 +11,14 @@
 #include "util/util.h"
 
 /*
- * The undo file: records { offset, length, kind } (little-endian as the
- * host; the file never leaves this process), a data record followed by
- * the length's bytes.  Put back last to first, so that the first save of
- * a range wins.
+ * The undo file: a magic line, then records { offset, length, kind }
+ * (little-endian as the host: the file stays on this machine), a data
+ * record followed by the length's bytes.  Put back last to first, so that
+ * the first save of a range wins.  Each record reaches the kernel before
+ * the write it guards (SIGKILL loses nothing); a record cut short by a
+ * full disk guarded no write, and is ignored.
  */
+static const char undo_magic[16] = "IMPRINT-UNDO-01\n";
 enum { REC_DATA, REC_ZERO };
 struct rec {
 	uint64_t off;
@@ -29,10 +32,12 @@ struct uio {
 	ext2fs_block_bitmap used;  /* blocks in use when armed; NULL before */
 	ext2fs_block_bitmap saved; /* blocks whose original is saved */
 	unsigned bsize;            /* the file system's block size, once armed */
+	uint64_t first;            /* the bitmaps' first block (a 1 KiB-block file system's 1) */
 	uint8_t *buf;
 };
 
 static const char *pending; /* the undo file of the next open */
+static io_manager pending_inner; /* and the manager it goes over */
 
 static errcode_t uio_open(const char *name, int flags, io_channel *channel);
 
@@ -55,26 +60,30 @@ static errcode_t save(struct uio *u, uint64_t off, uint64_t len)
 {
 	unsigned bs = u->bsize ? u->bsize : 1024;
 	uint64_t first = off / bs, last = (off + len + bs - 1) / bs;
+	int logged = 0;
 
 	for (uint64_t b = first; b < last; b++) {
+		/* a block before the bitmaps' first (a 1 KiB-block boot block): saved each time */
+		int zero, mapped = b >= u->first;
 		ssize_t n;
-		int zero;
 		errcode_t err;
 
-		if (u->saved && ext2fs_test_block_bitmap2(u->saved, b))
+		if (u->saved && mapped && ext2fs_test_block_bitmap2(u->saved, b))
 			continue;
 		n = pread(u->fd, u->buf, bs, (off_t)(b * bs));
 		if (n < 0)
 			return errno;
 		/* a free block of zeros needs no copy: zeroed again on rollback */
-		zero = u->used && !ext2fs_test_block_bitmap2(u->used, b) && all_zero(u->buf, (size_t)n);
+		zero = u->used && mapped && !ext2fs_test_block_bitmap2(u->used, b) &&
+		       all_zero(u->buf, (size_t)n);
 		err = log_rec(u, b * bs, (uint32_t)n, zero ? REC_ZERO : REC_DATA, u->buf);
 		if (err)
 			return err;
-		if (u->saved)
+		if (u->saved && mapped)
 			ext2fs_mark_block_bitmap2(u->saved, b);
+		logged = 1;
 	}
-	return 0;
+	return logged && fflush(u->log) ? (errno ? errno : EIO) : 0;
 }
 
 static uint64_t span(io_channel ch, int count)
@@ -224,11 +233,12 @@ static errcode_t uio_open(const char *name, int flags, io_channel *channel)
 	u->fd = open(name, O_RDONLY | O_CLOEXEC);
 	u->log = fopen(pending, "we");
 	u->buf = malloc(EXT2_MAX_BLOCK_SIZE);
-	if (u->fd < 0 || !u->log || !u->buf) {
+	if (u->fd < 0 || !u->log || !u->buf ||
+	    fwrite(undo_magic, sizeof(undo_magic), 1, u->log) != 1) {
 		err = errno ? errno : EXT2_ET_NO_MEMORY;
 		goto fail;
 	}
-	err = unix_io_manager->open(name, flags, &u->inner);
+	err = pending_inner->open(name, flags, &u->inner);
 	if (err)
 		goto fail;
 	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
@@ -251,9 +261,23 @@ fail:
 	return err;
 }
 
-void ext4_undo_prepare(const char *undo)
+void ext4_undo_prepare(const char *undo, io_manager inner)
 {
 	pending = undo;
+	pending_inner = inner;
+}
+
+errcode_t ext4_undo_save(ext2_filsys fs, uint64_t off, uint64_t len)
+{
+	struct uio *u = fs->io->private_data;
+	errcode_t err;
+
+	if (fs->io->manager != ext4_undo_io_manager)
+		return EXT2_ET_INVALID_ARGUMENT;
+	err = save(u, off, len);
+	if (!err && (fflush(u->log) || fdatasync(fileno(u->log))))
+		err = errno;
+	return err;
 }
 
 errcode_t ext4_undo_arm(ext2_filsys fs)
@@ -266,8 +290,10 @@ errcode_t ext4_undo_arm(ext2_filsys fs)
 	err = ext2fs_copy_bitmap(fs->block_map, &u->used);
 	if (!err)
 		err = ext2fs_allocate_block_bitmap(fs, "saved", &u->saved);
-	if (!err)
+	if (!err) {
 		u->bsize = fs->blocksize;
+		u->first = fs->super->s_first_data_block;
+	}
 	return err;
 }
 
@@ -297,13 +323,21 @@ struct at_rec {
 /* The records of the undo file log into *out (*n of them); 0 or a negative errno. */
 static int read_recs(int log, struct at_rec **out, size_t *n)
 {
+	char magic[sizeof(undo_magic)];
 	size_t cap = 0;
-	off_t at = 0;
+	off_t at = sizeof(magic);
 	struct rec r;
+	struct stat st;
 
 	*out = NULL;
 	*n = 0;
-	while (pread(log, &r, sizeof(r), at) == (ssize_t)sizeof(r)) {
+	if (fstat(log, &st))
+		return -errno;
+	if (pread(log, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    memcmp(magic, undo_magic, sizeof(magic)))
+		return -EINVAL;
+	while (pread(log, &r, sizeof(r), at) == (ssize_t)sizeof(r) &&
+	       at + (off_t)sizeof(r) + (r.kind == REC_DATA ? (off_t)r.len : 0) <= st.st_size) {
 		if (*n == cap) {
 			struct at_rec *grown;
 
@@ -320,7 +354,7 @@ static int read_recs(int log, struct at_rec **out, size_t *n)
 	return 0;
 }
 
-int ext4_undo_apply(const char *undo, const char *target, char *msg, size_t len)
+int ext4_undo_apply(const char *undo, const char *target, uint64_t first, char *msg, size_t len)
 {
 	struct at_rec *recs = NULL;
 	size_t n = 0;
@@ -331,11 +365,17 @@ int ext4_undo_apply(const char *undo, const char *target, char *msg, size_t len)
 
 	if (!ret)
 		ret = read_recs(log, &recs, &n);
-	for (size_t i = n; !ret && i-- > 0;)
-		ret = put_back(fd, log, &recs[i].r, recs[i].pos, S_ISREG(st.st_mode), buf);
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (ret)
+	/* what lies before first last, after a sync: the mark goes as the last write */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = n; !ret && i-- > 0;)
+			if ((recs[i].r.off < first) == pass)
+				ret = put_back(fd, log, &recs[i].r, recs[i].pos, S_ISREG(st.st_mode), buf);
+		if (!ret && fsync(fd))
+			ret = -errno;
+	}
+	if (ret == -EINVAL)
+		snprintf(msg, len, "'%s' is not an undo file of imprint's", undo);
+	else if (ret)
 		snprintf(msg, len, "cannot put the undo file '%s' back: %s", undo, strerror(-ret));
 	if (fd >= 0)
 		close(fd);

@@ -7,9 +7,11 @@
 #include <ext2fs/ext2fs.h>
 
 /*
- * An I/O manager over unix_io_manager for ext2fs_open2(): before a range
- * is first written, what it held goes to the undo file that
- * ext4_undo_prepare() named last, read from the target directly (the
+ * An I/O manager for ext2fs_open2(), over the manager ext4_undo_prepare()
+ * named last (unix_io_manager, or libext2fs' undo_io_manager over it to
+ * keep an e2undo file too): before a range is first written, what it held
+ * goes to the undo file ext4_undo_prepare() named, read from the target
+ * directly (the
  * cache, and so what libext2fs counts as written, is left as without
  * it).  Once ext4_undo_arm() has seen the block bitmap, a block that was
  * free and held only zeros is recorded by its number alone: an evolve's
@@ -17,15 +19,20 @@
  * e2undo, copies every one).
  */
 extern io_manager ext4_undo_io_manager;
-void ext4_undo_prepare(const char *undo);
+void ext4_undo_prepare(const char *undo, io_manager inner);
 errcode_t ext4_undo_arm(ext2_filsys fs);
+
+/* Save what bytes [off, off + len) hold now, and sync the undo file: before a write that must not outrun it. */
+errcode_t ext4_undo_save(ext2_filsys fs, uint64_t off, uint64_t len);
 
 /*
  * Put the undo file back into target (after the file system that wrote it
- * is closed): every saved range as it was, last saved first, and the
- * free blocks of zeros zeroed again (a hole punched in an image file).
- * 0, or a negative errno with msg saying why.
+ * is closed, or after imprint died): every saved range as it was, last
+ * saved first, and the free blocks of zeros zeroed again (a hole punched
+ * in an image file); the ranges before byte first go last, after a sync
+ * (the mark, so that it stays until the rest is back).  0, or a negative
+ * errno with msg saying why (-EINVAL: not an undo file of imprint's).
  */
-int ext4_undo_apply(const char *undo, const char *target, char *msg, size_t len);
+int ext4_undo_apply(const char *undo, const char *target, uint64_t first, char *msg, size_t len);
 
 #endif

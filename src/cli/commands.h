@@ -26,6 +26,7 @@ struct cli {
 	const char *against;       /* measure --against: the configuration compared with */
 	const char *since;         /* profile --since OLD: the earlier state, or NULL */
 	const char *undo;          /* evolve --undo FILE: the undo file to keep, or NULL */
+	int rollback;              /* evolve --rollback: an interrupted evolve undone */
 	const char *partition;     /* --partition: create's table (gpt, mbr) or the others' N */
 	const char *html;          /* --html: the report page to write, or NULL */
 	uint32_t generation;       /* --generation N: plan, create, verify (0: the plan itself) */

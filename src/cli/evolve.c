@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "content/source.h"
 #include "plan/generation.h"
 #include "plan/plan.h"
+#include "read/evolve_mark.h"
 #include "report/gen_report.h"
 #include "util/cleanup.h"
 #include "util/util.h"
@@ -80,8 +82,9 @@ struct evolve {
 	struct content_source cs;
 	int have_cm, have_cs;
 	const char *step;  /* what it was doing when it failed: for the message */
-	const char *undo_keep;  /* --undo FILE: the undo file the user keeps, or NULL */
-	char undo[PATH_MAX];  /* an image's undo file ("": none, a scratch copy) */
+	const char *undo_keep;  /* --undo FILE: an e2undo file the user keeps, or NULL */
+	char undo[PATH_MAX];  /* an image's undo file, imprint's own ("": none, a scratch copy) */
+	int undo_fd;  /* undo, open and locked while this evolve may write (0: not open) */
 	uint64_t done[STEPS];  /* the moves of each step of apply() made */
 	unsigned at;  /* the step apply() is at */
 	char last[8192];  /* the last file apply() wrote */
@@ -264,13 +267,10 @@ static void tell_state(const struct evolve *ev, int err, int undo, const char *m
 	fprintf(stderr, "imprint: evolve: '%s' is now part generation %" PRIu32 " and part %" PRIu32
 			": it failed while being %s, after %s; the later steps not begun",
 		ev->name, n - 1, n, ev->step, done);
-	if (ev->undo_keep)
-		fprintf(stderr, "; the rollback failed: %s; the undo file '%s' holds what was "
-				"overwritten: 'e2undo %s %s' gives back generation %" PRIu32 "\n",
-			msg, ev->undo, ev->undo, ev->name, n - 1);
-	else if (ev->undo[0])
-		fprintf(stderr, "; the rollback failed: %s: restore it, or create generation %" PRIu32
-				" afresh\n", msg, n);
+	if (ev->undo[0])
+		fprintf(stderr, "; the rollback failed: %s; it is marked half-evolved, and its undo "
+				"file '%s' is kept: 'imprint evolve --rollback %s' tries again\n",
+			msg, ev->undo, ev->name);
 	else
 		fprintf(stderr, "; a directory has no undo: restore it, or create generation %" PRIu32
 				" afresh\n", n);
@@ -873,11 +873,24 @@ static void name_in(const struct evolve *ev, const char *msg, char *out, size_t 
 		snprintf(out, len, "%s", msg);
 }
 
+/* Make path, a new file (O_EXCL: never one of the user's); 0 or -errno. */
+static int new_file(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 /*
- * A new undo file for ev's image: --undo's FILE (e2undo's format: a copy
- * of every block written), else a temporary in TMPDIR (/var/tmp by
- * default) in imprint's own (backends/ext4/undo.c: the blocks written that
- * were in use; a free block of zeros by its number only).
+ * The undo files of ev's image: a new temporary in TMPDIR (/var/tmp by
+ * default) in imprint's own format (backends/ext4/undo.c: the blocks
+ * written that were in use; a free block of zeros by its number only),
+ * and --undo's FILE (e2undo's format: a copy of every block written).
+ * Removed if imprint dies before the image carries the mark naming them
+ * (then kept until the evolve ends: the mark's rollback needs them).
  * 0, or the exit code after a message.
  */
 static int undo_file(struct evolve *ev, const char *cmd)
@@ -885,41 +898,73 @@ static int undo_file(struct evolve *ev, const char *cmd)
 	const char *dir = getenv("TMPDIR");
 	int fd, n;
 
-	if (ev->undo_keep)
-		n = snprintf(ev->undo, sizeof(ev->undo), "%s", ev->undo_keep);
-	else
-		n = snprintf(ev->undo, sizeof(ev->undo), "%s/imprint-undo-XXXXXX",
-			     dir && dir[0] ? dir : "/var/tmp");
-	if (n < 0 || (size_t)n >= sizeof(ev->undo)) {
+	n = snprintf(ev->undo, sizeof(ev->undo), "%s/imprint-undo-XXXXXX",
+		     dir && dir[0] ? dir : "/var/tmp");
+	if (n < 0 || (size_t)n >= sizeof(((struct evolve_mark *)0)->undo) ||
+	    (ev->undo_keep && strlen(ev->undo_keep) >= sizeof(((struct evolve_mark *)0)->keep))) {
 		ev->undo[0] = '\0';
-		fprintf(stderr, "imprint: %s: the undo file's path is too long\n", cmd);
+		fprintf(stderr, "imprint: %s: the undo file's path is too long (at most %zu bytes)\n",
+			cmd, sizeof(((struct evolve_mark *)0)->undo) - 1);
 		return EXIT_USAGE;
 	}
-	fd = ev->undo_keep ? open(ev->undo, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)
-			   : mkostemp(ev->undo, O_CLOEXEC);
+	n = ev->undo_keep ? new_file(ev->undo_keep) : 0;
+	if (n) {
+		ev->undo[0] = '\0';
+		fprintf(stderr, "imprint: %s: cannot make the undo file '%s': %s (%s)\n", cmd,
+			ev->undo_keep, strerror(-n),
+			n == -EEXIST ? "'--undo' takes a new file: remove it or name another"
+				     : "give '--undo FILE' where there is room");
+		return n == -EEXIST ? EXIT_USAGE : 1;
+	}
+	if (ev->undo_keep)
+		cleanup_track(ev->undo_keep, CLEANUP_FILE);
+	fd = mkostemp(ev->undo, O_CLOEXEC);
 	if (fd >= 0) {
-		close(fd);
-		/* imprint's own format is of no use once imprint is gone: removed even on SIGKILL */
-		if (!ev->undo_keep)
-			cleanup_track(ev->undo, CLEANUP_FILE);
+		/* locked while we run: a rollback from another imprint waits for us to end */
+		flock(fd, LOCK_EX);
+		ev->undo_fd = fd + 1;
+		cleanup_track(ev->undo, CLEANUP_FILE);
 		return 0;
 	}
-	fprintf(stderr, "imprint: %s: cannot make the undo file '%s': %s (%s)\n", cmd, ev->undo,
-		strerror(errno),
-		errno == EEXIST ? "'--undo' takes a new file: remove it or name another"
-				: "it holds what evolve overwrites: give '--undo FILE' where there is room");
+	fprintf(stderr, "imprint: %s: cannot make the undo file '%s': %s (it holds what evolve "
+			"overwrites: set TMPDIR to a directory with room)\n", cmd, ev->undo,
+		strerror(errno));
 	ev->undo[0] = '\0';
-	return errno == EEXIST ? EXIT_USAGE : 1;
+	if (ev->undo_keep) {
+		unlink(ev->undo_keep);
+		cleanup_untrack(ev->undo_keep);
+	}
+	return 1;
 }
 
-/* Remove ev's undo file (none: nothing), and forget it. */
-static void undo_drop(struct evolve *ev)
+/* Stop removing ev's undo files should imprint die: the mark names them now. */
+static void undo_keep_on_death(const struct evolve *ev)
 {
+	cleanup_untrack(ev->undo);
+	if (ev->undo_keep)
+		cleanup_untrack(ev->undo_keep);
+}
+
+/* Let go of the lock on ev's undo file (before our own rollback takes it). */
+static void undo_unlock(struct evolve *ev)
+{
+	if (ev->undo_fd)
+		close(ev->undo_fd - 1);
+	ev->undo_fd = 0;
+}
+
+/* Remove ev's undo files (none: nothing) unless keep: --undo's FILE is kept; and forget them. */
+static void undo_drop(struct evolve *ev, int keep)
+{
+	undo_unlock(ev);
 	if (!ev->undo[0])
 		return;
 	unlink(ev->undo);
-	if (!ev->undo_keep)
-		cleanup_untrack(ev->undo);
+	cleanup_untrack(ev->undo);
+	if (ev->undo_keep && !keep) {
+		unlink(ev->undo_keep);
+		cleanup_untrack(ev->undo_keep);
+	}
 	ev->undo[0] = '\0';
 }
 
@@ -989,10 +1034,15 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 			evolve_release(ev);
 			return ret;
 		}
+		struct evolve_mark mark = { .from = p->generation - 1, .to = p->generation };
+
+		snprintf(mark.undo, sizeof(mark.undo), "%.*s", (int)sizeof(mark.undo) - 1, ev->undo);
+		snprintf(mark.keep, sizeof(mark.keep), "%s", ev->undo_keep ? ev->undo_keep : "");
+		if (ev->undo[0])
+			undo_keep_on_death(ev);
 		ret = backend_edit_open(ev->be, ev->target, rw,
 					(int64_t)plan_gen_time(p, p->generation),
-					ev->undo[0] ? ev->undo : NULL, !!ev->undo_keep, &ev->img, msg,
-					sizeof(msg));
+					ev->undo[0] ? &mark : NULL, &ev->img, msg, sizeof(msg));
 		if (ret && ev->scratch && (ret == -EINVAL || ret == -EBUSY)) {
 			name_in(ev, msg, ev->why, sizeof(ev->why));
 			evolve_release(ev);
@@ -1003,7 +1053,7 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 
 			name_in(ev, msg, named, sizeof(named));
 			fprintf(stderr, "imprint: %s: %s\n", cmd, named);
-			undo_drop(ev);
+			undo_drop(ev, 0);
 			evolve_release(ev);
 			return ret == -EINVAL ? EXIT_USAGE : 1;
 		}
@@ -1027,16 +1077,12 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
 		if (!ret)
 			ev->step = "written back";
 	}
-	if (ev->img && ret == -ESRCH) {
-		/* nothing was written */
+	if (ev->img && ret && (ret == -ESRCH || ev->undo[0])) {
+		/* what the undo file saved goes back, the mark last: generation n - 1 byte for byte */
 		backend_edit_abandon(ev->be, ev->img);
 		ev->img = NULL;
-	} else if (ev->img && ret && ev->undo[0]) {
-		/* what the undo file saved goes back: generation n - 1 byte for byte */
-		backend_edit_abandon(ev->be, ev->img);
-		ev->img = NULL;
-		undone = backend_edit_undo(ev->be, ev->undo, !!ev->undo_keep, ev->target, msg,
-					   sizeof(msg));
+		undo_unlock(ev);
+		undone = ev->undo[0] ? backend_edit_undo(ev->be, ev->target, msg, sizeof(msg)) : 0;
 	} else if (ev->img) {
 		if (!ret && ev->usage)
 			backend_edit_usage(ev->be, ev->img, ev->usage);
@@ -1045,17 +1091,61 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
 		ev->img = NULL;
 		if (cerr && !ret) {
 			ret = fail_at(ev, "cannot write back", ev->name, cerr);
+			undo_unlock(ev);
 			if (ev->undo[0])
-				undone = backend_edit_undo(ev->be, ev->undo, !!ev->undo_keep,
-							   ev->target, msg, sizeof(msg));
+				undone = backend_edit_undo(ev->be, ev->target, msg, sizeof(msg));
 		}
 	}
 	if (ret && ret != -ESRCH && !ev->scratch)
 		tell_state(ev, ret, undone, msg);
-	/* the undo file goes unless kept, or e2undo's and all that can give generation n - 1 back */
-	if (ret ? ret == -ESRCH || !undone || !ev->undo_keep : !ev->undo_keep)
-		undo_drop(ev);
+	/* the undo files stay only with the mark of a failed rollback; --undo's with generation n */
+	if (ret && undone) {
+		undo_unlock(ev);
+		ev->undo[0] = '\0';
+	}
+	else
+		undo_drop(ev, !ret);
 	return ret;
+}
+
+/* evolve --rollback TARGET: an interrupted evolve's image back to generation N-1 by its mark. */
+static int rollback(const char *target)
+{
+	char msg[PATH_MAX + 300] = "";
+	struct evolve_mark m;
+	struct stat st;
+	int fd, ret;
+
+	fd = open(target, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "imprint: evolve: cannot open '%s': %s\n", target, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return EXIT_USAGE;
+	}
+	ret = S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) ? evolve_mark_read(fd, 0, &m) : -EISDIR;
+	close(fd);
+	if (ret == -EISDIR) {
+		fprintf(stderr, "imprint: evolve: '--rollback' is for an ext2/3/4 image or device; '%s' "
+				"is not one (a directory has no undo)\n", target);
+		return EXIT_USAGE;
+	}
+	if (ret == 0) {
+		printf("'%s' carries no mark of an interrupted evolve: nothing to roll back\n", target);
+		return 0;
+	}
+	ret = ret < 0 ? ret
+		      : backend_edit_undo(backend_evolver(S_ISBLK(st.st_mode) ? BACKEND_TARGET_DEVICE
+									     : BACKEND_TARGET_FILE),
+					  target, msg, sizeof(msg));
+	if (ret) {
+		fprintf(stderr, "imprint: evolve: cannot roll '%s' back: %s\n", target,
+			ret < 0 && !msg[0] ? strerror(-ret) : msg);
+		return 1;
+	}
+	printf("rolled '%s' back to generation %" PRIu32 " (the evolve to %" PRIu32 " was "
+	       "interrupted); its undo file is removed\n", target, m.from, m.to);
+	return 0;
 }
 
 int cmd_evolve(struct cli *c, struct params *p)
@@ -1063,6 +1153,8 @@ int cmd_evolve(struct cli *c, struct params *p)
 	struct evolve ev = { .target = c->operand, .undo_keep = c->undo, .cancel = &cleanup_caught };
 	int ret;
 
+	if (c->rollback)
+		return rollback(c->operand);
 	if (!p->generation) {
 		fprintf(stderr, "imprint: evolve needs '--generation N' (N >= 1): the generation "
 				"to make of a TARGET holding generation N-1\n");

@@ -55,6 +55,7 @@ enum {
 	OPT_DIRECT_IO,
 	OPT_SINCE,
 	OPT_UNDO,
+	OPT_ROLLBACK,
 	OPT_OPERAND, /* not an option: the command's TARGET or DIR, in opt_rules[] */
 	OPT_LAST,
 };
@@ -99,6 +100,7 @@ static const struct option long_opts[] = {
 	{ "direct-io", required_argument, NULL, OPT_DIRECT_IO },
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "undo", required_argument, NULL, OPT_UNDO },
+	{ "rollback", no_argument, NULL, OPT_ROLLBACK },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -285,7 +287,9 @@ static const struct command commands[NCOMMANDS] = {
 			 "N changes, and a sample of the others, by size and mtime) before\n"
 			 "changing anything.  An image that fails or is interrupted half-way\n"
 			 "is rolled back to generation N-1 from an undo file (--undo FILE\n"
-			 "keeps it for e2undo); a directory's failure says which steps were done.",
+			 "keeps one for e2undo); one killed half-way carries a mark that every\n"
+			 "command refuses, and 'evolve --rollback TARGET' rolls it back; a\n"
+			 "directory's failure says which steps were done.",
 		.example = "imprint create --size 200M --files 5000 /mnt/data\n"
 			   "imprint evolve --size 200M --files 5000 --generation 1 /mnt/data\n"
 			   "imprint create --size 200M --files 5000 data.img\n"
@@ -356,6 +360,8 @@ static const struct opt_rule {
 	{ .opt = OPT_SINCE, .name = "'--since'", .takes = ON(CMD_PROFILE),
 	  .only_for = "'profile'" },
 	{ .opt = OPT_UNDO, .name = "'--undo'", .takes = ON(CMD_EVOLVE), .only_for = "'evolve'" },
+	{ .opt = OPT_ROLLBACK, .name = "'--rollback'", .takes = ON(CMD_EVOLVE),
+	  .only_for = "'evolve'" },
 	{ .opt = OPT_INCLUDE_NORMALIZE,
 	  .name = "'--include-normalize'",
 	  .takes = CREATE_OPTS | ON(CMD_PLAN),
@@ -530,6 +536,10 @@ static const struct opt_help {
 	  "evolve: keep the undo file of an ext2/3/4 image or\n"
 	  "device (a new FILE): 'e2undo FILE TARGET' gives back\n"
 	  "generation N-1", 0 },
+	{ OPT_ROLLBACK, "    --rollback",
+	  "evolve: roll an image or device whose evolve was killed\n"
+	  "(it carries the mark) back to generation N-1 byte for\n"
+	  "byte from its undo file; only TARGET is needed", 0 },
 	{ OPT_HTML, "    --html FILE",
 	  "plan, create, measure, content-report, profile: also write the\n"
 	  "report as one self-contained HTML page (charts of target\n"
@@ -927,6 +937,9 @@ static int parse_option(struct cli *c, const struct command *cmd, int opt, char 
 		break;
 	case OPT_UNDO:
 		c->undo = optarg;
+		break;
+	case OPT_ROLLBACK:
+		c->rollback = 1;
 		break;
 	case OPT_SHARD:
 		return shard_arg_parse(optarg, &c->create.shard, stderr) ? EXIT_USAGE : 0;

@@ -631,6 +631,8 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 			fs->target, (unsigned long long)IMG(fs)->dev_bytes);
 		return -EINVAL;
 	}
+	if (fsread_refuse_marked(IMG(fs)->fd, IMG(fs)->base, fs->target, err))
+		return -EBUSY;
 	code = ext2fs_open2(fs->target, IMG(fs)->base ? io_opts : NULL, EXT2_FLAG_64BITS, 0, 0,
 			    unix_io_manager, &IMG(fs)->fs);
 	if (code) {

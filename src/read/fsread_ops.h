@@ -143,6 +143,12 @@ extern const struct fsread_extent fsread_no_extents[1];
 #define fsread_set_err(err, ...) \
 	errbuf_set((err) ? (err)->msg : NULL, sizeof((err)->msg), __VA_ARGS__)
 
+/*
+ * -EBUSY with err saying so when the file system at byte base of fd
+ * (target) carries the mark of a killed evolve (read/evolve_mark.h), else 0.
+ */
+int fsread_refuse_marked(int fd, uint64_t base, const char *target, struct fsread_error *err);
+
 /* Append a run to fs->ext, merging it into the last one when it continues it; 0 or -ENOMEM. */
 int fsread_add_run(struct fsread *fs, uint64_t logical, uint64_t physical, uint64_t len, uint32_t flags);
 

@@ -163,6 +163,9 @@ int fsread_find(const char *target, int part, struct fsread_place *where, struct
 		ret = -EINVAL;
 	}
 out_free:
+	/* an image whose evolve was killed is no generation: refused before it is mounted or read */
+	if (!ret)
+		ret = fsread_refuse_marked(fd, where->start, target, err);
 	if (pr)
 		blkid_free_probe(pr);
 	close(fd);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "read/evolve_mark.h"
 #include "read/fsread_ops.h"
 
 /* The extents of a file that has none (entries' extents are never NULL when known). */
@@ -137,4 +138,14 @@ void fsread_skipped(struct fsread *fs, int err)
 		fs->vanished++;
 	else
 		fs->unreadable++;
+}
+
+int fsread_refuse_marked(int fd, uint64_t base, const char *target, struct fsread_error *err)
+{
+	char msg[sizeof(err->msg)];
+	int ret = evolve_mark_refuse(fd, base, target, msg, sizeof(msg));
+
+	if (ret)
+		fsread_set_err(err, "%s", msg);
+	return ret;
 }
