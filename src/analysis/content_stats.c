@@ -55,7 +55,8 @@ int content_stats_init(struct content_stats *st, const struct content_stats_opts
 		return -ENOMEM;
 	}
 	st->priv = p;
-	if (content_hset_init(&p->files, 1 << 12) || content_hset_init(&p->blocks, 1 << 16))
+	if (content_hset_init(&p->files, 1 << 12) || content_hset_init(&p->blocks, 1 << 16) ||
+	    content_hset_init(&p->ext_files, 1 << 12))
 		goto out_release;
 	p->head = malloc(MAGIC_HEAD);
 	p->xs = XXH3_createState();
@@ -87,6 +88,7 @@ void content_stats_release(struct content_stats *st)
 		content_pool_free(p->pool);
 		content_hset_release(&p->files);
 		content_hset_release(&p->blocks);
+		content_hset_release(&p->ext_files);
 		if (p->magic)
 			magic_close(p->magic);
 		XXH3_freeState(p->xs);
@@ -537,6 +539,7 @@ int content_stats_end(struct content_stats *st)
 	struct cs_priv *p = st->priv;
 	struct content_group_stats *g;
 	struct content_ext_stats *e;
+	XXH128_hash_t id;
 	int seen, ret;
 
 	if (!p->open)
@@ -549,10 +552,25 @@ int content_stats_end(struct content_stats *st)
 	g = &st->group[p->group];
 	e = p->exti >= 0 ? &st->ext[p->exti] : NULL;
 	zero_run_flush(p);
-	seen = content_hset_add(&p->files, XXH3_128bits_digest(p->xs), p->group);
+	id = XXH3_128bits_digest(p->xs);
+	seen = content_hset_add(&p->files, id, p->group);
 	if (seen < 0) {
 		file_abort(p);
 		return seen;
+	}
+	if (e) {
+		/*
+		 * a copy of the extension: of a file of its own extension (as a
+		 * plan's copies are drawn); an empty .pdf beside empty files of
+		 * other extensions is no copy of a .pdf
+		 */
+		id.low64 ^= (uint64_t)(p->exti + 1) * UINT64_C(0x9E3779B97F4A7C15);
+		ret = content_hset_add(&p->ext_files, id, p->group);
+		if (ret < 0) {
+			file_abort(p);
+			return ret;
+		}
+		e->g.dup_files += !!(ret & SEEN);
 	}
 	if (p->rec) {
 		content_pool_end_file(p->pool, p->rec, !(seen & SEEN));
@@ -567,7 +585,6 @@ int content_stats_end(struct content_stats *st)
 	if (e) {
 		e->g.files++;
 		sat_add(&e->g.bytes, p->size);
-		e->g.dup_files += !!(seen & SEEN);
 		if (!(seen & SEEN)) {
 			bool text = p->size && head_is_text(p->head, p->head_len < p->size ?
 								      p->head_len : p->size);

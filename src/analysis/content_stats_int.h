@@ -112,6 +112,7 @@ struct pool {
 
 struct cs_priv {
 	struct hset files, blocks;
+	struct hset ext_files; /* files by (digest, extension): copies within an extension */
 	magic_t magic;
 	struct pool *pool;
 	XXH3_state_t *xs;  /* the file's identity: its segments' digests, zero runs as one record */

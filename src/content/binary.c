@@ -717,6 +717,22 @@ static enum block_kind block_kind(const struct binary_model *bm, uint64_t key, u
 	return slot < nz + nd ? BLOCK_DUP : BLOCK_UNIQUE;
 }
 
+/* The pool block that block b of the file of key draws. */
+static uint64_t pool_block(const struct binary_model *bm, uint64_t key, uint64_t b)
+{
+	return below(rng_mix64(key ^ rng_mix64(b ^ SALT_POOL)), bm->pool_blocks);
+}
+
+int content_binary_model_pool_block(const void *model, uint64_t key, uint64_t b, uint64_t *pool)
+{
+	const struct binary_model *bm = model;
+
+	if (!bm || block_kind(bm, key, b) != BLOCK_DUP)
+		return 0;
+	*pool = pool_block(bm, key, b);
+	return 1;
+}
+
 /*
  * Block b of a file of `size` bytes (UINT64_MAX: not known).  With a pool
  * of the model's own (its blocks are few), a file's last, partial block
@@ -735,8 +751,7 @@ static void binary_block(const struct binary_model *bm, uint64_t key, uint64_t s
 		memset(out, 0, BLOCK);
 		break;
 	case BLOCK_DUP:
-		block_unique(bm, bm->pool_key,
-			     below(rng_mix64(key ^ rng_mix64(b ^ SALT_POOL)), bm->pool_blocks), out);
+		block_unique(bm, bm->pool_key, pool_block(bm, key, b), out);
 		break;
 	case BLOCK_UNIQUE:
 		block_unique(bm, key, b, out);

@@ -85,4 +85,12 @@ void content_binary_model_deal(const void *bm, struct content_binary_deal *d);
 void content_binary_model_bytes(const void *bm, uint64_t key, uint64_t size, uint64_t off,
 				uint8_t *buf, size_t len);
 
+/*
+ * 1 when block b (4 KiB) of the file of key is one the model draws from
+ * its duplicate pool (*pool: which pool block), else 0; its zero and
+ * unique blocks are the caller's to make (text of a profile's extension,
+ * content/extc.c, draws its duplicate blocks this way).
+ */
+int content_binary_model_pool_block(const void *bm, uint64_t key, uint64_t b, uint64_t *pool);
+
 #endif

@@ -1,5 +1,6 @@
 /* extc.c - a profile's content by extension (ext_content): per-extension generators and their calibration */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,9 @@
 #include "util/rng.h"
 #include "util/words.h"
 
+/* Blocks of 4 KiB: a text file's duplicate blocks (text_dups_init()). */
+#define TBLOCK 4096u
+
 /* EXTC_PYC: a generator of its own (pyc, mo) whose text follows gen_file.boost */
 enum extc_kind { EXTC_KEEP, EXTC_TEXT, EXTC_BIN, EXTC_PYC };
 
@@ -26,7 +30,11 @@ struct extc_ent {
 	int32_t boost;              /* EXTC_TEXT, EXTC_PYC: of the text */
 	uint32_t fresh;             /* EXTC_TEXT: gen_file.fresh, up to the profile's distinct words */
 	uint32_t narrow;            /* EXTC_TEXT: gen_file.narrow, down to them */
-	void *bm;                   /* EXTC_BIN: its binary model */
+	void *bm;                   /* EXTC_BIN: its binary model; EXTC_TEXT: its duplicate
+				       blocks' deal (NULL: none) */
+	uint64_t pool_key;          /* EXTC_TEXT: the text of its duplicate pool */
+	uint64_t pool_blocks;
+	double dup_reach;           /* EXTC_TEXT: the share of its full blocks that may be duplicates */
 };
 
 struct extc {
@@ -351,6 +359,72 @@ static int calibrate_words(const struct content_model *cm, struct extc_ent *e, d
 	return ret;
 }
 
+/*
+ * Duplicate 4 KiB blocks of a text extension (the profile's share d > 0):
+ * blocks of text the files of the extension share, as real trees have
+ * them (a header copied with its boilerplate, the same file in two
+ * places with a line changed near its start).  Which of a file's blocks
+ * are duplicates and which pool block each is, a binary model of the
+ * extension deals (content_binary_model_pool_block(): its pool sized so
+ * that almost every pool block is drawn twice or more); the pool is text
+ * of the extension's own format made for a key of its own.  A file's
+ * first block (its header) and its last full one (with the footer, the
+ * partial block after it) stay its own, so the share dealt is raised to make up for them.
+ */
+static int text_dups_init(const struct content_model *cm, struct extc_ent *e, double d)
+{
+	const struct plan *pl = cm->pl;
+	uint64_t full = 0, reach = 0;
+	struct content_binary_deal deal;
+	char pool[64];
+	int ret;
+
+	for (uint64_t f = 0; pl && d > 0 && f < pl->nfiles; f++) {
+		uint64_t n = pl->file_size[f] / TBLOCK;
+
+		if ((pl->file_dup_of && pl->file_dup_of[f] != PLAN_NONE) ||
+		    strcmp(plan_file_ext(pl, f), e->name))
+			continue;
+		full += n;
+		reach += n > 2 ? n - 2 : 0;
+	}
+	if (!reach)
+		return 0;
+	e->dup_reach = (double)reach / (double)full;
+	snprintf(pool, sizeof(pool), "content.pool.text.%s", e->name);
+	ret = content_binary_model_new(cm, 1, 0, fmin(1, d / e->dup_reach), pool, e->name, &e->bm);
+	if (ret)
+		return ret;
+	content_binary_model_deal(e->bm, &deal);
+	e->pool_key = rng_stream_key(cm->seed, pool);
+	e->pool_blocks = deal.pool_blocks;
+	return 0;
+}
+
+/* Overwrite the duplicate blocks of [off, off + len) of a text file g with its pool's text. */
+static int text_dups(const struct extc_ent *e, const struct gen_file *g, uint64_t off,
+		     uint8_t *buf, size_t len)
+{
+	struct gen_file p = *g;
+
+	p.key = e->pool_key;
+	p.size = (e->pool_blocks + 2) * TBLOCK; /* block j at j + 1: the pool's frame aside */
+	p.memo = NULL;
+	for (uint64_t b = off / TBLOCK ? off / TBLOCK : 1;
+	     b * TBLOCK < off + len && (b + 2) * TBLOCK <= g->size; b++) {
+		uint64_t j, from = MAX(b * TBLOCK, off), to = MIN((b + 1) * TBLOCK, off + len);
+		int ret;
+
+		if (!content_binary_model_pool_block(e->bm, g->key, b, &j))
+			continue;
+		ret = e->base->fill(&p, (j + 1) * TBLOCK + (from - b * TBLOCK), buf + (from - off),
+				    (size_t)(to - from));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int content_extc_init(struct content_model *cm)
 {
 	const struct param_tables *t = cm->pl ? &cm->pl->prm.tab : NULL;
@@ -376,6 +450,8 @@ int content_extc_init(struct content_model *cm)
 			ret = calibrate(cm, e, f[0]);
 			if (!ret && f[TAB_EXTC_WORDS] > 0)
 				ret = calibrate_words(cm, e, f[0], f[TAB_EXTC_WORDS]);
+			if (!ret)
+				ret = text_dups_init(cm, e, f[2]);
 		} else if (ops == &gen_mo_ops) {
 			/* catalogues: how many messages continue an earlier one */
 			e->kind = EXTC_PYC;
@@ -428,9 +504,11 @@ int content_extc_deal(const struct content_model *cm, const char *ext,
 	memset(d, 0, sizeof(*d));
 	if (!e || e->kind == EXTC_KEEP)
 		return -1;
-	if (e->kind != EXTC_BIN)
+	if (e->kind == EXTC_PYC || !e->bm)
 		return 0;
 	content_binary_model_deal(e->bm, d);
+	if (e->kind == EXTC_TEXT)
+		d->dup_share *= e->dup_reach; /* of all its full blocks */
 	return 1;
 }
 
@@ -452,6 +530,7 @@ static int extc_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 {
 	const struct extc_ent *e = extc_find(g->cm, g->ext);
 	struct gen_file t;
+	int ret;
 
 	if (gen_check_request(g, 0, off, len))
 		return -EINVAL;
@@ -462,7 +541,8 @@ static int extc_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 		t.boost = e->boost;
 		t.fresh = e->fresh;
 		t.narrow = e->narrow;
-		return e->base->fill(&t, off, buf, len);
+		ret = e->base->fill(&t, off, buf, len);
+		return ret || !e->bm ? ret : text_dups(e, &t, off, buf, len);
 	case EXTC_BIN:
 		content_binary_model_bytes(e->bm, g->key, g->size, off, buf, len);
 		return 0;

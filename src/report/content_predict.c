@@ -375,7 +375,7 @@ void content_predict_print_ext(const struct content_prediction *pr,
 				m ? content_dup_block_share(&m->g) : 0);
 		fputc('\n', out);
 	}
-	fprintf(out, "  (predicted: the extension's binary model deals them; text makes none; - typed "
+	fprintf(out, "  (predicted: the extension's binary model deals them, text its duplicate blocks too; - typed "
 		"formats, not predicted)\n\n");
 }
 
