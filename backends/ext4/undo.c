@@ -17,6 +17,9 @@
  * a range wins.
  */
 enum { REC_DATA, REC_ZERO };
+
+/* bytes of originals read at once (at least one block of the largest size) */
+enum { SAVE_BUF = 1 << 20 };
 struct rec {
 	uint64_t off;
 	uint32_t len, kind;
@@ -50,29 +53,54 @@ static int all_zero(const uint8_t *p, size_t n)
 	return n == 0 || (p[0] == 0 && !memcmp(p, p + 1, n - 1));
 }
 
-/* Save what bytes [off, off + len) hold before they are overwritten. */
-static errcode_t save(struct uio *u, uint64_t off, uint64_t len)
+/* Whether block b's original is saved already. */
+static int is_saved(const struct uio *u, uint64_t b)
 {
-	unsigned bs = u->bsize ? u->bsize : 1024;
-	uint64_t first = off / bs, last = (off + len + bs - 1) / bs;
+	return u->saved && ext2fs_test_block_bitmap2(u->saved, b);
+}
 
-	for (uint64_t b = first; b < last; b++) {
-		ssize_t n;
-		int zero;
-		errcode_t err;
-
-		if (u->saved && ext2fs_test_block_bitmap2(u->saved, b))
-			continue;
-		n = pread(u->fd, u->buf, bs, (off_t)(b * bs));
-		if (n < 0)
-			return errno;
+/* Save blocks [b, b + k) (none saved yet), read at once; n bytes of them were read. */
+static errcode_t save_read(struct uio *u, uint64_t b, uint64_t k, unsigned bs, ssize_t n)
+{
+	for (uint64_t i = 0; i < k; i++) {
+		const uint8_t *d = u->buf + i * bs;
+		size_t got = n > (ssize_t)(i * bs) ? MIN((size_t)bs, (size_t)n - i * bs) : 0;
 		/* a free block of zeros needs no copy: zeroed again on rollback */
-		zero = u->used && !ext2fs_test_block_bitmap2(u->used, b) && all_zero(u->buf, (size_t)n);
-		err = log_rec(u, b * bs, (uint32_t)n, zero ? REC_ZERO : REC_DATA, u->buf);
+		int zero = u->used && !ext2fs_test_block_bitmap2(u->used, b + i) && all_zero(d, got);
+		errcode_t err = log_rec(u, (b + i) * bs, (uint32_t)got, zero ? REC_ZERO : REC_DATA, d);
+
 		if (err)
 			return err;
 		if (u->saved)
-			ext2fs_mark_block_bitmap2(u->saved, b);
+			ext2fs_mark_block_bitmap2(u->saved, b + i);
+	}
+	return 0;
+}
+
+/* Save what bytes [off, off + len) hold before they are overwritten, runs of unsaved blocks read at once. */
+static errcode_t save(struct uio *u, uint64_t off, uint64_t len)
+{
+	unsigned bs = u->bsize ? u->bsize : 1024;
+	uint64_t b = off / bs, last = (off + len + bs - 1) / bs, most = SAVE_BUF / bs;
+
+	while (b < last) {
+		uint64_t k = 0;
+		ssize_t n;
+		errcode_t err;
+
+		if (is_saved(u, b)) {
+			b++;
+			continue;
+		}
+		while (k < most && b + k < last && !is_saved(u, b + k))
+			k++;
+		n = pread(u->fd, u->buf, k * bs, (off_t)(b * bs));
+		if (n < 0)
+			return errno;
+		err = save_read(u, b, k, bs, n);
+		if (err)
+			return err;
+		b += k;
 	}
 	return 0;
 }
@@ -223,7 +251,7 @@ static errcode_t uio_open(const char *name, int flags, io_channel *channel)
 	}
 	u->fd = open(name, O_RDONLY | O_CLOEXEC);
 	u->log = fopen(pending, "we");
-	u->buf = malloc(EXT2_MAX_BLOCK_SIZE);
+	u->buf = malloc(SAVE_BUF);
 	if (u->fd < 0 || !u->log || !u->buf) {
 		err = errno ? errno : EXT2_ET_NO_MEMORY;
 		goto fail;
