@@ -29,6 +29,7 @@ struct uio {
 	io_channel inner;          /* unix_io_manager's channel: every read and write */
 	int fd;                    /* the target, read directly: originals (the cache left alone) */
 	FILE *log;                 /* the undo file */
+	char *logbuf;              /* its stdio buffer: SAVE_BUF bytes, written at once */
 	ext2fs_block_bitmap used;  /* blocks in use when armed; NULL before */
 	ext2fs_block_bitmap saved; /* blocks whose original is saved */
 	unsigned bsize;            /* the file system's block size, once armed */
@@ -196,6 +197,7 @@ static void uio_free(struct uio *u)
 {
 	if (u->log)
 		fclose(u->log);
+	free(u->logbuf);
 	if (u->fd >= 0)
 		close(u->fd);
 	if (u->used)
@@ -252,7 +254,9 @@ static errcode_t uio_open(const char *name, int flags, io_channel *channel)
 	u->fd = open(name, O_RDONLY | O_CLOEXEC);
 	u->log = fopen(pending, "we");
 	u->buf = malloc(SAVE_BUF);
-	if (u->fd < 0 || !u->log || !u->buf) {
+	u->logbuf = malloc(SAVE_BUF);
+	if (u->fd < 0 || !u->log || !u->buf || !u->logbuf ||
+	    setvbuf(u->log, u->logbuf, _IOFBF, SAVE_BUF)) {
 		err = errno ? errno : EXT2_ET_NO_MEMORY;
 		goto fail;
 	}
