@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <ext2fs/ext2fs.h>
 
 #include "backends/backend.h"
 #include "backends/registry.h"
@@ -410,6 +411,75 @@ static void test_editor(void **state)
 	run_release(&r);
 }
 
+/* The extents of path in the image (libext2fs, read only), its bytes into buf (len of them at most). */
+static int extents_and_bytes(const char *img, const char *path, char *buf, unsigned len,
+			     unsigned *got)
+{
+	ext2_filsys fs;
+	ext2_ino_t ino;
+	ext2_file_t file;
+	ext2_extent_handle_t h;
+	struct ext2fs_extent x;
+	int n = 0;
+
+	assert_int_equal(ext2fs_open(img, 0, 0, 0, unix_io_manager, &fs), 0);
+	assert_int_equal(ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino), 0);
+	assert_int_equal(ext2fs_extent_open(fs, ino, &h), 0);
+	for (errcode_t err = ext2fs_extent_get(h, EXT2_EXTENT_ROOT, &x); !err;
+	     err = ext2fs_extent_get(h, EXT2_EXTENT_NEXT_LEAF, &x))
+		n += !(x.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT) && x.e_flags & EXT2_EXTENT_FLAGS_LEAF;
+	ext2fs_extent_free(h);
+	assert_int_equal(ext2fs_file_open(fs, ino, 0, &file), 0);
+	assert_int_equal(ext2fs_file_read(file, buf, len, got), 0);
+	ext2fs_file_close(file);
+	ext2fs_close_free(&fs);
+	return n;
+}
+
+/*
+ * A file the editor writes past its end in unaligned pieces (its new
+ * blocks as runs) and edits in place: libext2fs reads back the bytes
+ * written, in one extent per contiguous run (the image is roomy: at
+ * most 2), and e2fsck passes the image.
+ */
+static void test_editor_runs(void **state)
+{
+	enum { SIZE = (1 << 20) + 123, CAP = 2 << 20 };
+	static const unsigned cuts[] = { 0, 5000, 305000, SIZE };
+	char msg[256], *want = malloc(SIZE), *got = malloc(CAP);
+	struct backend_edit *e = NULL;
+	struct backend_edit_file *f = NULL;
+	unsigned n = 0;
+	struct run r;
+
+	(void)state;
+	assert_non_null(want);
+	assert_non_null(got);
+	for (unsigned i = 0; i < SIZE; i++)
+		want[i] = (char)(i * 7 + i / 4096);
+	assert_int_equal(run_pipeline(&r, &ext4_backend_ops, 1), 0);
+	assert_int_equal(backend_edit_open(&ext4_backend_ops, r.path, 1, 1700000000, NULL, &e,
+					   msg, sizeof(msg)),
+			 0);
+	assert_int_equal(backend_edit_file_open(&ext4_backend_ops, e, "/runs", 1, 0, &f), 0);
+	for (unsigned i = 0; i + 1 < sizeof(cuts) / sizeof(cuts[0]); i++)
+		assert_int_equal(backend_edit_file_pwrite(&ext4_backend_ops, f, want + cuts[i],
+							  cuts[i + 1] - cuts[i], cuts[i]),
+				 0);
+	memset(want + 8000, 'x', 300); /* in place, across blocks 1 and 2 */
+	assert_int_equal(backend_edit_file_pwrite(&ext4_backend_ops, f, want + 8000, 300, 8000), 0);
+	assert_int_equal(backend_edit_file_truncate(&ext4_backend_ops, f, SIZE), 0);
+	assert_int_equal(backend_edit_file_close(&ext4_backend_ops, f), 0);
+	assert_int_equal(backend_edit_close(&ext4_backend_ops, e), 0);
+	assert_true(extents_and_bytes(r.path, "/runs", got, CAP, &n) <= 2);
+	assert_int_equal(n, SIZE);
+	assert_memory_equal(got, want, SIZE);
+	assert_int_equal(fsck(r.path), 0);
+	run_release(&r);
+	free(want);
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_missing_hooks),  cmocka_unit_test(test_cancelled),
 		cmocka_unit_test(test_registry),       cmocka_unit_test(test_readers),
 		cmocka_unit_test(test_check_and_help), cmocka_unit_test(test_editor),
+		cmocka_unit_test(test_editor_runs),
 	};
 
 	if (backend_supply_fs())

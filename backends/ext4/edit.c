@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ext2fs/ext3_extents.h>
 #include <linux/fs.h>
 
 #include "backends/ext4/dir.h"
@@ -33,7 +34,8 @@ struct backend_edit {
 
 struct backend_edit_file {
 	struct backend_edit *e;
-	ext2_file_t file;
+	ext2_ino_t ino;
+	ext2_file_t file; /* libext2fs' file; NULL after a run was written, until needed */
 };
 
 /* libext2fs' code as a negative errno, with the codes a path walk meets named. */
@@ -593,6 +595,21 @@ static int file_new(struct backend_edit *e, ext2_ino_t dir, const char *name, ex
 	return ret;
 }
 
+/* libext2fs' handle of f, opened again after a run was written around it. */
+static errcode_t file_handle(struct backend_edit_file *f)
+{
+	return f->file ? 0 : ext2fs_file_open(f->e->fs, f->ino, EXT2_FILE_WRITE, &f->file);
+}
+
+/* f's libext2fs handle flushed and closed: its inode on disk is current. */
+static errcode_t file_release(struct backend_edit_file *f)
+{
+	errcode_t err = f->file ? ext2fs_file_close(f->file) : 0;
+
+	f->file = NULL;
+	return err;
+}
+
 static int ext4_edit_file_open(struct backend_edit *e, const char *path, int create, int trunc,
 			       struct backend_edit_file **out)
 {
@@ -620,7 +637,8 @@ static int ext4_edit_file_open(struct backend_edit *e, const char *path, int cre
 	if (!f)
 		return -ENOMEM;
 	f->e = e;
-	err = ext2fs_file_open(e->fs, ino, EXT2_FILE_WRITE, &f->file);
+	f->ino = ino;
+	err = file_handle(f);
 	if (!err && trunc)
 		err = ext2fs_file_set_size2(f->file, 0);
 	if (err) {
@@ -633,32 +651,179 @@ static int ext4_edit_file_open(struct backend_edit *e, const char *path, int cre
 	return 0;
 }
 
-static int ext4_edit_file_pwrite(struct backend_edit_file *f, const void *buf, size_t n,
-				 uint64_t off)
+/* Bytes [off, off + n) of f written block by block through libext2fs' file I/O. */
+static errcode_t file_write(struct backend_edit_file *f, const char *p, size_t n, uint64_t off)
 {
-	const char *p = buf;
-	errcode_t err = ext2fs_file_llseek(f->file, off, EXT2_SEEK_SET, NULL);
+	errcode_t err = file_handle(f);
 
+	if (!err)
+		err = ext2fs_file_llseek(f->file, off, EXT2_SEEK_SET, NULL);
 	while (!err && n) {
 		unsigned int w = 0, chunk = (unsigned int)MIN(n, (size_t)1 << 30);
 
 		err = ext2fs_file_write(f->file, p, chunk, &w);
 		if (!err && !w)
-			return -EIO;
+			err = EXT2_ET_SHORT_WRITE;
 		p += w;
 		n -= w;
 	}
+	return err;
+}
+
+/*
+ * Whether f's new blocks may be written as runs: an extent-mapped file
+ * (no inline data) of a file system without bigalloc.  Its size into *size.
+ */
+static int runs_apply(struct backend_edit_file *f, uint64_t *size)
+{
+	ext2_filsys fs = f->e->fs;
+	struct ext2_inode *in;
+
+	if (file_handle(f))
+		return 0;
+	in = ext2fs_file_get_inode(f->file);
+	*size = EXT2_I_SIZE(in);
+	return ext2fs_has_feature_extents(fs->super) && !ext2fs_has_feature_bigalloc(fs->super) &&
+	       (in->i_flags & EXT4_EXTENTS_FL) && !(in->i_flags & EXT4_INLINE_DATA_FL);
+}
+
+/* A run's place in the extent tree h, mapped after *last (its last extent; e_len 0: none). */
+static errcode_t map_run(ext2_extent_handle_t h, struct ext2fs_extent *last, blk64_t lblk,
+			 blk64_t pblk, blk64_t len)
+{
+	struct ext2fs_extent x = { .e_lblk = lblk, .e_pblk = pblk, .e_len = (uint32_t)len };
+	int empty = !last->e_len;
+
+	if (!empty && !(last->e_flags & EXT2_EXTENT_FLAGS_UNINIT) &&
+	    last->e_lblk + last->e_len == lblk && last->e_pblk + last->e_len == pblk &&
+	    last->e_len + len <= EXT_INIT_MAX_LEN) {
+		last->e_len += (uint32_t)len;
+		return ext2fs_extent_replace(h, 0, last);
+	}
+	*last = x;
+	return ext2fs_extent_insert(h, empty ? 0 : EXT2_EXTENT_INSERT_AFTER, &x);
+}
+
+/* The last extent of h into *last (e_len 0: the tree is empty). */
+static errcode_t last_extent(ext2_extent_handle_t h, struct ext2fs_extent *last)
+{
+	struct ext2_extent_info info;
+	errcode_t err = ext2fs_extent_get_info(h, &info);
+
+	memset(last, 0, sizeof(*last));
+	if (err || (!info.num_entries && !info.max_depth))
+		return err;
+	return ext2fs_extent_get(h, EXT2_EXTENT_LAST_LEAF, last);
+}
+
+/* One run of len blocks at pblk, its data at p (n bytes, the rest of its last block zeros). */
+static errcode_t run_write(ext2_filsys fs, blk64_t pblk, blk64_t len, const char *p, size_t n,
+			   char *pad)
+{
+	size_t bs = fs->blocksize, whole = n / bs;
+	errcode_t err = whole ? io_channel_write_blk64(fs->io, pblk, (int)whole, p) : 0;
+
+	if (err || whole == len)
+		return err;
+	memset(pad, 0, bs);
+	memcpy(pad, p + whole * bs, n - whole * bs);
+	return io_channel_write_blk64(fs->io, pblk + whole, 1, pad);
+}
+
+/*
+ * Bytes [lblk * bs, lblk * bs + n) of f, in blocks none of which is
+ * mapped, past its last extent: allocated as ranges near the file's last
+ * block, each written at once and mapped by one extent (or by growing
+ * the last); its size then at least the end.  1: f has blocks there (the
+ * caller writes them block by block), 0, or libext2fs' error.
+ */
+static errcode_t runs_write(struct backend_edit_file *f, const char *p, size_t n, blk64_t lblk)
+{
+	struct backend_edit *e = f->e;
+	ext2_filsys fs = e->fs;
+	struct ext2_inode *in = (struct ext2_inode *)e->in;
+	struct ext2fs_extent last;
+	ext2_extent_handle_t h = NULL;
+	uint64_t end = lblk * fs->blocksize + n;
+	blk64_t count = (n + fs->blocksize - 1) / fs->blocksize, goal;
+	char *pad = NULL;
+	errcode_t err = file_release(f);
+
+	if (!err)
+		err = ext2fs_read_inode_full(fs, f->ino, in, (int)e->isize);
+	if (!err)
+		err = ext2fs_extent_open2(fs, f->ino, in, &h);
+	if (!err)
+		err = last_extent(h, &last);
+	if (!err && last.e_len && last.e_lblk + last.e_len > lblk)
+		err = 1;
+	if (!err)
+		err = ext2fs_get_mem(fs->blocksize, &pad);
+	goal = last.e_len ? last.e_pblk + last.e_len : ext2fs_find_inode_goal(fs, f->ino, in, lblk);
+	while (!err && count) {
+		blk64_t pblk, len;
+		size_t bytes;
+
+		err = ext2fs_new_range(fs, 0, goal, MIN(count, (blk64_t)EXT_INIT_MAX_LEN), NULL, &pblk, &len);
+		if (err)
+			break;
+		ext2fs_block_alloc_stats_range(fs, pblk, (blk_t)len, +1);
+		bytes = (size_t)MIN((uint64_t)n, len * fs->blocksize);
+		err = run_write(fs, pblk, len, p, bytes, pad);
+		if (!err)
+			err = map_run(h, &last, lblk, pblk, len);
+		if (!err)
+			err = ext2fs_iblk_add_blocks(fs, in, len);
+		p += bytes;
+		n -= bytes;
+		lblk += len;
+		count -= len;
+		goal = pblk + len;
+	}
+	if (!err && EXT2_I_SIZE(in) < end)
+		err = ext2fs_inode_size_set(fs, in, end);
+	if (!err)
+		err = ext2fs_write_inode_full(fs, f->ino, in, (int)e->isize);
+	if (h)
+		ext2fs_extent_free(h);
+	ext2fs_free_mem(&pad);
+	return err;
+}
+
+/*
+ * Bytes [off, off + n) of f: the blocks past its end allocated and
+ * written as runs where runs_apply() says so, the rest block by block.
+ */
+static int ext4_edit_file_pwrite(struct backend_edit_file *f, const void *buf, size_t n,
+				 uint64_t off)
+{
+	uint64_t bs = f->e->fs->blocksize, size = 0, from, end = off + n;
+	const char *p = buf;
+	errcode_t err;
+
+	if (!runs_apply(f, &size))
+		return e2(file_write(f, p, n, off));
+	from = (MAX(off, size) + bs - 1) / bs * bs;
+	if (from >= end)
+		return e2(file_write(f, p, n, off));
+	err = from > off ? file_write(f, p, (size_t)(from - off), off) : 0;
+	if (!err)
+		err = runs_write(f, p + (from - off), (size_t)(end - from), from / bs);
+	if (err == 1)
+		err = file_write(f, p + (from - off), (size_t)(end - from), from);
 	return e2(err);
 }
 
 static int ext4_edit_file_truncate(struct backend_edit_file *f, uint64_t size)
 {
-	return e2(ext2fs_file_set_size2(f->file, size));
+	errcode_t err = file_handle(f);
+
+	return e2(err ? err : ext2fs_file_set_size2(f->file, size));
 }
 
 static int ext4_edit_file_close(struct backend_edit_file *f)
 {
-	errcode_t err = ext2fs_file_close(f->file);
+	errcode_t err = file_release(f);
 
 	free(f);
 	return e2(err);

@@ -20,6 +20,9 @@
  */
 static const char undo_magic[16] = "IMPRINT-UNDO-01\n";
 enum { REC_DATA, REC_ZERO };
+
+/* bytes of originals read at once (at least one block of the largest size) */
+enum { SAVE_BUF = 1 << 20 };
 struct rec {
 	uint64_t off;
 	uint32_t len, kind;
@@ -29,6 +32,7 @@ struct uio {
 	io_channel inner;          /* unix_io_manager's channel: every read and write */
 	int fd;                    /* the target, read directly: originals (the cache left alone) */
 	FILE *log;                 /* the undo file */
+	char *logbuf;              /* its stdio buffer: SAVE_BUF bytes, written at once */
 	ext2fs_block_bitmap used;  /* blocks in use when armed; NULL before */
 	ext2fs_block_bitmap saved; /* blocks whose original is saved */
 	unsigned bsize;            /* the file system's block size, once armed */
@@ -55,33 +59,66 @@ static int all_zero(const uint8_t *p, size_t n)
 	return n == 0 || (p[0] == 0 && !memcmp(p, p + 1, n - 1));
 }
 
-/* Save what bytes [off, off + len) hold before they are overwritten. */
-static errcode_t save(struct uio *u, uint64_t off, uint64_t len)
+/* Whether block b's original is saved already. */
+static int is_saved(const struct uio *u, uint64_t b)
 {
-	unsigned bs = u->bsize ? u->bsize : 1024;
-	uint64_t first = off / bs, last = (off + len + bs - 1) / bs;
-	int logged = 0;
+	return u->saved && b >= u->first && ext2fs_test_block_bitmap2(u->saved, b);
+}
 
-	for (uint64_t b = first; b < last; b++) {
-		/* a block before the bitmaps' first (a 1 KiB-block boot block): saved each time */
-		int zero, mapped = b >= u->first;
-		ssize_t n;
-		errcode_t err;
-
-		if (u->saved && mapped && ext2fs_test_block_bitmap2(u->saved, b))
-			continue;
-		n = pread(u->fd, u->buf, bs, (off_t)(b * bs));
-		if (n < 0)
-			return errno;
+/*
+ * Save blocks [b, b + k) (none saved yet), read at once; n bytes of them
+ * were read.  A block before the bitmaps' first (a 1 KiB-block boot
+ * block) is not in them: it is saved each time it is written.
+ */
+static errcode_t save_read(struct uio *u, uint64_t b, uint64_t k, unsigned bs, ssize_t n)
+{
+	for (uint64_t i = 0; i < k; i++) {
+		const uint8_t *d = u->buf + i * bs;
+		size_t got = n > (ssize_t)(i * bs) ? MIN((size_t)bs, (size_t)n - i * bs) : 0;
+		int mapped = b + i >= u->first;
 		/* a free block of zeros needs no copy: zeroed again on rollback */
-		zero = u->used && mapped && !ext2fs_test_block_bitmap2(u->used, b) &&
-		       all_zero(u->buf, (size_t)n);
-		err = log_rec(u, b * bs, (uint32_t)n, zero ? REC_ZERO : REC_DATA, u->buf);
+		int zero = u->used && mapped && !ext2fs_test_block_bitmap2(u->used, b + i) &&
+			   all_zero(d, got);
+		errcode_t err = log_rec(u, (b + i) * bs, (uint32_t)got, zero ? REC_ZERO : REC_DATA, d);
+
 		if (err)
 			return err;
 		if (u->saved && mapped)
-			ext2fs_mark_block_bitmap2(u->saved, b);
+			ext2fs_mark_block_bitmap2(u->saved, b + i);
+	}
+	return 0;
+}
+
+/*
+ * Save what bytes [off, off + len) hold before they are overwritten, runs
+ * of unsaved blocks read at once; the records reach the kernel before the
+ * write they guard.
+ */
+static errcode_t save(struct uio *u, uint64_t off, uint64_t len)
+{
+	unsigned bs = u->bsize ? u->bsize : 1024;
+	uint64_t b = off / bs, last = (off + len + bs - 1) / bs, most = SAVE_BUF / bs;
+	int logged = 0;
+
+	while (b < last) {
+		uint64_t k = 0;
+		ssize_t n;
+		errcode_t err;
+
+		if (is_saved(u, b)) {
+			b++;
+			continue;
+		}
+		while (k < most && b + k < last && !is_saved(u, b + k))
+			k++;
+		n = pread(u->fd, u->buf, k * bs, (off_t)(b * bs));
+		if (n < 0)
+			return errno;
+		err = save_read(u, b, k, bs, n);
+		if (err)
+			return err;
 		logged = 1;
+		b += k;
 	}
 	return logged && fflush(u->log) ? (errno ? errno : EIO) : 0;
 }
@@ -177,6 +214,7 @@ static void uio_free(struct uio *u)
 {
 	if (u->log)
 		fclose(u->log);
+	free(u->logbuf);
 	if (u->fd >= 0)
 		close(u->fd);
 	if (u->used)
@@ -232,8 +270,10 @@ static errcode_t uio_open(const char *name, int flags, io_channel *channel)
 	}
 	u->fd = open(name, O_RDONLY | O_CLOEXEC);
 	u->log = fopen(pending, "we");
-	u->buf = malloc(EXT2_MAX_BLOCK_SIZE);
-	if (u->fd < 0 || !u->log || !u->buf ||
+	u->buf = malloc(SAVE_BUF);
+	u->logbuf = malloc(SAVE_BUF);
+	if (u->fd < 0 || !u->log || !u->buf || !u->logbuf ||
+	    setvbuf(u->log, u->logbuf, _IOFBF, SAVE_BUF) ||
 	    fwrite(undo_magic, sizeof(undo_magic), 1, u->log) != 1) {
 		err = errno ? errno : EXT2_ET_NO_MEMORY;
 		goto fail;

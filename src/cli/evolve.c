@@ -276,12 +276,16 @@ static void tell_state(const struct evolve *ev, int err, int undo, const char *m
 				" afresh\n", n);
 }
 
-/* Bytes [from, to) of cur's file f, from the content source, at the same offsets. */
+/*
+ * Bytes [from, to) of cur's file f, from the content source, at the same
+ * offsets; in pieces that end at multiples of CHUNK (an append's pieces
+ * after the first start on a block).
+ */
 static int write_range(struct evolve *ev, void *h, uint64_t f, uint64_t from, uint64_t to,
 		       uint8_t *buf)
 {
 	while (from < to) {
-		size_t n = (size_t)MIN((uint64_t)CHUNK, to - from);
+		size_t n = (size_t)MIN(CHUNK - from % CHUNK, to - from);
 		int ret = ev->cs.fill(&ev->cs, f, from, buf, n);
 
 		if (ret)
