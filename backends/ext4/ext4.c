@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +61,27 @@ static int check_empty(struct backend *b, struct ext4_state *st)
 				    "); only an empty file system can be populated",
 				    st->target, used, want);
 	return 0;
+}
+
+/*
+ * No readahead on the descriptors open on target (libext2fs's own among
+ * them): libext2fs reads each inode table and directory block once
+ * before writing it, and in a fresh sparse image the kernel's readahead
+ * around each such read zeroes large folios of holes (0.8 s of the
+ * populating thread's CPU for 1 M files).  Advice only: no byte changes.
+ */
+static void ext4_no_readahead(const char *target)
+{
+	struct stat t, s;
+	long max = sysconf(_SC_OPEN_MAX);
+
+	if (stat(target, &t) != 0 || !S_ISREG(t.st_mode))
+		return;
+	if (max < 0 || max > 4096)
+		max = 4096;
+	for (int fd = 3; fd < max; fd++)
+		if (fstat(fd, &s) == 0 && s.st_dev == t.st_dev && s.st_ino == t.st_ino)
+			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 }
 
 static int ext4_open(struct backend *b, const struct create_opts *o, const struct plan *pl)
@@ -148,6 +170,7 @@ static int ext4_open(struct backend *b, const struct create_opts *o, const struc
 		ret = ext4_set_err(b, -errno, "cannot open '%s': %s", st->target, strerror(errno));
 		goto out_free_fs;
 	}
+	ext4_no_readahead(st->target);
 	b->priv = st;
 	return 0;
 out_free_fs:

@@ -1,8 +1,10 @@
 /* source.c - content sources: the typed model (by extension) and the interim random bytes */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <xxhash.h>
 
@@ -265,13 +267,68 @@ static int gen_source_init(struct content_source *cs, struct content_model *cm,
  */
 #define COPIES_SLACK 0.0025
 
+/* Threads that hash the small files for chance_copies(); the count found does not depend on it. */
+#define CHANCE_THREADS_MAX 8
+
+/* One thread's share of the small files: every nth from the first, hashed into h. */
+struct chance_part {
+	const struct content_source *cs;
+	const uint64_t *file;
+	uint64_t *h;
+	uint64_t n, first, step;
+	int ret;
+};
+
+static void *chance_hash(void *arg)
+{
+	struct chance_part *p = arg;
+	const struct plan *pl = p->cs->pl;
+	uint8_t buf[CONTENT_CHANCE_MAX];
+
+	for (uint64_t i = p->first; i < p->n && !p->ret; i += p->step) {
+		uint64_t f = p->file[i], size = pl->file_size[f];
+
+		p->ret = p->cs->fill(p->cs, f, 0, buf, (size_t)size);
+		p->h[i] = XXH3_64bits(buf, (size_t)size) | 1;
+	}
+	return NULL;
+}
+
+/* Hash small files file[0..n) into h, on up to CHANCE_THREADS_MAX threads (fewer: this one). */
+static int chance_hash_all(const struct content_source *cs, const uint64_t *file, uint64_t n,
+			   uint64_t *h)
+{
+	struct chance_part part[CHANCE_THREADS_MAX];
+	pthread_t tid[CHANCE_THREADS_MAX];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned k = cpus < 1 ? 1 : cpus > CHANCE_THREADS_MAX ? CHANCE_THREADS_MAX : (unsigned)cpus;
+	unsigned started = 1;
+	int ret = 0;
+
+	if (n < 4096)
+		k = 1;
+	for (unsigned t = 0; t < k; t++)
+		part[t] = (struct chance_part){ cs, file, h, n, t, k, 0 };
+	for (unsigned t = 1; t < k; t++, started++)
+		if (pthread_create(&tid[t], NULL, chance_hash, &part[t]) != 0)
+			break;
+	/* a thread that did not start: this one hashes its share too */
+	for (unsigned t = started; t < k; t++)
+		chance_hash(&part[t]);
+	chance_hash(&part[0]);
+	for (unsigned t = 1; t < started; t++)
+		pthread_join(tid[t], NULL);
+	for (unsigned t = 0; t < k && !ret; t++)
+		ret = part[t].ret;
+	return ret;
+}
+
 /* Distinct files of at most CONTENT_CHANCE_MAX bytes whose bytes another such file has. */
 static int chance_copies(const struct content_source *cs, uint64_t *out)
 {
 	const struct plan *pl = cs->pl;
-	uint64_t mask = 1023, small = 0, *slot;
-	uint8_t buf[CONTENT_CHANCE_MAX];
-	int ret = 0;
+	uint64_t mask = 1023, small = 0, *slot, *file, *h;
+	int ret;
 
 	*out = 0;
 	for (uint64_t f = 0; f < pl->nfiles; f++)
@@ -279,21 +336,30 @@ static int chance_copies(const struct content_source *cs, uint64_t *out)
 	while (mask < 2 * small)
 		mask = mask * 2 + 1;
 	slot = calloc(mask + 1, sizeof(*slot));
-	if (!slot)
-		return -ENOMEM;
-	for (uint64_t f = 0; !ret && f < pl->nfiles; f++) {
-		uint64_t size = pl->file_size[f], h, i;
-
-		if (content_file_of(pl, f) != f || size > CONTENT_CHANCE_MAX)
-			continue;
-		ret = cs->fill(cs, f, 0, buf, (size_t)size);
-		h = XXH3_64bits(buf, (size_t)size) | 1;
-		for (i = h & mask; slot[i] && slot[i] != h; i = (i + 1) & mask)
-			;
-		*out += slot[i] == h;
-		slot[i] = h;
+	file = malloc((small ? small : 1) * sizeof(*file));
+	h = malloc((small ? small : 1) * sizeof(*h));
+	if (!slot || !file || !h) {
+		ret = -ENOMEM;
+		goto out;
 	}
+	small = 0;
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		if (content_file_of(pl, f) == f && pl->file_size[f] <= CONTENT_CHANCE_MAX)
+			file[small++] = f;
+	ret = chance_hash_all(cs, file, small, h);
+	/* in file order, as one thread would */
+	for (uint64_t k = 0; !ret && k < small; k++) {
+		uint64_t i;
+
+		for (i = h[k] & mask; slot[i] && slot[i] != h[k]; i = (i + 1) & mask)
+			;
+		*out += slot[i] == h[k];
+		slot[i] = h[k];
+	}
+out:
 	free(slot);
+	free(file);
+	free(h);
 	return ret;
 }
 
