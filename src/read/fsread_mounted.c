@@ -10,11 +10,13 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <sys/syscall.h>
 
@@ -470,20 +472,34 @@ static int mounted_entry(struct fsread *fs, int dirfd, const char *name, struct 
 	return 0;
 }
 
+/*
+ * Whether a listing cut short by errno e means the directory went away:
+ * fsread_gone(), or EINVAL from procfs, whose per-task net directory
+ * (/proc/PID/task/TID/net) answers EINVAL once its task has let go of its
+ * namespaces on the way out.
+ */
+static int listing_gone(int dfd, int e)
+{
+	struct statfs sf;
+
+	if (fsread_gone(-e))
+		return 1;
+	return e == EINVAL && !fstatfs(dfd, &sf) && sf.f_type == PROC_SUPER_MAGIC;
+}
+
 static int mounted_read_dir(struct fsread *fs, int fd, struct fsr_level *lv,
 			    struct fsread_error *err)
 {
 	int dfd = dup(fd);
 	struct dirent *d;
 	DIR *dir;
-	int ret = 0;
+	int ret = 0, e;
 
 	if (dfd < 0)
 		return sys_fail(fs, err, errno, "read the directory");
 	dir = fdopendir(dfd);
 	if (!dir) {
-		int e = errno;
-
+		e = errno;
 		close(dfd);
 		return sys_fail(fs, err, e, "read the directory");
 	}
@@ -496,11 +512,12 @@ static int mounted_read_dir(struct fsread *fs, int fd, struct fsr_level *lv,
 			break;
 		errno = 0;
 	}
-	if (!ret && errno && fsread_gone(-errno)) {
+	e = errno;
+	if (!ret && e && listing_gone(dirfd(dir), e)) {
 		/* emptied while listed (procfs: its task exited): what was listed stands */
-		fsread_skipped(fs, -errno);
-	} else if (!ret && errno) {
-		ret = sys_fail(fs, err, errno, "read the directory");
+		fsread_skipped(fs, fsread_gone(-e) ? -e : -ENOENT);
+	} else if (!ret && e) {
+		ret = sys_fail(fs, err, e, "read the directory");
 	}
 	closedir(dir);
 	if (!ret)
