@@ -85,7 +85,14 @@ expect_err "an image cannot hold what it is written into" "says the target lies 
 SYSF=/sys/kernel/mm/transparent_hugepage/enabled
 if [ -r "$SYSF" ] && [ "$(stat -c %s "$SYSF")" -gt "$(wc -c <"$SYSF")" ]; then
 	expect_status 1 "ext4: a source that gives fewer bytes than planned" $IMPRINT create -q --size 32M --include "$SYSF:/thp" "$WORK/s.img"
-	expect_err "--include: '$SYSF' gave $(wc -c <"$SYSF") bytes where 4096 were planned" "names the file and what it gave"
+	# kernfs gives an attribute a new mtime when its evicted inode is made again, so
+	# the write may see a changed file before it sees a short read: both refusals
+	# name the file and copy nothing (the CI of e867533 met the second)
+	if grep -qF -- "--include: '$SYSF' changed since it was planned" "$WORK/err"; then
+		pass "names the file and what changed (its sysfs mtime moved between plan and write)"
+	else
+		expect_err "--include: '$SYSF' gave $(wc -c <"$SYSF") bytes where 4096 were planned" "names the file and what it gave"
+	fi
 	[ -e "$WORK/s.img" ] || [ "$(leftovers "$WORK")" -ne 0 ] && fail "an image or a temporary was left" ||
 		pass "no image and no temporary left"
 fi
