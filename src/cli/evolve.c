@@ -1014,7 +1014,7 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 		ev->have_cm = !ret;
 	}
 	if (!ret && rw) {
-		ret = content_model_source_init(&ev->cs, &ev->cm, &ev->cur);
+		ret = content_model_source_init(&ev->cs, &ev->cm, &ev->cur, 0);
 		ev->have_cs = !ret;
 	}
 	if (ret) {
