@@ -51,12 +51,43 @@ const struct backend_ops *backend_for(const char *fs, unsigned kind)
 	return NULL;
 }
 
-const struct backend_ops *backend_evolver(unsigned kind)
+/* Whether ops edits what it makes on a TARGET of kind in place. */
+static int evolves(const struct backend_ops *ops, unsigned kind)
 {
-	for (size_t i = 0; i < NBACKENDS; i++)
-		if ((backends[i]->caps & BACKEND_EVOLVES) && (backends[i]->targets & kind))
+	return (ops->caps & BACKEND_EVOLVES) && (ops->targets & kind);
+}
+
+const struct backend_ops *backend_evolver(const char *fs, unsigned kind)
+{
+	for (size_t i = 0; fs && i < NBACKENDS; i++)
+		if (evolves(backends[i], kind) && backend_makes(backends[i], fs))
 			return backends[i];
 	return NULL;
+}
+
+void backend_evolver_fs(unsigned kind, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NBACKENDS; i++) {
+		const char *const *fs = backends[i]->fs_names;
+
+		if (!evolves(backends[i], kind))
+			continue;
+		for (size_t j = 0; !fs || fs[j]; j++) {
+			int n = snprintf(buf + at, len - at, "%s%s", at ? ", " : "",
+					 fs ? fs[j] : "any");
+
+			if (n < 0 || (size_t)n >= len - at) {
+				buf[at] = '\0'; /* whole names only */
+				return;
+			}
+			at += (size_t)n;
+			if (!fs)
+				break;
+		}
+	}
 }
 
 int backend_fs_known(const char *fs)

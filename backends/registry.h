@@ -29,11 +29,18 @@ const struct backend_ops *backend_for(const char *fs, unsigned kind);
 int backend_supply_fs(void);
 
 /*
- * The backend that edits a TARGET of kind (BACKEND_TARGET_*) in place for
- * `imprint evolve`: the first, registry order, that declares
- * BACKEND_EVOLVES and takes kind, or NULL.
+ * The backend that edits file system fs ('fs') on a TARGET of kind
+ * (BACKEND_TARGET_*) in place for `imprint evolve`: the first, registry
+ * order, that declares BACKEND_EVOLVES, makes fs and takes kind, or NULL.
  */
-const struct backend_ops *backend_evolver(unsigned kind);
+const struct backend_ops *backend_evolver(const char *fs, unsigned kind);
+
+/*
+ * The file systems backend_evolver() finds a backend for on a TARGET of
+ * kind, registry order, into buf: "ext2, ext3, ext4" ("any" for a backend
+ * that makes any; "" when none evolves kind; the names that fit whole).
+ */
+void backend_evolver_fs(unsigned kind, char *buf, size_t len);
 
 /* The names 'fs' takes, NULL-ended: empty before backend_supply_fs(). */
 const char *const *backend_fs_list(void);

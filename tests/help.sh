@@ -102,7 +102,7 @@ expect_status 0 "config without duplicates" "$IMPRINT" config -c "$WORK/ok.conf"
 [ ! -s "$WORK/err" ] && pass "no warning when --set overrides the file" || fail "warned: $(cat "$WORK/err")"
 
 # the man page: each option described once in each section
-man=${srcdir:-.}/doc/imprint.1
+man=${top_builddir:-.}/doc/imprint.1
 for sec in "Options of create" "Other options"; do
 	dups=$(sed -n "/^\.SS $sec/,/^\.S[SH]/p" "$man" | grep -A1 '^\.TP' |
 		sed -n 's/^\.B[IR]\? \(\\-\\-[a-z\\-]*\).*/\1/p' | sort | uniq -d)

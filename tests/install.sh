@@ -30,10 +30,10 @@ left=$(find "$D" -type f)
 MAIN="$top_srcdir/src/cli/main.c"
 missing=
 for o in $(sed -n '/^static const struct option long_opts\[\]/,/^};/s/.*{ "\([^"]*\)",.*/\1/p' "$MAIN"); do
-	grep -qF -- "\\-\\-${o//-/\\-}" "$top_srcdir/doc/imprint.1" || missing="$missing --$o"
+	grep -qF -- "\\-\\-${o//-/\\-}" "$top_builddir/doc/imprint.1" || missing="$missing --$o"
 done
 for c in $(sed -n '/^static const struct command commands\[/,/^};/s/.*\.name = "\([^"]*\)".*/\1/p' "$MAIN"); do
-	grep -qxF -- ".B ${c//-/\\-}" "$top_srcdir/doc/imprint.1" || missing="$missing $c"
+	grep -qxF -- ".B ${c//-/\\-}" "$top_builddir/doc/imprint.1" || missing="$missing $c"
 done
 [ -z "$missing" ] && pass "doc/imprint.1 documents every option and command of main.c" ||
 	fail "doc/imprint.1 lacks$missing"

@@ -334,7 +334,7 @@ static void test_check_and_help(void **state)
 }
 
 /*
- * The editor of BACKEND_EVOLVES: found by target kind; its wrappers answer
+ * The editor of BACKEND_EVOLVES: found by file system and target kind; its wrappers answer
  * -ENOSYS for a backend without the bit (or without an editor) and edit
  * an ext4 image the ext4 backend made, which e2fsck then passes.
  */
@@ -349,9 +349,20 @@ static void test_editor(void **state)
 	struct run r;
 
 	(void)state;
-	assert_ptr_equal(backend_evolver(BACKEND_TARGET_FILE), &ext4_backend_ops);
-	assert_ptr_equal(backend_evolver(BACKEND_TARGET_DEVICE), &ext4_backend_ops);
-	assert_null(backend_evolver(BACKEND_TARGET_DIR));
+	assert_ptr_equal(backend_evolver("ext4", BACKEND_TARGET_FILE), &ext4_backend_ops);
+	assert_ptr_equal(backend_evolver("ext2", BACKEND_TARGET_DEVICE), &ext4_backend_ops);
+	assert_null(backend_evolver("ext4", BACKEND_TARGET_DIR));
+	/* by the file system too: the loopfs backend makes xfs and btrfs but edits nothing */
+	assert_null(backend_evolver("xfs", BACKEND_TARGET_FILE));
+	assert_null(backend_evolver("btrfs", BACKEND_TARGET_DEVICE));
+	assert_null(backend_evolver("no-such", BACKEND_TARGET_FILE));
+	assert_null(backend_evolver(NULL, BACKEND_TARGET_FILE));
+	backend_evolver_fs(BACKEND_TARGET_FILE, msg, sizeof(msg));
+	assert_string_equal(msg, "ext2, ext3, ext4");
+	backend_evolver_fs(BACKEND_TARGET_DIR, msg, sizeof(msg));
+	assert_string_equal(msg, "");
+	backend_evolver_fs(BACKEND_TARGET_FILE, msg, 8);
+	assert_string_equal(msg, "ext2");
 	plain.caps &= ~(unsigned)BACKEND_EVOLVES;
 	bare.edit = NULL;
 	assert_int_equal(run_pipeline(&r, &ext4_backend_ops, 1), 0);

@@ -208,8 +208,8 @@ static void test_content(void **state)
 	assert_int_equal(sp.nfiles, dp.nfiles);
 	assert_int_equal(content_model_init(&cms, &sp), 0);
 	assert_int_equal(content_model_init(&cmd, &dp), 0);
-	assert_int_equal(content_model_source_init(&s, &cms, &sp), 0);
-	assert_int_equal(content_model_source_init(&d, &cmd, &dp), 0);
+	assert_int_equal(content_model_source_init(&s, &cms, &sp, 0), 0);
+	assert_int_equal(content_model_source_init(&d, &cmd, &dp, 0), 0);
 	content_random_init(&rs, &sp);
 	content_random_init(&rd, &dp);
 	for (uint64_t f = 0; f < sp.nfiles && checked < 40; f++) {

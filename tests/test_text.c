@@ -917,7 +917,7 @@ static void test_model_source(void **state)
 	assert_int_equal(params_resolve(&p, &perr), 0);
 	assert_int_equal(plan_build(&pl, &p, &err), 0);
 	assert_int_equal(content_model_init(&cm, &pl), 0);
-	assert_int_equal(content_model_source_init(&cs, &cm, &pl), 0);
+	assert_int_equal(content_model_source_init(&cs, &cm, &pl, 0), 0);
 	assert_int_equal(content_source_too_small(&cs), 0);
 	assert_non_null(pl.file_dup_of);
 	for (uint64_t f = 0; f < pl.nfiles; f++) {

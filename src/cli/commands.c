@@ -68,7 +68,7 @@ static int plan_predict(const struct plan *pl, struct content_prediction *pr)
 		fprintf(stderr, "imprint: cannot build the content model: %s\n", strerror(-ret));
 		return ret;
 	}
-	ret = content_model_source_init(&cs, &cm, pl);
+	ret = content_model_source_init(&cs, &cm, pl, 0);
 	if (ret) {
 		fprintf(stderr, "imprint: cannot build the content source: %s\n", strerror(-ret));
 		goto out_model;
@@ -350,7 +350,7 @@ int cmd_verify(struct cli *c, struct params *p)
 		plan_release(&pl);
 		return 1;
 	}
-	ret = content_model_source_init(&cs, &cm, &pl);
+	ret = content_model_source_init(&cs, &cm, &pl, 0);
 	if (ret) {
 		fprintf(stderr, "imprint: cannot build the content source: %s\n", strerror(-ret));
 		content_model_release(&cm);

@@ -973,6 +973,28 @@ static void undo_drop(struct evolve *ev, int keep)
 }
 
 /*
+ * The backend that edits file system fs (the plan's 'fs') in place on the
+ * image file or block device (mode) name, or NULL after a message saying
+ * which file systems the backends evolve there.
+ */
+static const struct backend_ops *evolver(const char *cmd, const char *name, const char *fs,
+					 mode_t mode)
+{
+	unsigned kind = S_ISBLK(mode) ? BACKEND_TARGET_DEVICE : BACKEND_TARGET_FILE;
+	const struct backend_ops *ops = backend_evolver(fs, kind);
+	char can[256];
+
+	if (ops)
+		return ops;
+	backend_evolver_fs(kind, can, sizeof(can));
+	fprintf(stderr, "imprint: %s: '%s': no backend evolves %s in place on %s (it takes %s "
+			"there; a mounted %s file system is evolved through its directory)\n",
+		cmd, name, fs, S_ISBLK(mode) ? "a block device" : "an image file",
+		can[0] ? can : "no file system", fs);
+	return NULL;
+}
+
+/*
  * Plan generations N-1 and N of p for TARGET, join them, and open TARGET
  * (an image read-write when rw, for reading else); `cmd` names the
  * command in messages.  0, or the exit code after a message (ev released);
@@ -1014,7 +1036,7 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 		ev->have_cm = !ret;
 	}
 	if (!ret && rw) {
-		ret = content_model_source_init(&ev->cs, &ev->cm, &ev->cur);
+		ret = content_model_source_init(&ev->cs, &ev->cm, &ev->cur, 0);
 		ev->have_cs = !ret;
 	}
 	if (ret) {
@@ -1025,11 +1047,8 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 	if (ev->ops == &img_ops) {
 		char msg[PATH_MAX + 200];
 
-		ev->be = backend_evolver(S_ISBLK(st.st_mode) ? BACKEND_TARGET_DEVICE
-							     : BACKEND_TARGET_FILE);
+		ev->be = evolver(cmd, ev->name, p->fs, st.st_mode);
 		if (!ev->be) {
-			fprintf(stderr, "imprint: %s: no backend edits '%s' in place\n", cmd,
-				ev->name);
 			evolve_release(ev);
 			return EXIT_USAGE;
 		}
@@ -1112,10 +1131,12 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
 	return ret;
 }
 
-/* evolve --rollback TARGET: an interrupted evolve's image back to generation N-1 by its mark. */
-static int rollback(const char *target)
+/* evolve --rollback TARGET: an interrupted evolve's image of file system fs back to generation
+ * N-1 by its mark. */
+static int rollback(const char *target, const char *fs)
 {
 	char msg[PATH_MAX + 300] = "";
+	const struct backend_ops *ops;
 	struct evolve_mark m;
 	struct stat st;
 	int fd, ret;
@@ -1138,10 +1159,10 @@ static int rollback(const char *target)
 		printf("'%s' carries no mark of an interrupted evolve: nothing to roll back\n", target);
 		return 0;
 	}
-	ret = ret < 0 ? ret
-		      : backend_edit_undo(backend_evolver(S_ISBLK(st.st_mode) ? BACKEND_TARGET_DEVICE
-									     : BACKEND_TARGET_FILE),
-					  target, msg, sizeof(msg));
+	ops = ret < 0 ? NULL : evolver("evolve", target, fs, st.st_mode);
+	if (ret > 0 && !ops)
+		return EXIT_USAGE;
+	ret = ret < 0 ? ret : backend_edit_undo(ops, target, msg, sizeof(msg));
 	if (ret) {
 		fprintf(stderr, "imprint: evolve: cannot roll '%s' back: %s\n", target,
 			ret < 0 && !msg[0] ? strerror(-ret) : msg);
@@ -1158,7 +1179,7 @@ int cmd_evolve(struct cli *c, struct params *p)
 	int ret;
 
 	if (c->rollback)
-		return rollback(c->operand);
+		return rollback(c->operand, p->fs);
 	if (!p->generation) {
 		fprintf(stderr, "imprint: evolve needs '--generation N' (N >= 1): the generation "
 				"to make of a TARGET holding generation N-1\n");

@@ -237,7 +237,7 @@ static int gen_fill(const struct content_source *cs, uint64_t file, uint64_t off
 }
 
 static int gen_source_init(struct content_source *cs, struct content_model *cm,
-			   const struct plan *pl)
+			   const struct plan *pl, unsigned threads)
 {
 	struct gen_source *gs = calloc(1, sizeof(*gs));
 	int ret;
@@ -245,7 +245,7 @@ static int gen_source_init(struct content_source *cs, struct content_model *cm,
 	memset(cs, 0, sizeof(*cs));
 	if (!gs)
 		return -ENOMEM;
-	ret = content_model_source_init(&gs->base, cm, pl->gen->base);
+	ret = content_model_source_init(&gs->base, cm, pl->gen->base, threads);
 	if (ret) {
 		free(gs);
 		return ret;
@@ -267,7 +267,8 @@ static int gen_source_init(struct content_source *cs, struct content_model *cm,
  */
 #define COPIES_SLACK 0.0025
 
-/* Threads that hash the small files for chance_copies(); the count found does not depend on it. */
+/* The most threads that hash the small files for chance_copies(); the count found does not
+ * depend on how many. */
 #define CHANCE_THREADS_MAX 8
 
 /* One thread's share of the small files: every nth from the first, hashed into h. */
@@ -294,14 +295,15 @@ static void *chance_hash(void *arg)
 	return NULL;
 }
 
-/* Hash small files file[0..n) into h, on up to CHANCE_THREADS_MAX threads (fewer: this one). */
+/* Hash small files file[0..n) into h, on this one and threads - 1 others (0: one a CPU
+ * online; at most CHANCE_THREADS_MAX in all; fewer: this one hashes their share). */
 static int chance_hash_all(const struct content_source *cs, const uint64_t *file, uint64_t n,
-			   uint64_t *h)
+			   uint64_t *h, unsigned threads)
 {
 	struct chance_part part[CHANCE_THREADS_MAX];
 	pthread_t tid[CHANCE_THREADS_MAX];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned k = cpus < 1 ? 1 : cpus > CHANCE_THREADS_MAX ? CHANCE_THREADS_MAX : (unsigned)cpus;
+	long want = threads ? (long)threads : sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned k = want < 1 ? 1 : want > CHANCE_THREADS_MAX ? CHANCE_THREADS_MAX : (unsigned)want;
 	unsigned started = 1;
 	int ret = 0;
 
@@ -324,7 +326,7 @@ static int chance_hash_all(const struct content_source *cs, const uint64_t *file
 }
 
 /* Distinct files of at most CONTENT_CHANCE_MAX bytes whose bytes another such file has. */
-static int chance_copies(const struct content_source *cs, uint64_t *out)
+static int chance_copies(const struct content_source *cs, uint64_t *out, unsigned threads)
 {
 	const struct plan *pl = cs->pl;
 	uint64_t mask = 1023, small = 0, *slot, *file, *h;
@@ -346,7 +348,7 @@ static int chance_copies(const struct content_source *cs, uint64_t *out)
 	for (uint64_t f = 0; f < pl->nfiles; f++)
 		if (content_file_of(pl, f) == f && pl->file_size[f] <= CONTENT_CHANCE_MAX)
 			file[small++] = f;
-	ret = chance_hash_all(cs, file, small, h);
+	ret = chance_hash_all(cs, file, small, h, threads);
 	/* in file order, as one thread would */
 	for (uint64_t k = 0; !ret && k < small; k++) {
 		uint64_t i;
@@ -363,7 +365,7 @@ out:
 	return ret;
 }
 
-static int copies_trim(struct content_source *cs, struct model_source *ms)
+static int copies_trim(struct content_source *cs, struct model_source *ms, unsigned threads)
 {
 	const struct plan *pl = cs->pl;
 	uint64_t n = pl->nfiles, copies = 0, small = 0, excess, k = 0;
@@ -379,7 +381,7 @@ static int copies_trim(struct content_source *cs, struct model_source *ms)
 	/* the chance copies are fewer than the small files: nothing to do without them */
 	if (!copies || (double)(copies + small) <= (double)want + slack)
 		return 0;
-	ret = chance_copies(cs, &ms->chance);
+	ret = chance_copies(cs, &ms->chance, threads);
 	if (ret || (double)(copies + ms->chance) <= (double)want + slack)
 		return ret;
 	excess = copies + ms->chance - want;
@@ -401,13 +403,13 @@ static int copies_trim(struct content_source *cs, struct model_source *ms)
 }
 
 int content_model_source_init(struct content_source *cs, struct content_model *cm,
-			      const struct plan *pl)
+			      const struct plan *pl, unsigned threads)
 {
 	int ret;
 	struct model_source *ms;
 
 	if (pl->gen)
-		return gen_source_init(cs, cm, pl);
+		return gen_source_init(cs, cm, pl, threads);
 
 	memset(cs, 0, sizeof(*cs));
 	ms = calloc(1, sizeof(*ms));
@@ -430,7 +432,7 @@ int content_model_source_init(struct content_source *cs, struct content_model *c
 			ms->too_small++;
 	model_source_set(cs, model_fill, pl, cm, ms);
 	cs->fill_memo = model_fill_memo;
-	ret = copies_trim(cs, ms);
+	ret = copies_trim(cs, ms, threads);
 	if (ret)
 		content_source_release(cs);
 	return ret;

@@ -49,10 +49,13 @@ struct gen_ops;
  * bytes.  A file smaller than its format's min_size is made as other
  * binary (the plan never asks for that; content_source_too_small() counts
  * them).  cm (from content_model_init() for the same plan) must outlive
- * the source.  Returns 0 or -ENOMEM; release with content_source_release().
+ * the source.  threads: how many threads may hash the small files for the
+ * chance copies (create's -j; 0: one a CPU online; at most 8), which
+ * changes no byte.  Returns 0 or -ENOMEM; release with
+ * content_source_release().
  */
 int content_model_source_init(struct content_source *cs, struct content_model *cm,
-			      const struct plan *pl);
+			      const struct plan *pl, unsigned threads);
 
 /*
  * The file whose bytes `file` has: its source when it is a whole-file

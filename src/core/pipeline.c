@@ -210,7 +210,8 @@ int pipeline_run(const struct backend_ops *ops, struct pipeline_job *j)
 		snprintf(j->msg, j->len, "cannot build the content model: %s", strerror(-ret));
 		return ret;
 	}
-	ret = content_model_source_init(&cs, &cm, j->pl);
+	/* the chance copies hashed on as many threads as create's workers (-j) */
+	ret = content_model_source_init(&cs, &cm, j->pl, j->o->jobs);
 	if (ret) {
 		snprintf(j->msg, j->len, "cannot build the content source: %s", strerror(-ret));
 		goto out_release_model;

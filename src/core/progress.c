@@ -126,28 +126,6 @@ static void bucket_label(uint64_t bytes, char *buf, size_t len)
 	snprintf(buf, len, "%" PRIu64 "%c", bytes, unit[u]);
 }
 
-/* A text-only figure: in the text's conditions and lines, not in the JSON. */
-static void text_u64(struct figs *fs, const char *key, uint64_t v)
-{
-	fs->text_only = true;
-	figs_u64(fs, key, v);
-	fs->text_only = false;
-}
-
-static void text_double(struct figs *fs, const char *key, double v)
-{
-	fs->text_only = true;
-	figs_double(fs, key, v);
-	fs->text_only = false;
-}
-
-static void text_string(struct figs *fs, const char *key, const char *v)
-{
-	fs->text_only = true;
-	figs_string(fs, key, v);
-	fs->text_only = false;
-}
-
 /* The free-extent histogram: its non-empty buckets, labelled for the text. */
 static void add_free_hist(struct figs *fs, const struct create_result *res)
 {
@@ -164,7 +142,7 @@ static void add_free_hist(struct figs *fs, const struct create_result *res)
 		figs_u64(fs, "extents", h->count[b]);
 		figs_u64(fs, "blocks", h->blocks[b]);
 		bucket_label(res->block_size << b, buf, sizeof(buf));
-		text_string(fs, "bucket", buf);
+		figs_text_string(fs, "bucket", buf);
 		figs_end(fs);
 	}
 	figs_end(fs);
@@ -179,22 +157,22 @@ static void add_layout(struct figs *fs, const struct create_result *res)
 		figs_null(fs, "layout_score_target");
 	else
 		figs_fixed(fs, "layout_score_target", res->layout_target, 4);
-	text_u64(fs, "age_rounds", res->age_rounds);
+	figs_text_u64(fs, "age_rounds", res->age_rounds);
 	figs_string(fs, "layout_notes", res->layout_notes);
 	figs_u64(fs, "multi_block_files", res->frag_eligible);
 	figs_u64(fs, "fragmented_files", res->frag_files);
 	figs_fixed(fs, "fragmented_share", ratio(res->frag_files, res->frag_eligible), 6);
-	text_double(fs, "fragmented_pct", 100 * ratio(res->frag_files, res->frag_eligible));
+	figs_text_double(fs, "fragmented_pct", 100 * ratio(res->frag_files, res->frag_eligible));
 	figs_fixed(fs, "mean_extents_fragmented", ratio(res->frag_runs, res->frag_files), 4);
 	figs_u64(fs, "free_blocks", h->free_blocks);
-	text_u64(fs, "free_bytes", h->free_blocks * res->block_size);
+	figs_text_u64(fs, "free_bytes", h->free_blocks * res->block_size);
 	figs_u64(fs, "free_extents", h->extents);
 	figs_u64(fs, "chunk_bytes", h->chunk_blocks * res->block_size);
 	figs_u64(fs, "free_chunks", h->free_chunks);
 	figs_fixed(fs, "free_small_share", ratio(h->small_blocks, h->free_blocks), 6);
-	text_double(fs, "free_small_pct", 100 * ratio(h->small_blocks, h->free_blocks));
+	figs_text_double(fs, "free_small_pct", 100 * ratio(h->small_blocks, h->free_blocks));
 	figs_fixed(fs, "free_small_target", res->free_small_target, 4);
-	text_double(fs, "free_small_target_pct", 100 * res->free_small_target);
+	figs_text_double(fs, "free_small_target_pct", 100 * res->free_small_target);
 	add_free_hist(fs, res);
 }
 
@@ -224,12 +202,12 @@ static void add_age(struct figs *fs, const struct create_result *res)
 			figs_fixed(fs, "layout_score", r->layout_score, 6);
 		else
 			figs_null(fs, "layout_score");
-		text_double(fs, "score", r->layout_score);
+		figs_text_double(fs, "score", r->layout_score);
 		figs_u64(fs, "multi_block_files", r->files);
 		figs_u64(fs, "fragmented_files", r->fragmented);
 		figs_u64(fs, "free_blocks", r->free_blocks);
 		figs_u64(fs, "total_blocks", r->total_blocks);
-		text_double(fs, "free_pct", 100 * ratio(r->free_blocks, r->total_blocks));
+		figs_text_double(fs, "free_pct", 100 * ratio(r->free_blocks, r->total_blocks));
 		figs_end(fs);
 	}
 	figs_end(fs);
@@ -256,15 +234,13 @@ static void add_dropped(struct figs *fs, const struct create_result *res)
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
 		if (d[i].n)
 			figs_u64(fs, d[i].key, d[i].n);
-	fs->text_only = true;
-	figs_open(fs, FIG_OBJECT, "dropped");
+	figs_text_open(fs, FIG_OBJECT, "dropped");
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
 		figs_u64(fs, d[i].key, d[i].n);
 		any |= d[i].n;
 	}
 	figs_end(fs);
-	figs_u64(fs, "any_dropped", any != 0);
-	fs->text_only = false;
+	figs_text_u64(fs, "any_dropped", any != 0);
 }
 
 /* The metadata written: special files, attributes, ACLs, preallocation; split directories. */
@@ -273,7 +249,7 @@ static void add_meta(struct figs *fs, const struct create_result *res)
 	static const char *const key[SPECIAL_TYPES] = { "fifos", "sockets", "char_devices",
 							 "block_devices" };
 
-	text_u64(fs, "have_meta", res->have_meta);
+	figs_text_u64(fs, "have_meta", res->have_meta);
 	figs_open(fs, FIG_OBJECT, "metadata");
 	for (int t = 0; t < SPECIAL_TYPES; t++)
 		figs_u64(fs, key[t], res->specials[t]);
@@ -296,9 +272,9 @@ static void add_meta(struct figs *fs, const struct create_result *res)
 		figs_u64(fs, "dir_multiblock", res->dir_multiblock);
 		figs_u64(fs, "dir_fragmented", res->dir_fragmented);
 		figs_fixed(fs, "dir_frag_share", ratio(res->dir_fragmented, res->dir_multiblock), 6);
-		text_double(fs, "dir_frag_pct", 100 * ratio(res->dir_fragmented, res->dir_multiblock));
+		figs_text_double(fs, "dir_frag_pct", 100 * ratio(res->dir_fragmented, res->dir_multiblock));
 		figs_fixed(fs, "dir_frag_target", res->dir_frag_target, 4);
-		text_double(fs, "dir_frag_target_pct", 100 * res->dir_frag_target);
+		figs_text_double(fs, "dir_frag_target_pct", 100 * res->dir_frag_target);
 		figs_fixed(fs, "dir_layout_score", res->dir_layout_score, 6);
 	}
 	figs_end(fs);
@@ -335,10 +311,11 @@ static void add_io(struct figs *fs, const struct create_result *res)
 		figs_fixed(fs, "direct_mb_per_s", io->direct_mbps, 1);
 		figs_fixed(fs, "buffered_mb_per_s", io->buffered_mbps, 1);
 	}
-	text_string(fs, "path", io->direct ? "around (direct I/O)" : "through");
-	text_string(fs, "reason", !strcmp(why, "forced") ? "as --direct-io asked" :
-				  !strcmp(why, "small") ? "too little data to measure: the default" :
-				  !strcmp(why, "refused") ? "the target refused direct I/O" : why);
+	figs_text_string(fs, "path", io->direct ? "around (direct I/O)" : "through");
+	figs_text_string(fs, "reason",
+			 !strcmp(why, "forced") ? "as --direct-io asked" :
+			 !strcmp(why, "small") ? "too little data to measure: the default" :
+			 !strcmp(why, "refused") ? "the target refused direct I/O" : why);
 	figs_end(fs);
 }
 
@@ -348,7 +325,7 @@ static void add_disk(struct figs *fs, const struct build_summary *s)
 	if (s->partition) {
 		figs_open(fs, FIG_OBJECT, "disk");
 		figs_string(fs, "table", s->partition);
-		text_string(fs, "table_name", !strcmp(s->partition, "gpt") ? "GPT" : "MBR");
+		figs_text_string(fs, "table_name", !strcmp(s->partition, "gpt") ? "GPT" : "MBR");
 		figs_u64(fs, "disk_size", s->disk_size);
 		figs_u64(fs, "partition", 1);
 		figs_u64(fs, "start", s->part_start);
@@ -366,8 +343,8 @@ static void add_disk(struct figs *fs, const struct build_summary *s)
 		figs_bool(fs, "evolved_from_backing", s->evolved_from != NULL);
 	}
 	if (s->evolved_from && s->gen) {
-		text_string(fs, "evolved_from", s->evolved_from);
-		text_u64(fs, "evolved_gen", s->gen->n - 1);
+		figs_text_string(fs, "evolved_from", s->evolved_from);
+		figs_text_u64(fs, "evolved_gen", s->gen->n - 1);
 	}
 }
 
@@ -380,7 +357,7 @@ static void summary_figs(struct figs *fs, const struct create_result *res,
 	figs_string(fs, "target", s->target);
 	if (s->diskless) { /* TARGET was left as it was */
 		figs_bool(fs, "written", false);
-		text_string(fs, "diskless", s->diskless);
+		figs_text_string(fs, "diskless", s->diskless);
 	}
 	figs_string(fs, "fs", s->fs);
 	figs_u64(fs, "size", s->size);
@@ -399,7 +376,7 @@ static void summary_figs(struct figs *fs, const struct create_result *res,
 	figs_u64(fs, "blocks_used", res->blocks_used);
 	figs_u64(fs, "sparse_files", res->sparse_files);
 	figs_u64(fs, "hole_blocks", res->hole_blocks);
-	text_u64(fs, "hole_bytes", res->hole_blocks * res->block_size);
+	figs_text_u64(fs, "hole_bytes", res->hole_blocks * res->block_size);
 	if (res->have_inodes) {
 		figs_u64(fs, "inodes", res->inodes);
 		figs_u64(fs, "inodes_free", res->inodes_free);

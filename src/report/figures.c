@@ -140,6 +140,45 @@ void figs_end(struct figs *fs)
 	fs->f[fs->open[fs->depth]].end = fs->n;
 }
 
+/* Mark the figure added since fs->n was before (if one was) text-only. */
+static void text_only(struct figs *fs, size_t before)
+{
+	if (fs->n > before)
+		fs->f[before].text_only = true;
+}
+
+void figs_text_u64(struct figs *fs, const char *key, uint64_t v)
+{
+	size_t before = fs->n;
+
+	figs_u64(fs, key, v);
+	text_only(fs, before);
+}
+
+void figs_text_double(struct figs *fs, const char *key, double v)
+{
+	size_t before = fs->n;
+
+	figs_double(fs, key, v);
+	text_only(fs, before);
+}
+
+void figs_text_string(struct figs *fs, const char *key, const char *s)
+{
+	size_t before = fs->n;
+
+	figs_string(fs, key, s);
+	text_only(fs, before);
+}
+
+void figs_text_open(struct figs *fs, enum fig_type type, const char *key)
+{
+	size_t before = fs->n;
+
+	figs_open(fs, type, key);
+	text_only(fs, before);
+}
+
 void figs_u64s(struct figs *fs, const char *key, const uint64_t *v, size_t n)
 {
 	figs_open(fs, FIG_ARRAY, key);

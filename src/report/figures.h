@@ -75,6 +75,14 @@ void figs_doubles(struct figs *fs, const char *key, const double *v, size_t n);
 void figs_open(struct figs *fs, enum fig_type type, const char *key);
 void figs_end(struct figs *fs);
 
+/* A text-only figure: in the text's conditions and lines, left out of the JSON (a
+ * percentage, a label, a condition).  figs_text_open() opens a text-only container,
+ * whose figures the JSON leaves out with it. */
+void figs_text_u64(struct figs *fs, const char *key, uint64_t v);
+void figs_text_double(struct figs *fs, const char *key, double v);
+void figs_text_string(struct figs *fs, const char *key, const char *s);
+void figs_text_open(struct figs *fs, enum fig_type type, const char *key);
+
 /* The figure at path ("key", "obj.key", "array.3"), looked up in scope (an index of a
  * container, or SIZE_MAX for the top level); NULL if there is none. */
 const struct fig *figs_get(const struct figs *fs, size_t scope, const char *path);
