@@ -37,6 +37,7 @@ struct uio {
 	ext2fs_block_bitmap saved; /* blocks whose original is saved */
 	unsigned bsize;            /* the file system's block size, once armed */
 	uint64_t first;            /* the bitmaps' first block (a 1 KiB-block file system's 1) */
+	uint64_t size;             /* a regular file target's size (its holes read as zeros); 0: not asked */
 	uint8_t *buf;
 };
 
@@ -90,6 +91,28 @@ static errcode_t save_read(struct uio *u, uint64_t b, uint64_t k, unsigned bs, s
 }
 
 /*
+ * How many of the len bytes at pos are in a hole of the target (they read
+ * as zeros: no read needed), or, as a negative count, how many hold data
+ * before the next hole; 0 when the target is not a regular file or cannot
+ * say (then everything is read).
+ */
+static int64_t hole_run(const struct uio *u, uint64_t pos, uint64_t len)
+{
+	off_t d, h;
+
+	if (!u->size || pos >= u->size)
+		return 0;
+	len = MIN(len, u->size - pos);
+	d = lseek(u->fd, (off_t)pos, SEEK_DATA);
+	if (d < 0)
+		return errno == ENXIO ? (int64_t)len : 0;
+	if ((uint64_t)d > pos)
+		return (int64_t)MIN(len, (uint64_t)d - pos);
+	h = lseek(u->fd, (off_t)pos, SEEK_HOLE);
+	return h > d ? -(int64_t)MIN(len, (uint64_t)h - pos) : 0;
+}
+
+/*
  * Save what bytes [off, off + len) hold before they are overwritten, runs
  * of unsaved blocks read at once; the records reach the kernel before the
  * write they guard.
@@ -102,6 +125,7 @@ static errcode_t save(struct uio *u, uint64_t off, uint64_t len)
 
 	while (b < last) {
 		uint64_t k = 0;
+		int64_t h;
 		ssize_t n;
 		errcode_t err;
 
@@ -111,9 +135,19 @@ static errcode_t save(struct uio *u, uint64_t off, uint64_t len)
 		}
 		while (k < most && b + k < last && !is_saved(u, b + k))
 			k++;
-		n = pread(u->fd, u->buf, k * bs, (off_t)(b * bs));
-		if (n < 0)
-			return errno;
+		/* a hole's blocks are zeros: not read; data read up to the next hole */
+		h = hole_run(u, b * bs, k * bs);
+		if (h >= (int64_t)bs) {
+			k = (uint64_t)h / bs;
+			n = (ssize_t)(k * bs);
+			memset(u->buf, 0, (size_t)n);
+		} else {
+			if (h <= -(int64_t)bs)
+				k = MIN(k, ((uint64_t)-h + bs - 1) / bs);
+			n = pread(u->fd, u->buf, k * bs, (off_t)(b * bs));
+			if (n < 0)
+				return errno;
+		}
 		err = save_read(u, b, k, bs, n);
 		if (err)
 			return err;
@@ -260,6 +294,7 @@ static errcode_t uio_open(const char *name, int flags, io_channel *channel)
 {
 	struct uio *u = calloc(1, sizeof(*u));
 	io_channel ch = calloc(1, sizeof(*ch));
+	struct stat st;
 	errcode_t err = 0;
 
 	if (u)
@@ -269,6 +304,8 @@ static errcode_t uio_open(const char *name, int flags, io_channel *channel)
 		goto fail;
 	}
 	u->fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (u->fd >= 0 && !fstat(u->fd, &st) && S_ISREG(st.st_mode))
+		u->size = (uint64_t)st.st_size;
 	u->log = fopen(pending, "we");
 	u->buf = malloc(SAVE_BUF);
 	u->logbuf = malloc(SAVE_BUF);
