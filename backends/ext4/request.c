@@ -92,9 +92,43 @@ static int size_files(struct ext4_build *x)
 	return 0;
 }
 
+/*
+ * ext2fs_new_inode gives the first free inode from the start of the
+ * parent's group (or the first inode).  Inodes are only taken here, never
+ * freed, so while that start is at most ino_next (all before it in use),
+ * the answer is ino_next if it is free and its group is initialised (the
+ * library would clear INODE_UNINIT on the way): skip its bitmap search.
+ */
+static errcode_t take_inode(struct ext4_build *x, ext2_ino_t parent, int mode, ext2_ino_t *ino)
+{
+	struct ext2_super_block *sb = x->fs->super;
+	ext2_ino_t first = EXT2_FIRST_INO(sb), start = first, next = x->ino_next;
+	errcode_t err;
+
+	if (parent) {
+		start = (parent - 1) / sb->s_inodes_per_group * sb->s_inodes_per_group + 1;
+		if (start < first)
+			start = first;
+	}
+	if (next < first)
+		next = first;
+	if (start <= next && next <= sb->s_inodes_count &&
+	    !ext2fs_test_inode_bitmap2(x->fs->inode_map, next) &&
+	    !ext2fs_bg_flags_test(x->fs, (next - 1) / sb->s_inodes_per_group,
+				  EXT2_BG_INODE_UNINIT)) {
+		*ino = next;
+		x->ino_next = next + 1;
+		return 0;
+	}
+	err = ext2fs_new_inode(x->fs, parent, mode, NULL, ino);
+	if (!err && start <= next && *ino >= next)
+		x->ino_next = *ino + 1;
+	return err;
+}
+
 static int new_inode(struct ext4_build *x, ext2_ino_t parent, int mode, ext2_ino_t *ino)
 {
-	errcode_t err = ext2fs_new_inode(x->fs, parent, mode, NULL, ino);
+	errcode_t err = take_inode(x, parent, mode, ino);
 
 	if (err == EXT2_ET_INODE_ALLOC_FAIL)
 		return ext4_set_err(

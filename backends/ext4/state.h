@@ -57,6 +57,7 @@ struct ext4_build {
 	ext2_filsys fs;
 	const struct plan *pl;
 	const struct content_source *cs;
+	ext2_ino_t ino_next; /* every inode from the first to this one's predecessor is in use */
 	uint32_t bs;
 	int extents;	/* map with extents (else direct/indirect blocks) */
 	int inline_ok;	/* small files go inline */
