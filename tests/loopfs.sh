@@ -95,6 +95,12 @@ if [[ " ${HAVE[*]} " = *" xfs "* ]]; then
 	else
 		fail "xfs on a blank block device: $(head -c 300 "$WORK/err") $(tail -3 "$WORK/fsck")"
 	fi
+	# a loop device imprint detached while it was still busy is cleared by the
+	# kernel a moment later (autoclear): give it up to 5 s before calling it left
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		[ "$(losetup -a | grep -c -F "$WORK/")" -eq "${#LOOPS[@]}" ] && break
+		sleep 0.5
+	done
 	[ "$(losetup -a | grep -c -F "$WORK/")" -eq "${#LOOPS[@]}" ] &&
 		pass "xfs on a block device: no loop device besides the test's own" ||
 		fail "xfs on a block device: loop devices: $(losetup -a | grep -F "$WORK/")"

@@ -425,7 +425,15 @@ assert abs(a["layout_score"] - b["layout_score"]) <= 1e-9' "$WORK/$n.json" "$WOR
 		: >"$MNT/empty"
 		fallocate -l 64K "$MNT/prealloc"
 		cleanup
-		LOOP=$(losetup -f --show -r "$hand") && mount -o ro "$LOOP" "$MNT" &&
+		# the device just detached may still be torn down when losetup -f hands
+		# it out again (seen under load: 'cannot mount /dev/loop0 read-only'):
+		# a fresh device, up to 3 tries
+		for try in 1 2 3; do
+			LOOP=$(losetup -f --show -r "$hand") || break
+			mount -o ro "$LOOP" "$MNT" 2>>"$WORK/err" && break
+			losetup -d "$LOOP"; LOOP=; sleep 1
+		done
+		[ -n "$LOOP" ] && mountpoint -q "$MNT" &&
 			"$IMPRINT" measure "$MNT" --json >"$WORK/hand.mnt.json" 2>"$WORK/err"
 		cleanup
 		"$IMPRINT" measure "$hand" --json >"$WORK/hand.json" 2>>"$WORK/err"
