@@ -31,6 +31,13 @@ int backend_estimate(const struct backend_ops *ops, const struct plan *pl,
 	return ops->estimate(pl, e);
 }
 
+uint64_t backend_fs_size(const struct backend_ops *ops, const char *path)
+{
+	if (!ops || !path || !ops->fs_size)
+		return 0;
+	return ops->fs_size(path);
+}
+
 int backend_open(struct backend *b, const struct create_opts *o, const struct plan *pl)
 {
 	if (!b || !b->ops || !o || !pl)

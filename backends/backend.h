@@ -291,11 +291,17 @@ struct backend {
  * targets   BACKEND_TARGET_* kinds of TARGET it takes
  * options   BACKEND_OPT_* options of create it takes
  * fs_names  the file systems it makes (--fs values), NULL-ended; NULL: any
+ * fs_aliases  optional: pairs of a name libblkid gives a file system it
+ *           makes and the fs_names entry that name is ("ext4dev", "ext4"),
+ *           NULL-ended
  * summary   what it writes, for --backend's help ("image files and devices")
  * fs_note   optional: a word on its file systems for --fs's help
  * check     optional: refuse parameters p that the file system it would
  *           make of them cannot hold (the model knows no file system);
  *           0, or -EINVAL with msg set
+ * fs_size   optional, BACKEND_OPT_NO_FORMAT only: the size in bytes of the
+ *           file system (one it makes) that image or device path holds, for
+ *           --no-format's plan; 0 when it cannot tell
  * reader    BACKEND_MEASURES only: the src/read reader that reads what it
  *           makes back ("ext2", "mounted", "loop": fsread_reader_for())
  * estimate  optional: the space pl needs on it, before anything is written
@@ -315,9 +321,11 @@ struct backend_ops {
 	unsigned targets;
 	unsigned options;
 	const char *const *fs_names;
+	const char *const *fs_aliases;
 	const char *summary;
 	const char *fs_note;
 	int (*check)(const struct params *p, char *msg, size_t len);
+	uint64_t (*fs_size)(const char *path);
 	const char *reader;
 	int (*estimate)(const struct plan *pl, struct backend_estimate *e);
 	int (*open)(struct backend *b, const struct create_opts *o, const struct plan *pl);
@@ -338,6 +346,8 @@ struct backend_ops {
 void backend_init(struct backend *b, const struct backend_ops *ops);
 int backend_estimate(const struct backend_ops *ops, const struct plan *pl,
 		     struct backend_estimate *e);
+/* ops' fs_size hook: the size of the file system path holds, 0 without the hook. */
+uint64_t backend_fs_size(const struct backend_ops *ops, const char *path);
 int backend_open(struct backend *b, const struct create_opts *o, const struct plan *pl);
 int backend_layout_request(struct backend *b, const struct plan *pl, struct layout_request *rq,
 			   struct freemap *fm);

@@ -1,4 +1,5 @@
 /* registry.c - the backends there are: a static array, looked up by name, file system and target */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,6 +89,106 @@ void backend_evolver_fs(unsigned kind, char *buf, size_t len)
 				break;
 		}
 	}
+}
+
+/* Append name to buf (at *at) after sep; 0, or -ENOSPC (buf as before: whole names only). */
+static int fs_word(char *buf, size_t len, size_t *at, const char *sep, const char *name)
+{
+	int n = snprintf(buf + *at, len - *at, "%s%s", sep, name);
+
+	if (n < 0 || (size_t)n >= len - *at) {
+		buf[*at] = '\0';
+		return -ENOSPC;
+	}
+	*at += (size_t)n;
+	return 0;
+}
+
+/* The letters every one of names[0..n) begins with, and each has more after: its length. */
+static size_t fs_shared(const char *const *names, size_t n)
+{
+	size_t p = 0;
+
+	if (n < 2)
+		return 0;
+	while (isalpha((unsigned char)names[0][p]))
+		p++;
+	for (size_t i = 1; i < n; i++) {
+		size_t k = 0;
+
+		while (k < p && names[i][k] == names[0][k])
+			k++;
+		p = k;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!names[i][p])
+			return 0;
+	return p;
+}
+
+void backend_fs_words(unsigned caps, unsigned options, unsigned kind, int how, char *buf,
+		      size_t len)
+{
+	const char *names[FS_MAX + 1];
+	size_t n = 0, at = 0, p;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NBACKENDS; i++) {
+		const struct backend_ops *b = backends[i];
+		const char *const *fs = b->fs_names;
+
+		if ((b->caps & caps) != caps || (b->options & options) != options ||
+		    (kind && !(b->targets & kind)))
+			continue;
+		for (size_t j = 0; !fs || fs[j]; j++) {
+			const char *name = fs ? fs[j] : "any";
+			size_t k = 0;
+
+			while (k < n && strcmp(names[k], name))
+				k++;
+			if (k == n && n < ARRAY_SIZE(names))
+				names[n++] = name;
+			if (!fs)
+				break;
+		}
+	}
+	p = how == '/' ? fs_shared(names, n) : 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *sep = !i ? "" : how == '/' ? "/" : i + 1 == n ? " or " : ", ";
+
+		if (fs_word(buf, len, &at, sep, i ? names[i] + p : names[i]))
+			return;
+	}
+}
+
+const char *backend_fs_name(const char *type)
+{
+	for (size_t i = 0; type && i < NBACKENDS; i++) {
+		const char *const *a = backends[i]->fs_aliases;
+
+		for (size_t j = 0; a && a[j] && a[j + 1]; j += 2)
+			if (!strcmp(a[j], type))
+				return a[j + 1];
+	}
+	return type;
+}
+
+const struct backend_ops *backend_with_fs(const char *type, unsigned options)
+{
+	const char *fs = backend_fs_name(type);
+
+	for (size_t i = 0; fs && i < NBACKENDS; i++) {
+		const struct backend_ops *b = backends[i];
+
+		if ((b->options & options) != options || !b->fs_names)
+			continue;
+		for (size_t j = 0; b->fs_names[j]; j++)
+			if (!strcmp(b->fs_names[j], fs))
+				return b;
+	}
+	return NULL;
 }
 
 int backend_fs_known(const char *fs)

@@ -42,6 +42,32 @@ const struct backend_ops *backend_evolver(const char *fs, unsigned kind);
  */
 void backend_evolver_fs(unsigned kind, char *buf, size_t len);
 
+/*
+ * The file systems made by the backends that declare every bit of caps
+ * (BACKEND_*) and of options (BACKEND_OPT_*) and take a TARGET of kind
+ * (BACKEND_TARGET_*; 0: any kind), registry order, each once, in words
+ * into buf: how 'o' "ext2, ext3 or ext4", how '/' "ext2/3/4" (the letters
+ * they all begin with written once); "any" for a backend that makes any;
+ * "" when none fits (the names that fit buf whole).  Messages and help
+ * name file systems through this, never by hand.
+ */
+void backend_fs_words(unsigned caps, unsigned options, unsigned kind, int how, char *buf,
+		      size_t len);
+
+/*
+ * The name 'fs' gives the file system libblkid calls type: the fs_names
+ * entry a backend's fs_aliases maps type to ("ext4dev": "ext4"), else type.
+ */
+const char *backend_fs_name(const char *type);
+
+/*
+ * The first backend, registry order, that takes every option of options
+ * (BACKEND_OPT_*) and declares file system type (libblkid's name,
+ * backend_fs_name()) in its fs_names, or NULL: for --no-format, the
+ * backend that populates what TARGET holds.
+ */
+const struct backend_ops *backend_with_fs(const char *type, unsigned options);
+
 /* The names 'fs' takes, NULL-ended: empty before backend_supply_fs(). */
 const char *const *backend_fs_list(void);
 

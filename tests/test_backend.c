@@ -334,6 +334,60 @@ static void test_check_and_help(void **state)
 }
 
 /*
+ * File systems named from the registry: in words by capability and option, libblkid's
+ * names resolved through a backend's aliases, the backend that populates what a
+ * target holds (--no-format), and the size its fs_size hook reads.
+ */
+static void test_fs_words(void **state)
+{
+	struct stat st;
+	char buf[128];
+	struct run r;
+
+	(void)state;
+	backend_fs_words(0, BACKEND_OPT_NO_FORMAT, 0, 'o', buf, sizeof(buf));
+	assert_string_equal(buf, "ext2, ext3 or ext4");
+	backend_fs_words(BACKEND_EVOLVES, 0, BACKEND_TARGET_FILE, '/', buf, sizeof(buf));
+	assert_string_equal(buf, "ext2/3/4");
+	backend_fs_words(BACKEND_EVOLVES, 0, BACKEND_TARGET_DIR, '/', buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	/* nothing shared: each name whole; a backend that makes any says so */
+	backend_fs_words(BACKEND_FORMATS, BACKEND_OPT_KEEP_PARTIAL, 0, '/', buf, sizeof(buf));
+	assert_string_equal(buf, "xfs/btrfs/f2fs");
+	backend_fs_words(BACKEND_MEASURES, 0, BACKEND_TARGET_DIR, 'o', buf, sizeof(buf));
+	assert_string_equal(buf, "any");
+	backend_fs_words(BACKEND_FORMATS, 0, 0, 'o', buf, sizeof(buf));
+	assert_string_equal(buf, "ext2, ext3, ext4, xfs, btrfs or f2fs");
+	/* whole names only */
+	backend_fs_words(0, BACKEND_OPT_NO_FORMAT, 0, 'o', buf, 12);
+	assert_string_equal(buf, "ext2, ext3");
+	backend_fs_words(BACKEND_EVOLVES, 0, 0, '/', buf, 7);
+	assert_string_equal(buf, "ext2/3");
+
+	assert_string_equal(backend_fs_name("ext4dev"), "ext4");
+	assert_string_equal(backend_fs_name("ext3"), "ext3");
+	assert_string_equal(backend_fs_name("vfat"), "vfat");
+	assert_null(backend_fs_name(NULL));
+	assert_ptr_equal(backend_with_fs("ext4dev", BACKEND_OPT_NO_FORMAT), &ext4_backend_ops);
+	assert_ptr_equal(backend_with_fs("ext2", BACKEND_OPT_NO_FORMAT), &ext4_backend_ops);
+	assert_null(backend_with_fs("xfs", BACKEND_OPT_NO_FORMAT));
+	assert_ptr_equal(backend_with_fs("xfs", 0), &loopfs_backend_ops);
+	/* several signatures (libblkid's "ext4, xfs"), none, or a name no backend makes */
+	assert_null(backend_with_fs("ext4, xfs", BACKEND_OPT_NO_FORMAT));
+	assert_null(backend_with_fs("", 0));
+	assert_null(backend_with_fs("swap", 0));
+
+	/* the size of an image the ext4 backend made, from its superblock; 0 without a hook */
+	assert_int_equal(run_pipeline(&r, &ext4_backend_ops, 1), 0);
+	assert_int_equal(stat(r.path, &st), 0);
+	assert_int_equal(backend_fs_size(&ext4_backend_ops, r.path), (uint64_t)st.st_size);
+	assert_int_equal(backend_fs_size(&mounted_backend_ops, r.path), 0);
+	assert_int_equal(backend_fs_size(&ext4_backend_ops, "/dev/zero"), 0);
+	assert_int_equal(backend_fs_size(NULL, r.path), 0);
+	run_release(&r);
+}
+
+/*
  * The editor of BACKEND_EVOLVES: found by file system and target kind; its wrappers answer
  * -ENOSYS for a backend without the bit (or without an editor) and edit
  * an ext4 image the ext4 backend made, which e2fsck then passes.
@@ -498,7 +552,8 @@ int main(void)
 		cmocka_unit_test(test_fail_at_file),   cmocka_unit_test(test_fail_open),
 		cmocka_unit_test(test_missing_hooks),  cmocka_unit_test(test_cancelled),
 		cmocka_unit_test(test_registry),       cmocka_unit_test(test_readers),
-		cmocka_unit_test(test_check_and_help), cmocka_unit_test(test_editor),
+		cmocka_unit_test(test_check_and_help), cmocka_unit_test(test_fs_words),
+		cmocka_unit_test(test_editor),
 		cmocka_unit_test(test_editor_runs),
 	};
 

@@ -1,4 +1,5 @@
 /* ext4.c - the ext2/3/4 backend: mke2fs formats, then every block goes where the layout says */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -337,6 +338,40 @@ static void ext4_abort(struct backend *b)
 }
 
 static const char *const ext4_fs_names[] = { "ext2", "ext3", "ext4", NULL };
+/* libblkid's name of an old ext4 */
+static const char *const ext4_fs_aliases[] = { "ext4dev", "ext4", NULL };
+
+/*
+ * The size of the ext2/3/4 file system at path from its primary superblock
+ * (read raw: no libext2fs open, which refuses more), so that --no-format
+ * can plan for the file system that is there.  0 when the superblock
+ * cannot be read or makes no sense.
+ */
+static uint64_t ext4_fs_size(const char *path)
+{
+	unsigned char sb[1024];
+	uint32_t lo, hi = 0, log_bs, incompat;
+	uint16_t magic;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = pread(fd, sb, sizeof(sb), 1024);
+	close(fd);
+	if (n != (ssize_t)sizeof(sb))
+		return 0;
+	memcpy(&magic, sb + 0x38, 2);
+	memcpy(&lo, sb + 0x04, 4);
+	memcpy(&log_bs, sb + 0x18, 4);
+	memcpy(&incompat, sb + 0x60, 4);
+	if (le16toh(magic) != 0xEF53 || le32toh(log_bs) > 6)
+		return 0;
+	if (le32toh(incompat) & 0x80)  /* INCOMPAT_64BIT */
+		memcpy(&hi, sb + 0x150, 4);
+	return (((uint64_t)le32toh(hi) << 32) | le32toh(lo)) << (10 + le32toh(log_bs));
+}
+
 
 /* Refused before mke2fs: ext2/3 map no unwritten blocks. */
 static int ext4_check(const struct params *p, char *msg, size_t len)
@@ -358,8 +393,10 @@ const struct backend_ops ext4_backend_ops = {
 	.options = BACKEND_OPT_MKFS_OPTIONS | BACKEND_OPT_NO_FORMAT | BACKEND_OPT_PARTITION |
 		   BACKEND_OPT_DIRECT_IO,
 	.fs_names = ext4_fs_names,
+	.fs_aliases = ext4_fs_aliases,
 	.summary = "image files and devices",
 	.check = ext4_check,
+	.fs_size = ext4_fs_size,
 	.reader = "ext2",
 	.estimate = ext4_estimate,
 	.open = ext4_open,

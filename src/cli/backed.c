@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backends/registry.h"
 #include "cli/backed.h"
 #include "core/convert.h"
 #include "cli/evolve.h"
@@ -17,12 +18,17 @@ int backed_evolves(const struct create_args *a, const struct backend_ops *ops,
 		   const struct plan *pl)
 {
 	const char *why = NULL;
+	char fs[128], only[sizeof(fs) + 48];
 
 	if (!a->backing || !pl->gen || (ops->caps & BACKEND_DISKLESS))
 		return 0;
-	if (!(ops->caps & BACKEND_EVOLVES))
-		why = "only an ext2/3/4 image is evolved in place";
-	else if (a->partition)
+	if (!(ops->caps & BACKEND_EVOLVES)) {
+		/* the file systems of the image files a backend evolves */
+		backend_fs_words(BACKEND_EVOLVES, 0, BACKEND_TARGET_FILE, '/', fs, sizeof(fs));
+		snprintf(only, sizeof(only), "only %s %s image is evolved in place",
+			 strchr("aeiou", fs[0]) ? "an" : "a", fs);
+		why = fs[0] ? only : "no image is evolved in place";
+	} else if (a->partition)
 		why = "with '--partition' the file system sits behind a partition table, which evolve does not read";
 	else if (a->includes && a->includes->n)
 		why = "'--include' adds entries that evolve does not carry from one generation to the next";

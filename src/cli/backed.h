@@ -14,8 +14,8 @@
 /*
  * Whether create can make generation N of pl (N >= 1) with --backing by
  * evolving a copy of the backing rather than laying the tree out afresh:
- * an ext2/3/4 file system filling the disk (no --partition), no
- * --include, written by ops.  Returns 1, or 0 (after a note saying why
+ * a file system filling the disk (no --partition), no --include,
+ * written by ops, a backend that evolves what it makes (BACKEND_EVOLVES).  Returns 1, or 0 (after a note saying why
  * the image is laid out afresh when there is a backing and N >= 1).
  */
 int backed_evolves(const struct create_args *a, const struct backend_ops *ops,

@@ -68,14 +68,14 @@ static int resolve_for_target(const struct create_args *a, const struct target *
 		}
 	}
 	if (a->no_format) {
-		const char *found = !strcmp(t->type, "ext4dev") ? "ext4" : t->type;
+		const char *found = backend_fs_name(t->type);
 
 		if (params_is_set(p, "fs") && strcmp(p->fs, found) != 0) {
 			fprintf(stderr, "imprint: 'fs' is %s but '%s' holds %s; with --no-format, 'fs' must match the file system there or be left unset\n",
 				p->fs, t->path, found);
 			return -EINVAL;
 		}
-		/* the name libblkid gave, when a backend makes it (the target check admitted only these) */
+		/* libblkid's name as 'fs' gives it, when a backend makes it (the target check admitted only these) */
 		if (backend_fs_known(found) && strlen(found) < sizeof(p->fs))
 			memcpy(p->fs, found, strlen(found) + 1);
 	}

@@ -973,6 +973,20 @@ static void undo_drop(struct evolve *ev, int keep)
 }
 
 /*
+ * The file systems a backend evolves in place on an image or a device, in
+ * words with their article ("an ext2/3/4"), into buf; returns buf.
+ */
+static const char *evolved_fs(char *buf, size_t len)
+{
+	char fs[128];
+
+	backend_fs_words(BACKEND_EVOLVES, 0, BACKEND_TARGET_FILE | BACKEND_TARGET_DEVICE, '/', fs,
+			 sizeof(fs));
+	snprintf(buf, len, "%s %s", strchr("aeiou", fs[0]) ? "an" : "a", fs[0] ? fs : "no");
+	return buf;
+}
+
+/*
  * The backend that edits file system fs (the plan's 'fs') in place on the
  * image file or block device (mode) name, or NULL after a message saying
  * which file systems the backends evolve there.
@@ -1005,6 +1019,7 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 {
 	struct plan_error err = { { 0 } };
 	struct stat st;
+	char can[144];
 	int ret;
 
 	if (!ev->name)
@@ -1016,9 +1031,9 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 	}
 	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
 		fprintf(stderr, "imprint: %s: '%s' is not a directory, an image file or a block "
-				"device (it takes a directory of a mounted file system, or an "
-				"ext2/3/4 image or device)\n",
-			cmd, ev->target);
+				"device (it takes a directory of a mounted file system, or %s "
+				"image or device)\n",
+			cmd, ev->target, evolved_fs(can, sizeof(can)));
 		return EXIT_USAGE;
 	}
 	ev->ops = S_ISDIR(st.st_mode) ? &dir_ops : &img_ops;
@@ -1135,7 +1150,7 @@ static int evolve_prepared(struct evolve *ev, uint32_t n)
  * N-1 by its mark. */
 static int rollback(const char *target, const char *fs)
 {
-	char msg[PATH_MAX + 300] = "";
+	char msg[PATH_MAX + 300] = "", can[144];
 	const struct backend_ops *ops;
 	struct evolve_mark m;
 	struct stat st;
@@ -1151,8 +1166,9 @@ static int rollback(const char *target, const char *fs)
 	ret = S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) ? evolve_mark_read(fd, 0, &m) : -EISDIR;
 	close(fd);
 	if (ret == -EISDIR) {
-		fprintf(stderr, "imprint: evolve: '--rollback' is for an ext2/3/4 image or device; '%s' "
-				"is not one (a directory has no undo)\n", target);
+		fprintf(stderr, "imprint: evolve: '--rollback' is for %s image or device; '%s' "
+				"is not one (a directory has no undo)\n", evolved_fs(can, sizeof(can)),
+			target);
 		return EXIT_USAGE;
 	}
 	if (ret == 0) {
@@ -1176,6 +1192,7 @@ static int rollback(const char *target, const char *fs)
 int cmd_evolve(struct cli *c, struct params *p)
 {
 	struct evolve ev = { .target = c->operand, .undo_keep = c->undo, .cancel = &cleanup_caught };
+	char can[144];
 	int ret;
 
 	if (c->rollback)
@@ -1194,9 +1211,9 @@ int cmd_evolve(struct cli *c, struct params *p)
 	if (ret)
 		return ret;
 	if (c->undo && !ev.img) {
-		fprintf(stderr, "imprint: evolve: '--undo' is for an ext2/3/4 image or device; '%s' is "
+		fprintf(stderr, "imprint: evolve: '--undo' is for %s image or device; '%s' is "
 				"a directory, which evolve changes through the kernel with no undo\n",
-			ev.target);
+			evolved_fs(can, sizeof(can)), ev.target);
 		evolve_release(&ev);
 		return EXIT_USAGE;
 	}

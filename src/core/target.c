@@ -1,6 +1,5 @@
 /* target.c - the safety rules of `imprint create`: opening and probing a target, its contents check, prepare, commit, discard, release */
 #include <blkid/blkid.h>
-#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -13,6 +12,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "backends/registry.h"
 #include "core/target.h"
 #include "core/target_int.h"
 #include "core/target_scan.h"
@@ -22,49 +22,12 @@
 /* Zeroed on a device after a failed build: every superblock we care about lives here. */
 #define WIPE_BYTES (64 * 1024)
 
-/*
- * The size of an ext2/3/4 file system from its primary superblock, so
- * that --no-format can plan for the file system that is there.  0 when the
- * superblock cannot be read or makes no sense.
- */
-static uint64_t ext_fs_size(const char *path)
-{
-	unsigned char sb[1024];
-	uint32_t lo, hi = 0, log_bs, incompat;
-	uint16_t magic;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	n = pread(fd, sb, sizeof(sb), 1024);
-	close(fd);
-	if (n != (ssize_t)sizeof(sb))
-		return 0;
-	memcpy(&magic, sb + 0x38, 2);
-	memcpy(&lo, sb + 0x04, 4);
-	memcpy(&log_bs, sb + 0x18, 4);
-	memcpy(&incompat, sb + 0x60, 4);
-	if (le16toh(magic) != 0xEF53 || le32toh(log_bs) > 6)
-		return 0;
-	if (le32toh(incompat) & 0x80)  /* INCOMPAT_64BIT */
-		memcpy(&hi, sb + 0x150, 4);
-	return (((uint64_t)le32toh(hi) << 32) | le32toh(lo)) << (10 + le32toh(log_bs));
-}
-
 static void copy_value(blkid_probe pr, const char *name, char *buf, size_t len)
 {
 	const char *v;
 
 	if (blkid_probe_lookup_value(pr, name, &v, NULL) == 0)
 		snprintf(buf, len, "%s", v);
-}
-
-/* libblkid's names of the ext2/3/4 file systems (ext4dev: old ext4) */
-static int is_ext(const char *type)
-{
-	return !strcmp(type, "ext2") || !strcmp(type, "ext3") || !strcmp(type, "ext4") ||
-	       !strcmp(type, "ext4dev");
 }
 
 static int probe(struct target *t, struct target_error *err)
@@ -109,8 +72,8 @@ static int probe(struct target *t, struct target_error *err)
 		set_error(err, "cannot probe '%s' for signatures (libblkid failed)", t->path);
 	}
 	blkid_free_probe(pr);
-	if (!ret && is_ext(t->type))
-		t->fs_size = ext_fs_size(t->path);
+	if (!ret)
+		t->fs_size = backend_fs_size(backend_with_fs(t->type, BACKEND_OPT_NO_FORMAT), t->path);
 	return ret;
 }
 
@@ -383,25 +346,27 @@ static void describe(const struct target *t, char *buf, size_t len)
 int target_check_contents(const struct target *t, int force, int no_format,
 			  struct target_error *err)
 {
-	char what[400];
+	char what[400], fs[128];
 
 	if (t->is_dir) /* what a directory holds is its backend's to judge */
 		return 0;
 	if (no_format) {
+		/* the file systems a backend that takes --no-format makes */
+		backend_fs_words(0, BACKEND_OPT_NO_FORMAT, 0, 'o', fs, sizeof(fs));
 		if (!t->exists) {
-			set_error(err, "'%s' does not exist; --no-format needs an existing ext2, ext3 or ext4 file system",
-				  t->path);
+			set_error(err, "'%s' does not exist; --no-format needs an existing %s file system",
+				  t->path, fs);
 			return -ENOENT;
 		}
-		if (!t->ambivalent && !t->pttype[0] && is_ext(t->type))
+		if (!t->ambivalent && !t->pttype[0] && backend_with_fs(t->type, BACKEND_OPT_NO_FORMAT))
 			return 0;
 		if (t->type[0] || t->pttype[0]) {
 			describe(t, what, sizeof(what));
-			set_error(err, "'%s' holds %s; --no-format needs an ext2, ext3 or ext4 file system",
-				  t->path, what);
+			set_error(err, "'%s' holds %s; --no-format needs %s %s file system", t->path,
+				  what, article(fs), fs);
 		} else {
-			set_error(err, "'%s' holds no file system; --no-format needs an ext2, ext3 or ext4 file system (drop --no-format to make one)",
-				  t->path);
+			set_error(err, "'%s' holds no file system; --no-format needs %s %s file system (drop --no-format to make one)",
+				  t->path, article(fs), fs);
 		}
 		return -EMEDIUMTYPE;
 	}

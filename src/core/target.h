@@ -36,7 +36,7 @@ struct target {
 	char label[128];
 	char pttype[32];        /* PTTYPE: "dos", "gpt", ... */
 	int ambivalent;         /* more than one signature, none preferred */
-	uint64_t fs_size;       /* ext2/3/4 found: its size from the superblock */
+	uint64_t fs_size;       /* a file system --no-format populates found: its size (backend_fs_size) */
 
 	char content[160];      /* no signature, yet not empty: what is there ("ASCII text (12 bytes)") */
 	dev_t file_dev;         /* image: the existing file's identity, to see it replaced */

@@ -225,20 +225,18 @@ static void content_figs(const struct content_stats *st, const struct content_ta
 	}
 	figs_end(fs);
 
-	fs->text_only = true;
-	figs_u64(fs, "distinct_files", st->all.files - st->all.dup_files);
-	figs_u64(fs, "hole_bytes", st->all.hole_blocks * BLOCK);
-	figs_open(fs, FIG_ARRAY, "figures");
+	figs_text_u64(fs, "distinct_files", st->all.files - st->all.dup_files);
+	figs_text_u64(fs, "hole_bytes", st->all.hole_blocks * BLOCK);
+	figs_text_open(fs, FIG_ARRAY, "figures");
 	for (size_t r = 0; r < ROWS; r++)
 		row_figs(fs, t, r);
 	figs_end(fs);
-	figs_u64(fs, "mime_types", st->nmime);
-	figs_open(fs, FIG_ARRAY, "mime_files");
+	figs_text_u64(fs, "mime_types", st->nmime);
+	figs_text_open(fs, FIG_ARRAY, "mime_files");
 	for (size_t i = 0; i < st->nmime; i++)
 		figs_u64(fs, NULL, st->mime[i].files);
 	figs_end(fs);
-	figs_u64(fs, "not_identified_count", st->nmiss);
-	fs->text_only = false;
+	figs_text_u64(fs, "not_identified_count", st->nmiss);
 }
 
 /* ---- the text -------------------------------------------------------------- */

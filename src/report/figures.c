@@ -48,7 +48,6 @@ static struct fig *add(struct figs *fs, const char *key, enum fig_type type)
 		return NULL;
 	}
 	f->type = type;
-	f->text_only = fs->text_only;
 	fs->n++;
 	return f;
 }

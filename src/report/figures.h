@@ -50,7 +50,6 @@ struct figs {
 	size_t n, cap;
 	size_t open[8];		/* the containers not ended yet */
 	unsigned depth;
-	bool text_only;		/* figures added now are text-only */
 	int err;		/* the first error (-ENOMEM, -EINVAL): every later call does nothing */
 };
 
@@ -77,7 +76,8 @@ void figs_end(struct figs *fs);
 
 /* A text-only figure: in the text's conditions and lines, left out of the JSON (a
  * percentage, a label, a condition).  figs_text_open() opens a text-only container,
- * whose figures the JSON leaves out with it. */
+ * whose figures the JSON leaves out with it (the figures inside are added with the
+ * plain calls).  These are the only way to add a text-only figure. */
 void figs_text_u64(struct figs *fs, const char *key, uint64_t v);
 void figs_text_double(struct figs *fs, const char *key, double v);
 void figs_text_string(struct figs *fs, const char *key, const char *s);

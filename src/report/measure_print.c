@@ -105,10 +105,8 @@ static void meta_figs(const struct measure_meta *t, int image, struct figs *fs)
 		figs_u64(fs, "block_refs", t->block_refs);
 		figs_u64(fs, "blocks", t->shared_blocks);
 	}
-	fs->text_only = true;
-	figs_u64(fs, "total", t->user + t->security + t->system + t->trusted);
-	figs_u64(fs, "acls", t->acl_access + t->acl_default);
-	fs->text_only = false;
+	figs_text_u64(fs, "total", t->user + t->security + t->system + t->trusted);
+	figs_text_u64(fs, "acls", t->acl_access + t->acl_default);
 	figs_end(fs);
 
 	figs_double(fs, "dir_fill", t->dir_bytes ? (double)t->dirent_bytes / (double)t->dir_bytes : 0);
@@ -122,13 +120,11 @@ static void meta_figs(const struct measure_meta *t, int image, struct figs *fs)
 	figs_u64(fs, "prealloc_files", t->prealloc_files);
 	figs_u64(fs, "unwritten_blocks", t->unwritten_blocks);
 	figs_u64(fs, "beyond_blocks", t->beyond_blocks);
-	fs->text_only = true;
-	figs_u64(fs, "dir_bytes", t->dir_bytes);
-	figs_u64(fs, "fill_dirs", t->fill_dirs);
-	figs_double(fs, "dir_runs_mean", t->dl_dirs ? (double)t->dl_runs / (double)t->dl_dirs : 0);
-	figs_u64(fs, "spread_dirs", t->spread_dirs);
-	figs_double(fs, "inode_consecutive_pct", 100 * t->spread_tight);
-	fs->text_only = false;
+	figs_text_u64(fs, "dir_bytes", t->dir_bytes);
+	figs_text_u64(fs, "fill_dirs", t->fill_dirs);
+	figs_text_double(fs, "dir_runs_mean", t->dl_dirs ? (double)t->dl_runs / (double)t->dl_dirs : 0);
+	figs_text_u64(fs, "spread_dirs", t->spread_dirs);
+	figs_text_double(fs, "inode_consecutive_pct", 100 * t->spread_tight);
 }
 
 /* The layout's figures (null without FIEMAP). */
@@ -158,11 +154,9 @@ static void layout_figs(const struct mresult *r, const struct mstate *m, struct 
 	figs_u64s(fs, "fragment_size_histogram", l->frag_size, last);
 	figs_u64(fs, "sparse_files", m->sparse_files);
 	figs_u64(fs, "hole_blocks", m->hole_blocks);
-	fs->text_only = true;
-	figs_double(fs, "fragmented_share", share(l->fragmented, l->files));
-	figs_double(fs, "fragments_mean",
-		    l->fragmented ? (double)l->frag_fragments / (double)l->fragmented : 0);
-	fs->text_only = false;
+	figs_text_double(fs, "fragmented_share", share(l->fragmented, l->files));
+	figs_text_double(fs, "fragments_mean",
+			 l->fragmented ? (double)l->frag_fragments / (double)l->fragmented : 0);
 }
 
 /* Free space as e2freefrag counts it (null when not read). */
@@ -194,20 +188,16 @@ static void free_figs(const struct mresult *r, struct figs *fs)
 		figs_u64(fs, "min_bytes", (uint64_t)r->block_size << b);
 		figs_u64(fs, "extents", f->count[b]);
 		figs_u64(fs, "blocks", f->blocks[b]);
-		fs->text_only = true;
 		free_range(r->block_size, b, range, sizeof(range));
-		figs_string(fs, "range", range);
-		figs_double(fs, "percent", 100.0 * share(f->blocks[b], f->free_blocks));
-		fs->text_only = false;
+		figs_text_string(fs, "range", range);
+		figs_text_double(fs, "percent", 100.0 * share(f->blocks[b], f->free_blocks));
 		figs_end(fs);
 	}
 	figs_end(fs);
-	fs->text_only = true;
-	figs_double(fs, "free_pct", 100.0 * share(f->free_blocks, r->total_blocks));
-	figs_u64(fs, "min_free_kb", f->min_len * kb);
-	figs_u64(fs, "max_free_kb", f->max_len * kb);
-	figs_u64(fs, "avg_free_kb", f->extents ? f->free_blocks / f->extents * kb : 0);
-	fs->text_only = false;
+	figs_text_double(fs, "free_pct", 100.0 * share(f->free_blocks, r->total_blocks));
+	figs_text_u64(fs, "min_free_kb", f->min_len * kb);
+	figs_text_u64(fs, "max_free_kb", f->max_len * kb);
+	figs_text_u64(fs, "avg_free_kb", f->extents ? f->free_blocks / f->extents * kb : 0);
 }
 
 /* The comparison with the configuration: the fit report's figures (merged into the
@@ -235,10 +225,8 @@ static void against_figs(const struct mresult *r, const struct mstate *m,
 	figs_double(fs, "age_median_days_target", age_median_target(r->p));
 	figs_u64(fs, "sparse_files_target", r->sparse_files_target);
 	figs_u64(fs, "hole_blocks_target", r->hole_blocks_target);
-	fs->text_only = true;
-	figs_double(fs, "frag_file_share_target", r->p->frag_file_share);
-	figs_double(fs, "frag_extents_target", r->p->frag_extents);
-	fs->text_only = false;
+	figs_text_double(fs, "frag_file_share_target", r->p->frag_file_share);
+	figs_text_double(fs, "frag_extents_target", r->p->frag_extents);
 }
 
 /* Every figure of a measurement, in the JSON's order. */
@@ -300,12 +288,10 @@ static void measure_figs(const struct mresult *r, const struct mstate *m,
 	if (r->against)
 		against_figs(r, m, o, fs);
 
-	fs->text_only = true;
-	figs_string(fs, "reader_text", r->image ? "ext2/3/4 read through libext2fs" :
+	figs_text_string(fs, "reader_text", r->image ? "ext2/3/4 read through libext2fs" :
 			r->reader && !strcmp(r->reader, "loop") ? r->kind :
 			"mounted tree read through the kernel");
-	figs_string(fs, "age_base", o->against ? "the configuration's time_ref" : "the newest mtime");
-	fs->text_only = false;
+	figs_text_string(fs, "age_base", o->against ? "the configuration's time_ref" : "the newest mtime");
 }
 
 /* The text, from those figures. */

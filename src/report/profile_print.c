@@ -664,26 +664,24 @@ static void meta_figs(const struct pstate *s, const struct pmeta *pm, const stru
 	figs_double(fs, "sparse_file_share", p->sparse_file_share);
 	figs_double(fs, "sparse_hole_share", p->sparse_hole_share);
 
-	fs->text_only = true;
-	figs_double(fs, "mode_files_left", pm->mode_files_left);
-	figs_double(fs, "mode_dirs_left", pm->mode_dirs_left);
-	figs_double(fs, "age_median_days", p->age_median_days);
-	figs_double(fs, "age_sigma", p->age_sigma);
-	figs_u64(fs, "age_points", PROFILE_AGEQ_POINTS);
-	figs_u64(fs, "atime_table", p->tab.natime_q);
-	figs_u64(fs, "layout_files", m->lay.files);
-	figs_u64(fs, "have_free", (uint64_t)s->have_free);
+	figs_text_double(fs, "mode_files_left", pm->mode_files_left);
+	figs_text_double(fs, "mode_dirs_left", pm->mode_dirs_left);
+	figs_text_double(fs, "age_median_days", p->age_median_days);
+	figs_text_double(fs, "age_sigma", p->age_sigma);
+	figs_text_u64(fs, "age_points", PROFILE_AGEQ_POINTS);
+	figs_text_u64(fs, "atime_table", p->tab.natime_q);
+	figs_text_u64(fs, "layout_files", m->lay.files);
+	figs_text_u64(fs, "have_free", (uint64_t)s->have_free);
 	if (s->have_free) {
-		figs_u64(fs, "free_blocks", s->fr.free_blocks);
-		figs_u64(fs, "total_blocks", s->total_bytes / fsread_geometry(m->fs)->block_size);
-		figs_u64(fs, "free_extents", s->fr.extents);
+		figs_text_u64(fs, "free_blocks", s->fr.free_blocks);
+		figs_text_u64(fs, "total_blocks", s->total_bytes / fsread_geometry(m->fs)->block_size);
+		figs_text_u64(fs, "free_extents", s->fr.extents);
 	}
 	/* as measured: NaN and 0 too, which the JSON leaves null */
-	figs_double(fs, "free_shape", pm->free_shape);
-	figs_double(fs, "fill", pm->fill);
-	figs_u64(fs, "sparse_files", m->sparse_files);
-	figs_u64(fs, "sparse_eligible", pm->sparse_eligible);
-	fs->text_only = false;
+	figs_text_double(fs, "free_shape", pm->free_shape);
+	figs_text_double(fs, "fill", pm->fill);
+	figs_text_u64(fs, "sparse_files", m->sparse_files);
+	figs_text_u64(fs, "sparse_eligible", pm->sparse_eligible);
 	figs_end(fs);
 }
 
@@ -692,7 +690,7 @@ static void content_figs(const struct content_stats *st, unsigned nextc, struct 
 {
 	const struct content_group_stats *bin = &st->group[CONTENT_BINARY];
 
-	figs_open(fs, FIG_OBJECT, "content");
+	figs_text_open(fs, FIG_OBJECT, "content");
 	figs_double(fs, "dup_file_share", content_dup_file_share(&st->all));
 	figs_double(fs, "zlib", content_ratio_zlib(bin));
 	figs_double(fs, "zstd", content_ratio_zstd(bin));
@@ -825,16 +823,16 @@ static void profile_figs(const struct pstate *s, const struct pfig *f, const str
 	if (o->json)
 		return;
 
-	fs->text_only = true;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-	figs_string(fs, "kind", kind);
-	figs_string(fs, "when", when);
-	figs_string(fs, "version", o->version);
-	figs_u64(fs, "size_points", SIZEQ_POINTS);
-	figs_string(fs, "size_law_used", o->parametric ? "the hybrid law (--parametric)" : "the table");
-	figs_double(fs, "empty_dirs_share", (double)f->empty_dirs / (double)f->dirs);
-	figs_double(fs, "mean_subdirs_nonleaf", f->mean_subdirs_nonleaf);
-	figs_open(fs, FIG_ARRAY, "largest_dirs");
+	figs_text_string(fs, "kind", kind);
+	figs_text_string(fs, "when", when);
+	figs_text_string(fs, "version", o->version);
+	figs_text_u64(fs, "size_points", SIZEQ_POINTS);
+	figs_text_string(fs, "size_law_used",
+			 o->parametric ? "the hybrid law (--parametric)" : "the table");
+	figs_text_double(fs, "empty_dirs_share", (double)f->empty_dirs / (double)f->dirs);
+	figs_text_double(fs, "mean_subdirs_nonleaf", f->mean_subdirs_nonleaf);
+	figs_text_open(fs, FIG_ARRAY, "largest_dirs");
 	for (unsigned i = 0; i < f->ntop; i++) {
 		figs_open(fs, FIG_OBJECT, NULL);
 		figs_u64(fs, "files", f->top_dir_files[i]);
@@ -842,14 +840,14 @@ static void profile_figs(const struct pstate *s, const struct pfig *f, const str
 		figs_end(fs);
 	}
 	figs_end(fs);
-	figs_u64(fs, "ext_min_files", EXT_MIN_FILES);
-	figs_u64(fs, "size_classes", p->tab.nsbe);
-	figs_u64(fs, "subdir_counts", p->tab.nsubdirs);
-	figs_u64(fs, "special_min_files", SPECIAL_MIN_FILES);
-	figs_double(fs, "special_min_pct", 100 * SPECIAL_MIN_SHARE);
-	figs_u64(fs, "special_min_dirs", SPECIAL_MIN_DIRS);
+	figs_text_u64(fs, "ext_min_files", EXT_MIN_FILES);
+	figs_text_u64(fs, "size_classes", p->tab.nsbe);
+	figs_text_u64(fs, "subdir_counts", p->tab.nsubdirs);
+	figs_text_u64(fs, "special_min_files", SPECIAL_MIN_FILES);
+	figs_text_double(fs, "special_min_pct", 100 * SPECIAL_MIN_SHARE);
+	figs_text_u64(fs, "special_min_dirs", SPECIAL_MIN_DIRS);
 	profile_name_fit(s, p, &nf);
-	figs_open(fs, FIG_OBJECT, "model_names");
+	figs_text_open(fs, FIG_OBJECT, "model_names");
 	figs_u64(fs, "count", nf.n);
 	figs_double(fs, "length_ks_d", nf.len_d);
 	figs_double(fs, "upper_share", share(nf.upper, nf.n));
@@ -857,15 +855,14 @@ static void profile_figs(const struct pstate *s, const struct pfig *f, const str
 	figs_double(fs, "numeric_share", share(nf.numeric, nf.n));
 	figs_double(fs, "versioned_share", share(nf.versioned, nf.n));
 	figs_end(fs);
-	figs_double(fs, "age_p90_days", f->age_days_p90);
-	figs_u64(fs, "fragmented_files", s->m.lay.fragmented);
-	figs_u64(fs, "hole_blocks", s->m.hole_blocks);
+	figs_text_double(fs, "age_p90_days", f->age_days_p90);
+	figs_text_u64(fs, "fragmented_files", s->m.lay.fragmented);
+	figs_text_u64(fs, "hole_blocks", s->m.hole_blocks);
 	if (s->cst)
 		content_figs(s->cst, p->tab.nextc, fs);
-	figs_u64(fs, "ext_content", p->tab.nextc);
-	figs_double(fs, "dup_file_share", p->dup_file_share);
-	figs_double(fs, "other_dup_file", CONTENT_OTHER_DUP_FILE);
-	fs->text_only = false;
+	figs_text_u64(fs, "ext_content", p->tab.nextc);
+	figs_text_double(fs, "dup_file_share", p->dup_file_share);
+	figs_text_double(fs, "other_dup_file", CONTENT_OTHER_DUP_FILE);
 }
 
 /* The header of the configuration. */

@@ -60,8 +60,7 @@ static void extras_figs(const struct report *r, struct figs *fs)
 		}
 #undef KEY
 	}
-	fs->text_only = true;
-	figs_open(fs, FIG_ARRAY, "extras");
+	figs_text_open(fs, FIG_ARRAY, "extras");
 	for (unsigned i = 0; i < r->nextra; i++) {
 		const struct report_extra *x = &r->extra[i];
 		char label[48];
@@ -80,7 +79,6 @@ static void extras_figs(const struct report *r, struct figs *fs)
 		figs_end(fs);
 	}
 	figs_end(fs);
-	fs->text_only = false;
 }
 
 void report_figs(const struct report *r, struct figs *fs)
@@ -107,15 +105,13 @@ void report_figs(const struct report *r, struct figs *fs)
 	figs_double(fs, "ext_max_abs_diff", r->ext_max_abs_diff);
 	figs_string(fs, "ext_worst", r->ext_worst ? r->ext_worst : "");
 	figs_double(fs, "fpd_max_abs_diff", r->fpd_max_abs_diff);
-	fs->text_only = true;
-	figs_string(fs, "size_verdict", verdict(r->size_ks_d, r->size_ks_crit));
-	figs_string(fs, "depth_verdict", verdict(r->depth_ks_d, r->depth_ks_crit));
+	figs_text_string(fs, "size_verdict", verdict(r->size_ks_d, r->size_ks_crit));
+	figs_text_string(fs, "depth_verdict", verdict(r->depth_ks_d, r->depth_ks_crit));
 	if (r->fpd_worst + 1 == r->fpd_bins)
 		snprintf(worst, sizeof(worst), "> %u", r->fpd_bins - 2);
 	else
 		snprintf(worst, sizeof(worst), "%u", r->fpd_worst);
-	figs_string(fs, "fpd_worst", worst);
-	fs->text_only = false;
+	figs_text_string(fs, "fpd_worst", worst);
 	figs_doubles(fs, "depth_target", r->depth_target, r->ndepth);
 	figs_doubles(fs, "depth_achieved", r->depth_achieved, r->ndepth);
 	figs_doubles(fs, "fpd_target", r->fpd_target, r->fpd_bins);
