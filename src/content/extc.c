@@ -69,53 +69,86 @@ static int is_text_ops(const struct gen_ops *o)
 	       o == &gen_json_ops || o == &gen_xml_ops;
 }
 
+/* An extension's calibration sample (sample_pick()). */
+struct extc_sample {
+	uint32_t n;
+	uint64_t size[SAMPLE_FILES];
+	uint64_t file[SAMPLE_FILES];
+	uint32_t weight[SAMPLE_FILES]; /* how many of the evenly spaced bytes each pick holds */
+};
+
+struct size_pick {
+	uint64_t size, file;
+};
+
+static int size_pick_cmp(const void *a, const void *b)
+{
+	const struct size_pick *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
 /*
  * The calibration sample: SAMPLE_FILES of the plan's files of the extension
  * picked with probability by size (the file holding each of SAMPLE_FILES
  * evenly spaced bytes of all of them), each by SAMPLE_CAP bytes:
  * the extension's ratio by bytes is then the harmonic mean of the picks'.
- * weight (or NULL): how many of those bytes each pick holds (a large file
- * holds several).
+ * The files are laid end to end smallest first, so that each pick stands
+ * for its own share of the sizes (distinct words per KiB fall by half
+ * from files of 1 KiB to files of 64 KiB: in the plan's order, 16 picks
+ * of /usr/share/doc's 555 .txt made 62.6 of what its clone had at 51.8).
+ * A large file holds several of the bytes (its weight).
  */
-static uint32_t sample_sizes(const struct content_model *cm, const char *ext, uint64_t *size,
-			     uint64_t *file, uint32_t *weight)
+static int sample_pick(const struct content_model *cm, const char *ext, struct extc_sample *sm)
 {
 	const struct plan *pl = cm->pl;
-	uint64_t total = 0, at = 0, next;
-	uint32_t n = 0, k = 0;
+	struct size_pick *p = NULL;
+	uint64_t np = 0, total = 0, at = 0, next;
+	uint32_t k = 0;
 
+	sm->n = 0;
 	for (uint64_t f = 0; pl && f < pl->nfiles; f++)
-		if (!strcmp(plan_file_ext(pl, f), ext))
+		if (pl->file_size[f] && !strcmp(plan_file_ext(pl, f), ext))
+			np++;
+	if (np) {
+		p = malloc(np * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		np = 0;
+		for (uint64_t f = 0; f < pl->nfiles; f++) {
+			if (!pl->file_size[f] || strcmp(plan_file_ext(pl, f), ext))
+				continue;
+			p[np].size = pl->file_size[f];
+			p[np++].file = f;
 			total += pl->file_size[f];
+		}
+		qsort(p, np, sizeof(*p), size_pick_cmp);
+	}
 	next = total / (2 * SAMPLE_FILES);
-	for (uint64_t f = 0; total && f < pl->nfiles && k < SAMPLE_FILES; f++) {
-		uint64_t s = pl->file_size[f];
-
-		if (!s || strcmp(plan_file_ext(pl, f), ext))
-			continue;
-		at += s;
+	for (uint64_t i = 0; i < np && k < SAMPLE_FILES; i++) {
+		at += p[i].size;
 		if (at <= next)
 			continue;
-		if (weight)
-			weight[n] = 0;
+		sm->weight[sm->n] = 0;
 		while (k < SAMPLE_FILES && next < at) {
 			k++;
 			next = total * (2 * k + 1) / (2 * SAMPLE_FILES);
-			if (weight)
-				weight[n]++;
+			sm->weight[sm->n]++;
 		}
-		size[n] = s;
-		file[n++] = f;
+		sm->size[sm->n] = p[i].size;
+		sm->file[sm->n++] = p[i].file;
 	}
-	if (!n) { /* no file of the extension in the plan: files of 16 KiB */
-		for (n = 0; n < 8; n++) {
-			size[n] = 16384;
-			file[n] = n;
-			if (weight)
-				weight[n] = 1;
+	free(p);
+	if (!sm->n) { /* no file of the extension in the plan: files of 16 KiB */
+		for (sm->n = 0; sm->n < 8; sm->n++) {
+			sm->size[sm->n] = 16384;
+			sm->file[sm->n] = sm->n;
+			sm->weight[sm->n] = 1;
 		}
 	}
-	return n;
+	return 0;
 }
 
 /* Sample file f of the given size as e makes it with boost b. */
@@ -138,21 +171,20 @@ static struct gen_file sample_file(const struct content_model *cm, const struct 
 
 /* zlib -6 ratio of the sample made with boost b (harmonic mean of the files' ratios). */
 static int sample_ratio(const struct content_model *cm, const struct extc_ent *e, int32_t b,
-			const uint64_t *size, const uint64_t *file, const uint32_t *weight, uint32_t n,
-			uint8_t *buf, uint8_t *out, double *ratio)
+			const struct extc_sample *sm, uint8_t *buf, uint8_t *out, double *ratio)
 {
 	double inv = 0;
 	uint32_t wsum = 0;
 
-	for (uint32_t i = 0; i < n; i++) {
-		struct gen_file g = sample_file(cm, e, file[i], size[i], b);
+	for (uint32_t i = 0; i < sm->n; i++) {
+		struct gen_file g = sample_file(cm, e, sm->file[i], sm->size[i], b);
 		/*
 		 * a larger file: SAMPLE_CAP bytes from the middle of its first 1 MiB
 		 * (text compresses better further in: a prefix would understate
 		 * it), after WARM bytes that fill deflate's window: their own
 		 * compressed size is taken off
 		 */
-		uint64_t seg = size[i] < SEGMENT ? size[i] : SEGMENT;
+		uint64_t seg = sm->size[i] < SEGMENT ? sm->size[i] : SEGMENT;
 		size_t len = (size_t)(seg < SAMPLE_CAP + WARM ? seg : SAMPLE_CAP + WARM);
 		size_t warm = len == SAMPLE_CAP + WARM ? WARM : 0;
 		uLongf zl = compressBound(SAMPLE_CAP + WARM), zw = zl;
@@ -165,19 +197,17 @@ static int sample_ratio(const struct content_model *cm, const struct extc_ent *e
 			return -ENOMEM;
 		if (warm && zw < zl)
 			zl -= zw;
-		inv += weight[i] * (double)zl / (double)(len - warm);
-		wsum += weight[i];
+		inv += sm->weight[i] * (double)zl / (double)(len - warm);
+		wsum += sm->weight[i];
 	}
 	*ratio = inv > 0 ? wsum / inv : 1;
 	return 0;
 }
 
 /* The boost whose sample compresses nearest the target ratio (bisection over -65535..65535). */
-static int calibrate(const struct content_model *cm, struct extc_ent *e, double target)
+static int calibrate(const struct content_model *cm, struct extc_ent *e, double target,
+		     const struct extc_sample *sm)
 {
-	uint64_t size[SAMPLE_FILES], file[SAMPLE_FILES];
-	uint32_t weight[SAMPLE_FILES];
-	uint32_t n = sample_sizes(cm, e->name, size, file, weight);
 	int32_t lo, hi;
 	uint8_t *buf = malloc(SAMPLE_CAP + WARM), *out = malloc(compressBound(SAMPLE_CAP + WARM));
 	double r, r0 = 0;
@@ -186,12 +216,12 @@ static int calibrate(const struct content_model *cm, struct extc_ent *e, double 
 	e->boost = 0;
 	if (!buf || !out)
 		goto out;
-	ret = sample_ratio(cm, e, 0, size, file, weight, n, buf, out, &r0);
+	ret = sample_ratio(cm, e, 0, sm, buf, out, &r0);
 	if (ret || r0 == target)
 		goto out; /* boost 0 */
 	/* the end on the target's side: can it be reached at all? */
 	e->boost = r0 < target ? 65535 : -65535;
-	ret = sample_ratio(cm, e, e->boost, size, file, weight, n, buf, out, &r);
+	ret = sample_ratio(cm, e, e->boost, sm, buf, out, &r);
 	if (ret || (r0 < target ? r <= target : r >= target))
 		goto out;
 	lo = r0 < target ? 0 : e->boost;  /* ratio below the target at lo, above at hi */
@@ -199,7 +229,7 @@ static int calibrate(const struct content_model *cm, struct extc_ent *e, double 
 	for (int s = 0; s < BISECT_STEPS; s++) {
 		int32_t mid = lo + (hi - lo) / 2;
 
-		ret = sample_ratio(cm, e, mid, size, file, weight, n, buf, out, &r);
+		ret = sample_ratio(cm, e, mid, sm, buf, out, &r);
 		if (ret)
 			goto out;
 		if (r < target)
@@ -224,136 +254,99 @@ out:
  * against 29).
  */
 static int sample_words(const struct content_model *cm, const struct extc_ent *e,
-			const uint64_t *size, const uint64_t *file, const uint32_t *weight,
-			uint32_t n, uint8_t *buf, struct words *wd, double *wpk)
+			const struct extc_sample *sm, uint8_t *buf, struct words *wd, double *wpk)
 {
 	double sum = 0;
 	uint32_t wsum = 0;
 
-	for (uint32_t i = 0; i < n; i++) {
-		struct gen_file g = sample_file(cm, e, file[i], size[i], e->boost);
-		size_t len = (size_t)(size[i] < WORDS_HEAD ? size[i] : WORDS_HEAD);
+	for (uint32_t i = 0; i < sm->n; i++) {
+		struct gen_file g = sample_file(cm, e, sm->file[i], sm->size[i], e->boost);
+		size_t len = (size_t)(sm->size[i] < WORDS_HEAD ? sm->size[i] : WORDS_HEAD);
 		int ret = e->base->fill(&g, 0, buf, len);
 
 		if (ret)
 			return ret;
 		words_reset(wd);
 		words_feed(wd, buf, len);
-		sum += weight[i] * 1024.0 * words_end(wd) / (double)len;
-		wsum += weight[i];
+		sum += sm->weight[i] * 1024.0 * words_end(wd) / (double)len;
+		wsum += sm->weight[i];
 	}
 	*wpk = wsum ? sum / wsum : 0;
 	return 0;
 }
 
-/*
- * Narrowing raises the ratio too; when the boost at its least (-65535)
- * cannot bring the sample back to the target ratio, narrow is bisected
- * down (boost kept) until it can: the ratio wins over the words.
- */
-static int narrow_to_ratio(const struct content_model *cm, struct extc_ent *e, double target)
-{
-	uint64_t size[SAMPLE_FILES], file[SAMPLE_FILES];
-	uint32_t weight[SAMPLE_FILES];
-	uint32_t n = sample_sizes(cm, e->name, size, file, weight), lo = 0, hi = e->narrow;
-	uint8_t *buf = malloc(SAMPLE_CAP + WARM), *out = malloc(compressBound(SAMPLE_CAP + WARM));
-	double r;
-	int ret = -ENOMEM;
-
-	if (!buf || !out)
-		goto out;
-	for (int s = 0; s < BISECT_STEPS && hi - lo > 1; s++) {
-		e->narrow = lo + (hi - lo) / 2;
-		ret = sample_ratio(cm, e, e->boost, size, file, weight, n, buf, out, &r);
-		if (ret)
-			goto out;
-		if (r > target)
-			hi = e->narrow;
-		else
-			lo = e->narrow;
-	}
-	e->narrow = lo;
-	ret = 0;
-out:
-	free(buf);
-	free(out);
-	return ret;
-}
+/* Near enough the profile's words to end the search (calibrate_words()): within 1%. */
+#define WORDS_NEAR 0.01
 
 /* The largest fresh and narrow shares tried: 15 words of 16 new to their file, or drawn again. */
 #define FRESH_MAX 61440
 
-/*
- * Bisect *knob (e->fresh or e->narrow) over 0..FRESH_MAX for the sample's
- * distinct words per KiB to meet target: up raises them (fresh), else
- * lowers them (narrow).  The knob is left at the bisection's middle.
- */
-static int bisect_words(const struct content_model *cm, struct extc_ent *e, uint32_t *knob, int up,
-			double target, const uint64_t *size, const uint64_t *file,
-			const uint32_t *weight, uint32_t n, uint8_t *buf, struct words *wd)
+/* The vocabulary knob k: fresh tokens by k (k > 0), or words drawn again by -k (k < 0). */
+static void set_vocab(struct extc_ent *e, int32_t k)
 {
-	uint32_t lo = 0, hi = FRESH_MAX; /* words on the start's side at lo, past the target at hi */
-	double v;
-
-	for (int s = 0; s < BISECT_STEPS && hi - lo > 1; s++) {
-		int ret;
-
-		*knob = lo + (hi - lo) / 2;
-		ret = sample_words(cm, e, size, file, weight, n, buf, wd, &v);
-		if (ret)
-			return ret;
-		if (up ? v < target : v > target)
-			lo = *knob;
-		else
-			hi = *knob;
-	}
-	*knob = lo + (hi - lo) / 2;
-	return 0;
+	e->fresh = k > 0 ? (uint32_t)k : 0;
+	e->narrow = k < 0 ? (uint32_t)-k : 0;
 }
 
 /*
- * The profile's distinct words per KiB (words > 0) as well as its ratio:
- * fresh tokens raised by bisection until the sample has the words, or,
- * when the format's own vocabulary is above them, words drawn again
- * (narrow) until it has no more; then the boost calibrated again for the
- * ratio, which moves the words back: three times.  Fresh tokens end on
- * the words (the ratio is then near, the words on target); narrowing ends
- * on the ratio, which it moves more (ending on the words, /usr/share/doc's
- * .html clone was 36% over its ratio, its .md 24% under), and gives way
- * where the boost cannot bring the ratio back (narrow_to_ratio()).
+ * The profile's distinct words per KiB (words > 0) as well as its ratio
+ * (e's boost calibrated for it without fresh or narrow words).  The two
+ * pull against each other (recurrence makes fewer words), and narrowing
+ * moves the ratio both ways (a little lowers it, much raises it), so one
+ * calibrated after the other undoes the first: ending on the ratio,
+ * /usr/share/doc's .html clone had 7.9 distinct words per KiB against 16.0.
+ * Instead one search in two dimensions: the vocabulary knob k
+ * (set_vocab(), -FRESH_MAX..FRESH_MAX) bisected for the words, the boost
+ * calibrated for the ratio at each of its steps (at the ratio held, the
+ * words rise with k).  Ends on the step whose words came nearest, its
+ * boost calibrated; where no k reaches the words at the ratio (the text
+ * model cannot have both), on the nearest end: the ratio is kept.
  */
 static int calibrate_words(const struct content_model *cm, struct extc_ent *e, double ratio,
-			   double target)
+			   double target, const struct extc_sample *sm)
 {
-	uint64_t size[SAMPLE_FILES], file[SAMPLE_FILES];
-	uint32_t weight[SAMPLE_FILES];
-	uint32_t n = sample_sizes(cm, e->name, size, file, weight);
 	uint8_t *buf = malloc(WORDS_HEAD);
 	struct words wd;
-	double v;
-	int ret = -ENOMEM;
+	int32_t lo = 0, hi, k, best_k = 0, best_b = e->boost;
+	double v, best;
+	int up, ret;
 
 	if (!buf || words_init(&wd)) {
 		free(buf);
 		return -ENOMEM;
 	}
-	for (int round = 0; round < 3; round++) {
-		e->fresh = e->narrow = 0;
-		ret = sample_words(cm, e, size, file, weight, n, buf, &wd, &v);
-		if (ret || v == target)
-			break;
-		ret = bisect_words(cm, e, v < target ? &e->fresh : &e->narrow, v < target, target,
-				   size, file, weight, n, buf, &wd);
-		if (ret || (round == 2 && v < target))
-			break;
-		ret = calibrate(cm, e, ratio);
-		if (!ret && e->narrow && e->boost == -65535) {
-			ret = narrow_to_ratio(cm, e, ratio);
-			break;
-		}
+	set_vocab(e, 0);
+	ret = sample_words(cm, e, sm, buf, &wd, &v);
+	if (ret || v == target)
+		goto out;
+	best = fabs(v - target);
+	up = v < target;
+	hi = up ? FRESH_MAX : -FRESH_MAX; /* words on the start's side at lo, past the target at hi */
+	for (int s = -1; s < BISECT_STEPS && abs(hi - lo) > 1; s++) {
+		k = s < 0 ? hi : lo + (hi - lo) / 2; /* first the far end: can it be reached? */
+		set_vocab(e, k);
+		ret = calibrate(cm, e, ratio, sm);
+		if (!ret)
+			ret = sample_words(cm, e, sm, buf, &wd, &v);
 		if (ret)
+			goto out;
+		if (fabs(v - target) < best) {
+			best = fabs(v - target);
+			best_k = k;
+			best_b = e->boost;
+		}
+		if (s < 0 && (up ? v < target : v > target))
+			break; /* not even there */
+		if (best <= target * WORDS_NEAR)
 			break;
+		if (s >= 0 && (up ? v < target : v > target))
+			lo = k;
+		else if (s >= 0)
+			hi = k;
 	}
+	set_vocab(e, best_k);
+	e->boost = best_b;
+out:
 	words_release(&wd);
 	free(buf);
 	return ret;
@@ -428,6 +421,7 @@ static int text_dups(const struct extc_ent *e, const struct gen_file *g, uint64_
 int content_extc_init(struct content_model *cm)
 {
 	const struct param_tables *t = cm->pl ? &cm->pl->prm.tab : NULL;
+	struct extc_sample sm;
 	struct extc *x;
 	int ret = 0;
 
@@ -444,23 +438,26 @@ int content_extc_init(struct content_model *cm)
 		const struct gen_ops *ops = content_ext_ops(t->extc_name[i]);
 
 		snprintf(e->name, sizeof(e->name), "%s", t->extc_name[i]);
+		ret = sample_pick(cm, e->name, &sm);
+		if (ret)
+			break;
 		if (is_text_ops(ops) || (ops == &gen_binary_ops && f[4] >= 0.5)) {
 			e->kind = EXTC_TEXT;
 			e->base = is_text_ops(ops) ? ops : &gen_text_ops;
-			ret = calibrate(cm, e, f[0]);
+			ret = calibrate(cm, e, f[0], &sm);
 			if (!ret && f[TAB_EXTC_WORDS] > 0)
-				ret = calibrate_words(cm, e, f[0], f[TAB_EXTC_WORDS]);
+				ret = calibrate_words(cm, e, f[0], f[TAB_EXTC_WORDS], &sm);
 			if (!ret)
 				ret = text_dups_init(cm, e, f[2]);
 		} else if (ops == &gen_mo_ops) {
 			/* catalogues: how many messages continue an earlier one */
 			e->kind = EXTC_PYC;
 			e->base = ops;
-			ret = calibrate(cm, e, f[0]);
+			ret = calibrate(cm, e, f[0], &sm);
 		} else if (ops == &gen_binary_ops && !strcasecmp(e->name, "pyc")) {
 			e->kind = EXTC_PYC;
 			e->base = &gen_pyc_ops;
-			ret = calibrate(cm, e, f[0]);
+			ret = calibrate(cm, e, f[0], &sm);
 		} else if (ops == &gen_binary_ops) {
 			char pool[64];
 			double z = f[3], d = f[2] + z > 1 ? 1 - z : f[2];

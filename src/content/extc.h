@@ -18,8 +18,9 @@
  *   profile's distinct words per KiB (sixth figure), also fresh tokens
  *   (gen_file.fresh) until the sample has that many distinct words, or
  *   words drawn again from the unit's last few (gen_file.narrow) until it
- *   has no more, the recurrence calibrated again after (the two pull
- *   against each other);
+ *   has no more, the recurrence calibrated for the ratio at each step
+ *   of that search (the two pull against each other: both are met where
+ *   the format can have them);
  * - "other binary" that the source had as text (text share 0.5 or more,
  *   e.g. README, copyright, .pas): prose, raised the same way;
  * - "other binary" named pyc: a CPython 3.11 byte-compiled module
