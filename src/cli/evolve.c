@@ -16,6 +16,7 @@
 #include "backends/registry.h"
 #include "cli/commands.h"
 #include "cli/evolve.h"
+#include "cli/evolve_feed.h"
 #include "content/model.h"
 #include "content/setup.h"
 #include "content/source.h"
@@ -88,6 +89,9 @@ struct evolve {
 	uint64_t done[STEPS];  /* the moves of each step of apply() made */
 	unsigned at;  /* the step apply() is at */
 	char last[8192];  /* the last file apply() wrote */
+	unsigned jobs;  /* threads making the files' bytes ahead of the writes (0: made inline) */
+	struct evolve_feed *feed;  /* their bytes while step 6 runs, or NULL */
+	int listing;  /* step 6 walked to list the ranges it writes into feed: nothing written */
 };
 
 static uint64_t file_key(const struct plan *pl, uint64_t f)
@@ -279,23 +283,62 @@ static void tell_state(const struct evolve *ev, int err, int undo, const char *m
 /*
  * Bytes [from, to) of cur's file f, from the content source, at the same
  * offsets; in pieces that end at multiples of CHUNK (an append's pieces
- * after the first start on a block).
+ * after the first start on a block).  The pieces come made from the feed
+ * when there is one, else are made here into buf; while listing, they
+ * are only listed into the feed.
  */
 static int write_range(struct evolve *ev, void *h, uint64_t f, uint64_t from, uint64_t to,
 		       uint8_t *buf)
 {
 	while (from < to) {
 		size_t n = (size_t)MIN(CHUNK - from % CHUNK, to - from);
-		int ret = ev->cs.fill(&ev->cs, f, from, buf, n);
+		const void *p = NULL;
+		int ret;
 
+		if (ev->listing) {
+			ret = evolve_feed_add(ev->feed, f, from, n);
+			if (ret)
+				return ret;
+			from += n;
+			continue;
+		}
+		ret = evolve_feed_take(ev->feed, f, from, n, &p);
+		if (!ret && !p) {
+			ret = ev->cs.fill(&ev->cs, f, from, buf, n);
+			p = buf;
+		}
 		if (ret)
 			return ret;
-		ret = ev->ops->pwrite(ev, h, buf, n, from);
+		ret = ev->ops->pwrite(ev, h, p, n, from);
 		if (ret)
 			return ret;
 		from += n;
 	}
 	return 0;
+}
+
+/* write_range() of each range of cur's file f that generation n's change e writes, in order. */
+static int change_ranges(struct evolve *ev, void *h, uint64_t f, const struct plan_gen_edit *e,
+			 uint8_t *buf)
+{
+	uint64_t size = ev->cur.file_size[f];
+	int ret = 0;
+
+	switch (e->kind) {
+	case GEN_EDIT_APPEND:
+		return write_range(ev, h, f, e->from, e->to, buf);
+	case GEN_EDIT_TRUNCATE:
+		return 0;
+	case GEN_EDIT_BLOCKS:
+		for (uint64_t b = 0; !ret && b * 4096 < size; b++)
+			if (plan_gen_block_edited(ev->cur.gen->file_key[f], e, b,
+						  ev->cur.prm.gen_edit_block_share))
+				ret = write_range(ev, h, f, b * 4096, MIN(size, (b + 1) * 4096), buf);
+		return ret;
+	default:
+		/* a new file or a rewrite, also the one by rename: all of it */
+		return write_range(ev, h, f, 0, size, buf);
+	}
 }
 
 /* Write what generation n changed in cur's file f (or all of it, new). 0 or a negative errno. */
@@ -309,22 +352,7 @@ static int write_changes(struct evolve *ev, uint64_t f, const struct plan_gen_ed
 	ret = ev->ops->open(ev, path, e->kind == GEN_EDIT_CREATE, e->kind == GEN_EDIT_REWRITE, &h);
 	if (ret)
 		return ret;
-	switch (e->kind) {
-	case GEN_EDIT_APPEND:
-		ret = write_range(ev, h, f, e->from, e->to, buf);
-		break;
-	case GEN_EDIT_TRUNCATE:
-		break;
-	case GEN_EDIT_BLOCKS:
-		for (uint64_t b = 0; !ret && b * 4096 < size; b++)
-			if (plan_gen_block_edited(ev->cur.gen->file_key[f], e, b,
-						  ev->cur.prm.gen_edit_block_share))
-				ret = write_range(ev, h, f, b * 4096, MIN(size, (b + 1) * 4096), buf);
-		break;
-	default:
-		ret = write_range(ev, h, f, 0, size, buf);
-		break;
-	}
+	ret = change_ranges(ev, h, f, e, buf);
 	if (!ret)
 		ret = ev->ops->truncate(ev, h, size);
 	err = ev->ops->close(ev, h);
@@ -491,6 +519,8 @@ static int write_one(struct evolve *ev, uint64_t f, const struct plan_gen_edit *
 	struct plan_meta m;
 	int err;
 
+	if (ev->listing)
+		return e ? change_ranges(ev, NULL, f, e, buf) : 0;
 	if (entry_path(ev, &ev->cur, 0, f, path, sizeof(path)))
 		return -ENAMETOOLONG;
 	plan_file_meta(&ev->cur, f, &m);
@@ -520,6 +550,10 @@ static int stream_piece(struct evolve *ev, struct stream *st, unsigned r, uint8_
 
 	if (at >= st->to && !(st->create && !r))
 		return 0;
+	if (ev->listing) {
+		st->at = end;
+		return write_range(ev, NULL, st->f, at, end, buf);
+	}
 	if (entry_path(ev, &ev->cur, 0, st->f, path, sizeof(path)))
 		return -ENAMETOOLONG;
 	ret = ev->ops->open(ev, path, st->create && !r, 0, &h);
@@ -550,10 +584,53 @@ static int is_stream(const struct evolve *ev, const struct plan_gen_edit *e)
 	       (e->kind == GEN_EDIT_APPEND || (e->kind == GEN_EDIT_CREATE && e->to >= STREAM_MIN));
 }
 
+/*
+ * The writes of step 6 in their order: the other files, a share a round,
+ * each round followed by a piece of each stream.  While listing, their
+ * ranges only go to the feed (the streams' places put back after).
+ */
+static int files_walk(struct evolve *ev, const uint64_t *other, uint64_t no, struct stream *st,
+		      size_t ns, uint8_t *buf)
+{
+	uint64_t done = 0;
+	int ret = 0;
+
+	for (unsigned r = 0; !ret && r < STREAM_ROUNDS; r++) {
+		for (uint64_t upto = no * (r + 1) / STREAM_ROUNDS; !ret && !(ret = halted(ev)) && done < upto; done++)
+			ret = write_one(ev, other[done], edit_now(&ev->cur, other[done]), buf);
+		for (size_t i = 0; !ret && !(ret = halted(ev)) && i < ns; i++)
+			ret = stream_piece(ev, &st[i], r, buf);
+	}
+	for (size_t i = 0; ev->listing && i < ns; i++)
+		st[i].at = st[i].from;
+	return ret;
+}
+
+/*
+ * With -j, the feed of step 6's bytes: its ranges listed by a walk that
+ * writes nothing, then its workers started.  0 or a negative errno.
+ */
+static int feed_begin(struct evolve *ev, const uint64_t *other, uint64_t no, struct stream *st,
+		      size_t ns)
+{
+	int ret;
+
+	if (!ev->jobs)
+		return 0;
+	ret = evolve_feed_new(&ev->feed);
+	if (ret)
+		return ret;
+	ev->listing = 1;
+	ret = files_walk(ev, other, no, st, ns, NULL);
+	ev->listing = 0;
+	return ret ? ret : evolve_feed_start(ev->feed, &ev->cs, ev->jobs,
+					     cleanup_test_fail("evolve-fill"));
+}
+
 /* Step 6: what generation n changed in the files, and their metadata. */
 static int apply_files(struct evolve *ev, uint8_t *buf)
 {
-	uint64_t *other = malloc((ev->cur.nfiles + 1) * sizeof(*other)), no = 0, done = 0;
+	uint64_t *other = malloc((ev->cur.nfiles + 1) * sizeof(*other)), no = 0;
 	struct stream *st = malloc((ev->cur.nfiles + 1) * sizeof(*st));
 	size_t ns = 0;
 	int ret = 0;
@@ -580,12 +657,12 @@ static int apply_files(struct evolve *ev, uint8_t *buf)
 		else
 			other[no++] = f;
 	}
-	for (unsigned r = 0; !ret && r < STREAM_ROUNDS; r++) {
-		for (uint64_t upto = no * (r + 1) / STREAM_ROUNDS; !ret && !(ret = halted(ev)) && done < upto; done++)
-			ret = write_one(ev, other[done], edit_now(&ev->cur, other[done]), buf);
-		for (size_t i = 0; !ret && !(ret = halted(ev)) && i < ns; i++)
-			ret = stream_piece(ev, &st[i], r, buf);
-	}
+	ret = feed_begin(ev, other, no, st, ns);
+	if (!ret)
+		ret = files_walk(ev, other, no, st, ns, buf);
+	/* the workers end before a failure is told and rolled back */
+	evolve_feed_end(ev->feed);
+	ev->feed = NULL;
 	FREE_ALL(other, st);
 	return ret;
 }
@@ -1051,7 +1128,7 @@ static int prepare(struct evolve *ev, const char *cmd, const struct params *p, i
 		ev->have_cm = !ret;
 	}
 	if (!ret && rw) {
-		ret = content_model_source_init(&ev->cs, &ev->cm, &ev->cur, 0);
+		ret = content_model_source_init(&ev->cs, &ev->cm, &ev->cur, ev->jobs);
 		ev->have_cs = !ret;
 	}
 	if (ret) {
@@ -1189,6 +1266,16 @@ static int rollback(const char *target, const char *fs)
 	return 0;
 }
 
+/* -j N, or (0) one a CPU online as create's default: the threads making the files' bytes. */
+static unsigned jobs_of(unsigned n)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n)
+		return n;
+	return cpus < 1 ? 1 : cpus > 1024 ? 1024 : (unsigned)cpus;
+}
+
 int cmd_evolve(struct cli *c, struct params *p)
 {
 	struct evolve ev = { .target = c->operand, .undo_keep = c->undo, .cancel = &cleanup_caught };
@@ -1207,6 +1294,7 @@ int cmd_evolve(struct cli *c, struct params *p)
 				"'--files' as 'create' was given them\n");
 		return EXIT_USAGE;
 	}
+	ev.jobs = jobs_of(c->jobs_given ? c->create.jobs : 0);
 	ret = prepare(&ev, "evolve", p, 1);
 	if (ret)
 		return ret;
@@ -1249,7 +1337,7 @@ int evolve_image(const char *path, const char *name, const struct params *p,
 		 volatile sig_atomic_t *cancel, struct backend_edit_usage *usage, char *why, size_t len)
 {
 	struct evolve ev = { .target = path, .name = name, .scratch = 1, .cancel = cancel,
-			     .usage = usage };
+			     .usage = usage, .jobs = jobs_of(0) };
 	int ret;
 
 	why[0] = '\0';

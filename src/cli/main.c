@@ -133,6 +133,8 @@ struct command {
 static const int profile_also[] = { OPT_FORCE, 'q', 0 };
 /* params takes any option and ignores it; its help shows those it uses */
 static const int params_shows[] = { OPT_PROFILES, OPT_JSON, 0 };
+/* evolve makes its files' bytes on worker threads as create does */
+static const int evolve_also[] = { 'j', 0 };
 
 /* Indexes into commands[], in the order usage() and messages list them. */
 enum {
@@ -268,6 +270,7 @@ static const struct command commands[NCOMMANDS] = {
 	[CMD_EVOLVE] = {
 		.name = "evolve",
 		.run = cmd_evolve,
+		.also = evolve_also,
 		.help = "turn a directory, or an ext2/3/4 image or device, holding generation\n"
 			"            N-1 of a plan into generation N: imprint evolve --generation N\n"
 			"            [options] TARGET",
@@ -493,7 +496,8 @@ static const struct opt_help {
 	  "job array or a Kubernetes Indexed Job; finish: after all\n"
 	  "shards, the directories' metadata (doc/scale-out.md)", 0 },
 	{ 'q', "-q, --quiet", "no progress line and no summary (--json still prints)", 0 },
-	{ 'j', "-j, --jobs N", "worker threads for file data (default: online CPUs)", 0 },
+	{ 'j', "-j, --jobs N", "create, evolve: worker threads for file data (default:\n"
+	  "online CPUs)", 0 },
 	{ OPT_DIRECT_IO, "    --direct-io WAY",
 	  "ext4: file data around the page cache (on), through it\n"
 	  "(off), or auto (default): both timed at the target\n"

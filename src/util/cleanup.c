@@ -179,6 +179,13 @@ void cleanup_test_pause(const char *point)
 		raise(SIGSTOP);
 }
 
+int cleanup_test_fail(const char *point)
+{
+	const char *at = getenv("IMPRINT_TEST_FAIL_AT");
+
+	return at && strcmp(at, point) == 0;
+}
+
 volatile sig_atomic_t cleanup_caught;
 
 /* The signals a cancellable run catches, and the handlers they had before. */

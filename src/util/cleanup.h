@@ -65,4 +65,10 @@ const char *cleanup_signal_name(int sig);
  */
 void cleanup_test_pause(const char *point);
 
+/*
+ * For tests: whether IMPRINT_TEST_FAIL_AT names point, a failure the
+ * caller then injects (what it is, its own comment says).
+ */
+int cleanup_test_fail(const char *point);
+
 #endif
