@@ -111,7 +111,11 @@ expect_err "imprint: '--allow-drop' is only for 'create'" "--allow-drop is only 
 expect_status 2 "-q then --jobs on config" "$IMPRINT" config -q -j 2
 expect_err "imprint: '--quiet' is only for 'create'" "of create's options, the first given is named"
 expect_status 2 "--jobs then -q on config" "$IMPRINT" config -j 2 -q
-expect_err "imprint: '--jobs' is only for 'create'" "of create's options, the first given is named (2)"
+expect_err "imprint: '--jobs' is only for 'create' and 'evolve'" "of create's options, the first given is named (2)"
+expect_status 2 "--jobs on plan" "$IMPRINT" plan -j 2
+expect_err "imprint: '--jobs' is only for 'create' and 'evolve'" "--jobs names evolve, which takes it too"
+expect_status 2 "--keep-partial then --jobs on plan" "$IMPRINT" plan --keep-partial -j 2
+expect_err "imprint: '--keep-partial' is only for 'create'" "--jobs stays in create's run of options"
 expect_status 2 "verify takes create's options" "$IMPRINT" verify --keep-partial --force -q
 expect_err "imprint: verify needs the directory where the image is mounted" \
 	"verify with create's options: only the directory is missing"

@@ -331,7 +331,7 @@ static const struct opt_rule {
 	CREATE_OPT(OPT_ALLOW_DROP, "'--allow-drop'"),
 	CREATE_OPT('q', "'--quiet'"),
 	CREATE_OPT(OPT_BACKEND, "'--backend'"),
-	CREATE_OPT('j', "'--jobs'"),
+	{ .opt = 'j', .name = "'--jobs'", .takes = CREATE_OPTS, .only_for = "'create' and 'evolve'" },
 	CREATE_OPT(OPT_PARTITION_SIZE, "'--partition-size'"),
 	CREATE_OPT(OPT_FORMAT, "'--format'"),
 	CREATE_OPT(OPT_SHARD, "'--shard'"),
@@ -1053,13 +1053,16 @@ static int parse_line(struct line *l, int argc, char **argv)
 	return 0;
 }
 
-/* Of the run of rows sharing r's check, the one given first on the line. */
+/*
+ * Of the run of rows sharing r's check (the same commands take them), the one
+ * given first on the line.  --jobs is one of create's options that evolve
+ * takes too (evolve_also), so its refusal names both.
+ */
 static const struct opt_rule *first_given(const struct line *l, const struct opt_rule *r)
 {
 	const struct opt_rule *first = r;
 
-	for (r++; r < opt_rules + ARRAY_SIZE(opt_rules) && r->takes == first->takes &&
-		  r->only_for && strcmp(r->only_for, first->only_for) == 0;
+	for (r++; r < opt_rules + ARRAY_SIZE(opt_rules) && r->takes == first->takes && r->only_for;
 	     r++)
 		if (l->seen[r->opt] && l->seen[r->opt] < l->seen[first->opt])
 			first = r;
