@@ -78,6 +78,8 @@ struct evolve {
 	uint64_t nkeys;
 	uint32_t *prev_dir_of_key, *cur_dir_of_key;  /* directory index by key, or PLAN_NONE */
 	uint32_t ndkeys;
+	char **dir_paths[2];  /* prev's and cur's directories' paths, each made when first asked */
+	uint8_t *moves;  /* prev's files that change their path (step 2 sets, step 4 reads) */
 	uint8_t *dir_written;  /* cur's directories a write made or removed names in (their times change) */
 	struct content_model cm;
 	struct content_source cs;
@@ -104,16 +106,37 @@ static uint32_t dir_key(const struct plan *pl, uint32_t d)
 	return pl->gen ? pl->gen->dir_key[d] : d;
 }
 
+/*
+ * The path of pl's directory d in pl (plan_dir_path()), made once a run
+ * and kept in ev->dir_paths; into the caller's buf when it cannot be kept.
+ * NULL: too long.
+ */
+static const char *dir_path(const struct evolve *ev, const struct plan *pl, uint32_t d, char *buf,
+			    size_t len)
+{
+	char **kept = ev->dir_paths[pl == &ev->cur];
+
+	if (kept && kept[d])
+		return kept[d];
+	if (plan_dir_path(pl, d, buf, len) < 0)
+		return NULL;
+	if (kept)
+		kept[d] = strdup(buf);
+	return buf;
+}
+
 /* TARGET's path of file f of pl (or of directory d when f is NONE) into buf; 0 or -ENAMETOOLONG. */
 static int entry_path(const struct evolve *ev, const struct plan *pl, uint32_t d, uint64_t f,
 		      char *buf, size_t len)
 {
-	char dir[4096], name[NAME_MAX_LEN + 1];
+	char made[4096], name[NAME_MAX_LEN + 1];
+	const char *dir;
 	int n;
 
 	if (f != NONE)
 		d = pl->file_dir[f];
-	if (plan_dir_path(pl, d, dir, sizeof(dir)) < 0)
+	dir = dir_path(ev, pl, d, made, sizeof(made));
+	if (!dir)
 		return -ENAMETOOLONG;
 	if (f == NONE)
 		n = snprintf(buf, len, "%s%s", ev->root, d ? dir : "");
@@ -143,7 +166,10 @@ static int maps_build(struct evolve *ev)
 	ev->cur_of_key = malloc((nk + 1) * sizeof(uint64_t));
 	ev->prev_dir_of_key = malloc(((size_t)ndk + 1) * sizeof(uint32_t));
 	ev->cur_dir_of_key = malloc(((size_t)ndk + 1) * sizeof(uint32_t));
-	if (!ev->prev_of_key || !ev->cur_of_key || !ev->prev_dir_of_key || !ev->cur_dir_of_key)
+	ev->dir_paths[0] = calloc((size_t)ev->prev.ndirs + 1, sizeof(char *));
+	ev->dir_paths[1] = calloc((size_t)ev->cur.ndirs + 1, sizeof(char *));
+	if (!ev->prev_of_key || !ev->cur_of_key || !ev->prev_dir_of_key || !ev->cur_dir_of_key ||
+	    !ev->dir_paths[0] || !ev->dir_paths[1])
 		return -ENOMEM;
 	for (uint64_t k = 0; k <= nk; k++)
 		ev->prev_of_key[k] = ev->cur_of_key[k] = NONE;
@@ -398,6 +424,7 @@ static int apply_aside(struct evolve *ev)
 			else
 				ev->done[ST_DELETE]++;
 		} else if (!entry_path(ev, &ev->cur, 0, c, p2, sizeof(p2)) && strcmp(p1, p2)) {
+			ev->moves[f] = 1;
 			if (temp_path(ev, k, p2, sizeof(p2)))
 				ret = -ENAMETOOLONG;
 			else if ((err = ev->ops->rename(ev, p1, p2)))
@@ -434,8 +461,7 @@ static int apply_dirs(struct evolve *ev)
 	for (uint64_t f = 0; !ret && !(ret = halted(ev)) && f < ev->prev.nfiles; f++) {
 		uint64_t k = file_key(&ev->prev, f), c = ev->cur_of_key[k];
 
-		if (c == NONE || entry_path(ev, &ev->prev, 0, f, p1, sizeof(p1)) ||
-		    entry_path(ev, &ev->cur, 0, c, p2, sizeof(p2)) || !strcmp(p1, p2))
+		if (c == NONE || !ev->moves[f] || entry_path(ev, &ev->cur, 0, c, p2, sizeof(p2)))
 			continue;
 		if (temp_path(ev, k, p1, sizeof(p1)))
 			ret = -ENAMETOOLONG;
@@ -700,8 +726,9 @@ static int apply(struct evolve *ev)
 	int ret;
 
 	ev->dir_written = calloc((size_t)ev->cur.ndirs + 1, 1);
-	if (!buf || !ev->dir_written) {
-		FREE_ALL(buf, ev->dir_written);
+	ev->moves = calloc(ev->prev.nfiles + 1, 1);
+	if (!buf || !ev->dir_written || !ev->moves) {
+		FREE_ALL(buf, ev->dir_written, ev->moves);
 		return -ENOMEM;
 	}
 	ret = apply_aside(ev);
@@ -715,7 +742,8 @@ static int apply(struct evolve *ev)
 		ret = apply_dir_meta(ev);
 	if (ret == -ENAMETOOLONG)
 		fprintf(stderr, "imprint: evolve: a path under %s is too long\n", ev->name);
-	FREE_ALL(buf, ev->dir_written);
+	FREE_ALL(buf, ev->dir_written, ev->moves);
+	ev->moves = NULL;
 	return ret;
 }
 
@@ -932,6 +960,12 @@ static void evolve_release(struct evolve *ev)
 		content_source_release(&ev->cs);
 	if (ev->have_cm)
 		content_model_release(&ev->cm);
+	for (int i = 0; i < 2; i++) {
+		for (uint32_t d = 0; ev->dir_paths[i] && d < (i ? ev->cur.ndirs : ev->prev.ndirs); d++)
+			free(ev->dir_paths[i][d]);
+		free(ev->dir_paths[i]);
+		ev->dir_paths[i] = NULL;
+	}
 	plan_release(&ev->prev);
 	plan_release(&ev->cur);
 	free(ev->prev_of_key);
