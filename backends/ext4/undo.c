@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "backends/ext4/undo.h"
@@ -21,8 +22,8 @@
 static const char undo_magic[16] = "IMPRINT-UNDO-01\n";
 enum { REC_DATA, REC_ZERO };
 
-/* bytes of originals read at once (at least one block of the largest size) */
-enum { SAVE_BUF = 1 << 20 };
+/* bytes of originals read at once (at least one block of the largest size); pieces a writev() */
+enum { SAVE_BUF = 1 << 20, LOG_IOV = 1024 };
 struct rec {
 	uint64_t off;
 	uint32_t len, kind;
@@ -31,8 +32,10 @@ struct rec {
 struct uio {
 	io_channel inner;          /* unix_io_manager's channel: every read and write */
 	int fd;                    /* the target, read directly: originals (the cache left alone) */
-	FILE *log;                 /* the undo file */
-	char *logbuf;              /* its stdio buffer: SAVE_BUF bytes, written at once */
+	int log;                   /* the undo file */
+	struct iovec *iov;         /* records not written yet: headers in hdr, data in buf */
+	struct rec *hdr;
+	unsigned niov, nhdr;
 	ext2fs_block_bitmap used;  /* blocks in use when armed; NULL before */
 	ext2fs_block_bitmap saved; /* blocks whose original is saved */
 	unsigned bsize;            /* the file system's block size, once armed */
@@ -46,12 +49,41 @@ static io_manager pending_inner; /* and the manager it goes over */
 
 static errcode_t uio_open(const char *name, int flags, io_channel *channel);
 
+/* The records gathered written to the undo file, with one writev() a LOG_IOV pieces. */
+static errcode_t log_flush(struct uio *u)
+{
+	struct iovec *v = u->iov;
+	unsigned n = u->niov;
+
+	u->niov = u->nhdr = 0;
+	while (n) {
+		ssize_t w = writev(u->log, v, (int)n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : EIO;
+		for (; n && (size_t)w >= v->iov_len; v++, n--)
+			w -= (ssize_t)v->iov_len;
+		if (n) {
+			v->iov_base = (char *)v->iov_base + w;
+			v->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* A record gathered (a data record's bytes at d, which stay there until log_flush()). */
 static errcode_t log_rec(struct uio *u, uint64_t off, uint32_t len, uint32_t kind, const void *d)
 {
-	struct rec r = { .off = off, .len = len, .kind = kind };
+	errcode_t err = u->niov + 2 > LOG_IOV ? log_flush(u) : 0;
 
-	if (fwrite(&r, sizeof(r), 1, u->log) != 1 || (kind == REC_DATA && fwrite(d, len, 1, u->log) != 1))
-		return errno ? errno : EIO;
+	if (err)
+		return err;
+	u->hdr[u->nhdr] = (struct rec){ .off = off, .len = len, .kind = kind };
+	u->iov[u->niov++] = (struct iovec){ .iov_base = &u->hdr[u->nhdr++], .iov_len = sizeof(struct rec) };
+	if (kind == REC_DATA && len)
+		u->iov[u->niov++] = (struct iovec){ .iov_base = (void *)d, .iov_len = len };
 	return 0;
 }
 
@@ -87,7 +119,8 @@ static errcode_t save_read(struct uio *u, uint64_t b, uint64_t k, unsigned bs, s
 		if (u->saved && mapped)
 			ext2fs_mark_block_bitmap2(u->saved, b + i);
 	}
-	return 0;
+	/* to the kernel before the write they guard, and before buf is read into again */
+	return log_flush(u);
 }
 
 /*
@@ -121,7 +154,6 @@ static errcode_t save(struct uio *u, uint64_t off, uint64_t len)
 {
 	unsigned bs = u->bsize ? u->bsize : 1024;
 	uint64_t b = off / bs, last = (off + len + bs - 1) / bs, most = SAVE_BUF / bs;
-	int logged = 0;
 
 	while (b < last) {
 		uint64_t k = 0;
@@ -151,10 +183,9 @@ static errcode_t save(struct uio *u, uint64_t off, uint64_t len)
 		err = save_read(u, b, k, bs, n);
 		if (err)
 			return err;
-		logged = 1;
 		b += k;
 	}
-	return logged && fflush(u->log) ? (errno ? errno : EIO) : 0;
+	return 0;
 }
 
 static uint64_t span(io_channel ch, int count)
@@ -222,11 +253,8 @@ static errcode_t uio_set_blksize(io_channel ch, int blksize)
 static errcode_t uio_flush(io_channel ch)
 {
 	struct uio *u = ch->private_data;
-	errcode_t err = io_channel_flush(u->inner);
-
-	if (!err && fflush(u->log))
-		err = errno;
-	return err;
+	/* the undo file's records are written as they are made */
+	return io_channel_flush(u->inner);
 }
 
 static errcode_t uio_set_option(io_channel ch, const char *opt, const char *arg)
@@ -246,9 +274,10 @@ static errcode_t uio_get_stats(io_channel ch, io_stats *stats)
 
 static void uio_free(struct uio *u)
 {
-	if (u->log)
-		fclose(u->log);
-	free(u->logbuf);
+	if (u->log >= 0)
+		close(u->log);
+	free(u->iov);
+	free(u->hdr);
 	if (u->fd >= 0)
 		close(u->fd);
 	if (u->used)
@@ -262,12 +291,12 @@ static void uio_free(struct uio *u)
 static errcode_t uio_close(io_channel ch)
 {
 	struct uio *u = ch->private_data;
-	errcode_t err = io_channel_close(u->inner), lerr = fflush(u->log) ? errno : 0;
+	errcode_t err = io_channel_close(u->inner);
 
 	uio_free(u);
 	free(ch->name);
 	free(ch);
-	return err ? err : lerr;
+	return err;
 }
 
 static struct struct_io_manager uio_manager = {
@@ -298,7 +327,7 @@ static errcode_t uio_open(const char *name, int flags, io_channel *channel)
 	errcode_t err = 0;
 
 	if (u)
-		u->fd = -1;
+		u->fd = u->log = -1;
 	if (!u || !ch || !pending || !(ch->name = strdup(name))) {
 		err = !pending ? EXT2_ET_INVALID_ARGUMENT : EXT2_ET_NO_MEMORY;
 		goto fail;
@@ -306,12 +335,12 @@ static errcode_t uio_open(const char *name, int flags, io_channel *channel)
 	u->fd = open(name, O_RDONLY | O_CLOEXEC);
 	if (u->fd >= 0 && !fstat(u->fd, &st) && S_ISREG(st.st_mode))
 		u->size = (uint64_t)st.st_size;
-	u->log = fopen(pending, "we");
+	u->log = open(pending, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	u->buf = malloc(SAVE_BUF);
-	u->logbuf = malloc(SAVE_BUF);
-	if (u->fd < 0 || !u->log || !u->buf || !u->logbuf ||
-	    setvbuf(u->log, u->logbuf, _IOFBF, SAVE_BUF) ||
-	    fwrite(undo_magic, sizeof(undo_magic), 1, u->log) != 1) {
+	u->iov = malloc(LOG_IOV * sizeof(*u->iov));
+	u->hdr = malloc(LOG_IOV * sizeof(*u->hdr));
+	if (u->fd < 0 || u->log < 0 || !u->buf || !u->iov || !u->hdr ||
+	    write(u->log, undo_magic, sizeof(undo_magic)) != (ssize_t)sizeof(undo_magic)) {
 		err = errno ? errno : EXT2_ET_NO_MEMORY;
 		goto fail;
 	}
@@ -352,7 +381,7 @@ errcode_t ext4_undo_save(ext2_filsys fs, uint64_t off, uint64_t len)
 	if (fs->io->manager != ext4_undo_io_manager)
 		return EXT2_ET_INVALID_ARGUMENT;
 	err = save(u, off, len);
-	if (!err && (fflush(u->log) || fdatasync(fileno(u->log))))
+	if (!err && fdatasync(u->log))
 		err = errno;
 	return err;
 }
