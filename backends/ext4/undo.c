@@ -81,7 +81,8 @@ static errcode_t log_rec(struct uio *u, uint64_t off, uint32_t len, uint32_t kin
 	if (err)
 		return err;
 	u->hdr[u->nhdr] = (struct rec){ .off = off, .len = len, .kind = kind };
-	u->iov[u->niov++] = (struct iovec){ .iov_base = &u->hdr[u->nhdr++], .iov_len = sizeof(struct rec) };
+	u->iov[u->niov++] = (struct iovec){ .iov_base = &u->hdr[u->nhdr++],
+					    .iov_len = sizeof(struct rec) };
 	if (kind == REC_DATA && len)
 		u->iov[u->niov++] = (struct iovec){ .iov_base = (void *)d, .iov_len = len };
 	return 0;
