@@ -593,6 +593,11 @@ int content_extc_init(struct content_model *cm)
 			e->kind = EXTC_PYC;
 			e->base = ops;
 			ret = calibrate(cm, e, f[0], &sm);
+		} else if (ops == &gen_pdf_ops) {
+			/* deflated pages (gen_file.boost below 0, archive/pdf.c) down to its ratio */
+			e->kind = EXTC_PYC;
+			e->base = ops;
+			ret = calibrate(cm, e, f[0], &sm);
 		} else if (ops == &gen_binary_ops && !strcasecmp(e->name, "pyc")) {
 			e->kind = EXTC_PYC;
 			e->base = &gen_pyc_ops;
