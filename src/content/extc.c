@@ -701,8 +701,13 @@ static int extc_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 		content_binary_model_bytes(e->bm, g->key, g->size, off, buf, len);
 		return 0;
 	case EXTC_PREFIX:
+		/*
+		 * the plan's file at its planned size only (a later generation's
+		 * file of another size, rewritten, is made as itself)
+		 */
 		pre = prefix_find(e, g->file);
-		if (!pre || g->size < e->base->min_size)
+		if (!pre || g->size < e->base->min_size || g->file >= g->cm->pl->nfiles ||
+		    g->size != g->cm->pl->file_size[g->file])
 			break;
 		t = *g;
 		t.pkey = pre->key;
