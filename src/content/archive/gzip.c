@@ -84,7 +84,7 @@ static uint64_t gz_head(const struct gz_layout *gl, uint8_t *h)
 {
 	h[0] = 0x1f;
 	h[1] = 0x8b;
-	h[2] = 8;			 /* deflate */
+	h[2] = 8;			  /* deflate */
 	h[3] = gl->data.name_len ? 8 : 0; /* FNAME */
 	put_le32(h + 4, gl->data.mtime);
 	h[8] = 4; /* XFL: the fastest compression */
@@ -133,8 +133,8 @@ static int gzip_prefix_fill(const struct gen_file *g, uint64_t off, uint8_t *buf
 			goto out_free;
 	}
 	if (archive_clip(plen, g->size - 8 - plen, off, len, &from, &cnt)) {
-		ret = archive_dfl_fill(g, &b.data, NULL, &b.dg, &w, from - plen,
-				       buf + (from - off), cnt, whole ? &cb : NULL);
+		ret = archive_dfl_fill(g, &b.data, NULL, &b.dg, &w, from - plen, buf + (from - off),
+				       cnt, whole ? &cb : NULL);
 		if (ret)
 			goto out_free;
 	}

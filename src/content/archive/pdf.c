@@ -45,9 +45,12 @@
 #define PDF_IMG_W     1024u /* image width, doubled while the height would pass 2^30 */
 #define PDF_TAIL      18u   /* "\nendstream\nendobj\n" */
 #define PDF_FLATE_MIN 256u  /* least deflated content stream */
-#define PDF_FLATE_END 13u   /* a deflated stream's bytes after its sync flush: the comment's
-			       stored block with 2 bytes, the final block, the Adler-32 */
-#define PDF_IMG_PIECE 4096u /* an image's bytes random or not by pieces (pdf_flate) */
+#define PDF_IMG_PIECE 4096u /* an image's bytes noise or not by pieces (pdf_flate_draw()) */
+/*
+ * A deflated stream's bytes after its sync flush, at least: a comment of
+ * 2 bytes stored, the final block, the Adler-32.
+ */
+#define PDF_FLATE_END 13u
 #define SALT_FLATE    UINT64_C(0x4E1D7C2B9A3F5860)
 
 struct pdf_layout {
@@ -270,8 +273,8 @@ static int pdf_xref_at(const struct gen_file *g, const struct pdf_layout *pl, ui
 static bool pdf_fits(const struct gen_file *g, const struct pdf_layout *pl, uint64_t pages)
 {
 	uint64_t need = pl->head + (pages - 1) * PDF_UNIT +
-			pdf_unit_over(pl, pages - 1, false, false) +
-			PDF_TEXT_MIN + pdf_tree_len(pl, pages);
+			pdf_unit_over(pl, pages - 1, false, false) + PDF_TEXT_MIN +
+			pdf_tree_len(pl, pages);
 	unsigned int pad;
 	uint64_t x;
 
@@ -589,8 +592,8 @@ static int pdf_unit(const struct gen_file *g, const struct pdf_layout *pl, uint6
 		    size_t len)
 {
 	bool img = pdf_img_page(pl, i);
-	bool flate = pdf_flate_draw(pl, i) &&
-		     len >= pdf_unit_over(pl, i, img, true) + PDF_FLATE_MIN;
+	bool flate =
+		pdf_flate_draw(pl, i) && len >= pdf_unit_over(pl, i, img, true) + PDF_FLATE_MIN;
 	size_t sl = len - (size_t)pdf_unit_over(pl, i, img, flate), n, hl;
 	char tmp[192];
 	int ret = 0;
@@ -716,11 +719,11 @@ static int pdf_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 		uint64_t data = pl.img_off + hl, dl = pl.img_rows * pl.img_w;
 
 		archive_put_region(ih, pl.img_off, hl, off, buf, len);
-		if (archive_clip(data, dl, off, len, &from, &cnt) && !pl.flate)
+		if (archive_clip(data, dl, off, len, &from, &cnt) && pl.flate)
+			pdf_img_flate(g, &pl, from - data, buf + (from - off), cnt);
+		else if (archive_clip(data, dl, off, len, &from, &cnt))
 			gen_binary_bytes(g->cm, archive_sub_key(g->key, SALT_IMAGE, 0), from - data,
 					 buf + (from - off), cnt);
-		else if (archive_clip(data, dl, off, len, &from, &cnt))
-			pdf_img_flate(g, &pl, from - data, buf + (from - off), cnt);
 		archive_put_region("\nendstream\nendobj\n", data + dl, PDF_TAIL, off, buf, len);
 	}
 

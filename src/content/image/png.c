@@ -340,8 +340,8 @@ static int64_t png_part(void *ctx, uint64_t off, uint8_t *buf, size_t len)
 	} else if (off < l->iend_at + p->extra) {
 		/* the file's own text, after the group's image */
 		p->own_text = true;
-		k = png_chunk(p, l->iend_at, "tEXt", p->extra - 12, png_text_data,
-			      off - l->iend_at, buf, len);
+		k = png_chunk(p, l->iend_at, "tEXt", p->extra - 12, png_text_data, off - l->iend_at,
+			      buf, len);
 	} else {
 		k = img_part(buf, iend, off - l->iend_at - p->extra, len);
 	}
