@@ -105,6 +105,19 @@ for e in gz png pdf; do
 	fi
 done
 
+# plan --report predicts what the prefixes make (main: "-", typed formats not predicted)
+if "$IMPRINT" plan --report -c "$WORK/p.conf" >"$WORK/report" 2>"$WORK/err"; then
+	for e in gz png; do
+		row=$(awk -v e="$e" '$1 == e && NF == 6' "$WORK/report")
+		s=$(fig "$WORK/src.m" $e dup_block)
+		awk -v s="$s" 'NF == 6 { d = $6 - s; exit !(d <= 0.01 && d >= -0.01) }' <<<"$row" &&
+			pass ".$e: plan --report predicts duplicate blocks $(awk '{ print $6 }' <<<"$row") (source $s)" ||
+			fail ".$e: plan --report's row '$row' against the source's duplicate blocks $s"
+	done
+else
+	fail "plan --report: $(head -c 300 "$WORK/err")"
+fi
+
 # validity: every clone file read by other readers
 bad=0
 for f in "$WORK"/clone/*.gz; do
