@@ -602,7 +602,9 @@ int content_extc_init(struct content_model *cm)
 			e->kind = EXTC_PYC;
 			e->base = &gen_pyc_ops;
 			ret = calibrate(cm, e, f[0], &sm);
-		} else if ((ops == &gen_gzip_ops || ops == &gen_png_ops) && f[2] > 0) {
+		} else if (((ops == &gen_gzip_ops && strcasecmp(e->name, "tgz")) ||
+			    ops == &gen_png_ops) && f[2] > 0) {
+			/* not .tgz: a prefix's data is text, a .tgz holds a tar */
 			e->kind = EXTC_PREFIX;
 			e->base = ops;
 			ret = prefix_init(cm, e, f[2], ops == &gen_png_ops ? 128 : 72,
