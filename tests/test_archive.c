@@ -758,6 +758,63 @@ static const struct readers read_gzip = READERS(2, gzip_tools);
 static const struct readers read_tgz = READERS(3, tgz_tools);
 static const struct readers read_tar = READERS(4, tar_tools);
 
+/*
+ * gzip files of a shared prefix (gen_file.plen, a profile's duplicate
+ * blocks): valid, alike up to plen, apart after it, the same in pieces;
+ * PDFs of deflated pages (gen_file.boost below 0): valid, the same in
+ * pieces, and deflated where the default is plain.
+ */
+static void test_prefix(void **state)
+{
+	const uint64_t gz_sizes[] = { 2 * 4096 + 72 - gen_gzip_ops.min_size, 20000, 300001,
+				      (1u << 20) + 333 };
+	static const uint64_t pdf_sizes[] = { 0, 4097, 70001, 1500000 };
+	struct gen_file g = { .file = 1, .ext = "gz", .cm = &model, .pkey = 99, .plen = 2 * 4096 };
+	struct rng r;
+
+	(void)state;
+	rng_open(&r, 13, 0);
+	for (unsigned int k = 0; k < 3; k++) {
+		struct gen_file a = g, b = g;
+		uint8_t *x, *y;
+
+		a.key = 5;
+		b.key = 6;
+		a.size = 50000 + 40000 * k;
+		b.size = 70001;
+		x = test_fill_all(&gen_gzip_ops, &a);
+		y = test_fill_all(&gen_gzip_ops, &b);
+		if (check_gzip(x, a.size) || check_gzip(y, b.size))
+			fail_msg("gzip prefix: sizes %llu, %llu: bad structure",
+				 (unsigned long long)a.size, (unsigned long long)b.size);
+		assert_memory_equal(x, y, g.plen);
+		assert_memory_not_equal(x + g.plen, y + g.plen, 64);
+		free(x);
+		free(y);
+	}
+	test_fill_random(&gen_gzip_ops, &g, gz_sizes, sizeof(gz_sizes) / sizeof(gz_sizes[0]), &r,
+			 80);
+
+	g = (struct gen_file){ .file = 1, .ext = "pdf", .cm = &model };
+	for (unsigned int k = 0; k < 3; k++) {
+		int32_t b = k == 0 ? -65535 : k == 1 ? -32768 : 0;
+		uint8_t *x;
+
+		g.key = 8;
+		g.size = 70001;
+		g.boost = b;
+		x = test_fill_all(&gen_pdf_ops, &g);
+		if (check_pdf(x, g.size))
+			fail_msg("pdf of boost %d: bad structure", b);
+		if ((memmem(x, g.size, "/FlateDecode", 12) != NULL) != (b < 0))
+			fail_msg("pdf of boost %d: deflated pages %s", b, b < 0 ? "missing" : "made");
+		free(x);
+	}
+	g.boost = -40000;
+	test_fill_random(&gen_pdf_ops, &g, pdf_sizes, sizeof(pdf_sizes) / sizeof(pdf_sizes[0]), &r,
+			 60);
+}
+
 static void test_read(void **state)
 {
 	const struct readers *r = *state;
@@ -791,7 +848,7 @@ int main(void)
 		cmocka_unit_test(test_random_access), cmocka_unit_test(test_small_sizes),
 		cmocka_unit_test(test_sweep_magic),   cmocka_unit_test(test_content),
 		cmocka_unit_test(test_ratio),	      cmocka_unit_test(test_floors),
-		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_corrupt),	      cmocka_unit_test(test_prefix),
 		READ_TEST("test_read_pdf", read_pdf),
 		READ_TEST("test_read_zip", read_zip),
 		READ_TEST("test_read_gzip", read_gzip),

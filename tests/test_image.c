@@ -555,6 +555,58 @@ static void test_png_ratio(void **state)
 		fail_msg("png: gzip -6 ratio of 24 files %.3f > 1.25", r);
 }
 
+/*
+ * PNGs of a shared prefix (gen_file.plen, a profile's duplicate blocks):
+ * valid, alike up to plen, apart after it, the same in pieces; the larger
+ * pads with a text chunk of its own.
+ */
+static void test_png_prefix(void **state)
+{
+	static const uint64_t extra[] = { 0, 20, 4096, 100000 };
+	struct gen_file g = { .file = 1, .ext = "png", .pkey = 77, .plen = 3 * 4096 };
+	uint64_t psize = 3 * 4096 + 128 + 5000;
+	struct rng r;
+
+	(void)state;
+	rng_open(&r, 11, 0);
+	for (unsigned int k = 0; k < sizeof(extra) / sizeof(extra[0]); k++) {
+		struct gen_file a = g, b = g;
+		uint8_t *x, *y;
+
+		a.key = 5;
+		b.key = 6;
+		a.psize = b.psize = psize;
+		a.size = psize;
+		b.size = psize + extra[k];
+		x = test_fill_all(&gen_png_ops, &a);
+		y = test_fill_all(&gen_png_ops, &b);
+		if (check_png(x, a.size) || check_png(y, b.size))
+			fail_msg("png prefix: size %llu: bad structure", (unsigned long long)b.size);
+		assert_memory_equal(x, y, g.plen);
+		assert_memory_not_equal(x + g.plen, y + g.plen, 64);
+		free(x);
+		free(y);
+	}
+	/* sizes 1 to 19 bytes above the group's cannot hold a text chunk: refused */
+	g.key = 5;
+	g.psize = psize;
+	g.size = psize + 7;
+	{
+		uint8_t c;
+
+		assert_int_equal(gen_png_ops.fill(&g, 0, &c, 1), -EINVAL);
+	}
+	/* pieces equal the whole: test_fill_random's sizes are min_size + extra */
+	g.psize = gen_png_ops.min_size + 3 * 4096 + 128 + 3000;
+	{
+		const uint64_t sizes[] = { g.psize - gen_png_ops.min_size,
+					   g.psize - gen_png_ops.min_size + 20,
+					   g.psize - gen_png_ops.min_size + 5000 };
+
+		test_fill_random(&gen_png_ops, &g, sizes, 3, &r, 60);
+	}
+}
+
 /* test fn on formats[i], named fn_ext */
 #define FORMAT_TEST(fn, i, ext)                                                            \
 	{                                                                                  \
@@ -570,7 +622,7 @@ int main(void)
 		FORMAT_TEST(test_sweep, 2, "gif"),    FORMAT_TEST(test_sweep, 3, "bmp"),
 		FORMAT_TEST(test_decode, 0, "png"),   FORMAT_TEST(test_decode, 1, "jpeg"),
 		FORMAT_TEST(test_decode, 2, "gif"),   FORMAT_TEST(test_decode, 3, "bmp"),
-		cmocka_unit_test(test_png_ratio),
+		cmocka_unit_test(test_png_ratio),     cmocka_unit_test(test_png_prefix),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
 

@@ -1,6 +1,7 @@
 /* extc.c - a profile's content by extension (ext_content): per-extension generators and their calibration */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,16 @@
 /* Blocks of 4 KiB: a text file's duplicate blocks (text_dups_init()). */
 #define TBLOCK 4096u
 
-/* EXTC_PYC: a generator of its own (pyc, mo) whose text follows gen_file.boost */
-enum extc_kind { EXTC_KEEP, EXTC_TEXT, EXTC_BIN, EXTC_PYC };
+/*
+ * EXTC_PYC: a generator of its own (pyc, mo) whose text follows gen_file.boost;
+ * EXTC_PREFIX: a typed format (gzip, PNG) whose files share prefixes (prefix_init())
+ */
+enum extc_kind { EXTC_KEEP, EXTC_TEXT, EXTC_BIN, EXTC_PYC, EXTC_PREFIX };
+
+/* A file of a shared prefix (EXTC_PREFIX): gen_file's pkey, plen and psize. */
+struct extc_prefix {
+	uint64_t file, key, len, size;
+};
 
 struct extc_ent {
 	char name[TAB_EXT_LEN];
@@ -35,6 +44,9 @@ struct extc_ent {
 	uint64_t pool_key;          /* EXTC_TEXT: the text of its duplicate pool */
 	uint64_t pool_blocks;
 	double dup_reach;           /* EXTC_TEXT: the share of its full blocks that may be duplicates */
+	struct extc_prefix *pre;    /* EXTC_PREFIX: its files of shared prefixes, by file */
+	uint64_t npre;
+	double pre_share;           /* EXTC_PREFIX: the duplicate-block share they make */
 };
 
 struct extc {
@@ -418,6 +430,133 @@ static int text_dups(const struct extc_ent *e, const struct gen_file *g, uint64_
 	return 0;
 }
 
+/*
+ * Duplicate 4 KiB blocks of a typed format (gzip, PNG: the profile's share
+ * d > 0).  In real trees they are shared first blocks: files that begin
+ * alike (the changelogs of two packages of one source, two renderings of
+ * an image) and part further on; overwriting blocks afterwards would
+ * break the format's sums.  So files are paired, each pair sharing its
+ * first blocks (gen_file.plen, the format makes them alike and stays
+ * valid, its sums over each file's own bytes): pairs of neighbours by size
+ * among the extension's distinct files, taken in a seeded order, each
+ * sharing a seeded share of the smaller one's blocks, until the pairs'
+ * blocks (both occurrences count) make the share of all the full blocks.
+ * margin: bytes of its own a file keeps after the prefix; near: the
+ * larger file of a pair at most an eighth larger and the same size or
+ * PREFIX_PAD_MIN bytes larger or more (PNG: the pair shares the image of
+ * the smaller one, the larger pads with a text chunk).
+ */
+#define PREFIX_MIN_SHARE 0.25
+#define PREFIX_PAD_MIN	 20u /* near: the least padding chunk (PNG's tEXt "Comment") */
+
+struct prefix_cand {
+	uint64_t size, file;
+};
+
+static int prefix_cmp(const void *a, const void *b)
+{
+	const struct prefix_cand *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+static int prefix_file_cmp(const void *a, const void *b)
+{
+	const struct extc_prefix *x = a, *y = b;
+
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+static int prefix_init(const struct content_model *cm, struct extc_ent *e, double d,
+		       uint64_t margin, bool near)
+{
+	const struct plan *pl = cm->pl;
+	struct prefix_cand *c = NULL;
+	uint64_t *pair = NULL, nc = 0, np = 0, full = 0, want, made = 0, key;
+	char stream[64];
+	struct rng r;
+	int ret = -ENOMEM;
+
+	for (uint64_t f = 0; pl && d > 0 && f < pl->nfiles; f++)
+		if (!(pl->file_dup_of && pl->file_dup_of[f] != PLAN_NONE) &&
+		    !strcmp(plan_file_ext(pl, f), e->name)) {
+			full += pl->file_size[f] / TBLOCK;
+			nc += pl->file_size[f] >= TBLOCK + margin;
+		}
+	want = (uint64_t)llround(d * (double)full);
+	if (want < 2 || nc < 2)
+		return 0;
+	c = malloc(nc * sizeof(*c));
+	pair = malloc(nc / 2 * sizeof(*pair));
+	e->pre = malloc(nc * sizeof(*e->pre));
+	if (!c || !pair || !e->pre)
+		goto out;
+	nc = 0;
+	for (uint64_t f = 0; f < pl->nfiles; f++)
+		if (!(pl->file_dup_of && pl->file_dup_of[f] != PLAN_NONE) &&
+		    !strcmp(plan_file_ext(pl, f), e->name) && pl->file_size[f] >= TBLOCK + margin)
+			c[nc++] = (struct prefix_cand){ pl->file_size[f], f };
+	qsort(c, nc, sizeof(*c), prefix_cmp);
+	for (uint64_t i = 0; i + 1 < nc;) {
+		uint64_t diff = c[i + 1].size - c[i].size;
+
+		if (near && (diff > c[i + 1].size / 8 || (diff && diff < PREFIX_PAD_MIN))) {
+			i++;
+			continue;
+		}
+		pair[np++] = i;
+		i += 2;
+	}
+	snprintf(stream, sizeof(stream), "content.prefix.%s", e->name);
+	key = rng_stream_key(cm->seed, stream);
+	rng_open(&r, key, 0);
+	for (uint64_t k = 0; k < np && made + 1 < want; k++) {
+		/* pair j: a seeded order (Fisher-Yates, one step a pair) */
+		uint64_t j = k + rng_below(&r, np - k), t = pair[j], i;
+		uint64_t cap = (c[t].size - margin) / TBLOCK, n;
+		double u = rng_uniform(&r);
+
+		pair[j] = pair[k];
+		pair[k] = t;
+		n = MAX((uint64_t)1, (uint64_t)((PREFIX_MIN_SHARE + (1 - PREFIX_MIN_SHARE) * u) * cap));
+		n = MIN(n, (want - made + 1) / 2);
+		for (i = t; i < t + 2; i++)
+			e->pre[e->npre++] = (struct extc_prefix){
+				.file = c[i].file,
+				.key = rng_mix64(key ^ rng_mix64(k + 1)),
+				.len = n * TBLOCK,
+				.size = c[t].size,
+			};
+		made += 2 * n;
+	}
+	qsort(e->pre, e->npre, sizeof(*e->pre), prefix_file_cmp);
+	e->pre_share = full ? (double)made / (double)full : 0;
+	ret = 0;
+out:
+	free(c);
+	free(pair);
+	return ret;
+}
+
+static const struct extc_prefix *prefix_find(const struct extc_ent *e, uint64_t file)
+{
+	uint64_t lo = 0, hi = e->npre;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (e->pre[mid].file == file)
+			return &e->pre[mid];
+		if (e->pre[mid].file < file)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 int content_extc_init(struct content_model *cm)
 {
 	const struct param_tables *t = cm->pl ? &cm->pl->prm.tab : NULL;
@@ -454,10 +593,22 @@ int content_extc_init(struct content_model *cm)
 			e->kind = EXTC_PYC;
 			e->base = ops;
 			ret = calibrate(cm, e, f[0], &sm);
+		} else if (ops == &gen_pdf_ops) {
+			/* deflated pages (gen_file.boost below 0, archive/pdf.c) down to its ratio */
+			e->kind = EXTC_PYC;
+			e->base = ops;
+			ret = calibrate(cm, e, f[0], &sm);
 		} else if (ops == &gen_binary_ops && !strcasecmp(e->name, "pyc")) {
 			e->kind = EXTC_PYC;
 			e->base = &gen_pyc_ops;
 			ret = calibrate(cm, e, f[0], &sm);
+		} else if (((ops == &gen_gzip_ops && strcasecmp(e->name, "tgz")) ||
+			    ops == &gen_png_ops) && f[2] > 0) {
+			/* not .tgz: a prefix's data is text, a .tgz holds a tar */
+			e->kind = EXTC_PREFIX;
+			e->base = ops;
+			ret = prefix_init(cm, e, f[2], ops == &gen_png_ops ? 128 : 72,
+					  ops == &gen_png_ops);
 		} else if (ops == &gen_binary_ops) {
 			char pool[64];
 			double z = f[3], d = f[2] + z > 1 ? 1 - z : f[2];
@@ -480,8 +631,10 @@ void content_extc_release(struct content_model *cm)
 
 	if (!x)
 		return;
-	for (uint32_t i = 0; i < x->n; i++)
+	for (uint32_t i = 0; i < x->n; i++) {
 		free(x->e[i].bm);
+		free(x->e[i].pre);
+	}
 	free(x);
 	cm->extc_priv = NULL;
 }
@@ -501,6 +654,11 @@ int content_extc_deal(const struct content_model *cm, const char *ext,
 	memset(d, 0, sizeof(*d));
 	if (!e || e->kind == EXTC_KEEP)
 		return -1;
+	if (e->kind == EXTC_PREFIX) {
+		d->dup_share = e->pre_share; /* made, not drawn: exactly */
+		d->pool_blocks = 1;
+		return 1;
+	}
 	if (e->kind == EXTC_PYC || !e->bm)
 		return 0;
 	content_binary_model_deal(e->bm, d);
@@ -526,6 +684,7 @@ long content_extc_narrow(const struct content_model *cm, const char *ext)
 static int extc_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
 {
 	const struct extc_ent *e = extc_find(g->cm, g->ext);
+	const struct extc_prefix *pre;
 	struct gen_file t;
 	int ret;
 
@@ -543,17 +702,40 @@ static int extc_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 	case EXTC_BIN:
 		content_binary_model_bytes(e->bm, g->key, g->size, off, buf, len);
 		return 0;
+	case EXTC_PREFIX:
+		/*
+		 * the plan's file at its planned size only (a later generation's
+		 * file of another size, rewritten, is made as itself)
+		 */
+		pre = prefix_find(e, g->file);
+		if (!pre || g->size < e->base->min_size || g->file >= g->cm->pl->nfiles ||
+		    g->size != g->cm->pl->file_size[g->file])
+			break;
+		t = *g;
+		t.pkey = pre->key;
+		t.plen = pre->len;
+		t.psize = pre->size;
+		return e->base->fill(&t, off, buf, len);
 	case EXTC_KEEP:
 		break;
 	}
+	if (g->size < content_ext_ops(g->ext)->min_size)
+		return gen_binary_ops.fill(g, off, buf, len);
 	return content_ext_ops(g->ext)->fill(g, off, buf, len);
 }
 
 static const struct gen_ops gen_extc_ops = { .name = "profile", .min_size = 0, .fill = extc_fill };
 
+/* A format made by one thread (PNG): so are its files of shared prefixes. */
+static const struct gen_ops gen_extc_whole_ops = {
+	.name = "profile", .min_size = 0, .whole = 1, .fill = extc_fill
+};
+
 const struct gen_ops *content_extc_ops(const struct content_model *cm, const char *ext)
 {
 	const struct extc_ent *e = extc_find(cm, ext);
 
-	return e && e->kind != EXTC_KEEP ? &gen_extc_ops : NULL;
+	if (!e || e->kind == EXTC_KEEP)
+		return NULL;
+	return e->kind == EXTC_PREFIX && e->base->whole ? &gen_extc_whole_ops : &gen_extc_ops;
 }

@@ -30,6 +30,15 @@ struct gen_file {
 	uint32_t narrow;                 /* text: a word or name is one of the last few the
 					    file drew by narrow / 65536, to come down to a
 					    profile's distinct words (0..65535; 0: never) */
+	/*
+	 * A shared prefix (typed formats of a profile's ext_content with a
+	 * duplicate-block share, content/extc.c): bytes [0, plen) are the
+	 * same in every file of the group of key pkey, the rest the file's
+	 * own, the format valid (its sums over each file's own bytes).
+	 * psize: the group's smallest size (a PNG's image takes it).  plen 0:
+	 * none, the format's own bytes.
+	 */
+	uint64_t pkey, plen, psize;
 };
 
 /*

@@ -375,8 +375,8 @@ void content_predict_print_ext(const struct content_prediction *pr,
 				m ? content_dup_block_share(&m->g) : 0);
 		fputc('\n', out);
 	}
-	fprintf(out, "  (predicted: the extension's binary model deals them, text its duplicate blocks too; - typed "
-		"formats, not predicted)\n\n");
+	fprintf(out, "  (predicted: the extension's binary model deals them, text its duplicate blocks too, "
+		".gz and .png their shared prefixes; - other typed formats, not predicted)\n\n");
 }
 
 int content_predict(const struct plan *pl, const struct content_model *cm,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <zlib.h>
 
 #include "content/gen.h"
 #include "util/rng.h"
@@ -43,6 +44,14 @@
 #define PDF_PAD_MAX   20u
 #define PDF_IMG_W     1024u /* image width, doubled while the height would pass 2^30 */
 #define PDF_TAIL      18u   /* "\nendstream\nendobj\n" */
+#define PDF_FLATE_MIN 256u  /* least deflated content stream */
+#define PDF_IMG_PIECE 4096u /* an image's bytes noise or not by pieces (pdf_flate_draw()) */
+/*
+ * A deflated stream's bytes after its sync flush, at least: a comment of
+ * 2 bytes stored, the final block, the Adler-32.
+ */
+#define PDF_FLATE_END 13u
+#define SALT_FLATE    UINT64_C(0x4E1D7C2B9A3F5860)
 
 struct pdf_layout {
 	bool rich;
@@ -56,6 +65,14 @@ struct pdf_layout {
 	uint64_t xref_off;
 	uint64_t objs;	  /* xref entries, object 0 included */
 	unsigned int pad; /* extra spaces in the trailer dictionary */
+	/*
+	 * A profile's ratio (ext_content, gen_file.boost below 0): the share
+	 * by flate / 65535 of pages whose content stream is deflated, and of
+	 * the image's pieces that are noise (real PDFs deflate their streams
+	 * and hold JPEG images: gzip -6 about 1.02); 0: none (the default).
+	 */
+	uint32_t flate;
+	uint64_t key;
 };
 
 static const char *const pdf_first_names[] = {
@@ -159,17 +176,24 @@ static size_t pdf_page_obj(const struct pdf_layout *pl, uint64_t i, bool img, ch
 }
 
 /* The content stream's object header (s NULL: its length only); /Length has a fixed width. */
-static size_t pdf_stream_head(const struct pdf_layout *pl, uint64_t i, uint64_t len, char *s,
-			      size_t cap)
+static size_t pdf_stream_head(const struct pdf_layout *pl, uint64_t i, uint64_t len, bool flate,
+			      char *s, size_t cap)
 {
-	return (size_t)snprintf(s, s ? cap : 0, "%llu 0 obj\n<< /Length %7llu >>\nstream\n",
+	return (size_t)snprintf(s, s ? cap : 0, "%llu 0 obj\n<< /Length %7llu%s >>\nstream\n",
 				(unsigned long long)(pl->first + 2 * i + 1),
-				(unsigned long long)len);
+				(unsigned long long)len, flate ? " /Filter /FlateDecode" : "");
 }
 
-static uint64_t pdf_unit_over(const struct pdf_layout *pl, uint64_t i, bool img)
+static uint64_t pdf_unit_over(const struct pdf_layout *pl, uint64_t i, bool img, bool flate)
 {
-	return pdf_page_obj(pl, i, img, NULL, 0) + pdf_stream_head(pl, i, 0, NULL, 0) + PDF_TAIL;
+	return pdf_page_obj(pl, i, img, NULL, 0) + pdf_stream_head(pl, i, 0, flate, NULL, 0) +
+	       PDF_TAIL;
+}
+
+/* Whether draw i of the file (a page, a piece of the image) is deflated or noise. */
+static bool pdf_flate_draw(const struct pdf_layout *pl, uint64_t i)
+{
+	return pl->flate && rng_mix64(pl->key ^ SALT_FLATE ^ rng_mix64(i)) % 65535 < pl->flate;
 }
 
 static size_t pdf_img_head(const struct pdf_layout *pl, uint64_t rows, char *s, size_t cap)
@@ -248,8 +272,9 @@ static int pdf_xref_at(const struct gen_file *g, const struct pdf_layout *pl, ui
 /* Whether pages fit: all but the last are full units, the last holds a little text. */
 static bool pdf_fits(const struct gen_file *g, const struct pdf_layout *pl, uint64_t pages)
 {
-	uint64_t need = pl->head + (pages - 1) * PDF_UNIT + pdf_unit_over(pl, pages - 1, false) +
-			PDF_TEXT_MIN + pdf_tree_len(pl, pages);
+	uint64_t need = pl->head + (pages - 1) * PDF_UNIT +
+			pdf_unit_over(pl, pages - 1, false, false) + PDF_TEXT_MIN +
+			pdf_tree_len(pl, pages);
 	unsigned int pad;
 	uint64_t x;
 
@@ -264,6 +289,8 @@ static int pdf_layout(const struct gen_file *g, struct pdf_layout *pl)
 	int ret;
 
 	memset(pl, 0, sizeof(*pl));
+	pl->flate = g->boost < 0 ? (uint32_t)-g->boost : 0;
+	pl->key = g->key;
 	pl->rich = size >= PDF_RICH;
 	pl->first = pl->rich ? 5 : 4;
 	pl->head = pdf_head(g, pl->rich, head, sizeof(head), pl->obj_off);
@@ -420,21 +447,168 @@ static void pdf_content(const struct gen_file *g, const struct pdf_layout *pl, u
 	out[cap - 1] = '\n';
 }
 
+/*
+ * The text of a deflated content stream of page i: lines of the file's
+ * text shown one after the other (the page's text block begun again every
+ * PDF_LINES lines), into buf (cap bytes); at[k]: where line k ends (at[0]:
+ * the start of the first), up to max lines.  Returns how many lines.
+ */
+static size_t pdf_flate_lines(const struct gen_file *g, uint64_t i, char *buf, size_t cap,
+			      size_t *at, size_t max)
+{
+	static const char head[] = "BT\n/F1 10 Tf\n12 TL\n72 756 Td\n";
+	uint8_t src[PDF_CHUNK];
+	size_t n = sizeof(head) - 1, lines = 0, p = PDF_CHUNK;
+	uint64_t piece = 0;
+
+	memcpy(buf, head, n);
+	at[0] = n;
+	while (lines < max) {
+		struct pdf_line l = { .len = 1, .s = "(" };
+
+		if (lines && lines % PDF_LINES == 0) {
+			if (n + 3 + sizeof(head) - 1 > cap)
+				break;
+			memcpy(buf + n, "ET\n", 3);
+			memcpy(buf + n + 3, head, sizeof(head) - 1);
+			n += 3 + sizeof(head) - 1;
+		}
+		while (l.chars < PDF_WIDTH - 16) {
+			size_t q;
+
+			while (p < PDF_CHUNK && pdf_space(src[p]))
+				p++;
+			for (q = p; q < PDF_CHUNK && !pdf_space(src[q]) && q - p < 16; q++)
+				;
+			if (q == PDF_CHUNK) {
+				gen_text_bytes(g->cm, archive_sub_key(g->key, SALT_FLATE, i),
+					       piece++ * PDF_CHUNK, src, PDF_CHUNK);
+				p = 0;
+				continue;
+			}
+			pdf_line_add(&l, src + p, q - p);
+			p = q;
+		}
+		if (n + l.len + 3 > cap)
+			break;
+		memcpy(buf + n, l.s, l.len);
+		memcpy(buf + n + l.len, ")'\n", 3);
+		n += l.len + 3;
+		at[++lines] = n;
+	}
+	return lines;
+}
+
+/* Bytes of the zlib stream of text[0, n) and "ET\n", sync-flushed (z reset first). */
+static int pdf_deflate(z_stream *z, const char *text, size_t n, uint8_t *out, size_t cap)
+{
+	static const char et[] = "ET\n";
+
+	if (deflateReset(z) != Z_OK)
+		return -EIO;
+	z->next_in = (Bytef *)(uintptr_t)text;
+	z->avail_in = (uInt)n;
+	z->next_out = out;
+	z->avail_out = (uInt)cap;
+	if (deflate(z, Z_NO_FLUSH) != Z_OK)
+		return -EIO;
+	z->next_in = (Bytef *)(uintptr_t)et;
+	z->avail_in = sizeof(et) - 1;
+	if (deflate(z, Z_SYNC_FLUSH) != Z_OK || z->avail_in || !z->avail_out)
+		return -EIO;
+	return (int)z->total_out;
+}
+
+/*
+ * A deflated content stream of page i, exactly cap bytes (a zlib stream):
+ * as many lines of text as deflate into cap less PDF_FLATE_END bytes, then
+ * a stored block holding a comment of its own (random letters, "%...\n")
+ * that makes up the length, the final empty block and the Adler-32 of it
+ * all.  0, -ENOMEM or -EIO.
+ */
+static int pdf_flate_content(const struct gen_file *g, uint64_t i, char *out, size_t cap)
+{
+	size_t tcap = 4 * cap + PDF_CHUNK, max = tcap / 8, lines, lo, hi, m;
+	size_t *at = malloc((max + 1) * sizeof(*at));
+	char *text = malloc(tcap);
+	uint8_t *z = malloc(2 * cap + 1024), h[5];
+	uint32_t adler;
+	z_stream zs;
+	int ret = -ENOMEM, len;
+
+	memset(&zs, 0, sizeof(zs));
+	if (!at || !text || !z || deflateInit(&zs, 6) != Z_OK)
+		goto out;
+	lines = pdf_flate_lines(g, i, text, tcap, at, max);
+	/* the most lines that fit: bisection over [lo, hi] */
+	lo = 0;
+	hi = lines;
+	while (lo < hi) {
+		size_t mid = hi - (hi - lo) / 2;
+
+		len = pdf_deflate(&zs, text, at[mid], z, 2 * cap + 1024);
+		if (len < 0) {
+			ret = len;
+			goto out_end;
+		}
+		if ((size_t)len + PDF_FLATE_END <= cap)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	len = pdf_deflate(&zs, text, at[lo], z, 2 * cap + 1024);
+	ret = len < 0 ? len : (size_t)len + PDF_FLATE_END > cap ? -EIO : 0;
+	if (ret)
+		goto out_end;
+	memcpy(out, z, (size_t)len);
+	adler = (uint32_t)adler32(adler32(0, Z_NULL, 0), (const Bytef *)text, (uInt)at[lo]);
+	adler = (uint32_t)adler32(adler, (const Bytef *)"ET\n", 3);
+	/* the comment: m bytes in a stored block, "%", letters, "\n" */
+	m = cap - (size_t)len - 11;
+	h[0] = 0;
+	put_le16(h + 1, (uint16_t)m);
+	put_le16(h + 3, (uint16_t)~m);
+	memcpy(out + len, h, 5);
+	gen_random(archive_sub_key(g->key, SALT_FLATE, ~i), 0, (uint8_t *)out + len + 5, m);
+	for (size_t k = 0; k < m; k++)
+		out[len + 5 + k] = (char)('a' + (uint8_t)out[len + 5 + k] % 26);
+	out[len + 5] = '%';
+	out[len + 5 + m - 1] = '\n';
+	adler = (uint32_t)adler32(adler, (const Bytef *)out + len + 5, (uInt)m);
+	out[len + 5 + m] = 0x03; /* the final block: fixed codes, empty */
+	out[len + 5 + m + 1] = 0x00;
+	put_be32((uint8_t *)out + cap - 4, adler);
+out_end:
+	deflateEnd(&zs);
+out:
+	free(at);
+	free(text);
+	free(z);
+	return ret;
+}
+
 /* Page i's unit: its page object and content stream object, len bytes. */
-static void pdf_unit(const struct gen_file *g, const struct pdf_layout *pl, uint64_t i, char *out,
-		     size_t len)
+static int pdf_unit(const struct gen_file *g, const struct pdf_layout *pl, uint64_t i, char *out,
+		    size_t len)
 {
 	bool img = pdf_img_page(pl, i);
-	size_t sl = len - (size_t)pdf_unit_over(pl, i, img), n, hl;
+	bool flate =
+		pdf_flate_draw(pl, i) && len >= pdf_unit_over(pl, i, img, true) + PDF_FLATE_MIN;
+	size_t sl = len - (size_t)pdf_unit_over(pl, i, img, flate), n, hl;
 	char tmp[192];
+	int ret = 0;
 
 	n = pdf_page_obj(pl, i, img, tmp, sizeof(tmp));
 	memcpy(out, tmp, n);
-	hl = pdf_stream_head(pl, i, sl, tmp, sizeof(tmp));
+	hl = pdf_stream_head(pl, i, sl, flate, tmp, sizeof(tmp));
 	memcpy(out + n, tmp, hl);
 	n += hl;
-	pdf_content(g, pl, i, out + n, sl);
+	if (flate)
+		ret = pdf_flate_content(g, i, out + n, sl);
+	else
+		pdf_content(g, pl, i, out + n, sl);
 	memcpy(out + n + sl, "\nendstream\nendobj\n", PDF_TAIL);
+	return ret;
 }
 
 static uint64_t pdf_obj_off(const struct pdf_layout *pl, uint64_t obj)
@@ -481,6 +655,26 @@ static size_t pdf_xref(const struct gen_file *g, const struct pdf_layout *pl, ch
 	return n;
 }
 
+/* Image bytes [at, at + n) of a PDF of a profile's ratio: noise by pieces (pdf_flate_draw()). */
+static void pdf_img_flate(const struct gen_file *g, const struct pdf_layout *pl, uint64_t at,
+			  uint8_t *buf, size_t n)
+{
+	uint64_t key = archive_sub_key(g->key, SALT_IMAGE, 0);
+
+	while (n) {
+		uint64_t piece = at / PDF_IMG_PIECE;
+		size_t k = (size_t)MIN((uint64_t)n, (piece + 1) * PDF_IMG_PIECE - at);
+
+		if (pdf_flate_draw(pl, pl->pages + piece))
+			gen_random(key, at, buf, k);
+		else
+			gen_binary_bytes(g->cm, key, at, buf, k);
+		at += k;
+		buf += k;
+		n -= k;
+	}
+}
+
 static int pdf_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
 {
 	char head[PDF_HEAD_MAX], ih[256];
@@ -510,18 +704,24 @@ static int pdf_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 
 			if (at >= end)
 				break;
-			pdf_unit(g, &pl, i, tmp, (size_t)ul);
+			ret = pdf_unit(g, &pl, i, tmp, (size_t)ul);
+			if (ret)
+				break;
 			archive_put_region(tmp, at, ul, off, buf, len);
 		}
 	}
 	free(tmp);
+	if (ret)
+		return ret;
 
 	if (pl.img_len) {
 		uint64_t hl = pdf_img_head(&pl, pl.img_rows, ih, sizeof(ih));
 		uint64_t data = pl.img_off + hl, dl = pl.img_rows * pl.img_w;
 
 		archive_put_region(ih, pl.img_off, hl, off, buf, len);
-		if (archive_clip(data, dl, off, len, &from, &cnt))
+		if (archive_clip(data, dl, off, len, &from, &cnt) && pl.flate)
+			pdf_img_flate(g, &pl, from - data, buf + (from - off), cnt);
+		else if (archive_clip(data, dl, off, len, &from, &cnt))
 			gen_binary_bytes(g->cm, archive_sub_key(g->key, SALT_IMAGE, 0), from - data,
 					 buf + (from - off), cnt);
 		archive_put_region("\nendstream\nendobj\n", data + dl, PDF_TAIL, off, buf, len);

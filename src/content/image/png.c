@@ -68,6 +68,11 @@ out_offsets:
 struct png_gen {
 	struct png_layout l;
 	struct img_tex t;
+	struct img_tex own; /* a shared prefix: the raw bytes from split on */
+	uint64_t split;	    /* raw bytes [0, split) of t (l.raw: all of them) */
+	uint64_t tkey;	    /* the text after IHDR */
+	uint64_t extra;	    /* a shared prefix: bytes of the tEXt chunk before IEND (0: none) */
+	bool own_text;	    /* the text being made is that chunk's (of key, not tkey) */
 	uint64_t key, size;
 	uint64_t zbase; /* zlib offset of the IDAT chunk being made */
 	bool have_adler;
@@ -118,8 +123,14 @@ static void png_raw(const struct png_gen *p, uint64_t i, uint8_t *out, size_t n)
 			*out = 0; /* filter: none */
 			k = 1;
 		} else {
+			const struct img_tex *t = &p->t;
+
 			k = (size_t)IMG_MIN((uint64_t)n, p->l.row - col);
-			img_tex_row(&p->t, y, col - 1, k, out);
+			if (i < p->split)
+				k = (size_t)IMG_MIN((uint64_t)k, p->split - i);
+			else
+				t = &p->own;
+			img_tex_row(t, y, col - 1, k, out);
 		}
 		i += k;
 		out += k;
@@ -196,6 +207,7 @@ static void png_text_data(void *ctx, uint64_t doff, uint8_t *out, size_t n)
 {
 	static const char keyword[8] = "Comment"; /* and its NUL */
 	struct png_gen *p = ctx;
+	uint64_t key = p->own_text ? p->key : p->tkey;
 
 	if (doff < sizeof(keyword)) {
 		size_t k = (size_t)IMG_MIN((uint64_t)n, sizeof(keyword) - doff);
@@ -205,7 +217,7 @@ static void png_text_data(void *ctx, uint64_t doff, uint8_t *out, size_t n)
 		out += k;
 		n -= k;
 	}
-	img_words(p->key, doff - sizeof(keyword), out, n);
+	img_words(key, doff - sizeof(keyword), out, n);
 }
 
 /*
@@ -315,6 +327,7 @@ static int64_t png_part(void *ctx, uint64_t off, uint8_t *buf, size_t len)
 		png_head(l, h);
 		k = img_part(buf, h, off, (size_t)IMG_MIN((uint64_t)len, PNG_HEAD - off));
 	} else if (off < l->idat_at) {
+		p->own_text = false;
 		k = png_chunk(p, PNG_HEAD, "tEXt", l->text - 12, png_text_data, off - PNG_HEAD, buf,
 			      len);
 	} else if (off < l->iend_at) {
@@ -324,27 +337,70 @@ static int64_t png_part(void *ctx, uint64_t off, uint8_t *buf, size_t len)
 
 		p->zbase = c * PNG_IDAT;
 		k = png_chunk(p, at, "IDAT", dlen, png_idat_data, off - at, buf, len);
+	} else if (off < l->iend_at + p->extra) {
+		/* the file's own text, after the group's image */
+		p->own_text = true;
+		k = png_chunk(p, l->iend_at, "tEXt", p->extra - 12, png_text_data, off - l->iend_at,
+			      buf, len);
 	} else {
-		k = img_part(buf, iend, off - l->iend_at, len);
+		k = img_part(buf, iend, off - l->iend_at - p->extra, len);
 	}
 	return (int64_t)k;
 }
 
+/*
+ * The raw byte at which a file of a shared prefix of plen bytes parts from
+ * its group: the first whose place in the file is plen or after.
+ */
+static uint64_t png_split(const struct png_layout *l, uint64_t plen)
+{
+	uint64_t c, pos, z, q, r;
+
+	if (plen <= l->idat_at)
+		return 0;
+	if (plen >= l->iend_at)
+		return l->raw;
+	c = (plen - l->idat_at) / (PNG_IDAT + 12);
+	pos = (plen - l->idat_at) % (PNG_IDAT + 12);
+	z = c * PNG_IDAT + (pos < 8 ? 0 : IMG_MIN(pos - 8, (uint64_t)PNG_IDAT));
+	if (z < 2)
+		return 0;
+	q = (z - 2) / (PNG_STORED + 5);
+	r = (z - 2) % (PNG_STORED + 5);
+	return IMG_MIN(l->raw, q * PNG_STORED + (r < 5 ? 0 : r - 5));
+}
+
+/*
+ * A file of a shared prefix (g->plen, gen.h) is its group's image: the
+ * layout of the group's smallest size (g->psize) and key (g->pkey), its
+ * raw bytes the group's up to where the file's bytes reach plen, then
+ * noise of its own on the same texture; a larger file ends with a tEXt
+ * chunk of its own before IEND (extc.c pairs sizes that differ by 0 or by
+ * PNG_TEXT_MIN or more).  Its chunks' CRCs and the Adler-32 sum its own bytes.
+ */
 static int png_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
 {
-	struct png_gen p = { .key = g->key, .size = g->size };
+	uint64_t lkey = g->plen ? g->pkey : g->key, lsize = g->plen ? g->psize : g->size;
+	struct png_gen p = { .key = g->key, .size = g->size, .tkey = lkey };
 
 	if (gen_check_request(g, PNG_MIN, off, len))
 		return -EINVAL;
-	png_layout(g->key, g->size, &p.l);
-	img_tex_init(&p.t, g->key, p.l.w, p.l.h, p.l.chans);
+	if (g->plen && (lsize > g->size || lsize < PNG_MIN ||
+			(g->size - lsize && g->size - lsize < PNG_TEXT_MIN)))
+		return -EINVAL;
+	png_layout(lkey, lsize, &p.l);
+	img_tex_init(&p.t, lkey, p.l.w, p.l.h, p.l.chans);
 	/*
 	 * A real PNG holds deflated pixels, which hardly compress again
 	 * (gzip -6 1.08 over /usr/share): these stored ones are noisy
 	 * enough for the same, 6 or 7 bits of noise wrapping around.
 	 */
-	p.t.noise = img_hash(g->key, 0x706e67, 1) % 4 ? 0x3f : 0x7f;
+	p.t.noise = img_hash(lkey, 0x706e67, 1) % 4 ? 0x3f : 0x7f;
 	p.t.wrap = true;
+	p.own = p.t;
+	p.own.key = g->key;
+	p.split = g->plen ? png_split(&p.l, g->plen) : p.l.raw;
+	p.extra = g->size - lsize;
 	return img_fill_parts(&p, off, buf, len, png_part);
 }
 
