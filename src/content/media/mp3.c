@@ -1,6 +1,7 @@
 /* mp3.c - MP3: an ID3v2.3 tag, then MPEG-1 layer III frames */
 #include <endian.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,7 +23,7 @@
 
 #define ID3_FRAMES    4
 #define ID3_TEXT_MAX  30
-#define MP3_FRAME_MAX 1536
+#define MP3_FRAME_MAX 1536 /* 1045 at most, and room for whole-word stores */
 
 struct mp3 {
 	uint64_t frame_key;
@@ -109,66 +110,130 @@ static const uint8_t mp3_slen[2][16] = {
 };
 
 /*
+ * Table B's code of one quadruple's draw byte d (its value d & 15, then
+ * its signs from the high nibble): the code in the low 8 bits, its
+ * length (4 plus the value's non-zero count) above.  Built once, the same
+ * on every thread (a pure function of d).
+ */
+static uint16_t mp3_quad[256];
+static pthread_once_t mp3_once = PTHREAD_ONCE_INIT;
+
+static void mp3_quad_init(void)
+{
+	for (unsigned int d = 0; d < 256; d++) {
+		unsigned int v = d & 15, nz = (unsigned int)__builtin_popcount(v);
+		unsigned int code = (15 - v) << nz | ((d >> 4) & ((1u << nz) - 1));
+
+		mp3_quad[d] = (uint16_t)((4 + nz) << 8 | code);
+	}
+}
+
+/* Store the nacc held bits of acc (at most 64) at p, high bit first; bits after them are zero. */
+static inline void mp3_store(uint8_t *p, uint64_t acc, unsigned int nacc)
+{
+	uint64_t v = htobe64(nacc ? acc << (64 - nacc) : 0);
+
+	memcpy(p, &v, 8);
+}
+
+/*
  * Main data of one granule and channel, at most budget bits: random
  * scalefactors (long blocks: 11 bands of slen1 bits, 10 of slen2), then
  * quadruples of the count1 region coded with table B (four bits a
  * quadruple, then a sign bit per non-zero value) up to the 576 lines.
  * Uniform quadruples make every bit a fair coin, as the entropy-coded
  * data of a real encoder is: the frames do not compress.  Returns the
- * bits written (part2_3_length).
+ * bits written (part2_3_length).  The frame has 8 bytes of room past the
+ * budget (stores are whole words; the bits after the last are zero).
  */
 static unsigned int mp3_granule(struct media_bits *b, struct rng *r, unsigned int budget,
 				unsigned int sfc)
 {
 	unsigned int s1 = mp3_slen[0][sfc], s2 = mp3_slen[1][sfc];
-	unsigned int used = 11 * s1 + 10 * s2, q;
+	unsigned int used = 11 * s1 + 10 * s2, q, t;
 	uint64_t draw = 0, acc = 0;
 	unsigned int nacc = 0, held;
 	uint8_t *p;
 
 	if (used > budget)
 		return 0;
-	for (q = 0; q < 21; q++)
-		if (q < 11 ? s1 : s2)
-			media_bits_put(b, (uint32_t)rng_next(r), q < 11 ? s1 : s2);
 	/*
-	 * The quadruples go to the frame's zeroed bytes in order, so whole
-	 * bytes are stored as they fill (no merge): acc holds the held bits,
-	 * the byte under way's first ones (already at p) included.
+	 * The scalefactors, then the quadruples, go to the frame's zeroed
+	 * bytes in order: acc holds the bits not yet stored, the byte under
+	 * way's first ones (already at p) included.  The scalefactors a band
+	 * at a time (at most 4 bits), stored every 7 bands; the quadruples
+	 * four (at most 32 bits) at a time while the budget surely holds
+	 * them, then a whole-word store; one at a time near the budget's end.
 	 */
 	p = b->p + (b->n >> 3);
 	held = (unsigned int)(b->n & 7);
 	acc = held ? (uint64_t)(*p >> (8 - held)) : 0;
-	b->n -= held;
 	nacc = held;
-	for (q = 0; q < 144; q++) {
-		unsigned int v, nz, code;
+	for (q = 0; q < 21; q++) {
+		unsigned int sb = q < 11 ? s1 : s2;
 
-		/* eight bits a quadruple: its value, then its signs */
+		if (sb) {
+			acc = acc << sb | (rng_next(r) & ((1u << sb) - 1));
+			nacc += sb;
+		}
+		if (q % 7 == 6) {
+			mp3_store(p, acc, nacc);
+			p += nacc >> 3;
+			nacc &= 7;
+		}
+	}
+	for (q = 0; q < 144 && used + 32 <= budget; q += 4) {
+		unsigned int n0, n1, n2, n3;
+
 		if ((q & 7) == 0)
 			draw = rng_next(r);
-		v = draw & 15;
-		/* its non-zero values: the bits set in v, from a nibble table (no libgcc call) */
-		nz = (unsigned int)(UINT64_C(0x4332322132212110) >> (v * 4)) & 15;
-		if (used + 4 + nz > budget)
+		n0 = mp3_quad[draw & 255];
+		n1 = mp3_quad[(draw >> 8) & 255];
+		n2 = mp3_quad[(draw >> 16) & 255];
+		n3 = mp3_quad[(draw >> 24) & 255];
+		acc = acc << (n0 >> 8) | (n0 & 255);
+		acc = acc << (n1 >> 8) | (n1 & 255);
+		acc = acc << (n2 >> 8) | (n2 & 255);
+		acc = acc << (n3 >> 8) | (n3 & 255);
+		t = (n0 >> 8) + (n1 >> 8) + (n2 >> 8) + (n3 >> 8);
+		nacc += t;
+		used += t;
+		draw >>= 32;
+		mp3_store(p, acc, nacc);
+		p += nacc >> 3;
+		nacc &= 7;
+	}
+	for (; q < 144; q++) {
+		unsigned int n;
+
+		if ((q & 7) == 0)
+			draw = rng_next(r);
+		n = mp3_quad[draw & 255];
+		if (used + (n >> 8) > budget)
 			break;
-		/* table B codes quadruple v as 15 - v, the signs follow */
-		code = (15 - v) << nz | ((unsigned int)(draw >> 4) & ((1u << nz) - 1));
-		acc = acc << (4 + nz) | code;
-		nacc += 4 + nz;
+		acc = acc << (n >> 8) | (n & 255);
+		nacc += n >> 8;
+		used += n >> 8;
+		draw >>= 8;
 		if (nacc >= 8) {
 			nacc -= 8;
 			*p++ = (uint8_t)(acc >> nacc);
-			b->n += 8;
 		}
-		draw >>= 8;
-		used += 4 + nz;
 	}
-	if (nacc) {
-		*p = (uint8_t)(acc << (8 - nacc));
-		b->n += nacc;
-	}
+	mp3_store(p, acc, nacc);
+	b->n = (size_t)(p - b->p) * 8 + nacc;
 	return used;
+}
+
+/* Put the nb (< 32) low bits of v after the n held in acc, storing whole bytes at *p. */
+static inline void mp3_side(uint8_t **p, uint64_t *acc, unsigned int *n, uint64_t v, unsigned int nb)
+{
+	*acc = *acc << nb | (v & ((UINT64_C(1) << nb) - 1));
+	*n += nb;
+	while (*n >= 8) {
+		*n -= 8;
+		*(*p)++ = (uint8_t)(*acc >> *n);
+	}
 }
 
 /* Frame i of the stream into out (zeroed here); returns its length. */
@@ -181,6 +246,9 @@ static size_t mp3_frame(const struct mp3 *m, uint64_t i, uint8_t *out)
 	unsigned int gr, ch, k, budget;
 	struct media_bits b;
 	struct rng r;
+	uint64_t sacc;
+	unsigned int sn;
+	uint8_t *sp;
 
 	memset(out, 0, len);
 	rng_open(&r, m->frame_key, i);
@@ -213,17 +281,20 @@ static size_t mp3_frame(const struct mp3 *m, uint64_t i, uint8_t *out)
 		memcpy(out + at, &v, len - at < 8 ? len - at : 8);
 	}
 
-	b.n = 4 * 8;
-	media_bits_put(&b, 0, 9); /* main_data_begin: no reservoir */
-	media_bits_put(&b, 0, m->channels == 1 ? 5 : 3);
-	media_bits_put(&b, 0, 4 * m->channels); /* scfsi */
+	/* the side information: whole bytes after the header, up to the main data */
+	sp = out + 4;
+	sacc = 0;
+	sn = 0;
+	mp3_side(&sp, &sacc, &sn, 0, 9); /* main_data_begin: no reservoir */
+	mp3_side(&sp, &sacc, &sn, 0, m->channels == 1 ? 5 : 3);
+	mp3_side(&sp, &sacc, &sn, 0, 4 * m->channels); /* scfsi */
 	for (gr = 0; gr < 2; gr++) {
 		for (ch = 0; ch < m->channels; ch++) {
-			media_bits_put(&b, p23[gr][ch], 12);
-			media_bits_put(&b, 0, 9); /* big_values: all in the count1 region */
-			media_bits_put(&b, gg[gr][ch], 8);
-			media_bits_put(&b, sfc[gr][ch], 4);
-			media_bits_put(&b, 0, 1); /* long blocks */
+			mp3_side(&sp, &sacc, &sn, p23[gr][ch], 12);
+			mp3_side(&sp, &sacc, &sn, 0, 9); /* big_values: all in the count1 region */
+			mp3_side(&sp, &sacc, &sn, gg[gr][ch], 8);
+			mp3_side(&sp, &sacc, &sn, sfc[gr][ch], 4);
+			mp3_side(&sp, &sacc, &sn, 0, 1); /* long blocks */
 			/*
 			 * table_select (any valid table: 4 and 14 do not exist),
 			 * region counts, preflag and scalefac_scale vary as an
@@ -233,10 +304,10 @@ static size_t mp3_frame(const struct mp3 *m, uint64_t i, uint8_t *out)
 			for (k = 0; k < 3; k++) {
 				unsigned int t = (unsigned int)rng_below(&r, 30);
 
-				media_bits_put(&b, t + (t >= 4) + (t >= 13), 5);
+				mp3_side(&sp, &sacc, &sn, t + (t >= 4) + (t >= 13), 5);
 			}
-			media_bits_put(&b, (uint32_t)rng_next(&r), 9); /* region counts, preflag, scale */
-			media_bits_put(&b, 1, 1); /* count1table B */
+			mp3_side(&sp, &sacc, &sn, rng_next(&r), 9); /* region counts, preflag, scale */
+			mp3_side(&sp, &sacc, &sn, 1, 1); /* count1table B */
 		}
 	}
 	return len;
@@ -254,6 +325,7 @@ static int mp3_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 	ret = mp3_layout(&m, g);
 	if (ret)
 		return ret;
+	pthread_once(&mp3_once, mp3_quad_init);
 	if (media_win_meets(&w, m.tag)) {
 		uint32_t ss = (uint32_t)(m.tag - 10);
 
@@ -280,9 +352,14 @@ static int mp3_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t
 	i = off > m.tag ? mp3_frame_at(&m, off - m.tag) : 0;
 	last = mp3_frame_at(&m, end - 1 - m.tag);
 	for (; i <= last && i < m.frames; i++) {
-		size_t flen = mp3_frame(&m, i, frame);
+		uint64_t at = m.tag + mp3_frame_off(&m, i);
 
-		media_win_put_unit(&w, m.tag + mp3_frame_off(&m, i), frame, flen);
+		/* made in place when the frame and 8 bytes of room lie in the window */
+		if (at >= off && at + MP3_FRAME_MAX <= end) {
+			mp3_frame(&m, i, buf + (at - off));
+			continue;
+		}
+		media_win_put_unit(&w, at, frame, mp3_frame(&m, i, frame));
 	}
 	return 0;
 }

@@ -44,20 +44,23 @@ int text_fill(const struct tfmt *f, const struct gen_file *g, uint64_t off, uint
 		} else {
 			uint64_t u = (off - b0) / UNIT, us = b0 + u * UNIT;
 			size_t ul = (size_t)MIN((uint64_t)UNIT, b1 - us), in = (size_t)(off - us);
+			/* a whole unit with SLACK bytes of room after it is made in place */
+			uint8_t *to = !in && len >= ul + SLACK ? buf : tmp;
 			struct tw w;
 
 			n = MIN(ul - in, len);
-			text_tw_open(&w, cm, g->key, u, tmp);
+			text_tw_open(&w, cm, g->key, u, to);
 			w.boost = g->boost;
 			w.fresh = g->fresh;
 			w.narrow = g->narrow;
-			w.stop = tmp + in + n;
+			w.stop = to + in + n;
 			f->unit(g, fr, &w, u, ul);
-			if (in + n == ul && w.p != tmp + ul) {
+			if (in + n == ul && w.p != to + ul) {
 				ret = -EIO;	/* a unit of the wrong length: a bug */
 				break;
 			}
-			memcpy(buf, tmp + in, n);
+			if (to == tmp)
+				memcpy(buf, tmp + in, n);
 		}
 		buf += n;
 		off += n;
