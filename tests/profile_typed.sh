@@ -2,11 +2,13 @@
 # profile_typed.sh - typed formats of a profile --content clone (issue 22 item 2): the
 # duplicate-block share of .gz and .png (real ones share first blocks: files that begin alike)
 # and the ratio of .pdf (real PDFs deflate their streams) come back in the clone, whose files
-# stay valid.  A small synthetic tree: gzip files of texts with common beginnings, PNGs whose
-# first rows are alike, PDFs of deflated pages.  Figures by tests/content_by_ext.py (Python's
+# stay valid; so do the ratios of .jpg (real ones above 1 hold metadata or drawings that repeat)
+# and .gif (LZW-coded: about 1.0).  A small synthetic tree: gzip files of texts with common
+# beginnings, PNGs whose first rows are alike, PDFs of deflated pages, JPEGs of noise with large
+# XMP segments (cjpeg), GIFs of noise in small palettes (ppmtogif).  Figures by tests/content_by_ext.py (Python's
 # zlib and hashlib, no imprint code); validity by gzip -t, Python's zlib over each member,
 # chunk CRCs and the inflated image size of each PNG, each PDF stream inflated, file(1), and
-# pngcheck and qpdf when installed.
+# pngcheck, qpdf, djpeg and giftopnm when installed.
 . "${srcdir:-.}/tests/lib.sh"
 command -v python3 >/dev/null || { echo "1..0 # SKIP needs python3"; exit 77; }
 command -v gzip >/dev/null || { echo "1..0 # SKIP needs gzip"; exit 77; }
@@ -69,7 +71,48 @@ def pdf(path, pages):
     open(path, "wb").write(out)
 for i in range(6):
     pdf(os.path.join(root, "d%d.pdf" % i), r.randint(5, 25))
+# noise images for JPEGs (cjpeg) and GIFs of 4 to 16 colours (ppmtogif), below
+ppm = os.path.join(os.path.dirname(root), "ppm")
+os.makedirs(ppm)
+for i in range(8):
+    w, h = r.randint(32, 64), r.randint(32, 64)
+    open(os.path.join(ppm, "j%d.ppm" % i), "wb").write(b"P6 %d %d 255\n" % (w, h) + r.randbytes(3 * w * h))
+for i in range(12):
+    w, h, c = r.randint(16, 64), r.randint(16, 48), r.choice([4, 8, 16])
+    pal = [r.randbytes(3) for _ in range(c)]
+    open(os.path.join(ppm, "g%d.ppm" % i), "wb").write(b"P6 %d %d 255\n" % (w, h) +
+        b"".join(r.choice(pal) for _ in range(w * h)))
 PY
+# jpg and gif, a tree of their own (src2: the first tree's plan, and so its pairs, unchanged):
+# real coders (noise: coded data that hardly shrinks); each JPEG with an XMP segment of 40-80%
+# of its coded bytes (the metadata of a photograph: gzip -6 about 1.4)
+imgs=
+if command -v cjpeg >/dev/null && command -v ppmtogif >/dev/null; then
+	imgs=1
+	mkdir "$WORK/src2"
+	for f in "$WORK"/ppm/j*.ppm; do
+		cjpeg -quality 90 "$f" >"$WORK/ppm/$(basename "$f" .ppm).jpg"
+	done
+	for f in "$WORK"/ppm/g*.ppm; do
+		ppmtogif "$f" >"$WORK/src2/$(basename "$f" .ppm).gif" 2>/dev/null
+	done
+	python3 - "$WORK/ppm" "$WORK/src2" <<'PY'
+import glob, os, random, struct, sys
+r = random.Random(9)
+tags = ["dc:subject", "xmp:CreatorTool", "photoshop:History", "exif:ExposureTime", "tiff:Make"]
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "j*.jpg"))):
+    b = open(f, "rb").read()
+    n = int(len(b) * r.uniform(0.4, 0.8))
+    xmp = b'http://ns.adobe.com/xap/1.0/\0<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF>'
+    while len(xmp) < n:
+        t = r.choice(tags)
+        xmp += b"<%s><rdf:li>%d</rdf:li></%s>\n" % (t.encode(), r.randint(0, 99999), t.encode())
+    xmp = xmp[:n - 12] + b"</rdf:RDF>\n"
+    seg = b"".join(b"\xff\xe1" + struct.pack(">H", len(xmp[k:k + 65000]) + 2) + xmp[k:k + 65000]
+                   for k in range(0, len(xmp), 65000))
+    open(os.path.join(sys.argv[2], os.path.basename(f)), "wb").write(b[:2] + seg + b[2:])
+PY
+fi
 
 if "$IMPRINT" profile --content "$WORK/src" -o "$WORK/p.conf" 2>"$WORK/err" &&
 	mkdir -p "$WORK/clone" && "$IMPRINT" create -c "$WORK/p.conf" "$WORK/clone" >/dev/null 2>"$WORK/err"; then
@@ -195,6 +238,57 @@ if "$IMPRINT" create -c "$WORK/p.conf" -j1 "$WORK/a.img" >/dev/null 2>"$WORK/err
 	pass "-j1 and -j2 images of the profile are the same bytes"
 else
 	fail "-j1 and -j2 images differ or failed: $(head -c 300 "$WORK/err")"
+fi
+
+# .jpg and .gif (tree src2): the ratios of the clone within 15% of the source's, its files
+# named by file(1), decoded by djpeg and giftopnm (no warning; below a format's least size,
+# 251 and 35 bytes, a clone file is binary, as without a profile), -j1 and -j2 the same
+if [ -n "$imgs" ]; then
+	if "$IMPRINT" profile --content "$WORK/src2" -o "$WORK/p2.conf" 2>"$WORK/err" &&
+		mkdir -p "$WORK/clone2" &&
+		"$IMPRINT" create -c "$WORK/p2.conf" "$WORK/clone2" >/dev/null 2>"$WORK/err"; then
+		python3 "$TOP/tests/content_by_ext.py" "$WORK/src2" --no-zstd >"$WORK/src2.m"
+		python3 "$TOP/tests/content_by_ext.py" "$WORK/clone2" --no-zstd >"$WORK/clone2.m"
+	else
+		fail "profile or create of the .jpg/.gif tree: $(head -c 300 "$WORK/err")"
+	fi
+	for e in jpg gif; do
+		s=$(fig "$WORK/src2.m" $e gzip)
+		c=$(fig "$WORK/clone2.m" $e gzip)
+		if [ -n "$s" ] && [ -n "$c" ] && awk -v s="$s" -v c="$c" 'BEGIN { d = c / s - 1; exit !(d <= 0.15 && d >= -0.15) }'; then
+			pass ".$e: clone gzip -6 ratio $c within 15% of the source's $s"
+		else
+			fail ".$e: clone gzip -6 ratio '$c' against the source's '$s' (within 15%)"
+		fi
+	done
+	nj=0 ng=0 bad=
+	for f in "$WORK"/clone2/*.jpg; do
+		[ "$(stat -c %s "$f")" -ge 251 ] || continue
+		nj=$((nj + 1))
+		file -b "$f" | grep -q '^JPEG image data' || bad="$bad $(basename "$f"):file"
+		djpeg "$f" >/dev/null 2>"$WORK/dj.err" && [ ! -s "$WORK/dj.err" ] ||
+			bad="$bad $(basename "$f"):$(head -c 100 "$WORK/dj.err")"
+	done
+	for f in "$WORK"/clone2/*.gif; do
+		[ "$(stat -c %s "$f")" -ge 35 ] || continue
+		ng=$((ng + 1))
+		file -b "$f" | grep -q '^GIF image data' || bad="$bad $(basename "$f"):file"
+		giftopnm "$f" >/dev/null 2>"$WORK/gt.err" && [ ! -s "$WORK/gt.err" ] ||
+			bad="$bad $(basename "$f"):$(head -c 100 "$WORK/gt.err")"
+	done
+	[ -z "$bad" ] && [ "$nj" -ge 4 ] && [ "$ng" -ge 5 ] &&
+		pass "file(1), djpeg and giftopnm accept the clone's $nj .jpg and $ng .gif" ||
+		fail "clone .jpg ($nj) and .gif ($ng) refused:$bad"
+	if "$IMPRINT" create -c "$WORK/p2.conf" -j1 "$WORK/c.img" >/dev/null 2>"$WORK/err" &&
+		"$IMPRINT" create -c "$WORK/p2.conf" -j2 "$WORK/d.img" >/dev/null 2>"$WORK/err" &&
+		cmp -s "$WORK/c.img" "$WORK/d.img"; then
+		pass "-j1 and -j2 images of the .jpg/.gif profile are the same bytes"
+	else
+		fail "-j1 and -j2 images of the .jpg/.gif profile differ or failed: $(head -c 300 "$WORK/err")"
+	fi
+	rm -f "$WORK/c.img" "$WORK/d.img"
+else
+	pass "# SKIP .jpg and .gif: needs cjpeg and ppmtogif (libjpeg-turbo-progs, netpbm)"
 fi
 
 finish

@@ -593,8 +593,13 @@ int content_extc_init(struct content_model *cm)
 			e->kind = EXTC_PYC;
 			e->base = ops;
 			ret = calibrate(cm, e, f[0], &sm);
-		} else if (ops == &gen_pdf_ops) {
-			/* deflated pages (gen_file.boost below 0, archive/pdf.c) down to its ratio */
+		} else if (ops == &gen_pdf_ops || ops == &gen_jpeg_ops || ops == &gen_gif_ops) {
+			/*
+			 * to its ratio: PDF down by deflated pages (gen_file.boost
+			 * below 0, archive/pdf.c), JPEG up by MCUs of a pattern
+			 * ending each restart interval (above 0, image/jpeg.c),
+			 * GIF down by runs of noise pixels (below 0, image/gif.c)
+			 */
 			e->kind = EXTC_PYC;
 			e->base = ops;
 			ret = calibrate(cm, e, f[0], &sm);
@@ -693,6 +698,8 @@ static int extc_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 	switch (e ? e->kind : EXTC_KEEP) {
 	case EXTC_TEXT:
 	case EXTC_PYC:
+		if (g->size < e->base->min_size)
+			break; /* as without the profile's entry (a .jpg of 163 bytes: binary) */
 		t = *g;
 		t.boost = e->boost;
 		t.fresh = e->fresh;

@@ -23,7 +23,8 @@ struct gen_file {
 	struct gen_memo *memo;           /* NULL, or the record of a file made in parts (below) */
 	int32_t boost;                   /* text: recurrence moved toward a profile's ratio
 					    (ext_content, content/extc.h), -65535..65535; 0: the
-					    format's own */
+					    format's own (pdf, jpeg, gif: their own knobs of
+					    the ratio, see there) */
 	uint32_t fresh;                  /* text: words, names and numbers made new to the
 					    file (not of the vocabulary) by fresh / 65536, to
 					    reach a profile's distinct words (0..65535; 0: none) */

@@ -89,6 +89,14 @@ struct jpeg_gen {
 	struct jpeg_layout l;
 	struct img_tex t;
 	uint64_t key, size;
+	/*
+	 * A profile's ratio (ext_content, gen_file.boost above 0): the share
+	 * by tile / 65535 of restart intervals that are a pattern, every MCU
+	 * after the first coded alike (real JPEGs above gzip -6 1.1 are
+	 * drawings: backgrounds, stripes, graphs, whose blocks repeat); 0:
+	 * none (the default).
+	 */
+	uint32_t tile;
 	uint16_t dc_code[12], ac_code[256];
 	uint8_t dc_len[12], ac_len[256];
 };
@@ -308,6 +316,41 @@ out_eob:
 }
 
 #define JPEG_INTERVAL (JPEG_RST * JPEG_MCU + 2)
+#define SALT_TILE     UINT64_C(0x74696C65)
+#define JPEG_ALIGN    32u /* the least bits a tile's chroma block gives up to end on a byte */
+
+/*
+ * How many MCUs at the end of restart interval i are a pattern
+ * (jpeg_gen.tile): the file's share of them, spread evenly over its
+ * intervals from a phase of the file's own, so that a file of a few
+ * intervals holds its share too.
+ */
+static unsigned jpeg_tiles(const struct jpeg_gen *j, uint64_t i, unsigned m)
+{
+	uint64_t phase = img_hash(j->key, SALT_TILE, 0) % 65535, t = j->tile * (uint64_t)JPEG_RST;
+	uint64_t c = (phase + (i + 1) * t) / 65535 - (phase + i * t) / 65535;
+
+	return (unsigned)IMG_MIN(c, (uint64_t)m);
+}
+
+/*
+ * Code MCU u of a pattern (tiled): the blocks of the pattern's seed, its
+ * DC values dc, luma blocks of busy, chroma 2 by sum of spend; the last
+ * chroma block adj bits short.
+ */
+static void jpeg_tile_mcu(const struct jpeg_gen *j, struct jpeg_bits *b, int *pred,
+			  const int *dc, uint64_t seed, unsigned busy, uint64_t sum,
+			  uint64_t spend, unsigned adj, unsigned later, uint64_t cap)
+{
+	for (unsigned k = 0; k < 6; k++) {
+		uint64_t q = spend * (k < 4 ? busy : 2) / sum;
+
+		if (k == 5)
+			q = q > adj ? q - adj : 0;
+		jpeg_block(j, b, &pred[k < 4 ? 0 : k - 3], dc[k < 4 ? 0 : k - 3],
+			   img_hash(seed, 0, k), jpeg_bits_now(b) + q, later + 5 - k, cap);
+	}
+}
 
 /* Code restart interval i into out; returns its length in bytes or -EOVERFLOW. */
 static int jpeg_interval(const struct jpeg_gen *j, uint64_t i, uint8_t *out)
@@ -317,15 +360,17 @@ static int jpeg_interval(const struct jpeg_gen *j, uint64_t i, uint8_t *out)
 	unsigned m = (unsigned)IMG_MIN((uint64_t)JPEG_RST, l->mcus - first), nb = 6 * m;
 	uint64_t cap = 8 * (uint64_t)m * JPEG_MCU, spend = cap - 32, sum = 0, acc = 0;
 	struct jpeg_bits b = { .p = out, .cap = (size_t)m * JPEG_MCU };
-	unsigned busy[JPEG_RST];
-	int pred[3] = { 0, 0, 0 };
-	uint64_t mx, my;
+	unsigned busy[JPEG_RST], tiles = j->tile ? jpeg_tiles(j, i, m) : 0, adj = 0;
+	int pred[3] = { 0, 0, 0 }, tdc[3];
+	uint64_t mx, my, seed;
 
 	/* luma gets the bits, more in busy regions of 64x64 pixels */
 	mx = first % l->mw;
 	my = first / l->mw;
 	for (unsigned u = 0; u < m; u++) {
 		busy[u] = 6 + (unsigned)(img_hash(j->key, mx >> 2, my >> 2) % 12);
+		if (u > m - tiles)
+			busy[u] = busy[m - tiles];
 		sum += 4 * busy[u] + 4;
 		if (++mx == l->mw) {
 			mx = 0;
@@ -334,7 +379,7 @@ static int jpeg_interval(const struct jpeg_gen *j, uint64_t i, uint8_t *out)
 	}
 	mx = first % l->mw;
 	my = first / l->mw;
-	for (unsigned u = 0; u < m; u++) {
+	for (unsigned u = 0; u < m - tiles; u++) {
 		for (unsigned k = 0; k < 6; k++) {
 			unsigned comp = k < 4 ? 0 : k - 3, t = 6 * u + k;
 			int dc;
@@ -358,6 +403,45 @@ static int jpeg_interval(const struct jpeg_gen *j, uint64_t i, uint8_t *out)
 			my++;
 		}
 	}
+	/*
+	 * The pattern: its first MCU's DC values (the texture's there) in every
+	 * MCU, so that all after the first code alike (DC differences 0), each
+	 * block its share of the bits; the second ends on a byte (its chroma
+	 * block up to JPEG_ALIGN bits short), so that the bytes repeat too.
+	 */
+	seed = img_hash(j->key ^ 0x6a6163, first + m - tiles, SALT_TILE);
+	for (unsigned u = m - tiles; u < m; u++) {
+		unsigned later = nb - 6 * (u + 1);
+
+		if (u == m - tiles) {
+			tdc[0] = (img_tex_mean(&j->t, 16 * mx + 8, 16 * my + 8, 0) - 128) * 8 /
+				 JPEG_QDC;
+			for (unsigned c = 1; c < 3; c++)
+				tdc[c] = (img_tex_mean(&j->t, 16 * mx + 8, 16 * my + 8, c) - 128) *
+					 4 / JPEG_QDC;
+		}
+		if (u == m - tiles + 1) {
+			struct jpeg_bits t0 = b;
+			int p0[3] = { pred[0], pred[1], pred[2] };
+
+			for (adj = 0; adj < JPEG_ALIGN; adj++) {
+				b = t0;
+				memcpy(pred, p0, sizeof(p0));
+				jpeg_tile_mcu(j, &b, pred, tdc, seed, busy[u], sum, spend, adj,
+					      later, cap);
+				if ((jpeg_bits_now(&b) - jpeg_bits_now(&t0)) % 8 == 0)
+					break;
+			}
+			adj %= JPEG_ALIGN;
+			b = t0;
+			memcpy(pred, p0, sizeof(p0));
+		}
+		jpeg_tile_mcu(j, &b, pred, tdc, seed, busy[u], sum, spend, adj, later, cap);
+		if (++mx == l->mw) {
+			mx = 0;
+			my++;
+		}
+	}
 	jpeg_flush(&b);
 	if (b.n > b.cap)
 		return -EOVERFLOW;
@@ -372,6 +456,7 @@ static int jpeg_interval(const struct jpeg_gen *j, uint64_t i, uint8_t *out)
 /* The last interval coded, per thread: a fill of small blocks codes each one once. */
 static _Thread_local struct {
 	bool valid;
+	uint32_t tile;
 	uint64_t key, size, i;
 	unsigned n;
 	uint8_t bytes[JPEG_INTERVAL];
@@ -422,13 +507,14 @@ static int64_t jpeg_part(void *ctx, uint64_t off, uint8_t *buf, size_t len)
 			 at = off - l->data_at - i * JPEG_INTERVAL;
 
 		if (!jpeg_last.valid || jpeg_last.key != j->key || jpeg_last.size != j->size ||
-		    jpeg_last.i != i) {
+		    jpeg_last.i != i || jpeg_last.tile != j->tile) {
 			int n = jpeg_interval(j, i, jpeg_last.bytes);
 
 			jpeg_last.valid = n > 0;
 			if (n < 0)
 				return n;
 			jpeg_last.key = j->key;
+			jpeg_last.tile = j->tile;
 			jpeg_last.size = j->size;
 			jpeg_last.i = i;
 			jpeg_last.n = (unsigned)n;
@@ -448,7 +534,11 @@ static int64_t jpeg_part(void *ctx, uint64_t off, uint8_t *buf, size_t len)
 
 static int jpeg_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
 {
-	struct jpeg_gen j = { .key = g->key, .size = g->size };
+	struct jpeg_gen j = {
+		.key = g->key,
+		.size = g->size,
+		.tile = g->boost > 0 ? (uint32_t)g->boost : 0,
+	};
 
 	if (gen_check_request(g, JPEG_MIN, off, len))
 		return -EINVAL;
