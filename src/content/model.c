@@ -254,10 +254,9 @@ static int load_wordlist(struct vocab *v, const char *path)
 	fclose(f);
 	block_index_init(&bi);
 	for (size_t i = 0; !ret && i < n;) {
-		size_t j = i;
+		const char *nl = memchr(text + i, '\n', n - i);
+		size_t j = nl ? (size_t)(nl - text) : n;
 
-		while (j < n && text[j] != '\n')
-			j++;
 		if (plain_word(text + i, j - i) && (j - i > 2 || is_common(text + i, j - i)) &&
 		    !blocked(&bi, text + i, j - i))
 			ret = vocab_add(v, text + i, j - i);
