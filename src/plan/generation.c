@@ -28,7 +28,6 @@ static int ext_in(const char *ext, const char *const *list)
 	return 0;
 }
 
-/* The evolving tree, by stable key: files and directories never renumbered. */
 /*
  * An entry's name as last made (unique_arrivals makes the names of a
  * directory's residents again at each arrival): what it was made of, and
@@ -41,6 +40,7 @@ struct name_memo {
 	uint8_t var, len;
 };
 
+/* The evolving tree, by stable key: files and directories never renumbered. */
 struct gstate {
 	const struct plan *b;
 	const struct params *p;
