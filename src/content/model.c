@@ -11,6 +11,7 @@
 #include "util/rng.h"
 
 #define WMAX CONTENT_WORD_MAX
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Size of the built-in lexicon, about that of the filtered Debian list (63,875). */
 #define LEXICON_WORDS 60000
@@ -90,18 +91,47 @@ static const char *const blocked_word[] = {
 	"wop", "wops", "coon", "coons", "homo", "homos", "retard", "retards", "tranny",
 };
 
-static int blocked(const char *s, size_t n)
-{
-	for (size_t i = 0; i < sizeof(blocked_prefix) / sizeof(blocked_prefix[0]); i++) {
-		size_t l = blocked_prefix[i][0] == s[0] ? strlen(blocked_prefix[i]) : n + 1;
+/*
+ * The blocked lists by first letter (bit i: entry i), with their lengths:
+ * a word is checked against the few entries that start as it does.
+ */
+_Static_assert(NELEM(blocked_prefix) <= 32 && NELEM(blocked_word) <= 32,
+	       "struct block_index holds 32 entries of each list");
 
-		if (n >= l && !memcmp(s, blocked_prefix[i], l))
+struct block_index {
+	uint32_t prefix[256], word[256];
+	uint8_t prefix_len[NELEM(blocked_prefix)], word_len[NELEM(blocked_word)];
+};
+
+static void block_index_init(struct block_index *bi)
+{
+	memset(bi, 0, sizeof(*bi));
+	for (size_t i = 0; i < NELEM(blocked_prefix); i++) {
+		bi->prefix[(unsigned char)blocked_prefix[i][0]] |= UINT32_C(1) << i;
+		bi->prefix_len[i] = (uint8_t)strlen(blocked_prefix[i]);
+	}
+	for (size_t i = 0; i < NELEM(blocked_word); i++) {
+		bi->word[(unsigned char)blocked_word[i][0]] |= UINT32_C(1) << i;
+		bi->word_len[i] = (uint8_t)strlen(blocked_word[i]);
+	}
+}
+
+static int blocked(const struct block_index *bi, const char *s, size_t n)
+{
+	unsigned char c = (unsigned char)s[0];
+
+	for (uint32_t m = bi->prefix[c]; m; m &= m - 1) {
+		unsigned i = (unsigned)__builtin_ctz(m);
+
+		if (n >= bi->prefix_len[i] && !memcmp(s, blocked_prefix[i], bi->prefix_len[i]))
 			return 1;
 	}
-	for (size_t i = 0; i < sizeof(blocked_word) / sizeof(blocked_word[0]); i++)
-		if (blocked_word[i][0] == s[0] && strlen(blocked_word[i]) == n &&
-		    !memcmp(s, blocked_word[i], n))
+	for (uint32_t m = bi->word[c]; m; m &= m - 1) {
+		unsigned i = (unsigned)__builtin_ctz(m);
+
+		if (bi->word_len[i] == n && !memcmp(s, blocked_word[i], n))
 			return 1;
+	}
 	return 0;
 }
 
@@ -206,6 +236,7 @@ static int is_common(const char *s, size_t n)
 static int load_wordlist(struct vocab *v, const char *path)
 {
 	FILE *f = fopen(path, "r");
+	struct block_index bi;
 	char *text;
 	size_t n = 0;
 	int ret = 0;
@@ -221,13 +252,13 @@ static int load_wordlist(struct vocab *v, const char *path)
 	if (ferror(f))
 		ret = 1;
 	fclose(f);
+	block_index_init(&bi);
 	for (size_t i = 0; !ret && i < n;) {
-		size_t j = i;
+		const char *nl = memchr(text + i, '\n', n - i);
+		size_t j = nl ? (size_t)(nl - text) : n;
 
-		while (j < n && text[j] != '\n')
-			j++;
 		if (plain_word(text + i, j - i) && (j - i > 2 || is_common(text + i, j - i)) &&
-		    !blocked(text + i, j - i))
+		    !blocked(&bi, text + i, j - i))
 			ret = vocab_add(v, text + i, j - i);
 		i = j + 1;
 	}
@@ -257,17 +288,17 @@ static const char *const codas[] = {
 	"rt", "ll", "ss", "th", "x", "ph",
 };
 
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
 static int lexicon(struct vocab *v)
 {
 	size_t cap = 1 << 17;	/* hash set of offsets + 1, load below one half */
 	uint32_t *set = calloc(cap, sizeof(*set));
 	uint64_t key = rng_stream_key(0, "content.lexicon");
+	struct block_index bi;
 	int ret = 0;
 
 	if (!set)
 		return -ENOMEM;
+	block_index_init(&bi);
 	for (size_t i = 0; i < NELEM(common_words) + (1u << 22) && v->n < LEXICON_WORDS; i++) {
 		char w[64];
 		size_t n = 0, h;
@@ -290,7 +321,7 @@ static int lexicon(struct vocab *v)
 
 				n += (size_t)sprintf(w + n, "%s%s%s", o, a, c);
 			}
-			if (!plain_word(w, n) || n < 3 || blocked(w, n))
+			if (!plain_word(w, n) || n < 3 || blocked(&bi, w, n))
 				continue;
 		}
 		h = word_hash(w, n) & (cap - 1);
@@ -316,6 +347,15 @@ struct rank_item {
 	double key;
 };
 
+/* The bits of a rank key: positive doubles order as these. */
+static uint64_t key_bits(const struct rank_item *x)
+{
+	uint64_t b;
+
+	memcpy(&b, &x->key, sizeof(b));
+	return b;
+}
+
 static int cmp_text(const void *a, const void *b)
 {
 	const struct rank_item *x = a, *y = b;
@@ -340,6 +380,58 @@ static int cmp_rank(const void *a, const void *b)
 }
 
 /*
+ * Sort it[0, n), distinct words in text order, as qsort with cmp_rank
+ * would, without a call a comparison: the common words (a few hundred) by
+ * their place, then the others by a radix sort of their keys, positive
+ * doubles ordered as their bits.  The radix sort is stable and the words
+ * come in text order, so equal keys stay in text order as cmp_rank puts
+ * them.  Returns 0 or -ENOMEM.
+ */
+static int rank_sort(struct rank_item *it, size_t n)
+{
+	struct rank_item *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *src, *dst, *t;
+	size_t nc = 0, no = 0;
+
+	if (!tmp)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (it[i].common >= 0)
+			tmp[nc++] = it[i];
+	qsort(tmp, nc, sizeof(*tmp), cmp_rank);
+	for (size_t i = 0; i < n; i++)
+		if (it[i].common < 0)
+			it[no++] = it[i];
+	/* it[0, no): the others; tmp[0, nc): the common words, sorted */
+	memmove(it + nc, it, no * sizeof(*it));
+	memcpy(it, tmp, nc * sizeof(*it));
+	src = it + nc;
+	dst = tmp;
+	for (unsigned sh = 0; sh < 64; sh += 8) {
+		size_t cnt[256] = { 0 }, at = 0;
+
+		for (size_t i = 0; i < no; i++)
+			cnt[0xff & (key_bits(&src[i]) >> sh)]++;
+		if (no && cnt[0xff & (key_bits(&src[0]) >> sh)] == no)
+			continue;	/* one value of this byte: the order stays */
+		for (unsigned d = 0; d < 256; d++) {
+			size_t c = cnt[d];
+
+			cnt[d] = at;
+			at += c;
+		}
+		for (size_t i = 0; i < no; i++)
+			dst[cnt[0xff & (key_bits(&src[i]) >> sh)]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != it + nc)
+		memcpy(it + nc, src, no * sizeof(*it));
+	free(tmp);
+	return 0;
+}
+
+/*
  * Rank the vocabulary: the common words first, in their order; then the
  * others by a weighted random order with weight F(L) / n(L) for a word of
  * length L (n(L) words of that length), so that going down the ranks the
@@ -352,6 +444,7 @@ static int build_ranks(struct content_model *cm, struct vocab *v)
 {
 	struct rank_item *it = calloc(v->n + WMAX, sizeof(*it));
 	size_t count[WMAX + 1] = { 0 }, n = 0, bytes = 0;
+	double flen[WMAX + 1];
 	char *buf = NULL, *at;
 	const char **word = NULL;
 	uint8_t *len = NULL;
@@ -363,8 +456,12 @@ static int build_ranks(struct content_model *cm, struct vocab *v)
 		it[i].s = v->buf + v->off[i];
 		it[i].len = v->len[i];
 	}
-	/* deterministic order, duplicates removed */
-	qsort(it, v->n, sizeof(*it), cmp_text);
+	/* deterministic order, duplicates removed (a system list comes sorted already) */
+	for (n = 1; n < v->n && strcmp(it[n - 1].s, it[n].s) <= 0; n++)
+		;
+	if (n < v->n)
+		qsort(it, v->n, sizeof(*it), cmp_text);
+	n = 0;
 	for (size_t i = 0; i < v->n; i++)
 		if (!n || strcmp(it[n - 1].s, it[i].s))
 			it[n++] = it[i];
@@ -380,6 +477,8 @@ static int build_ranks(struct content_model *cm, struct vocab *v)
 	for (size_t i = 0; i < n; i++)
 		if (it[i].common < 0)
 			count[it[i].len]++;
+	for (unsigned l = 1; l <= WMAX; l++)
+		flen[l] = wordlen_f(l);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t h = word_hash(it[i].s, it[i].len) ^ UINT64_C(0x5851F42D4C957F2D);
 		double u;
@@ -388,9 +487,10 @@ static int build_ranks(struct content_model *cm, struct vocab *v)
 		u = ((double)(h >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 
 		if (it[i].common < 0)
-			it[i].key = -log(u) * (double)count[it[i].len] / wordlen_f(it[i].len);
+			it[i].key = -log(u) * (double)count[it[i].len] / flen[it[i].len];
 	}
-	qsort(it, n, sizeof(*it), cmp_rank);
+	if (rank_sort(it, n))
+		goto out_free_all;
 	if (n > CONTENT_WORDS_MAX - WMAX)
 		n = CONTENT_WORDS_MAX - WMAX;	/* room for the lengths added below */
 

@@ -6,6 +6,7 @@
 
 #include "plan/generation.h"
 #include "plan/plan_int.h"
+#include "util/array.h"
 
 #define BLOCK 4096u
 
@@ -27,6 +28,18 @@ static int ext_in(const char *ext, const char *const *list)
 	return 0;
 }
 
+/*
+ * An entry's name as last made (unique_arrivals makes the names of a
+ * directory's residents again at each arrival): what it was made of, and
+ * where its text is in gstate.memo_buf.  len 0: none made yet.
+ */
+struct name_memo {
+	uint64_t id;
+	uint32_t off;
+	uint16_t ext;
+	uint8_t var, len;
+};
+
 /* The evolving tree, by stable key: files and directories never renumbered. */
 struct gstate {
 	const struct plan *b;
@@ -44,6 +57,9 @@ struct gstate {
 	uint32_t nedits, capedits;
 	struct plan_gen_counts c;
 	uint64_t bytes0;   /* bytes of generation 0's files */
+	struct name_memo *f_memo, *d_memo;
+	char *memo_buf;    /* the names of the memos, NUL-terminated */
+	size_t memo_used, memo_cap;
 };
 
 #define GROW(arr, n, cap) \
@@ -67,7 +83,7 @@ static int files_reserve(struct gstate *s, uint64_t want)
 	GROW(s->f_var, n, cap); GROW(s->f_in, n, cap); GROW(s->f_ext, n, cap);
 	GROW(s->f_dir, n, cap); GROW(s->f_tgen, n, cap); GROW(s->f_cgen, n, cap);
 	GROW(s->f_chg, n, cap); GROW(s->f_last, n, cap); GROW(s->f_size, n, cap);
-	GROW(s->f_name, n, cap);
+	GROW(s->f_name, n, cap); GROW(s->f_memo, n, cap);
 	s->capf = cap;
 	return 0;
 }
@@ -83,7 +99,7 @@ static int dirs_reserve(struct gstate *s, uint32_t want)
 	GROW(s->d_alive, n, cap); GROW(s->d_pin, n, cap); GROW(s->d_depth, n, cap);
 	GROW(s->d_var, n, cap); GROW(s->d_in, n, cap); GROW(s->d_parent, n, cap);
 	GROW(s->d_tgen, n, cap); GROW(s->d_cgen, n, cap); GROW(s->d_nchild, n, cap);
-	GROW(s->d_name, n, cap);
+	GROW(s->d_name, n, cap); GROW(s->d_memo, n, cap);
 	s->capd = cap;
 	return 0;
 }
@@ -94,6 +110,7 @@ static void gstate_free(struct gstate *s)
 		 s->f_tgen, s->f_cgen, s->f_chg, s->f_last, s->f_size, s->f_name);
 	FREE_ALL(s->d_alive, s->d_pin, s->d_depth, s->d_var, s->d_in, s->d_parent, s->d_tgen,
 		 s->d_cgen, s->d_nchild, s->d_name, s->edit);
+	FREE_ALL(s->f_memo, s->d_memo, s->memo_buf);
 }
 
 static int add_edit(struct gstate *s, uint64_t key, unsigned kind, uint32_t gen, uint64_t from,
@@ -490,6 +507,39 @@ static size_t dir_name_v(const struct gstate *s, uint32_t d, unsigned v, char *b
 	return name_make(buf, &s->b->names, NAME_DIR, s->d_name[d], "", v);
 }
 
+/*
+ * The name of file k (is_dir 0) or directory k under variant v, as
+ * file_name_v() or dir_name_v() make it, from the entry's memo: made again
+ * only when its name id, extension or variant changed since.  buf (of
+ * NAME_MAX_LEN + 1) holds it only when it cannot be kept.  *len gets its
+ * length; NULL on -ENOMEM.
+ */
+static const char *name_memo(struct gstate *s, int is_dir, uint64_t k, unsigned v, char *buf,
+			     size_t *len)
+{
+	struct name_memo *m = is_dir ? &s->d_memo[k] : &s->f_memo[k];
+	uint64_t id = is_dir ? s->d_name[k] : s->f_name[k];
+	uint16_t ext = is_dir ? 0 : s->f_ext[k];
+	size_t n;
+
+	if (m->len && m->id == id && m->ext == ext && m->var == v) {
+		*len = m->len;
+		return s->memo_buf + m->off;
+	}
+	n = is_dir ? dir_name_v(s, (uint32_t)k, v, buf) : file_name_v(s, k, v, buf);
+	*len = n;
+	m->len = 0;
+	if (!n || n > UINT8_MAX || v > UINT8_MAX || s->memo_used + n + 1 > UINT32_MAX)
+		return buf;
+	if (array_grow(&s->memo_buf, &s->memo_cap, s->memo_used + n + 1, 1))
+		return NULL;
+	memcpy(s->memo_buf + s->memo_used, buf, n + 1);
+	*m = (struct name_memo){ .id = id, .off = (uint32_t)s->memo_used, .ext = ext,
+				 .var = (uint8_t)v, .len = (uint8_t)n };
+	s->memo_used += n + 1;
+	return s->memo_buf + m->off;
+}
+
 static unsigned next_variant(unsigned v)
 {
 	return v < NAME_VARIANT_REDRAWS ? v + 1 : NAME_VARIANT_UNIQUE;
@@ -501,8 +551,9 @@ static int take_variant(struct plan_name_set *ns, struct gstate *s, int is_dir, 
 	char buf[NAME_MAX_LEN + 1];
 
 	for (unsigned v = 0;; v = next_variant(v)) {
-		size_t len = is_dir ? dir_name_v(s, (uint32_t)id, v, buf) : file_name_v(s, id, v, buf);
-		int r = plan_name_set_add(ns, buf, len);
+		size_t len;
+		const char *name = name_memo(s, is_dir, id, v, buf, &len);
+		int r = name ? plan_name_set_add(ns, name, len) : -ENOMEM;
 
 		if (r < 0)
 			return r;
@@ -517,6 +568,18 @@ static int take_variant(struct plan_name_set *ns, struct gstate *s, int is_dir, 
 			return 0;
 		}
 	}
+}
+
+/* A resident's name into ns (name_memo()); 0 or -ENOMEM. */
+static int add_memo(struct plan_name_set *ns, struct gstate *s, int is_dir, uint64_t k,
+		    unsigned v, char *buf)
+{
+	size_t len;
+	const char *name = name_memo(s, is_dir, k, v, buf, &len);
+
+	if (!name || plan_name_set_add(ns, name, len) < 0)
+		return -ENOMEM;
+	return 0;
 }
 
 /*
@@ -551,13 +614,11 @@ static int unique_arrivals(struct gstate *s)
 		if (d == 0 && plan_name_set_add(&ns, "lost+found", 10) < 0)
 			ret = -ENOMEM;
 		for (uint32_t i = x.dstart[d]; !ret && i < x.dstart[d + 1]; i++)
-			if (!s->d_in[x.dby[i]] &&
-			    plan_name_set_add(&ns, buf, dir_name_v(s, x.dby[i], s->d_var[x.dby[i]], buf)) < 0)
-				ret = -ENOMEM;
+			if (!s->d_in[x.dby[i]])
+				ret = add_memo(&ns, s, 1, x.dby[i], s->d_var[x.dby[i]], buf);
 		for (uint64_t i = x.fstart[d]; !ret && i < x.fstart[d + 1]; i++)
-			if (!s->f_in[x.fby[i]] &&
-			    plan_name_set_add(&ns, buf, file_name_v(s, x.fby[i], s->f_var[x.fby[i]], buf)) < 0)
-				ret = -ENOMEM;
+			if (!s->f_in[x.fby[i]])
+				ret = add_memo(&ns, s, 0, x.fby[i], s->f_var[x.fby[i]], buf);
 		if (d < s->b->ndirs)
 			for (uint32_t l = s->b->dir_first_link[d];
 			     !ret && l < s->b->dir_first_link[d] + s->b->dir_nlinks[d]; l++)

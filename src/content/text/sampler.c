@@ -27,6 +27,9 @@ static const char *const keywords[] = {
 	"protected", "debugger", "arguments", "eval", "path", "fs",
 };
 
+/* Words of keywords[] for each first letter, a bit each. */
+#define KW_SETS ((NELEM(keywords) + 63) / 64)
+
 /* The alias table of weights (r + 1)^-s over ranks 0..n-1. */
 static int build_alias(struct text_model *tm, double s)
 {
@@ -41,10 +44,12 @@ static int build_alias(struct text_model *tm, double s)
 		free(q);
 		return -ENOMEM;
 	}
-	for (uint32_t r = 0; r < n; r++)
-		mass += pow((double)r + 1, -s);
 	for (uint32_t r = 0; r < n; r++) {
-		q[r] = pow((double)r + 1, -s) * n / mass;
+		q[r] = pow((double)r + 1, -s);
+		mass += q[r];
+	}
+	for (uint32_t r = 0; r < n; r++) {
+		q[r] = q[r] * n / mass;
 		if (q[r] < 1)
 			small[ns++] = r;
 		else
@@ -116,17 +121,28 @@ int content_text_init(struct content_model *cm)
 	}
 
 	{
+		/* the keywords by first letter (a bit each): a word meets only those */
+		uint64_t kwset[256][KW_SETS] = { { 0 } };
 		uint8_t kwlen[NELEM(keywords)];
 
-		for (size_t i = 0; i < NELEM(keywords); i++)
+		for (size_t i = 0; i < NELEM(keywords); i++) {
 			kwlen[i] = (uint8_t)strlen(keywords[i]);
+			kwset[(unsigned char)keywords[i][0]][i / 64] |= UINT64_C(1) << (i % 64);
+		}
 		for (uint32_t r = 0; r < n; r++) {
+			const uint64_t *set = kwset[(unsigned char)cm->word[r][0]];
+
 			memcpy(tm->slot[r], cm->word[r], cm->word_len[r]);
-			for (size_t i = 0; i < NELEM(keywords); i++)
-				if (kwlen[i] == cm->word_len[r] &&
-				    keywords[i][0] == cm->word[r][0] &&
-				    !memcmp(keywords[i], cm->word[r], kwlen[i]))
-					tm->keyword[r] = 1;
+			for (unsigned k = 0; k < KW_SETS && !tm->keyword[r]; k++)
+				for (uint64_t m = set[k]; m; m &= m - 1) {
+					size_t i = k * 64 + (size_t)__builtin_ctzll(m);
+
+					if (kwlen[i] == cm->word_len[r] &&
+					    !memcmp(keywords[i], cm->word[r], kwlen[i])) {
+						tm->keyword[r] = 1;
+						break;
+					}
+				}
 		}
 	}
 	tm->lfirst[1] = 0;
