@@ -365,11 +365,11 @@ static inline uint64_t wymix(uint64_t s)
  * tok.  Words of the model without narrowing or fresh tokens (the default)
  * are drawn by draw_word()'s steps on locals.  The table reads of a word
  * (alias column, slot) are independent of the other words', so the core
- * overlaps them without help: the prefetches of draws ahead (tpeek() of
- * the stream's next values) that the word-at-a-time loop had cost more
- * than they saved once the draws no longer wait on the stores (code
- * +8 %, narrowed or fresh text +10 to 17 %).  Only the word's slot is
- * prefetched, for the copy after.
+ * overlaps them without help.  The word-at-a-time loop prefetched the
+ * tables for the stream's values 7 and 20 draws ahead; that cost more
+ * than it saved once the draws no longer wait on the stores (without it:
+ * code +8 %, narrowed or fresh text +10 to 17 %), so it is gone.  Only
+ * the drawn word's slot is prefetched, for the copy after.
  */
 static void draw_ahead(struct tw *w, struct drawn *d, unsigned k, uint8_t (*tok)[WMAX])
 {
