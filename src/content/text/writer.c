@@ -53,41 +53,6 @@ static inline uint32_t zipf_rank(const struct text_model *tm, uint64_t x)
 	return ((x >> 16) & 0xFFFF) < (e & 0xFFFF) ? c : e >> 16;
 }
 
-/*
- * Prefetching.  Drawing a word is two dependent reads at random: the
- * alias table's column (256 KiB) and the word's slot (1 MiB for a large
- * vocabulary), which miss the L1 cache and were half of put_text's time.
- * The stream's values are known ahead (tnext() is a counter), whatever
- * they will be used for: at each word, the column of the value PF_FAR
- * draws ahead is prefetched, and the slots of both ranks of the column
- * PF_NEAR draws ahead (read now, prefetched before).  A prefetch never
- * changes a byte; a wrong guess only costs its load.  (always_inline:
- * GCC finds a function of prefetches alone pure and drops its calls.)
- */
-#define PF_FAR	20u
-#define PF_NEAR 7u
-
-/* The value tnext() gives k calls from now. */
-static inline uint64_t tpeek(const struct trng *r, uint64_t k)
-{
-	uint64_t s = r->s + k * WY_P0;
-	unsigned __int128 m = (unsigned __int128)s * (s ^ WY_P1);
-
-	return (uint64_t)m ^ (uint64_t)(m >> 64);
-}
-
-static inline __attribute__((always_inline)) void draw_prefetch(const struct tw *w)
-{
-	const struct text_model *tm = w->tm;
-	uint32_t c = zipf_column(tm, tpeek(&w->r, PF_NEAR)), e = tm->alias[c];
-
-	__builtin_prefetch(&tm->alias[zipf_column(tm, tpeek(&w->r, PF_FAR))]);
-	__builtin_prefetch(tm->slot[c]);
-	__builtin_prefetch(tm->slot[e >> 16]);
-	__builtin_prefetch(&tm->len[c]);
-	__builtin_prefetch(&tm->len[e >> 16]);
-}
-
 /* A word's rank by the text mode, from bits 16..63 of x (the caller may use bits 0..15). */
 static inline uint32_t draw_word(struct tw *w, uint64_t x)
 {
@@ -369,6 +334,91 @@ static void text_finish(struct tw *w, size_t room, unsigned fl, int sep, int cap
 }
 
 /*
+ * Words drawn ahead.  A word's draws (its rank, the Heaps and narrowing
+ * state, whether it is fresh) never depend on the bytes written or the
+ * column, only the room check after them does.  So while the room left
+ * surely holds a word of the longest kind (BATCH_WORD: separator, WMAX
+ * letters, punctuation) for each of the next k words of the sentence,
+ * with a paragraph's break and the reserve after them, those k words are
+ * drawn first, in the same order, and written after: the draws no longer
+ * wait on the stores, whose byte pointer may alias the writer.
+ */
+#define BATCH_WORD	(1u + WMAX + 1u)
+#define BATCH_MAX	24u	/* the longest sentence: 3 + 3 * 7 words */
+
+struct drawn {
+	uint64_t x;                 /* the word's first draw (punctuation) */
+	uint32_t r;                 /* its rank, or UINT32_MAX: fresh token i */
+	uint32_t l;
+};
+
+/* The wyrand output of state s (tnext() after its add). */
+static inline uint64_t wymix(uint64_t s)
+{
+	unsigned __int128 m = (unsigned __int128)s * (s ^ WY_P1);
+
+	return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
+/*
+ * Draw the next k words as text_put_text()'s loop does, fresh tokens into
+ * tok.  Words of the model without narrowing or fresh tokens (the default)
+ * are drawn by draw_word()'s steps on locals.  The table reads of a word
+ * (alias column, slot) are independent of the other words', so the core
+ * overlaps them without help.  The word-at-a-time loop prefetched the
+ * tables for the stream's values 7 and 20 draws ahead; that cost more
+ * than it saved once the draws no longer wait on the stores (without it:
+ * code +8 %, narrowed or fresh text +10 to 17 %), so it is gone.  Only
+ * the drawn word's slot is prefetched, for the copy after.
+ */
+static void draw_ahead(struct tw *w, struct drawn *d, unsigned k, uint8_t (*tok)[WMAX])
+{
+	const struct text_model *tm = w->tm;
+	const uint8_t *const lens = tm->len;
+
+	if (tm->mode == TEXT_WORDS && !w->narrow && !w->fresh) {
+		const uint32_t *const alias = tm->alias;
+		const uint64_t nw = tm->n;
+		uint64_t s = w->r.s, pos = w->pos;
+
+		for (unsigned i = 0; i < k; i++) {
+			uint64_t x = wymix(s += WY_P0), c = ((x >> 32) * nw) >> 32;
+			uint32_t e = alias[c];
+			uint32_t r = ((x >> 16) & 0xFFFF) < (e & 0xFFFF) ? (uint32_t)c : e >> 16;
+
+			if (r >= w->vcur) {
+				uint64_t span = w->vcur - w->vhalf;
+
+				r = w->vhalf + (uint32_t)(((wymix(s += WY_P0) >> 32) * span) >> 32);
+			}
+			if (r - TOPIC_AT < NTOPIC)
+				r = w->topic[r - TOPIC_AT];
+			if (++pos >= w->pos_next) {
+				w->pos = pos;
+				heaps_update(w);
+			}
+			__builtin_prefetch(tm->slot[r]);
+			d[i].x = x;
+			d[i].r = r;
+			d[i].l = lens[r];
+		}
+		w->r.s = s;
+		w->pos = pos;
+		return;
+	}
+	for (unsigned i = 0; i < k; i++) {
+		d[i].x = tnext(&w->r);
+		d[i].r = draw_word(w, d[i].x);
+		d[i].l = lens[d[i].r];
+		if (text_fresh_draw(w)) {
+			memset(tok[i], 0, WMAX);
+			d[i].l = text_fresh(w, tok[i]);
+			d[i].r = UINT32_MAX;
+		}
+	}
+}
+
+/*
  * The writer's position, column and the model's tables are kept in
  * locals: a store through a byte pointer may alias any field, so through
  * w they were loaded again after every byte written.  w->p and w->col
@@ -412,8 +462,58 @@ void text_put_text(struct tw *w, size_t n, unsigned fl)
 				sents = 1 + (unsigned)((x >> 9) % 6);
 			cap = !plain;
 		}
-		if (tm->mode == TEXT_WORDS)
-			draw_prefetch(w);
+		if (room >= reserve + 2 + 2 * BATCH_WORD) {
+			struct drawn d[BATCH_MAX];
+			uint8_t btok[BATCH_MAX][WMAX];
+			unsigned k = (unsigned)MIN((size_t)left, (room - reserve - 2) / BATCH_WORD);
+
+			draw_ahead(w, d, k, btok);
+			for (unsigned i = 0; i < k; i++, left--) {
+				l = d[i].l;
+				x = d[i].x;
+				punct = 0;
+				para = 0;
+				if (left == 1) {
+					punct = !plain;
+					if ((fl & T_PARA) && --sents == 0)
+						para = 2;
+				} else if (!plain && (x & 15) == 0) {
+					punct = 1;
+				}
+				if (sep) {
+					if (col + 1 + l + punct > width) {
+						*p++ = '\n';
+						col = 0;
+					} else {
+						*p++ = ' ';
+						col++;
+					}
+				}
+				if (d[i].r == UINT32_MAX) {
+					memcpy(p, btok[i], WMAX);
+				} else {
+					memcpy(p, slot[d[i].r], WMAX);
+					if (cap || caps)
+						p[0] -= 'a' - 'A';
+				}
+				p += l;
+				col += l + punct;
+				if (punct) {
+					unsigned e = (unsigned)(x >> 3) & 31;
+
+					*p++ = left > 1 ? ',' : e == 0 ? '?' : e == 1 ? '!' : '.';
+				}
+				sep = 1;
+				if (para) {
+					*p++ = '\n';
+					*p++ = '\n';
+					col = 0;
+					sep = 0;
+				}
+				cap = 0;
+			}
+			continue;
+		}
 		x = tnext(&w->r);
 		r = draw_word(w, x);
 		l = lens[r];
