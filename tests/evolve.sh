@@ -57,27 +57,8 @@ fi
 	fail "create generation 3: $(head -c 300 "$WORK/err")"
 verify_ok "evolved to 3" "${ARGS[@]}" --generation 3 "$WORK/e"
 
-# the test's own walk: every entry's type, size, mode, owner, times, link count, bytes
-tree() {
-	python3 - "$1" <<'PY'
-import hashlib, os, stat, sys
-top = sys.argv[1]
-for d, ds, fs in os.walk(top):
-    ds.sort()
-    for n in sorted(ds + fs):
-        p = os.path.join(d, n); st = os.lstat(p)
-        if stat.S_ISREG(st.st_mode):
-            what = hashlib.sha256(open(p, 'rb').read()).hexdigest()
-        elif stat.S_ISLNK(st.st_mode):
-            what = os.readlink(p)
-        else:
-            what = '-'
-        print(os.path.relpath(p, top), oct(st.st_mode), st.st_uid, st.st_gid, st.st_size if not stat.S_ISDIR(st.st_mode) else 0,
-              st.st_mtime_ns, st.st_nlink if not stat.S_ISDIR(st.st_mode) else 0, what)
-PY
-}
-tree "$WORK/e" >"$WORK/te"
-tree "$WORK/d" >"$WORK/td"
+tree_listing "$WORK/e" >"$WORK/te"
+tree_listing "$WORK/d" >"$WORK/td"
 if [ -s "$WORK/te" ] && cmp -s "$WORK/te" "$WORK/td"; then
 	pass "evolved 0 -> 1 -> 2 -> 3 is generation 3 made directly ($(wc -l <"$WORK/te") entries)"
 else
@@ -85,13 +66,13 @@ else
 fi
 
 # refusals, and nothing changed by them
-tree "$WORK/e" >"$WORK/before"
+tree_listing "$WORK/e" >"$WORK/before"
 expect_status 1 "evolve of a generation 3 tree to generation 3 refused" \
 	"$IMPRINT" evolve "${ARGS[@]}" --generation 3 "$WORK/e"
 expect_err "is not generation 2 of this plan" "the refusal says which generation it wanted"
 expect_status 1 "evolve of another seed's tree refused" \
 	"$IMPRINT" evolve "${ARGS[@]}" --seed 8 --generation 4 "$WORK/e"
-tree "$WORK/e" >"$WORK/after"
+tree_listing "$WORK/e" >"$WORK/after"
 if cmp -s "$WORK/before" "$WORK/after"; then pass "refused evolves changed nothing"
 else fail "a refused evolve changed the tree"; fi
 expect_status 2 "evolve without --generation" "$IMPRINT" evolve "${ARGS[@]}" "$WORK/e"

@@ -72,37 +72,19 @@ expect_status 0 "the same evolve without the failure succeeds" \
 	"$IMPRINT" evolve -j 2 "${ARGS[@]}" --generation 1 "$WORK/f.img"
 
 # a directory, through the kernel: streams in pieces interleaved with the other files
-tree() {
-	python3 - "$1" <<'PY'
-import hashlib, os, stat, sys
-top = sys.argv[1]
-for d, ds, fs in os.walk(top):
-    ds.sort()
-    for n in sorted(ds + fs):
-        p = os.path.join(d, n); st = os.lstat(p)
-        if stat.S_ISREG(st.st_mode):
-            what = hashlib.sha256(open(p, 'rb').read()).hexdigest()
-        elif stat.S_ISLNK(st.st_mode):
-            what = os.readlink(p)
-        else:
-            what = '-'
-        print(os.path.relpath(p, top), oct(st.st_mode), st.st_size if not stat.S_ISDIR(st.st_mode) else 0,
-              st.st_mtime_ns, what)
-PY
-}
 DA=("${ARGS[@]:2}")
 mkdir "$WORK/d1" "$WORK/d2"
 expect_status 0 "a directory: create generation 0" "$IMPRINT" create -q "${DA[@]}" "$WORK/d1"
 expect_status 0 "a directory: create generation 0 again" "$IMPRINT" create -q "${DA[@]}" "$WORK/d2"
-tree "$WORK/d1" >"$WORK/t0"
+tree_listing "$WORK/d1" >"$WORK/t0"
 for g in 1 2; do
 	expect_status 0 "a directory: evolve -j 1 to generation $g" \
 		"$IMPRINT" evolve -j 1 "${DA[@]}" --generation "$g" "$WORK/d1"
 	expect_status 0 "a directory: evolve -j 2 to generation $g" \
 		"$IMPRINT" evolve -j 2 "${DA[@]}" --generation "$g" "$WORK/d2"
 done
-tree "$WORK/d1" >"$WORK/t1"
-tree "$WORK/d2" >"$WORK/t2"
+tree_listing "$WORK/d1" >"$WORK/t1"
+tree_listing "$WORK/d2" >"$WORK/t2"
 if [ -s "$WORK/t1" ] && cmp -s "$WORK/t1" "$WORK/t2"; then
 	pass "a directory evolved with -j 1 and -j 2 is the same tree ($(wc -l <"$WORK/t1") entries)"
 else fail "a directory evolved with -j 1 and -j 2 differs: $(diff "$WORK/t1" "$WORK/t2" | head -6)"; fi

@@ -133,6 +133,27 @@ tree_meta() {
 	(cd "$1" && find . -path ./lost+found -prune -o -printf '%p %M %U %G %T@\n' | sort)
 }
 
+# tree_listing DIR: the test's own walk of DIR, one line an entry: path, mode, owner, size,
+# mtime, link count and bytes (sha256; a symbolic link's target)
+tree_listing() {
+	python3 - "$1" <<'PY'
+import hashlib, os, stat, sys
+top = sys.argv[1]
+for d, ds, fs in os.walk(top):
+    ds.sort()
+    for n in sorted(ds + fs):
+        p = os.path.join(d, n); st = os.lstat(p)
+        if stat.S_ISREG(st.st_mode):
+            what = hashlib.sha256(open(p, 'rb').read()).hexdigest()
+        elif stat.S_ISLNK(st.st_mode):
+            what = os.readlink(p)
+        else:
+            what = '-'
+        print(os.path.relpath(p, top), oct(st.st_mode), st.st_uid, st.st_gid, st.st_size if not stat.S_ISDIR(st.st_mode) else 0,
+              st.st_mtime_ns, st.st_nlink if not stat.S_ISDIR(st.st_mode) else 0, what)
+PY
+}
+
 # same_as_ref WHAT DIR: diff -r and the metadata of DIR against $WORK/ref (ref_mount)
 same_as_ref() {
 	local what=$1 d=$2

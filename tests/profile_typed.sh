@@ -126,6 +126,30 @@ python3 "$TOP/tests/content_by_ext.py" "$WORK/clone" --no-zstd >"$WORK/clone.m"
 # fig FILE EXT KEY: the figure KEY of extension EXT
 fig() { awk -v e="$2" -v k="$3" '$1 == e { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$1"; }
 
+# ratio_within SRC.m CLONE.m EXT: the clone's gzip -6 ratio of .EXT within 15% of the source's
+ratio_within() {
+	local s c
+	s=$(fig "$1" "$3" gzip)
+	c=$(fig "$2" "$3" gzip)
+	if [ -n "$s" ] && [ -n "$c" ] && awk -v s="$s" -v c="$c" 'BEGIN { d = c / s - 1; exit !(d <= 0.15 && d >= -0.15) }'; then
+		pass ".$3: clone gzip -6 ratio $c within 15% of the source's $s"
+	else
+		fail ".$3: clone gzip -6 ratio '$c' against the source's '$s' (within 15%)"
+	fi
+}
+
+# same_jobs CONF WHAT: images of profile CONF made with -j1 and -j2 are the same bytes
+same_jobs() {
+	if "$IMPRINT" create -c "$1" -j1 "$WORK/j1.img" >/dev/null 2>"$WORK/err" &&
+		"$IMPRINT" create -c "$1" -j2 "$WORK/j2.img" >/dev/null 2>"$WORK/err" &&
+		cmp -s "$WORK/j1.img" "$WORK/j2.img"; then
+		pass "-j1 and -j2 images of $2 are the same bytes"
+	else
+		fail "-j1 and -j2 images of $2 differ or failed: $(head -c 300 "$WORK/err")"
+	fi
+	rm -f "$WORK/j1.img" "$WORK/j2.img"
+}
+
 for e in gz png; do
 	s=$(fig "$WORK/src.m" $e dup_block)
 	c=$(fig "$WORK/clone.m" $e dup_block)
@@ -139,13 +163,7 @@ for e in gz png; do
 		fail ".$e: clone duplicate files '$c' where the source has none"
 done
 for e in gz png pdf; do
-	s=$(fig "$WORK/src.m" $e gzip)
-	c=$(fig "$WORK/clone.m" $e gzip)
-	if [ -n "$s" ] && [ -n "$c" ] && awk -v s="$s" -v c="$c" 'BEGIN { d = c / s - 1; exit !(d <= 0.15 && d >= -0.15) }'; then
-		pass ".$e: clone gzip -6 ratio $c within 15% of the source's $s"
-	else
-		fail ".$e: clone gzip -6 ratio '$c' against the source's '$s' (within 15%)"
-	fi
+	ratio_within "$WORK/src.m" "$WORK/clone.m" $e
 done
 
 # plan --report predicts what the prefixes make (main: "-", typed formats not predicted)
@@ -232,13 +250,7 @@ if command -v qpdf >/dev/null; then
 fi
 
 # the same image from one thread as from two
-if "$IMPRINT" create -c "$WORK/p.conf" -j1 "$WORK/a.img" >/dev/null 2>"$WORK/err" &&
-	"$IMPRINT" create -c "$WORK/p.conf" -j2 "$WORK/b.img" >/dev/null 2>"$WORK/err" &&
-	cmp -s "$WORK/a.img" "$WORK/b.img"; then
-	pass "-j1 and -j2 images of the profile are the same bytes"
-else
-	fail "-j1 and -j2 images differ or failed: $(head -c 300 "$WORK/err")"
-fi
+same_jobs "$WORK/p.conf" "the profile"
 
 # .jpg and .gif (tree src2): the ratios of the clone within 15% of the source's, its files
 # named by file(1), decoded by djpeg and giftopnm (no warning; below a format's least size,
@@ -253,13 +265,7 @@ if [ -n "$imgs" ]; then
 		fail "profile or create of the .jpg/.gif tree: $(head -c 300 "$WORK/err")"
 	fi
 	for e in jpg gif; do
-		s=$(fig "$WORK/src2.m" $e gzip)
-		c=$(fig "$WORK/clone2.m" $e gzip)
-		if [ -n "$s" ] && [ -n "$c" ] && awk -v s="$s" -v c="$c" 'BEGIN { d = c / s - 1; exit !(d <= 0.15 && d >= -0.15) }'; then
-			pass ".$e: clone gzip -6 ratio $c within 15% of the source's $s"
-		else
-			fail ".$e: clone gzip -6 ratio '$c' against the source's '$s' (within 15%)"
-		fi
+		ratio_within "$WORK/src2.m" "$WORK/clone2.m" $e
 	done
 	nj=0 ng=0 bad=
 	for f in "$WORK"/clone2/*.jpg; do
@@ -279,14 +285,7 @@ if [ -n "$imgs" ]; then
 	[ -z "$bad" ] && [ "$nj" -ge 4 ] && [ "$ng" -ge 5 ] &&
 		pass "file(1), djpeg and giftopnm accept the clone's $nj .jpg and $ng .gif" ||
 		fail "clone .jpg ($nj) and .gif ($ng) refused:$bad"
-	if "$IMPRINT" create -c "$WORK/p2.conf" -j1 "$WORK/c.img" >/dev/null 2>"$WORK/err" &&
-		"$IMPRINT" create -c "$WORK/p2.conf" -j2 "$WORK/d.img" >/dev/null 2>"$WORK/err" &&
-		cmp -s "$WORK/c.img" "$WORK/d.img"; then
-		pass "-j1 and -j2 images of the .jpg/.gif profile are the same bytes"
-	else
-		fail "-j1 and -j2 images of the .jpg/.gif profile differ or failed: $(head -c 300 "$WORK/err")"
-	fi
-	rm -f "$WORK/c.img" "$WORK/d.img"
+	same_jobs "$WORK/p2.conf" "the .jpg/.gif profile"
 else
 	pass "# SKIP .jpg and .gif: needs cjpeg and ppmtogif (libjpeg-turbo-progs, netpbm)"
 fi
