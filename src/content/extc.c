@@ -449,19 +449,6 @@ static int text_dups(const struct extc_ent *e, const struct gen_file *g, uint64_
 #define PREFIX_MIN_SHARE 0.25
 #define PREFIX_PAD_MIN	 20u /* near: the least padding chunk (PNG's tEXt "Comment") */
 
-struct prefix_cand {
-	uint64_t size, file;
-};
-
-static int prefix_cmp(const void *a, const void *b)
-{
-	const struct prefix_cand *x = a, *y = b;
-
-	if (x->size != y->size)
-		return x->size < y->size ? -1 : 1;
-	return x->file < y->file ? -1 : x->file > y->file;
-}
-
 static int prefix_file_cmp(const void *a, const void *b)
 {
 	const struct extc_prefix *x = a, *y = b;
@@ -473,7 +460,7 @@ static int prefix_init(const struct content_model *cm, struct extc_ent *e, doubl
 		       uint64_t margin, bool near)
 {
 	const struct plan *pl = cm->pl;
-	struct prefix_cand *c = NULL;
+	struct size_pick *c = NULL; /* the candidates, by size then file */
 	uint64_t *pair = NULL, nc = 0, np = 0, full = 0, want, made = 0, key;
 	char stream[64];
 	struct rng r;
@@ -497,8 +484,8 @@ static int prefix_init(const struct content_model *cm, struct extc_ent *e, doubl
 	for (uint64_t f = 0; f < pl->nfiles; f++)
 		if (!(pl->file_dup_of && pl->file_dup_of[f] != PLAN_NONE) &&
 		    !strcmp(plan_file_ext(pl, f), e->name) && pl->file_size[f] >= TBLOCK + margin)
-			c[nc++] = (struct prefix_cand){ pl->file_size[f], f };
-	qsort(c, nc, sizeof(*c), prefix_cmp);
+			c[nc++] = (struct size_pick){ pl->file_size[f], f };
+	qsort(c, nc, sizeof(*c), size_pick_cmp);
 	for (uint64_t i = 0; i + 1 < nc;) {
 		uint64_t diff = c[i + 1].size - c[i].size;
 
