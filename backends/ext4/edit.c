@@ -29,6 +29,7 @@ struct backend_edit {
 	size_t isize;                   /* on-disk inode size */
 	struct ext2_inode_large *in;    /* an inode buffer of isize bytes */
 	char *marked;                   /* the target when it carries our mark, or NULL */
+	uint64_t kib_written;           /* s_kbytes_written when opened */
 	char boot[EVOLVE_MARK_SIZE];    /* what the mark's bytes held, put back at close */
 };
 
@@ -89,15 +90,24 @@ static int dirent_type(uint16_t mode)
 	return LINUX_S_ISSOCK(mode) ? EXT2_FT_SOCK : EXT2_FT_UNKNOWN;
 }
 
-/* unix_io_manager, or (mark) the undo manager over it, or over e2undo's when mark keeps a file. */
-static errcode_t io_for(const struct evolve_mark *mark, io_manager *io)
+/*
+ * Read-only: unix_io_manager.  Else the undo manager over it (mark: with
+ * its undo file; none: it counts the blocks written), or over e2undo's
+ * when mark keeps a file.
+ */
+static errcode_t io_for(int rw, const struct evolve_mark *mark, io_manager *io)
 {
 	io_manager inner = unix_io_manager;
 	errcode_t err = 0;
 
 	*io = unix_io_manager;
-	if (!mark)
+	if (!rw)
 		return 0;
+	if (!mark) {
+		ext4_undo_prepare(NULL, inner);
+		*io = ext4_undo_io_manager;
+		return 0;
+	}
 	if (mark->keep[0]) {
 		err = set_undo_io_backing_manager(unix_io_manager);
 		if (!err)
@@ -193,7 +203,7 @@ static int ext4_edit_open(const char *path, int rw, int64_t now, const struct ev
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	err = io_for(rw ? mark : NULL, &io);
+	err = io_for(rw, mark, &io);
 	if (!err)
 		err = ext2fs_open2(path, NULL, (rw ? EXT2_FLAG_RW : 0) | EXT2_FLAG_64BITS, 0, 0, io,
 				   &e->fs);
@@ -238,6 +248,7 @@ static int ext4_edit_open(const char *path, int rw, int64_t now, const struct ev
 		return ret;
 	}
 	e->fs->now = (time_t)now;
+	e->kib_written = e->fs->super->s_kbytes_written;
 	*out = e;
 	return 0;
 }
@@ -245,12 +256,28 @@ static int ext4_edit_open(const char *path, int rw, int64_t now, const struct ev
 static int ext4_edit_close(struct backend_edit *e)
 {
 	errcode_t err;
+	uint64_t kib;
 	int ret;
 
 	if (!e)
 		return 0;
+	/*
+	 * Lifetime writes: the value found plus every block this evolve wrote,
+	 * once each, the bitmaps included (the undo manager counts them);
+	 * the superblock and group descriptor copies written last are not.
+	 */
+	err = (e->fs->flags & EXT2_FLAG_RW) ? ext2fs_write_bitmaps(e->fs) : 0;
+	kib = e->kib_written + ext4_undo_changed(e->fs) * (e->fs->blocksize / 1024);
+	if (!err && kib != e->fs->super->s_kbytes_written) {
+		e->fs->super->s_kbytes_written = kib;
+		ext2fs_mark_super_dirty(e->fs);
+	}
 	/* libext2fs syncs everything before the superblock, and the superblock: then the mark goes */
-	err = ext2fs_close_free(&e->fs);
+	if (err)
+		ext2fs_free(e->fs);
+	else
+		err = ext2fs_close_free(&e->fs);
+	e->fs = NULL;
 	ret = e2(err);
 	if (!ret && e->marked)
 		ret = mark_put(e->marked, e->boot);

@@ -36,6 +36,8 @@ struct ext4_state {
 	int formatted; /* mke2fs ran here: abort() wipes its superblock */
 	int populated;
 	ext2_ino_t lpf_ino; /* lost+found, 0 if none */
+	uint64_t kib_written; /* s_kbytes_written when opened (mke2fs's count) */
+	blk64_t used_blocks;  /* blocks in use when opened */
 	struct timespec t0;
 };
 
