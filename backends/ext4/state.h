@@ -83,6 +83,17 @@ struct ext4_build {
 	struct ext4_map map;
 	struct ext4_ents ents;
 	unsigned char *ibuf; /* one on-disk inode */
+	/*
+	 * The inode-table block being filled (write.c): the inodes go in here
+	 * and the block is written once for all of them, not once an inode.
+	 */
+	unsigned char *iblk;
+	blk64_t iblk_nr; /* its block number; 0: none held */
+	int iblk_dirty;	 /* holds inodes not yet written to fs->io */
+	/* entries of directories 0..keep_dirs-1 kept from the shape pass for write_dir (state.c) */
+	unsigned char *keep;
+	size_t keep_len, keep_cap, keep_pos;
+	uint32_t keep_dirs;
 	unsigned char *buf;  /* directory blocks, a symlink block */
 	size_t buf_cap;
 	struct layout_extent *druns;
@@ -115,6 +126,24 @@ double ext4_elapsed(const struct timespec *t0);
  */
 int ext4_collect_entries(struct ext4_build *x, uint32_t j);
 void ext4_ents_release(struct ext4_ents *d);
+
+#define EXT4_KEEP_BUDGET (32u << 20) /* bytes of entries kept from the shape pass */
+
+/*
+ * After the shape pass collected directory j into x->ents: keep a copy
+ * for write_dir, when j follows the directories kept so far and the copy
+ * fits in EXT4_KEEP_BUDGET (nothing is kept after the first that does
+ * not).  Memory failures only stop the keeping.
+ */
+void ext4_keep_entries(struct ext4_build *x, uint32_t j);
+
+/*
+ * The entries of directory j into x->ents: the kept ones when j is the
+ * next kept directory (names pointing into the kept copy, valid until
+ * ext4_keep_release()), else ext4_collect_entries().  0 or -ENOMEM.
+ */
+int ext4_kept_entries(struct ext4_build *x, uint32_t j);
+void ext4_keep_release(struct ext4_build *x);
 
 /* Grow x->buf to at least len bytes.  Returns 0 or -ENOMEM. */
 int ext4_buf_reserve(struct ext4_build *x, size_t len);
