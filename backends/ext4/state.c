@@ -89,7 +89,7 @@ int ext4_collect_entries(struct ext4_build *x, uint32_t j)
  * Kept entries: for each directory its number and entry count (4 bytes
  * each), then for each entry its inode (4 bytes), type, slack (2 bytes),
  * name length and name.  The shape pass keeps directories 0, 1, ... while
- * they fit in EXT4_KEEP_BUDGET; write_dir takes them back in that order.
+ * they fit in x->keep_budget; write_dir takes them back in that order.
  */
 #define KEEP_HEAD  8
 #define KEEP_ENTRY 8
@@ -103,14 +103,14 @@ void ext4_keep_entries(struct ext4_build *x, uint32_t j)
 
 	if (j != x->keep_dirs || d->n > UINT32_MAX)
 		return;
-	if (need > EXT4_KEEP_BUDGET - x->keep_len)
+	if (need > x->keep_budget - x->keep_len)
 		goto full;
 	if (x->keep_len + need > x->keep_cap) {
 		cap = x->keep_cap < (1u << 20) ? (1u << 20) : x->keep_cap * 2;
 		if (cap < x->keep_len + need)
 			cap = x->keep_len + need;
-		if (cap > EXT4_KEEP_BUDGET)
-			cap = EXT4_KEEP_BUDGET;
+		if (cap > x->keep_budget)
+			cap = x->keep_budget;
 		p = realloc(x->keep, cap);
 		if (!p)
 			goto full;
@@ -285,6 +285,13 @@ int ext4_build_init(struct ext4_build *x)
 		x->file_lblocks = calloc(nf, sizeof(*x->file_lblocks));
 		if (!x->file_holes || !x->file_lblocks)
 			return ext4_set_err(x->b, -ENOMEM, "out of memory");
+	}
+	x->keep_budget = EXT4_KEEP_BUDGET;
+	if (getenv("IMPRINT_TEST_EXT4_KEEP"))
+		x->keep_budget = (size_t)strtoull(getenv("IMPRINT_TEST_EXT4_KEEP"), NULL, 10);
+	if (getenv("IMPRINT_TEST_EXT4_PLAIN")) {
+		x->keep_budget = 0;
+		x->iblk_off = 1;
 	}
 	x->ibuf = calloc(1, x->isize);
 	x->tbuf = malloc(x->bs);

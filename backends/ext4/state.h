@@ -90,9 +90,10 @@ struct ext4_build {
 	unsigned char *iblk;
 	blk64_t iblk_nr; /* its block number; 0: none held */
 	int iblk_dirty;	 /* holds inodes not yet written to fs->io */
+	int iblk_off;	 /* for tests: every inode through libext2fs */
 	/* entries of directories 0..keep_dirs-1 kept from the shape pass for write_dir (state.c) */
 	unsigned char *keep;
-	size_t keep_len, keep_cap, keep_pos;
+	size_t keep_len, keep_cap, keep_pos, keep_budget;
 	uint32_t keep_dirs;
 	unsigned char *buf;  /* directory blocks, a symlink block */
 	size_t buf_cap;
@@ -127,12 +128,17 @@ double ext4_elapsed(const struct timespec *t0);
 int ext4_collect_entries(struct ext4_build *x, uint32_t j);
 void ext4_ents_release(struct ext4_ents *d);
 
-#define EXT4_KEEP_BUDGET (32u << 20) /* bytes of entries kept from the shape pass */
+/*
+ * Bytes of entries kept from the shape pass (x->keep_budget).  For tests,
+ * IMPRINT_TEST_EXT4_PLAIN set keeps none and writes every inode through
+ * libext2fs, and IMPRINT_TEST_EXT4_KEEP=N keeps N bytes at most.
+ */
+#define EXT4_KEEP_BUDGET (32u << 20)
 
 /*
  * After the shape pass collected directory j into x->ents: keep a copy
  * for write_dir, when j follows the directories kept so far and the copy
- * fits in EXT4_KEEP_BUDGET (nothing is kept after the first that does
+ * fits in x->keep_budget (nothing is kept after the first that does
  * not).  Memory failures only stop the keeping.
  */
 void ext4_keep_entries(struct ext4_build *x, uint32_t j);

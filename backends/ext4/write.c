@@ -17,12 +17,18 @@
  * in and out of libext2fs' caches for each inode; the inodes are written
  * nearly in table order, so they are put in one block held here
  * (x->iblk), in the form ext2fs_write_inode2() gives them on disk, and
- * the block goes to fs->io once, when an inode of another block comes or
- * before libext2fs reads or writes inodes itself:
- *   itable_flush() before it reads one (the checksums of extent and
- *   directory blocks read the inode's generation);
- *   itable_drop() before it may write one (inline data, xattrs, close):
- *   the block is read again for the next inode.
+ * the block goes to fs->io once for them: when an inode of another block
+ * comes, and before anything else uses fs->io:
+ *   itable_flush() before any other block is read or written there
+ *   (directory, extent and symlink blocks; the checksums of directory and
+ *   extent blocks read the inode's generation through libext2fs);
+ *   itable_drop() before libext2fs may write an inode (inline data,
+ *   xattrs, close): the block is read again for the next inode.
+ * So unix_io's block cache holds the block, changed and last used,
+ * whenever another use of fs->io comes, as ext2fs_write_inode2() leaves
+ * it: what the cache writes to the disk and when stays the same, and so
+ * does the superblock's count of it (s_kbytes_written, "Lifetime
+ * writes"); fewer, larger writes of the table change that count.
  * fs->icache is emptied at each write of the block, so that libext2fs
  * never reads an inode from a stale copy.
  */
@@ -130,7 +136,7 @@ static int write_inode(struct ext4_build *x, ext2_ino_t ino, const struct plan_m
 		in->i_crtime = (uint32_t)m->crtime;
 		in->i_crtime_extra = ext4_xtime_extra(m->crtime, m->crtime_ns);
 	}
-	if (ITABLE_HELD)
+	if (ITABLE_HELD && !x->iblk_off)
 		err = itable_put(x, ino, in);
 	else
 		err = ext2fs_write_inode_full(x->fs, ino, small, (int)x->isize);
@@ -425,6 +431,8 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 					  x->extents ? EXT4_EXTENTS_FL : 0, x->map.i_block);
 		if (!ret)
 			ret = ext4_buf_reserve(x, x->bs);
+		if (!ret)
+			ret = e2err_errno(itable_flush(x));
 		if (!ret) {
 			memset(x->buf, 0, x->bs);
 			memcpy(x->buf, x->tbuf, (size_t)len);
