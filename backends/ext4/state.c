@@ -101,10 +101,9 @@ void ext4_keep_entries(struct ext4_build *x, uint32_t j)
 	unsigned char *p;
 	uint32_t n = (uint32_t)d->n;
 
-	if (j != x->keep_dirs || d->n > UINT32_MAX)
+	/* keep_dirs stays when one is not kept: no later directory follows without a gap */
+	if (j != x->keep_dirs || d->n > UINT32_MAX || need > x->keep_budget - x->keep_len)
 		return;
-	if (need > x->keep_budget - x->keep_len)
-		goto full;
 	if (x->keep_len + need > x->keep_cap) {
 		cap = x->keep_cap < (1u << 20) ? (1u << 20) : x->keep_cap * 2;
 		if (cap < x->keep_len + need)
@@ -113,7 +112,7 @@ void ext4_keep_entries(struct ext4_build *x, uint32_t j)
 			cap = x->keep_budget;
 		p = realloc(x->keep, cap);
 		if (!p)
-			goto full;
+			return;
 		x->keep = p;
 		x->keep_cap = cap;
 	}
@@ -125,7 +124,7 @@ void ext4_keep_entries(struct ext4_build *x, uint32_t j)
 		const struct ext4_dirent_in *e = &d->e[i];
 
 		if (e->name_len > UINT8_MAX)
-			goto full;
+			return;
 		memcpy(p, &e->ino, 4);
 		p[4] = e->type;
 		p[5] = (unsigned char)(e->slack & 0xff);
@@ -136,7 +135,6 @@ void ext4_keep_entries(struct ext4_build *x, uint32_t j)
 	}
 	x->keep_len += need;
 	x->keep_dirs++;
-full:; /* keep_dirs stays: no later directory follows without a gap */
 }
 
 int ext4_kept_entries(struct ext4_build *x, uint32_t j)
