@@ -1,6 +1,6 @@
 #!/bin/bash
-# ext4_itable.sh - ext2/3/4 create: inodes put through one held inode-table block and directory
-# entries kept from the shape pass give the same bytes as every inode through libext2fs and every
+# ext4_itable.sh - ext2/3/4 create: inodes put through a held window of inode-table blocks and
+# directory entries kept from the shape pass give the same bytes as every inode through libext2fs and every
 # name made again (IMPRINT_TEST_EXT4_PLAIN, test-only), with the entries' budget large, small or none
 # (IMPRINT_TEST_EXT4_KEEP); shapes that use fs->io between inodes (directory, extent and symlink
 # blocks, inline data, xattrs, shuffled inode numbers, 128-byte inodes, no checksums)

@@ -84,13 +84,16 @@ struct ext4_build {
 	struct ext4_ents ents;
 	unsigned char *ibuf; /* one on-disk inode */
 	/*
-	 * The inode-table block being filled (write.c): the inodes go in here
-	 * and the block is written once for all of them, not once an inode.
+	 * The inode-table blocks being filled (write.c): the inodes go in here
+	 * and the blocks are written once for all of them, not once an inode.
 	 */
 	unsigned char *iblk;
-	blk64_t iblk_nr; /* its block number; 0: none held */
-	int iblk_dirty;	 /* holds inodes not yet written to fs->io */
-	int iblk_off;	 /* for tests: every inode through libext2fs */
+	blk64_t iblk_nr; /* the first block's number; 0: none held */
+	unsigned iblk_n; /* blocks held */
+	/* blocks [iblk_lo, iblk_hi) of them changed, when iblk_dirty */
+	unsigned iblk_lo, iblk_hi;
+	int iblk_dirty; /* holds inodes not yet written to fs->io */
+	int iblk_off;	/* for tests: every inode through libext2fs */
 	/* entries of directories 0..keep_dirs-1 kept from the shape pass for write_dir (state.c) */
 	unsigned char *keep;
 	size_t keep_len, keep_cap, keep_pos, keep_budget;

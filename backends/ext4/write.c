@@ -11,32 +11,30 @@
 #include "content/prealloc.h"
 #include "content/sparse.h"
 #include "util/e2err.h"
+#include "util/util.h"
 
 /*
  * Inode-table blocks.  ext2fs_write_inode_full() copies the whole block
  * in and out of libext2fs' caches for each inode; the inodes are written
- * nearly in table order, so they are put in one block held here
- * (x->iblk), in the form ext2fs_write_inode2() gives them on disk, and
- * the block goes to fs->io once for them: when an inode of another block
- * comes, and before anything else uses fs->io:
+ * nearly in table order, so they are put in a window of ITABLE_WINDOW
+ * table blocks held here (x->iblk, read at once), in the form
+ * ext2fs_write_inode2() gives them on disk, and the blocks that changed go
+ * to fs->io at once: when an inode outside the window comes, and
  *   itable_flush() before any other block is read or written there
  *   (directory, extent and symlink blocks; the checksums of directory and
  *   extent blocks read the inode's generation through libext2fs);
  *   itable_drop() before libext2fs may write an inode (inline data,
- *   xattrs, close): the block is read again for the next inode.
- * So unix_io's block cache holds the block, changed and last used,
- * whenever another use of fs->io comes, as ext2fs_write_inode2() leaves
- * it: what the cache writes to the disk and when stays the same, and so
- * does the superblock's count of it (s_kbytes_written, "Lifetime
- * writes"); fewer, larger writes of the table change that count.
- * fs->icache is emptied at each write of the block, so that libext2fs
- * never reads an inode from a stale copy.
+ *   xattrs, close): the window is read again for the next inode.
+ * fs->icache is emptied at each write of the window, so that libext2fs
+ * never reads an inode from a stale copy.  The superblock's lifetime
+ * write count is imprint's (ext4.c), whatever goes through unix_io's cache.
  */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define ITABLE_HELD 0 /* the disk's byte order is not the host's: through libext2fs */
 #else
 #define ITABLE_HELD 1
 #endif
+#define ITABLE_WINDOW 16 /* table blocks read at once */
 
 static errcode_t itable_flush(struct ext4_build *x)
 {
@@ -44,7 +42,9 @@ static errcode_t itable_flush(struct ext4_build *x)
 
 	if (!x->iblk_dirty)
 		return 0;
-	err = io_channel_write_blk64(x->fs->io, x->iblk_nr, 1, x->iblk);
+	err = io_channel_write_blk64(x->fs->io, x->iblk_nr + x->iblk_lo,
+				     (int)(x->iblk_hi - x->iblk_lo),
+				     x->iblk + (size_t)x->iblk_lo * x->bs);
 	if (err)
 		return err;
 	x->iblk_dirty = 0;
@@ -56,6 +56,7 @@ static errcode_t itable_drop(struct ext4_build *x)
 	errcode_t err = itable_flush(x);
 
 	x->iblk_nr = 0;
+	x->iblk_n = 0;
 	x->iblk_dirty = 0;
 	return err;
 }
@@ -66,37 +67,48 @@ static errcode_t itable_put(struct ext4_build *x, ext2_ino_t ino, struct ext2_in
 	ext2_filsys fs = x->fs;
 	uint32_t ipg = EXT2_INODES_PER_GROUP(fs->super);
 	uint64_t off = (uint64_t)((ino - 1) % ipg) * x->isize;
-	blk64_t nr;
+	blk64_t nr, table;
+	unsigned i;
 	errcode_t err;
 
 	if (ino == 0 || ino > fs->super->s_inodes_count)
 		return EXT2_ET_BAD_INODE_NUM;
-	nr = ext2fs_inode_table_loc(fs, (ino - 1) / ipg);
-	if (!nr)
+	table = ext2fs_inode_table_loc(fs, (ino - 1) / ipg);
+	if (!table)
 		return EXT2_ET_MISSING_INODE_TABLE;
-	if (nr < fs->super->s_first_data_block ||
-	    nr + fs->inode_blocks_per_group - 1 >= ext2fs_blocks_count(fs->super))
+	if (table < fs->super->s_first_data_block ||
+	    table + fs->inode_blocks_per_group - 1 >= ext2fs_blocks_count(fs->super))
 		return EXT2_ET_GDESC_BAD_INODE_TABLE;
-	nr += off / x->bs;
+	nr = table + off / x->bs;
 	off %= x->bs;
 	err = ext2fs_inode_csum_set(fs, ino, in);
 	if (err)
 		return err;
-	if (nr != x->iblk_nr) {
+	if (!x->iblk_nr || nr < x->iblk_nr || nr >= x->iblk_nr + x->iblk_n) {
+		/* the window: this block and the next of its group's table */
+		unsigned n = (unsigned)MIN((blk64_t)ITABLE_WINDOW,
+					   table + fs->inode_blocks_per_group - nr);
+
 		err = itable_drop(x);
 		if (err)
 			return err;
 		if (!x->iblk) {
-			x->iblk = malloc(x->bs);
+			x->iblk = malloc((size_t)ITABLE_WINDOW * x->bs);
 			if (!x->iblk)
 				return EXT2_ET_NO_MEMORY;
 		}
-		err = io_channel_read_blk64(fs->io, nr, 1, x->iblk);
+		err = io_channel_read_blk64(fs->io, nr, (int)n, x->iblk);
 		if (err)
 			return err;
 		x->iblk_nr = nr;
+		x->iblk_n = n;
 	}
-	memcpy(x->iblk + off, in, x->isize);
+	i = (unsigned)(nr - x->iblk_nr);
+	memcpy(x->iblk + (size_t)i * x->bs + off, in, x->isize);
+	if (!x->iblk_dirty || i < x->iblk_lo)
+		x->iblk_lo = i;
+	if (!x->iblk_dirty || i >= x->iblk_hi)
+		x->iblk_hi = i + 1;
 	x->iblk_dirty = 1;
 	ext2fs_mark_changed(fs);
 	return 0;
