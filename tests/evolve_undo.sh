@@ -117,18 +117,17 @@ for fs in ext4 ext2; do
 		fail "$fs: evolve after e2undo: $(head -c 300 "$WORK/err")"
 	cmp -s "$WORK/$fs.img" "$WORK/${fs}1.img" && pass "$fs: evolving again gives the same generation 1" ||
 		fail "$fs: evolving again differs from the first generation 1"
-	# without --undo (imprint's own undo file, which leaves libext2fs' cache alone) the same
-	# image but for the superblock's lifetime count of kilobytes written (and its checksum)
+	# without --undo (imprint's own undo file only) the same image: its lifetime write count
+	# is imprint's, whatever manager libext2fs' reads and writes went through
 	cp "$WORK/${fs}0.img" "$WORK/$fs.plain"
 	"$IMPRINT" evolve "$@" --generation 1 "$WORK/$fs.plain" >/dev/null 2>"$WORK/err" ||
 		fail "$fs: evolve without --undo: $(head -c 300 "$WORK/err")"
-	off=$(cmp -l "$WORK/$fs.plain" "$WORK/${fs}1.img" | awk '$1 <= 1024 || $1 > 2048 { print $1 }' | head -3)
-	w0=$(dumpe2fs -h "$WORK/$fs.plain" 2>/dev/null | grep -i '^Lifetime writes')
-	w1=$(dumpe2fs -h "$WORK/${fs}1.img" 2>/dev/null | grep -i '^Lifetime writes')
-	if cmp -s "$WORK/$fs.plain" "$WORK/${fs}1.img" || { [ -z "$off" ] && [ "$w0" != "$w1" ]; }; then
-		pass "$fs: with and without --undo the same image (superblock write count aside: '$w0', '$w1')"
+	if cmp -s "$WORK/$fs.plain" "$WORK/${fs}1.img"; then
+		pass "$fs: with and without --undo the same image"
 	else
-		fail "$fs: without --undo the image differs at offsets $off ('$w0', '$w1')"
+		w0=$(dumpe2fs -h "$WORK/$fs.plain" 2>/dev/null | grep -i '^Lifetime writes')
+		w1=$(dumpe2fs -h "$WORK/${fs}1.img" 2>/dev/null | grep -i '^Lifetime writes')
+		fail "$fs: without --undo the image differs at $(cmp "$WORK/$fs.plain" "$WORK/${fs}1.img" | head -1) ('$w0', '$w1')"
 	fi
 	no_temporaries "$fs: evolve without --undo"
 done

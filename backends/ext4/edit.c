@@ -20,6 +20,7 @@
 #include "backends/ext4/undo.h"
 #include "backends/ext4/write.h"
 #include "read/evolve_mark.h"
+#include "util/array.h"
 #include "util/e2err.h"
 #include "util/util.h"
 
@@ -29,7 +30,21 @@ struct backend_edit {
 	size_t isize;                   /* on-disk inode size */
 	struct ext2_inode_large *in;    /* an inode buffer of isize bytes */
 	char *marked;                   /* the target when it carries our mark, or NULL */
+	uint64_t kib_written;           /* s_kbytes_written when opened */
 	char boot[EVOLVE_MARK_SIZE];    /* what the mark's bytes held, put back at close */
+	/*
+	 * Directories looked up by path, each a directory's inode reached
+	 * through directories only (no symbolic link on the way): entry i + 1
+	 * of slot is dpath[i] and dino[i].  Emptied when a directory, or
+	 * anything but a regular file, is removed or renamed.
+	 */
+	char **dpath;
+	ext2_ino_t *dino;
+	size_t ndirs, dcap, nslot;
+	uint64_t *slot;
+	/* the last path looked up (a file's moves come one after another): "" none or forgotten */
+	char last[PATH_MAX];
+	ext2_ino_t last_dir, last_ino;
 };
 
 struct backend_edit_file {
@@ -50,6 +65,74 @@ static int e2(errcode_t err)
 	if (err == EXT2_ET_DIR_EXISTS)
 		return -EEXIST;
 	return e2err_errno(err);
+}
+
+static uint64_t path_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t dir_slot_hash(uint64_t entry, const void *ctx)
+{
+	const char *p = ((const struct backend_edit *)ctx)->dpath[entry - 1];
+
+	return path_hash(p, strlen(p));
+}
+
+/* The slot of directory path [p, p + n) in e's table: its entry, or the empty slot it would take. */
+static size_t dir_slot(const struct backend_edit *e, const char *p, size_t n)
+{
+	size_t i = path_hash(p, n) & (e->nslot - 1);
+
+	for (; e->slot[i]; i = (i + 1) & (e->nslot - 1)) {
+		const char *q = e->dpath[e->slot[i] - 1];
+
+		if (!strncmp(q, p, n) && !q[n])
+			break;
+	}
+	return i;
+}
+
+/* Directory path [p, p + n) is inode ino (no room: not remembered, the next walk finds it). */
+static void dir_remember(struct backend_edit *e, const char *p, size_t n, ext2_ino_t ino)
+{
+	const struct array_col cols[] = { { &e->dpath, sizeof(*e->dpath) },
+					  { &e->dino, sizeof(*e->dino) } };
+	char *copy;
+	size_t i;
+
+	if (array_slots_reserve(&e->slot, &e->nslot, e->ndirs, 1024, dir_slot_hash, e) ||
+	    array_grow_cols(cols, ARRAY_SIZE(cols), &e->dcap, e->ndirs + 1) ||
+	    !(copy = strndup(p, n)))
+		return;
+	i = dir_slot(e, p, n);
+	if (e->slot[i]) {
+		free(copy);
+		return;
+	}
+	e->dpath[e->ndirs] = copy;
+	e->dino[e->ndirs] = ino;
+	e->slot[i] = ++e->ndirs;
+}
+
+/* Every directory looked up forgotten (one was removed, or a link on some path may have gone). */
+static void dir_forget(struct backend_edit *e)
+{
+	for (size_t i = 0; i < e->ndirs; i++)
+		free(e->dpath[i]);
+	if (e->slot)
+		memset(e->slot, 0, e->nslot * sizeof(*e->slot));
+	e->ndirs = 0;
+}
+
+static void dir_table_free(struct backend_edit *e)
+{
+	dir_forget(e);
+	FREE_ALL(e->dpath, e->dino, e->slot);
 }
 
 static int has_extra(const struct backend_edit *e, size_t end)
@@ -89,15 +172,24 @@ static int dirent_type(uint16_t mode)
 	return LINUX_S_ISSOCK(mode) ? EXT2_FT_SOCK : EXT2_FT_UNKNOWN;
 }
 
-/* unix_io_manager, or (mark) the undo manager over it, or over e2undo's when mark keeps a file. */
-static errcode_t io_for(const struct evolve_mark *mark, io_manager *io)
+/*
+ * Read-only: unix_io_manager.  Else the undo manager over it (mark: with
+ * its undo file; none: it counts the blocks written), or over e2undo's
+ * when mark keeps a file.
+ */
+static errcode_t io_for(int rw, const struct evolve_mark *mark, io_manager *io)
 {
 	io_manager inner = unix_io_manager;
 	errcode_t err = 0;
 
 	*io = unix_io_manager;
-	if (!mark)
+	if (!rw)
 		return 0;
+	if (!mark) {
+		ext4_undo_prepare(NULL, inner);
+		*io = ext4_undo_io_manager;
+		return 0;
+	}
 	if (mark->keep[0]) {
 		err = set_undo_io_backing_manager(unix_io_manager);
 		if (!err)
@@ -193,7 +285,7 @@ static int ext4_edit_open(const char *path, int rw, int64_t now, const struct ev
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	err = io_for(rw ? mark : NULL, &io);
+	err = io_for(rw, mark, &io);
 	if (!err)
 		err = ext2fs_open2(path, NULL, (rw ? EXT2_FLAG_RW : 0) | EXT2_FLAG_64BITS, 0, 0, io,
 				   &e->fs);
@@ -238,6 +330,7 @@ static int ext4_edit_open(const char *path, int rw, int64_t now, const struct ev
 		return ret;
 	}
 	e->fs->now = (time_t)now;
+	e->kib_written = e->fs->super->s_kbytes_written;
 	*out = e;
 	return 0;
 }
@@ -245,15 +338,32 @@ static int ext4_edit_open(const char *path, int rw, int64_t now, const struct ev
 static int ext4_edit_close(struct backend_edit *e)
 {
 	errcode_t err;
+	uint64_t kib;
 	int ret;
 
 	if (!e)
 		return 0;
+	/*
+	 * Lifetime writes: the value found plus every block this evolve wrote,
+	 * once each, the bitmaps included (the undo manager counts them);
+	 * the superblock and group descriptor copies written last are not.
+	 */
+	err = (e->fs->flags & EXT2_FLAG_RW) ? ext2fs_write_bitmaps(e->fs) : 0;
+	kib = e->kib_written + ext4_undo_changed(e->fs) * (e->fs->blocksize / 1024);
+	if (!err && kib != e->fs->super->s_kbytes_written) {
+		e->fs->super->s_kbytes_written = kib;
+		ext2fs_mark_super_dirty(e->fs);
+	}
 	/* libext2fs syncs everything before the superblock, and the superblock: then the mark goes */
-	err = ext2fs_close_free(&e->fs);
+	if (err)
+		ext2fs_free(e->fs);
+	else
+		err = ext2fs_close_free(&e->fs);
+	e->fs = NULL;
 	ret = e2(err);
 	if (!ret && e->marked)
 		ret = mark_put(e->marked, e->boot);
+	dir_table_free(e);
 	free(e->in);
 	free(e->marked);
 	free(e);
@@ -266,6 +376,7 @@ static void ext4_edit_abandon(struct backend_edit *e)
 		return;
 	/* no flush of the superblock, descriptors and bitmaps; the I/O channel closes */
 	ext2fs_free(e->fs);
+	dir_table_free(e);
 	free(e->in);
 	free(e->marked);
 	free(e);
@@ -307,13 +418,68 @@ static int ext4_edit_undo(const char *path, char *msg, size_t len)
 	return ret;
 }
 
+/* Directory path [p, p + n) through libext2fs' walk (which follows symbolic links): not remembered. */
+static errcode_t dir_namei(struct backend_edit *e, const char *p, size_t n, ext2_ino_t *dir)
+{
+	char path[PATH_MAX];
+	errcode_t err;
+
+	if (n >= sizeof(path))
+		return EXT2_ET_NO_MEMORY;
+	memcpy(path, p, n);
+	path[n] = '\0';
+	err = ext2fs_namei(e->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, dir);
+	return err ? err : ext2fs_check_directory(e->fs, *dir);
+}
+
+/*
+ * The inode of directory path [p, p + n) ("" the root), as ext2fs_namei()
+ * and ext2fs_check_directory() give it: each directory on the way looked
+ * up once a run, and remembered; a component that is "", ".", ".." or not
+ * a directory (a symbolic link, or an error to give) is left to
+ * ext2fs_namei() for the whole path.
+ */
+static errcode_t dir_walk(struct backend_edit *e, const char *p, size_t n, ext2_ino_t *dir)
+{
+	const char *slash = n ? memrchr(p, '/', n) : NULL, *c = slash ? slash + 1 : p;
+	size_t cn = (size_t)(p + n - c);
+	ext2_ino_t parent, ino;
+	errcode_t err;
+
+	if (!n) {
+		*dir = EXT2_ROOT_INO;
+		return 0;
+	}
+	if (e->nslot) {
+		size_t i = dir_slot(e, p, n);
+
+		if (e->slot[i]) {
+			*dir = e->dino[e->slot[i] - 1];
+			return 0;
+		}
+	}
+	if (!cn || cn > EXT2_NAME_LEN || (cn == 1 && c[0] == '.') || (cn == 2 && !strncmp(c, "..", 2)))
+		return dir_namei(e, p, n, dir);
+	err = dir_walk(e, p, slash ? (size_t)(slash - p) : 0, &parent);
+	if (!err)
+		err = ext2fs_lookup(e->fs, parent, c, (int)cn, NULL, &ino);
+	if (err)
+		return err;
+	err = ext2fs_check_directory(e->fs, ino);
+	if (err == EXT2_ET_NO_DIRECTORY)
+		return dir_namei(e, p, n, dir);
+	if (err)
+		return err;
+	dir_remember(e, p, n, ino);
+	*dir = ino;
+	return 0;
+}
+
 /* The directory holding path's last component, and that component into name. */
 static int split(struct backend_edit *e, const char *path, ext2_ino_t *dir, char *name)
 {
 	const char *slash = strrchr(path, '/');
-	char parent[PATH_MAX];
 	size_t n;
-	errcode_t err;
 
 	if (!slash || !slash[1])
 		return -EINVAL;
@@ -325,24 +491,41 @@ static int split(struct backend_edit *e, const char *path, ext2_ino_t *dir, char
 		*dir = EXT2_ROOT_INO;
 		return 0;
 	}
-	if (n >= sizeof(parent))
+	if (n >= PATH_MAX)
 		return -ENAMETOOLONG;
-	memcpy(parent, path, n);
-	parent[n] = '\0';
-	err = ext2fs_namei(e->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, parent, dir);
-	if (!err)
-		err = ext2fs_check_directory(e->fs, *dir);
-	return e2(err);
+	return e2(dir_walk(e, path, n, dir));
 }
 
-/* path's directory, name and inode. */
+/* Path's directory and inode remembered as the last looked up (one too long: none). */
+static void last_set(struct backend_edit *e, const char *path, ext2_ino_t dir, ext2_ino_t ino)
+{
+	size_t n = strlen(path);
+
+	e->last[0] = '\0';
+	if (n >= sizeof(e->last))
+		return;
+	memcpy(e->last, path, n + 1);
+	e->last_dir = dir;
+	e->last_ino = ino;
+}
+
+/* path's directory, name and inode: the last path looked up again is not. */
 static int lookup(struct backend_edit *e, const char *path, ext2_ino_t *dir, char *name, ext2_ino_t *ino)
 {
-	int ret = split(e, path, dir, name);
+	int ret;
 
-	if (ret)
-		return ret;
-	return e2(ext2fs_lookup(e->fs, *dir, name, (int)strlen(name), NULL, ino));
+	if (e->last[0] && !strcmp(path, e->last)) {
+		strcpy(name, strrchr(path, '/') + 1);
+		*dir = e->last_dir;
+		*ino = e->last_ino;
+		return 0;
+	}
+	ret = split(e, path, dir, name);
+	if (!ret)
+		ret = e2(ext2fs_lookup(e->fs, *dir, name, (int)strlen(name), NULL, ino));
+	if (!ret)
+		last_set(e, path, *dir, *ino);
+	return ret;
 }
 
 /* The inode of path ("" is the root). */
@@ -436,7 +619,7 @@ static int ext4_edit_stat(struct backend_edit *e, const char *path,
 	return 0;
 }
 
-static int ext4_edit_unlink(struct backend_edit *e, const char *path)
+static int unlink_path(struct backend_edit *e, const char *path)
 {
 	char name[EXT2_NAME_LEN + 1];
 	ext2_ino_t dir, ino;
@@ -444,12 +627,15 @@ static int ext4_edit_unlink(struct backend_edit *e, const char *path)
 
 	if (!ret && LINUX_S_ISDIR(e->in->i_mode))
 		ret = -EISDIR;
+	/* a symbolic link may be on a remembered directory's path */
+	if (!ret && !LINUX_S_ISREG(e->in->i_mode))
+		dir_forget(e);
 	if (!ret)
 		ret = e2(ext2fs_unlink(e->fs, dir, name, ino, 0));
 	return ret ? ret : drop_link(e, ino, 0);
 }
 
-static int ext4_edit_rename(struct backend_edit *e, const char *from, const char *to)
+static int rename_path(struct backend_edit *e, const char *from, const char *to)
 {
 	char name[EXT2_NAME_LEN + 1], tname[EXT2_NAME_LEN + 1];
 	ext2_ino_t dir, tdir, ino;
@@ -457,6 +643,8 @@ static int ext4_edit_rename(struct backend_edit *e, const char *from, const char
 
 	if (!ret && LINUX_S_ISDIR(e->in->i_mode))
 		ret = -EISDIR;
+	if (!ret && !LINUX_S_ISREG(e->in->i_mode))
+		dir_forget(e);
 	if (!ret)
 		ret = split(e, to, &tdir, tname);
 	if (!ret)
@@ -468,7 +656,7 @@ static int ext4_edit_rename(struct backend_edit *e, const char *from, const char
 	return ret;
 }
 
-static int ext4_edit_mkdir(struct backend_edit *e, const char *path)
+static int mkdir_path(struct backend_edit *e, const char *path)
 {
 	char name[EXT2_NAME_LEN + 1];
 	ext2_ino_t dir, ino;
@@ -508,7 +696,7 @@ static int count_entry(struct ext2_dir_entry *d, int off, int bs, char *buf, voi
 	return 0;
 }
 
-static int ext4_edit_rmdir(struct backend_edit *e, const char *path)
+static int rmdir_path(struct backend_edit *e, const char *path)
 {
 	char name[EXT2_NAME_LEN + 1];
 	ext2_ino_t dir, ino;
@@ -522,6 +710,8 @@ static int ext4_edit_rmdir(struct backend_edit *e, const char *path)
 	if (!ret && n)
 		ret = -ENOTEMPTY;
 	if (!ret)
+		dir_forget(e);
+	if (!ret)
 		ret = e2(ext2fs_unlink(e->fs, dir, name, ino, 0));
 	if (!ret)
 		ret = drop_link(e, ino, 1);
@@ -532,6 +722,39 @@ static int ext4_edit_rmdir(struct backend_edit *e, const char *path)
 			e->in->i_links_count--;
 		ret = inode_write(e, dir);
 	}
+	return ret;
+}
+
+/* The moves that change names: the last path looked up is forgotten after each. */
+static int ext4_edit_unlink(struct backend_edit *e, const char *path)
+{
+	int ret = unlink_path(e, path);
+
+	e->last[0] = '\0';
+	return ret;
+}
+
+static int ext4_edit_rename(struct backend_edit *e, const char *from, const char *to)
+{
+	int ret = rename_path(e, from, to);
+
+	e->last[0] = '\0';
+	return ret;
+}
+
+static int ext4_edit_mkdir(struct backend_edit *e, const char *path)
+{
+	int ret = mkdir_path(e, path);
+
+	e->last[0] = '\0';
+	return ret;
+}
+
+static int ext4_edit_rmdir(struct backend_edit *e, const char *path)
+{
+	int ret = rmdir_path(e, path);
+
+	e->last[0] = '\0';
 	return ret;
 }
 
@@ -621,11 +844,14 @@ static int ext4_edit_file_open(struct backend_edit *e, const char *path, int cre
 
 	*out = NULL;
 	if (create) {
+		e->last[0] = '\0';
 		ret = split(e, path, &dir, name);
 		if (!ret)
 			ret = absent(e, dir, name);
 		if (!ret)
 			ret = file_new(e, dir, name, &ino);
+		if (!ret)
+			last_set(e, path, dir, ino);
 	} else {
 		ret = lookup_read(e, path, &dir, name, &ino);
 		if (!ret && !LINUX_S_ISREG(e->in->i_mode))

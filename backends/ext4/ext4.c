@@ -16,6 +16,7 @@
 #include "backends/ext4/include.h"
 #include "backends/ext4/request.h"
 #include "backends/ext4/state.h"
+#include "backends/ext4/undo.h"
 #include "backends/ext4/write.h"
 #include "util/e2err.h"
 
@@ -127,10 +128,11 @@ static int ext4_open(struct backend *b, const struct create_opts *o, const struc
 		ret = ext4_set_err(b, -EINTR, "interrupted");
 		goto out_free_target;
 	}
-	/* a device the core holds exclusively is not claimed twice */
+	/* a device the core holds exclusively is not claimed twice; no undo: no I/O statistics */
+	ext4_undo_prepare(NULL, unix_io_manager);
 	err = ext2fs_open2(st->target, st->offset ? io_opts : NULL,
-			   EXT2_FLAG_RW | EXT2_FLAG_64BITS | (o->claim ? 0 : EXT2_FLAG_EXCLUSIVE), 0, 0,
-			   unix_io_manager, &st->fs);
+			   EXT2_FLAG_RW | EXT2_FLAG_64BITS | (o->claim ? 0 : EXT2_FLAG_EXCLUSIVE),
+			   0, 0, ext4_undo_io_manager, &st->fs);
 	if (err) {
 		ret = ext4_set_err(b, e2err_errno(err), "cannot open '%s' as ext2/3/4: %s",
 				   st->target, error_message(err));
@@ -158,6 +160,9 @@ static int ext4_open(struct backend *b, const struct create_opts *o, const struc
 				   st->target, error_message(err));
 		goto out_free_fs;
 	}
+	st->kib_written = st->fs->super->s_kbytes_written;
+	st->used_blocks =
+		ext2fs_blocks_count(st->fs->super) - ext2fs_free_blocks_count(st->fs->super);
 	err = ext2fs_lookup(st->fs, EXT2_ROOT_INO, "lost+found", 10, NULL, &st->lpf_ino);
 	if (err)
 		st->lpf_ino = 0;
@@ -227,7 +232,6 @@ static int ext4_populate(struct backend *b, const struct plan *pl, const struct 
 {
 	struct ext4_state *st = b->priv;
 	struct ext4_build *x = st ? st->x : NULL;
-	uint64_t data_blocks = 0;
 	int ret;
 
 	if (!x || x->pl != pl)
@@ -246,11 +250,6 @@ static int ext4_populate(struct backend *b, const struct plan *pl, const struct 
 	if (ret)
 		goto out_release;
 	ext4_progress(x);
-	/* "Lifetime writes" counts what went around libext2fs too, as the kernel's would */
-	for (uint64_t f = 0; f < pl->nfiles; f++)
-		data_blocks += x->file_blocks[f];
-	x->fs->super->s_kbytes_written += data_blocks * x->bs / 1024;
-	ext2fs_mark_super_dirty(x->fs);
 
 	res->files = pl->nfiles;
 	res->dirs = pl->ndirs;
@@ -289,6 +288,21 @@ static int ext4_finish(struct backend *b)
 		return ext4_set_err(b, -EINVAL, "the ext4 backend was not opened");
 	ext4_build_free(st);
 	if (st->fs) {
+		blk64_t used = ext2fs_blocks_count(st->fs->super) -
+			       ext2fs_free_blocks_count(st->fs->super);
+
+		/*
+		 * Lifetime writes: mke2fs's count (or the value found) and every
+		 * block imprint put in use, once: file data, directories, extent
+		 * and xattr blocks; not libext2fs' I/O count, which depends on
+		 * its cache and so on the order and number of its reads.
+		 */
+		if (used > st->used_blocks) {
+			st->fs->super->s_kbytes_written =
+				st->kib_written +
+				(used - st->used_blocks) * (st->fs->blocksize / 1024);
+			ext2fs_mark_super_dirty(st->fs);
+		}
 		/* superblock, group descriptors, bitmaps; then fsync */
 		err = ext2fs_close2(st->fs, 0);
 		if (err) {

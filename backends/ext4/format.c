@@ -205,7 +205,8 @@ static void mke2fs_error_lines(char *text, char *out, size_t len)
  * lazy_itable_init=0 writes every inode table (on a block device, free
  * blocks keep what was there: nodiscard).  Nothing needs fixing; our own
  * libext2fs writes take fs->now = time_ref, inode generations are 0, and
- * s_kbytes_written counts the data written outside libext2fs.  mke2fs reads
+ * s_kbytes_written adds to mke2fs's count the blocks imprint put in use
+ * (ext4_finish(); not libext2fs' I/O statistics, which follow its cache).  mke2fs reads
  * imprint's own mke2fs.conf (MKE2FS_CONFIG), not the host's; the bytes do
  * depend on the e2fsprogs version.
  */

@@ -212,6 +212,7 @@ static int shape_entries(struct ext4_build *x)
 			return ext4_set_err(x->b, ret, "cannot shape directory '%s': %s",
 					    ext4_entry_path(x, j, NULL, path, sizeof(path)),
 					    strerror(-ret));
+		ext4_keep_entries(x, j);
 		nd = x->shape[j].nblocks;
 		total = nd +
 			ext4_map_meta_count(x->extents, x->bs, nd,

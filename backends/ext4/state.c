@@ -85,6 +85,100 @@ int ext4_collect_entries(struct ext4_build *x, uint32_t j)
 	return 0;
 }
 
+/*
+ * Kept entries: for each directory its number and entry count (4 bytes
+ * each), then for each entry its inode (4 bytes), type, slack (2 bytes),
+ * name length and name.  The shape pass keeps directories 0, 1, ... while
+ * they fit in x->keep_budget; write_dir takes them back in that order.
+ */
+#define KEEP_HEAD  8
+#define KEEP_ENTRY 8
+
+void ext4_keep_entries(struct ext4_build *x, uint32_t j)
+{
+	const struct ext4_ents *d = &x->ents;
+	size_t need = KEEP_HEAD + d->n * KEEP_ENTRY + d->len, cap;
+	unsigned char *p;
+	uint32_t n = (uint32_t)d->n;
+
+	/* keep_dirs stays when one is not kept: no later directory follows without a gap */
+	if (j != x->keep_dirs || d->n > UINT32_MAX || need > x->keep_budget - x->keep_len)
+		return;
+	if (x->keep_len + need > x->keep_cap) {
+		cap = x->keep_cap < (1u << 20) ? (1u << 20) : x->keep_cap * 2;
+		if (cap < x->keep_len + need)
+			cap = x->keep_len + need;
+		if (cap > x->keep_budget)
+			cap = x->keep_budget;
+		p = realloc(x->keep, cap);
+		if (!p)
+			return;
+		x->keep = p;
+		x->keep_cap = cap;
+	}
+	p = x->keep + x->keep_len;
+	memcpy(p, &j, 4);
+	memcpy(p + 4, &n, 4);
+	p += KEEP_HEAD;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct ext4_dirent_in *e = &d->e[i];
+
+		if (e->name_len > UINT8_MAX)
+			return;
+		memcpy(p, &e->ino, 4);
+		p[4] = e->type;
+		p[5] = (unsigned char)(e->slack & 0xff);
+		p[6] = (unsigned char)(e->slack >> 8);
+		p[7] = (unsigned char)e->name_len;
+		memcpy(p + KEEP_ENTRY, e->name, e->name_len);
+		p += KEEP_ENTRY + e->name_len;
+	}
+	x->keep_len += need;
+	x->keep_dirs++;
+}
+
+int ext4_kept_entries(struct ext4_build *x, uint32_t j)
+{
+	const struct array_col cols[] = { { &x->ents.e, sizeof(*x->ents.e) },
+					  { &x->ents.off, sizeof(*x->ents.off) } };
+	struct ext4_ents *d = &x->ents;
+	const unsigned char *p;
+	uint32_t dj, n;
+
+	if (j >= x->keep_dirs || x->keep_len - x->keep_pos < KEEP_HEAD)
+		return ext4_collect_entries(x, j);
+	p = x->keep + x->keep_pos;
+	memcpy(&dj, p, 4);
+	memcpy(&n, p + 4, 4);
+	if (dj != j)
+		return ext4_collect_entries(x, j);
+	if (array_grow_cols(cols, ARRAY_SIZE(cols), &d->cap, n))
+		return -ENOMEM;
+	p += KEEP_HEAD;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ext4_dirent_in *e = &d->e[i];
+
+		memcpy(&e->ino, p, 4);
+		e->type = p[4];
+		e->slack = (uint16_t)(p[5] | p[6] << 8);
+		e->name_len = p[7];
+		e->name = (const char *)p + KEEP_ENTRY;
+		p += KEEP_ENTRY + e->name_len;
+	}
+	d->n = n;
+	d->len = 0;
+	x->keep_pos = (size_t)(p - x->keep);
+	return 0;
+}
+
+void ext4_keep_release(struct ext4_build *x)
+{
+	free(x->keep);
+	x->keep = NULL;
+	x->keep_len = x->keep_cap = x->keep_pos = 0;
+	x->keep_dirs = 0;
+}
+
 void ext4_ents_release(struct ext4_ents *d)
 {
 	free(d->e);
@@ -190,6 +284,13 @@ int ext4_build_init(struct ext4_build *x)
 		if (!x->file_holes || !x->file_lblocks)
 			return ext4_set_err(x->b, -ENOMEM, "out of memory");
 	}
+	x->keep_budget = EXT4_KEEP_BUDGET;
+	if (getenv("IMPRINT_TEST_EXT4_KEEP"))
+		x->keep_budget = (size_t)strtoull(getenv("IMPRINT_TEST_EXT4_KEEP"), NULL, 10);
+	if (getenv("IMPRINT_TEST_EXT4_PLAIN")) {
+		x->keep_budget = 0;
+		x->iblk_off = 1;
+	}
 	x->ibuf = calloc(1, x->isize);
 	x->tbuf = malloc(x->bs);
 	if (!x->dir_ino || !x->file_ino || !x->link_ino || !x->nsub || !x->shape ||
@@ -206,9 +307,10 @@ void ext4_build_release(struct ext4_build *x)
 	ext4_data_release(&x->data);
 	ext4_map_release(&x->map);
 	ext4_ents_release(&x->ents);
+	ext4_keep_release(x);
 	FREE_ALL(x->dir_ino, x->file_ino, x->link_ino, x->nsub, x->shape, x->file_blocks,
-		 x->file_holes, x->file_lblocks, x->dir_blocks, x->link_blocks, x->ibuf, x->buf,
-		 x->druns, x->dmeta, x->tbuf);
+		 x->file_holes, x->file_lblocks, x->dir_blocks, x->link_blocks, x->ibuf, x->iblk,
+		 x->buf, x->druns, x->dmeta, x->tbuf);
 }
 
 void ext4_build_free(struct ext4_state *st)

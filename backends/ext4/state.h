@@ -36,6 +36,8 @@ struct ext4_state {
 	int formatted; /* mke2fs ran here: abort() wipes its superblock */
 	int populated;
 	ext2_ino_t lpf_ino; /* lost+found, 0 if none */
+	uint64_t kib_written; /* s_kbytes_written when opened (mke2fs's count) */
+	blk64_t used_blocks;  /* blocks in use when opened */
 	struct timespec t0;
 };
 
@@ -81,6 +83,21 @@ struct ext4_build {
 	struct ext4_map map;
 	struct ext4_ents ents;
 	unsigned char *ibuf; /* one on-disk inode */
+	/*
+	 * The inode-table blocks being filled (write.c): the inodes go in here
+	 * and the blocks are written once for all of them, not once an inode.
+	 */
+	unsigned char *iblk;
+	blk64_t iblk_nr; /* the first block's number; 0: none held */
+	unsigned iblk_n; /* blocks held */
+	/* blocks [iblk_lo, iblk_hi) of them changed, when iblk_dirty */
+	unsigned iblk_lo, iblk_hi;
+	int iblk_dirty; /* holds inodes not yet written to fs->io */
+	int iblk_off;	/* for tests: every inode through libext2fs */
+	/* entries of directories 0..keep_dirs-1 kept from the shape pass for write_dir (state.c) */
+	unsigned char *keep;
+	size_t keep_len, keep_cap, keep_pos, keep_budget;
+	uint32_t keep_dirs;
 	unsigned char *buf;  /* directory blocks, a symlink block */
 	size_t buf_cap;
 	struct layout_extent *druns;
@@ -113,6 +130,29 @@ double ext4_elapsed(const struct timespec *t0);
  */
 int ext4_collect_entries(struct ext4_build *x, uint32_t j);
 void ext4_ents_release(struct ext4_ents *d);
+
+/*
+ * Bytes of entries kept from the shape pass (x->keep_budget).  For tests,
+ * IMPRINT_TEST_EXT4_PLAIN set keeps none and writes every inode through
+ * libext2fs, and IMPRINT_TEST_EXT4_KEEP=N keeps N bytes at most.
+ */
+#define EXT4_KEEP_BUDGET (32u << 20)
+
+/*
+ * After the shape pass collected directory j into x->ents: keep a copy
+ * for write_dir, when j follows the directories kept so far and the copy
+ * fits in x->keep_budget (nothing is kept after the first that does
+ * not).  Memory failures only stop the keeping.
+ */
+void ext4_keep_entries(struct ext4_build *x, uint32_t j);
+
+/*
+ * The entries of directory j into x->ents: the kept ones when j is the
+ * next kept directory (names pointing into the kept copy, valid until
+ * ext4_keep_release()), else ext4_collect_entries().  0 or -ENOMEM.
+ */
+int ext4_kept_entries(struct ext4_build *x, uint32_t j);
+void ext4_keep_release(struct ext4_build *x);
 
 /* Grow x->buf to at least len bytes.  Returns 0 or -ENOMEM. */
 int ext4_buf_reserve(struct ext4_build *x, size_t len);

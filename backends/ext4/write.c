@@ -11,6 +11,108 @@
 #include "content/prealloc.h"
 #include "content/sparse.h"
 #include "util/e2err.h"
+#include "util/util.h"
+
+/*
+ * Inode-table blocks.  ext2fs_write_inode_full() copies the whole block
+ * in and out of libext2fs' caches for each inode; the inodes are written
+ * nearly in table order, so they are put in a window of ITABLE_WINDOW
+ * table blocks held here (x->iblk, read at once), in the form
+ * ext2fs_write_inode2() gives them on disk, and the blocks that changed go
+ * to fs->io at once: when an inode outside the window comes, and
+ *   itable_flush() before any other block is read or written there
+ *   (directory, extent and symlink blocks; the checksums of directory and
+ *   extent blocks read the inode's generation through libext2fs);
+ *   itable_drop() before libext2fs may write an inode (inline data,
+ *   xattrs, close): the window is read again for the next inode.
+ * fs->icache is emptied at each write of the window, so that libext2fs
+ * never reads an inode from a stale copy.  The superblock's lifetime
+ * write count is imprint's (ext4.c), whatever goes through unix_io's cache.
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define ITABLE_HELD 0 /* the disk's byte order is not the host's: through libext2fs */
+#else
+#define ITABLE_HELD 1
+#endif
+#define ITABLE_WINDOW 16 /* table blocks read at once */
+
+static errcode_t itable_flush(struct ext4_build *x)
+{
+	errcode_t err;
+
+	if (!x->iblk_dirty)
+		return 0;
+	err = io_channel_write_blk64(x->fs->io, x->iblk_nr + x->iblk_lo,
+				     (int)(x->iblk_hi - x->iblk_lo),
+				     x->iblk + (size_t)x->iblk_lo * x->bs);
+	if (err)
+		return err;
+	x->iblk_dirty = 0;
+	return ext2fs_flush_icache(x->fs);
+}
+
+static errcode_t itable_drop(struct ext4_build *x)
+{
+	errcode_t err = itable_flush(x);
+
+	x->iblk_nr = 0;
+	x->iblk_n = 0;
+	x->iblk_dirty = 0;
+	return err;
+}
+
+/* Inode ino, isize bytes at in, into its table block (errors as ext2fs_write_inode2's). */
+static errcode_t itable_put(struct ext4_build *x, ext2_ino_t ino, struct ext2_inode_large *in)
+{
+	ext2_filsys fs = x->fs;
+	uint32_t ipg = EXT2_INODES_PER_GROUP(fs->super);
+	uint64_t off = (uint64_t)((ino - 1) % ipg) * x->isize;
+	blk64_t nr, table;
+	unsigned i;
+	errcode_t err;
+
+	if (ino == 0 || ino > fs->super->s_inodes_count)
+		return EXT2_ET_BAD_INODE_NUM;
+	table = ext2fs_inode_table_loc(fs, (ino - 1) / ipg);
+	if (!table)
+		return EXT2_ET_MISSING_INODE_TABLE;
+	if (table < fs->super->s_first_data_block ||
+	    table + fs->inode_blocks_per_group - 1 >= ext2fs_blocks_count(fs->super))
+		return EXT2_ET_GDESC_BAD_INODE_TABLE;
+	nr = table + off / x->bs;
+	off %= x->bs;
+	err = ext2fs_inode_csum_set(fs, ino, in);
+	if (err)
+		return err;
+	if (!x->iblk_nr || nr < x->iblk_nr || nr >= x->iblk_nr + x->iblk_n) {
+		/* the window: this block and the next of its group's table */
+		unsigned n = (unsigned)MIN((blk64_t)ITABLE_WINDOW,
+					   table + fs->inode_blocks_per_group - nr);
+
+		err = itable_drop(x);
+		if (err)
+			return err;
+		if (!x->iblk) {
+			x->iblk = malloc((size_t)ITABLE_WINDOW * x->bs);
+			if (!x->iblk)
+				return EXT2_ET_NO_MEMORY;
+		}
+		err = io_channel_read_blk64(fs->io, nr, (int)n, x->iblk);
+		if (err)
+			return err;
+		x->iblk_nr = nr;
+		x->iblk_n = n;
+	}
+	i = (unsigned)(nr - x->iblk_nr);
+	memcpy(x->iblk + (size_t)i * x->bs + off, in, x->isize);
+	if (!x->iblk_dirty || i < x->iblk_lo)
+		x->iblk_lo = i;
+	if (!x->iblk_dirty || i >= x->iblk_hi)
+		x->iblk_hi = i + 1;
+	x->iblk_dirty = 1;
+	ext2fs_mark_changed(fs);
+	return 0;
+}
 
 /* Write inode ino from scratch. */
 static int write_inode(struct ext4_build *x, ext2_ino_t ino, const struct plan_meta *m,
@@ -46,7 +148,10 @@ static int write_inode(struct ext4_build *x, ext2_ino_t ino, const struct plan_m
 		in->i_crtime = (uint32_t)m->crtime;
 		in->i_crtime_extra = ext4_xtime_extra(m->crtime, m->crtime_ns);
 	}
-	err = ext2fs_write_inode_full(x->fs, ino, small, (int)x->isize);
+	if (ITABLE_HELD && !x->iblk_off)
+		err = itable_put(x, ino, in);
+	else
+		err = ext2fs_write_inode_full(x->fs, ino, small, (int)x->isize);
 	return e2err_errno(err);
 }
 
@@ -137,7 +242,7 @@ static int write_dir(struct ext4_build *x, uint32_t j)
 	errcode_t err;
 	int ret;
 
-	ret = ext4_collect_entries(x, j);
+	ret = ext4_kept_entries(x, j);
 	if (ret)
 		return ext4_set_err(x->b, ret, "out of memory");
 	if (x->lo->dir_ext) {
@@ -173,6 +278,8 @@ static int write_dir(struct ext4_build *x, uint32_t j)
 	ret = write_inode(x, ino, &m, (uint32_t)links, (uint64_t)sh->nblocks * x->bs, total,
 			  (x->extents ? EXT4_EXTENTS_FL : 0) | (sh->indexed ? EXT2_INDEX_FL : 0),
 			  x->map.i_block);
+	if (!ret) /* the checksums of the mapping and directory blocks read the inode */
+		ret = e2err_errno(itable_flush(x));
 	if (!ret)
 		ret = ext4_map_write(&x->map, x->fs, ino);
 	if (ret)
@@ -220,8 +327,10 @@ static int write_file(struct ext4_build *x, uint64_t f)
 		ret = x->cs->fill(x->cs, f, 0, i_block, (size_t)size);
 		if (!ret)
 			ret = write_inode(x, ino, &m, links, size, 0, EXT4_INLINE_DATA_FL, i_block);
-		if (!ret) {
-			err = ext2fs_inline_data_init(x->fs, ino);
+		if (!ret) { /* reads and writes the inode */
+			err = itable_drop(x);
+			if (!err)
+				err = ext2fs_inline_data_init(x->fs, ino);
 			ret = e2err_errno(err);
 		}
 		if (!ret) /* no worker writes them: the progress counts them here */
@@ -255,6 +364,8 @@ static int write_file(struct ext4_build *x, uint64_t f)
 		if (!ret)
 			ret = write_inode(x, ino, &m, links, size, nb + x->map.nmeta,
 					  x->extents ? EXT4_EXTENTS_FL : 0, x->map.i_block);
+		if (!ret && x->map.nmeta) /* the checksums of extent blocks read the inode */
+			ret = e2err_errno(itable_flush(x));
 		if (!ret)
 			ret = ext4_map_write(&x->map, x->fs, ino);
 		if (!ret) {
@@ -332,6 +443,8 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 					  x->extents ? EXT4_EXTENTS_FL : 0, x->map.i_block);
 		if (!ret)
 			ret = ext4_buf_reserve(x, x->bs);
+		if (!ret)
+			ret = e2err_errno(itable_flush(x));
 		if (!ret) {
 			memset(x->buf, 0, x->bs);
 			memcpy(x->buf, x->tbuf, (size_t)len);
@@ -354,8 +467,18 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 static int write_metadata(struct ext4_build *x)
 {
 	static const struct ext4_inode_steps steps = { write_dir, write_file, write_symlink };
+	int ret = ext4_each_inode(x, &steps);
+	errcode_t err;
 
-	return ext4_each_inode(x, &steps);
+	/* what follows (xattrs, inline data of includes, close) goes through libext2fs */
+	err = itable_drop(x);
+	if (!ret && err)
+		ret = ext4_set_err(x->b, e2err_errno(err), "cannot write the inode table of '%s': %s",
+				   x->st->target, error_message(err));
+	free(x->iblk);
+	x->iblk = NULL;
+	ext4_keep_release(x);
+	return ret;
 }
 
 /* Steps 6 and 7: file data on worker threads while this one writes the metadata. */
