@@ -20,6 +20,7 @@
 #include "backends/ext4/undo.h"
 #include "backends/ext4/write.h"
 #include "read/evolve_mark.h"
+#include "util/array.h"
 #include "util/e2err.h"
 #include "util/util.h"
 
@@ -30,6 +31,16 @@ struct backend_edit {
 	struct ext2_inode_large *in;    /* an inode buffer of isize bytes */
 	char *marked;                   /* the target when it carries our mark, or NULL */
 	char boot[EVOLVE_MARK_SIZE];    /* what the mark's bytes held, put back at close */
+	/*
+	 * Directories looked up by path, each a directory's inode reached
+	 * through directories only (no symbolic link on the way): entry i + 1
+	 * of slot is dpath[i] and dino[i].  Emptied when a directory, or
+	 * anything but a regular file, is removed or renamed.
+	 */
+	char **dpath;
+	ext2_ino_t *dino;
+	size_t ndirs, dcap, nslot;
+	uint64_t *slot;
 };
 
 struct backend_edit_file {
@@ -50,6 +61,74 @@ static int e2(errcode_t err)
 	if (err == EXT2_ET_DIR_EXISTS)
 		return -EEXIST;
 	return e2err_errno(err);
+}
+
+static uint64_t path_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t dir_slot_hash(uint64_t entry, const void *ctx)
+{
+	const char *p = ((const struct backend_edit *)ctx)->dpath[entry - 1];
+
+	return path_hash(p, strlen(p));
+}
+
+/* The slot of directory path [p, p + n) in e's table: its entry, or the empty slot it would take. */
+static size_t dir_slot(const struct backend_edit *e, const char *p, size_t n)
+{
+	size_t i = path_hash(p, n) & (e->nslot - 1);
+
+	for (; e->slot[i]; i = (i + 1) & (e->nslot - 1)) {
+		const char *q = e->dpath[e->slot[i] - 1];
+
+		if (!strncmp(q, p, n) && !q[n])
+			break;
+	}
+	return i;
+}
+
+/* Directory path [p, p + n) is inode ino (no room: not remembered, the next walk finds it). */
+static void dir_remember(struct backend_edit *e, const char *p, size_t n, ext2_ino_t ino)
+{
+	const struct array_col cols[] = { { &e->dpath, sizeof(*e->dpath) },
+					  { &e->dino, sizeof(*e->dino) } };
+	char *copy;
+	size_t i;
+
+	if (array_slots_reserve(&e->slot, &e->nslot, e->ndirs, 1024, dir_slot_hash, e) ||
+	    array_grow_cols(cols, ARRAY_SIZE(cols), &e->dcap, e->ndirs + 1) ||
+	    !(copy = strndup(p, n)))
+		return;
+	i = dir_slot(e, p, n);
+	if (e->slot[i]) {
+		free(copy);
+		return;
+	}
+	e->dpath[e->ndirs] = copy;
+	e->dino[e->ndirs] = ino;
+	e->slot[i] = ++e->ndirs;
+}
+
+/* Every directory looked up forgotten (one was removed, or a link on some path may have gone). */
+static void dir_forget(struct backend_edit *e)
+{
+	for (size_t i = 0; i < e->ndirs; i++)
+		free(e->dpath[i]);
+	if (e->slot)
+		memset(e->slot, 0, e->nslot * sizeof(*e->slot));
+	e->ndirs = 0;
+}
+
+static void dir_table_free(struct backend_edit *e)
+{
+	dir_forget(e);
+	FREE_ALL(e->dpath, e->dino, e->slot);
 }
 
 static int has_extra(const struct backend_edit *e, size_t end)
@@ -254,6 +333,7 @@ static int ext4_edit_close(struct backend_edit *e)
 	ret = e2(err);
 	if (!ret && e->marked)
 		ret = mark_put(e->marked, e->boot);
+	dir_table_free(e);
 	free(e->in);
 	free(e->marked);
 	free(e);
@@ -266,6 +346,7 @@ static void ext4_edit_abandon(struct backend_edit *e)
 		return;
 	/* no flush of the superblock, descriptors and bitmaps; the I/O channel closes */
 	ext2fs_free(e->fs);
+	dir_table_free(e);
 	free(e->in);
 	free(e->marked);
 	free(e);
@@ -307,13 +388,68 @@ static int ext4_edit_undo(const char *path, char *msg, size_t len)
 	return ret;
 }
 
+/* Directory path [p, p + n) through libext2fs' walk (which follows symbolic links): not remembered. */
+static errcode_t dir_namei(struct backend_edit *e, const char *p, size_t n, ext2_ino_t *dir)
+{
+	char path[PATH_MAX];
+	errcode_t err;
+
+	if (n >= sizeof(path))
+		return EXT2_ET_NO_MEMORY;
+	memcpy(path, p, n);
+	path[n] = '\0';
+	err = ext2fs_namei(e->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, dir);
+	return err ? err : ext2fs_check_directory(e->fs, *dir);
+}
+
+/*
+ * The inode of directory path [p, p + n) ("" the root), as ext2fs_namei()
+ * and ext2fs_check_directory() give it: each directory on the way looked
+ * up once a run, and remembered; a component that is "", ".", ".." or not
+ * a directory (a symbolic link, or an error to give) is left to
+ * ext2fs_namei() for the whole path.
+ */
+static errcode_t dir_walk(struct backend_edit *e, const char *p, size_t n, ext2_ino_t *dir)
+{
+	const char *slash = n ? memrchr(p, '/', n) : NULL, *c = slash ? slash + 1 : p;
+	size_t cn = (size_t)(p + n - c);
+	ext2_ino_t parent, ino;
+	errcode_t err;
+
+	if (!n) {
+		*dir = EXT2_ROOT_INO;
+		return 0;
+	}
+	if (e->nslot) {
+		size_t i = dir_slot(e, p, n);
+
+		if (e->slot[i]) {
+			*dir = e->dino[e->slot[i] - 1];
+			return 0;
+		}
+	}
+	if (!cn || cn > EXT2_NAME_LEN || (cn == 1 && c[0] == '.') || (cn == 2 && !strncmp(c, "..", 2)))
+		return dir_namei(e, p, n, dir);
+	err = dir_walk(e, p, slash ? (size_t)(slash - p) : 0, &parent);
+	if (!err)
+		err = ext2fs_lookup(e->fs, parent, c, (int)cn, NULL, &ino);
+	if (err)
+		return err;
+	err = ext2fs_check_directory(e->fs, ino);
+	if (err == EXT2_ET_NO_DIRECTORY)
+		return dir_namei(e, p, n, dir);
+	if (err)
+		return err;
+	dir_remember(e, p, n, ino);
+	*dir = ino;
+	return 0;
+}
+
 /* The directory holding path's last component, and that component into name. */
 static int split(struct backend_edit *e, const char *path, ext2_ino_t *dir, char *name)
 {
 	const char *slash = strrchr(path, '/');
-	char parent[PATH_MAX];
 	size_t n;
-	errcode_t err;
 
 	if (!slash || !slash[1])
 		return -EINVAL;
@@ -325,14 +461,9 @@ static int split(struct backend_edit *e, const char *path, ext2_ino_t *dir, char
 		*dir = EXT2_ROOT_INO;
 		return 0;
 	}
-	if (n >= sizeof(parent))
+	if (n >= PATH_MAX)
 		return -ENAMETOOLONG;
-	memcpy(parent, path, n);
-	parent[n] = '\0';
-	err = ext2fs_namei(e->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, parent, dir);
-	if (!err)
-		err = ext2fs_check_directory(e->fs, *dir);
-	return e2(err);
+	return e2(dir_walk(e, path, n, dir));
 }
 
 /* path's directory, name and inode. */
@@ -444,6 +575,9 @@ static int ext4_edit_unlink(struct backend_edit *e, const char *path)
 
 	if (!ret && LINUX_S_ISDIR(e->in->i_mode))
 		ret = -EISDIR;
+	/* a symbolic link may be on a remembered directory's path */
+	if (!ret && !LINUX_S_ISREG(e->in->i_mode))
+		dir_forget(e);
 	if (!ret)
 		ret = e2(ext2fs_unlink(e->fs, dir, name, ino, 0));
 	return ret ? ret : drop_link(e, ino, 0);
@@ -457,6 +591,8 @@ static int ext4_edit_rename(struct backend_edit *e, const char *from, const char
 
 	if (!ret && LINUX_S_ISDIR(e->in->i_mode))
 		ret = -EISDIR;
+	if (!ret && !LINUX_S_ISREG(e->in->i_mode))
+		dir_forget(e);
 	if (!ret)
 		ret = split(e, to, &tdir, tname);
 	if (!ret)
@@ -521,6 +657,8 @@ static int ext4_edit_rmdir(struct backend_edit *e, const char *path)
 		ret = e2(ext2fs_dir_iterate(e->fs, ino, 0, NULL, count_entry, &n));
 	if (!ret && n)
 		ret = -ENOTEMPTY;
+	if (!ret)
+		dir_forget(e);
 	if (!ret)
 		ret = e2(ext2fs_unlink(e->fs, dir, name, ino, 0));
 	if (!ret)
