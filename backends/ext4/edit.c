@@ -41,6 +41,9 @@ struct backend_edit {
 	ext2_ino_t *dino;
 	size_t ndirs, dcap, nslot;
 	uint64_t *slot;
+	/* the last path looked up (a file's moves come one after another): "" none or forgotten */
+	char last[PATH_MAX];
+	ext2_ino_t last_dir, last_ino;
 };
 
 struct backend_edit_file {
@@ -466,14 +469,36 @@ static int split(struct backend_edit *e, const char *path, ext2_ino_t *dir, char
 	return e2(dir_walk(e, path, n, dir));
 }
 
-/* path's directory, name and inode. */
+/* Path's directory and inode remembered as the last looked up (one too long: none). */
+static void last_set(struct backend_edit *e, const char *path, ext2_ino_t dir, ext2_ino_t ino)
+{
+	size_t n = strlen(path);
+
+	e->last[0] = '\0';
+	if (n >= sizeof(e->last))
+		return;
+	memcpy(e->last, path, n + 1);
+	e->last_dir = dir;
+	e->last_ino = ino;
+}
+
+/* path's directory, name and inode: the last path looked up again is not. */
 static int lookup(struct backend_edit *e, const char *path, ext2_ino_t *dir, char *name, ext2_ino_t *ino)
 {
-	int ret = split(e, path, dir, name);
+	int ret;
 
-	if (ret)
-		return ret;
-	return e2(ext2fs_lookup(e->fs, *dir, name, (int)strlen(name), NULL, ino));
+	if (e->last[0] && !strcmp(path, e->last)) {
+		strcpy(name, strrchr(path, '/') + 1);
+		*dir = e->last_dir;
+		*ino = e->last_ino;
+		return 0;
+	}
+	ret = split(e, path, dir, name);
+	if (!ret)
+		ret = e2(ext2fs_lookup(e->fs, *dir, name, (int)strlen(name), NULL, ino));
+	if (!ret)
+		last_set(e, path, *dir, *ino);
+	return ret;
 }
 
 /* The inode of path ("" is the root). */
@@ -567,7 +592,7 @@ static int ext4_edit_stat(struct backend_edit *e, const char *path,
 	return 0;
 }
 
-static int ext4_edit_unlink(struct backend_edit *e, const char *path)
+static int unlink_path(struct backend_edit *e, const char *path)
 {
 	char name[EXT2_NAME_LEN + 1];
 	ext2_ino_t dir, ino;
@@ -583,7 +608,7 @@ static int ext4_edit_unlink(struct backend_edit *e, const char *path)
 	return ret ? ret : drop_link(e, ino, 0);
 }
 
-static int ext4_edit_rename(struct backend_edit *e, const char *from, const char *to)
+static int rename_path(struct backend_edit *e, const char *from, const char *to)
 {
 	char name[EXT2_NAME_LEN + 1], tname[EXT2_NAME_LEN + 1];
 	ext2_ino_t dir, tdir, ino;
@@ -604,7 +629,7 @@ static int ext4_edit_rename(struct backend_edit *e, const char *from, const char
 	return ret;
 }
 
-static int ext4_edit_mkdir(struct backend_edit *e, const char *path)
+static int mkdir_path(struct backend_edit *e, const char *path)
 {
 	char name[EXT2_NAME_LEN + 1];
 	ext2_ino_t dir, ino;
@@ -644,7 +669,7 @@ static int count_entry(struct ext2_dir_entry *d, int off, int bs, char *buf, voi
 	return 0;
 }
 
-static int ext4_edit_rmdir(struct backend_edit *e, const char *path)
+static int rmdir_path(struct backend_edit *e, const char *path)
 {
 	char name[EXT2_NAME_LEN + 1];
 	ext2_ino_t dir, ino;
@@ -670,6 +695,39 @@ static int ext4_edit_rmdir(struct backend_edit *e, const char *path)
 			e->in->i_links_count--;
 		ret = inode_write(e, dir);
 	}
+	return ret;
+}
+
+/* The moves that change names: the last path looked up is forgotten after each. */
+static int ext4_edit_unlink(struct backend_edit *e, const char *path)
+{
+	int ret = unlink_path(e, path);
+
+	e->last[0] = '\0';
+	return ret;
+}
+
+static int ext4_edit_rename(struct backend_edit *e, const char *from, const char *to)
+{
+	int ret = rename_path(e, from, to);
+
+	e->last[0] = '\0';
+	return ret;
+}
+
+static int ext4_edit_mkdir(struct backend_edit *e, const char *path)
+{
+	int ret = mkdir_path(e, path);
+
+	e->last[0] = '\0';
+	return ret;
+}
+
+static int ext4_edit_rmdir(struct backend_edit *e, const char *path)
+{
+	int ret = rmdir_path(e, path);
+
+	e->last[0] = '\0';
 	return ret;
 }
 
@@ -759,11 +817,14 @@ static int ext4_edit_file_open(struct backend_edit *e, const char *path, int cre
 
 	*out = NULL;
 	if (create) {
+		e->last[0] = '\0';
 		ret = split(e, path, &dir, name);
 		if (!ret)
 			ret = absent(e, dir, name);
 		if (!ret)
 			ret = file_new(e, dir, name, &ino);
+		if (!ret)
+			last_set(e, path, dir, ino);
 	} else {
 		ret = lookup_read(e, path, &dir, name, &ino);
 		if (!ret && !LINUX_S_ISREG(e->in->i_mode))
