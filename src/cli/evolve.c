@@ -95,6 +95,7 @@ struct evolve {
 	struct evolve_feed *feed;  /* their bytes while step 6 runs, or NULL */
 	int listing;  /* step 6 walked to list the ranges it writes into feed: nothing written */
 	int names_alike;  /* prev and cur draw names alike (plan_names_alike()) */
+	int meta_alike;  /* and metadata (plan_meta_alike()) */
 };
 
 static uint64_t file_key(const struct plan *pl, uint64_t f)
@@ -694,6 +695,7 @@ static int apply_files(struct evolve *ev, uint8_t *buf)
 	int ret = 0;
 
 	step(ev, ST_WRITE, "written");
+	ev->meta_alike = plan_meta_alike(&ev->prev, &ev->cur);
 	if (!other || !st) {
 		FREE_ALL(other, st);
 		return -ENOMEM;
@@ -703,6 +705,9 @@ static int apply_files(struct evolve *ev, uint8_t *buf)
 		const struct plan_gen_edit *e = edit_now(&ev->cur, f);
 		struct plan_meta mc, mp;
 
+		/* the same draws: the same metadata, not made */
+		if (!e && p != NONE && ev->meta_alike && plan_file_same_meta(&ev->prev, p, &ev->cur, f))
+			continue;
 		plan_file_meta(&ev->cur, f, &mc);
 		if (p != NONE)
 			plan_file_meta(&ev->prev, p, &mp);
