@@ -116,12 +116,24 @@ static uint32_t dir_key(const struct plan *pl, uint32_t d)
 static const char *dir_path(const struct evolve *ev, const struct plan *pl, uint32_t d, char *buf,
 			    size_t len)
 {
-	char **kept = ev->dir_paths[pl == &ev->cur];
+	char **kept = ev->dir_paths[pl == &ev->cur], name[NAME_MAX_LEN + 1];
+	const char *up = NULL;
+	size_t n, l;
 
 	if (kept && kept[d])
 		return kept[d];
-	if (plan_dir_path(pl, d, buf, len) < 0)
+	if (kept && d)
+		up = dir_path(ev, pl, pl->dir_parent[d], buf, len);
+	if (up && up == kept[pl->dir_parent[d]]) {
+		/* the parent's kept path and d's name, as plan_dir_path() joins them */
+		n = strlen(up);
+		l = plan_dir_name(pl, d, name);
+		if (n + l + 2 > len)
+			return NULL;
+		snprintf(buf, len, "%s%s%s", up, up[n - 1] == '/' ? "" : "/", name);
+	} else if (plan_dir_path(pl, d, buf, len) < 0) {
 		return NULL;
+	}
 	if (kept)
 		kept[d] = strdup(buf);
 	return buf;
