@@ -95,7 +95,7 @@ static uint64_t dir_slot_hash(uint64_t entry, const void *ctx)
 	return path_hash(p, strlen(p));
 }
 
-/* The slot of directory path [p, p + n) in e's table: its entry, or the empty slot it would take. */
+/* The slot of directory path [p, p + n) in e's table: its entry, or the free slot it takes. */
 static size_t dir_slot(const struct backend_edit *e, const char *p, size_t n)
 {
 	size_t i = path_hash(p, n) & (e->nslot - 1);
@@ -579,7 +579,7 @@ static int ext4_edit_undo(const char *path, char *msg, size_t len)
 	return ret;
 }
 
-/* Directory path [p, p + n) through libext2fs' walk (which follows symbolic links): not remembered. */
+/* Directory path [p, p + n) by libext2fs' walk (symbolic links followed): not remembered. */
 static errcode_t dir_namei(struct backend_edit *e, const char *p, size_t n, ext2_ino_t *dir)
 {
 	char path[PATH_MAX];
