@@ -159,7 +159,7 @@ static uint64_t name_slot_hash(uint64_t entry, const void *ctx)
 	return ((const struct backend_edit *)ctx)->nhash[entry - 1];
 }
 
-/* The slot of name [name, name + len) of directory dir (hash h): its entry, or the empty slot it would take. */
+/* The slot of name [name, name + len) in directory dir (hash h): its entry, or the free one. */
 static size_t name_slot(const struct backend_edit *e, ext2_ino_t dir, const char *name, size_t len,
 			uint64_t h)
 {
@@ -192,8 +192,9 @@ static int names_read(const struct backend_edit *e, ext2_ino_t dir)
 	return name_find(e, dir, "", 0) != SIZE_MAX;
 }
 
-/* Name [name, name + len) of directory dir is inode ino: 0, 1 when dir holds it already, or -ENOMEM. */
-static int name_add(struct backend_edit *e, ext2_ino_t dir, const char *name, size_t len, ext2_ino_t ino)
+/* Name [name, name + len) of directory dir is inode ino: 0, 1 when dir holds it, or -ENOMEM. */
+static int name_add(struct backend_edit *e, ext2_ino_t dir, const char *name, size_t len,
+		    ext2_ino_t ino)
 {
 	const struct array_col cols[] = { { &e->nname, sizeof(*e->nname) },
 					  { &e->nlen, sizeof(*e->nlen) },
