@@ -167,4 +167,16 @@ n=$(cmp -l "$WORK/h0.img" "$WORK/h1.img" | wc -l)
 	fail "evolve under MALLOC_PERTURB_ differs in $n bytes"
 e2fsck -fn "$WORK/h0.img" >/dev/null 2>&1 && pass "the leaf-split image: e2fsck -fn clean" ||
 	fail "the leaf-split image: e2fsck -fn finds errors"
+
+# a name deleted and made again in one generation: generation 3 of this plan deletes
+# /7e/logo.gif and creates another file by that name (the editor's table of the names it read
+# must lose a name it unlinks; one that kept it refused the create: 'File exists')
+R=(--fs ext4 --size 128M --used 60M --files 3000 --seed 2 --set gen_delete_share=0.3
+	--set gen_create_share=0.3)
+build_fsck "the name-reuse plan, generation 2" "$WORK/r.img" "${R[@]}" --generation 2
+expect_status 0 "evolve it to generation 3" "$IMPRINT" evolve "${R[@]}" --generation 3 "$WORK/r.img"
+build_fsck "the name-reuse plan, generation 3 made directly" "$WORK/r3.img" "${R[@]}" --generation 3
+python3 "$TREE" "$WORK/r.img" >"$WORK/tr" || fail "ext_tree.py of the evolved name-reuse image"
+python3 "$TREE" "$WORK/r3.img" >"$WORK/tr3" || fail "ext_tree.py of its generation 3"
+same_tree "name reuse: evolved 2 -> 3 is generation 3 made directly" "$WORK/tr" "$WORK/tr3"
 finish

@@ -45,6 +45,19 @@ struct backend_edit {
 	/* the last path looked up (a file's moves come one after another): "" none or forgotten */
 	char last[PATH_MAX];
 	ext2_ino_t last_dir, last_ino;
+	/*
+	 * The names of directories read whole once a run: entry i + 1 of
+	 * nmslot is name nname[i] (nlen[i] bytes, hash nhash[i]) in directory
+	 * ndir[i], inode nino[i]; a directory read has an entry of length 0,
+	 * its mark.  Kept as the editor links and unlinks, they answer as
+	 * ext2fs_lookup() would without reading the directory again.  A
+	 * name dropped leaves nname[i] NULL.
+	 */
+	char **nname;
+	uint8_t *nlen;
+	ext2_ino_t *ndir, *nino;
+	uint64_t *nhash, *nmslot;
+	size_t nnames, ncap, nmslots;
 };
 
 struct backend_edit_file {
@@ -83,7 +96,7 @@ static uint64_t dir_slot_hash(uint64_t entry, const void *ctx)
 	return path_hash(p, strlen(p));
 }
 
-/* The slot of directory path [p, p + n) in e's table: its entry, or the empty slot it would take. */
+/* The slot of directory path [p, p + n) in e's table: its entry, or the free slot it takes. */
 static size_t dir_slot(const struct backend_edit *e, const char *p, size_t n)
 {
 	size_t i = path_hash(p, n) & (e->nslot - 1);
@@ -133,6 +146,180 @@ static void dir_table_free(struct backend_edit *e)
 {
 	dir_forget(e);
 	FREE_ALL(e->dpath, e->dino, e->slot);
+}
+
+static uint64_t name_hash(ext2_ino_t dir, const char *name, size_t len)
+{
+	uint64_t h = path_hash(name, len);
+
+	return (h ^ dir) * 1099511628211ULL;
+}
+
+static uint64_t name_slot_hash(uint64_t entry, const void *ctx)
+{
+	return ((const struct backend_edit *)ctx)->nhash[entry - 1];
+}
+
+/* The slot of name [name, name + len) in directory dir (hash h): its entry, or the free one. */
+static size_t name_slot(const struct backend_edit *e, ext2_ino_t dir, const char *name, size_t len,
+			uint64_t h)
+{
+	size_t i = h & (e->nmslots - 1);
+
+	for (; e->nmslot[i]; i = (i + 1) & (e->nmslots - 1)) {
+		size_t k = e->nmslot[i] - 1;
+
+		if (e->nhash[k] == h && e->ndir[k] == dir && e->nlen[k] == len &&
+		    !memcmp(e->nname[k], name, len))
+			break;
+	}
+	return i;
+}
+
+/* The entry of name [name, name + len) in directory dir, or SIZE_MAX. */
+static size_t name_find(const struct backend_edit *e, ext2_ino_t dir, const char *name, size_t len)
+{
+	size_t i;
+
+	if (!e->nmslots)
+		return SIZE_MAX;
+	i = name_slot(e, dir, name, len, name_hash(dir, name, len));
+	return e->nmslot[i] ? e->nmslot[i] - 1 : SIZE_MAX;
+}
+
+/* Whether directory dir's names were read (it has its mark). */
+static int names_read(const struct backend_edit *e, ext2_ino_t dir)
+{
+	return name_find(e, dir, "", 0) != SIZE_MAX;
+}
+
+/* Name [name, name + len) of directory dir is inode ino: 0, 1 when dir holds it, or -ENOMEM. */
+static int name_add(struct backend_edit *e, ext2_ino_t dir, const char *name, size_t len,
+		    ext2_ino_t ino)
+{
+	const struct array_col cols[] = { { &e->nname, sizeof(*e->nname) },
+					  { &e->nlen, sizeof(*e->nlen) },
+					  { &e->ndir, sizeof(*e->ndir) },
+					  { &e->nino, sizeof(*e->nino) },
+					  { &e->nhash, sizeof(*e->nhash) } };
+	uint64_t h = name_hash(dir, name, len);
+	size_t i;
+	char *copy;
+
+	if (array_slots_reserve(&e->nmslot, &e->nmslots, e->nnames, 1024, name_slot_hash, e) ||
+	    array_grow_cols(cols, ARRAY_SIZE(cols), &e->ncap, e->nnames + 1))
+		return -ENOMEM;
+	i = name_slot(e, dir, name, len, h);
+	if (e->nmslot[i])
+		return 1;
+	copy = malloc(len + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, name, len);
+	copy[len] = '\0';
+	e->nname[e->nnames] = copy;
+	e->nlen[e->nnames] = (uint8_t)len;
+	e->ndir[e->nnames] = dir;
+	e->nino[e->nnames] = ino;
+	e->nhash[e->nnames] = h;
+	e->nmslot[i] = ++e->nnames;
+	return 0;
+}
+
+/* Name [name, name + len) of directory dir dropped, if held (the slots after it moved up). */
+static void name_drop(struct backend_edit *e, ext2_ino_t dir, const char *name, size_t len)
+{
+	size_t mask = e->nmslots - 1, i, j, k;
+
+	if (!e->nmslots)
+		return;
+	i = name_slot(e, dir, name, len, name_hash(dir, name, len));
+	if (!e->nmslot[i])
+		return;
+	k = e->nmslot[i] - 1;
+	free(e->nname[k]);
+	e->nname[k] = NULL;
+	e->nmslot[i] = 0;
+	/* linear probing: an entry after the hole that may not stay behind it moves into it */
+	for (j = (i + 1) & mask; e->nmslot[j]; j = (j + 1) & mask) {
+		size_t home = e->nhash[e->nmslot[j] - 1] & mask;
+
+		if (i <= j ? i < home && home <= j : i < home || home <= j)
+			continue;
+		e->nmslot[i] = e->nmslot[j];
+		e->nmslot[j] = 0;
+		i = j;
+	}
+}
+
+/* Every name of directory dir forgotten, its mark too (read again when needed). */
+static void names_forget(struct backend_edit *e, ext2_ino_t dir)
+{
+	for (size_t k = 0; k < e->nnames; k++)
+		if (e->nname[k] && e->ndir[k] == dir)
+			name_drop(e, dir, e->nname[k], e->nlen[k]);
+}
+
+struct names_load {
+	struct backend_edit *e;
+	ext2_ino_t dir;
+	int ret;
+};
+
+static int name_load(struct ext2_dir_entry *d, int off, int bs, char *buf, void *arg)
+{
+	struct names_load *l = arg;
+	unsigned n = ext2fs_dirent_name_len(d);
+
+	(void)off, (void)bs, (void)buf;
+	/* a name held twice (a damaged directory): ext2fs_lookup() answers for it */
+	if (n && (l->ret = name_add(l->e, l->dir, d->name, n, d->inode)))
+		return DIRENT_ABORT;
+	return 0;
+}
+
+/* Every name of directory dir (as ext2fs_lookup() iterates it) and its mark; 0, or nothing kept. */
+static int names_load(struct backend_edit *e, ext2_ino_t dir)
+{
+	struct names_load l = { e, dir, 0 };
+	errcode_t err = ext2fs_dir_iterate(e->fs, dir, 0, NULL, name_load, &l);
+
+	if (!err && !l.ret && !(l.ret = name_add(e, dir, "", 0, 0)))
+		return 0;
+	names_forget(e, dir);
+	return -1;
+}
+
+/* ext2fs_lookup() of name [name, name + len) in directory dir, from its names read once a run. */
+static errcode_t name_lookup(struct backend_edit *e, ext2_ino_t dir, const char *name, size_t len,
+			     ext2_ino_t *ino)
+{
+	size_t k;
+
+	if (!len || (!names_read(e, dir) && names_load(e, dir)))
+		return ext2fs_lookup(e->fs, dir, name, (int)len, NULL, ino);
+	k = name_find(e, dir, name, len);
+	if (k == SIZE_MAX)
+		return EXT2_ET_FILE_NOT_FOUND;
+	*ino = e->nino[k];
+	return 0;
+}
+
+/* Directory dir now holds name as inode ino: told to its names if they were read. */
+static void name_linked(struct backend_edit *e, ext2_ino_t dir, const char *name, ext2_ino_t ino)
+{
+	size_t len = strlen(name);
+
+	/* no room (or the name held twice): the directory's names are read again when needed */
+	if (names_read(e, dir) && name_add(e, dir, name, len, ino))
+		names_forget(e, dir);
+}
+
+static void names_free(struct backend_edit *e)
+{
+	for (size_t k = 0; k < e->nnames; k++)
+		free(e->nname[k]);
+	FREE_ALL(e->nname, e->nlen, e->ndir, e->nino, e->nhash, e->nmslot);
 }
 
 static int has_extra(const struct backend_edit *e, size_t end)
@@ -364,6 +551,7 @@ static int ext4_edit_close(struct backend_edit *e)
 	if (!ret && e->marked)
 		ret = mark_put(e->marked, e->boot);
 	dir_table_free(e);
+	names_free(e);
 	free(e->in);
 	free(e->marked);
 	free(e);
@@ -377,6 +565,7 @@ static void ext4_edit_abandon(struct backend_edit *e)
 	/* no flush of the superblock, descriptors and bitmaps; the I/O channel closes */
 	ext2fs_free(e->fs);
 	dir_table_free(e);
+	names_free(e);
 	free(e->in);
 	free(e->marked);
 	free(e);
@@ -418,7 +607,7 @@ static int ext4_edit_undo(const char *path, char *msg, size_t len)
 	return ret;
 }
 
-/* Directory path [p, p + n) through libext2fs' walk (which follows symbolic links): not remembered. */
+/* Directory path [p, p + n) by libext2fs' walk (symbolic links followed): not remembered. */
 static errcode_t dir_namei(struct backend_edit *e, const char *p, size_t n, ext2_ino_t *dir)
 {
 	char path[PATH_MAX];
@@ -462,7 +651,7 @@ static errcode_t dir_walk(struct backend_edit *e, const char *p, size_t n, ext2_
 		return dir_namei(e, p, n, dir);
 	err = dir_walk(e, p, slash ? (size_t)(slash - p) : 0, &parent);
 	if (!err)
-		err = ext2fs_lookup(e->fs, parent, c, (int)cn, NULL, &ino);
+		err = name_lookup(e, parent, c, cn, &ino);
 	if (err)
 		return err;
 	err = ext2fs_check_directory(e->fs, ino);
@@ -522,7 +711,7 @@ static int lookup(struct backend_edit *e, const char *path, ext2_ino_t *dir, cha
 	}
 	ret = split(e, path, dir, name);
 	if (!ret)
-		ret = e2(ext2fs_lookup(e->fs, *dir, name, (int)strlen(name), NULL, ino));
+		ret = e2(name_lookup(e, *dir, name, strlen(name), ino));
 	if (!ret)
 		last_set(e, path, *dir, *ino);
 	return ret;
@@ -562,7 +751,7 @@ static int lookup_read(struct backend_edit *e, const char *path, ext2_ino_t *dir
 static int absent(struct backend_edit *e, ext2_ino_t dir, const char *name)
 {
 	ext2_ino_t ino;
-	errcode_t err = ext2fs_lookup(e->fs, dir, name, (int)strlen(name), NULL, &ino);
+	errcode_t err = name_lookup(e, dir, name, strlen(name), &ino);
 
 	if (!err)
 		return -EEXIST;
@@ -572,7 +761,21 @@ static int absent(struct backend_edit *e, ext2_ino_t dir, const char *name)
 /* Link ino into dir as name, the directory grown by a block when full. */
 static int link_in(struct backend_edit *e, ext2_ino_t dir, const char *name, ext2_ino_t ino, int ft)
 {
-	return e2(ext4_link_grow(e->fs, dir, name, ino, ft));
+	errcode_t err = ext4_link_grow(e->fs, dir, name, ino, ft);
+
+	if (!err)
+		name_linked(e, dir, name, ino);
+	return e2(err);
+}
+
+/* dir's entry name of inode ino unlinked (its inode left as it is). */
+static int unlink_in(struct backend_edit *e, ext2_ino_t dir, const char *name, ext2_ino_t ino)
+{
+	errcode_t err = ext2fs_unlink(e->fs, dir, name, ino, 0);
+
+	if (!err)
+		name_drop(e, dir, name, strlen(name));
+	return e2(err);
 }
 
 /* One link of ino gone (all of them for a directory): at the last, its blocks and inode freed. */
@@ -631,7 +834,7 @@ static int unlink_path(struct backend_edit *e, const char *path)
 	if (!ret && !LINUX_S_ISREG(e->in->i_mode))
 		dir_forget(e);
 	if (!ret)
-		ret = e2(ext2fs_unlink(e->fs, dir, name, ino, 0));
+		ret = unlink_in(e, dir, name, ino);
 	return ret ? ret : drop_link(e, ino, 0);
 }
 
@@ -652,7 +855,7 @@ static int rename_path(struct backend_edit *e, const char *from, const char *to)
 	if (!ret)
 		ret = link_in(e, tdir, tname, ino, dirent_type(e->in->i_mode));
 	if (!ret)
-		ret = e2(ext2fs_unlink(e->fs, dir, name, ino, 0));
+		ret = unlink_in(e, dir, name, ino);
 	return ret;
 }
 
@@ -675,10 +878,12 @@ static int mkdir_path(struct backend_edit *e, const char *path)
 			err = ext2fs_mkdir(e->fs, dir, 0, name);
 	}
 	ext4_heap_zeroed(0);
+	/* dir's names, when read, do not hold the new one yet */
 	if (!err)
 		err = ext2fs_lookup(e->fs, dir, name, (int)strlen(name), NULL, &ino);
 	if (err)
 		return e2(err);
+	name_linked(e, dir, name, ino);
 	ret = inode_read(e, ino);
 	if (ret)
 		return ret;
@@ -712,9 +917,14 @@ static int rmdir_path(struct backend_edit *e, const char *path)
 	if (!ret)
 		dir_forget(e);
 	if (!ret)
-		ret = e2(ext2fs_unlink(e->fs, dir, name, ino, 0));
-	if (!ret)
+		ret = unlink_in(e, dir, name, ino);
+	if (!ret) {
+		/* empty: its names, when read, were these (its inode may come back as another's) */
+		name_drop(e, ino, ".", 1);
+		name_drop(e, ino, "..", 2);
+		name_drop(e, ino, "", 0);
 		ret = drop_link(e, ino, 1);
+	}
 	if (!ret)
 		ret = inode_read(e, dir);
 	if (!ret) {

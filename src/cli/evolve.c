@@ -94,6 +94,8 @@ struct evolve {
 	unsigned jobs;  /* threads making the files' bytes ahead of the writes (0: made inline) */
 	struct evolve_feed *feed;  /* their bytes while step 6 runs, or NULL */
 	int listing;  /* step 6 walked to list the ranges it writes into feed: nothing written */
+	int names_alike;  /* prev and cur draw names alike (plan_names_alike()) */
+	int meta_alike;  /* and metadata (plan_meta_alike()) */
 };
 
 static uint64_t file_key(const struct plan *pl, uint64_t f)
@@ -114,12 +116,24 @@ static uint32_t dir_key(const struct plan *pl, uint32_t d)
 static const char *dir_path(const struct evolve *ev, const struct plan *pl, uint32_t d, char *buf,
 			    size_t len)
 {
-	char **kept = ev->dir_paths[pl == &ev->cur];
+	char **kept = ev->dir_paths[pl == &ev->cur], name[NAME_MAX_LEN + 1];
+	const char *up = NULL;
+	size_t n, l;
 
 	if (kept && kept[d])
 		return kept[d];
-	if (plan_dir_path(pl, d, buf, len) < 0)
+	if (kept && d)
+		up = dir_path(ev, pl, pl->dir_parent[d], buf, len);
+	if (up && up == kept[pl->dir_parent[d]]) {
+		/* the parent's kept path and d's name, as plan_dir_path() joins them */
+		n = strlen(up);
+		l = plan_dir_name(pl, d, name);
+		if (n + l + 2 > len)
+			return NULL;
+		snprintf(buf, len, "%s%s%s", up, up[n - 1] == '/' ? "" : "/", name);
+	} else if (plan_dir_path(pl, d, buf, len) < 0) {
 		return NULL;
+	}
 	if (kept)
 		kept[d] = strdup(buf);
 	return buf;
@@ -406,24 +420,55 @@ static void step(struct evolve *ev, unsigned s, const char *doing)
 	ev->step = doing;
 }
 
+/*
+ * Whether prev's file f and cur's file c (of one key) have different
+ * paths, as entry_path() would make them into buffers of len bytes: 1 or
+ * 0, their names made only when they may differ; -1 when a path may not
+ * fit (the caller makes both).
+ */
+static int path_changes(const struct evolve *ev, uint64_t f, uint64_t c, size_t len)
+{
+	char made[2][4096], a[NAME_MAX_LEN + 1], b[NAME_MAX_LEN + 1];
+	uint32_t da = ev->prev.file_dir[f], db = ev->cur.file_dir[c];
+	const char *pa = dir_path(ev, &ev->prev, da, made[0], sizeof(made[0]));
+	const char *pb = dir_path(ev, &ev->cur, db, made[1], sizeof(made[1]));
+	size_t root = strlen(ev->root);
+
+	if (!pa || !pb || root + strlen(pa) + NAME_MAX_LEN + 2 > len ||
+	    root + strlen(pb) + NAME_MAX_LEN + 2 > len)
+		return -1;
+	if (strcmp(da ? pa : "", db ? pb : ""))
+		return 1;
+	if (ev->names_alike && plan_file_same_name(&ev->prev, f, &ev->cur, c))
+		return 0;
+	plan_file_name(&ev->prev, f, a);
+	plan_file_name(&ev->cur, c, b);
+	return strcmp(a, b) != 0;
+}
+
 /* Steps 1 and 2: files that change their path go aside, deleted ones go. */
 static int apply_aside(struct evolve *ev)
 {
 	char p1[8192], p2[8192];
-	int ret = 0, err;
+	int ret = 0, err, moves;
 
 	step(ev, ST_ASIDE, "rid of its deleted files and of the names of those that move");
+	ev->names_alike = plan_names_alike(&ev->prev, &ev->cur);
 	for (uint64_t f = 0; !ret && !(ret = halted(ev)) && f < ev->prev.nfiles; f++) {
 		uint64_t k = file_key(&ev->prev, f), c = ev->cur_of_key[k];
 
-		if (entry_path(ev, &ev->prev, 0, f, p1, sizeof(p1)))
+		moves = c == NONE ? 0 : path_changes(ev, f, c, sizeof(p1));
+		/* a path that may not fit: both made (p1 too long stays -1, failed below) */
+		if (moves < 0 && !entry_path(ev, &ev->prev, 0, f, p1, sizeof(p1)))
+			moves = !entry_path(ev, &ev->cur, 0, c, p2, sizeof(p2)) && strcmp(p1, p2);
+		if ((c == NONE || moves) && entry_path(ev, &ev->prev, 0, f, p1, sizeof(p1)))
 			ret = -ENAMETOOLONG;
 		else if (c == NONE) {
 			if ((err = ev->ops->unlink(ev, p1)))
 				ret = fail_at(ev, "cannot delete", p1, err);
 			else
 				ev->done[ST_DELETE]++;
-		} else if (!entry_path(ev, &ev->cur, 0, c, p2, sizeof(p2)) && strcmp(p1, p2)) {
+		} else if (moves) {
 			ev->moves[f] = 1;
 			if (temp_path(ev, k, p2, sizeof(p2)))
 				ret = -ENAMETOOLONG;
@@ -662,6 +707,7 @@ static int apply_files(struct evolve *ev, uint8_t *buf)
 	int ret = 0;
 
 	step(ev, ST_WRITE, "written");
+	ev->meta_alike = plan_meta_alike(&ev->prev, &ev->cur);
 	if (!other || !st) {
 		FREE_ALL(other, st);
 		return -ENOMEM;
@@ -671,6 +717,9 @@ static int apply_files(struct evolve *ev, uint8_t *buf)
 		const struct plan_gen_edit *e = edit_now(&ev->cur, f);
 		struct plan_meta mc, mp;
 
+		/* the same draws: the same metadata, not made */
+		if (!e && p != NONE && ev->meta_alike && plan_file_same_meta(&ev->prev, p, &ev->cur, f))
+			continue;
 		plan_file_meta(&ev->cur, f, &mc);
 		if (p != NONE)
 			plan_file_meta(&ev->prev, p, &mp);

@@ -139,6 +139,17 @@ size_t plan_dir_name(const struct plan *pl, uint32_t dir, char *buf);
 size_t plan_file_name(const struct plan *pl, uint64_t file, char *buf);
 size_t plan_link_name(const struct plan *pl, uint32_t link, char *buf);
 
+/* Whether plans a and b draw names with the same model (their names.*). */
+int plan_names_alike(const struct plan *a, const struct plan *b);
+
+/*
+ * 1 when file fa of plan a and file fb of plan b, two plans whose names
+ * are alike (plan_names_alike()), are named from the same draws (id,
+ * extension and variant): their names are the same without making them;
+ * 0 when that is not known (make both and compare).
+ */
+int plan_file_same_name(const struct plan *a, uint64_t fa, const struct plan *b, uint64_t fb);
+
 /*
  * Path of a directory from the image root, "/" for the root, "/a/b" else,
  * into buf of len bytes.  Returns its length, or -ENAMETOOLONG.
@@ -151,6 +162,17 @@ int plan_symlink_target(const struct plan *pl, uint32_t link, char *buf, size_t 
 /* Metadata of an entry, derived from the seed. */
 void plan_dir_meta(const struct plan *pl, uint32_t dir, struct plan_meta *m);
 void plan_file_meta(const struct plan *pl, uint64_t file, struct plan_meta *m);
+
+/* Whether plans a and b draw metadata alike (their parameters but the generation equal). */
+int plan_meta_alike(const struct plan *a, const struct plan *b);
+
+/*
+ * 1 when file fa of plan a and file fb of plan b, two plans that draw
+ * metadata alike (plan_meta_alike()), have theirs from the same draws
+ * (key, generations, extension): the same plan_file_meta() without
+ * making it; 0 when that is not known (make both and compare).
+ */
+int plan_file_same_meta(const struct plan *a, uint64_t fa, const struct plan *b, uint64_t fb);
 void plan_link_meta(const struct plan *pl, uint32_t link, struct plan_meta *m);
 
 /* Type, device numbers and usual mode of special file `link` (LINK_SPECIAL). */

@@ -176,6 +176,39 @@ void plan_file_meta(const struct plan *pl, uint64_t file, struct plan_meta *m)
 		m->mode ^= S_IWGRP;
 }
 
+int plan_meta_alike(const struct plan *a, const struct plan *b)
+{
+	struct params pa;
+
+	/* the generation is not drawn from; a copy of a's parameters with b's */
+	memcpy(&pa, &a->prm, sizeof(pa));
+	pa.generation = b->prm.generation;
+	return !memcmp(&pa, &b->prm, sizeof(pa));
+}
+
+/* What plan_file_meta() draws file f's metadata from, its parameters and extension aside. */
+static void file_meta_draws(const struct plan *pl, uint64_t f, uint64_t d[5])
+{
+	const struct plan_gen *g = pl->gen;
+	uint64_t key = g ? g->file_key[f] : f;
+
+	d[0] = key;
+	d[1] = !g ? pl->nfiles : key < g->base->nfiles ? g->base->nfiles : 0;
+	d[2] = g ? g->file_cgen[f] : 0;
+	d[3] = g ? g->file_tgen[f] : 0;
+	d[4] = g ? g->file_modes[f] & 1 : 0;
+}
+
+int plan_file_same_meta(const struct plan *a, uint64_t fa, const struct plan *b, uint64_t fb)
+{
+	uint64_t da[5], db[5];
+
+	file_meta_draws(a, fa, da);
+	file_meta_draws(b, fb, db);
+	return !memcmp(da, db, sizeof(da)) && (a->file_ext[fa] == 0) == (b->file_ext[fb] == 0) &&
+	       !strcmp(plan_file_ext(a, fa), plan_file_ext(b, fb));
+}
+
 /* File `file`'s metadata drawn as entry id of n (n 0: no table stratification). */
 static void file_meta_of(const struct plan *pl, uint64_t file, uint64_t id, uint64_t n,
 			 struct plan_meta *m)

@@ -191,6 +191,20 @@ size_t plan_file_name(const struct plan *pl, uint64_t file, char *buf)
 			 plan_file_ext(pl, file), pl->file_variant[file]);
 }
 
+int plan_names_alike(const struct plan *a, const struct plan *b)
+{
+	return !memcmp(&a->names, &b->names, sizeof(a->names));
+}
+
+/* the draws plan_file_name() makes the name of: as it does */
+int plan_file_same_name(const struct plan *a, uint64_t fa, const struct plan *b, uint64_t fb)
+{
+	uint64_t ia = a->gen ? a->gen->file_name_id[fa] : fa, ib = b->gen ? b->gen->file_name_id[fb] : fb;
+
+	return ia == ib && a->file_variant[fa] == b->file_variant[fb] &&
+	       !strcmp(plan_file_ext(a, fa), plan_file_ext(b, fb));
+}
+
 size_t plan_link_name(const struct plan *pl, uint32_t link, char *buf)
 {
 	return link_name_v(pl, link, pl->link_variant[link], buf);
