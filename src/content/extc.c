@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <zlib.h>
 
 #include "content/extc.h"
@@ -365,6 +366,90 @@ out:
 }
 
 /*
+ * XML by name that imprint's table has as "other binary" (gtk-doc's
+ * indexes): a profile that had them as text gets XML lines, valid and
+ * what file(1) calls the source's, not prose.
+ */
+static const char *const xml_named[] = { "devhelp2", "devhelp", "xbel", "glade", "metainfo" };
+
+static bool is_xml_named(const char *ext)
+{
+	for (size_t i = 0; i < sizeof(xml_named) / sizeof(xml_named[0]); i++)
+		if (!strcasecmp(xml_named[i], ext))
+			return true;
+	return false;
+}
+
+/* A text extension's calibration: the ratio, then with the profile's words both. */
+static int calibrate_text(const struct content_model *cm, struct extc_ent *e, const double *f,
+			  const struct extc_sample *sm)
+{
+	int ret;
+
+	set_vocab(e, 0);
+	ret = calibrate(cm, e, f[0], sm);
+	if (!ret && f[TAB_EXTC_WORDS] > 0)
+		ret = calibrate_words(cm, e, f[0], f[TAB_EXTC_WORDS], sm);
+	return ret;
+}
+
+/* The larger relative miss of e's sample: its ratio's, and its words' where the profile has them. */
+static int sample_miss(const struct content_model *cm, const struct extc_ent *e, const double *f,
+		       const struct extc_sample *sm, double *miss)
+{
+	uint8_t *buf = malloc(MAX(SAMPLE_CAP + WARM, WORDS_HEAD));
+	uint8_t *out = malloc(compressBound(SAMPLE_CAP + WARM));
+	struct words wd;
+	double r, v;
+	int ret = -ENOMEM;
+
+	if (!buf || !out)
+		goto out_free_buf;
+	ret = sample_ratio(cm, e, e->boost, sm, buf, out, &r);
+	if (ret)
+		goto out_free_buf;
+	*miss = fabs(r / f[0] - 1);
+	if (f[TAB_EXTC_WORDS] > 0) {
+		ret = words_init(&wd) ? -ENOMEM : sample_words(cm, e, sm, buf, &wd, &v);
+		if (ret)
+			goto out_free_buf;
+		words_release(&wd);
+		*miss = fmax(*miss, fabs(v / f[TAB_EXTC_WORDS] - 1));
+	}
+out_free_buf:
+	free(buf);
+	free(out);
+	return ret;
+}
+
+/*
+ * Where the text format misses the profile (its sample more than
+ * LINES_MISS off the ratio or the words: above prose's ceiling, a symbol
+ * list at 12.3 against 3.6; below markup's floor, XML signatures at 1.94
+ * against 2.92), record lines of the same kind (alt: plain or XML,
+ * text/lines.c), calibrated the same way, if their sample comes nearer.
+ */
+#define LINES_MISS 0.10
+
+static int try_lines(const struct content_model *cm, struct extc_ent *e, const struct gen_ops *alt,
+		     const double *f, const struct extc_sample *sm)
+{
+	struct extc_ent was = *e;
+	double m0, m1;
+	int ret = sample_miss(cm, e, f, sm, &m0);
+
+	if (ret || m0 <= LINES_MISS)
+		return ret;
+	e->base = alt;
+	ret = calibrate_text(cm, e, f, sm);
+	if (!ret)
+		ret = sample_miss(cm, e, f, sm, &m1);
+	if (ret || m1 >= m0)
+		*e = was;
+	return ret;
+}
+
+/*
  * Duplicate 4 KiB blocks of a text extension (the profile's share d > 0):
  * blocks of text the files of the extension share, as real trees have
  * them (a header copied with its boilerplate, the same file in two
@@ -568,11 +653,18 @@ int content_extc_init(struct content_model *cm)
 		if (ret)
 			break;
 		if (is_text_ops(ops) || (ops == &gen_binary_ops && f[4] >= 0.5)) {
+			const struct gen_ops *alt;
+
 			e->kind = EXTC_TEXT;
-			e->base = is_text_ops(ops) ? ops : &gen_text_ops;
-			ret = calibrate(cm, e, f[0], &sm);
-			if (!ret && f[TAB_EXTC_WORDS] > 0)
-				ret = calibrate_words(cm, e, f[0], f[TAB_EXTC_WORDS], &sm);
+			e->base = is_text_ops(ops)	    ? ops
+				  : is_xml_named(e->name) ? &gen_lines_xml_ops
+							    : &gen_text_ops;
+			alt = e->base == &gen_text_ops ? &gen_lines_ops
+			      : e->base == &gen_xml_ops ? &gen_lines_xml_ops
+							: NULL;
+			ret = calibrate_text(cm, e, f, &sm);
+			if (!ret && alt)
+				ret = try_lines(cm, e, alt, f, &sm);
 			if (!ret)
 				ret = text_dups_init(cm, e, f[2]);
 		} else if (ops == &gen_mo_ops) {
