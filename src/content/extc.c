@@ -623,7 +623,11 @@ static int prefix_init(const struct content_model *cm, struct extc_ent *e, doubl
 		grp[j] = grp[k];
 		grp[k] = t;
 		n = MAX((uint64_t)1, (uint64_t)((PREFIX_MIN_SHARE + (1 - PREFIX_MIN_SHARE) * u) * cap));
-		n = MIN(n, (want - made + g - 1) / g);
+		n = MIN(n, (want - made) / g);
+		if (!n) { /* the last: a block in as many of its files as are wanted (2 or more) */
+			g = MIN(g, want - made);
+			n = 1;
+		}
 		for (uint64_t m = i; m < i + g; m++)
 			e->pre[e->npre++] = (struct extc_prefix){
 				.file = c[m].file,
