@@ -34,8 +34,8 @@
 enum { LN_PLAIN, LN_XML, LN_SVG, LN_TINY };
 
 /* lines are at most a few hundred bytes: one past the unit's end fits in SLACK, rolled back */
-#define POOL_LINES  64u
-#define SALT_LINE   UINT64_C(0xD6E8FEB86659FD93)
+#define POOL_LINES 64u
+#define SALT_LINE  UINT64_C(0xD6E8FEB86659FD93)
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -60,11 +60,11 @@ static void put_b64(struct tw *w, unsigned n)
  */
 struct ln {
 	const struct frame *fr;
-	int chg;                    /* the line's last word changed */
+	int chg; /* the line's last word changed */
 	struct trng *own;
-	uint64_t *fseq;             /* the unit's last fresh number, for the changed word */
+	uint64_t *fseq; /* the unit's last fresh number, for the changed word */
 	uint32_t dense;
-	uint32_t fresh, narrow;     /* the unit's, for the changed word */
+	uint32_t fresh, narrow; /* the unit's, for the changed word */
 };
 
 /* A name word, or by fresh a token new to the file. */
@@ -224,8 +224,7 @@ static void line_svg(struct tw *w, struct ln *l)
 	put_str(w, "</text>\n");
 }
 
-static void lines_frame(const struct gen_file *g, const struct content_model *cm,
-			struct frame *fr)
+static void lines_frame(const struct gen_file *g, const struct content_model *cm, struct frame *fr)
 {
 	static const char decl[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
 	struct tw w;
@@ -237,8 +236,9 @@ static void lines_frame(const struct gen_file *g, const struct content_model *cm
 		return; /* no frame */
 	put_str(&w, decl);
 	if (fr->variant == LN_SVG) {
-		put_str(&w, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1400\" height=\"600\" "
-			    "viewBox=\"0 0 1400 600\">\n");
+		put_str(&w,
+			"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1400\" height=\"600\" "
+			"viewBox=\"0 0 1400 600\">\n");
 	} else {
 		put_ch(&w, '<');
 		text_put_plural(&w, fr->sc.root);
@@ -271,8 +271,8 @@ static void lines_frame(const struct gen_file *g, const struct content_model *cm
 	fr->hlen = (size_t)g->size;
 }
 
-static void lines_unit(const struct gen_file *g, const struct frame *fr, struct tw *w,
-		       uint64_t u, size_t len)
+static void lines_unit(const struct gen_file *g, const struct frame *fr, struct tw *w, uint64_t u,
+		       size_t len)
 {
 	/*
 	 * recurring lines by 1 - k, one changed by k, the pool shrinking with
@@ -374,5 +374,6 @@ static int lines_xml_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, 
 
 const struct gen_ops gen_lines_ops = { .name = "lines", .min_size = 0, .fill = lines_fill };
 
-const struct gen_ops gen_lines_xml_ops = { .name = "lines-xml", .min_size = 0,
+const struct gen_ops gen_lines_xml_ops = { .name = "lines-xml",
+					   .min_size = 0,
 					   .fill = lines_xml_fill };
