@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <zlib.h>
 
 #include "content/extc.h"
@@ -113,6 +114,17 @@ static int size_pick_cmp(const void *a, const void *b)
  * of /usr/share/doc's 555 .txt made 62.6 of what its clone had at 51.8).
  * A large file holds several of the bytes (its weight).
  */
+/*
+ * A plan's whole-file copy: not sampled, as the profile's figures count
+ * each set of copies once (three of the five .svg of /usr/share/doc's
+ * clone were one 1.3 KB file: sampled three times, they held the sample
+ * 16% under the ratio the distinct files had).
+ */
+static bool sample_copy(const struct plan *pl, uint64_t f)
+{
+	return pl->file_dup_of && pl->file_dup_of[f] != PLAN_NONE;
+}
+
 static int sample_pick(const struct content_model *cm, const char *ext, struct extc_sample *sm)
 {
 	const struct plan *pl = cm->pl;
@@ -122,7 +134,7 @@ static int sample_pick(const struct content_model *cm, const char *ext, struct e
 
 	sm->n = 0;
 	for (uint64_t f = 0; pl && f < pl->nfiles; f++)
-		if (pl->file_size[f] && !strcmp(plan_file_ext(pl, f), ext))
+		if (pl->file_size[f] && !sample_copy(pl, f) && !strcmp(plan_file_ext(pl, f), ext))
 			np++;
 	if (np) {
 		p = malloc(np * sizeof(*p));
@@ -130,7 +142,7 @@ static int sample_pick(const struct content_model *cm, const char *ext, struct e
 			return -ENOMEM;
 		np = 0;
 		for (uint64_t f = 0; f < pl->nfiles; f++) {
-			if (!pl->file_size[f] || strcmp(plan_file_ext(pl, f), ext))
+			if (!pl->file_size[f] || sample_copy(pl, f) || strcmp(plan_file_ext(pl, f), ext))
 				continue;
 			p[np].size = pl->file_size[f];
 			p[np++].file = f;
@@ -365,6 +377,90 @@ out:
 }
 
 /*
+ * XML by name that imprint's table has as "other binary" (gtk-doc's
+ * indexes): a profile that had them as text gets XML lines, valid and
+ * what file(1) calls the source's, not prose.
+ */
+static const char *const xml_named[] = { "devhelp2", "devhelp", "xbel", "glade", "metainfo" };
+
+static bool is_xml_named(const char *ext)
+{
+	for (size_t i = 0; i < sizeof(xml_named) / sizeof(xml_named[0]); i++)
+		if (!strcasecmp(xml_named[i], ext))
+			return true;
+	return false;
+}
+
+/* A text extension's calibration: the ratio, then with the profile's words both. */
+static int calibrate_text(const struct content_model *cm, struct extc_ent *e, const double *f,
+			  const struct extc_sample *sm)
+{
+	int ret;
+
+	set_vocab(e, 0);
+	ret = calibrate(cm, e, f[0], sm);
+	if (!ret && f[TAB_EXTC_WORDS] > 0)
+		ret = calibrate_words(cm, e, f[0], f[TAB_EXTC_WORDS], sm);
+	return ret;
+}
+
+/* The larger relative miss of e's sample: its ratio's, and its words' where the profile has them. */
+static int sample_miss(const struct content_model *cm, const struct extc_ent *e, const double *f,
+		       const struct extc_sample *sm, double *miss)
+{
+	uint8_t *buf = malloc(MAX(SAMPLE_CAP + WARM, WORDS_HEAD));
+	uint8_t *out = malloc(compressBound(SAMPLE_CAP + WARM));
+	struct words wd;
+	double r, v;
+	int ret = -ENOMEM;
+
+	if (!buf || !out)
+		goto out_free_buf;
+	ret = sample_ratio(cm, e, e->boost, sm, buf, out, &r);
+	if (ret)
+		goto out_free_buf;
+	*miss = fabs(r / f[0] - 1);
+	if (f[TAB_EXTC_WORDS] > 0) {
+		ret = words_init(&wd) ? -ENOMEM : sample_words(cm, e, sm, buf, &wd, &v);
+		if (ret)
+			goto out_free_buf;
+		words_release(&wd);
+		*miss = fmax(*miss, fabs(v / f[TAB_EXTC_WORDS] - 1));
+	}
+out_free_buf:
+	free(buf);
+	free(out);
+	return ret;
+}
+
+/*
+ * Where the text format misses the profile (its sample more than
+ * LINES_MISS off the ratio or the words: above prose's ceiling, a symbol
+ * list at 12.3 against 3.6; below markup's floor, XML signatures at 1.94
+ * against 2.92), record lines of the same kind (alt: plain or XML,
+ * text/lines.c), calibrated the same way, if their sample comes nearer.
+ */
+#define LINES_MISS 0.10
+
+static int try_lines(const struct content_model *cm, struct extc_ent *e, const struct gen_ops *alt,
+		     const double *f, const struct extc_sample *sm)
+{
+	struct extc_ent was = *e;
+	double m0, m1;
+	int ret = sample_miss(cm, e, f, sm, &m0);
+
+	if (ret || m0 <= LINES_MISS)
+		return ret;
+	e->base = alt;
+	ret = calibrate_text(cm, e, f, sm);
+	if (!ret)
+		ret = sample_miss(cm, e, f, sm, &m1);
+	if (ret || m1 >= m0)
+		*e = was;
+	return ret;
+}
+
+/*
  * Duplicate 4 KiB blocks of a text extension (the profile's share d > 0):
  * blocks of text the files of the extension share, as real trees have
  * them (a header copied with its boilerplate, the same file in two
@@ -433,21 +529,29 @@ static int text_dups(const struct extc_ent *e, const struct gen_file *g, uint64_
 /*
  * Duplicate 4 KiB blocks of a typed format (gzip, PNG: the profile's share
  * d > 0).  In real trees they are shared first blocks: files that begin
- * alike (the changelogs of two packages of one source, two renderings of
+ * alike (the changelogs of a few packages of one source, renderings of
  * an image) and part further on; overwriting blocks afterwards would
- * break the format's sums.  So files are paired, each pair sharing its
+ * break the format's sums.  So files are grouped, each group sharing its
  * first blocks (gen_file.plen, the format makes them alike and stays
- * valid, its sums over each file's own bytes): pairs of neighbours by size
- * among the extension's distinct files, taken in a seeded order, each
- * sharing a seeded share of the smaller one's blocks, until the pairs'
- * blocks (both occurrences count) make the share of all the full blocks.
- * margin: bytes of its own a file keeps after the prefix; near: the
- * larger file of a pair at most an eighth larger and the same size or
- * PREFIX_PAD_MIN bytes larger or more (PNG: the pair shares the image of
- * the smaller one, the larger pads with a text chunk).
+ * valid, its sums over each file's own bytes): runs of neighbours by size
+ * among the extension's distinct files, 2 to 4 of them (PREFIX_GROUP: 2.7
+ * on average, as /usr/share/doc's .gz share a block 2.68 times), taken in
+ * a seeded order, each sharing a seeded share of its smallest one's
+ * blocks, until the groups' blocks (every occurrence counts) make the
+ * share of all the full blocks.  margin: bytes of its own a file keeps
+ * after the prefix; near: every other file of a group at most an eighth
+ * larger than its smallest and the same size or PREFIX_PAD_MIN bytes
+ * larger or more (PNG: the group shares the image of the smallest, a
+ * larger one pads with a text chunk).
  */
 #define PREFIX_MIN_SHARE 0.25
 #define PREFIX_PAD_MIN	 20u /* near: the least padding chunk (PNG's tEXt "Comment") */
+
+/* A group's size from u in [0, 1): 2, 3 or 4 files by 1/2, 3/10 and 1/5 (mean 2.7). */
+static unsigned prefix_group(double u)
+{
+	return u < 0.5 ? 2 : u < 0.8 ? 3 : 4;
+}
 
 static int prefix_file_cmp(const void *a, const void *b)
 {
@@ -456,12 +560,20 @@ static int prefix_file_cmp(const void *a, const void *b)
 	return x->file < y->file ? -1 : x->file > y->file;
 }
 
+/* Whether candidate c[i + k] may join the group of c[i] (near: the format's sizes). */
+static bool prefix_joins(const struct size_pick *c, uint64_t i, uint64_t k, bool near)
+{
+	uint64_t diff = c[i + k].size - c[i].size;
+
+	return !near || (diff <= c[i + k].size / 8 && (!diff || diff >= PREFIX_PAD_MIN));
+}
+
 static int prefix_init(const struct content_model *cm, struct extc_ent *e, double d,
 		       uint64_t margin, bool near)
 {
 	const struct plan *pl = cm->pl;
 	struct size_pick *c = NULL; /* the candidates, by size then file */
-	uint64_t *pair = NULL, nc = 0, np = 0, full = 0, want, made = 0, key;
+	uint64_t *grp = NULL, nc = 0, ng = 0, full = 0, want, made = 0, key;
 	char stream[64];
 	struct rng r;
 	int ret = -ENOMEM;
@@ -476,9 +588,9 @@ static int prefix_init(const struct content_model *cm, struct extc_ent *e, doubl
 	if (want < 2 || nc < 2)
 		return 0;
 	c = malloc(nc * sizeof(*c));
-	pair = malloc(nc / 2 * sizeof(*pair));
+	grp = malloc(nc / 2 * sizeof(*grp));
 	e->pre = malloc(nc * sizeof(*e->pre));
-	if (!c || !pair || !e->pre)
+	if (!c || !grp || !e->pre)
 		goto out;
 	nc = 0;
 	for (uint64_t f = 0; f < pl->nfiles; f++)
@@ -486,44 +598,51 @@ static int prefix_init(const struct content_model *cm, struct extc_ent *e, doubl
 		    !strcmp(plan_file_ext(pl, f), e->name) && pl->file_size[f] >= TBLOCK + margin)
 			c[nc++] = (struct size_pick){ pl->file_size[f], f };
 	qsort(c, nc, sizeof(*c), size_pick_cmp);
-	for (uint64_t i = 0; i + 1 < nc;) {
-		uint64_t diff = c[i + 1].size - c[i].size;
-
-		if (near && (diff > c[i + 1].size / 8 || (diff && diff < PREFIX_PAD_MIN))) {
-			i++;
-			continue;
-		}
-		pair[np++] = i;
-		i += 2;
-	}
 	snprintf(stream, sizeof(stream), "content.prefix.%s", e->name);
 	key = rng_stream_key(cm->seed, stream);
 	rng_open(&r, key, 0);
-	for (uint64_t k = 0; k < np && made + 1 < want; k++) {
-		/* pair j: a seeded order (Fisher-Yates, one step a pair) */
-		uint64_t j = k + rng_below(&r, np - k), t = pair[j], i;
-		uint64_t cap = (c[t].size - margin) / TBLOCK, n;
+	/* groups: c[i] and the next g - 1 that may join it; grp[] holds i and g (low 3 bits) */
+	for (uint64_t i = 0; i + 1 < nc;) {
+		unsigned g = prefix_group(rng_uniform(&r)), k = 1;
+
+		while (k < g && i + k < nc && prefix_joins(c, i, k, near))
+			k++;
+		if (k < 2) {
+			i++;
+			continue;
+		}
+		grp[ng++] = i << 3 | k;
+		i += k;
+	}
+	for (uint64_t k = 0; k < ng && made + 1 < want; k++) {
+		/* group j: a seeded order (Fisher-Yates, one step a group) */
+		uint64_t j = k + rng_below(&r, ng - k), t = grp[j], i = t >> 3, g = t & 7;
+		uint64_t cap = (c[i].size - margin) / TBLOCK, n;
 		double u = rng_uniform(&r);
 
-		pair[j] = pair[k];
-		pair[k] = t;
+		grp[j] = grp[k];
+		grp[k] = t;
 		n = MAX((uint64_t)1, (uint64_t)((PREFIX_MIN_SHARE + (1 - PREFIX_MIN_SHARE) * u) * cap));
-		n = MIN(n, (want - made + 1) / 2);
-		for (i = t; i < t + 2; i++)
+		n = MIN(n, (want - made) / g);
+		if (!n) { /* the last: a block in as many of its files as are wanted (2 or more) */
+			g = MIN(g, want - made);
+			n = 1;
+		}
+		for (uint64_t m = i; m < i + g; m++)
 			e->pre[e->npre++] = (struct extc_prefix){
-				.file = c[i].file,
+				.file = c[m].file,
 				.key = rng_mix64(key ^ rng_mix64(k + 1)),
 				.len = n * TBLOCK,
-				.size = c[t].size,
+				.size = c[i].size,
 			};
-		made += 2 * n;
+		made += g * n;
 	}
 	qsort(e->pre, e->npre, sizeof(*e->pre), prefix_file_cmp);
 	e->pre_share = full ? (double)made / (double)full : 0;
 	ret = 0;
 out:
 	free(c);
-	free(pair);
+	free(grp);
 	return ret;
 }
 
@@ -568,11 +687,18 @@ int content_extc_init(struct content_model *cm)
 		if (ret)
 			break;
 		if (is_text_ops(ops) || (ops == &gen_binary_ops && f[4] >= 0.5)) {
+			const struct gen_ops *alt;
+
 			e->kind = EXTC_TEXT;
-			e->base = is_text_ops(ops) ? ops : &gen_text_ops;
-			ret = calibrate(cm, e, f[0], &sm);
-			if (!ret && f[TAB_EXTC_WORDS] > 0)
-				ret = calibrate_words(cm, e, f[0], f[TAB_EXTC_WORDS], &sm);
+			e->base = is_text_ops(ops)	    ? ops
+				  : is_xml_named(e->name) ? &gen_lines_xml_ops
+							    : &gen_text_ops;
+			alt = e->base == &gen_text_ops ? &gen_lines_ops
+			      : e->base == &gen_xml_ops ? &gen_lines_xml_ops
+							: NULL;
+			ret = calibrate_text(cm, e, f, &sm);
+			if (!ret && alt)
+				ret = try_lines(cm, e, alt, f, &sm);
 			if (!ret)
 				ret = text_dups_init(cm, e, f[2]);
 		} else if (ops == &gen_mo_ops) {

@@ -22,7 +22,12 @@
  *   of that search (the two pull against each other: both are met where
  *   the format can have them);
  * - "other binary" that the source had as text (text share 0.5 or more,
- *   e.g. README, copyright, .pas): prose, raised the same way;
+ *   e.g. README, copyright, .pas): prose, raised the same way; gtk-doc's
+ *   devhelp2 (and a few other XML names): XML record lines;
+ * - where a text (xml, prose) extension's sample still misses the ratio
+ *   or the words by more than 10%: record lines of the kind
+ *   (text/lines.c: plain, XML or SVG), calibrated the same way, if they
+ *   come nearer;
  * - "other binary" named pyc: a CPython 3.11 byte-compiled module
  *   (content_pyc_fill()), its strings' recurrence moved as text's;
  * - other "other binary": the binary model at the listed ratio, zero and

@@ -89,6 +89,9 @@ extern const struct gen_ops gen_elf_ops;     /* exec.c */
 extern const struct gen_ops gen_pe_ops;
 extern const struct gen_ops gen_mo_ops;      /* gettext catalogues (mo.c) */
 extern const struct gen_ops gen_binary_ops;  /* everything else (binary.c) */
+/* record lines, plain and XML/SVG: only profiles' calibrated extensions (text/lines.c, content/extc.c) */
+extern const struct gen_ops gen_lines_ops;
+extern const struct gen_ops gen_lines_xml_ops;
 
 /*
  * Shared building blocks, safe to call from any generator.
