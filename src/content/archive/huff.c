@@ -171,12 +171,16 @@ static void huff_plan(const uint8_t *in, uint64_t u, struct huff_plan *hp)
 	uint8_t all[LIT_CODES + DIST_CODES];
 	uint64_t i = 0, bits;
 
-	/* four tables: a run of one byte does not wait on its own count */
-	for (; i + 4 <= u; i += 4) {
+	/* four tables: a run of one byte does not wait on its own count; 8 bytes a turn */
+	for (; i + 8 <= u; i += 8) {
 		c4[0][in[i]]++;
 		c4[1][in[i + 1]]++;
 		c4[2][in[i + 2]]++;
 		c4[3][in[i + 3]]++;
+		c4[0][in[i + 4]]++;
+		c4[1][in[i + 5]]++;
+		c4[2][in[i + 6]]++;
+		c4[3][in[i + 7]]++;
 	}
 	for (; i < u; i++)
 		c4[0][in[i]]++;
