@@ -14,7 +14,7 @@ IMPRINT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 IMPRINT_DEPS=(
 	build-essential autoconf automake libtool pkg-config
 	libext2fs-dev comerr-dev libgsl-dev libblkid-dev libfdisk-dev libjson-c-dev libcmocka-dev
-	zlib1g-dev libzstd-dev libxxhash-dev libmagic-dev libxml2-dev
+	zlib1g-dev libisal-dev libzstd-dev libxxhash-dev libmagic-dev libxml2-dev
 	e2fsprogs wamerican file time python3 strace xfsprogs btrfs-progs
 	sox mpg123 ffmpeg attr acl
 	netpbm pngcheck libjpeg-turbo-progs

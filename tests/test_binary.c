@@ -111,6 +111,33 @@ static void test_checksums(void **state)
 				   (const uint8_t *)"56789", 5), 0xCBF43926u);
 }
 
+/* gen_crc32() (ISA-L) is zlib's crc32_z(): every length to 300 and some long ones, any start and value */
+static void test_crc32_zlib(void **state)
+{
+	static const size_t longs[] = { 511, 1024, 4099, 65536, 65537, 200003 };
+	size_t n = 200003 + 16;
+	uint8_t *b = malloc(n);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	assert_non_null(b);
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		b[i] = (uint8_t)x;
+	}
+	for (size_t len = 0; len < 300 + ARRAY_SIZE(longs); len++) {
+		size_t l = len < 300 ? len : longs[len - 300];
+
+		for (size_t off = 0; off < 16; off += 5) {
+			uint32_t v = (uint32_t)(x >> (off * 2)), z = (uint32_t)crc32_z(v, b + off, l);
+
+			assert_int_equal(gen_crc32(v, b + off, l), z);
+			assert_int_equal(gen_crc32(gen_crc32(v, b + off, l / 3), b + off + l / 3, l - l / 3), z);
+		}
+	}
+	free(b);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Random access and determinism, all three formats */
 
@@ -620,6 +647,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_checksums),
+		cmocka_unit_test(test_crc32_zlib),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_random_access),
 		cmocka_unit_test(test_exact_sizes),

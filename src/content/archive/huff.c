@@ -30,6 +30,49 @@
 static const uint8_t cl_order[CL_CODES] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5,
 					    11, 4, 12, 3, 13, 2, 14, 1, 15 };
 
+/*
+ * sym[0, used) (symbols in increasing order) sorted by count f[], then
+ * symbol: insertion sort for a few (the code lengths' code), else a
+ * stable radix sort by the count's bytes, lowest first, which keeps the
+ * symbols' order among equal counts.
+ */
+static void huff_sort(const uint32_t *f, uint16_t *sym, unsigned int used)
+{
+	uint16_t tmp[LIT_CODES];
+	uint32_t top = 0;
+
+	if (used <= CL_CODES) {
+		for (unsigned int i = 1; i < used; i++) {
+			uint16_t s = sym[i];
+			unsigned int j = i;
+
+			while (j > 0 && f[sym[j - 1]] > f[s]) {
+				sym[j] = sym[j - 1];
+				j--;
+			}
+			sym[j] = s;
+		}
+		return;
+	}
+	for (unsigned int i = 0; i < used; i++)
+		top |= f[sym[i]];
+	for (unsigned int shift = 0; shift < 32 && top >> shift; shift += 8) {
+		unsigned int at[256] = { 0 }, sum = 0;
+
+		for (unsigned int i = 0; i < used; i++)
+			at[f[sym[i]] >> shift & 255]++;
+		for (unsigned int b = 0; b < 256; b++) {
+			unsigned int c = at[b];
+
+			at[b] = sum;
+			sum += c;
+		}
+		for (unsigned int i = 0; i < used; i++)
+			tmp[at[f[sym[i]] >> shift & 255]++] = sym[i];
+		memcpy(sym, tmp, used * sizeof(*sym));
+	}
+}
+
 /* Huffman code lengths of counts freq[0, n) (n <= LIT_CODES), at most limit bits; 0 for unused. */
 static void huff_lengths(const uint32_t *freq, unsigned int n, unsigned int limit, uint8_t *len)
 {
@@ -51,17 +94,7 @@ static void huff_lengths(const uint32_t *freq, unsigned int n, unsigned int limi
 	for (;;) {
 		unsigned int leaf = 0, node = used, next = used;
 
-		/* insertion sort by count, then symbol: few symbols, mostly ordered */
-		for (unsigned int i = 1; i < used; i++) {
-			uint16_t s = sym[i];
-			unsigned int j = i;
-
-			while (j > 0 && (f[sym[j - 1]] > f[s] || (f[sym[j - 1]] == f[s] && sym[j - 1] > s))) {
-				sym[j] = sym[j - 1];
-				j--;
-			}
-			sym[j] = s;
-		}
+		huff_sort(f, sym, used);
 		for (unsigned int i = 0; i < used; i++)
 			w[i] = f[sym[i]];
 		/* two queues: leaves in order, then the joined nodes (made in order) */
@@ -87,8 +120,14 @@ static void huff_lengths(const uint32_t *freq, unsigned int n, unsigned int limi
 		}
 		if (depth_max <= limit)
 			break;
-		for (unsigned int i = 0; i < used; i++)
-			f[sym[i]] = (f[sym[i]] >> 1) | 1;
+		/* halved, never to zero; the symbols in order again for huff_sort() */
+		used = 0;
+		for (unsigned int s = 0; s < n; s++) {
+			if (!f[s])
+				continue;
+			f[s] = (f[s] >> 1) | 1;
+			sym[used++] = (uint16_t)s;
+		}
 	}
 	for (unsigned int i = 0; i < used; i++)
 		len[sym[i]] = (uint8_t)w[i];
@@ -132,12 +171,16 @@ static void huff_plan(const uint8_t *in, uint64_t u, struct huff_plan *hp)
 	uint8_t all[LIT_CODES + DIST_CODES];
 	uint64_t i = 0, bits;
 
-	/* four tables: a run of one byte does not wait on its own count */
-	for (; i + 4 <= u; i += 4) {
+	/* four tables: a run of one byte does not wait on its own count; 8 bytes a turn */
+	for (; i + 8 <= u; i += 8) {
 		c4[0][in[i]]++;
 		c4[1][in[i + 1]]++;
 		c4[2][in[i + 2]]++;
 		c4[3][in[i + 3]]++;
+		c4[0][in[i + 4]]++;
+		c4[1][in[i + 5]]++;
+		c4[2][in[i + 6]]++;
+		c4[3][in[i + 7]]++;
 	}
 	for (; i < u; i++)
 		c4[0][in[i]]++;
@@ -295,49 +338,70 @@ uint64_t archive_huff_bits(const uint8_t *in, uint64_t u)
 }
 
 /*
- * The block's literals in[0, u) into b.  Most of them three codes (at
- * most 45 bits) at a time and then a store of 8 bytes whatever is
- * complete, without a branch; the same bits as bw_put() one code at a
- * time.  A store writes up to 8 bytes on from b->p, so the last
+ * The block's literals in[0, u) into b.  Most of them `per` codes at a
+ * time (three, or four when no code is longer than HUFF_FOUR bits: at
+ * most 56 bits, as text's blocks are) and then a store of 8 bytes
+ * whatever is complete, without a branch; the same bits as bw_put() one
+ * code at a time.  A store writes up to 8 bytes on from b->p, so the last
  * HUFF_TAIL bytes go by bw_put(): each is at least one bit, and the
  * stored block's 4 bytes of lengths end every slot, so the 8 bytes are
  * the slot's (later stores write over the zeros past the bits).
  */
 #define HUFF_TAIL 32u
+#define HUFF_FOUR 14u
+
+static inline __attribute__((always_inline)) uint64_t
+huff_run(const uint32_t *t, const uint8_t *in, uint64_t u, unsigned int per, struct bitw *b)
+{
+	uint64_t i = 0, acc = b->acc;
+	unsigned int n = b->n;
+	uint8_t *p = b->p;
+
+	for (; i + per + HUFF_TAIL <= u; i += per) {
+		uint32_t c0 = t[in[i]], c1 = t[in[i + 1]], c2 = t[in[i + 2]];
+		uint32_t c3 = per > 3 ? t[in[i + 3]] : 0;
+
+		put_le64(p, acc); /* flush first: n < 32 on entry, < 8 after */
+		p += n >> 3;
+		acc >>= n & 56;
+		n &= 7;
+		acc |= (uint64_t)(c0 & 0xFFFF) << n;
+		n += c0 >> 16;
+		acc |= (uint64_t)(c1 & 0xFFFF) << n;
+		n += c1 >> 16;
+		acc |= (uint64_t)(c2 & 0xFFFF) << n;
+		n += c2 >> 16;
+		if (per > 3) {
+			acc |= (uint64_t)(c3 & 0xFFFF) << n;
+			n += c3 >> 16;
+		}
+	}
+	/* n <= 63: bytes until fewer than 32 bits are held, as bw_put() holds them */
+	for (; n >= 32; n -= 8, acc >>= 8)
+		*p++ = (uint8_t)acc;
+	b->acc = acc;
+	b->n = n;
+	b->p = p;
+	return i;
+}
 
 static void huff_literals(const struct huff_plan *hp, const uint8_t *in, uint64_t u,
 			  struct bitw *b)
 {
 	uint64_t i = 0;
 
-	if (u > HUFF_TAIL + 3) {
+	if (u > HUFF_TAIL + 4) {
 		uint32_t t[256];
-		uint64_t acc = b->acc;
-		unsigned int n = b->n;
-		uint8_t *p = b->p;
+		unsigned int top = 0;
 
-		for (unsigned int s = 0; s < 256; s++)
+		for (unsigned int s = 0; s < 256; s++) {
 			t[s] = hp->code[s] | (uint32_t)hp->len[s] << 16;
-		for (; i + 3 + HUFF_TAIL <= u; i += 3) {
-			uint32_t c0 = t[in[i]], c1 = t[in[i + 1]], c2 = t[in[i + 2]];
-
-			put_le64(p, acc);	/* flush first: n < 32 on entry, < 8 after */
-			p += n >> 3;
-			acc >>= n & 56;
-			n &= 7;
-			acc |= (uint64_t)(c0 & 0xFFFF) << n;
-			n += c0 >> 16;
-			acc |= (uint64_t)(c1 & 0xFFFF) << n;
-			n += c1 >> 16;
-			acc |= (uint64_t)(c2 & 0xFFFF) << n;
-			n += c2 >> 16;
+			top = MAX(top, (unsigned int)hp->len[s]);
 		}
-		/* n <= 52: bytes until fewer than 32 bits are held, as bw_put() holds them */
-		for (; n >= 32; n -= 8, acc >>= 8)
-			*p++ = (uint8_t)acc;
-		b->acc = acc;
-		b->n = n;
-		b->p = p;
+		if (top <= HUFF_FOUR)
+			i = huff_run(t, in, u, 4, b);
+		else
+			i = huff_run(t, in, u, 3, b);
 	}
 	for (; i < u; i++)
 		bw_put(b, hp->code[in[i]], hp->len[in[i]]);

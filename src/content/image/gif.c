@@ -166,7 +166,29 @@ static void gif_pixels(const struct gif_gen *g, uint64_t p, uint8_t *px, size_t 
 
 #define GIF_PIECE 255u
 
-/* LZW bytes [d, d + n), n <= GIF_PIECE: codes packed LSB first, each a function of its index. */
+/* Code k of the LZW stream (after k, r is k + 1's place in its clear-to-clear run). */
+static inline uint32_t gif_code(const struct gif_layout *l, uint64_t k, uint32_t clear,
+				unsigned period, unsigned *r, const uint8_t **next)
+{
+	uint32_t code;
+
+	if (k == l->ncodes - 1)
+		code = clear + 1; /* end of information */
+	else if (!*r)
+		code = clear;
+	else
+		code = *(*next)++;
+	if (++*r == period)
+		*r = 0;
+	return code;
+}
+
+/*
+ * LZW bytes [d, d + n), n <= GIF_PIECE: codes packed LSB first, each a
+ * function of its index.  Bytes go four at a time into a buffer of the
+ * piece (its codes end at most 2 bytes past it, a store writes 4), of
+ * which the first n are the piece's, zeros after the codes' last byte.
+ */
 static void gif_lzw_piece(const struct gif_gen *g, uint64_t d, uint8_t *out, size_t n)
 {
 	const struct gif_layout *l = &g->l;
@@ -174,41 +196,46 @@ static void gif_lzw_piece(const struct gif_gen *g, uint64_t d, uint8_t *out, siz
 	uint32_t clear = 1u << l->m;
 	uint64_t k = d * 8 / width, kend = IMG_MIN(l->ncodes, ((d + n) * 8 + width - 1) / width);
 	uint64_t p0 = gif_lits_before(l, k), p1 = IMG_MIN(l->pixels, gif_lits_before(l, kend));
-	unsigned skip = (unsigned)(d * 8 % width), nacc = 0, r = (unsigned)(k % period);
-	uint8_t px[GIF_PIECE * 8 / 3 + 4];
+	uint64_t kmid = IMG_MIN(kend, l->ncodes - 1), acc;
+	unsigned skip = (unsigned)(d * 8 % width), nacc, r = (unsigned)(k % period);
+	uint8_t px[GIF_PIECE * 8 / 3 + 4], b[GIF_PIECE + 8];
 	const uint8_t *next = px;
-	uint64_t acc = 0;
 	size_t o = 0;
 
 	gif_pixels(g, p0, px, (size_t)(p1 - p0));
-	for (; k < kend; k++) {
-		uint32_t code;
+	if (k >= kend) {
+		memset(out, 0, n);
+		return;
+	}
+	/* the first code less its bits before d */
+	acc = gif_code(l, k, clear, period, &r, &next) >> skip;
+	nacc = width - skip;
+	for (k++; k < kmid; k++) {
+		uint32_t code = r ? *next++ : clear;
 
-		if (k == l->ncodes - 1)
-			code = clear + 1; /* end of information */
-		else if (!r)
-			code = clear;
-		else
-			code = *next++;
 		if (++r == period)
 			r = 0;
 		acc |= (uint64_t)code << nacc;
 		nacc += width;
-		if (skip) {
-			acc >>= skip;
-			nacc -= skip;
-			skip = 0;
-		}
-		while (nacc >= 8 && o < n) {
-			out[o++] = (uint8_t)acc;
-			acc >>= 8;
-			nacc -= 8;
+		if (nacc >= 32) {
+			put_le32(b + o, (uint32_t)acc);
+			o += 4;
+			acc >>= 32;
+			nacc -= 32;
 		}
 	}
+	if (k < kend) {
+		acc |= (uint64_t)gif_code(l, k, clear, period, &r, &next) << nacc;
+		nacc += width;
+	}
 	/* the last byte's spare bits are zero */
+	for (; nacc > 0; nacc = nacc > 8 ? nacc - 8 : 0) {
+		b[o++] = (uint8_t)acc;
+		acc >>= 8;
+	}
+	memcpy(out, b, IMG_MIN(o, n));
 	if (o < n)
-		out[o++] = (uint8_t)acc;
-	memset(out + o, 0, n - o);
+		memset(out + o, 0, n - o);
 }
 
 static void gif_lzw(const struct gif_gen *g, uint64_t d, uint8_t *out, size_t n)

@@ -85,6 +85,19 @@ static void jpeg_layout(uint64_t key, uint64_t size, struct jpeg_layout *l)
 	l->eoi_at = l->data_at + jpeg_data_len(l->mcus);
 }
 
+/*
+ * An AC draw's coefficient by its low 8 bits (zero run, magnitude
+ * category: jpeg_run_of, jpeg_cat_of) and position class: its code and
+ * the top bit of its magnitude (base), the mask of the magnitude's other
+ * bits (low) and of all of them (full: a negative value complements
+ * them), and the bits it takes.
+ */
+struct jpeg_ac {
+	uint32_t base;
+	uint16_t low, full;
+	uint8_t len, pad[3];
+};
+
 struct jpeg_gen {
 	struct jpeg_layout l;
 	struct img_tex t;
@@ -99,6 +112,7 @@ struct jpeg_gen {
 	uint32_t tile;
 	uint16_t dc_code[12], ac_code[256];
 	uint8_t dc_len[12], ac_len[256];
+	struct jpeg_ac ac[2][256];
 };
 
 static void jpeg_codes(const uint8_t *bits, const uint8_t *vals, uint16_t *code, uint8_t *len)
@@ -268,6 +282,22 @@ static const uint8_t jpeg_cat_of[2][16] = {
 	{ 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4, 4, 5, 6 },
 };
 
+/* The AC draws' table (jpeg_gen.ac) from the codes. */
+static void jpeg_ac_table(struct jpeg_gen *j)
+{
+	for (unsigned c = 0; c < 2; c++)
+		for (unsigned z = 0; z < 256; z++) {
+			unsigned run = jpeg_run_of[z & 15], cat = jpeg_cat_of[c][z >> 4];
+			unsigned sym = run << 4 | cat;
+			struct jpeg_ac *a = &j->ac[c][z];
+
+			a->base = (uint32_t)j->ac_code[sym] << cat | 1u << (cat - 1);
+			a->low = (uint16_t)((1u << (cat - 1)) - 1);
+			a->full = (uint16_t)((1u << cat) - 1);
+			a->len = (uint8_t)(j->ac_len[sym] + cat);
+		}
+}
+
 /* Code one block: DC towards dc_target, then AC coefficients until the block's target. */
 static void jpeg_block(const struct jpeg_gen *j, struct jpeg_bits *out, int *pred, int dc_target,
 		       uint64_t seed, uint64_t target, unsigned later, uint64_t cap)
@@ -291,21 +321,18 @@ static void jpeg_block(const struct jpeg_gen *j, struct jpeg_bits *out, int *pre
 
 		/* one 64-bit draw makes up to three coefficients, 21 bits each */
 		for (unsigned d = 0; d < 3; d++, z >>= 21) {
-			unsigned run = jpeg_run_of[z & 15], sym, len;
-			uint32_t neg = (z >> 20) & 1, mag;
+			const struct jpeg_ac *a;
+			uint32_t neg = (z >> 20) & 1;
 
-			pos += run + 1;
+			pos += jpeg_run_of[z & 15] + 1u;
 			if (pos > 63)
 				goto out_eob;
-			cat = jpeg_cat_of[pos > 5][(z >> 4) & 15];
-			mag = (1u << (cat - 1)) | ((uint32_t)(z >> 8) & ((1u << (cat - 1)) - 1));
-			/* a negative value's extra bits are the complement of its magnitude */
-			extra = (mag ^ (0u - neg)) & ((1u << cat) - 1);
-			sym = run << 4 | cat;
-			len = j->ac_len[sym] + cat;
-			if (jpeg_bits_now(b) + len + 3 > target || !jpeg_fits(b, len, later, cap))
+			a = &j->ac[pos > 5][z & 255];
+			if (jpeg_bits_now(b) + a->len + 3 > target || !jpeg_fits(b, a->len, later, cap))
 				goto out_eob;
-			jpeg_put(b, (uint32_t)j->ac_code[sym] << cat | extra, len);
+			/* a negative value's extra bits are the complement of its magnitude */
+			jpeg_put(b, (a->base | ((uint32_t)(z >> 8) & a->low)) ^ ((0u - neg) & a->full),
+				 a->len);
 			last = pos;
 		}
 	}
@@ -546,6 +573,7 @@ static int jpeg_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 	img_tex_init(&j.t, g->key, j.l.w, j.l.h, 3);
 	jpeg_codes(jpeg_dc_bits, jpeg_dc_vals, j.dc_code, j.dc_len);
 	jpeg_codes(jpeg_ac_bits, jpeg_ac_vals, j.ac_code, j.ac_len);
+	jpeg_ac_table(&j);
 	return img_fill_parts(&j, off, buf, len, jpeg_part);
 }
 

@@ -244,11 +244,11 @@ static void png_crc_note(const struct png_gen *p, uint64_t at, const char *type,
 		png_crc_run.size = p->size;
 		png_crc_run.at = at;
 		png_crc_run.covered = 0;
-		png_crc_run.crc = (uint32_t)crc32(crc32(0, Z_NULL, 0), (const Bytef *)type, 4);
+		png_crc_run.crc = gen_crc32(0, (const uint8_t *)type, 4);
 	}
 	if (doff != png_crc_run.covered)
 		return;
-	png_crc_run.crc = (uint32_t)crc32_z(png_crc_run.crc, data, n);
+	png_crc_run.crc = gen_crc32(png_crc_run.crc, data, n);
 	png_crc_run.covered += n;
 }
 
@@ -310,7 +310,7 @@ static void png_head(const struct png_layout *l, uint8_t *h)
 	h[24] = 8; /* bits per sample */
 	h[25] = (uint8_t)l->ctype;
 	h[26] = h[27] = h[28] = 0; /* deflate, adaptive filtering, no interlace */
-	put_be32(h + 29, (uint32_t)crc32(crc32(0, Z_NULL, 0), h + 12, 17));
+	put_be32(h + 29, gen_crc32(0, h + 12, 17));
 }
 
 static int64_t png_part(void *ctx, uint64_t off, uint8_t *buf, size_t len)
