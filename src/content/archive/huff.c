@@ -33,13 +33,17 @@ static const uint8_t cl_order[CL_CODES] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5,
 /*
  * sym[0, used) (symbols in increasing order) sorted by count f[], then
  * symbol: insertion sort for a few (the code lengths' code), else a
- * stable radix sort by the count's bytes, lowest first, which keeps the
- * symbols' order among equal counts.
+ * stable radix sort by the count's bits, lowest first, which keeps the
+ * symbols' order among equal counts.  Its digits are as few and as
+ * narrow as the largest count allows (two of 6 bits for a block's counts
+ * under 4096), so a pass scans 64 buckets rather than 256; any stable
+ * sort by count gives the same order.
  */
 static void huff_sort(const uint32_t *f, uint16_t *sym, unsigned int used)
 {
 	uint16_t tmp[LIT_CODES];
 	uint32_t top = 0;
+	unsigned int width = 0, passes, digit;
 
 	if (used <= CL_CODES) {
 		for (unsigned int i = 1; i < used; i++) {
@@ -56,19 +60,23 @@ static void huff_sort(const uint32_t *f, uint16_t *sym, unsigned int used)
 	}
 	for (unsigned int i = 0; i < used; i++)
 		top |= f[sym[i]];
-	for (unsigned int shift = 0; shift < 32 && top >> shift; shift += 8) {
-		unsigned int at[256] = { 0 }, sum = 0;
+	while (width < 32 && top >> width)
+		width++;
+	passes = (width + 7) / 8;
+	digit = passes ? (width + passes - 1) / passes : 0;
+	for (unsigned int pass = 0, shift = 0; pass < passes; pass++, shift += digit) {
+		unsigned int at[256] = { 0 }, sum = 0, mask = (1u << digit) - 1;
 
 		for (unsigned int i = 0; i < used; i++)
-			at[f[sym[i]] >> shift & 255]++;
-		for (unsigned int b = 0; b < 256; b++) {
+			at[f[sym[i]] >> shift & mask]++;
+		for (unsigned int b = 0; b <= mask; b++) {
 			unsigned int c = at[b];
 
 			at[b] = sum;
 			sum += c;
 		}
 		for (unsigned int i = 0; i < used; i++)
-			tmp[at[f[sym[i]] >> shift & 255]++] = sym[i];
+			tmp[at[f[sym[i]] >> shift & mask]++] = sym[i];
 		memcpy(sym, tmp, used * sizeof(*sym));
 	}
 }
@@ -133,6 +141,12 @@ static void huff_lengths(const uint32_t *freq, unsigned int n, unsigned int limi
 		len[sym[i]] = (uint8_t)w[i];
 }
 
+/* The bits of every byte reversed. */
+#define REV2(x) (x), (x) + 128, (x) + 64, (x) + 192
+#define REV4(x) REV2(x), REV2((x) + 32), REV2((x) + 16), REV2((x) + 48)
+#define REV6(x) REV4(x), REV4((x) + 8), REV4((x) + 4), REV4((x) + 12)
+static const uint8_t rev8[256] = { REV6(0), REV6(2), REV6(1), REV6(3) };
+
 /* Canonical codes of lengths len[0, n), bit-reversed (deflate sends a code's first bit first). */
 static void huff_codes(const uint8_t *len, unsigned int n, uint16_t *code)
 {
@@ -145,14 +159,17 @@ static void huff_codes(const uint8_t *len, unsigned int n, uint16_t *code)
 	for (unsigned int b = 1; b <= LIT_LIMIT; b++)
 		next[b + 1] = (uint16_t)((next[b] + count[b]) << 1);
 	for (unsigned int s = 0; s < n; s++) {
-		uint32_t c = len[s] ? next[len[s]]++ : 0;
+		unsigned int l = len[s];
+		uint32_t c;
 
-		/* c's 16 bits reversed, then its len[s] low ones (c < 2^len[s]) */
-		c = (c & 0x5555) << 1 | (c >> 1 & 0x5555);
-		c = (c & 0x3333) << 2 | (c >> 2 & 0x3333);
-		c = (c & 0x0F0F) << 4 | (c >> 4 & 0x0F0F);
-		c = (c & 0x00FF) << 8 | c >> 8;
-		code[s] = (uint16_t)(c >> (16 - len[s]));
+		if (!l) {
+			code[s] = 0;
+			continue;
+		}
+		/* c's 16 bits reversed, then its l low ones (c < 2^l) */
+		c = next[l]++;
+		c = (uint32_t)rev8[c & 255] << 8 | rev8[c >> 8];
+		code[s] = (uint16_t)(c >> (16 - l));
 	}
 }
 
