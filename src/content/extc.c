@@ -190,8 +190,9 @@ static struct gen_file sample_file(const struct content_model *cm, const struct 
 {
 	uint64_t f = sm->file[i];
 	struct gen_file g = {
-		.key = sm->planned ? rng_mix64(cm->seed ^ rng_mix64(f + 1))
-				   : rng_mix64(cm->seed ^ rng_mix64(f ^ UINT64_C(0x6578742D63616C31))),
+		.key = sm->planned ?
+			       rng_mix64(cm->seed ^ rng_mix64(f + 1)) :
+			       rng_mix64(cm->seed ^ rng_mix64(f ^ UINT64_C(0x6578742D63616C31))),
 		.file = f,
 		.size = sm->size[i],
 		.ext = e->name,
