@@ -557,14 +557,7 @@ if "$IMPRINT" profile --content "$WORK/src4" -o "$WORK/p4.conf" 2>"$WORK/err" &&
 	done
 	[ -z "$bad" ] && pass "file(1) names every clone file of the fourth tree as its source's" ||
 		fail "file(1) of the fourth tree's clone:$bad"
-	if "$IMPRINT" create -c "$WORK/p4.conf" -j1 "$WORK/j1.img" >/dev/null 2>"$WORK/err" &&
-		"$IMPRINT" create -c "$WORK/p4.conf" -j2 "$WORK/j2.img" >/dev/null 2>"$WORK/err" &&
-		cmp -s "$WORK/j1.img" "$WORK/j2.img"; then
-		pass "-j1 and -j2 images of the fourth tree's profile are the same bytes"
-	else
-		fail "-j1 and -j2 images of the fourth tree's profile differ or failed: $(head -c 300 "$WORK/err")"
-	fi
-	rm -f "$WORK/j1.img" "$WORK/j2.img"
+	same_jobs "$WORK/p4.conf" "the fourth tree's profile"
 else
 	fail "fourth tree: $(head -c 300 "$WORK/err")"
 fi

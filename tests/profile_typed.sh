@@ -138,18 +138,6 @@ ratio_within() {
 	fi
 }
 
-# same_jobs CONF WHAT: images of profile CONF made with -j1 and -j2 are the same bytes
-same_jobs() {
-	if "$IMPRINT" create -c "$1" -j1 "$WORK/j1.img" >/dev/null 2>"$WORK/err" &&
-		"$IMPRINT" create -c "$1" -j2 "$WORK/j2.img" >/dev/null 2>"$WORK/err" &&
-		cmp -s "$WORK/j1.img" "$WORK/j2.img"; then
-		pass "-j1 and -j2 images of $2 are the same bytes"
-	else
-		fail "-j1 and -j2 images of $2 differ or failed: $(head -c 300 "$WORK/err")"
-	fi
-	rm -f "$WORK/j1.img" "$WORK/j2.img"
-}
-
 for e in gz png; do
 	s=$(fig "$WORK/src.m" $e dup_block)
 	c=$(fig "$WORK/clone.m" $e dup_block)
