@@ -248,13 +248,7 @@ static void lines_frame(const struct gen_file *g, const struct content_model *cm
 	}
 	fr->hlen = (size_t)(w.p - fr->head);
 	w.p = f = fr->foot;
-	if (fr->variant == LN_SVG) {
-		put_str(&w, "</svg>\n");
-	} else {
-		put_str(&w, "</");
-		text_put_plural(&w, fr->sc.root);
-		put_str(&w, ">\n");
-	}
+	text_put_xml_close(&w, &fr->sc, fr->variant == LN_SVG);
 	fr->flen = (size_t)(w.p - f);
 	if (fr->hlen + fr->flen <= g->size)
 		return;
@@ -262,12 +256,7 @@ static void lines_frame(const struct gen_file *g, const struct content_model *cm
 	w.p = fr->head;
 	fr->variant = LN_TINY;
 	fr->flen = 0;
-	if (g->size >= 4) {
-		put_str(&w, "<r/>");
-		text_put_chars(&w, '\n', (size_t)g->size - 4);
-	} else {
-		text_put_chars(&w, ' ', (size_t)g->size);
-	}
+	text_put_xml_stub(&w, (size_t)g->size);
 	fr->hlen = (size_t)g->size;
 }
 

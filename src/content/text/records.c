@@ -48,6 +48,27 @@ void text_put_plural(struct tw *w, uint32_t r)
 		put_ch(w, 's');
 }
 
+void text_put_xml_close(struct tw *w, const struct schema *sc, int svg)
+{
+	if (svg) {
+		put_str(w, "</svg>\n");
+		return;
+	}
+	put_str(w, "</");
+	text_put_plural(w, sc->root);
+	put_str(w, ">\n");
+}
+
+void text_put_xml_stub(struct tw *w, size_t n)
+{
+	if (n >= 4) {
+		put_str(w, "<r/>");
+		text_put_chars(w, '\n', n - 4);
+	} else {
+		text_put_chars(w, ' ', n);
+	}
+}
+
 void text_put_field_name(struct tw *w, const struct schema *sc, unsigned i)
 {
 	if (i == 0)

@@ -327,6 +327,12 @@ void text_schema_init(struct tw *w, struct schema *sc, unsigned variant);
 /* A collection's name: the word, with an s unless it ends in one. */
 void text_put_plural(struct tw *w, uint32_t r);
 
+/* The closing tag of an XML file's root element (the schema's), or of an SVG drawing. */
+void text_put_xml_close(struct tw *w, const struct schema *sc, int svg);
+
+/* n bytes of a file too small for its XML frame: <r/> and line breaks, or n blanks under 4. */
+void text_put_xml_stub(struct tw *w, size_t n);
+
 /* The name of field i of the schema. */
 void text_put_field_name(struct tw *w, const struct schema *sc, unsigned i);
 

@@ -42,18 +42,12 @@ static void xml_frame(const struct gen_file *g, const struct content_model *cm, 
 	}
 	fr->hlen = (size_t)(w.p - fr->head);
 	w.p = f = fr->foot;
-	if (svg) {
-		put_str(&w, "</svg>\n");
-	} else {
-		put_str(&w, "</");
-		text_put_plural(&w, fr->sc.root);
-		put_str(&w, ">\n");
-	}
+	text_put_xml_close(&w, &fr->sc, svg);
 	fr->flen = (size_t)(w.p - f);
 	fr->variant = (unsigned)svg;
 	if (fr->hlen + fr->flen <= g->size)
 		return;
-	/* small files: <root>words</root>, <r/> padded with blanks, or blanks */
+	/* small files: <root>words</root>, <r/> padded with line breaks, or blanks */
 	w.p = fr->head;
 	fr->variant = 2;
 	fr->flen = 0;
@@ -67,11 +61,8 @@ static void xml_frame(const struct gen_file *g, const struct content_model *cm, 
 		put_str(&w, "</");
 		put_rank(&w, fr->sc.root, 0);
 		put_str(&w, ">\n");
-	} else if (g->size >= 4) {
-		put_str(&w, "<r/>");
-		text_put_chars(&w, '\n', (size_t)g->size - 4);
 	} else {
-		text_put_chars(&w, ' ', (size_t)g->size);
+		text_put_xml_stub(&w, (size_t)g->size);
 	}
 	fr->hlen = (size_t)g->size;
 }
