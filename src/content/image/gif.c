@@ -18,7 +18,7 @@
 #define GIF_MIN		35u /* a 1x1 two-colour image */
 #define GIF_MAX_DIM	65535u
 #define GIF_REF_LONGEST 16u /* pixels of the longest entry a reference names */
-#define GIF_REF_RECENT	8u  /* a reference names one of the last entries of its length */
+#define GIF_REF_RECENT	8u  /* a reference names one of the last entries made */
 
 /*
  * References (gen_file.boost below -65535): literal codes fill only the
@@ -27,14 +27,17 @@
  * coder's codes are mostly string-table entries, the upper half.  A draw
  * of the file gives each place of a clear-to-clear run a literal or a
  * reference to an entry of a given length, the same in every run: a run
- * then holds the same pixels, and a code is known from its index alone;
- * which entry of that length it names is drawn for the code.
+ * then holds as many pixels, and a code is known from its index alone;
+ * which entry of that length it names is drawn for the code.  Names of
+ * the last entries made fill the upper half evenly; references at 0.4 of
+ * the places, the most, balance the halves of 8-bit codes (more and
+ * gzip takes more off again).
  */
 struct gif_refs {
 	uint64_t key;
-	uint32_t share; /* places that are references, by 163838 (0: none; at most 0.4) */
-	unsigned m;	/* the code size drawn for (0: none yet) */
-	uint64_t px;	/* pixels of a run */
+	uint32_t share;	    /* places that are references, by 163838: 0..0.4 (0: none) */
+	unsigned m;	    /* the code size drawn for (0: none yet) */
+	uint64_t px;	    /* pixels of a run */
 	uint8_t len[256];   /* pixels of the code at each place (1: a literal) */
 	uint8_t avail[256]; /* a reference: the entries of its length made before it */
 	uint8_t nplace[GIF_REF_LONGEST + 1];
@@ -59,7 +62,7 @@ struct gif_layout {
  * Draw f for codes of m + 1 bits.  The entry a code at place j >= 2 adds
  * (index clear + j) is the string of place j - 1 and one pixel more; a
  * reference at j names one made before it (no code naming the entry it
- * adds itself), drawn uniformly, and takes its length.
+ * adds itself), one of the last GIF_REF_RECENT, and takes its length.
  */
 static void gif_refs_draw(struct gif_refs *f, unsigned m, uint64_t run)
 {
@@ -169,8 +172,8 @@ struct gif_gen {
 	 * (any palette entry) rather than the texture (real GIFs are LZW
 	 * coded, gzip -6 about 1.01; literal codes of a smooth texture
 	 * compress more); 0: none (the default).  Below -65535 every run
-	 * is noise, and (-boost - 65535) / 65535 of the codes references
-	 * (gif_refs).
+	 * is noise, and (-boost - 65535) / 65535 of 0.4 of the codes are
+	 * references (gif_refs), down to GEN_GIF_BOOST_LEAST.
 	 */
 	uint32_t noise;
 };
@@ -340,8 +343,9 @@ static uint32_t gif_ref_code(const struct gif_gen *g, uint64_t k)
 	len = k < l->full * period ? f->len[r] : 1;
 	if (len == 1)
 		return (uint8_t)(img_hash(g->key, ~SALT_NOISE, k) >> 56) >> (8 - l->bits);
-	return clear + f->place[len][f->avail[r] - 1 -
-				     img_hash(g->key, SALT_PICK, k) % IMG_MIN(f->avail[r], GIF_REF_RECENT)];
+	return clear +
+	       f->place[len][f->avail[r] - 1 -
+			     img_hash(g->key, SALT_PICK, k) % IMG_MIN(f->avail[r], GIF_REF_RECENT)];
 }
 
 /* LZW bytes [d, d + n) of a stream with references, codes packed LSB first. */
