@@ -607,6 +607,121 @@ static void test_png_prefix(void **state)
 	}
 }
 
+/*
+ * Pixels the LZW stream of the image at b[pos] (its descriptor) decodes
+ * to, as a decoder with the usual early change reads it; -1 when a code
+ * names no entry, the end code is missing or bytes follow it.
+ */
+static int64_t lzw_pixels(const uint8_t *b, uint64_t size, uint64_t pos)
+{
+	static uint32_t len[4096];
+	unsigned m = b[pos + 10], width = m + 1, nacc = 0, clear = 1u << m, next = clear + 2;
+	uint64_t acc = 0, px = 0, prev = 0;
+
+	for (pos += 11; pos < size && b[pos]; pos += 1 + b[pos]) {
+		for (unsigned i = 1; i <= b[pos] && pos + i < size; i++) {
+			acc |= (uint64_t)b[pos + i] << nacc;
+			for (nacc += 8; nacc >= width; nacc -= width) {
+				uint32_t c = (uint32_t)(acc & ((1u << width) - 1)), n;
+
+				acc >>= width;
+				if (c == clear) {
+					width = m + 1;
+					next = clear + 2;
+					prev = 0;
+					continue;
+				}
+				if (c == clear + 1) /* the last code: the last sub-block's */
+					return i == b[pos] && !b[pos + i + 1] ? (int64_t)px : -1;
+				if (c < clear)
+					n = 1;
+				else if (c < next && c > clear + 1)
+					n = len[c];
+				else if (c == next && prev)
+					n = (uint32_t)prev + 1;
+				else
+					return -1;
+				if (prev && next < 4096) {
+					len[next++] = (uint32_t)prev + 1;
+					if (next == 1u << width && width < 12)
+						width++;
+				}
+				prev = n;
+				px += n;
+			}
+		}
+	}
+	return -1;
+}
+
+/*
+ * A profile's GIF below the noise floor (boost below -65535, codes naming
+ * the string table): structure, every pixel decoded by the LZW decoder
+ * above, pieces equal to the whole; and the set of files of 3-6 KB
+ * (8-bit codes) compresses about 1.00 where noise of literal codes alone
+ * keeps 1.06-1.10.
+ */
+static void test_gif_refs(void **state)
+{
+	const struct format *f = &formats[2];
+	const int32_t boost[] = { -65535 - 30000, GEN_GIF_BOOST_LEAST };
+	uint64_t s[MAX_SIZES], raw[2] = { 0 }, z[2] = { 0 };
+	size_t n = sweep_sizes(f, s);
+	struct rng r;
+
+	(void)state;
+	rng_open(&r, 22, 0);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < 2 && s[i] <= (UINT64_C(1) << 20); j++) {
+			struct gen_file g = { .key = key_of(f, s[i]),
+					      .size = s[i],
+					      .boost = boost[j] };
+			uint8_t *b = malloc(s[i]);
+			uint64_t pos;
+
+			assert_non_null(b);
+			assert_int_equal(f->ops->fill(&g, 0, b, s[i]), 0);
+			assert_int_equal(check_gif(b, s[i]), 0);
+			pos = 13 + 3 * ((uint64_t)2 << (b[10] & 7));
+			if (b[pos] == 0x21) { /* the comment */
+				pos += 2;
+				assert_int_equal(check_subblocks(b, s[i], &pos), 0);
+			}
+			assert_int_equal(b[pos], 0x2c);
+			if (lzw_pixels(b, s[i], pos) != (int64_t)le16(b + 6) * le16(b + 8))
+				fail_msg("gif of %llu bytes, boost %d: %lld pixels for %ux%u",
+					 (unsigned long long)s[i], boost[j],
+					 (long long)lzw_pixels(b, s[i], pos), le16(b + 6),
+					 le16(b + 8));
+			free(b);
+		}
+	}
+	for (uint64_t size = 3100; size < 6144; size += 150) {
+		for (size_t j = 0; j < 2; j++) {
+			struct gen_file g = { .key = size,
+					      .size = size,
+					      .boost = j ? GEN_GIF_BOOST_LEAST : -65535 };
+			uint8_t b[6144], out[8192];
+			uLongf zl = sizeof(out);
+
+			assert_int_equal(f->ops->fill(&g, 0, b, size), 0);
+			assert_int_equal(compress2(out, &zl, b, size, 6), Z_OK);
+			raw[j] += size;
+			z[j] += zl;
+		}
+	}
+	print_message("gif of 3-6 KB: zlib -6 %.3f at boost -65535, %.3f at %d\n",
+		      (double)raw[0] / z[0], (double)raw[1] / z[1], GEN_GIF_BOOST_LEAST);
+	assert_true((double)raw[0] / z[0] > 1.04);
+	assert_true((double)raw[1] / z[1] < 1.01);
+	{
+		struct gen_file g = { .ext = "gif", .boost = GEN_GIF_BOOST_LEAST };
+		const uint64_t sizes[] = { 300, 4000, 70000, 400001 };
+
+		test_fill_random(&gen_gif_ops, &g, sizes, 4, &r, 60);
+	}
+}
+
 /* test fn on formats[i], named fn_ext */
 #define FORMAT_TEST(fn, i, ext)                                                            \
 	{                                                                                  \
@@ -623,6 +738,7 @@ int main(void)
 		FORMAT_TEST(test_decode, 0, "png"),   FORMAT_TEST(test_decode, 1, "jpeg"),
 		FORMAT_TEST(test_decode, 2, "gif"),   FORMAT_TEST(test_decode, 3, "bmp"),
 		cmocka_unit_test(test_png_ratio),     cmocka_unit_test(test_png_prefix),
+		cmocka_unit_test(test_gif_refs),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
 

@@ -240,9 +240,13 @@ static int sample_ratio(const struct content_model *cm, const struct extc_ent *e
 	return 0;
 }
 
-/* The boost whose sample compresses nearest the target ratio (bisection over -65535..65535). */
+/*
+ * The boost whose sample compresses nearest the target ratio (bisection over
+ * -65535..65535, then, where -65535 compresses too well, over least..-65535:
+ * a format's range below, gif's references).
+ */
 static int calibrate(const struct content_model *cm, struct extc_ent *e, double target,
-		     const struct extc_sample *sm)
+		     const struct extc_sample *sm, int32_t least)
 {
 	int32_t lo, hi;
 	uint8_t *buf = malloc(SAMPLE_CAP + WARM), *out = malloc(compressBound(SAMPLE_CAP + WARM));
@@ -258,10 +262,18 @@ static int calibrate(const struct content_model *cm, struct extc_ent *e, double 
 	/* the end on the target's side: can it be reached at all? */
 	e->boost = r0 < target ? 65535 : -65535;
 	ret = sample_ratio(cm, e, e->boost, sm, buf, out, &r);
-	if (ret || (r0 < target ? r <= target : r >= target))
+	if (ret || (r0 < target ? r <= target : r >= target && least >= e->boost))
 		goto out;
 	lo = r0 < target ? 0 : e->boost;  /* ratio below the target at lo, above at hi */
 	hi = r0 < target ? e->boost : 0;
+	if (r0 > target && r >= target) {
+		e->boost = least;
+		ret = sample_ratio(cm, e, least, sm, buf, out, &r);
+		if (ret || r >= target)
+			goto out;
+		hi = lo;
+		lo = least;
+	}
 	for (int s = 0; s < BISECT_STEPS; s++) {
 		int32_t mid = lo + (hi - lo) / 2;
 
@@ -361,7 +373,7 @@ static int calibrate_words(const struct content_model *cm, struct extc_ent *e, d
 	for (int s = -1; s < BISECT_STEPS && abs(hi - lo) > 1; s++) {
 		k = s < 0 ? hi : lo + (hi - lo) / 2; /* first the far end: can it be reached? */
 		set_vocab(e, k);
-		ret = calibrate(cm, e, ratio, sm);
+		ret = calibrate(cm, e, ratio, sm, -65535);
 		if (!ret)
 			ret = sample_words(cm, e, sm, buf, &wd, &v);
 		if (ret)
@@ -410,7 +422,7 @@ static int calibrate_text(const struct content_model *cm, struct extc_ent *e, co
 	int ret;
 
 	set_vocab(e, 0);
-	ret = calibrate(cm, e, f[0], sm);
+	ret = calibrate(cm, e, f[0], sm, -65535);
 	if (!ret && f[TAB_EXTC_WORDS] > 0)
 		ret = calibrate_words(cm, e, f[0], f[TAB_EXTC_WORDS], sm);
 	return ret;
@@ -717,21 +729,23 @@ int content_extc_init(struct content_model *cm)
 			/* catalogues: how many messages continue an earlier one */
 			e->kind = EXTC_PYC;
 			e->base = ops;
-			ret = calibrate(cm, e, f[0], &sm);
+			ret = calibrate(cm, e, f[0], &sm, -65535);
 		} else if (ops == &gen_pdf_ops || ops == &gen_jpeg_ops || ops == &gen_gif_ops) {
 			/*
 			 * to its ratio: PDF down by deflated pages (gen_file.boost
 			 * below 0, archive/pdf.c), JPEG up by MCUs of a pattern
 			 * ending each restart interval (above 0, image/jpeg.c),
-			 * GIF down by runs of noise pixels (below 0, image/gif.c)
+			 * GIF down by runs of noise pixels (below 0, image/gif.c),
+			 * then by codes naming its string table's entries
 			 */
 			e->kind = EXTC_PYC;
 			e->base = ops;
-			ret = calibrate(cm, e, f[0], &sm);
+			ret = calibrate(cm, e, f[0], &sm,
+					ops == &gen_gif_ops ? GEN_GIF_BOOST_LEAST : -65535);
 		} else if (ops == &gen_binary_ops && !strcasecmp(e->name, "pyc")) {
 			e->kind = EXTC_PYC;
 			e->base = &gen_pyc_ops;
-			ret = calibrate(cm, e, f[0], &sm);
+			ret = calibrate(cm, e, f[0], &sm, -65535);
 		} else if (((ops == &gen_gzip_ops && strcasecmp(e->name, "tgz")) ||
 			    ops == &gen_png_ops) && f[2] > 0) {
 			/* not .tgz: a prefix's data is text, a .tgz holds a tar */

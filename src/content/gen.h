@@ -24,7 +24,8 @@ struct gen_file {
 	int32_t boost;                   /* text: recurrence moved toward a profile's ratio
 					    (ext_content, content/extc.h), -65535..65535; 0: the
 					    format's own (pdf, jpeg, gif: their own knobs of
-					    the ratio, see there) */
+					    the ratio, see there; gif's goes on down to
+					    GEN_GIF_BOOST_LEAST) */
 	uint32_t fresh;                  /* text: words, names and numbers made new to the
 					    file (not of the vocabulary) by fresh / 65536, to
 					    reach a profile's distinct words (0..65535; 0: none) */
@@ -77,6 +78,12 @@ extern const struct gen_ops gen_xml_ops;     /* xml (text/) */
 extern const struct gen_ops gen_png_ops;     /* image/ */
 extern const struct gen_ops gen_jpeg_ops;
 extern const struct gen_ops gen_gif_ops;
+/*
+ * gif's boost: -65535..0 the share of noise runs, below it every run noise
+ * and a share of codes references to the string table, down to all
+ * (image/gif.c)
+ */
+#define GEN_GIF_BOOST_LEAST (-2 * 65535)
 extern const struct gen_ops gen_bmp_ops;
 extern const struct gen_ops gen_wav_ops;     /* media/ */
 extern const struct gen_ops gen_mp3_ops;

@@ -17,6 +17,32 @@
 #define GIF_COMMENT_MIN 5u  /* a comment with one one-byte sub-block */
 #define GIF_MIN		35u /* a 1x1 two-colour image */
 #define GIF_MAX_DIM	65535u
+#define GIF_REF_LONGEST 16u /* pixels of the longest entry a reference names */
+#define GIF_REF_RECENT	8u  /* a reference names one of the last entries made */
+
+/*
+ * References (gen_file.boost below -65535): literal codes fill only the
+ * lower half of the code space, m of their m + 1 bits (8-bit codes are
+ * byte aligned: gzip -6 takes 6-10% off files of 3-6 KB), where a real
+ * coder's codes are mostly string-table entries, the upper half.  A draw
+ * of the file gives each place of a clear-to-clear run a literal or a
+ * reference to an entry of a given length, the same in every run: a run
+ * then holds as many pixels, and a code is known from its index alone;
+ * which entry of that length it names is drawn for the code.  Names of
+ * the last entries made fill the upper half evenly; references at 0.4 of
+ * the places, the most, balance the halves of 8-bit codes (more and
+ * gzip takes more off again).
+ */
+struct gif_refs {
+	uint64_t key;
+	uint32_t share;	    /* places that are references, by 163838: 0..0.4 (0: none) */
+	unsigned m;	    /* the code size drawn for (0: none yet) */
+	uint64_t px;	    /* pixels of a run */
+	uint8_t len[256];   /* pixels of the code at each place (1: a literal) */
+	uint8_t avail[256]; /* a reference: the entries of its length made before it */
+	uint8_t nplace[GIF_REF_LONGEST + 1];
+	uint8_t place[GIF_REF_LONGEST + 1][256]; /* places whose entries have each length */
+};
 
 struct gif_layout {
 	uint64_t w, h;
@@ -25,7 +51,46 @@ struct gif_layout {
 	uint64_t comment; /* comment extension bytes: 0 or at least GIF_COMMENT_MIN */
 	uint64_t pixels, run, ncodes, data, nsub;
 	uint64_t comment_at, blocks_at, end_at;
+	uint64_t full; /* with references: runs of the draw, the other pixels literal */
+	struct gif_refs refs;
 };
+
+#define SALT_REF  UINT64_C(0x7265666572)
+#define SALT_PICK UINT64_C(0x7069636b)
+
+/*
+ * Draw f for codes of m + 1 bits.  The entry a code at place j >= 2 adds
+ * (index clear + j) is the string of place j - 1 and one pixel more; a
+ * reference at j names one made before it (no code naming the entry it
+ * adds itself), one of the last GIF_REF_RECENT, and takes its length.
+ */
+static void gif_refs_draw(struct gif_refs *f, unsigned m, uint64_t run)
+{
+	f->m = m;
+	f->px = 0;
+	memset(f->nplace, 0, sizeof(f->nplace));
+	f->len[0] = 0;
+	for (unsigned j = 1; j <= run; j++) {
+		unsigned len = 1;
+
+		if (j >= 3 && img_hash(f->key, SALT_REF, j) % 163838 < f->share) {
+			unsigned d = (unsigned)(img_hash(f->key, ~SALT_REF, j) % GIF_REF_RECENT);
+			unsigned e = j - 1 > d + 2 ? j - 1 - d : 2;
+
+			if (f->len[e - 1] + 1u <= GIF_REF_LONGEST) {
+				len = f->len[e - 1] + 1u;
+				f->avail[j] = f->nplace[len];
+			}
+		}
+		f->len[j] = (uint8_t)len;
+		f->px += len;
+		if (j >= 2 && f->len[j - 1] + 1u <= GIF_REF_LONGEST) {
+			unsigned el = f->len[j - 1] + 1u;
+
+			f->place[el][f->nplace[el]++] = (uint8_t)j;
+		}
+	}
+}
 
 /* Derive the rest of l from w, h and bits; returns the file size without the comment. */
 static uint64_t gif_measure(void *layout)
@@ -41,18 +106,30 @@ static uint64_t gif_measure(void *layout)
 	 * netpbm reject one more).
 	 */
 	l->run = (UINT64_C(1) << l->m) - 2;
-	l->ncodes = l->pixels + (l->pixels + l->run - 1) / l->run + 1;
+	if (l->refs.share) {
+		uint64_t tail;
+
+		if (l->refs.m != l->m)
+			gif_refs_draw(&l->refs, l->m, l->run);
+		l->full = l->pixels / l->refs.px;
+		tail = l->pixels % l->refs.px;
+		l->ncodes = l->full * (l->run + 1) + tail + (tail + l->run - 1) / l->run + 1;
+	} else {
+		l->ncodes = l->pixels + (l->pixels + l->run - 1) / l->run + 1;
+	}
 	l->data = (l->ncodes * (l->m + 1) + 7) / 8;
 	l->nsub = (l->data + 254) / 255;
 	return GIF_HEAD + (UINT64_C(3) << l->bits) + GIF_IMAGE + l->nsub + l->data + 2;
 }
 
-/* Returns 0, or -EINVAL when no GIF has this size. */
-static int gif_layout(uint64_t key, uint64_t size, struct gif_layout *l)
+/* Returns 0, or -EINVAL when no GIF has this size; refs: gif_refs.share. */
+static int gif_layout(uint64_t key, uint64_t size, uint32_t refs, struct gif_layout *l)
 {
-	uint64_t cap = size - GIF_COMMENT_MIN;
+	uint64_t cap = size - GIF_COMMENT_MIN, px;
 
 	memset(l, 0, sizeof(*l));
+	l->refs.key = key;
+	l->refs.share = refs;
 	l->w = l->h = 1;
 	/* small files have small palettes: 3 * 2^bits at most an eighth of the file */
 	for (l->bits = 1; l->bits < 8 && (UINT64_C(24) << (l->bits + 1)) <= size; l->bits++)
@@ -68,9 +145,15 @@ static int gif_layout(uint64_t key, uint64_t size, struct gif_layout *l)
 			goto out_offsets;
 		}
 	}
-	l->w = img_width(key, (cap - gif_measure(l)) * 8 / (l->m + 2), GIF_MAX_DIM);
+	px = (cap - gif_measure(l)) * 8 / (l->m + 2);
+	if (refs)
+		px = px * l->refs.px / l->run; /* a run's codes hold more pixels */
+	l->w = img_width(key, px, GIF_MAX_DIM);
 	img_fit_field(&l->w, l->w, cap, gif_measure, l);
 	img_fit_field(&l->h, GIF_MAX_DIM, cap, gif_measure, l);
+	/* the least field is taken unmeasured: with references, sizes are not monotonic */
+	if (refs && gif_measure(l) > cap)
+		return gif_layout(key, size, 0, l);
 	l->comment = size - gif_measure(l);
 out_offsets:
 	l->comment_at = GIF_HEAD + (UINT64_C(3) << l->bits);
@@ -88,7 +171,9 @@ struct gif_gen {
 	 * by noise / 65535 of the clear-to-clear runs whose pixels are noise
 	 * (any palette entry) rather than the texture (real GIFs are LZW
 	 * coded, gzip -6 about 1.01; literal codes of a smooth texture
-	 * compress more); 0: none (the default).
+	 * compress more); 0: none (the default).  Below -65535 every run
+	 * is noise, and (-boost - 65535) / 65535 of 0.4 of the codes are
+	 * references (gif_refs), down to GEN_GIF_BOOST_LEAST.
 	 */
 	uint32_t noise;
 };
@@ -238,8 +323,52 @@ static void gif_lzw_piece(const struct gif_gen *g, uint64_t d, uint8_t *out, siz
 		memset(out + o, 0, n - o);
 }
 
+/* Code k of a stream with references (gif_refs); 0 past its end. */
+static uint32_t gif_ref_code(const struct gif_gen *g, uint64_t k)
+{
+	const struct gif_layout *l = &g->l;
+	const struct gif_refs *f = &l->refs;
+	uint64_t period = l->run + 1, r = k % period;
+	uint32_t clear = 1u << l->m;
+	unsigned len;
+
+	if (k >= l->ncodes)
+		return 0;
+	if (k == l->ncodes - 1)
+		return clear + 1;
+	if (k >= l->full * period) /* the literal runs after the drawn ones */
+		r = (k - l->full * period) % period;
+	if (!r)
+		return clear;
+	len = k < l->full * period ? f->len[r] : 1;
+	if (len == 1)
+		return (uint8_t)(img_hash(g->key, ~SALT_NOISE, k) >> 56) >> (8 - l->bits);
+	return clear +
+	       f->place[len][f->avail[r] - 1 -
+			     img_hash(g->key, SALT_PICK, k) % IMG_MIN(f->avail[r], GIF_REF_RECENT)];
+}
+
+/* LZW bytes [d, d + n) of a stream with references, codes packed LSB first. */
+static void gif_lzw_refs(const struct gif_gen *g, uint64_t d, uint8_t *out, size_t n)
+{
+	unsigned width = g->l.m + 1, skip = (unsigned)(d * 8 % width), nacc = width - skip;
+	uint64_t k = d * 8 / width, acc = gif_ref_code(g, k++) >> skip;
+
+	for (size_t o = 0; o < n; o++) {
+		for (; nacc < 8; nacc += width)
+			acc |= (uint64_t)gif_ref_code(g, k++) << nacc;
+		out[o] = (uint8_t)acc;
+		acc >>= 8;
+		nacc -= 8;
+	}
+}
+
 static void gif_lzw(const struct gif_gen *g, uint64_t d, uint8_t *out, size_t n)
 {
+	if (g->l.refs.share) {
+		gif_lzw_refs(g, d, out, n);
+		return;
+	}
 	while (n) {
 		size_t k = (size_t)IMG_MIN((uint64_t)n, GIF_PIECE);
 
@@ -339,11 +468,12 @@ static int64_t gif_part(void *ctx, uint64_t off, uint8_t *buf, size_t len)
 
 static int gif_fill(const struct gen_file *f, uint64_t off, uint8_t *buf, size_t len)
 {
-	struct gif_gen g = { .key = f->key, .noise = f->boost < 0 ? (uint32_t)-f->boost : 0 };
+	int64_t b = f->boost < GEN_GIF_BOOST_LEAST ? GEN_GIF_BOOST_LEAST : f->boost;
+	struct gif_gen g = { .key = f->key, .noise = b < 0 ? (uint32_t)IMG_MIN(-b, 65535) : 0 };
 
 	if (gen_check_request(f, GIF_MIN, off, len))
 		return -EINVAL;
-	if (gif_layout(f->key, f->size, &g.l))
+	if (gif_layout(f->key, f->size, b < -65535 ? (uint32_t)(-b - 65535) : 0, &g.l))
 		return -EINVAL;
 	img_tex_init(&g.t, f->key, g.l.w, g.l.h, 1);
 	return img_fill_parts(&g, off, buf, len, gif_part);
