@@ -240,11 +240,22 @@ static int sample_ratio(const struct content_model *cm, const struct extc_ent *e
 	return 0;
 }
 
-/* The boost whose sample compresses nearest the target ratio (bisection over -65535..65535). */
+/*
+ * Source code's boost goes on below -65535 (text/code.c): past no
+ * recurrence, variety, for ratios below what code without recurrence
+ * compresses to.  Tried only where -65535 does not reach the ratio, so
+ * that every ratio it reaches is calibrated as before.
+ */
+#define VARY_BOOST_MIN (-2 * 65535)
+
+/*
+ * The boost whose sample compresses nearest the target ratio (bisection
+ * over -65535..65535, source code's down to VARY_BOOST_MIN).
+ */
 static int calibrate(const struct content_model *cm, struct extc_ent *e, double target,
 		     const struct extc_sample *sm)
 {
-	int32_t lo, hi;
+	int32_t lo, hi, from = 0;
 	uint8_t *buf = malloc(SAMPLE_CAP + WARM), *out = malloc(compressBound(SAMPLE_CAP + WARM));
 	double r, r0 = 0;
 	int ret = -ENOMEM;
@@ -258,10 +269,16 @@ static int calibrate(const struct content_model *cm, struct extc_ent *e, double 
 	/* the end on the target's side: can it be reached at all? */
 	e->boost = r0 < target ? 65535 : -65535;
 	ret = sample_ratio(cm, e, e->boost, sm, buf, out, &r);
+	if (!ret && r0 > target && r > target && e->base == &gen_source_ops) {
+		from = e->boost; /* bisect between the two ends of variety */
+		r0 = r;
+		e->boost = VARY_BOOST_MIN;
+		ret = sample_ratio(cm, e, e->boost, sm, buf, out, &r);
+	}
 	if (ret || (r0 < target ? r <= target : r >= target))
 		goto out;
-	lo = r0 < target ? 0 : e->boost;  /* ratio below the target at lo, above at hi */
-	hi = r0 < target ? e->boost : 0;
+	lo = r0 < target ? from : e->boost;  /* ratio below the target at lo, above at hi */
+	hi = r0 < target ? e->boost : from;
 	for (int s = 0; s < BISECT_STEPS; s++) {
 		int32_t mid = lo + (hi - lo) / 2;
 
