@@ -115,6 +115,29 @@ static int has_hole(const uint8_t *c)
 	return 0;
 }
 
+/*
+ * A number (text_put_number()): a fresh hexadecimal one with a letter in
+ * it gets its 0x, which code needs (written bare, "60E5A" is no Go).
+ */
+static void put_number(struct tw *w)
+{
+	uint8_t *at = w->p;
+	size_t n;
+
+	text_put_number(w);
+	n = (size_t)(w->p - at);
+	if (!w->fresh)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (at[i] >= 'A' && at[i] <= 'F') {
+			memmove(at + 2, at, n);
+			memcpy(at, "0x", 2);
+			w->p += 2;
+			return;
+		}
+	}
+}
+
 static inline void indent(struct src *s)
 {
 	const struct lang *lg = s->lg;
@@ -181,7 +204,7 @@ static void run(struct src *s, const uint8_t *c)
 			if (vary_draw(s))
 				text_put_dec(w, below(tnext(&w->r), 1000000), 1);
 			else
-				text_put_number(w);
+				put_number(w);
 			break;
 		case 's':
 			text_put_phrase(w, 4, 24, 0);
