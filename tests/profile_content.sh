@@ -626,7 +626,8 @@ done
 # generator's Go compresses to about 3.2 at these sizes (its few name words and its statements
 # without a name, `if err != nil { return nil, err }`): main's clone was +28% gzip, +28% zstd.
 # The clone's gzip -6 and zstd -3 ratios within 15% of the source's, its braces, brackets and
-# parentheses balanced in every file, and gofmt (where installed) parses it.
+# parentheses balanced in every file, gofmt (where installed) parses it, -j1 and -j2 images
+# the same.
 python3 - "$WORK/src6" <<'PY'
 import os, random, sys
 root, r = sys.argv[1], random.Random(22)
@@ -753,6 +754,7 @@ PY
 			pass ".go: gofmt parses the clone" ||
 			fail ".go: gofmt: $(head -c 300 "$WORK/err")"
 	fi
+	same_jobs "$WORK/p6.conf" "the Go tree's profile"
 else
 	fail "fifth tree: $(head -c 300 "$WORK/err")"
 fi

@@ -22,9 +22,10 @@ struct gen_file {
 	const struct content_model *cm;  /* shared read-only model (vocabulary, targets) */
 	struct gen_memo *memo;           /* NULL, or the record of a file made in parts (below) */
 	int32_t boost;                   /* text: recurrence moved toward a profile's ratio
-					    (ext_content, content/extc.h), -65535..65535; 0: the
-					    format's own (pdf, jpeg, gif: their own knobs of
-					    the ratio, see there) */
+					    (ext_content, content/extc.h), -65535..65535, source
+					    code down to -131070 (past no recurrence, variety:
+					    text/code.c); 0: the format's own (pdf, jpeg, gif:
+					    their own knobs of the ratio, see there) */
 	uint32_t fresh;                  /* text: words, names and numbers made new to the
 					    file (not of the vocabulary) by fresh / 65536, to
 					    reach a profile's distinct words (0..65535; 0: none) */

@@ -19,11 +19,12 @@ struct src {
 	uint32_t fn[2];
 	uint32_t defs[16][2];
 	unsigned ndefs;
-	uint32_t vary;              /* code_vary(): 0 none, else out of 65536 (no draw at 0) */
+	uint32_t vary;              /* variety (below) out of 65536; 0: none, and no draw */
 };
 
 /*
- * Variety (gen_file.boost below -CODE_BOOST_MAX, content/extc.c): a
+ * Variety, vary = -boost - CODE_BOOST_MAX for gen_file.boost below
+ * -CODE_BOOST_MAX (the recurrence then none; content/extc.c): for a
  * profile's ratio below what code without recurrence compresses to.  Its
  * repeated constructs set that floor (/usr/share/doc's .go: 2.85 against
  * the source's 2.36): the same few name words of the file's pool, the
