@@ -329,6 +329,12 @@ static int sample_words(const struct content_model *cm, const struct extc_ent *e
 /* The largest fresh and narrow shares tried: 15 words of 16 new to their file, or drawn again. */
 #define FRESH_MAX 61440
 
+/* A text format's least boost: source code's goes on into variety (text/code.c). */
+static int32_t text_least(const struct extc_ent *e)
+{
+	return e->base == &gen_source_ops ? GEN_SOURCE_BOOST_LEAST : -65535;
+}
+
 /* The vocabulary knob k: fresh tokens by k (k > 0), or words drawn again by -k (k < 0). */
 static void set_vocab(struct extc_ent *e, int32_t k)
 {
@@ -373,7 +379,7 @@ static int calibrate_words(const struct content_model *cm, struct extc_ent *e, d
 	for (int s = -1; s < BISECT_STEPS && abs(hi - lo) > 1; s++) {
 		k = s < 0 ? hi : lo + (hi - lo) / 2; /* first the far end: can it be reached? */
 		set_vocab(e, k);
-		ret = calibrate(cm, e, ratio, sm, -65535);
+		ret = calibrate(cm, e, ratio, sm, text_least(e));
 		if (!ret)
 			ret = sample_words(cm, e, sm, buf, &wd, &v);
 		if (ret)
@@ -422,7 +428,7 @@ static int calibrate_text(const struct content_model *cm, struct extc_ent *e, co
 	int ret;
 
 	set_vocab(e, 0);
-	ret = calibrate(cm, e, f[0], sm, -65535);
+	ret = calibrate(cm, e, f[0], sm, text_least(e));
 	if (!ret && f[TAB_EXTC_WORDS] > 0)
 		ret = calibrate_words(cm, e, f[0], f[TAB_EXTC_WORDS], sm);
 	return ret;

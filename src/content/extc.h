@@ -14,7 +14,8 @@
  * - a text format (text, html, source, json, xml): the same format, its
  *   recurrence moved (gen_file.boost) until a sample of the plan's own
  *   files of the extension compresses to the listed gzip -6 ratio, or
- *   lowered toward none for a ratio below the format's own; with the
+ *   lowered toward none for a ratio below the format's own (source code
+ *   past none: more distinct names, numbers and statements, text/code.c); with the
  *   profile's distinct words per KiB (sixth figure), also fresh tokens
  *   (gen_file.fresh) until the sample has that many distinct words, or
  *   words drawn again from the unit's last few (gen_file.narrow) until it

@@ -84,6 +84,12 @@ extern const struct gen_ops gen_gif_ops;
  * (image/gif.c)
  */
 #define GEN_GIF_BOOST_LEAST (-2 * 65535)
+/*
+ * source code's (gen_source_ops, text/code.c): -65535..0 the recurrence
+ * toward none, below it variety (more distinct names, numbers and
+ * statements), down to all
+ */
+#define GEN_SOURCE_BOOST_LEAST (-2 * 65535)
 extern const struct gen_ops gen_bmp_ops;
 extern const struct gen_ops gen_wav_ops;     /* media/ */
 extern const struct gen_ops gen_mp3_ops;
