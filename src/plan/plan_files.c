@@ -311,12 +311,13 @@ static int dups_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e, uint32_t
 			}
 	}
 	/*
-	 * The extensions not listed: what is left of dup_file_share (all empty
-	 * files are one content), split by their files, largest remainder (each
-	 * rounded on its own, the many of a few files lost copies: 901 of
-	 * /usr/share/doc's 906)
+	 * The extensions not listed (of 2 files or more): what is left of
+	 * dup_file_share (all empty files are one content), split by their
+	 * files with largest remainders; rounded one by one, the many
+	 * extensions of a few files each rounded theirs to 0 (/usr/share/doc's
+	 * clone: 901 duplicate files for its 906)
 	 */
-	rest = (p->dup_file_share * (double)n - (double)want - (nempty ? (double)(nempty - 1) : 0));
+	rest = p->dup_file_share * (double)n - (double)want - (nempty ? (double)(nempty - 1) : 0);
 	for (size_t x = 0; x < ne; x++) {
 		uint64_t cnt = start[x + 1] - start[x];
 
