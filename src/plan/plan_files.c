@@ -301,9 +301,9 @@ static int dups_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e, uint32_t
 				/* the empty files' duplicates count; one of them is distinct */
 				if (empty[x])
 					q -= (int64_t)(empty[x] - 1);
-				/* a share the profile measured: up to all but one non-empty file */
-				if (q > (int64_t)(cnt - empty[x]) - 1)
-					q = (int64_t)(cnt - empty[x]) - 1;
+				/* a share the profile measured: up to all files but one */
+				if (q > (int64_t)cnt - 1 - (empty[x] ? (int64_t)empty[x] - 1 : 0))
+					q = (int64_t)cnt - 1 - (empty[x] ? (int64_t)empty[x] - 1 : 0);
 				quota[x] = q > 0 ? (uint64_t)q : 0;
 				in[x] = 1;
 				listed += cnt;
