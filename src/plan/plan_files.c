@@ -261,8 +261,13 @@ static int dup_pin(uint32_t *pin, uint64_t *s, uint32_t k, uint32_t src)
  * With a profile's ext_content: each listed extension's own share of
  * copies (its duplicate-file share), the others the share that leaves
  * dup_file_share of all; a copy's source is a file of its extension, so
- * extension counts stay as drawn without swaps.  Arguments as plan_dups()
- * has them (samples grouped by extension in by_ext from start[]).
+ * extension counts stay as drawn without swaps.  Empty files are one
+ * content: the profile counts all but one of an extension's as duplicates
+ * (13 of /usr/share/doc's 75 .rst are empty: its 0.160 is those 12), so
+ * they are copies already and the quota is what they leave; an empty file
+ * is never made a copy, so that their count stays as drawn.  Arguments as
+ * plan_dups() has them (samples grouped by extension in by_ext from
+ * start[]).
  */
 static int dups_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e, uint32_t *pin, uint64_t n,
 		       const uint32_t *order, const uint64_t *start, const uint32_t *by_ext,
@@ -272,40 +277,68 @@ static int dups_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e, uint32_t
 	const struct param_tables *t = &p->tab;
 	size_t ne = pl->ext.count;
 	uint64_t *quota = calloc(ne ? ne : 1, sizeof(*quota)), listed = 0, want = 0;
+	uint64_t *empty = calloc(ne ? ne : 1, sizeof(*empty)), nempty = 0;
+	uint64_t *quota_rest = calloc(ne ? ne : 1, sizeof(*quota_rest));
+	double *w = calloc(ne ? ne : 1, sizeof(*w)), rest, room = 0;
 	int *in = calloc(ne ? ne : 1, sizeof(*in));
-	double rest;
 
-	if (!quota || !in) {
-		FREE_ALL(quota, in);
+	if (!quota || !empty || !quota_rest || !w || !in) {
+		FREE_ALL(quota, empty, quota_rest, w, in);
 		return -ENOMEM;
 	}
+	for (uint64_t k = 0; k < n; k++)
+		if (!s[k]) {
+			empty[e[k]]++;
+			nempty++;
+		}
 	for (size_t x = 0; x < ne; x++) {
 		uint64_t cnt = start[x + 1] - start[x];
 
 		for (uint32_t i = 0; i < t->nextc; i++)
 			if (!strcmp(t->extc_name[i], pl->ext.name[x])) {
-				quota[x] = (uint64_t)llround(t->extc[i][1] * (double)cnt);
+				int64_t q = llround(t->extc[i][1] * (double)cnt);
+
+				/* the empty files' duplicates count; one of them is distinct */
+				if (empty[x])
+					q -= (int64_t)(empty[x] - 1);
+				/* a share the profile measured: up to all files but one */
+				if (q > (int64_t)cnt - 1 - (empty[x] ? (int64_t)empty[x] - 1 : 0))
+					q = (int64_t)cnt - 1 - (empty[x] ? (int64_t)empty[x] - 1 : 0);
+				quota[x] = q > 0 ? (uint64_t)q : 0;
 				in[x] = 1;
 				listed += cnt;
 				want += quota[x];
 			}
 	}
-	/* the extensions not listed: what is left of dup_file_share */
-	rest = n > listed ? (p->dup_file_share * (double)n - (double)want) / (double)(n - listed) : 0;
-	rest = rest < 0 ? 0 : rest > 0.5 ? 0.5 : rest;
+	/*
+	 * The extensions not listed (of 2 files or more): what is left of
+	 * dup_file_share (all empty files are one content), split by their
+	 * files with largest remainders; rounded one by one, the many
+	 * extensions of a few files each rounded theirs to 0 (/usr/share/doc's
+	 * clone: 901 duplicate files for its 906)
+	 */
+	rest = p->dup_file_share * (double)n - (double)want - (nempty ? (double)(nempty - 1) : 0);
 	for (size_t x = 0; x < ne; x++) {
 		uint64_t cnt = start[x + 1] - start[x];
 
-		if (!in[x])
-			quota[x] = (uint64_t)llround(rest * (double)cnt);
-		if (quota[x] > cnt / 2)
-			quota[x] = cnt / 2;
+		w[x] = in[x] || cnt < 2 ? 0 : (double)cnt;
+		room += w[x] / 2;
+	}
+	rest = rest < 0 ? 0 : rest > room ? room : rest;
+	if (room > 0)
+		quotas_from_probs(w, ne, (uint64_t)llround(rest), quota_rest);
+	for (size_t x = 0; x < ne; x++) {
+		uint64_t cnt = start[x + 1] - start[x];
+
+		if (in[x] || room <= 0)
+			continue;
+		quota[x] = quota_rest[x] > cnt / 2 ? cnt / 2 : quota_rest[x];
 	}
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t k = order[i], src = PLAN_NONE;
 		uint64_t lo = start[e[k]], len = start[e[k] + 1] - lo;
 
-		if (pin[k] != PLAN_NONE || !quota[e[k]] || len < 2)
+		if (pin[k] != PLAN_NONE || !s[k] || !quota[e[k]] || len < 2)
 			continue;
 		for (int tries = 0; tries < 64 && src == PLAN_NONE; tries++) {
 			uint32_t c = by_ext[lo + rng_below(r, len)];
@@ -316,7 +349,7 @@ static int dups_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e, uint32_t
 		if (dup_pin(pin, s, k, src))
 			quota[e[k]]--;
 	}
-	FREE_ALL(quota, in);
+	FREE_ALL(quota, empty, quota_rest, w, in);
 	return 0;
 }
 
