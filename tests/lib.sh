@@ -241,6 +241,11 @@ need_html() {
 	fi
 }
 
+# near S C TOL: C lies within TOL (a fraction, e.g. 0.15) of S, and S is above 0
+near() {
+	awk -v s="$1" -v c="$2" -v t="$3" 'BEGIN { if (s <= 0) exit 1; d = c / s - 1; exit !(d <= t && d >= -t) }'
+}
+
 # same_jobs CONF WHAT: images of profile CONF made with -j1 and -j2 are the same bytes
 same_jobs() {
 	if "$IMPRINT" create -c "$1" -j1 "$WORK/j1.img" >/dev/null 2>"$WORK/err" &&

@@ -140,7 +140,7 @@ for e in xml h dat tbl -; do
 	s=$(awk -v e="$e" '$1 == e { print $2 }' "$WORK/src.r")
 	c=$(awk -v e="$e" '$1 == e { print $2 }' "$WORK/clone.r")
 	if [ -n "$s" ] && [ -n "$c" ] &&
-		awk -v s="$s" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }'; then
+		near "$s" "$c" "$TOL"; then
 		pass ".$e: clone gzip ratio $c within $TOL of the source's $s"
 	else
 		fail ".$e: clone gzip ratio '$c' against the source's '$s' (tolerance $TOL)"
@@ -155,7 +155,7 @@ s=$(awk '$1 == "tbl" { print $4 }' "$WORK/src.r")
 	fail ".tbl: ext_content lists distinct words per KiB '$listed', Python counts '$s'"
 c=$(awk '$1 == "tbl" { print $4 }' "$WORK/clone.r")
 if [ -n "$s" ] && [ -n "$c" ] &&
-	awk -v s="$s" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }'; then
+	near "$s" "$c" "$TOL"; then
 	pass ".tbl: clone distinct words per KiB $c within $TOL of the source's $s"
 else
 	fail ".tbl: clone distinct words per KiB '$c' against the source's '$s' (tolerance $TOL)"
@@ -189,7 +189,7 @@ else
 fi
 s=$(awk '$1 == "rst" { print $2 }' "$WORK/src.r")
 c=$(awk '$1 == "rst" { print $2 }' "$WORK/clone.r")
-[ -n "$s" ] && [ -n "$c" ] && awk -v s="$s" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }' &&
+[ -n "$s" ] && [ -n "$c" ] && near "$s" "$c" "$TOL" &&
 	pass ".rst: clone gzip ratio $c within $TOL of the source's $s with fewer words" ||
 	fail ".rst: clone gzip ratio '$c' against the source's '$s' (tolerance $TOL)"
 
@@ -278,7 +278,7 @@ s=$(awk '$1 == "mo" { print $2 }' "$WORK/src.r")
 c=$(awk '$1 == "mo" { print $2 }' "$WORK/clone.r")
 if [ -z "$s" ]; then
 	echo "# no .mo on this machine: mo ratio skipped"
-elif [ -n "$c" ] && awk -v s="$s" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }'; then
+elif [ -n "$c" ] && near "$s" "$c" "$TOL"; then
 	pass ".mo: clone gzip ratio $c within $TOL of the source's $s"
 else
 	fail ".mo: clone gzip ratio '$c' against the source's '$s' (tolerance $TOL)"
@@ -338,7 +338,7 @@ want=$(sed -n 's/^ext_content +\{0,1\}= //p' "$WORK/plain.conf" | tr ' ' '\n' | 
 mkdir -p "$WORK/plainclone"
 if [ -n "$want" ] && "$IMPRINT" create -c "$WORK/plain.conf" "$WORK/plainclone" >/dev/null 2>"$WORK/err"; then
 	c=$(ratios "$WORK/plainclone" | awk '$1 == "h" { print $2 }')
-	[ -n "$c" ] && awk -v s="$want" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }' &&
+	[ -n "$c" ] && near "$want" "$c" "$TOL" &&
 		pass ".h of the plain profile's clone: gzip ratio $c within $TOL of the listed $want" ||
 		fail ".h of the plain profile's clone: gzip ratio '$c' against the listed '$want'"
 else
@@ -445,14 +445,14 @@ if "$IMPRINT" profile --content "$WORK/src3" -o "$WORK/p3.conf" 2>"$WORK/err" &&
 	s=$(awk '$1 == "md" { print $4 }' "$WORK/src3.r")
 	c=$(awk '$1 == "md" { print $4 }' "$WORK/clone3.r")
 	if [ -n "$s" ] && [ -n "$c" ] &&
-		awk -v s="$s" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }'; then
+		near "$s" "$c" "$TOL"; then
 		pass ".md notes: clone distinct words per KiB $c within $TOL of the source's $s"
 	else
 		fail ".md notes: clone distinct words per KiB '$c' against the source's '$s' (tolerance $TOL)"
 	fi
 	s=$(awk '$1 == "md" { print $2 }' "$WORK/src3.r")
 	c=$(awk '$1 == "md" { print $2 }' "$WORK/clone3.r")
-	[ -n "$s" ] && [ -n "$c" ] && awk -v s="$s" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }' &&
+	[ -n "$s" ] && [ -n "$c" ] && near "$s" "$c" "$TOL" &&
 		pass ".md notes: clone gzip ratio $c within $TOL of the source's $s with the words" ||
 		fail ".md notes: clone gzip ratio '$c' against the source's '$s' (tolerance $TOL)"
 else
@@ -534,7 +534,7 @@ if "$IMPRINT" profile --content "$WORK/src4" -o "$WORK/p4.conf" 2>"$WORK/err" &&
 			s=$(fig4 "$WORK/src4.m" $e $k)
 			c=$(fig4 "$WORK/clone4.m" $e $k)
 			if [ -n "$s" ] && [ -n "$c" ] &&
-				awk -v s="$s" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(s > 0 && d <= t && d >= -t) }'; then
+				near "$s" "$c" "$TOL"; then
 				pass ".$e lines: clone $k $c within $TOL of the source's $s"
 			else
 				fail ".$e lines: clone $k '$c' against the source's '$s' (tolerance $TOL)"
@@ -600,7 +600,7 @@ PY
 		s=$(awk -v k="$k" '$1 == "py" { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$WORK/src5.m")
 		c=$(awk -v k="$k" '$1 == "py" { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$WORK/clone5.m")
 		if [ -n "$s" ] && [ -n "$c" ] &&
-			awk -v s="$s" -v c="$c" -v t="$TOL_FEW" 'BEGIN { d = c / s - 1; exit !(s > 0 && d <= t && d >= -t) }'; then
+			near "$s" "$c" "$TOL_FEW"; then
 			pass "few .py (tree $seed): clone $k $c within $TOL_FEW of the source's $s"
 		else
 			fail "few .py (tree $seed): clone $k '$c' against the source's '$s' (tolerance $TOL_FEW)"
@@ -723,7 +723,7 @@ if "$IMPRINT" profile --content "$WORK/src6" -o "$WORK/p6.conf" 2>"$WORK/err" &&
 		s=$(fig4 "$WORK/src6.m" go $k)
 		c=$(fig4 "$WORK/clone6.m" go $k)
 		if [ -n "$s" ] && [ -n "$c" ] &&
-			awk -v s="$s" -v c="$c" -v t="$TOL" 'BEGIN { d = c / s - 1; exit !(s > 0 && d <= t && d >= -t) }'; then
+			near "$s" "$c" "$TOL"; then
 			pass ".go: clone $k $c within $TOL of the source's $s"
 		else
 			fail ".go: clone $k '$c' against the source's '$s' (tolerance $TOL)"

@@ -42,7 +42,7 @@ for k in gzip zstd; do
 	c=$(fig "$WORK/clone.m" $k)
 	for tol in 0.15 0.02; do
 		if [ -n "$s" ] && [ -n "$c" ] &&
-			awk -v s="$s" -v c="$c" -v t=$tol 'BEGIN { d = c / s - 1; exit !(d <= t && d >= -t) }'; then
+			near "$s" "$c" "$tol"; then
 			pass "$k: the clone's ratio $c within $tol of the source's $s"
 		else
 			fail "$k: the clone's ratio '$c' against the source's '$s' (within $tol)"

@@ -131,7 +131,7 @@ ratio_within() {
 	local s c
 	s=$(fig "$1" "$3" gzip)
 	c=$(fig "$2" "$3" gzip)
-	if [ -n "$s" ] && [ -n "$c" ] && awk -v s="$s" -v c="$c" 'BEGIN { d = c / s - 1; exit !(d <= 0.15 && d >= -0.15) }'; then
+	if [ -n "$s" ] && [ -n "$c" ] && near "$s" "$c" 0.15; then
 		pass ".$3: clone gzip -6 ratio $c within 15% of the source's $s"
 	else
 		fail ".$3: clone gzip -6 ratio '$c' against the source's '$s' (within 15%)"
