@@ -557,6 +557,14 @@ int plan_size_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e)
 		qsort(order, n, sizeof(*order), array_cmp_keyed);
 		sbe_strata(order, n, cls, e, law, &pl->size, rest);
 	}
+	/*
+	 * A typed format's file aims at its floor at least: one drawn below
+	 * it would trade extensions later (plan_ext_floors) with a random
+	 * file, which then takes the tiny size (/usr/share/doc's .gif under
+	 * 256 bytes made a 6 KB .perl one of 1.4 KB).
+	 */
+	for (uint64_t i = 0; i < n; i++)
+		order[i].key = fmax(order[i].key, (double)ext_min_size(pl->ext.name[e[order[i].idx]]));
 	/* files by their size target, ties by index */
 	qsort(order, n, sizeof(*order), array_cmp_keyed);
 	ret = array_sort_u64(s, n);
