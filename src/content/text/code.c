@@ -138,7 +138,7 @@ static void run(struct src *s, const uint8_t *c)
 			star = w->p[-1] == '*';
 			break;
 		case 'n':
-			text_put_number(w);
+			text_put_literal(w);
 			break;
 		case 's':
 			text_put_phrase(w, 4, 24, 0);

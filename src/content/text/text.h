@@ -227,6 +227,12 @@ void text_put_dec(struct tw *w, uint64_t v, unsigned digits);
 void text_put_number(struct tw *w);
 
 /*
+ * text_put_number() as a literal of source code: a fresh hexadecimal
+ * number with a letter gets "0x" (44F41 is no Python, C or Go literal).
+ */
+void text_put_literal(struct tw *w);
+
+/*
  * Open a writer on buf for unit `unit` of the file of key `key`: its
  * random stream, line width, topic words and Heaps position.
  */

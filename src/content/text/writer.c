@@ -208,21 +208,37 @@ void text_put_dec(struct tw *w, uint64_t v, unsigned digits)
 	w->p += n;
 }
 
-void text_put_number(struct tw *w)
+/* A number; a fresh one with letters has "0x" before it when hex is set. */
+static void put_number(struct tw *w, int hex)
 {
 	uint64_t x;
 	unsigned k;
 
 	if (text_fresh_draw(w)) {
 		uint8_t t[WMAX];
+		unsigned n = text_fresh_number(w, t), letter = 0;
 
-		put_mem(w, (const char *)t, text_fresh_number(w, t));
+		for (unsigned i = 0; hex && i < n; i++)
+			letter |= t[i] >= 'A';
+		if (letter)
+			put_mem(w, "0x", 2);
+		put_mem(w, (const char *)t, n);
 		return;
 	}
 	x = tnext(&w->r);
 	k = (unsigned)(x & 15);
 
 	text_put_dec(w, below(x, k < 9 ? 17 : k < 14 ? 1000 : 65536), 1);
+}
+
+void text_put_number(struct tw *w)
+{
+	put_number(w, 0);
+}
+
+void text_put_literal(struct tw *w)
+{
+	put_number(w, 1);
 }
 
 void text_tw_open(struct tw *w, const struct content_model *cm, uint64_t key, uint64_t unit,
