@@ -500,7 +500,8 @@ static void sbe_strata(struct array_keyed *o, uint64_t n, const int16_t *cls, co
 		for (uint64_t k = i; k < j; k++) {
 			double u = ((double)(k - i) + 0.5) / (double)(j - i);
 
-			o[k].key = c >= 0 ? sbe_quantile(&law[c], whole, u) : size_model_quantile(whole, u);
+			o[k].key = c >= 0 ? sbe_quantile(&law[c], whole, u) :
+					    size_model_quantile(whole, u);
 		}
 		i = j;
 	}
@@ -563,8 +564,11 @@ int plan_size_by_ext(struct plan *pl, uint64_t *s, const uint16_t *e)
 	 * file, which then takes the tiny size (/usr/share/doc's .gif under
 	 * 256 bytes made a 6 KB .perl one of 1.4 KB).
 	 */
-	for (uint64_t i = 0; i < n; i++)
-		order[i].key = fmax(order[i].key, (double)ext_min_size(pl->ext.name[e[order[i].idx]]));
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t fl = ext_min_size(pl->ext.name[e[order[i].idx]]);
+
+		order[i].key = fmax(order[i].key, (double)fl);
+	}
 	/* files by their size target, ties by index */
 	qsort(order, n, sizeof(*order), array_cmp_keyed);
 	ret = array_sort_u64(s, n);
