@@ -10,7 +10,7 @@ libz.so.1.2; "" for none) prints one line of key=value figures:
 gzip and zstd: bytes / compressed bytes, each 1 MiB segment of a distinct
 file compressed on its own (zlib level 6; zstd -3, one frame a segment);
 (--json also gives raw and gz: the bytes compressed and their zlib size, for
-totals over extensions.)
+totals over extensions, and median: the files' median size.)
 dup_file: (files - distinct contents) / files; dup_block: of the full 4 KiB
 blocks of the distinct files of the extension, those whose (non-zero)
 content occurs more than once among them, every occurrence counted;
@@ -56,6 +56,12 @@ def ext_of(name):
     return e if len(e) < 16 else ""
 
 
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return (v[(n - 1) // 2] + v[n // 2]) / 2 if n else 0
+
+
 def is_text(head):
     if b"\0" in head:
         return False
@@ -96,10 +102,12 @@ def measure(root):
             seen = set()
             distinct = []
             nbytes = 0
+            sizes = []
             for p in sorted(paths):
                 with open(p, "rb") as fh:
                     data = fh.read()
                 nbytes += len(data)
+                sizes.append(len(data))
                 h = hashlib.sha256(data).digest()
                 if h in seen:
                     continue
@@ -137,7 +145,7 @@ def measure(root):
             zs = sum(zstd_sizes(segs).values()) if segs and ZSTD else 0
             dupb = sum(c for c in blocks.values() if c > 1)
             res[ext] = {
-                "files": len(paths), "bytes": nbytes,
+                "files": len(paths), "bytes": nbytes, "median": median(sizes),
                 "gzip": raw / gz if gz else 0, "zstd": raw / zs if zs else 0,
                 "dup_file": (len(paths) - len(distinct)) / len(paths),
                 "dup_block": dupb / nblk if nblk else 0,

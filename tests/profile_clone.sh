@@ -123,4 +123,61 @@ chk old_vs_table "$(fig old_crit)" "old-format profile: directory name lengths f
 v=$(fig old_vs_src)
 awk -v v="$v" 'BEGIN { exit !(v > 0.5) }' && pass "old-format profile: directories not from the source's table (K-S D $v)" ||
 	fail "old-format profile: directory names follow the source's directories (K-S D '$v')"
+# a rare extension of big files among many small ones (issue 22: /usr/share/doc's two .amd64
+# files, 1 KB and 413 KiB, came back as 1.3 and 6.8 KB): the clone's files of that extension
+# take its own sizes, the others stay small, and the bytes stay the source's
+python3 - "$WORK/rare" <<'PY'
+import os, random, sys
+r = random.Random(22)
+root = sys.argv[1]
+for d in range(40):
+    p = os.path.join(root, "d%02d" % d)
+    os.makedirs(p)
+    for f in range(15):
+        e = ("txt", "c", "h", "")[f % 4]
+        with open(os.path.join(p, "f%d%s" % (f, "." + e if e else "")), "w") as fh:
+            fh.write("w" * int(r.lognormvariate(7, 1)))
+for k in range(30):
+    for f in range(3):
+        with open(os.path.join(root, "d%02d" % f, "r%d.x%02d" % (f, k)), "w") as fh:
+            fh.write("s" * r.randint(100, 3000))
+for f, size in enumerate((300000, 420000, 560000)):
+    with open(os.path.join(root, "d%02d" % (f + 7), "big%d.amd64" % f), "w") as fh:
+        fh.write("b" * size)
+PY
+"$IMPRINT" profile "$WORK/rare" -o "$WORK/rare.conf" 2>"$WORK/err" || fail "profile of the rare tree: $(head -c 300 "$WORK/err")"
+mkdir -p "$WORK/rc"
+if "$IMPRINT" create -c "$WORK/rare.conf" "$WORK/rc" >/dev/null 2>"$WORK/err"; then
+	pass "clone of the rare tree into a directory"
+else
+	fail "clone of the rare tree: $(head -c 300 "$WORK/err")"
+fi
+python3 - "$WORK/rare" "$WORK/rc" <<'PY' >"$WORK/cmp"
+import os, sys
+def walk(root):
+    by = {}
+    for dp, dns, fns in os.walk(root):
+        for x in fns:
+            i = x.rfind(".")
+            by.setdefault(x[i + 1:] if i > 0 else "", []).append(os.lstat(os.path.join(dp, x)).st_size)
+    return by
+s, c = walk(sys.argv[1]), walk(sys.argv[2])
+big = sorted(c.get("amd64", []))
+print("big_files=%d" % len(big))
+print("big_smallest=%d" % (big[0] if big else 0))
+print("big_bytes_rel=%.4f" % abs(sum(big) / sum(s["amd64"]) - 1))
+small = [v for e, l in c.items() if e.startswith("x") for v in l]
+print("rare_small_largest=%d" % max(small or [0]))
+print("files_diff=%d" % abs(sum(map(len, c.values())) - sum(map(len, s.values()))))
+print("bytes_rel=%.5f" % abs(sum(map(sum, c.values())) / sum(map(sum, s.values())) - 1))
+PY
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+[ "$(fig big_files)" = 3 ] && pass "rare extension: 3 .amd64 files in the clone" ||
+	fail "rare extension: '$(fig big_files)' .amd64 files in the clone, not 3"
+ge "$(fig big_smallest)" 150000 && pass "rare extension: the smallest .amd64 has $(fig big_smallest) bytes (source 300000)" ||
+	fail "rare extension: the smallest .amd64 has '$(fig big_smallest)' bytes (source 300000)"
+chk big_bytes_rel 0.25 "rare extension: .amd64 bytes against the source's"
+chk rare_small_largest 150000 "rare extension: the small rare extensions stay small"
+chk files_diff 0 "rare extension: the clone's file count"
+chk bytes_rel 0.01 "rare extension: the clone's bytes against the source's"
 finish

@@ -11,7 +11,7 @@
 #define TAB_FPD_MAX 502    /* files-per-directory bins, the tail included */
 #define TAB_EXT_MAX 400    /* extensions of an extension table */
 #define TAB_EXT_LEN 16     /* longest extension, NUL included */
-#define TAB_SBE_MAX 48     /* extension classes with their own sizes */
+#define TAB_SBE_MAX (TAB_EXT_MAX + 1) /* extension classes with their own sizes, "*" too */
 #define TAB_SBE_Q 17       /* quantiles of one class's sizes */
 #define TAB_NAMELEN_MAX 256 /* name lengths 0..255 bytes */
 #define TAB_SUBDIRS_MAX 1024 /* distinct subdirectory counts of a subdirs_table */

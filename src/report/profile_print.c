@@ -24,7 +24,7 @@
 #define SIZEQ_POINTS 1001 /* size quantiles: u = 0, 0.001, ..., 1 */
 #define EXT_MIN_FILES 2   /* an extension of one file stays in the tail (privacy) */
 #define EXT_TOP 300
-#define SBE_MIN_FILES 50  /* an extension with its own size law has at least this many files */
+#define SBE_MIN_FILES EXT_MIN_FILES /* an extension with its own size law: as in ext_shares */
 #define FPD_MIN_BIN 28
 #define FPD_TAIL 0.005    /* the bins reach until at most this share of directories (or 3) is beyond */
 #define SPECIAL_MIN_FILES 100    /* a special directory holds at least this many files */
@@ -286,7 +286,12 @@ static int profile_exts(const struct mstate *m, struct params *p, struct pfig *f
 	return 0;
 }
 
-/* Sizes by extension: the commonest extensions with their own quantiles, "*" the rest. */
+/*
+ * Sizes by extension: every extension ext_shares names (the same walk and
+ * limits, "" for none among them) with its own quantiles, "*" the rest, so
+ * that a rare one (two .amd64 files of 1 KB and 413 KB) keeps its sizes
+ * instead of taking those of everything else.
+ */
 static int profile_sbe(const struct mstate *m, const size_t *order, struct params *p)
 {
 	const struct mext *t = &m->ext_tab;
@@ -298,12 +303,10 @@ static int profile_sbe(const struct mstate *m, const size_t *order, struct param
 		return -ENOMEM;
 	for (size_t i = 0; i < t->n; i++)
 		cls[i] = -1;
-	for (size_t i = 0; i < t->n && nc + 1 < TAB_SBE_MAX; i++) {
+	for (size_t i = 0; i < t->n && nc < EXT_TOP && nc + 1 < TAB_SBE_MAX; i++) {
 		const char *e = t->name[order[i]];
 
-		if (t->files[order[i]] < SBE_MIN_FILES)
-			break;
-		if (!e[0] || !ext_nameable(e))
+		if ((e[0] && t->files[order[i]] < SBE_MIN_FILES) || !ext_nameable(e))
 			continue;
 		snprintf(p->tab.sbe_name[nc], TAB_EXT_LEN, "%s", e);
 		cls[order[i]] = (int32_t)nc++;
