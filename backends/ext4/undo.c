@@ -31,42 +31,35 @@ struct rec {
 };
 
 /*
- * Once armed with an undo file, the originals are saved by one thread
- * ahead of the writes: a write is queued with a copy of its bytes, the
- * thread saves what its blocks hold (in the order the writes came), and
- * the caller's thread writes it through the inner channel once saved, at
- * its next call; a read sees the queued writes' bytes over what the inner
- * channel reads.  Only the caller's thread uses the inner channel, and
- * only the saving thread the undo file: its bytes and the image's are
- * those of saving and writing each at once.  Before each save the thread
- * asks the kernel to read ahead the originals of the writes queued after
- * it (blocks in use when armed and not saved yet), so that their reads
- * overlap.  The copies take a ring of RING bytes, at most QENTS writes; a
- * write of more than BIG bytes waits for the queue to empty and is done
- * at once.  An idle thread is woken when KICK writes or a MiB wait, or
- * the caller must wait for it.
+ * Once armed with an undo file, writes are done behind the caller by one
+ * thread, in the order they came: each saves its originals then writes
+ * (the undo file's bytes and the image's are those of doing it at once).
+ * Queued writes carry a copy of their bytes in a ring of RING bytes, at
+ * most QENTS of them; a write of more than BIG bytes waits for the queue
+ * to empty and is done at once.  Before each write the thread asks the
+ * kernel to read ahead the originals of those queued after it (blocks
+ * in use when armed and not saved yet), so that their reads overlap.
  */
-enum { RING = 16 << 20, BIG = 4 << 20, QENTS = 4096, KICK = 16 };
+enum { RING = 16 << 20, BIG = 4 << 20, QENTS = 4096 };
 struct qent {
-	uint64_t off, len; /* the bytes written */
-	uint64_t at, end;  /* its bytes in the ring: [at, end) of the ring's running count */
-	uint64_t block;    /* the call's block and count */
+	uint64_t off, len;   /* the bytes written */
+	uint64_t at, end;    /* its bytes in the ring: [at, end) of the ring's running count */
+	uint64_t block;      /* the call's block and count */
 	int count;
 };
 
 struct queue {
 	pthread_t th;
-	pthread_mutex_t lock;  /* saved, tail, err, stop and the waits */
-	pthread_cond_t more;   /* a write queued, or stop (to the saving thread) */
-	pthread_cond_t done;   /* a write saved, or a save failed (to the caller) */
+	pthread_mutex_t lock;  /* the inner channel, and all below */
+	pthread_cond_t more;   /* a write queued, or stop */
+	pthread_cond_t done;   /* a write done (or failed) */
 	struct qent *e;
 	uint8_t *ring;
-	uint64_t head;         /* writes [head, tail) not written yet, [head, saved) saved */
-	uint64_t saved, tail;
-	uint64_t rhead, rtail; /* the ring's bytes in use, as running counts (the caller's) */
+	uint64_t head, tail;   /* queued writes [head, tail) of the running count, head's in hand */
+	uint64_t rhead, rtail; /* the ring's bytes in use, as running counts */
 	uint64_t hinted;       /* the writes whose originals were asked to be read ahead */
-	errcode_t err;         /* a save's failure: the write it guards and those after dropped */
-	int stop, idle, waits; /* the thread is to end; it waits for a write; the caller waits */
+	errcode_t err;         /* the first failure: later writes dropped */
+	int stop;
 };
 
 struct uio {
@@ -186,9 +179,6 @@ static int64_t hole_run(const struct uio *u, uint64_t pos, uint64_t len)
 		return errno == ENXIO ? (int64_t)len : 0;
 	if ((uint64_t)d > pos)
 		return (int64_t)MIN(len, (uint64_t)d - pos);
-	/* behind the writes, the end of the data is not sought: SEEK_HOLE scans the pages being written */
-	if (u->q)
-		return 0;
 	h = lseek(u->fd, (off_t)pos, SEEK_HOLE);
 	return h > d ? -(int64_t)MIN(len, (uint64_t)h - pos) : 0;
 }
@@ -249,20 +239,6 @@ static uint64_t span(io_channel ch, int count)
 	return count < 0 ? (uint64_t)-count : (uint64_t)count * (uint64_t)ch->block_size;
 }
 
-/* Bytes [pos, pos + len) asked to be read ahead, but for the target's holes (no pages made for them). */
-static void hint_data(const struct uio *u, uint64_t pos, uint64_t len)
-{
-	while (len) {
-		int64_t h = hole_run(u, pos, len);
-		uint64_t n = h > 0 ? (uint64_t)h : h < 0 ? (uint64_t)-h : len;
-
-		if (h <= 0)
-			posix_fadvise(u->fd, (off_t)pos, (off_t)n, POSIX_FADV_WILLNEED);
-		pos += n;
-		len -= n;
-	}
-}
-
 /* The originals of write e asked to be read ahead: its runs of blocks in use when armed, not saved. */
 static void hint(struct uio *u, const struct qent *e)
 {
@@ -276,9 +252,31 @@ static void hint(struct uio *u, const struct qent *e)
 		       ext2fs_test_block_bitmap2(u->used, b + k))
 			k++;
 		if (k)
-			hint_data(u, b * bs, k * bs);
+			posix_fadvise(u->fd, (off_t)(b * bs), (off_t)(k * bs), POSIX_FADV_WILLNEED);
 		b += k + 1;
 	}
+}
+
+/* Queued write e done: its originals saved, then written through the inner channel. */
+static errcode_t q_do(struct uio *u, const struct qent *e, const uint8_t *d)
+{
+	struct queue *q = u->q;
+	errcode_t err = save(u, e->off, e->len);
+
+	pthread_mutex_lock(&q->lock);
+	if (!err)
+		err = io_channel_write_blk64(u->inner, e->block, e->count, d);
+	q->head++;
+	q->rhead = e->end;
+	if (err && !q->err)
+		q->err = err;
+	/* after a failure nothing more is written: the queue dropped */
+	if (q->err) {
+		q->head = q->tail;
+		q->rhead = q->rtail;
+	}
+	pthread_cond_broadcast(&q->done);
+	return err;
 }
 
 static void *q_thread(void *arg)
@@ -290,80 +288,39 @@ static void *q_thread(void *arg)
 	for (;;) {
 		struct qent e;
 		uint64_t tail;
-		errcode_t err;
 
-		while (q->saved == q->tail && !q->stop) {
-			q->idle = 1;
+		while (q->head == q->tail && !q->stop)
 			pthread_cond_wait(&q->more, &q->lock);
-			q->idle = 0;
-		}
-		if (q->saved == q->tail || q->err)
+		if (q->head == q->tail)
 			break;
-		e = q->e[q->saved % QENTS];
+		e = q->e[q->head % QENTS];
 		tail = q->tail;
 		pthread_mutex_unlock(&q->lock);
-		for (q->hinted = MAX(q->hinted, q->saved + 1); q->hinted < tail; q->hinted++)
+		for (q->hinted = MAX(q->hinted, q->head + 1); q->hinted < tail; q->hinted++)
 			hint(u, &q->e[q->hinted % QENTS]);
-		err = save(u, e.off, e.len);
-		pthread_mutex_lock(&q->lock);
-		if (!q->err && err)
-			q->err = err;
-		else if (!q->err)
-			q->saved++;
-		if (q->waits)
-			pthread_cond_signal(&q->done);
+		/* q_do() takes the lock: held again at the top */
+		q_do(u, &e, q->ring + e.at % RING);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return NULL;
 }
 
-/*
- * The queued writes written, those saved (all: wait for their saves);
- * the first failure, of a save or a write.
- */
-static errcode_t q_write_out(struct uio *u, int all)
+/* Wait for every queued write to be done; the first failure of one. */
+static errcode_t q_drain(struct uio *u)
 {
 	struct queue *q = u->q;
-	uint64_t saved;
 	errcode_t err;
 
+	if (!q)
+		return 0;
 	pthread_mutex_lock(&q->lock);
-	if (q->idle && q->saved != q->tail)
-		pthread_cond_signal(&q->more);
-	while (all && q->saved != q->tail && !q->err) {
-		q->waits = 1;
+	while (q->head != q->tail)
 		pthread_cond_wait(&q->done, &q->lock);
-		q->waits = 0;
-	}
-	saved = q->saved;
 	err = q->err;
 	pthread_mutex_unlock(&q->lock);
-	for (; q->head < saved; q->head++) {
-		const struct qent *e = &q->e[q->head % QENTS];
-		errcode_t werr = io_channel_write_blk64(u->inner, e->block, e->count,
-							 q->ring + e->at % RING);
-
-		q->rhead = e->end;
-		if (werr) {
-			/* nothing after a failed write is written, nor saved */
-			pthread_mutex_lock(&q->lock);
-			q->err = q->err ? q->err : werr;
-			q->saved = q->head;
-			err = q->err;
-			pthread_mutex_unlock(&q->lock);
-			break;
-		}
-	}
 	return err;
 }
 
-/* Every queued write saved and written; the first failure. */
-static errcode_t q_drain(struct uio *u)
-{
-	return u->q ? q_write_out(u, 1) : 0;
-}
-
-/* The thread ended, after the queued writes (as if each had been done at once). */
 static void q_end(struct uio *u)
 {
 	struct queue *q = u->q;
@@ -418,6 +375,7 @@ static errcode_t q_write(struct uio *u, uint64_t block, int count, uint64_t off,
 			 const void *d)
 {
 	struct queue *q = u->q;
+	struct qent *e;
 	uint64_t at;
 	errcode_t err;
 
@@ -425,36 +383,27 @@ static errcode_t q_write(struct uio *u, uint64_t block, int count, uint64_t off,
 		err = q_drain(u);
 		if (!err)
 			err = save(u, off, len);
-		return err ? err : io_channel_write_blk64(u->inner, block, count, d);
+		if (err)
+			return err;
+		return io_channel_write_blk64(u->inner, block, count, d);
 	}
+	pthread_mutex_lock(&q->lock);
 	/* the ring's bytes taken in one piece: the end of the ring skipped when too short */
 	at = q->rtail % RING + len > RING ? (q->rtail / RING + 1) * RING : q->rtail;
-	err = q_write_out(u, 0);
-	while (!err && (q->tail - q->head >= QENTS || at + len - q->rhead > RING)) {
-		pthread_mutex_lock(&q->lock);
-		if (q->idle)
-			pthread_cond_signal(&q->more);
-		while (q->saved == q->head && !q->err) {
-			q->waits = 1;
-			pthread_cond_wait(&q->done, &q->lock);
-			q->waits = 0;
-		}
-		pthread_mutex_unlock(&q->lock);
-		err = q_write_out(u, 0);
-	}
-	if (err)
-		return err;
-	q->e[q->tail % QENTS] = (struct qent){ .off = off, .len = len, .at = at, .end = at + len,
-					       .block = block, .count = count };
-	memcpy(q->ring + at % RING, d, len);
-	q->rtail = at + len;
-	pthread_mutex_lock(&q->lock);
-	q->tail++;
-	/* an idle thread woken for a few writes, or a MiB, at once */
-	if (q->idle && (q->tail - q->saved >= KICK || q->rtail - q->e[q->saved % QENTS].at >= 1 << 20))
+	while (!q->err && (q->tail - q->head >= QENTS || at + len - q->rhead > RING))
+		pthread_cond_wait(&q->done, &q->lock);
+	err = q->err;
+	if (!err) {
+		e = &q->e[q->tail % QENTS];
+		*e = (struct qent){ .off = off, .len = len, .at = at, .end = at + len,
+				    .block = block, .count = count };
+		memcpy(q->ring + at % RING, d, len);
+		q->rtail = at + len;
+		q->tail++;
 		pthread_cond_signal(&q->more);
+	}
 	pthread_mutex_unlock(&q->lock);
-	return 0;
+	return err;
 }
 
 static errcode_t uio_write_blk64(io_channel ch, unsigned long long block, int count, const void *d)
@@ -485,10 +434,14 @@ static errcode_t uio_read_blk64(io_channel ch, unsigned long long block, int cou
 	struct uio *u = ch->private_data;
 	struct queue *q = u->q;
 	uint64_t off = block * (uint64_t)ch->block_size, len = span(ch, count);
-	errcode_t err = io_channel_read_blk64(u->inner, block, count, d);
+	errcode_t err;
 
-	/* the queue's writes and their bytes are the caller's: the saving thread only reads them */
-	for (uint64_t i = q ? q->head : 0; q && !err && i < q->tail; i++) {
+	if (!q)
+		return io_channel_read_blk64(u->inner, block, count, d);
+	pthread_mutex_lock(&q->lock);
+	err = io_channel_read_blk64(u->inner, block, count, d);
+	/* the one in hand is not written yet either: the lock is taken to write it */
+	for (uint64_t i = q->head; !err && i < q->tail; i++) {
 		const struct qent *e = &q->e[i % QENTS];
 		uint64_t from = MAX(off, e->off), to = MIN(off + len, e->off + e->len);
 
@@ -496,6 +449,7 @@ static errcode_t uio_read_blk64(io_channel ch, unsigned long long block, int cou
 			memcpy((uint8_t *)d + (from - off), q->ring + (e->at + from - e->off) % RING,
 			       to - from);
 	}
+	pthread_mutex_unlock(&q->lock);
 	return err;
 }
 
