@@ -1,7 +1,6 @@
 /* undo.c - a cheap undo for an evolve's rollback: an I/O manager over unix_io_manager that saves what a block held before its first overwrite, a free block of zeros by its number only */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,38 +29,6 @@ struct rec {
 	uint32_t len, kind;
 };
 
-/*
- * Once armed with an undo file, writes are done behind the caller by one
- * thread, in the order they came: each saves its originals then writes
- * (the undo file's bytes and the image's are those of doing it at once).
- * Queued writes carry a copy of their bytes in a ring of RING bytes, at
- * most QENTS of them; a write of more than BIG bytes waits for the queue
- * to empty and is done at once.  Before each write the thread asks the
- * kernel to read ahead the originals of those queued after it (blocks
- * in use when armed and not saved yet), so that their reads overlap.
- */
-enum { RING = 16 << 20, BIG = 4 << 20, QENTS = 4096 };
-struct qent {
-	uint64_t off, len;   /* the bytes written */
-	uint64_t at, end;    /* its bytes in the ring: [at, end) of the ring's running count */
-	uint64_t block;      /* the call's block and count */
-	int count;
-};
-
-struct queue {
-	pthread_t th;
-	pthread_mutex_t lock;  /* the inner channel, and all below */
-	pthread_cond_t more;   /* a write queued, or stop */
-	pthread_cond_t done;   /* a write done (or failed) */
-	struct qent *e;
-	uint8_t *ring;
-	uint64_t head, tail;   /* queued writes [head, tail) of the running count, head's in hand */
-	uint64_t rhead, rtail; /* the ring's bytes in use, as running counts */
-	uint64_t hinted;       /* the writes whose originals were asked to be read ahead */
-	errcode_t err;         /* the first failure: later writes dropped */
-	int stop;
-};
-
 struct uio {
 	io_channel inner;          /* unix_io_manager's channel: every read and write */
 	int fd;                    /* the target, read directly: originals (the cache left alone) */
@@ -76,7 +43,6 @@ struct uio {
 	uint64_t first;            /* the bitmaps' first block (a 1 KiB-block file system's 1) */
 	uint64_t size;             /* a regular file target's size (its holes read as zeros); 0: not asked */
 	uint8_t *buf;
-	struct queue *q;           /* writes done behind the caller; NULL: at once */
 };
 
 static const char *pending; /* the undo file of the next open; NULL: none, writes only counted */
@@ -239,177 +205,12 @@ static uint64_t span(io_channel ch, int count)
 	return count < 0 ? (uint64_t)-count : (uint64_t)count * (uint64_t)ch->block_size;
 }
 
-/* The originals of write e asked to be read ahead: its runs of blocks in use when armed, not saved. */
-static void hint(struct uio *u, const struct qent *e)
-{
-	unsigned bs = u->bsize;
-	uint64_t b = e->off / bs, last = (e->off + e->len + bs - 1) / bs;
-
-	while (b < last) {
-		uint64_t k = 0;
-
-		while (b + k < last && b + k >= u->first && !is_saved(u, b + k) &&
-		       ext2fs_test_block_bitmap2(u->used, b + k))
-			k++;
-		if (k)
-			posix_fadvise(u->fd, (off_t)(b * bs), (off_t)(k * bs), POSIX_FADV_WILLNEED);
-		b += k + 1;
-	}
-}
-
-/* Queued write e done: its originals saved, then written through the inner channel. */
-static errcode_t q_do(struct uio *u, const struct qent *e, const uint8_t *d)
-{
-	struct queue *q = u->q;
-	errcode_t err = save(u, e->off, e->len);
-
-	pthread_mutex_lock(&q->lock);
-	if (!err)
-		err = io_channel_write_blk64(u->inner, e->block, e->count, d);
-	q->head++;
-	q->rhead = e->end;
-	if (err && !q->err)
-		q->err = err;
-	/* after a failure nothing more is written: the queue dropped */
-	if (q->err) {
-		q->head = q->tail;
-		q->rhead = q->rtail;
-	}
-	pthread_cond_broadcast(&q->done);
-	return err;
-}
-
-static void *q_thread(void *arg)
-{
-	struct uio *u = arg;
-	struct queue *q = u->q;
-
-	pthread_mutex_lock(&q->lock);
-	for (;;) {
-		struct qent e;
-		uint64_t tail;
-
-		while (q->head == q->tail && !q->stop)
-			pthread_cond_wait(&q->more, &q->lock);
-		if (q->head == q->tail)
-			break;
-		e = q->e[q->head % QENTS];
-		tail = q->tail;
-		pthread_mutex_unlock(&q->lock);
-		for (q->hinted = MAX(q->hinted, q->head + 1); q->hinted < tail; q->hinted++)
-			hint(u, &q->e[q->hinted % QENTS]);
-		/* q_do() takes the lock: held again at the top */
-		q_do(u, &e, q->ring + e.at % RING);
-	}
-	pthread_mutex_unlock(&q->lock);
-	return NULL;
-}
-
-/* Wait for every queued write to be done; the first failure of one. */
-static errcode_t q_drain(struct uio *u)
-{
-	struct queue *q = u->q;
-	errcode_t err;
-
-	if (!q)
-		return 0;
-	pthread_mutex_lock(&q->lock);
-	while (q->head != q->tail)
-		pthread_cond_wait(&q->done, &q->lock);
-	err = q->err;
-	pthread_mutex_unlock(&q->lock);
-	return err;
-}
-
-static void q_end(struct uio *u)
-{
-	struct queue *q = u->q;
-
-	if (!q)
-		return;
-	q_drain(u);
-	pthread_mutex_lock(&q->lock);
-	q->stop = 1;
-	pthread_cond_signal(&q->more);
-	pthread_mutex_unlock(&q->lock);
-	pthread_join(q->th, NULL);
-	pthread_cond_destroy(&q->more);
-	pthread_cond_destroy(&q->done);
-	pthread_mutex_destroy(&q->lock);
-	free(q->e);
-	free(q->ring);
-	free(q);
-	u->q = NULL;
-}
-
-/* The queue started (armed, with an undo file); without memory or a thread, writes at once. */
-static void q_start(struct uio *u)
-{
-	struct queue *q = calloc(1, sizeof(*q));
-
-	if (q && (q->e = malloc(QENTS * sizeof(*q->e))) && (q->ring = malloc(RING)) &&
-	    !pthread_mutex_init(&q->lock, NULL)) {
-		pthread_cond_init(&q->more, NULL);
-		pthread_cond_init(&q->done, NULL);
-		u->q = q;
-		if (!pthread_create(&q->th, NULL, q_thread, u))
-			return;
-		u->q = NULL;
-		pthread_cond_destroy(&q->more);
-		pthread_cond_destroy(&q->done);
-		pthread_mutex_destroy(&q->lock);
-	}
-	if (q) {
-		free(q->e);
-		free(q->ring);
-	}
-	free(q);
-}
-
-/*
- * The write of count at block (len bytes at off) done at once, or queued
- * behind the caller.  A failure of an earlier queued write is returned by
- * the next call.
- */
-static errcode_t q_write(struct uio *u, uint64_t block, int count, uint64_t off, uint64_t len,
-			 const void *d)
-{
-	struct queue *q = u->q;
-	struct qent *e;
-	uint64_t at;
-	errcode_t err;
-
-	if (!q || len > BIG) {
-		err = q_drain(u);
-		if (!err)
-			err = save(u, off, len);
-		if (err)
-			return err;
-		return io_channel_write_blk64(u->inner, block, count, d);
-	}
-	pthread_mutex_lock(&q->lock);
-	/* the ring's bytes taken in one piece: the end of the ring skipped when too short */
-	at = q->rtail % RING + len > RING ? (q->rtail / RING + 1) * RING : q->rtail;
-	while (!q->err && (q->tail - q->head >= QENTS || at + len - q->rhead > RING))
-		pthread_cond_wait(&q->done, &q->lock);
-	err = q->err;
-	if (!err) {
-		e = &q->e[q->tail % QENTS];
-		*e = (struct qent){ .off = off, .len = len, .at = at, .end = at + len,
-				    .block = block, .count = count };
-		memcpy(q->ring + at % RING, d, len);
-		q->rtail = at + len;
-		q->tail++;
-		pthread_cond_signal(&q->more);
-	}
-	pthread_mutex_unlock(&q->lock);
-	return err;
-}
-
 static errcode_t uio_write_blk64(io_channel ch, unsigned long long block, int count, const void *d)
 {
-	return q_write(ch->private_data, block, count, block * (uint64_t)ch->block_size,
-		       span(ch, count), d);
+	struct uio *u = ch->private_data;
+	errcode_t err = save(u, block * (uint64_t)ch->block_size, span(ch, count));
+
+	return err ? err : io_channel_write_blk64(u->inner, block, count, d);
 }
 
 static errcode_t uio_write_blk(io_channel ch, unsigned long block, int count, const void *d)
@@ -417,40 +218,17 @@ static errcode_t uio_write_blk(io_channel ch, unsigned long block, int count, co
 	return uio_write_blk64(ch, block, count, d);
 }
 
-/* At once, after the queued writes (the mark's bytes go this way, before the mark is written). */
 static errcode_t uio_write_byte(io_channel ch, unsigned long offset, int size, const void *d)
 {
 	struct uio *u = ch->private_data;
-	errcode_t err = q_drain(u);
+	errcode_t err = save(u, offset, (uint64_t)size);
 
-	if (!err)
-		err = save(u, offset, (uint64_t)size);
 	return err ? err : io_channel_write_byte(u->inner, offset, size, d);
 }
 
-/* Blocks read through the inner channel, with the bytes of the writes still queued over them. */
 static errcode_t uio_read_blk64(io_channel ch, unsigned long long block, int count, void *d)
 {
-	struct uio *u = ch->private_data;
-	struct queue *q = u->q;
-	uint64_t off = block * (uint64_t)ch->block_size, len = span(ch, count);
-	errcode_t err;
-
-	if (!q)
-		return io_channel_read_blk64(u->inner, block, count, d);
-	pthread_mutex_lock(&q->lock);
-	err = io_channel_read_blk64(u->inner, block, count, d);
-	/* the one in hand is not written yet either: the lock is taken to write it */
-	for (uint64_t i = q->head; !err && i < q->tail; i++) {
-		const struct qent *e = &q->e[i % QENTS];
-		uint64_t from = MAX(off, e->off), to = MIN(off + len, e->off + e->len);
-
-		if (from < to)
-			memcpy((uint8_t *)d + (from - off), q->ring + (e->at + from - e->off) % RING,
-			       to - from);
-	}
-	pthread_mutex_unlock(&q->lock);
-	return err;
+	return io_channel_read_blk64(((struct uio *)ch->private_data)->inner, block, count, d);
 }
 
 static errcode_t uio_read_blk(io_channel ch, unsigned long block, int count, void *d)
@@ -461,30 +239,23 @@ static errcode_t uio_read_blk(io_channel ch, unsigned long block, int count, voi
 static errcode_t uio_zeroout(io_channel ch, unsigned long long block, unsigned long long count)
 {
 	struct uio *u = ch->private_data;
-	errcode_t err = q_drain(u);
+	errcode_t err = save(u, block * (uint64_t)ch->block_size, count * (uint64_t)ch->block_size);
 
-	if (!err)
-		err = save(u, block * (uint64_t)ch->block_size, count * (uint64_t)ch->block_size);
 	return err ? err : io_channel_zeroout(u->inner, block, count);
 }
 
 static errcode_t uio_discard(io_channel ch, unsigned long long block, unsigned long long count)
 {
 	struct uio *u = ch->private_data;
-	errcode_t err = q_drain(u);
+	errcode_t err = save(u, block * (uint64_t)ch->block_size, count * (uint64_t)ch->block_size);
 
-	if (!err)
-		err = save(u, block * (uint64_t)ch->block_size, count * (uint64_t)ch->block_size);
 	return err ? err : io_channel_discard(u->inner, block, count);
 }
 
 static errcode_t uio_set_blksize(io_channel ch, int blksize)
 {
 	struct uio *u = ch->private_data;
-	errcode_t err = q_drain(u);
-
-	if (!err)
-		err = io_channel_set_blksize(u->inner, blksize);
+	errcode_t err = io_channel_set_blksize(u->inner, blksize);
 
 	if (!err)
 		ch->block_size = blksize;
@@ -494,20 +265,14 @@ static errcode_t uio_set_blksize(io_channel ch, int blksize)
 static errcode_t uio_flush(io_channel ch)
 {
 	struct uio *u = ch->private_data;
-	/* the undo file's records are written as they are made; the queued writes done first */
-	errcode_t err = q_drain(u);
-
-	return err ? err : io_channel_flush(u->inner);
+	/* the undo file's records are written as they are made */
+	return io_channel_flush(u->inner);
 }
 
 static errcode_t uio_set_option(io_channel ch, const char *opt, const char *arg)
 {
 	io_channel in = ((struct uio *)ch->private_data)->inner;
 
-	errcode_t err = q_drain(ch->private_data);
-
-	if (err)
-		return err;
 	return in->manager->set_option ? in->manager->set_option(in, opt, arg)
 				       : EXT2_ET_INVALID_ARGUMENT;
 }
@@ -531,12 +296,7 @@ static void uio_free(struct uio *u)
 static errcode_t uio_close(io_channel ch)
 {
 	struct uio *u = ch->private_data;
-	/* what was queued is written first, as if written at once */
-	errcode_t qerr = q_drain(u), err;
-
-	q_end(u);
-	err = io_channel_close(u->inner);
-	err = qerr ? qerr : err;
+	errcode_t err = io_channel_close(u->inner);
 
 	uio_free(u);
 	free(ch->name);
@@ -641,9 +401,7 @@ errcode_t ext4_undo_save(ext2_filsys fs, uint64_t off, uint64_t len)
 
 	if (fs->io->manager != ext4_undo_io_manager)
 		return EXT2_ET_INVALID_ARGUMENT;
-	err = q_drain(u);
-	if (!err)
-		err = save(u, off, len);
+	err = save(u, off, len);
 	if (!err && u->log >= 0 && fdatasync(u->log))
 		err = errno;
 	return err;
@@ -663,8 +421,6 @@ errcode_t ext4_undo_arm(ext2_filsys fs)
 	if (!err) {
 		u->bsize = fs->blocksize;
 		u->first = fs->super->s_first_data_block;
-		if (u->log >= 0 && !u->q)
-			q_start(u);
 	}
 	return err;
 }
@@ -673,7 +429,6 @@ uint64_t ext4_undo_changed(ext2_filsys fs)
 {
 	if (fs->io->manager != ext4_undo_io_manager)
 		return 0;
-	q_drain(fs->io->private_data);
 	return ((struct uio *)fs->io->private_data)->changed;
 }
 
