@@ -570,9 +570,9 @@ static int text_dups(const struct extc_ent *e, const struct gen_file *g, uint64_
  * blocks, until the groups' blocks (every occurrence counts) make the
  * share of all the full blocks.  margin: bytes of its own a file keeps
  * after the prefix; near: every other file of a group at most an eighth
- * larger than its smallest and the same size or PREFIX_PAD_MIN bytes
- * larger or more (PNG: the group shares the image of the smallest, a
- * larger one pads with a text chunk).
+ * larger than its smallest (PNG: the group shares one image, the size of
+ * its smallest file or PREFIX_PAD_MIN less, and a file larger than it
+ * pads with a text chunk of PREFIX_PAD_MIN bytes or more).
  */
 #define PREFIX_MIN_SHARE 0.25
 #define PREFIX_PAD_MIN	 20u /* near: the least padding chunk (PNG's tEXt "Comment") */
@@ -590,12 +590,36 @@ static int prefix_file_cmp(const void *a, const void *b)
 	return x->file < y->file ? -1 : x->file > y->file;
 }
 
-/* Whether candidate c[i + k] may join the group of c[i] (near: the format's sizes). */
-static bool prefix_joins(const struct size_pick *c, uint64_t i, uint64_t k, bool near)
+/*
+ * Whether candidate c[i + k] may join the group of c[i] (near: the format's
+ * sizes).  Sizes a few bytes apart (real renderings of one image: the
+ * source's PNGs within 32 bytes of each other) join too when the group's
+ * image can be made PREFIX_PAD_MIN smaller than its smallest file, so that
+ * every file of it pads (prefix_base()).
+ */
+static bool prefix_joins(const struct size_pick *c, uint64_t i, uint64_t k, bool near,
+			 uint64_t margin)
 {
 	uint64_t diff = c[i + k].size - c[i].size;
 
-	return !near || (diff <= c[i + k].size / 8 && (!diff || diff >= PREFIX_PAD_MIN));
+	if (!near)
+		return true;
+	if (!diff || diff >= PREFIX_PAD_MIN)
+		return diff <= c[i + k].size / 8;
+	return c[i].size >= TBLOCK + margin + PREFIX_PAD_MIN &&
+	       diff + PREFIX_PAD_MIN <= c[i + k].size / 8;
+}
+
+/* The size of the image group c[i..i + g) shares: its smallest's, or less by the least padding. */
+static uint64_t prefix_base(const struct size_pick *c, uint64_t i, uint64_t g, bool near)
+{
+	for (uint64_t m = i + 1; near && m < i + g; m++) {
+		uint64_t diff = c[m].size - c[i].size;
+
+		if (diff && diff < PREFIX_PAD_MIN)
+			return c[i].size - PREFIX_PAD_MIN;
+	}
+	return c[i].size;
 }
 
 static int prefix_init(const struct content_model *cm, struct extc_ent *e, double d,
@@ -635,7 +659,7 @@ static int prefix_init(const struct content_model *cm, struct extc_ent *e, doubl
 	for (uint64_t i = 0; i + 1 < nc;) {
 		unsigned g = prefix_group(rng_uniform(&r)), k = 1;
 
-		while (k < g && i + k < nc && prefix_joins(c, i, k, near))
+		while (k < g && i + k < nc && prefix_joins(c, i, k, near, margin))
 			k++;
 		if (k < 2) {
 			i++;
@@ -647,7 +671,7 @@ static int prefix_init(const struct content_model *cm, struct extc_ent *e, doubl
 	for (uint64_t k = 0; k < ng && made + 1 < want; k++) {
 		/* group j: a seeded order (Fisher-Yates, one step a group) */
 		uint64_t j = k + rng_below(&r, ng - k), t = grp[j], i = t >> 3, g = t & 7;
-		uint64_t cap = (c[i].size - margin) / TBLOCK, n;
+		uint64_t base = prefix_base(c, i, g, near), cap = (base - margin) / TBLOCK, n;
 		double u = rng_uniform(&r);
 
 		grp[j] = grp[k];
@@ -663,7 +687,7 @@ static int prefix_init(const struct content_model *cm, struct extc_ent *e, doubl
 				.file = c[m].file,
 				.key = rng_mix64(key ^ rng_mix64(k + 1)),
 				.len = n * TBLOCK,
-				.size = c[i].size,
+				.size = base,
 			};
 		made += g * n;
 	}

@@ -375,8 +375,9 @@ static uint64_t png_split(const struct png_layout *l, uint64_t plen)
  * layout of the group's smallest size (g->psize) and key (g->pkey), its
  * raw bytes the group's up to where the file's bytes reach plen, then
  * noise of its own on the same texture; a larger file ends with a tEXt
- * chunk of its own before IEND (extc.c pairs sizes that differ by 0 or by
- * PNG_TEXT_MIN or more).  Its chunks' CRCs and the Adler-32 sum its own bytes.
+ * chunk of its own before IEND (extc.c makes the group's image the size
+ * of its smallest file, or PNG_TEXT_MIN or more below each file's).  Its
+ * chunks' CRCs and the Adler-32 sum its own bytes.
  */
 static int png_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_t len)
 {
