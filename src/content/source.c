@@ -325,22 +325,61 @@ static int chance_hash_all(const struct content_source *cs, const uint64_t *file
 	return ret;
 }
 
-/* Distinct files of at most CONTENT_CHANCE_MAX bytes whose bytes another such file has. */
-static int chance_copies(const struct content_source *cs, uint64_t *out, unsigned threads)
+/* Whether hash h (never 0) is in slot (mask + 1 entries, open addressing); put it in. */
+static int chance_seen(uint64_t *slot, uint64_t mask, uint64_t h)
+{
+	uint64_t i;
+
+	for (i = h & mask; slot[i] && slot[i] != h; i = (i + 1) & mask)
+		;
+	if (slot[i] == h)
+		return 1;
+	slot[i] = h;
+	return 0;
+}
+
+/* h (a file's bytes) as a content of extension x: the same bytes under another are another. */
+static uint64_t chance_ext_hash(uint64_t h, uint16_t x)
+{
+	return rng_mix64(h ^ rng_mix64((uint64_t)x + 1)) | 1;
+}
+
+/* The small files' bytes seen so far: all of them, and by extension (chance_ext_hash()). */
+struct chance_set {
+	uint64_t mask;
+	uint64_t *all, *ext;
+};
+
+static void chance_set_release(struct chance_set *set)
+{
+	FREE_ALL(set->all, set->ext);
+}
+
+/*
+ * Distinct files of at most CONTENT_CHANCE_MAX bytes whose bytes another
+ * such file has, into *out.  With set: also, into by_ext (an entry per
+ * plan extension, zeroed), those whose bytes another such file of their
+ * own extension has, as a profile's per-extension share counts them, and
+ * every hash seen kept in set (room for extra more; chance_set_release()).
+ */
+static int chance_copies(const struct content_source *cs, uint64_t *out, uint64_t *by_ext,
+			 struct chance_set *set, uint64_t extra, unsigned threads)
 {
 	const struct plan *pl = cs->pl;
-	uint64_t mask = 1023, small = 0, *slot, *file, *h;
-	int ret;
+	uint64_t mask = 1023, small = 0, *slot, *file, *h, *xslot = NULL;
+	int ret = 0;
 
 	*out = 0;
 	for (uint64_t f = 0; f < pl->nfiles; f++)
 		small += content_file_of(pl, f) == f && pl->file_size[f] <= CONTENT_CHANCE_MAX;
-	while (mask < 2 * small)
+	while (mask < 2 * (small + extra))
 		mask = mask * 2 + 1;
 	slot = calloc(mask + 1, sizeof(*slot));
 	file = malloc((small ? small : 1) * sizeof(*file));
 	h = malloc((small ? small : 1) * sizeof(*h));
-	if (!slot || !file || !h) {
+	if (set)
+		xslot = calloc(mask + 1, sizeof(*xslot));
+	if (!slot || !file || !h || (set && !xslot)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -351,17 +390,146 @@ static int chance_copies(const struct content_source *cs, uint64_t *out, unsigne
 	ret = chance_hash_all(cs, file, small, h, threads);
 	/* in file order, as one thread would */
 	for (uint64_t k = 0; !ret && k < small; k++) {
-		uint64_t i;
+		uint16_t x = pl->file_ext[file[k]];
 
-		for (i = h[k] & mask; slot[i] && slot[i] != h[k]; i = (i + 1) & mask)
-			;
-		*out += slot[i] == h[k];
-		slot[i] = h[k];
+		*out += chance_seen(slot, mask, h[k]);
+		if (set && chance_seen(xslot, mask, chance_ext_hash(h[k], x)))
+			by_ext[x]++;
+	}
+	if (!ret && set) {
+		*set = (struct chance_set){ mask, slot, xslot };
+		slot = xslot = NULL;
 	}
 out:
-	free(slot);
-	free(file);
-	free(h);
+	FREE_ALL(slot, file, h, xslot);
+	return ret;
+}
+
+/*
+ * Make copy f as itself when its bytes are then no other small file's of
+ * its extension (a copy of at most CONTENT_CHANCE_MAX bytes, hashed; a
+ * larger one always): 1 if made so, 0 if not, or a negative errno.
+ */
+static int copy_own(struct content_source *cs, struct model_source *ms, struct chance_set *set,
+		    uint64_t f)
+{
+	const struct plan *pl = cs->pl;
+	uint64_t size = pl->file_size[f], h;
+	uint8_t buf[CONTENT_CHANCE_MAX];
+	int ret;
+
+	ms->own[f] = 1;
+	if (size > CONTENT_CHANCE_MAX)
+		return 1;
+	ret = cs->fill(cs, f, 0, buf, (size_t)size);
+	if (ret) {
+		ms->own[f] = 0;
+		return ret;
+	}
+	h = XXH3_64bits(buf, (size_t)size) | 1;
+	if (chance_seen(set->ext, set->mask, chance_ext_hash(h, pl->file_ext[f]))) {
+		/* a newline, a word: a copy still */
+		ms->own[f] = 0;
+		return 0;
+	}
+	/* distinct in its extension, equal to another extension's file: a chance copy overall */
+	ms->chance += chance_seen(set->all, set->mask, h);
+	return 1;
+}
+
+/*
+ * copies_trim() for a profile's ext_content: an extension the profile
+ * lists has its own duplicate-file share, and the chance copies that
+ * exceed it are its own (/usr/lib/python3's clone: empty and one-byte .txt
+ * files, every one-byte text file a newline), so its own plan copies are
+ * made as themselves first, as many as its excess; then, when the whole
+ * tree still exceeds round(dup_file_share n) by more than COPIES_SLACK n,
+ * copies of the extensions not listed, which share what is left of it.
+ * A listed extension's copies are never trimmed below its own share.
+ */
+static int copies_trim_by_ext(struct content_source *cs, struct model_source *ms,
+			      unsigned threads)
+{
+	const struct plan *pl = cs->pl;
+	const struct param_tables *t = &pl->prm.tab;
+	size_t ne = pl->ext.count ? pl->ext.count : 1;
+	uint64_t n = pl->nfiles, copies = 0, small = 0, k = 0, made = 0;
+	uint64_t want = (uint64_t)llround(pl->prm.dup_file_share * (double)n);
+	double slack = COPIES_SLACK * (double)n;
+	struct chance_set set = { 0 };
+	uint64_t *cnt = calloc(ne, sizeof(*cnt)), *cp = calloc(ne, sizeof(*cp));
+	uint64_t *sm = calloc(ne, sizeof(*sm)), *ch = calloc(ne, sizeof(*ch));
+	int64_t *need = calloc(ne, sizeof(*need));
+	int *in = calloc(ne, sizeof(*in)), any = 0, ret = -ENOMEM;
+	uint32_t *pick = NULL;
+
+	if (!cnt || !cp || !sm || !ch || !need || !in)
+		goto out_free;
+	for (uint64_t f = 0; f < n; f++) {
+		uint16_t x = pl->file_ext[f];
+
+		cnt[x]++;
+		cp[x] += content_file_of(pl, f) != f;
+		sm[x] += content_file_of(pl, f) == f && pl->file_size[f] <= CONTENT_CHANCE_MAX;
+	}
+	for (size_t x = 0; x < pl->ext.count; x++) {
+		copies += cp[x];
+		small += sm[x];
+		for (uint32_t i = 0; i < t->nextc; i++)
+			if (!strcmp(t->extc_name[i], pl->ext.name[x])) {
+				in[x] = 1;
+				need[x] = llround(t->extc[i][1] * (double)cnt[x]);
+				/* chance copies are fewer than the small files */
+				any |= cp[x] && (int64_t)(cp[x] + sm[x]) > need[x];
+				break;
+			}
+	}
+	ret = 0;
+	if (!copies || (!any && (double)(copies + small) <= (double)want + slack))
+		goto out_free;
+	ret = chance_copies(cs, &ms->chance, ch, &set, copies, threads);
+	if (ret)
+		goto out_free;
+	/* need[x]: the copies of a listed extension x to make as themselves */
+	any = 0;
+	for (size_t x = 0; x < pl->ext.count; x++) {
+		need[x] = in[x] ? (int64_t)(cp[x] + ch[x]) - need[x] : 0;
+		any |= need[x] > 0;
+	}
+	if (!any && (double)(copies + ms->chance) <= (double)want + slack)
+		goto out_free;
+	pick = malloc(copies * sizeof(*pick));
+	ms->own = calloc(n, 1);
+	if (!pick || !ms->own) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (uint64_t f = 0; f < n; f++)
+		if (content_file_of(pl, f) != f && pl->file_size[f] < SPARSE_MIN_SIZE)
+			pick[k++] = (uint32_t)f;
+	rng_shuffle_u32(pick, k, rng_stream_key(cs->seed, "content.copies.trim"), 0);
+	for (uint64_t i = 0; i < k && ret >= 0; i++) {
+		uint16_t x = pl->file_ext[pick[i]];
+
+		if (need[x] <= 0)
+			continue;
+		ret = copy_own(cs, ms, &set, pick[i]);
+		need[x] -= ret > 0;
+		made += ret > 0;
+	}
+	/* the whole tree: the extensions not listed, down to round(dup_file_share n) */
+	if ((double)(copies - made + ms->chance) <= (double)want + slack)
+		k = 0;
+	for (uint64_t i = 0; i < k && ret >= 0 && copies - made + ms->chance > want; i++) {
+		if (in[pl->file_ext[pick[i]]] || ms->own[pick[i]])
+			continue;
+		ret = copy_own(cs, ms, &set, pick[i]);
+		made += ret > 0;
+	}
+	ret = ret < 0 ? ret : 0;
+out_free:
+	chance_set_release(&set);
+	FREE_ALL(cnt, cp, sm, ch, need, in, pick);
 	return ret;
 }
 
@@ -374,6 +542,9 @@ static int copies_trim(struct content_source *cs, struct model_source *ms, unsig
 	uint32_t *pick;
 	int ret;
 
+	/* a profile's ext_content: each listed extension's share its own */
+	if (pl->prm.tab.nextc)
+		return copies_trim_by_ext(cs, ms, threads);
 	for (uint64_t f = 0; f < n; f++) {
 		copies += content_file_of(pl, f) != f;
 		small += content_file_of(pl, f) == f && pl->file_size[f] <= CONTENT_CHANCE_MAX;
@@ -381,7 +552,7 @@ static int copies_trim(struct content_source *cs, struct model_source *ms, unsig
 	/* the chance copies are fewer than the small files: nothing to do without them */
 	if (!copies || (double)(copies + small) <= (double)want + slack)
 		return 0;
-	ret = chance_copies(cs, &ms->chance, threads);
+	ret = chance_copies(cs, &ms->chance, NULL, NULL, 0, threads);
 	if (ret || (double)(copies + ms->chance) <= (double)want + slack)
 		return ret;
 	excess = copies + ms->chance - want;
