@@ -155,7 +155,7 @@ A=("${A1[@]}")
 if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null && losetup -f >/dev/null 2>&1; then
 	cp "$WORK/g0.img" "$WORK/dev.img"
 	DEV=$(losetup -f --show "$WORK/dev.img") || fail "losetup"
-	trap 'losetup -d "$DEV"' EXIT
+	trap 'losetup -d "$DEV"; rm -rf "$WORK"' EXIT
 	cp "$WORK/g0.img" "$WORK/d1.img"
 	kill_at "$DEV"
 	check_killed "$DEV" "$WORK/g0.img" "$WORK/g1.img" "device"

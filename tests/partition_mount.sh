@@ -112,7 +112,7 @@ else
 fi
 
 loops_cleanup
-trap - EXIT
+trap 'rm -rf "$WORK"' EXIT # the loop devices are gone: only the work folder is left to remove
 if losetup -a | grep -qF "$WORK/"; then
 	fail "a loop device of this test is still attached"
 else
