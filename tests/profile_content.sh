@@ -597,8 +597,8 @@ PY
 	python3 "${srcdir:-.}/tests/content_by_ext.py" "$WORK/src5.$seed" $zs >"$WORK/src5.m"
 	python3 "${srcdir:-.}/tests/content_by_ext.py" "$WORK/clone5.$seed" $zs >"$WORK/clone5.m"
 	for k in $ks; do
-		s=$(awk -v k="$k" '$1 == "py" { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$WORK/src5.m")
-		c=$(awk -v k="$k" '$1 == "py" { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$WORK/clone5.m")
+		s=$(fig4 "$WORK/src5.m" py $k)
+		c=$(fig4 "$WORK/clone5.m" py $k)
 		if [ -n "$s" ] && [ -n "$c" ] &&
 			near "$s" "$c" "$TOL_FEW"; then
 			pass "few .py (tree $seed): clone $k $c within $TOL_FEW of the source's $s"
