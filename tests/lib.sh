@@ -246,6 +246,26 @@ near() {
 	awk -v s="$1" -v c="$2" -v t="$3" 'BEGIN { if (s <= 0) exit 1; d = c / s - 1; exit !(d <= t && d >= -t) }'
 }
 
+# ext_fig FILE EXT KEY: the figure KEY of extension EXT in tests/content_by_ext.py's output FILE
+ext_fig() {
+	awk -v e="$2" -v k="$3" '$1 == e { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$1"
+}
+
+# gifs_valid DIR: every .gif of DIR of at least a GIF's least size (35 bytes) is named by
+# file(1) and decoded by giftopnm without a word; sets ng to how many were checked and appends
+# each refusal to bad
+gifs_valid() {
+	local f
+	ng=0
+	for f in "$1"/*.gif; do
+		[ "$(stat -c %s "$f")" -ge 35 ] || continue
+		ng=$((ng + 1))
+		file -b "$f" | grep -q '^GIF image data' || bad="$bad $(basename "$f"):file"
+		giftopnm "$f" >/dev/null 2>"$WORK/gt.err" && [ ! -s "$WORK/gt.err" ] ||
+			bad="$bad $(basename "$f"):$(head -c 100 "$WORK/gt.err")"
+	done
+}
+
 # same_jobs CONF WHAT: images of profile CONF made with -j1 and -j2 are the same bytes
 same_jobs() {
 	if "$IMPRINT" create -c "$1" -j1 "$WORK/j1.img" >/dev/null 2>"$WORK/err" &&

@@ -521,8 +521,6 @@ for i in range(8):
     out.append("</svg>\n")
     open(os.path.join(root, "g%d.svg" % i), "w").write("".join(out))
 PY
-# fig4 FILE EXT KEY: the figure KEY of extension EXT in content_by_ext.py's output
-fig4() { awk -v e="$2" -v k="$3" '$1 == e { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$1"; }
 if "$IMPRINT" profile --content "$WORK/src4" -o "$WORK/p4.conf" 2>"$WORK/err" &&
 	mkdir -p "$WORK/clone4" && "$IMPRINT" create -c "$WORK/p4.conf" "$WORK/clone4" >/dev/null 2>"$WORK/err"; then
 	zs=--no-zstd ks="gzip words"
@@ -531,8 +529,8 @@ if "$IMPRINT" profile --content "$WORK/src4" -o "$WORK/p4.conf" 2>"$WORK/err" &&
 	python3 "${srcdir:-.}/tests/content_by_ext.py" "$WORK/clone4" $zs >"$WORK/clone4.m"
 	for e in amd64 devhelp2 xml svg; do
 		for k in $ks; do
-			s=$(fig4 "$WORK/src4.m" $e $k)
-			c=$(fig4 "$WORK/clone4.m" $e $k)
+			s=$(ext_fig "$WORK/src4.m" $e $k)
+			c=$(ext_fig "$WORK/clone4.m" $e $k)
 			if [ -n "$s" ] && [ -n "$c" ] &&
 				near "$s" "$c" "$TOL"; then
 				pass ".$e lines: clone $k $c within $TOL of the source's $s"
@@ -597,8 +595,8 @@ PY
 	python3 "${srcdir:-.}/tests/content_by_ext.py" "$WORK/src5.$seed" $zs >"$WORK/src5.m"
 	python3 "${srcdir:-.}/tests/content_by_ext.py" "$WORK/clone5.$seed" $zs >"$WORK/clone5.m"
 	for k in $ks; do
-		s=$(fig4 "$WORK/src5.m" py $k)
-		c=$(fig4 "$WORK/clone5.m" py $k)
+		s=$(ext_fig "$WORK/src5.m" py $k)
+		c=$(ext_fig "$WORK/clone5.m" py $k)
 		if [ -n "$s" ] && [ -n "$c" ] &&
 			near "$s" "$c" "$TOL_FEW"; then
 			pass "few .py (tree $seed): clone $k $c within $TOL_FEW of the source's $s"
@@ -720,8 +718,8 @@ if "$IMPRINT" profile --content "$WORK/src6" -o "$WORK/p6.conf" 2>"$WORK/err" &&
 	python3 "${srcdir:-.}/tests/content_by_ext.py" "$WORK/src6" $zs >"$WORK/src6.m"
 	python3 "${srcdir:-.}/tests/content_by_ext.py" "$WORK/clone6" $zs >"$WORK/clone6.m"
 	for k in $ks; do
-		s=$(fig4 "$WORK/src6.m" go $k)
-		c=$(fig4 "$WORK/clone6.m" go $k)
+		s=$(ext_fig "$WORK/src6.m" go $k)
+		c=$(ext_fig "$WORK/clone6.m" go $k)
 		if [ -n "$s" ] && [ -n "$c" ] &&
 			near "$s" "$c" "$TOL"; then
 			pass ".go: clone $k $c within $TOL of the source's $s"

@@ -31,15 +31,14 @@ else
 fi
 python3 "$TOP/tests/content_by_ext.py" "$WORK/src" >"$WORK/src.m"
 python3 "$TOP/tests/content_by_ext.py" "$WORK/clone" >"$WORK/clone.m"
-fig() { awk -v k="$2" '$1 == "gif" { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$1"; }
 
-s=$(fig "$WORK/src.m" gzip)
+s=$(ext_fig "$WORK/src.m" gif gzip)
 [ -n "$s" ] && awk -v s="$s" 'BEGIN { exit !(s < 1.02) }' &&
 	pass "the source's gzip -6 ratio $s is below imprint's noise floor" ||
 	fail "the source's gzip -6 ratio '$s' (wanted below 1.02: the tree is not what this test is about)"
 for k in gzip zstd; do
-	s=$(fig "$WORK/src.m" $k)
-	c=$(fig "$WORK/clone.m" $k)
+	s=$(ext_fig "$WORK/src.m" gif $k)
+	c=$(ext_fig "$WORK/clone.m" gif $k)
 	for tol in 0.15 0.02; do
 		if [ -n "$s" ] && [ -n "$c" ] &&
 			near "$s" "$c" "$tol"; then
@@ -127,14 +126,8 @@ if bad:
 PY
 [ $? = 0 ] && pass "LZW decoder: $(head -1 "$WORK/lzw.out")" || fail "LZW decoder: $(head -c 300 "$WORK/lzw.out")"
 
-bad= ng=0
-for f in "$WORK"/clone/*.gif; do
-	[ "$(stat -c %s "$f")" -ge 35 ] || continue
-	ng=$((ng + 1))
-	file -b "$f" | grep -q '^GIF image data' || bad="$bad $(basename "$f"):file"
-	giftopnm "$f" >/dev/null 2>"$WORK/gt.err" && [ ! -s "$WORK/gt.err" ] ||
-		bad="$bad $(basename "$f"):$(head -c 100 "$WORK/gt.err")"
-done
+bad=
+gifs_valid "$WORK/clone"
 [ -z "$bad" ] && [ "$ng" -ge 20 ] && pass "file(1) and giftopnm accept the clone's $ng .gif" ||
 	fail "clone .gif ($ng) refused:$bad"
 same_jobs "$WORK/p.conf" "the .gif profile"

@@ -123,14 +123,11 @@ else
 fi
 python3 "$TOP/tests/content_by_ext.py" "$WORK/src" --no-zstd >"$WORK/src.m"
 python3 "$TOP/tests/content_by_ext.py" "$WORK/clone" --no-zstd >"$WORK/clone.m"
-# fig FILE EXT KEY: the figure KEY of extension EXT
-fig() { awk -v e="$2" -v k="$3" '$1 == e { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$1"; }
-
 # ratio_within SRC.m CLONE.m EXT: the clone's gzip -6 ratio of .EXT within 15% of the source's
 ratio_within() {
 	local s c
-	s=$(fig "$1" "$3" gzip)
-	c=$(fig "$2" "$3" gzip)
+	s=$(ext_fig "$1" "$3" gzip)
+	c=$(ext_fig "$2" "$3" gzip)
 	if [ -n "$s" ] && [ -n "$c" ] && near "$s" "$c" 0.15; then
 		pass ".$3: clone gzip -6 ratio $c within 15% of the source's $s"
 	else
@@ -139,14 +136,14 @@ ratio_within() {
 }
 
 for e in gz png; do
-	s=$(fig "$WORK/src.m" $e dup_block)
-	c=$(fig "$WORK/clone.m" $e dup_block)
+	s=$(ext_fig "$WORK/src.m" $e dup_block)
+	c=$(ext_fig "$WORK/clone.m" $e dup_block)
 	if [ -n "$s" ] && [ -n "$c" ] && awk -v s="$s" -v c="$c" 'BEGIN { exit !(s > 0.05 && c - s <= 0.01 && s - c <= 0.01) }'; then
 		pass ".$e: clone duplicate blocks $c within 0.01 of the source's $s"
 	else
 		fail ".$e: clone duplicate blocks '$c' against the source's '$s' (within 0.01)"
 	fi
-	c=$(fig "$WORK/clone.m" $e dup_file)
+	c=$(ext_fig "$WORK/clone.m" $e dup_file)
 	[ "$c" = 0.0000 ] && pass ".$e: no clone file a copy of another (prefixes only)" ||
 		fail ".$e: clone duplicate files '$c' where the source has none"
 done
@@ -176,7 +173,7 @@ fi
 if "$IMPRINT" plan --report -c "$WORK/p.conf" >"$WORK/report" 2>"$WORK/err"; then
 	for e in gz png; do
 		row=$(awk -v e="$e" '$1 == e && NF == 6' "$WORK/report")
-		s=$(fig "$WORK/src.m" $e dup_block)
+		s=$(ext_fig "$WORK/src.m" $e dup_block)
 		awk -v s="$s" 'NF == 6 { d = $6 - s; exit !(d <= 0.01 && d >= -0.01) }' <<<"$row" &&
 			pass ".$e: plan --report predicts duplicate blocks $(awk '{ print $6 }' <<<"$row") (source $s)" ||
 			fail ".$e: plan --report's row '$row' against the source's duplicate blocks $s"
@@ -281,13 +278,7 @@ if [ -n "$imgs" ]; then
 		djpeg "$f" >/dev/null 2>"$WORK/dj.err" && [ ! -s "$WORK/dj.err" ] ||
 			bad="$bad $(basename "$f"):$(head -c 100 "$WORK/dj.err")"
 	done
-	for f in "$WORK"/clone2/*.gif; do
-		[ "$(stat -c %s "$f")" -ge 35 ] || continue
-		ng=$((ng + 1))
-		file -b "$f" | grep -q '^GIF image data' || bad="$bad $(basename "$f"):file"
-		giftopnm "$f" >/dev/null 2>"$WORK/gt.err" && [ ! -s "$WORK/gt.err" ] ||
-			bad="$bad $(basename "$f"):$(head -c 100 "$WORK/gt.err")"
-	done
+	gifs_valid "$WORK/clone2"
 	[ -z "$bad" ] && [ "$nj" -ge 4 ] && [ "$ng" -ge 5 ] &&
 		pass "file(1), djpeg and giftopnm accept the clone's $nj .jpg and $ng .gif" ||
 		fail "clone .jpg ($nj) and .gif ($ng) refused:$bad"
