@@ -251,18 +251,18 @@ ext_fig() {
 	awk -v e="$2" -v k="$3" '$1 == e { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$1"
 }
 
-# gifs_valid DIR: every .gif of DIR of at least a GIF's least size (35 bytes) is named by
-# file(1) and decoded by giftopnm without a word; sets ng to how many were checked and appends
-# each refusal to bad
-gifs_valid() {
+# images_valid DIR EXT LEAST NAME DECODER: every .EXT of DIR of at least the format's least size
+# LEAST is named NAME by file(1) and decoded by DECODER without a word; sets n to how many were
+# checked and appends each refusal to bad
+images_valid() {
 	local f
-	ng=0
-	for f in "$1"/*.gif; do
-		[ "$(stat -c %s "$f")" -ge 35 ] || continue
-		ng=$((ng + 1))
-		file -b "$f" | grep -q '^GIF image data' || bad="$bad $(basename "$f"):file"
-		giftopnm "$f" >/dev/null 2>"$WORK/gt.err" && [ ! -s "$WORK/gt.err" ] ||
-			bad="$bad $(basename "$f"):$(head -c 100 "$WORK/gt.err")"
+	n=0
+	for f in "$1"/*."$2"; do
+		[ "$(stat -c %s "$f")" -ge "$3" ] || continue
+		n=$((n + 1))
+		file -b "$f" | grep -q "^$4" || bad="$bad $(basename "$f"):file"
+		"$5" "$f" >/dev/null 2>"$WORK/img.err" && [ ! -s "$WORK/img.err" ] ||
+			bad="$bad $(basename "$f"):$(head -c 100 "$WORK/img.err")"
 	done
 }
 

@@ -127,7 +127,8 @@ PY
 [ $? = 0 ] && pass "LZW decoder: $(head -1 "$WORK/lzw.out")" || fail "LZW decoder: $(head -c 300 "$WORK/lzw.out")"
 
 bad=
-gifs_valid "$WORK/clone"
+images_valid "$WORK/clone" gif 35 "GIF image data" giftopnm
+ng=$n
 [ -z "$bad" ] && [ "$ng" -ge 20 ] && pass "file(1) and giftopnm accept the clone's $ng .gif" ||
 	fail "clone .gif ($ng) refused:$bad"
 same_jobs "$WORK/p.conf" "the .gif profile"

@@ -270,15 +270,11 @@ if [ -n "$imgs" ]; then
 	for e in jpg gif; do
 		ratio_within "$WORK/src2.m" "$WORK/clone2.m" $e
 	done
-	nj=0 ng=0 bad=
-	for f in "$WORK"/clone2/*.jpg; do
-		[ "$(stat -c %s "$f")" -ge 251 ] || continue
-		nj=$((nj + 1))
-		file -b "$f" | grep -q '^JPEG image data' || bad="$bad $(basename "$f"):file"
-		djpeg "$f" >/dev/null 2>"$WORK/dj.err" && [ ! -s "$WORK/dj.err" ] ||
-			bad="$bad $(basename "$f"):$(head -c 100 "$WORK/dj.err")"
-	done
-	gifs_valid "$WORK/clone2"
+	bad=
+	images_valid "$WORK/clone2" jpg 251 "JPEG image data" djpeg
+	nj=$n
+	images_valid "$WORK/clone2" gif 35 "GIF image data" giftopnm
+	ng=$n
 	[ -z "$bad" ] && [ "$nj" -ge 4 ] && [ "$ng" -ge 5 ] &&
 		pass "file(1), djpeg and giftopnm accept the clone's $nj .jpg and $ng .gif" ||
 		fail "clone .jpg ($nj) and .gif ($ng) refused:$bad"
