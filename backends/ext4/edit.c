@@ -20,6 +20,7 @@
 #include "backends/ext4/undo.h"
 #include "backends/ext4/write.h"
 #include "read/evolve_mark.h"
+#include "read/ext2_ahead.h"
 #include "util/array.h"
 #include "util/e2err.h"
 #include "util/util.h"
@@ -496,6 +497,12 @@ static int ext4_edit_open(const char *path, int rw, int64_t now, const struct ev
 		ret = -EINVAL;
 	}
 	if (!ret) {
+		/* the check and the steps then look up paths and inodes from memory */
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ext2_ahead_dirs(e->fs, fd, 0);
+			close(fd);
+		}
 		err = ext2fs_read_bitmaps(e->fs);
 		if (!err && e->fs->io->manager == ext4_undo_io_manager)
 			err = ext4_undo_arm(e->fs);

@@ -15,6 +15,7 @@
 #include <ext2fs/ext2fs.h>
 #include <linux/fs.h>
 
+#include "read/ext2_ahead.h"
 #include "read/fsread_ops.h"
 #include "util/e2err.h"
 #include "util/util.h"
@@ -430,95 +431,6 @@ static int image_read_dir(struct fsread *fs, ext2_ino_t ino, struct fsr_level *l
 	return 0;
 }
 
-struct range {
-	uint64_t start, len;
-};
-
-static int cmp_range(const void *a, const void *b)
-{
-	const struct range *x = a, *y = b;
-
-	return (x->start > y->start) - (x->start < y->start);
-}
-
-/* Directory blocks an inode names directly (extent tree of depth 0, or direct blocks). */
-static int dir_ranges(const struct ext2_inode *in, struct range **r, size_t *n, size_t *cap)
-{
-	if (in->i_flags & EXT4_INLINE_DATA_FL)
-		return 0;
-	if (in->i_flags & EXT4_EXTENTS_FL) {
-		const struct ext3_extent_header *h = (const void *)in->i_block;
-		const struct ext3_extent *x = (const void *)(h + 1);
-
-		if (ext2fs_le16_to_cpu(h->eh_magic) != EXT3_EXT_MAGIC || h->eh_depth ||
-		    ext2fs_le16_to_cpu(h->eh_entries) > 4)
-			return 0;
-		for (unsigned i = 0; i < ext2fs_le16_to_cpu(h->eh_entries); i++) {
-			uint64_t len = ext2fs_le16_to_cpu(x[i].ee_len);
-
-			if (len > EXT_INIT_MAX_LEN)
-				len -= EXT_INIT_MAX_LEN;
-			if (array_grow(r, cap, *n + 1, sizeof(**r)))
-				return -ENOMEM;
-			(*r)[(*n)++] = (struct range){
-				ext2fs_le32_to_cpu(x[i].ee_start) |
-				((uint64_t)ext2fs_le16_to_cpu(x[i].ee_start_hi) << 32), len };
-		}
-		return 0;
-	}
-	for (unsigned i = 0; i < EXT2_NDIR_BLOCKS; i++) {
-		if (!in->i_block[i])
-			continue;
-		if (array_grow(r, cap, *n + 1, sizeof(**r)))
-			return -ENOMEM;
-		(*r)[(*n)++] = (struct range){ in->i_block[i], 1 };
-	}
-	return 0;
-}
-
-/*
- * Warm the page cache before the walk: one sequential pass over the inode
- * tables (the kernel keeps them), then a readahead request for every
- * directory block found there, in disk order.  The walk then reads
- * inodes and directories in tree order from memory instead of waiting on
- * one small random read each.  Best effort: any trouble just stops it
- * (the walk reports real errors).
- */
-static void prefetch(struct fsread *fs)
-{
-	struct ext2_inode_large in;
-	ext2_inode_scan scan;
-	ext2_ino_t ino;
-	struct range *r = NULL;
-	size_t n = 0, cap = 0;
-
-	if (ext2fs_open_inode_scan(IMG(fs)->fs, 512, &scan))
-		return;
-	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE, 0);
-	while (!ext2fs_get_next_inode_full(scan, &ino, (struct ext2_inode *)&in, sizeof(in)) &&
-	       ino) {
-		if (!in.i_links_count || !LINUX_S_ISDIR(in.i_mode))
-			continue;
-		if (dir_ranges((struct ext2_inode *)&in, &r, &n, &cap))
-			break;
-	}
-	ext2fs_close_inode_scan(scan);
-	if (n > 1)
-		qsort(r, n, sizeof(*r), cmp_range);
-	for (size_t i = 0; i < n;) {
-		uint64_t s = r[i].start, e = s + r[i].len;
-
-		/* runs a few blocks apart make one request */
-		for (i++; i < n && r[i].start <= e + 8; i++)
-			if (r[i].start + r[i].len > e)
-				e = r[i].start + r[i].len;
-		if (e <= fs->geo.total_blocks)
-			posix_fadvise(IMG(fs)->fd, (off_t)(IMG(fs)->base + s * fs->geo.block_size),
-				      (off_t)((e - s) * fs->geo.block_size), POSIX_FADV_WILLNEED);
-	}
-	free(r);
-}
-
 /*
  * What e2fsck's check_super_block() would not accept in a superblock that
  * ext2fs_open2() took: such an image is corrupt, and its figures would be
@@ -655,7 +567,7 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 			fs->geo.block_size);
 		return -EINVAL;
 	}
-	prefetch(fs);
+	ext2_ahead_dirs(IMG(fs)->fs, IMG(fs)->fd, IMG(fs)->base);
 	IMG(fs)->seen = calloc(IMG(fs)->fs->super->s_inodes_count / 8 + 2, 1);
 	if (!IMG(fs)->seen) {
 		fsread_set_err(err, "'%s': out of memory", fs->target);
