@@ -500,7 +500,7 @@ static int ext4_edit_open(const char *path, int rw, int64_t now, const struct ev
 		/* the check and the steps then look up paths and inodes from memory */
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
-			ext2_ahead_dirs(e->fs, fd, 0);
+			ext2_ahead_dirs(e->fs, fd, 0, 1);
 			close(fd);
 		}
 		err = ext2fs_read_bitmaps(e->fs);

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <ext2fs/ext2_fs.h>
 #include <ext2fs/ext3_extents.h>
@@ -57,8 +59,37 @@ static int dir_ranges(const struct ext2_inode *in, struct range **r, size_t *n, 
 	return 0;
 }
 
-/* The inode tables' blocks in use asked for at once, each run of them one request. */
-static void itables_ahead(ext2_filsys fs, int fd, uint64_t base)
+/* Whether bytes [off, off + len) of fd are all in the page cache (mincore(2) of a mapping never touched). */
+static int resident(int fd, uint64_t off, uint64_t len)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), at = off & ~(page - 1);
+	size_t n = (size_t)(len + off - at);
+	unsigned char *vec = malloc((n + page - 1) / page);
+	void *p = vec ? mmap(NULL, n, PROT_READ, MAP_SHARED, fd, (off_t)at) : MAP_FAILED;
+	int all = p != MAP_FAILED && !mincore(p, n, vec);
+
+	for (size_t i = 0; all && i < (n + page - 1) / page; i++)
+		all = vec[i] & 1;
+	if (p != MAP_FAILED)
+		munmap(p, n);
+	free(vec);
+	return all;
+}
+
+/* A readahead request for bytes [off, off + len) of fd, not waited for; 1. */
+static int ahead(int fd, uint64_t off, uint64_t len)
+{
+	posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+	return 1;
+}
+
+/*
+ * each() of every run of inode table blocks in use (the groups' tables in
+ * disk order, joined where they follow one another), until one returns 0:
+ * then 0, else 1.
+ */
+static int itables_each(ext2_filsys fs, int fd, uint64_t base,
+			int (*each)(int fd, uint64_t off, uint64_t len))
 {
 	uint64_t s = 0, e = 0, per = EXT2_INODES_PER_GROUP(fs->super);
 	unsigned isize = EXT2_INODE_SIZE(fs->super);
@@ -77,15 +108,15 @@ static void itables_ahead(ext2_filsys fs, int fd, uint64_t base)
 			e += n;
 			continue;
 		}
-		if (e > s)
-			posix_fadvise(fd, (off_t)(base + s * fs->blocksize),
-				      (off_t)((e - s) * fs->blocksize), POSIX_FADV_WILLNEED);
+		if (e > s && !each(fd, base + s * fs->blocksize, (e - s) * fs->blocksize))
+			return 0;
 		s = at;
 		e = at + n;
 	}
+	return 1;
 }
 
-void ext2_ahead_dirs(ext2_filsys fs, int fd, uint64_t base)
+void ext2_ahead_dirs(ext2_filsys fs, int fd, uint64_t base, int cold)
 {
 	struct ext2_inode_large in;
 	ext2_inode_scan scan;
@@ -95,7 +126,9 @@ void ext2_ahead_dirs(ext2_filsys fs, int fd, uint64_t base)
 	uint64_t blocks = ext2fs_blocks_count(fs->super);
 	int flags = fs->flags;
 
-	itables_ahead(fs, fd, base);
+	if (cold && itables_each(fs, fd, base, resident))
+		return;
+	itables_each(fs, fd, base, ahead);
 	/* a small buffer: its pages are touched once each, the kernel reads ahead of it */
 	if (ext2fs_open_inode_scan(fs, 64, &scan))
 		return;

@@ -15,7 +15,10 @@
  * directories, in any order, then come from memory instead of waiting on
  * one small random read each.  Best effort: any trouble just stops it
  * (the reads after report real errors).  Reads only: nothing is written.
+ * cold: nothing at all when the inode tables in use are all in the page
+ * cache already (the directories, read as often, likely are too: the
+ * pass and the requests would cost more than they save).
  */
-void ext2_ahead_dirs(ext2_filsys fs, int fd, uint64_t base);
+void ext2_ahead_dirs(ext2_filsys fs, int fd, uint64_t base, int cold);
 
 #endif

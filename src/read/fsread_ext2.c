@@ -567,7 +567,7 @@ static int image_open(struct fsread *fs, struct fsread_error *err)
 			fs->geo.block_size);
 		return -EINVAL;
 	}
-	ext2_ahead_dirs(IMG(fs)->fs, IMG(fs)->fd, IMG(fs)->base);
+	ext2_ahead_dirs(IMG(fs)->fs, IMG(fs)->fd, IMG(fs)->base, 0);
 	IMG(fs)->seen = calloc(IMG(fs)->fs->super->s_inodes_count / 8 + 2, 1);
 	if (!IMG(fs)->seen) {
 		fsread_set_err(err, "'%s': out of memory", fs->target);
