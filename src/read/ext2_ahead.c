@@ -59,7 +59,7 @@ static int dir_ranges(const struct ext2_inode *in, struct range **r, size_t *n, 
 	return 0;
 }
 
-/* Whether bytes [off, off + len) of fd are all in the page cache (mincore(2) of a mapping never touched). */
+/* Whether bytes [off, off + len) of fd are all in the page cache: mincore(2), nothing touched. */
 static int resident(int fd, uint64_t off, uint64_t len)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), at = off & ~(page - 1);
