@@ -205,4 +205,18 @@ if command -v script >/dev/null; then
 	fi
 fi
 
+
+# closed standard descriptors: imprint's own files must not take their numbers (the cleanup
+# watcher's pipe on 0 and 1 made the summary a write into that pipe, and imprint died of SIGPIPE)
+"$IMPRINT" create --size 64M --seed 3 "$WORK/fd.img" <&- >&-
+st=$?
+"$IMPRINT" create --size 64M --seed 3 "$WORK/fd2.img" >/dev/null 2>&1
+[ "$st" = 0 ] && cmp -s "$WORK/fd.img" "$WORK/fd2.img" &&
+	pass "create with stdin and stdout closed: exit 0, the same image" ||
+	fail "create with stdin and stdout closed: exit $st, or another image"
+"$IMPRINT" create --size 64M --seed 3 "$WORK/fd.img" <&- >&- 2>&-
+st=$?
+[ "$st" = 1 ] && pass "a refused create with 0-2 closed exits 1" || fail "a refused create with 0-2 closed exits $st, not 1"
+rm -f "$WORK/fd.img" "$WORK/fd2.img"
+
 finish

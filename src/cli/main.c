@@ -1,5 +1,6 @@
 /* main.c - the imprint command: the command and option tables, parsing, checks, exit status */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -1231,12 +1232,29 @@ static int ends_in_directory(int argc, char **argv)
 	       S_ISDIR(st.st_mode);
 }
 
+/*
+ * Descriptors 0-2 open, on /dev/null where the caller closed them: else the
+ * first file imprint opens takes the number, and what is printed to stdout
+ * goes into it (the cleanup watcher's pipe, or an image).  Checked in order,
+ * so /dev/null lands on the one closed.
+ */
+static int std_fds_open(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
+			return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct line l = { 0 };
 	struct params p, *pp = NULL;
 	int ret;
 
+	if (std_fds_open() != 0)
+		return 1; /* nowhere to say so: stderr was closed and /dev/null cannot be opened */
 	/* the names 'fs' takes are the backends': the model knows none */
 	ret = backend_supply_fs();
 	if (ret) {
