@@ -43,6 +43,10 @@ struct uio {
 	uint64_t first;            /* the bitmaps' first block (a 1 KiB-block file system's 1) */
 	uint64_t size;             /* a regular file target's size (its holes read as zeros); 0: not asked */
 	uint8_t *buf;
+	uint64_t ra_lo, ra_hi;     /* blocks freed, to be read ahead: [ra_lo, ra_hi) */
+	/* libext2fs' callbacks on allocation that were there before arming */
+	void (*old_one)(ext2_filsys, blk64_t, int);
+	void (*old_range)(ext2_filsys, blk64_t, blk_t, int);
 };
 
 static const char *pending; /* the undo file of the next open; NULL: none, writes only counted */
@@ -128,6 +132,61 @@ static errcode_t save_read(struct uio *u, uint64_t b, uint64_t k, unsigned bs, s
 }
 
 /*
+ * Reading the originals ahead: a block freed while armed (a deleted,
+ * truncated or rewritten file's) that was in use when armed is among the
+ * next the allocator hands out (it goes forward from its goal through
+ * the free blocks), and its original is read when it is overwritten.  So
+ * when libext2fs frees blocks, the kernel is asked to fetch those in a
+ * run at once (POSIX_FADV_WILLNEED, advice only: the saves still read
+ * each block, and find it in the page cache); consecutive frees, one
+ * block a call in libext2fs' punch, are gathered into [ra_lo, ra_hi) and
+ * asked when a free is elsewhere or before a save's read.
+ */
+static void ask_flush(struct uio *u)
+{
+	if (u->ra_hi > u->ra_lo)
+		posix_fadvise(u->fd, (off_t)(u->ra_lo * u->bsize),
+			      (off_t)((u->ra_hi - u->ra_lo) * u->bsize), POSIX_FADV_WILLNEED);
+	u->ra_lo = u->ra_hi = 0;
+}
+
+static void ask_freed(ext2_filsys fs, blk64_t b, uint64_t n)
+{
+	struct uio *u = fs->io->private_data;
+
+	for (; n; n--, b++) {
+		/* in use when armed (a free block's original is not read) and not saved yet */
+		if (b < u->first || !ext2fs_test_block_bitmap2(u->used, b) || is_saved(u, b))
+			continue;
+		if (b != u->ra_hi)
+			ask_flush(u);
+		if (u->ra_hi == u->ra_lo)
+			u->ra_lo = b;
+		u->ra_hi = b + 1;
+	}
+}
+
+static void freed_one(ext2_filsys fs, blk64_t b, int inuse)
+{
+	struct uio *u = fs->io->private_data;
+
+	if (u->old_one)
+		u->old_one(fs, b, inuse);
+	if (inuse < 0)
+		ask_freed(fs, b, 1);
+}
+
+static void freed_range(ext2_filsys fs, blk64_t b, blk_t n, int inuse)
+{
+	struct uio *u = fs->io->private_data;
+
+	if (u->old_range)
+		u->old_range(fs, b, n, inuse);
+	if (inuse < 0)
+		ask_freed(fs, b, n);
+}
+
+/*
  * How many of the len bytes at pos are in a hole of the target (they read
  * as zeros: no read needed), or, as a negative count, how many hold data
  * before the next hole; 0 when the target is not a regular file or cannot
@@ -159,6 +218,7 @@ static errcode_t save(struct uio *u, uint64_t off, uint64_t len)
 	unsigned bs = u->bsize ? u->bsize : 1024;
 	uint64_t b = off / bs, last = (off + len + bs - 1) / bs, most = SAVE_BUF / bs;
 
+	ask_flush(u);
 	if (u->log < 0) { /* no undo file: the blocks only counted, once each */
 		for (; u->saved && b < last; b++)
 			if (b >= u->first && !ext2fs_test_block_bitmap2(u->saved, b)) {
@@ -421,6 +481,11 @@ errcode_t ext4_undo_arm(ext2_filsys fs)
 	if (!err) {
 		u->bsize = fs->blocksize;
 		u->first = fs->super->s_first_data_block;
+	}
+	/* the originals that will be read: asked ahead as their blocks are freed */
+	if (!err && u->log >= 0) {
+		ext2fs_set_block_alloc_stats_callback(fs, freed_one, &u->old_one);
+		ext2fs_set_block_alloc_stats_range_callback(fs, freed_range, &u->old_range);
 	}
 	return err;
 }
