@@ -292,8 +292,17 @@ static int write_dir(struct ext4_build *x, uint32_t j)
 	if (ret)
 		goto out_err;
 	for (size_t r = 0; r < nruns; r++) {
-		err = io_channel_write_blk64(x->fs->io, x->druns[r].pblk, (int)x->druns[r].len,
-					     x->buf + off * x->bs);
+		const unsigned char *at = x->buf + off * x->bs;
+
+		/*
+		 * Written with the file data around it, in one request, when the
+		 * data writers take it; not the root's, which libext2fs may hold
+		 * in its cache since it read it.
+		 */
+		err = 0;
+		if (!j || !ext4_data_stage(&x->data, x->druns[r].pblk, x->druns[r].len, at))
+			err = io_channel_write_blk64(x->fs->io, x->druns[r].pblk,
+						     (int)x->druns[r].len, at);
 		if (err) {
 			ret = e2err_errno(err);
 			goto out_err;
@@ -448,7 +457,10 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 		if (!ret) {
 			memset(x->buf, 0, x->bs);
 			memcpy(x->buf, x->tbuf, (size_t)len);
-			err = io_channel_write_blk64(x->fs->io, run.pblk, 1, x->buf);
+			/* with the data around it, as a directory's blocks */
+			err = 0;
+			if (!ext4_data_stage(&x->data, run.pblk, 1, x->buf))
+				err = io_channel_write_blk64(x->fs->io, run.pblk, 1, x->buf);
 			ret = e2err_errno(err);
 		}
 		if (!ret)
@@ -499,6 +511,7 @@ int ext4_write_all(struct ext4_build *x)
 	if (ret)
 		return ext4_set_err(b, ret, "cannot start the data writers: %s", strerror(-ret));
 	ret = write_metadata(x);
+	ext4_data_meta_done(&x->data);
 	if (!ret)
 		ret = ext4_write_xattrs(x); /* after every layout block is marked in use */
 	while (!ret && ext4_data_wait(&x->data, EXT4_WAIT_MS)) {
