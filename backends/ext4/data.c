@@ -250,6 +250,19 @@ int ext4_data_stage(struct ext4_data *d, uint64_t pblk, uint64_t n, const unsign
 	return taken;
 }
 
+void ext4_data_meta_at(struct ext4_data *d, uint64_t pblk)
+{
+	if (!d->started || !d->pool)
+		return;
+	pthread_mutex_lock(&d->lock);
+	if (pblk > d->meta_high) {
+		d->meta_high = pblk;
+		if (d->meta_waiting)
+			pthread_cond_broadcast(&d->meta_cv);
+	}
+	pthread_mutex_unlock(&d->lock);
+}
+
 void ext4_data_meta_done(struct ext4_data *d)
 {
 	if (!d->started)
@@ -784,9 +797,9 @@ static int choose_io(struct ext4_data *d, enum data_io way)
  */
 static void stage_init(struct ext4_data *d)
 {
-	size_t cap = EXT4_DATA_STAGE_BYTES / d->block_size;
+	size_t cap = (d->stage_bytes ? d->stage_bytes : EXT4_DATA_STAGE_BYTES) / d->block_size;
 
-	if (!d->npieces)
+	if (!d->npieces || d->no_stage || !cap)
 		return;
 	d->heap = malloc(cap * sizeof(*d->heap));
 	d->free_slot = malloc(cap * sizeof(*d->free_slot));

@@ -50,7 +50,7 @@ struct ext4_big {
  * bytes in a slot of one pool.
  */
 /* Bytes of metadata the workers may hold at once (ext4_data_stage()). */
-#define EXT4_DATA_STAGE_BYTES (32u << 20)
+#define EXT4_DATA_STAGE_BYTES (8u << 20)
 
 struct ext4_staged {
 	uint64_t pblk;
@@ -87,6 +87,8 @@ struct ext4_data {
 	uint64_t frontier; /* blocks below it are handed out: staging refused */
 	uint64_t end;	   /* end of the last piece: staging refused from it */
 	int staging;	   /* set while the workers take staged blocks */
+	int no_stage;	   /* set before ext4_data_start(): no staging (tests) */
+	size_t stage_bytes; /* set before ext4_data_start(): the pool's size, 0 for the default */
 	int meta_done;	   /* ext4_data_meta_done() was called */
 	uint64_t meta_high; /* end of the highest block offered to ext4_data_stage() */
 	unsigned meta_waiting; /* workers waiting on meta_cv for the metadata writer */
@@ -139,6 +141,12 @@ int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd
  * blocks its I/O channel may hold in its cache.
  */
 int ext4_data_stage(struct ext4_data *d, uint64_t pblk, uint64_t n, const unsigned char *buf);
+
+/*
+ * The metadata writer has offered all the blocks it will below pblk (it
+ * goes by block): workers may take the batches there without waiting.
+ */
+void ext4_data_meta_at(struct ext4_data *d, uint64_t pblk);
 
 /*
  * The metadata writer has offered all it will: workers no longer wait for

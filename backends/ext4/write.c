@@ -242,6 +242,9 @@ static int write_dir(struct ext4_build *x, uint32_t j)
 	errcode_t err;
 	int ret;
 
+	/* by block: all that goes below this directory has been offered to the workers */
+	if (x->dirs_by_block && total)
+		ext4_data_meta_at(&x->data, start);
 	ret = ext4_kept_entries(x, j);
 	if (ret)
 		return ext4_set_err(x->b, ret, "out of memory");
@@ -475,12 +478,56 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 	return 0;
 }
 
-/* Step 7: every inode, directory block and mapping block, in inode order. */
+/* Directories by first block; those without blocks (start 0) first. */
+static int dir_block_cmp(const void *a, const void *b, void *arg)
+{
+	const uint64_t *start = arg;
+	uint32_t i = *(const uint32_t *)a, k = *(const uint32_t *)b;
+
+	if (start[i] != start[k])
+		return start[i] < start[k] ? -1 : 1;
+	return i < k ? -1 : i > k;
+}
+
+/*
+ * The directories in the order of their blocks on disk, the root first,
+ * or NULL for id order: the data workers go through the blocks in order,
+ * and a directory block reaches them in their batch (ext4_data_stage())
+ * only while they have not passed it.  Only when no file may take a
+ * mapping block from the shared pool (sparse and preallocated files may),
+ * since those are handed out in the order files are written.
+ */
+static uint32_t *dirs_by_block(struct ext4_build *x)
+{
+	const struct plan *pl = x->pl;
+	uint32_t *order;
+
+	if (!x->data.pool || x->sparse_files || prealloc_enabled(pl) || pl->ndirs < 3)
+		return NULL;
+	order = malloc((size_t)pl->ndirs * sizeof(*order));
+	if (!order)
+		return NULL; /* id order: the same bytes */
+	for (uint32_t j = 0; j < pl->ndirs; j++)
+		order[j] = j;
+	qsort_r(order + 1, pl->ndirs - 1, sizeof(*order), dir_block_cmp, x->lo->dir_start);
+	return order;
+}
+
+/*
+ * Step 7: every inode, directory block and mapping block; the directories
+ * by block (dirs_by_block()), each followed by its files and symlinks.
+ */
 static int write_metadata(struct ext4_build *x)
 {
 	static const struct ext4_inode_steps steps = { write_dir, write_file, write_symlink };
-	int ret = ext4_each_inode(x, &steps);
+	uint32_t *order = dirs_by_block(x);
 	errcode_t err;
+	int ret;
+
+	x->dirs_by_block = order != NULL;
+	ret = ext4_each_inode_in(x, &steps, order);
+	x->dirs_by_block = 0;
+	free(order);
 
 	/* what follows (xattrs, inline data of includes, close) goes through libext2fs */
 	err = itable_drop(x);
@@ -507,6 +554,8 @@ int ext4_write_all(struct ext4_build *x)
 					    "the layout's runs do not match the files' blocks" :
 					    "out of memory");
 	x->data.base = st->offset;
+	x->data.no_stage = x->iblk_off; /* plain: every block through libext2fs (tests) */
+	x->data.stage_bytes = x->stage_bytes;
 	ret = ext4_data_start(&x->data, x->cs, st->data_fd, st->data_io, st->jobs, st->cancel);
 	if (ret)
 		return ext4_set_err(b, ret, "cannot start the data writers: %s", strerror(-ret));
