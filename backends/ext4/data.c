@@ -909,6 +909,18 @@ int ext4_data_wait(struct ext4_data *d, unsigned ms)
 	return busy;
 }
 
+int ext4_data_error(struct ext4_data *d)
+{
+	int err;
+
+	if (!d->started)
+		return 0;
+	pthread_mutex_lock(&d->lock);
+	err = d->err;
+	pthread_mutex_unlock(&d->lock);
+	return err;
+}
+
 int ext4_data_join(struct ext4_data *d, int err)
 {
 	int ret = 0;

@@ -161,6 +161,9 @@ void ext4_data_meta_done(struct ext4_data *d);
  */
 int ext4_data_wait(struct ext4_data *d, unsigned ms);
 
+/* The first error of a worker so far, 0 if none. */
+int ext4_data_error(struct ext4_data *d);
+
 /*
  * Ask the workers to stop after their current batch (err, if nonzero and
  * the first, becomes the result), wait for them all, and return the first

@@ -329,7 +329,7 @@ static int write_file(struct ext4_build *x, uint64_t f)
 	struct plan_meta m;
 	char path[PATH_MAX], name[NAME_MAX_LEN + 1];
 	errcode_t err;
-	int ret;
+	int ret, mapped = 0;
 
 	plan_file_meta(pl, f, &m);
 	if (nb == 0 && size > 0) {
@@ -373,6 +373,7 @@ static int write_file(struct ext4_build *x, uint64_t f)
 			ret = ext4_map_build(&x->map, x->fs, runs, nruns, nb, x->extents, &src);
 			x->map.pa = NULL;
 		}
+		mapped = !ret; /* from here ENOSPC is the target's, not the mapping's */
 		if (!ret)
 			ret = write_inode(x, ino, &m, links, size, nb + x->map.nmeta,
 					  x->extents ? EXT4_EXTENTS_FL : 0, x->map.i_block);
@@ -390,7 +391,7 @@ static int write_file(struct ext4_build *x, uint64_t f)
 		plan_file_name(pl, f, name);
 		return ext4_set_err(x->b, ret, "cannot write file '%s': %s",
 				    ext4_entry_path(x, pl->file_dir[f], name, path, sizeof(path)),
-				    ret == -ENOSPC ? "no blocks left for its mapping" :
+				    ret == -ENOSPC && !mapped ? "no blocks left for its mapping" :
 						     strerror(-ret));
 	}
 	x->meta_files++;
@@ -545,7 +546,7 @@ int ext4_write_all(struct ext4_build *x)
 {
 	struct ext4_state *st = x->st;
 	struct backend *b = x->b;
-	int ret, data_ret;
+	int ret, data_ret, data_err;
 
 	ret = ext4_data_init(&x->data, x->pl, x->lo, x->file_blocks, x->bs);
 	if (ret)
@@ -569,8 +570,18 @@ int ext4_write_all(struct ext4_build *x)
 		else
 			ext4_progress(x);
 	}
+	/* the workers' own error, from before they are told of this thread's */
+	data_err = ret ? ext4_data_error(&x->data) : 0;
 	data_ret = ext4_data_join(&x->data, ret);
-	if (!ret && data_ret) {
+	if (ret && data_err == -ENOSPC) {
+		/*
+		 * The target filled up under the workers: that is why this
+		 * thread's write failed too, whatever libext2fs made of it (EIO,
+		 * or ENOSPC read as no blocks left for a mapping).
+		 */
+		ret = ext4_set_err(b, data_err, "cannot write file data to '%s': %s", st->target,
+				   strerror(-data_err));
+	} else if (!ret && data_ret) {
 		ret = data_ret;
 		if (ret == -EINTR)
 			ext4_set_err(b, ret, "interrupted");
