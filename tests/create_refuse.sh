@@ -144,6 +144,20 @@ else
 	echo "# skip: read-only directory (root, and no read-only mount possible)"
 fi
 
+# a target that fills up while the image is written (20,000 small files need about 80 MiB, and the
+# free-space check counts only --used): the host's ENOSPC is named, not a mapping or an I/O error
+if [ "$(id -u)" -eq 0 ] && mkdir "$WORK/full" && mount -t tmpfs -o size=40M tmpfs "$WORK/full" 2>/dev/null; then
+	MOUNTS+=("$WORK/full")
+	expect_status 1 "target fills up during the write" "$IMPRINT" create -q --size 256M --files 20000 \
+		--used 20M --set size_tail_weight=0 --set size_mu=6.9 --set size_sigma=1.2 "$WORK/full/img"
+	expect_err "No space left on device" "names the full target"
+	[ -z "$(ls -A "$WORK/full")" ] && pass "nothing left on the full target" ||
+		fail "left on the full target: $(ls -A "$WORK/full")"
+	umount "$WORK/full" && MOUNTS=()
+else
+	echo "# skip: a full target (root and a tmpfs mount only)"
+fi
+
 # --- busy targets: a mounted loop device, a mounted image (root and losetup only)
 truncate -s 64M "$WORK/dev.img"
 mkfs.ext4 -q -F "$WORK/dev.img"

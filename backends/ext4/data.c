@@ -157,20 +157,157 @@ int ext4_data_init(struct ext4_data *d, const struct plan *pl, const struct layo
 	return 0;
 }
 
+/* One batch: its pieces, the buffer their blocks are made in, the runs written. */
+struct ext4_batch {
+	struct ext4_piece *b;
+	size_t n;
+	uint64_t span_start;
+	uint64_t *sb; /* staged metadata blocks copied into buf, ascending */
+	size_t ns;
+	unsigned char *buf;
+	struct ext4_dio_run *run;
+	size_t nrun;
+	uint64_t bytes, files;
+};
+
+static int staged_less(const struct ext4_staged *a, const struct ext4_staged *b)
+{
+	return a->pblk < b->pblk || (a->pblk == b->pblk && a->seq < b->seq);
+}
+
+static void staged_push(struct ext4_data *d, struct ext4_staged e)
+{
+	size_t i = d->nheap++;
+
+	while (i && staged_less(&e, &d->heap[(i - 1) / 2])) {
+		d->heap[i] = d->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	d->heap[i] = e;
+}
+
+static struct ext4_staged staged_pop(struct ext4_data *d)
+{
+	struct ext4_staged top = d->heap[0], last = d->heap[--d->nheap];
+	size_t i = 0, n = d->nheap;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && staged_less(&d->heap[c + 1], &d->heap[c]))
+			c++;
+		if (!staged_less(&d->heap[c], &last))
+			break;
+		d->heap[i] = d->heap[c];
+		i = c;
+	}
+	if (n)
+		d->heap[i] = last;
+	return top;
+}
+
+/*
+ * The pool has no room for n blocks, and workers running will make some:
+ * the metadata writer waits.  Workers never wait for it meanwhile (see
+ * batch_early()).  Called under d->lock.
+ */
+static int stage_full(const struct ext4_data *d, uint64_t n)
+{
+	return d->staging && !d->stop && d->running && n <= d->stage_cap / 2 && d->nfree < n;
+}
+
+int ext4_data_stage(struct ext4_data *d, uint64_t pblk, uint64_t n, const unsigned char *buf)
+{
+	int taken = 0;
+
+	if (!d->started || !d->pool)
+		return 0;
+	pthread_mutex_lock(&d->lock);
+	if (pblk + n > d->meta_high) {
+		d->meta_high = pblk + n;
+		if (d->meta_waiting)
+			pthread_cond_broadcast(&d->meta_cv);
+	}
+	/* ahead of the data by the whole pool: wait for the workers to take some */
+	while (stage_full(d, n) && pblk >= d->frontier) {
+		d->room_waiting++;
+		pthread_cond_wait(&d->meta_cv, &d->lock);
+		d->room_waiting--;
+	}
+	if (d->staging && !d->stop && pblk >= d->frontier && pblk + n <= d->end && n <= d->nfree) {
+		for (uint64_t i = 0; i < n; i++) {
+			struct ext4_staged e = { pblk + i, d->seq++, d->free_slot[--d->nfree] };
+
+			memcpy(d->pool + (size_t)e.slot * d->block_size, buf + i * d->block_size,
+			       d->block_size);
+			staged_push(d, e);
+		}
+		taken = 1;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return taken;
+}
+
+void ext4_data_meta_at(struct ext4_data *d, uint64_t pblk)
+{
+	if (!d->started || !d->pool)
+		return;
+	pthread_mutex_lock(&d->lock);
+	if (pblk > d->meta_high) {
+		d->meta_high = pblk;
+		if (d->meta_waiting)
+			pthread_cond_broadcast(&d->meta_cv);
+	}
+	pthread_mutex_unlock(&d->lock);
+}
+
+void ext4_data_meta_done(struct ext4_data *d)
+{
+	if (!d->started)
+		return;
+	pthread_mutex_lock(&d->lock);
+	d->meta_done = 1;
+	pthread_cond_broadcast(&d->meta_cv);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/*
+ * The next batch would span blocks the metadata writer has not offered
+ * yet: taking it now would leave them to small writes of their own.
+ * Called under d->lock.
+ */
+static int batch_early(const struct ext4_data *d)
+{
+	if (!d->staging || d->meta_done || d->stop || d->next >= d->npieces ||
+	    d->nfree < d->stage_cap / 2)
+		return 0;
+	return d->piece[d->next].pblk + d->next_off + d->batch_blocks > d->meta_high;
+}
+
 /*
  * Hand out the next batch: pieces (or parts of them) within batch_blocks
- * of the first block.  Called under d->lock.  Returns the count in out.
+ * of the first block, and the staged metadata blocks there, copied into
+ * s->buf.  Called under d->lock.  Returns the count of pieces and staged
+ * blocks; 0 when nothing is left.
  */
-static size_t take_batch(struct ext4_data *d, struct ext4_piece *out, uint64_t *span_start)
+static size_t take_batch(struct ext4_data *d, struct ext4_batch *s)
 {
+	struct ext4_piece *out = s->b;
 	size_t n = 0;
-	uint64_t start, limit;
+	uint64_t start = UINT64_MAX, limit, bs = d->block_size;
 
-	if (d->next >= d->npieces)
+	s->n = 0;
+	s->ns = 0;
+	if (d->next < d->npieces)
+		start = d->piece[d->next].pblk + d->next_off;
+	if (d->nheap && d->heap[0].pblk < start)
+		start = d->heap[0].pblk;
+	if (start == UINT64_MAX)
 		return 0;
-	start = d->piece[d->next].pblk + d->next_off;
 	limit = start + d->batch_blocks;
-	*span_start = start;
+	s->span_start = start;
 	while (d->next < d->npieces) {
 		const struct ext4_piece *p = &d->piece[d->next];
 		uint64_t from = p->pblk + d->next_off, len = p->len - d->next_off;
@@ -192,7 +329,21 @@ static size_t take_batch(struct ext4_data *d, struct ext4_piece *out, uint64_t *
 		}
 		n++;
 	}
-	return n;
+	/* the same block staged twice: the later copy wins */
+	while (d->nheap && d->heap[0].pblk < limit) {
+		struct ext4_staged e = staged_pop(d);
+
+		memcpy(s->buf + (e.pblk - start) * bs, d->pool + (size_t)e.slot * bs, (size_t)bs);
+		d->free_slot[d->nfree++] = e.slot;
+		if (d->room_waiting)
+			pthread_cond_broadcast(&d->meta_cv);
+		if (!s->ns || s->sb[s->ns - 1] != e.pblk)
+			s->sb[s->ns++] = e.pblk;
+	}
+	/* what comes below limit from now on is the caller's to write */
+	d->frontier = limit;
+	s->n = n;
+	return n + s->ns;
 }
 
 /* The large file f made in parts, or NULL. */
@@ -210,17 +361,6 @@ static struct ext4_big *big_of(const struct ext4_data *d, uint32_t f)
 	}
 	return lo < d->nbig && d->big[lo].file == f && d->big[lo].sp ? &d->big[lo] : NULL;
 }
-
-/* One batch: its pieces, the buffer their blocks are made in, the runs written. */
-struct ext4_batch {
-	struct ext4_piece *b;
-	size_t n;
-	uint64_t span_start;
-	unsigned char *buf;
-	struct ext4_dio_run *run;
-	size_t nrun;
-	uint64_t bytes, files;
-};
 
 /* Make the content of batch s in its buffer and gather its runs of consecutive blocks. */
 static int fill_batch(struct ext4_data *d, struct ext4_batch *s)
@@ -253,16 +393,28 @@ static int fill_batch(struct ext4_data *d, struct ext4_batch *s)
 		s->bytes += have;
 		s->files += b[i].last;
 	}
-	for (size_t i = 0; i < s->n;) {
-		size_t j = i + 1;
+	/* runs of consecutive blocks, pieces and staged blocks merged in block order */
+	for (size_t i = 0, k = 0; i < s->n || k < s->ns;) {
+		uint64_t first = UINT64_MAX, end;
 
-		while (j < s->n && b[j].pblk == b[j - 1].pblk + b[j - 1].len)
-			j++;
-		s->run[s->nrun].buf = s->buf + (b[i].pblk - s->span_start) * bs;
-		s->run[s->nrun].len = (size_t)((b[j - 1].pblk + b[j - 1].len - b[i].pblk) * bs);
-		s->run[s->nrun].off = d->base + b[i].pblk * bs;
+		if (i < s->n)
+			first = b[i].pblk;
+		if (k < s->ns && s->sb[k] < first)
+			first = s->sb[k];
+		end = first;
+		for (;;) {
+			if (i < s->n && b[i].pblk == end)
+				end += b[i++].len;
+			else if (k < s->ns && s->sb[k] == end) {
+				end++;
+				k++;
+			} else
+				break;
+		}
+		s->run[s->nrun].buf = s->buf + (first - s->span_start) * bs;
+		s->run[s->nrun].len = (size_t)((end - first) * bs);
+		s->run[s->nrun].off = d->base + first * bs;
 		s->nrun++;
-		i = j;
 	}
 	return 0;
 }
@@ -413,14 +565,16 @@ static int batch_alloc(struct ext4_batch *s, size_t cap, uint32_t block_size)
 	if (posix_memalign((void **)&s->buf, EXT4_DIO_ALIGN, cap * block_size))
 		s->buf = NULL;
 	s->b = malloc(cap * sizeof(*s->b));
+	s->sb = malloc(cap * sizeof(*s->sb));
 	s->run = malloc(cap * sizeof(*s->run));
-	return s->buf && s->b && s->run ? 0 : -ENOMEM;
+	return s->buf && s->b && s->sb && s->run ? 0 : -ENOMEM;
 }
 
 static void batch_free(struct ext4_batch *s)
 {
 	free(s->buf);
 	free(s->b);
+	free(s->sb);
 	free(s->run);
 }
 
@@ -435,10 +589,17 @@ static int work(struct ext4_data *d, struct ext4_batch *s, struct ext4_dio *io)
 	int ret = 0;
 
 	while (!ret) {
+		size_t got;
+
 		pthread_mutex_lock(&d->lock);
-		s[cur].n = d->stop ? 0 : take_batch(d, s[cur].b, &s[cur].span_start);
+		while (batch_early(d)) {
+			d->meta_waiting++;
+			pthread_cond_wait(&d->meta_cv, &d->lock);
+			d->meta_waiting--;
+		}
+		got = d->stop ? 0 : take_batch(d, &s[cur]);
 		pthread_mutex_unlock(&d->lock);
-		if (!s[cur].n)
+		if (!got)
 			break;
 		if (d->cancel && *d->cancel) {
 			ret = -EINTR;
@@ -492,6 +653,7 @@ static void *worker(void *arg)
 		d->stop = 1;
 	d->running--;
 	pthread_cond_broadcast(&d->idle);
+	pthread_cond_broadcast(&d->meta_cv); /* the others stop too */
 	pthread_mutex_unlock(&d->lock);
 	return NULL;
 }
@@ -587,6 +749,19 @@ static int probe(struct ext4_data *d)
 	return ret;
 }
 
+static void stage_release(struct ext4_data *d)
+{
+	free(d->heap);
+	free(d->free_slot);
+	free(d->pool);
+	d->heap = NULL;
+	d->free_slot = NULL;
+	d->pool = NULL;
+	d->nheap = 0;
+	d->nfree = 0;
+	d->staging = 0;
+}
+
 /* Which way the data goes (d->dfd closed when not direct), and why, into d->io. */
 static int choose_io(struct ext4_data *d, enum data_io way)
 {
@@ -616,6 +791,32 @@ static int choose_io(struct ext4_data *d, enum data_io way)
 	return 0;
 }
 
+/*
+ * Room for staged metadata, when there is data to write it with; without
+ * the memory, the metadata is written by its caller as before.
+ */
+static void stage_init(struct ext4_data *d)
+{
+	size_t cap = (d->stage_bytes ? d->stage_bytes : EXT4_DATA_STAGE_BYTES) / d->block_size;
+
+	if (!d->npieces || d->no_stage || !cap)
+		return;
+	d->heap = malloc(cap * sizeof(*d->heap));
+	d->free_slot = malloc(cap * sizeof(*d->free_slot));
+	d->pool = malloc(cap * d->block_size);
+	if (!d->heap || !d->free_slot || !d->pool) {
+		stage_release(d);
+		return;
+	}
+	for (size_t i = 0; i < cap; i++)
+		d->free_slot[i] = (uint32_t)(cap - 1 - i);
+	d->nfree = cap;
+	d->stage_cap = cap;
+	d->frontier = d->piece[0].pblk;
+	d->end = d->piece[d->npieces - 1].pblk + d->piece[d->npieces - 1].len;
+	d->staging = 1;
+}
+
 int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd,
 		    enum data_io way, unsigned jobs, volatile sig_atomic_t *cancel)
 {
@@ -638,6 +839,7 @@ int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd
 	if (d->dfd >= 0 && d->batch_blocks > 1)
 		d->batch_blocks /= 2;
 	atomic_init(&d->buffered, 0);
+	stage_init(d);
 	if (jobs < 1)
 		jobs = 1;
 	d->thread = calloc(jobs, sizeof(*d->thread));
@@ -655,6 +857,11 @@ int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd
 	pthread_condattr_destroy(&ca);
 	if (ret)
 		goto out_destroy_wlock;
+	ret = -pthread_cond_init(&d->meta_cv, NULL);
+	if (ret) {
+		pthread_cond_destroy(&d->idle);
+		goto out_destroy_wlock;
+	}
 	d->started = 1;
 	pthread_mutex_lock(&d->lock);
 	for (unsigned i = 0; i < jobs; i++) {
@@ -702,6 +909,18 @@ int ext4_data_wait(struct ext4_data *d, unsigned ms)
 	return busy;
 }
 
+int ext4_data_error(struct ext4_data *d)
+{
+	int err;
+
+	if (!d->started)
+		return 0;
+	pthread_mutex_lock(&d->lock);
+	err = d->err;
+	pthread_mutex_unlock(&d->lock);
+	return err;
+}
+
 int ext4_data_join(struct ext4_data *d, int err)
 {
 	int ret = 0;
@@ -709,20 +928,31 @@ int ext4_data_join(struct ext4_data *d, int err)
 	if (!d->started)
 		return err;
 	pthread_mutex_lock(&d->lock);
+	d->staging = 0;
 	if (err) {
 		d->stop = 1;
 		if (!d->err)
 			d->err = err;
 	}
+	pthread_cond_broadcast(&d->meta_cv);
 	pthread_mutex_unlock(&d->lock);
 	for (unsigned i = 0; i < d->nthreads; i++)
 		pthread_join(d->thread[i], NULL);
 	d->nthreads = 0;
 	ret = d->err;
+	/* staged blocks no batch took (none when all finished): written here */
+	while (!ret && d->nheap) {
+		struct ext4_staged e = staged_pop(d);
+
+		ret = ext4_pwrite_all(d->fd, d->pool + (size_t)e.slot * d->block_size, d->block_size,
+				      d->base + e.pblk * d->block_size);
+	}
+	stage_release(d);
 	if (atomic_load(&d->buffered) && d->io.direct) {
 		d->io.direct = 0; /* a write was refused: all went through the page cache */
 		d->io.why = "refused";
 	}
+	pthread_cond_destroy(&d->meta_cv);
 	pthread_cond_destroy(&d->idle);
 	pthread_mutex_destroy(&d->wlock);
 	pthread_mutex_destroy(&d->lock);
@@ -739,6 +969,7 @@ void ext4_data_release(struct ext4_data *d)
 	if (d->dfd >= 0)
 		close(d->dfd);
 	d->dfd = -1;
+	stage_release(d);
 	free(d->piece);
 	d->piece = NULL;
 	d->npieces = 0;

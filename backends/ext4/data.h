@@ -44,6 +44,20 @@ struct ext4_big {
 	uint64_t left;		  /* blocks not yet written, under the lock */
 };
 
+/*
+ * Metadata blocks handed to the data writers (ext4_data_stage()): a heap
+ * by block number (then by arrival, the last copy winning), each block's
+ * bytes in a slot of one pool.
+ */
+/* Bytes of metadata the workers may hold at once (ext4_data_stage()). */
+#define EXT4_DATA_STAGE_BYTES (8u << 20)
+
+struct ext4_staged {
+	uint64_t pblk;
+	uint64_t seq;
+	uint32_t slot;
+};
+
 struct ext4_data {
 	/* what to write */
 	const struct plan *pl;
@@ -70,6 +84,22 @@ struct ext4_data {
 	size_t next;
 	uint64_t next_off; /* blocks of piece[next] already handed out */
 	unsigned running;  /* workers not yet done */
+	uint64_t frontier; /* blocks below it are handed out: staging refused */
+	uint64_t end;	   /* end of the last piece: staging refused from it */
+	int staging;	   /* set while the workers take staged blocks */
+	int no_stage;	   /* set before ext4_data_start(): no staging (tests) */
+	size_t stage_bytes; /* set before ext4_data_start(): the pool's size, 0 for the default */
+	int meta_done;	   /* ext4_data_meta_done() was called */
+	uint64_t meta_high; /* end of the highest block offered to ext4_data_stage() */
+	unsigned meta_waiting; /* workers waiting on meta_cv for the metadata writer */
+	pthread_cond_t meta_cv;
+	struct ext4_staged *heap;
+	size_t nheap;
+	unsigned char *pool;
+	uint32_t *free_slot;
+	size_t nfree, stage_cap;
+	uint64_t seq;
+	unsigned room_waiting; /* the metadata writer waiting on meta_cv for room */
 	int err;	   /* first error of any worker */
 	int stop;
 
@@ -100,10 +130,39 @@ int ext4_data_start(struct ext4_data *d, const struct content_source *cs, int fd
 		    enum data_io way, unsigned jobs, volatile sig_atomic_t *cancel);
 
 /*
+ * Hand blocks [pblk, pblk + n) of metadata (a directory's), bytes at buf,
+ * to the workers: the batch whose span holds them writes them with the
+ * file data around them in one request, instead of a small write of their
+ * own between two of the batch's.  Only blocks not handed out yet, within
+ * the data's span; when the workers hold EXT4_DATA_STAGE_BYTES already,
+ * waits for them to take some.  Returns 1 when taken (buf may be reused
+ * at once), 0 when the caller must write them itself.  The caller must not
+ * read them back through another path before ext4_data_join(), nor stage
+ * blocks its I/O channel may hold in its cache.
+ */
+int ext4_data_stage(struct ext4_data *d, uint64_t pblk, uint64_t n, const unsigned char *buf);
+
+/*
+ * The metadata writer has offered all the blocks it will below pblk (it
+ * goes by block): workers may take the batches there without waiting.
+ */
+void ext4_data_meta_at(struct ext4_data *d, uint64_t pblk);
+
+/*
+ * The metadata writer has offered all it will: workers no longer wait for
+ * it (a worker holds back a batch whose span the metadata writer has not
+ * reached yet, so that the blocks it stages there go out with it).
+ */
+void ext4_data_meta_done(struct ext4_data *d);
+
+/*
  * Wait up to ms milliseconds for the workers.  Returns 1 while they run,
  * 0 when all are done.
  */
 int ext4_data_wait(struct ext4_data *d, unsigned ms);
+
+/* The first error of a worker so far, 0 if none. */
+int ext4_data_error(struct ext4_data *d);
 
 /*
  * Ask the workers to stop after their current batch (err, if nonzero and

@@ -89,7 +89,8 @@ int ext4_collect_entries(struct ext4_build *x, uint32_t j)
  * Kept entries: for each directory its number and entry count (4 bytes
  * each), then for each entry its inode (4 bytes), type, slack (2 bytes),
  * name length and name.  The shape pass keeps directories 0, 1, ... while
- * they fit in x->keep_budget; write_dir takes them back in that order.
+ * they fit in x->keep_budget; write_dir takes them back in any order,
+ * through x->keep_at (in id order without it, when it cannot be had).
  */
 #define KEEP_HEAD  8
 #define KEEP_ENTRY 8
@@ -137,6 +138,27 @@ void ext4_keep_entries(struct ext4_build *x, uint32_t j)
 	x->keep_dirs++;
 }
 
+/* Where each kept directory's entries start in x->keep (the budget is under 4 GiB). */
+static void keep_index(struct ext4_build *x)
+{
+	size_t pos = 0;
+
+	if (x->keep_budget > UINT32_MAX)
+		return;
+	x->keep_at = malloc((size_t)x->keep_dirs * sizeof(*x->keep_at));
+	if (!x->keep_at)
+		return;
+	for (uint32_t k = 0; k < x->keep_dirs; k++) {
+		uint32_t n;
+
+		x->keep_at[k] = (uint32_t)pos;
+		memcpy(&n, x->keep + pos + 4, 4);
+		pos += KEEP_HEAD;
+		for (uint32_t i = 0; i < n; i++)
+			pos += KEEP_ENTRY + x->keep[pos + 7];
+	}
+}
+
 int ext4_kept_entries(struct ext4_build *x, uint32_t j)
 {
 	const struct array_col cols[] = { { &x->ents.e, sizeof(*x->ents.e) },
@@ -145,7 +167,13 @@ int ext4_kept_entries(struct ext4_build *x, uint32_t j)
 	const unsigned char *p;
 	uint32_t dj, n;
 
-	if (j >= x->keep_dirs || x->keep_len - x->keep_pos < KEEP_HEAD)
+	if (j >= x->keep_dirs)
+		return ext4_collect_entries(x, j);
+	if (!x->keep_at && x->keep_pos == 0)
+		keep_index(x);
+	if (x->keep_at)
+		x->keep_pos = x->keep_at[j];
+	if (x->keep_len - x->keep_pos < KEEP_HEAD)
 		return ext4_collect_entries(x, j);
 	p = x->keep + x->keep_pos;
 	memcpy(&dj, p, 4);
@@ -174,7 +202,9 @@ int ext4_kept_entries(struct ext4_build *x, uint32_t j)
 void ext4_keep_release(struct ext4_build *x)
 {
 	free(x->keep);
+	free(x->keep_at);
 	x->keep = NULL;
+	x->keep_at = NULL;
 	x->keep_len = x->keep_cap = x->keep_pos = 0;
 	x->keep_dirs = 0;
 }
@@ -287,6 +317,8 @@ int ext4_build_init(struct ext4_build *x)
 	x->keep_budget = EXT4_KEEP_BUDGET;
 	if (getenv("IMPRINT_TEST_EXT4_KEEP"))
 		x->keep_budget = (size_t)strtoull(getenv("IMPRINT_TEST_EXT4_KEEP"), NULL, 10);
+	if (getenv("IMPRINT_TEST_EXT4_STAGE"))
+		x->stage_bytes = (size_t)strtoull(getenv("IMPRINT_TEST_EXT4_STAGE"), NULL, 10);
 	if (getenv("IMPRINT_TEST_EXT4_PLAIN")) {
 		x->keep_budget = 0;
 		x->iblk_off = 1;
@@ -322,13 +354,16 @@ void ext4_build_free(struct ext4_state *st)
 	st->x = NULL;
 }
 
-int ext4_each_inode(struct ext4_build *x, const struct ext4_inode_steps *s)
+int ext4_each_inode_in(struct ext4_build *x, const struct ext4_inode_steps *s,
+		       const uint32_t *order)
 {
 	const struct plan *pl = x->pl;
 	uint64_t done = 0;
 	int ret;
 
-	for (uint32_t j = 0; j < pl->ndirs; j++) {
+	for (uint32_t oi = 0; oi < pl->ndirs; oi++) {
+		uint32_t j = order ? order[oi] : oi;
+
 		ret = s->dir(x, j);
 		if (ret)
 			return ret;
@@ -350,6 +385,11 @@ int ext4_each_inode(struct ext4_build *x, const struct ext4_inode_steps *s)
 		}
 	}
 	return 0;
+}
+
+int ext4_each_inode(struct ext4_build *x, const struct ext4_inode_steps *s)
+{
+	return ext4_each_inode_in(x, s, NULL);
 }
 
 static int free_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,

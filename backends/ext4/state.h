@@ -94,10 +94,13 @@ struct ext4_build {
 	unsigned iblk_lo, iblk_hi;
 	int iblk_dirty; /* holds inodes not yet written to fs->io */
 	int iblk_off;	/* for tests: every inode through libext2fs */
+	int dirs_by_block; /* write_metadata() walks the directories by block (write.c) */
+	size_t stage_bytes; /* for tests: the data workers' pool for directory blocks, 0 default */
 	/* entries of directories 0..keep_dirs-1 kept from the shape pass for write_dir (state.c) */
 	unsigned char *keep;
 	size_t keep_len, keep_cap, keep_pos, keep_budget;
 	uint32_t keep_dirs;
+	uint32_t *keep_at; /* offset of directory j's entries in keep, made at the first take */
 	unsigned char *buf;  /* directory blocks, a symlink block */
 	size_t buf_cap;
 	struct layout_extent *druns;
@@ -133,8 +136,11 @@ void ext4_ents_release(struct ext4_ents *d);
 
 /*
  * Bytes of entries kept from the shape pass (x->keep_budget).  For tests,
- * IMPRINT_TEST_EXT4_PLAIN set keeps none and writes every inode through
- * libext2fs, and IMPRINT_TEST_EXT4_KEEP=N keeps N bytes at most.
+ * IMPRINT_TEST_EXT4_PLAIN set keeps none and writes every inode, and
+ * every directory and symlink block, through libext2fs, the directories
+ * in id order; IMPRINT_TEST_EXT4_KEEP=N keeps N bytes at most, and
+ * IMPRINT_TEST_EXT4_STAGE=N gives the data workers N bytes for directory
+ * and symlink blocks (ext4_data_stage()) instead of EXT4_DATA_STAGE_BYTES.
  */
 #define EXT4_KEEP_BUDGET (32u << 20)
 
@@ -189,6 +195,14 @@ struct ext4_inode_steps {
  * value a step returned (the walk stops there).
  */
 int ext4_each_inode(struct ext4_build *x, const struct ext4_inode_steps *s);
+
+/*
+ * The same walk with the directories in order[0..ndirs-1] (a permutation
+ * of their ids) instead of by id: each still followed by its files and
+ * symlinks.
+ */
+int ext4_each_inode_in(struct ext4_build *x, const struct ext4_inode_steps *s,
+		       const uint32_t *order);
 
 /*
  * Mark the blocks of fs's root directory free in its block bitmap (the

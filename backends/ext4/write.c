@@ -242,6 +242,9 @@ static int write_dir(struct ext4_build *x, uint32_t j)
 	errcode_t err;
 	int ret;
 
+	/* by block: all that goes below this directory has been offered to the workers */
+	if (x->dirs_by_block && total)
+		ext4_data_meta_at(&x->data, start);
 	ret = ext4_kept_entries(x, j);
 	if (ret)
 		return ext4_set_err(x->b, ret, "out of memory");
@@ -292,8 +295,17 @@ static int write_dir(struct ext4_build *x, uint32_t j)
 	if (ret)
 		goto out_err;
 	for (size_t r = 0; r < nruns; r++) {
-		err = io_channel_write_blk64(x->fs->io, x->druns[r].pblk, (int)x->druns[r].len,
-					     x->buf + off * x->bs);
+		const unsigned char *at = x->buf + off * x->bs;
+
+		/*
+		 * Written with the file data around it, in one request, when the
+		 * data writers take it; not the root's, which libext2fs may hold
+		 * in its cache since it read it.
+		 */
+		err = 0;
+		if (!j || !ext4_data_stage(&x->data, x->druns[r].pblk, x->druns[r].len, at))
+			err = io_channel_write_blk64(x->fs->io, x->druns[r].pblk,
+						     (int)x->druns[r].len, at);
 		if (err) {
 			ret = e2err_errno(err);
 			goto out_err;
@@ -317,7 +329,7 @@ static int write_file(struct ext4_build *x, uint64_t f)
 	struct plan_meta m;
 	char path[PATH_MAX], name[NAME_MAX_LEN + 1];
 	errcode_t err;
-	int ret;
+	int ret, mapped = 0;
 
 	plan_file_meta(pl, f, &m);
 	if (nb == 0 && size > 0) {
@@ -361,6 +373,7 @@ static int write_file(struct ext4_build *x, uint64_t f)
 			ret = ext4_map_build(&x->map, x->fs, runs, nruns, nb, x->extents, &src);
 			x->map.pa = NULL;
 		}
+		mapped = !ret; /* from here ENOSPC is the target's, not the mapping's */
 		if (!ret)
 			ret = write_inode(x, ino, &m, links, size, nb + x->map.nmeta,
 					  x->extents ? EXT4_EXTENTS_FL : 0, x->map.i_block);
@@ -378,7 +391,7 @@ static int write_file(struct ext4_build *x, uint64_t f)
 		plan_file_name(pl, f, name);
 		return ext4_set_err(x->b, ret, "cannot write file '%s': %s",
 				    ext4_entry_path(x, pl->file_dir[f], name, path, sizeof(path)),
-				    ret == -ENOSPC ? "no blocks left for its mapping" :
+				    ret == -ENOSPC && !mapped ? "no blocks left for its mapping" :
 						     strerror(-ret));
 	}
 	x->meta_files++;
@@ -448,7 +461,10 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 		if (!ret) {
 			memset(x->buf, 0, x->bs);
 			memcpy(x->buf, x->tbuf, (size_t)len);
-			err = io_channel_write_blk64(x->fs->io, run.pblk, 1, x->buf);
+			/* with the data around it, as a directory's blocks */
+			err = 0;
+			if (!ext4_data_stage(&x->data, run.pblk, 1, x->buf))
+				err = io_channel_write_blk64(x->fs->io, run.pblk, 1, x->buf);
 			ret = e2err_errno(err);
 		}
 		if (!ret)
@@ -463,12 +479,56 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 	return 0;
 }
 
-/* Step 7: every inode, directory block and mapping block, in inode order. */
+/* Directories by first block; those without blocks (start 0) first. */
+static int dir_block_cmp(const void *a, const void *b, void *arg)
+{
+	const uint64_t *start = arg;
+	uint32_t i = *(const uint32_t *)a, k = *(const uint32_t *)b;
+
+	if (start[i] != start[k])
+		return start[i] < start[k] ? -1 : 1;
+	return i < k ? -1 : i > k;
+}
+
+/*
+ * The directories in the order of their blocks on disk, the root first,
+ * or NULL for id order: the data workers go through the blocks in order,
+ * and a directory block reaches them in their batch (ext4_data_stage())
+ * only while they have not passed it.  Only when no file may take a
+ * mapping block from the shared pool (sparse and preallocated files may),
+ * since those are handed out in the order files are written.
+ */
+static uint32_t *dirs_by_block(struct ext4_build *x)
+{
+	const struct plan *pl = x->pl;
+	uint32_t *order;
+
+	if (!x->data.pool || x->sparse_files || prealloc_enabled(pl) || pl->ndirs < 3)
+		return NULL;
+	order = malloc((size_t)pl->ndirs * sizeof(*order));
+	if (!order)
+		return NULL; /* id order: the same bytes */
+	for (uint32_t j = 0; j < pl->ndirs; j++)
+		order[j] = j;
+	qsort_r(order + 1, pl->ndirs - 1, sizeof(*order), dir_block_cmp, x->lo->dir_start);
+	return order;
+}
+
+/*
+ * Step 7: every inode, directory block and mapping block; the directories
+ * by block (dirs_by_block()), each followed by its files and symlinks.
+ */
 static int write_metadata(struct ext4_build *x)
 {
 	static const struct ext4_inode_steps steps = { write_dir, write_file, write_symlink };
-	int ret = ext4_each_inode(x, &steps);
+	uint32_t *order = dirs_by_block(x);
 	errcode_t err;
+	int ret;
+
+	x->dirs_by_block = order != NULL;
+	ret = ext4_each_inode_in(x, &steps, order);
+	x->dirs_by_block = 0;
+	free(order);
 
 	/* what follows (xattrs, inline data of includes, close) goes through libext2fs */
 	err = itable_drop(x);
@@ -486,7 +546,7 @@ int ext4_write_all(struct ext4_build *x)
 {
 	struct ext4_state *st = x->st;
 	struct backend *b = x->b;
-	int ret, data_ret;
+	int ret, data_ret, data_err;
 
 	ret = ext4_data_init(&x->data, x->pl, x->lo, x->file_blocks, x->bs);
 	if (ret)
@@ -495,10 +555,13 @@ int ext4_write_all(struct ext4_build *x)
 					    "the layout's runs do not match the files' blocks" :
 					    "out of memory");
 	x->data.base = st->offset;
+	x->data.no_stage = x->iblk_off; /* plain: every block through libext2fs (tests) */
+	x->data.stage_bytes = x->stage_bytes;
 	ret = ext4_data_start(&x->data, x->cs, st->data_fd, st->data_io, st->jobs, st->cancel);
 	if (ret)
 		return ext4_set_err(b, ret, "cannot start the data writers: %s", strerror(-ret));
 	ret = write_metadata(x);
+	ext4_data_meta_done(&x->data);
 	if (!ret)
 		ret = ext4_write_xattrs(x); /* after every layout block is marked in use */
 	while (!ret && ext4_data_wait(&x->data, EXT4_WAIT_MS)) {
@@ -507,8 +570,18 @@ int ext4_write_all(struct ext4_build *x)
 		else
 			ext4_progress(x);
 	}
+	/* the workers' own error, from before they are told of this thread's */
+	data_err = ret ? ext4_data_error(&x->data) : 0;
 	data_ret = ext4_data_join(&x->data, ret);
-	if (!ret && data_ret) {
+	if (ret && data_err == -ENOSPC) {
+		/*
+		 * The target filled up under the workers: that is why this
+		 * thread's write failed too, whatever libext2fs made of it (EIO,
+		 * or ENOSPC read as no blocks left for a mapping).
+		 */
+		ret = ext4_set_err(b, data_err, "cannot write file data to '%s': %s", st->target,
+				   strerror(-data_err));
+	} else if (!ret && data_ret) {
 		ret = data_ret;
 		if (ret == -EINTR)
 			ext4_set_err(b, ret, "interrupted");
