@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backends/ext4/dir.h"
+#include "util/e2err.h"
 
 /* "." and ".." at the head of block 0, each with the minimal rec_len */
 #define DOT_REC_LEN		12
@@ -77,13 +78,16 @@ static int key_cmp(const void *a, const void *b)
 	return (x->ent > y->ent) - (x->ent < y->ent);
 }
 
+/*
+ * The checksums read the directory's inode through libext2fs' cache, whose
+ * write-back of another block can meet a full target: that ENOSPC is kept,
+ * as every other code e2err_errno() knows.
+ */
 static int errcode_to_errno(errcode_t err)
 {
-	if (err == EXT2_ET_NO_MEMORY || err == ENOMEM)
-		return -ENOMEM;
 	if (err == EXT2_ET_DIRHASH_UNSUPP)
 		return -EOPNOTSUPP;
-	return -EIO;
+	return e2err_errno(err);
 }
 
 static int check_entry(const struct ext4_dirent_in *d)
