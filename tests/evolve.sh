@@ -70,8 +70,10 @@ tree_listing "$WORK/e" >"$WORK/before"
 expect_status 1 "evolve of a generation 3 tree to generation 3 refused" \
 	"$IMPRINT" evolve "${ARGS[@]}" --generation 3 "$WORK/e"
 expect_err "is not generation 2 of this plan" "the refusal says which generation it wanted"
+expect_err "it holds generation 3 already (nothing was changed)" "the refusal says it is generation 3 already"
 expect_status 1 "evolve of another seed's tree refused" \
 	"$IMPRINT" evolve "${ARGS[@]}" --seed 8 --generation 4 "$WORK/e"
+expect_err "give the options it was created with" "another seed's refusal asks for the options"
 tree_listing "$WORK/e" >"$WORK/after"
 if cmp -s "$WORK/before" "$WORK/after"; then pass "refused evolves changed nothing"
 else fail "a refused evolve changed the tree"; fi

@@ -128,9 +128,11 @@ before=$(sha "$WORK/e.img")
 expect_status 1 "evolve of a generation 3 image to generation 3 refused" \
 	"$IMPRINT" evolve "${ARGS[@]}" --generation 3 "$WORK/e.img"
 expect_err "is not generation 2 of this plan" "the refusal says which generation it wanted"
+expect_err "it holds generation 3 already (nothing was changed)" "the refusal says it is generation 3 already"
 expect_err "nothing was changed" "the refusal says nothing was changed"
 expect_status 1 "evolve of another seed's image refused" \
 	"$IMPRINT" evolve "${ARGS[@]}" --seed 8 --generation 4 "$WORK/e.img"
+expect_err "give the options it was created with" "another seed's refusal asks for the options"
 expect_status 1 "evolve of another plan's image refused" \
 	"$IMPRINT" evolve "${ARGS[@]}" --files 1500 --generation 4 "$WORK/e.img"
 if [ "$(sha "$WORK/e.img")" = "$before" ]; then pass "refused evolves left the image byte-identical"

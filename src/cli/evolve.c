@@ -68,6 +68,7 @@ struct evolve {
 	int scratch;  /* a copy of no value on failure (create --backing): no advice to restore it */
 	volatile sig_atomic_t *cancel;  /* set by a signal: stop at the next move (-EINTR) */
 	char why[512];  /* check_target(): why TARGET is not generation N-1 */
+	int already;  /* check_target(): TARGET holds generation N already (the run again) */
 	struct backend_edit_usage *usage;  /* filled after a successful evolve of an image, or NULL */
 	const char *root;  /* prefix of TARGET's paths: TARGET for a directory, "" for an image */
 	const struct evolve_ops *ops;
@@ -216,11 +217,37 @@ static int same_meta(const struct plan_meta *a, const struct plan_meta *b)
 }
 
 /*
- * Whether TARGET holds generation n - 1: every file generation n changes,
- * and one in 61 of the others, has generation n - 1's type, size and
- * mtime.  0, or -ESRCH with ev->why naming the first that does not.
+ * Whether TARGET holds generation n already, as after the same evolve run
+ * twice: every file generation n made or changed (one at least), and one
+ * in 61 of the others, has generation n's type, size and mtime at its
+ * path in generation n.
  */
-static int check_target(struct evolve *ev, uint32_t n)
+static int holds_cur(struct evolve *ev)
+{
+	char path[8192];
+	int touched_any = 0;
+
+	for (uint64_t c = 0; c < ev->cur.nfiles; c++) {
+		uint64_t k = file_key(&ev->cur, c);
+		int touched = ev->prev_of_key[k] == NONE || edit_now(&ev->cur, c);
+		struct plan_meta m;
+		struct backend_edit_stat st;
+
+		if (!touched && c % 61)
+			continue;
+		touched_any |= touched;
+		if (entry_path(ev, &ev->cur, 0, c, path, sizeof(path)))
+			return 0;
+		plan_file_meta(&ev->cur, c, &m);
+		if (ev->ops->stat(ev, path, &st) || !S_ISREG(st.mode) ||
+		    st.size != ev->cur.file_size[c] || st.mtime != m.mtime || st.mtime_ns != m.mtime_ns)
+			return 0;
+	}
+	return touched_any;
+}
+
+/* check_target()'s pass over generation n - 1's files. */
+static int check_prev(struct evolve *ev, uint32_t n)
 {
 	char path[8192];
 	int ret;
@@ -257,6 +284,23 @@ static int check_target(struct evolve *ev, uint32_t n)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Whether TARGET holds generation n - 1: every file generation n changes,
+ * and one in 61 of the others, has generation n - 1's type, size and
+ * mtime.  0, or -ESRCH with ev->why naming the first that does not (or
+ * saying it holds generation n already, ev->already set).
+ */
+static int check_target(struct evolve *ev, uint32_t n)
+{
+	int ret = check_prev(ev, n);
+
+	if (ret == -ESRCH && holds_cur(ev)) {
+		ev->already = 1;
+		snprintf(ev->why, sizeof(ev->why), "it holds generation %" PRIu32 " already", n);
+	}
+	return ret;
 }
 
 /* A move that failed (err a negative errno): what, where; the state is told after. Returns err. */
@@ -1393,8 +1437,9 @@ int cmd_evolve(struct cli *c, struct params *p)
 	cleanup_cancel_end();
 	if (ret == -ESRCH)
 		fprintf(stderr, "imprint: evolve: '%s' is not generation %" PRIu32 " of this plan: "
-				"%s (give the options it was created with; nothing was changed)\n",
-			ev.target, p->generation - 1, ev.why);
+				"%s (%snothing was changed)\n",
+			ev.target, p->generation - 1, ev.why,
+			ev.already ? "" : "give the options it was created with; ");
 	if (ret) {
 		evolve_release(&ev);
 		return 1;
