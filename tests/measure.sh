@@ -235,6 +235,9 @@ grep -q "^  sparse files    $sf, $hb hole blocks" "$WORK/out" &&
 	fail "text report lacks the sparse files line ($want)"
 expect_status 2 "measure needs a target" "$IMPRINT" measure
 expect_err "measure needs a TARGET" "measure without a target: message"
+expect_status 2 "measure --against TARGET (no CONFIG)" "$IMPRINT" measure --against "$WORK"
+expect_err "'--against' takes a CONFIG file and took '$WORK'; give TARGET after it" \
+	"measure --against TARGET: the message says the target went in as the CONFIG"
 expect_status 2 "--against and -c together" "$IMPRINT" measure "$WORK/frag.img" \
 	--against "$WORK/frag.cfg" -c "$WORK/frag.cfg"
 expect_status 2 "--against is only for measure" "$IMPRINT" plan --against "$WORK/frag.cfg"

@@ -1122,7 +1122,14 @@ static int check_line(const struct line *l)
 	for (const struct opt_rule *r = opt_rules; r < opt_rules + ARRAY_SIZE(opt_rules); r++) {
 		if (r->opt == OPT_OPERAND) {
 			if (l->cmd->needs && !l->c.operand) {
+				struct stat st;
+
 				fprintf(stderr, "imprint: %s\n", l->cmd->needs);
+				/* 'measure --against TARGET': the target went in as the CONFIG */
+				if (l->c.against && stat(l->c.against, &st) == 0 && !S_ISREG(st.st_mode))
+					fprintf(stderr, "imprint: '--against' takes a CONFIG file and "
+							"took '%s'; give TARGET after it\n",
+						l->c.against);
 				return EXIT_USAGE;
 			}
 		} else if (l->seen[r->opt] && !(r->takes & on) && !takes_also(l->cmd, r->opt)) {
