@@ -113,6 +113,32 @@ expect_err "the plan does not fit in '$WORK/small.img': it needs about" "names w
 [ ! -e "$WORK/small.img" ] && [ "$(leftovers "$WORK")" -eq 0 ] && pass "no file left either" \
 	|| fail "a file was left"
 
+# --- the content, built while the target is opened and laid out, fails (IMPRINT_TEST_FAIL_AT,
+# test-only): its message as when it came first, no image, no --extents file, no temporary
+IMPRINT_TEST_FAIL_AT=content-source expect_status 1 "the content source fails" \
+	"$IMPRINT" create --files 50 --extents "$WORK/cf.ext" "$WORK/cf.img"
+expect_err "imprint: cannot build the content source: Cannot allocate memory" "says the content source failed"
+[ ! -e "$WORK/cf.img" ] && [ ! -e "$WORK/cf.ext" ] && [ "$(leftovers "$WORK")" -eq 0 ] \
+	&& pass "no image, no extents file, no temporary file" || fail "a file was left"
+IMPRINT_TEST_FAIL_AT=content-model expect_status 1 "the content model fails, and mke2fs beside it" \
+	"$IMPRINT" create --files 50 --mkfs-options "-I 100" "$WORK/cf.img"
+expect_err "imprint: cannot build the content model: Cannot allocate memory" "the content's message"
+! grep -q mke2fs "$WORK/err" && pass "not mke2fs's" || fail "mke2fs's message told: $(cat "$WORK/err")"
+[ ! -e "$WORK/cf.img" ] && [ "$(leftovers "$WORK")" -eq 0 ] && pass "no file left after both failed" \
+	|| fail "a file was left after both failed"
+# --no-format on a device: a failed content leaves the file system there as it was (not wiped)
+if truncate -s 64M "$WORK/cfdev.img" && mkfs.ext4 -q -F "$WORK/cfdev.img" && attach "$WORK/cfdev.img"; then
+	before=$(sha "$loop")
+	IMPRINT_TEST_FAIL_AT=content-source expect_status 1 "--no-format on a device, the content fails" \
+		"$IMPRINT" create --no-format --used 10M "$loop"
+	expect_err "imprint: cannot build the content source: Cannot allocate memory" "says so"
+	[ "$(sha "$loop")" = "$before" ] && pass "the device's file system is untouched" \
+		|| fail "the device changed"
+	losetup -d "$loop"
+else
+	echo "# skip: --no-format device with a failed content (needs root and losetup)"
+fi
+
 # --- bad targets
 expect_status 1 "unwritable path" "$IMPRINT" create --files 10 /proc/nope/img
 expect_err "cannot create '/proc/nope/img': directory '/proc/nope' does not exist" "names the path and its missing directory"

@@ -210,6 +210,77 @@ static void test_cancelled(void **state)
 	run_release(&r);
 }
 
+/* No failure injected for the tests after this one, whether it passed or not. */
+static int unset_fail_at(void **state)
+{
+	(void)state;
+	return unsetenv("IMPRINT_TEST_FAIL_AT");
+}
+
+/*
+ * The content is built beside the backend's open and layout: a failure of
+ * either part (IMPRINT_TEST_FAIL_AT, test-only) is the one told, over the
+ * backend's own, as when it came first; the backend opened meanwhile is
+ * aborted before it wrote any file (ext4: no valid file system, no
+ * --extents file) and the run reports it as never opened.
+ */
+static void test_content_fails(void **state)
+{
+	struct backend_ops ops;
+	struct run r;
+	char ext[80];
+
+	(void)state;
+	setenv("IMPRINT_TEST_FAIL_AT", "content-source", 1);
+	wrap_reset(&ext4_backend_ops, &ops);
+	run_setup(&r, 1);
+	snprintf(ext, sizeof(ext), "%s.extents", r.path);
+	r.j.extents_path = ext;
+	assert_int_equal(pipeline_run(&ops, &r.j), -ENOMEM);
+	assert_string_equal(r.msg, "cannot build the content source: Cannot allocate memory");
+	assert_int_equal(wrap.opens, 1);
+	assert_int_equal(wrap.populates, 0);
+	assert_int_equal(wrap.aborts, 1);
+	assert_false(r.j.opened);
+	assert_int_not_equal(access(ext, F_OK), 0);
+	assert_int_not_equal(fsck(r.path), 0);
+	run_release(&r);
+
+	/* the model's failure over an open that failed too */
+	setenv("IMPRINT_TEST_FAIL_AT", "content-model", 1);
+	wrap_reset(&null_backend_ops, &ops);
+	wrap.fail_open = -EACCES;
+	assert_int_equal(run_pipeline(&r, &ops, 0), -ENOMEM);
+	assert_string_equal(r.msg, "cannot build the content model: Cannot allocate memory");
+	assert_int_equal(wrap.aborts, 0);
+	run_release(&r);
+
+	/* over a layout that failed after the open */
+	wrap_reset(&null_backend_ops, &ops);
+	ops.caps |= BACKEND_PLACES_BLOCKS;
+	assert_int_equal(run_pipeline(&r, &ops, 0), -ENOMEM);
+	assert_string_equal(r.msg, "cannot build the content model: Cannot allocate memory");
+	assert_int_equal(wrap.aborts, 1);
+	assert_false(r.j.opened);
+	run_release(&r);
+
+	/* over a cancellation: the backend never opened */
+	wrap_reset(&null_backend_ops, &ops);
+	run_setup(&r, 0);
+	r.cancel = 1;
+	assert_int_equal(pipeline_run(&ops, &r.j), -ENOMEM);
+	assert_string_equal(r.msg, "cannot build the content model: Cannot allocate memory");
+	assert_int_equal(wrap.opens, 0);
+	run_release(&r);
+	unsetenv("IMPRINT_TEST_FAIL_AT");
+
+	/* and with no failure: the same run goes through */
+	wrap_reset(&null_backend_ops, &ops);
+	assert_int_equal(run_pipeline(&r, &ops, 0), 0);
+	assert_clean_run(0);
+	run_release(&r);
+}
+
 /* The registry: by name, by file system and target kind; the null backend only by name. */
 static void test_registry(void **state)
 {
@@ -551,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_null_no_layout), cmocka_unit_test(test_ext4_layout),
 		cmocka_unit_test(test_fail_at_file),   cmocka_unit_test(test_fail_open),
 		cmocka_unit_test(test_missing_hooks),  cmocka_unit_test(test_cancelled),
+		cmocka_unit_test_teardown(test_content_fails, unset_fail_at),
 		cmocka_unit_test(test_registry),       cmocka_unit_test(test_readers),
 		cmocka_unit_test(test_check_and_help), cmocka_unit_test(test_fs_words),
 		cmocka_unit_test(test_editor),

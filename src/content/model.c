@@ -235,7 +235,8 @@ static int is_common(const char *s, size_t n)
 /* Read the word list; 0 (words added), 1 (unreadable: use the lexicon) or -ENOMEM. */
 static int load_wordlist(struct vocab *v, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	/* close-on-exec: read while the backend may be starting mke2fs (core/pipeline.c) */
+	FILE *f = fopen(path, "re");
 	struct block_index bi;
 	char *text;
 	size_t n = 0;

@@ -1,6 +1,8 @@
-/* pipeline.c - the core's part of `imprint create`: content, then the backend: open, layout, populate, finish */
+/* pipeline.c - the core's part of `imprint create`: content beside the backend's open and layout, then populate, finish */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "plan/include.h"
 #include "report/report.h"
 #include "analysis/verify.h"
+#include "util/cleanup.h"
 #include "util/outfile.h"
 #include "util/strutil.h"
 
@@ -90,10 +93,11 @@ static void result_included(struct create_result *res, const struct plan *pl)
 
 /*
  * Lay out the plan on the free space a block-placing backend hands over,
- * and write the --extents file.  Returns 0 or a negative errno with
+ * its block size into *block_size.  Returns 0 or a negative errno with
  * j->msg set; lo is to be released by the caller when 0 is returned.
  */
-static int lay_out(struct backend *b, struct pipeline_job *j, struct layout *lo)
+static int lay_out(struct backend *b, struct pipeline_job *j, struct layout *lo,
+		   uint32_t *block_size)
 {
 	struct layout_request rq;
 	struct freemap fm;
@@ -129,49 +133,152 @@ static int lay_out(struct backend *b, struct pipeline_job *j, struct layout *lo)
 		snprintf(j->msg, j->len, "cannot lay out the plan: %s", strerror(-ret));
 		return ret;
 	}
-	if (j->extents_path) {
-		struct outfile out;
+	*block_size = rq.block_size;
+	return 0;
+}
 
-		ret = outfile_open(&out, j->extents_path, "'--extents'", 0, j->msg, j->len);
-		if (!ret) {
-			ret = verify_write_extents(j->pl, lo, rq.block_size, out.f);
-			if (ret) {
-				outfile_abort(&out);
-				snprintf(j->msg, j->len, "cannot write the extents to '%s': %s",
-					 j->extents_path, strerror(-ret));
-			} else {
-				ret = outfile_commit(&out, j->msg, j->len);
-			}
-		}
-		if (ret) {
-			layout_release(lo);
-			return ret;
-		}
+/* Write layout lo (blocks of block_size bytes) to the --extents file.  Returns 0 or a negative errno with j->msg set. */
+static int write_extents(struct pipeline_job *j, const struct layout *lo, uint32_t block_size)
+{
+	struct outfile out;
+	int ret;
+
+	ret = outfile_open(&out, j->extents_path, "'--extents'", 0, j->msg, j->len);
+	if (ret)
+		return ret;
+	ret = verify_write_extents(j->pl, lo, block_size, out.f);
+	if (ret) {
+		outfile_abort(&out);
+		snprintf(j->msg, j->len, "cannot write the extents to '%s': %s", j->extents_path,
+			 strerror(-ret));
+		return ret;
+	}
+	return outfile_commit(&out, j->msg, j->len);
+}
+
+/*
+ * The content model and source of the plan, built on a thread of their
+ * own while the backend opens the target and lays the plan out: both are
+ * pure functions of the plan, which neither side changes, and nothing but
+ * populate reads them.  The thread blocks every signal, and so do the
+ * threads that hash the chance copies for it (they inherit its mask): a
+ * signal goes where it went when the content came first.
+ */
+struct content_build {
+	const struct plan *pl;
+	unsigned threads;	/* content_model_source_init()'s */
+	struct content_model cm;
+	struct content_source cs;
+	int model_ret;		/* content_model_init()'s */
+	int source_ret;		/* content_model_source_init()'s, once the model was built */
+	pthread_t tid;
+	int running;		/* on tid, not joined yet */
+};
+
+/* The content of cb->pl; a test's IMPRINT_TEST_FAIL_AT fails a part as a failed allocation would. */
+static void content_build(struct content_build *cb)
+{
+	/* typed content by extension (content_random_init() is the untyped alternative) */
+	cb->model_ret = cleanup_test_fail("content-model") ? -ENOMEM :
+			content_model_init(&cb->cm, cb->pl);
+	if (cb->model_ret)
+		return;
+	/* the chance copies hashed on as many threads as create's workers (-j) */
+	cb->source_ret = cleanup_test_fail("content-source") ? -ENOMEM :
+			 content_model_source_init(&cb->cs, &cb->cm, cb->pl, cb->threads);
+	if (cb->source_ret)
+		content_model_release(&cb->cm);
+}
+
+static void *content_build_thread(void *arg)
+{
+	content_build(arg);
+	return NULL;
+}
+
+/* Start building the content of pl; on this thread, now, when no other can start. */
+static void content_build_start(struct content_build *cb, const struct plan *pl, unsigned threads)
+{
+	sigset_t all, old;
+
+	memset(cb, 0, sizeof(*cb));
+	cb->pl = pl;
+	cb->threads = threads;
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_SETMASK, &all, &old) == 0) {
+		cb->running = !pthread_create(&cb->tid, NULL, content_build_thread, cb);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (!cb->running)
+		content_build(cb);
+}
+
+/*
+ * Wait for the content; again after it is a no-op.  Returns 0, or the
+ * first failure in the order of the build (the model's, then the
+ * source's) with j->msg saying it, over any message already there.
+ */
+static int content_build_join(struct content_build *cb, struct pipeline_job *j)
+{
+	if (cb->running) {
+		pthread_join(cb->tid, NULL);
+		cb->running = 0;
+	}
+	if (cb->model_ret) {
+		snprintf(j->msg, j->len, "cannot build the content model: %s",
+			 strerror(-cb->model_ret));
+		return cb->model_ret;
+	}
+	if (cb->source_ret) {
+		snprintf(j->msg, j->len, "cannot build the content source: %s",
+			 strerror(-cb->source_ret));
+		return cb->source_ret;
 	}
 	return 0;
 }
 
+/* Join the content build (when not yet) and free what it made. */
+static void content_build_release(struct content_build *cb)
+{
+	if (cb->running) {
+		pthread_join(cb->tid, NULL);
+		cb->running = 0;
+	}
+	if (cb->model_ret || cb->source_ret)
+		return;
+	content_source_release(&cb->cs);
+	content_model_release(&cb->cm);
+}
+
 /*
- * Through the backend: open, lay out (a backend that places blocks), then
- * populate and finish; on failure the backend is aborted.
+ * Through the backend: open and lay out (a backend that places blocks)
+ * while cb builds the content, then populate and finish; on failure the
+ * backend is aborted.  A failure of the content is the one told, over the
+ * backend's: it came first when the content was built first.
  */
-static int run_backend(struct backend *b, struct pipeline_job *j, const struct content_source *cs)
+static int run_backend(struct backend *b, struct pipeline_job *j, struct content_build *cb)
 {
 	struct layout lo;
-	int ret, have_layout = 0;
+	uint32_t block_size = 0;
+	int ret, cret, have_layout = 0;
 
-	ret = backend_open(b, j->o, j->pl);
+	ret = create_cancelled(j->o) ? -EINTR : backend_open(b, j->o, j->pl);
 	j->opened = !ret;
 	if (!ret && create_cancelled(j->o))
 		ret = -EINTR;
 	if (!ret && (b->ops->caps & BACKEND_PLACES_BLOCKS)) {
-		ret = lay_out(b, j, &lo);
+		ret = lay_out(b, j, &lo, &block_size);
 		have_layout = !ret;
 	}
+	cret = content_build_join(cb, j);
+	if (cret)
+		ret = cret;
+	if (!ret && have_layout && j->extents_path)
+		ret = write_extents(j, &lo, block_size);
 	if (!ret && create_cancelled(j->o))
 		ret = -EINTR;
 	if (!ret)
-		ret = backend_populate(b, j->pl, have_layout ? &lo : NULL, cs, j->res);
+		ret = backend_populate(b, j->pl, have_layout ? &lo : NULL, &cb->cs, j->res);
 	if (!ret && have_layout)
 		result_layout(j->res, j->pl, &lo);
 	if (!ret) {
@@ -191,35 +298,23 @@ static int run_backend(struct backend *b, struct pipeline_job *j, const struct c
 		if (j->opened)
 			backend_abort(b);
 	}
+	/* aborted before populate: as when the content failed before the open (--no-format: untouched) */
+	if (cret)
+		j->opened = 0;
 	return ret;
 }
 
 int pipeline_run(const struct backend_ops *ops, struct pipeline_job *j)
 {
 	struct backend b;
-	struct content_model cm;
-	struct content_source cs;
+	struct content_build cb;
 	int ret;
 
 	backend_init(&b, ops);
 	j->opened = 0;
 	memset(j->res, 0, sizeof(*j->res));
-	/* typed content by extension (content_random_init() is the untyped alternative) */
-	ret = content_model_init(&cm, j->pl);
-	if (ret) {
-		snprintf(j->msg, j->len, "cannot build the content model: %s", strerror(-ret));
-		return ret;
-	}
-	/* the chance copies hashed on as many threads as create's workers (-j) */
-	ret = content_model_source_init(&cs, &cm, j->pl, j->o->jobs);
-	if (ret) {
-		snprintf(j->msg, j->len, "cannot build the content source: %s", strerror(-ret));
-		goto out_release_model;
-	}
-	ret = create_cancelled(j->o) ? -EINTR : run_backend(&b, j, &cs);
-	content_source_release(&cs);
-out_release_model:
-	content_model_release(&cm);
+	content_build_start(&cb, j->pl, j->o->jobs);
+	ret = run_backend(&b, j, &cb);
+	content_build_release(&cb);
 	return ret;
 }
-

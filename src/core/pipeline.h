@@ -1,4 +1,4 @@
-/* pipeline.h - the core's part of `imprint create`: content, then the backend: open, layout, populate, finish */
+/* pipeline.h - the core's part of `imprint create`: content beside the backend's open and layout, then populate, finish */
 #ifndef IMPRINT_CORE_PIPELINE_H
 #define IMPRINT_CORE_PIPELINE_H
 
@@ -20,14 +20,17 @@ struct pipeline_job {
 };
 
 /*
- * Build j->pl through the backend ops: make the content source, open the
- * target (j->o), and for a backend that places blocks (BACKEND_PLACES_BLOCKS)
- * take its layout request and free map, build the layout and write the
- * --extents file (j->extents_path); then populate and finish.  On failure
- * the backend is aborted (when it was opened) and j->msg says why, in the
- * user's words (the target named as j->target).  j->res is filled on
- * success.  Returns 0; -EINTR when j->o->cancel was set; -ENOSYS when the
- * backend lacks a hook it needs; another negative errno.
+ * Build j->pl through the backend ops: open the target (j->o), and for a
+ * backend that places blocks (BACKEND_PLACES_BLOCKS) take its layout
+ * request and free map and build the layout, while another thread makes
+ * the content source; then write the --extents file (j->extents_path),
+ * populate and finish.  On failure the backend is aborted (when it was
+ * opened) and j->msg says why, in the user's words (the target named as
+ * j->target); a failure of the content source is told over the backend's,
+ * and leaves j->opened 0 (the backend, aborted before populate, wrote
+ * nothing with --no-format).  j->res is filled on success.  Returns 0;
+ * -EINTR when j->o->cancel was set; -ENOSYS when the backend lacks a hook
+ * it needs; another negative errno.
  */
 int pipeline_run(const struct backend_ops *ops, struct pipeline_job *j);
 
