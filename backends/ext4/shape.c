@@ -23,7 +23,7 @@
 #define SHAPE_MAX_THREADS     64
 /* a thread's buffers above these go back after their chunk */
 #define SHAPE_KEEP_ENTS	      SHAPE_AHEAD_ENTRIES
-#define SHAPE_KEEP_REC	      (4u << 20)
+#define SHAPE_KEEP_REC	      (1u << 20)
 
 /* What went wrong with a directory, reported when the in-order part reaches it. */
 enum shape_fail {
