@@ -1,14 +1,16 @@
 #!/bin/bash
 # ext4_shape.sh - ext4 create: directories collected and shaped on several threads (-j) give the
 # bytes of one thread, with the entries kept for write_dir cut off early, midway or at the default
-# budget (IMPRINT_TEST_EXT4_KEEP, test-only), and none kept (IMPRINT_TEST_EXT4_PLAIN); and a
-# directory too large for the htree without large_dir is named the same at -j1 and -j4 (the
-# lowest-numbered of two such directories)
+# budget (IMPRINT_TEST_EXT4_KEEP, test-only), and none kept (IMPRINT_TEST_EXT4_PLAIN), the names
+# made unique on -j threads as well; and a directory too large for the htree without large_dir is
+# named the same at -j1 and -j4 (the lowest-numbered of two such directories)
 . "${srcdir:-.}/tests/lib.sh"
 
-# many small directories in many chunks, with slack, links and symlinks among the entries
+# many small directories in many chunks, with slack, links and symlinks among the entries, and
+# one of 10,000 files whose names collide (variants); names made unique on -j threads too
 many=(--size 256M --files 30000 --used 16M --set files_per_dir=3 --set dir_slack=0.3
-	--set symlink_share=0.2 --set hardlink_share=0.05 --seed 5)
+	--set symlink_share=0.2 --set hardlink_share=0.05 --set special_dirs=1
+	--set special_dir_files=10000 --seed 5)
 
 # jobs_same WHAT ENV...: images at -j1, -j2 and -j4 under ENV (VAR=VALUE, or none) are one
 jobs_same() {
@@ -26,7 +28,7 @@ jobs_same() {
 	fi
 }
 
-build_fsck "10,000 directories" "$WORK/ref.img" -j4 "${many[@]}"
+build_fsck "many directories" "$WORK/ref.img" -j4 "${many[@]}"
 dirs=$(debugfs -R stats "$WORK/ref.img" 2>/dev/null | awk '/^Directories:/ { print $2 }')
 if [ "${dirs:-0}" -ge 5000 ]; then
 	pass "the plan has $dirs directories"

@@ -77,7 +77,7 @@ void plan_acl_add(const struct plan *pl, enum plan_entry kind, uint64_t id, stru
 
 /* plan_unique_names(): threads at most, and entries below which one does it all (half of) */
 #define PLAN_NAMES_MAX_THREADS	 64
-#define PLAN_NAMES_THREAD_ENTRIES 65536
+#define PLAN_NAMES_THREAD_ENTRIES 4096
 
 /* Every entry's name variant, on up to jobs threads (the same at any count).  0 or -ENOMEM. */
 int plan_unique_names(struct plan *pl, unsigned jobs);
