@@ -9,6 +9,7 @@
 #include "backends/ext4/estimate.h"
 #include "backends/ext4/inode_order.h"
 #include "backends/ext4/request.h"
+#include "backends/ext4/shape.h"
 #include "content/prealloc.h"
 #include "content/sparse.h"
 #include "util/array.h"
@@ -196,37 +197,9 @@ static int shape_entries(struct ext4_build *x)
 	char path[PATH_MAX];
 	int ret;
 
-	for (uint32_t j = 0; j < pl->ndirs; j++) {
-		uint64_t nd, total;
-
-		ret = ext4_collect_entries(x, j);
-		if (ret)
-			return ext4_set_err(x->b, ret, "out of memory");
-		ret = ext4_dir_shape(x->fs, x->ents.e, x->ents.n, &x->shape[j]);
-		if (ret == -EFBIG)
-			return ext4_set_err(
-				x->b, ret,
-				"directory '%s' has %zu entries, more than an htree of this file system holds (try -O large_dir)",
-				ext4_entry_path(x, j, NULL, path, sizeof(path)), x->ents.n);
-		if (ret)
-			return ext4_set_err(x->b, ret, "cannot shape directory '%s': %s",
-					    ext4_entry_path(x, j, NULL, path, sizeof(path)),
-					    strerror(-ret));
-		ext4_keep_entries(x, j);
-		nd = x->shape[j].nblocks;
-		total = nd +
-			ext4_map_meta_count(x->extents, x->bs, nd,
-					    (nd + EXT4_MAP_MAX_EXTENT - 1) / EXT4_MAP_MAX_EXTENT);
-		if (total > UINT32_MAX / 2)
-			return ext4_set_err(x->b, -EFBIG, "directory '%s' is too large",
-					    ext4_entry_path(x, j, NULL, path, sizeof(path)));
-		x->dir_blocks[j] = (uint32_t)total;
-		if (total > x->dcap)
-			x->dcap = total;
-		ret = ext4_tick(x, j + 1);
-		if (ret)
-			return ret;
-	}
+	ret = ext4_shape_dirs(x);
+	if (ret)
+		return ret;
 	for (uint32_t l = 0; l < pl->nlinks; l++) {
 		int len;
 

@@ -44,11 +44,10 @@ static int ents_add(struct ext4_ents *d, const char *name, size_t len, ext2_ino_
 	return 0;
 }
 
-/* Entries of directory j: subdirectories, files, links, and lost+found in the root. */
-int ext4_collect_entries(struct ext4_build *x, uint32_t j)
+/* Entries of directory j into d: subdirectories, files, links, and lost+found in the root. */
+int ext4_collect_into(const struct ext4_build *x, struct ext4_ents *d, uint32_t j)
 {
 	const struct plan *pl = x->pl;
-	struct ext4_ents *d = &x->ents;
 	char name[NAME_MAX_LEN + 1];
 	int ret = 0;
 
@@ -85,6 +84,19 @@ int ext4_collect_entries(struct ext4_build *x, uint32_t j)
 	return 0;
 }
 
+int ext4_collect_entries(struct ext4_build *x, uint32_t j)
+{
+	return ext4_collect_into(x, &x->ents, j);
+}
+
+uint64_t ext4_dir_entries(const struct ext4_build *x, uint32_t j)
+{
+	const struct plan *pl = x->pl;
+
+	return (uint64_t)x->nsub[j] + pl->dir_nfiles[j] + pl->dir_nlinks[j] +
+	       (j == 0 && x->st->lpf_ino);
+}
+
 /*
  * Kept entries: for each directory its number and entry count (4 bytes
  * each), then for each entry its inode (4 bytes), type, slack (2 bytes),
@@ -95,37 +107,26 @@ int ext4_collect_entries(struct ext4_build *x, uint32_t j)
 #define KEEP_HEAD  8
 #define KEEP_ENTRY 8
 
-void ext4_keep_entries(struct ext4_build *x, uint32_t j)
+size_t ext4_keep_size(const struct ext4_ents *d)
 {
-	const struct ext4_ents *d = &x->ents;
-	size_t need = KEEP_HEAD + d->n * KEEP_ENTRY + d->len, cap;
-	unsigned char *p;
+	if (d->n > UINT32_MAX)
+		return 0;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->e[i].name_len > UINT8_MAX)
+			return 0;
+	return KEEP_HEAD + d->n * KEEP_ENTRY + d->len;
+}
+
+void ext4_keep_put(const struct ext4_ents *d, uint32_t j, unsigned char *p)
+{
 	uint32_t n = (uint32_t)d->n;
 
-	/* keep_dirs stays when one is not kept: no later directory follows without a gap */
-	if (j != x->keep_dirs || d->n > UINT32_MAX || need > x->keep_budget - x->keep_len)
-		return;
-	if (x->keep_len + need > x->keep_cap) {
-		cap = x->keep_cap < (1u << 20) ? (1u << 20) : x->keep_cap * 2;
-		if (cap < x->keep_len + need)
-			cap = x->keep_len + need;
-		if (cap > x->keep_budget)
-			cap = x->keep_budget;
-		p = realloc(x->keep, cap);
-		if (!p)
-			return;
-		x->keep = p;
-		x->keep_cap = cap;
-	}
-	p = x->keep + x->keep_len;
 	memcpy(p, &j, 4);
 	memcpy(p + 4, &n, 4);
 	p += KEEP_HEAD;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct ext4_dirent_in *e = &d->e[i];
 
-		if (e->name_len > UINT8_MAX)
-			return;
 		memcpy(p, &e->ino, 4);
 		p[4] = e->type;
 		p[5] = (unsigned char)(e->slack & 0xff);
@@ -134,8 +135,32 @@ void ext4_keep_entries(struct ext4_build *x, uint32_t j)
 		memcpy(p + KEEP_ENTRY, e->name, e->name_len);
 		p += KEEP_ENTRY + e->name_len;
 	}
-	x->keep_len += need;
+}
+
+int ext4_keep_add(struct ext4_build *x, uint32_t j, const unsigned char *rec, size_t len)
+{
+	size_t cap;
+	unsigned char *p;
+
+	/* keep_dirs stays when one is not kept: no later directory follows without a gap */
+	if (!len || j != x->keep_dirs || len > x->keep_budget - x->keep_len)
+		return 0;
+	if (x->keep_len + len > x->keep_cap) {
+		cap = x->keep_cap < (1u << 20) ? (1u << 20) : x->keep_cap * 2;
+		if (cap < x->keep_len + len)
+			cap = x->keep_len + len;
+		if (cap > x->keep_budget)
+			cap = x->keep_budget;
+		p = realloc(x->keep, cap);
+		if (!p)
+			return 0;
+		x->keep = p;
+		x->keep_cap = cap;
+	}
+	memcpy(x->keep + x->keep_len, rec, len);
+	x->keep_len += len;
 	x->keep_dirs++;
+	return 1;
 }
 
 /* Where each kept directory's entries start in x->keep (the budget is under 4 GiB). */

@@ -128,10 +128,17 @@ struct ext4_build {
 double ext4_elapsed(const struct timespec *t0);
 
 /*
- * The entries of directory j into x->ents (subdirectories, files, links,
- * and lost+found in the root).  Returns 0 or -ENOMEM.
+ * The entries of directory j into d (subdirectories, files, links, and
+ * lost+found in the root).  Returns 0 or -ENOMEM.  Reads only the plan
+ * and x's inode numbers: threads may collect at once, each into its own d.
  */
+int ext4_collect_into(const struct ext4_build *x, struct ext4_ents *d, uint32_t j);
+
+/* ext4_collect_into() x->ents. */
 int ext4_collect_entries(struct ext4_build *x, uint32_t j);
+
+/* How many entries ext4_collect_into() gives directory j. */
+uint64_t ext4_dir_entries(const struct ext4_build *x, uint32_t j);
 void ext4_ents_release(struct ext4_ents *d);
 
 /*
@@ -145,12 +152,22 @@ void ext4_ents_release(struct ext4_ents *d);
 #define EXT4_KEEP_BUDGET (32u << 20)
 
 /*
- * After the shape pass collected directory j into x->ents: keep a copy
- * for write_dir, when j follows the directories kept so far and the copy
- * fits in x->keep_budget (nothing is kept after the first that does
- * not).  Memory failures only stop the keeping.
+ * Bytes of directory d's entries as kept (its record), or 0 when they
+ * cannot be kept (a name over 255 bytes, too many entries).
  */
-void ext4_keep_entries(struct ext4_build *x, uint32_t j);
+size_t ext4_keep_size(const struct ext4_ents *d);
+
+/* Directory j's record of d into p (ext4_keep_size() bytes). */
+void ext4_keep_put(const struct ext4_ents *d, uint32_t j, unsigned char *p);
+
+/*
+ * After the shape pass made directory j's record rec (len bytes, 0: none):
+ * keep a copy for write_dir, when j follows the directories kept so far
+ * and the copy fits in x->keep_budget (nothing is kept after the first
+ * that does not).  Memory failures only stop the keeping.  Returns 1 if
+ * kept, else 0.
+ */
+int ext4_keep_add(struct ext4_build *x, uint32_t j, const unsigned char *rec, size_t len);
 
 /*
  * The entries of directory j into x->ents: the kept ones when j is the

@@ -368,7 +368,7 @@ static int plan_for_target(const struct create_args *a, const struct backend_ops
 		fprintf(stderr, "imprint: %s\n", terr.msg);
 		return ret;
 	}
-	ret = plan_build(pl, p, &plerr);
+	ret = plan_build_jobs(pl, p, a->jobs, &plerr);
 	if (ret) {
 		fprintf(stderr, "imprint: %s\n", ret == -EINVAL ? plerr.msg : strerror(-ret));
 		return ret;

@@ -175,13 +175,28 @@ out:
 	return ret;
 }
 
+static int build(struct plan *pl, struct plan *prev, const struct params *p, unsigned jobs,
+		 struct plan_error *err);
+
 int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 {
-	return plan_build_pair(pl, NULL, p, err);
+	return build(pl, NULL, p, 1, err);
+}
+
+int plan_build_jobs(struct plan *pl, const struct params *p, unsigned jobs,
+		    struct plan_error *err)
+{
+	return build(pl, NULL, p, jobs, err);
 }
 
 int plan_build_pair(struct plan *pl, struct plan *prev, const struct params *p,
 		    struct plan_error *err)
+{
+	return build(pl, prev, p, 1, err);
+}
+
+static int build(struct plan *pl, struct plan *prev, const struct params *p, unsigned jobs,
+		 struct plan_error *err)
 {
 	uint32_t m_d[DEPTH_SLOTS] = { 0 };
 	int ret;
@@ -230,7 +245,7 @@ int plan_build_pair(struct plan *pl, struct plan *prev, const struct params *p,
 	ret = plan_links(pl);
 	if (ret)
 		goto out_fail;
-	ret = plan_unique_names(pl);
+	ret = plan_unique_names(pl, jobs);
 	if (!ret)
 		ret = plan_xattr_prepare(pl);
 	if (!ret)

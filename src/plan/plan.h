@@ -123,6 +123,10 @@ struct plan_error {
  */
 int plan_build(struct plan *pl, const struct params *p, struct plan_error *err);
 
+/* plan_build() on up to jobs threads where it can: the same plan at any count. */
+int plan_build_jobs(struct plan *pl, const struct params *p, unsigned jobs,
+		    struct plan_error *err);
+
 /*
  * plan_build() of generation N (p->generation) into pl and of N - 1 into
  * prev, from one build of generation 0 and one replay (N >= 2; prev then

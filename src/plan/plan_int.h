@@ -75,7 +75,12 @@ void plan_acl_add(const struct plan *pl, enum plan_entry kind, uint64_t id, stru
 
 /* plan_names.c: names made unique within their directory */
 
-int plan_unique_names(struct plan *pl);
+/* plan_unique_names(): threads at most, and entries below which one does it all (half of) */
+#define PLAN_NAMES_MAX_THREADS	 64
+#define PLAN_NAMES_THREAD_ENTRIES 4096
+
+/* Every entry's name variant, on up to jobs threads (the same at any count).  0 or -ENOMEM. */
+int plan_unique_names(struct plan *pl, unsigned jobs);
 
 /*
  * A set of names (one directory's): reset it for about `entries` names

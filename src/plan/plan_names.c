@@ -1,6 +1,7 @@
 /* plan_names.c - names of a plan's entries: unique variants, paths and symbolic link targets */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,14 +120,14 @@ void plan_name_set_free(struct plan_name_set *ns)
 	memset(ns, 0, sizeof(*ns));
 }
 
-/* Choose each entry's name variant so that names are unique per directory. */
-int plan_unique_names(struct plan *pl)
+/* Each name variant of directories from..to-1's entries, so that names are unique in each. */
+static int unique_names_range(struct plan *pl, uint32_t from, uint32_t to)
 {
 	struct plan_name_set ns = { 0 };
 	char buf[NAME_MAX_LEN + 1];
 	int ret = 0;
 
-	for (uint32_t j = 0; j < pl->ndirs; j++) {
+	for (uint32_t j = from; j < to; j++) {
 		uint64_t entries = (uint64_t)pl->dir_nfiles[j] + pl->dir_nlinks[j] + 1 +
 				   (j == 0 ? pl->prm.nreserved : 0);
 
@@ -173,6 +174,66 @@ out_free:
 	free(ns.hash);
 	free(ns.off);
 	free(ns.arena);
+	return ret;
+}
+
+/* A thread's share of plan_unique_names(): directories from..to-1. */
+struct names_share {
+	struct plan *pl;
+	uint32_t from, to;
+	int ret;
+	pthread_t tid;
+	int started;
+};
+
+static void *unique_names_thread(void *arg)
+{
+	struct names_share *sh = arg;
+
+	sh->ret = unique_names_range(sh->pl, sh->from, sh->to);
+	return NULL;
+}
+
+/*
+ * A directory's variants depend on its own entries' names alone: the
+ * directories go to the threads in consecutive ranges of about as many
+ * entries each, and every thread writes the variants of its own
+ * directories' entries only.
+ */
+int plan_unique_names(struct plan *pl, unsigned jobs)
+{
+	struct names_share sh[PLAN_NAMES_MAX_THREADS];
+	uint64_t total = pl->nfiles + pl->nlinks + pl->ndirs, seen = 0;
+	unsigned n = jobs < 1 ? 1 : jobs > PLAN_NAMES_MAX_THREADS ? PLAN_NAMES_MAX_THREADS : jobs;
+	uint32_t j = 0;
+	int ret = 0;
+
+	if (total < PLAN_NAMES_THREAD_ENTRIES * 2)
+		n = 1;
+	for (unsigned k = 0; k < n; k++) {
+		sh[k].pl = pl;
+		sh[k].from = j;
+		/* up to k + 1 shares of the entries, the last share to the end */
+		while (j < pl->ndirs && (k + 1 == n || seen < total / n * (k + 1))) {
+			seen += (uint64_t)pl->dir_nfiles[j] + pl->dir_nlinks[j] + 1;
+			j++;
+		}
+		sh[k].to = j;
+		sh[k].ret = 0;
+		sh[k].started = 0;
+	}
+	/* a thread that cannot be started leaves its share to this one */
+	for (unsigned k = 1; k < n; k++)
+		sh[k].started = !pthread_create(&sh[k].tid, NULL, unique_names_thread, &sh[k]);
+	sh[0].ret = unique_names_range(pl, sh[0].from, sh[0].to);
+	for (unsigned k = 1; k < n; k++) {
+		if (sh[k].started)
+			pthread_join(sh[k].tid, NULL);
+		else
+			sh[k].ret = unique_names_range(pl, sh[k].from, sh[k].to);
+	}
+	for (unsigned k = 0; k < n && !ret; k++)
+		ret = sh[k].ret;
 	return ret;
 }
 
