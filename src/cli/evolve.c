@@ -217,6 +217,24 @@ static int same_meta(const struct plan_meta *a, const struct plan_meta *b)
 }
 
 /*
+ * Stat pl's file f at path into st (its planned metadata into m): 0 when
+ * it is a regular file of the planned size and mtime, 1 when it differs,
+ * or stat's negative errno.
+ */
+static int stat_as_planned(struct evolve *ev, const struct plan *pl, uint64_t f, const char *path,
+			   struct backend_edit_stat *st, struct plan_meta *m)
+{
+	int ret;
+
+	plan_file_meta(pl, f, m);
+	ret = ev->ops->stat(ev, path, st);
+	if (ret)
+		return ret;
+	return !S_ISREG(st->mode) || st->size != pl->file_size[f] || st->mtime != m->mtime ||
+	       st->mtime_ns != m->mtime_ns;
+}
+
+/*
  * Whether TARGET holds generation n already, as after the same evolve run
  * twice: every file generation n made or changed (one at least), and one
  * in 61 of the others, has generation n's type, size and mtime at its
@@ -236,11 +254,8 @@ static int holds_cur(struct evolve *ev)
 		if (!touched && c % 61)
 			continue;
 		touched_any |= touched;
-		if (entry_path(ev, &ev->cur, 0, c, path, sizeof(path)))
-			return 0;
-		plan_file_meta(&ev->cur, c, &m);
-		if (ev->ops->stat(ev, path, &st) || !S_ISREG(st.mode) ||
-		    st.size != ev->cur.file_size[c] || st.mtime != m.mtime || st.mtime_ns != m.mtime_ns)
+		if (entry_path(ev, &ev->cur, 0, c, path, sizeof(path)) ||
+		    stat_as_planned(ev, &ev->cur, c, path, &st, &m))
 			return 0;
 	}
 	return touched_any;
@@ -262,14 +277,12 @@ static int check_prev(struct evolve *ev, uint32_t n)
 			continue;
 		if (entry_path(ev, &ev->prev, 0, f, path, sizeof(path)))
 			return -ENAMETOOLONG;
-		plan_file_meta(&ev->prev, f, &m);
-		ret = ev->ops->stat(ev, path, &st);
-		if (ret || !S_ISREG(st.mode) || st.size != ev->prev.file_size[f] ||
-		    st.mtime != m.mtime || st.mtime_ns != m.mtime_ns) {
+		ret = stat_as_planned(ev, &ev->prev, f, path, &st, &m);
+		if (ret) {
 			const char *p = path + strlen(ev->root);
 			size_t len = sizeof(ev->why);
 
-			if (ret)
+			if (ret < 0)
 				snprintf(ev->why, len, "'%s' is missing (%s)", p, strerror(-ret));
 			else if (!S_ISREG(st.mode))
 				snprintf(ev->why, len, "'%s' is not a regular file", p);

@@ -213,6 +213,15 @@ static void content_build_start(struct content_build *cb, const struct plan *pl,
 		content_build(cb);
 }
 
+/* Wait for the build's thread, when it runs and was not joined yet. */
+static void content_build_wait(struct content_build *cb)
+{
+	if (cb->running) {
+		pthread_join(cb->tid, NULL);
+		cb->running = 0;
+	}
+}
+
 /*
  * Wait for the content; again after it is a no-op.  Returns 0, or the
  * first failure in the order of the build (the model's, then the
@@ -220,10 +229,7 @@ static void content_build_start(struct content_build *cb, const struct plan *pl,
  */
 static int content_build_join(struct content_build *cb, struct pipeline_job *j)
 {
-	if (cb->running) {
-		pthread_join(cb->tid, NULL);
-		cb->running = 0;
-	}
+	content_build_wait(cb);
 	if (cb->model_ret) {
 		snprintf(j->msg, j->len, "cannot build the content model: %s",
 			 strerror(-cb->model_ret));
@@ -240,10 +246,7 @@ static int content_build_join(struct content_build *cb, struct pipeline_job *j)
 /* Join the content build (when not yet) and free what it made. */
 static void content_build_release(struct content_build *cb)
 {
-	if (cb->running) {
-		pthread_join(cb->tid, NULL);
-		cb->running = 0;
-	}
+	content_build_wait(cb);
 	if (cb->model_ret || cb->source_ret)
 		return;
 	content_source_release(&cb->cs);

@@ -75,7 +75,7 @@ void plan_acl_add(const struct plan *pl, enum plan_entry kind, uint64_t id, stru
 
 /* plan_names.c: names made unique within their directory */
 
-/* plan_unique_names(): threads at most, and entries below which one does it all (half of) */
+/* plan_unique_names(): the most threads, and the fewest entries a thread is worth (one under twice this) */
 #define PLAN_NAMES_MAX_THREADS	 64
 #define PLAN_NAMES_THREAD_ENTRIES 4096
 
