@@ -497,8 +497,8 @@ static const struct opt_help {
 	  "job array or a Kubernetes Indexed Job; finish: after all\n"
 	  "shards, the directories' metadata (doc/scale-out.md)", 0 },
 	{ 'q', "-q, --quiet", "no progress line and no summary (--json still prints)", 0 },
-	{ 'j', "-j, --jobs N", "create, evolve: worker threads for file data (default:\n"
-	  "online CPUs)", 0 },
+	{ 'j', "-j, --jobs N", "create, evolve: worker threads for file data, and for\n"
+	  "create's plan and directory shapes (default: online CPUs)", 0 },
 	{ OPT_DIRECT_IO, "    --direct-io WAY",
 	  "ext4: file data around the page cache (on), through it\n"
 	  "(off), or auto (default): both timed at the target\n"
