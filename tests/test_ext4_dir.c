@@ -409,6 +409,9 @@ static size_t check_leaves(ext2_filsys fs, const char *buf, const struct ext4_di
 }
 
 /* A directory inode under root whose blocks are buf, at blocks libext2fs picks */
+/* The directory's generation: not 0, so that a checksum without it fails the checks */
+#define DIR_GEN 0x6e5eed01u
+
 static ext2_ino_t make_dir_inode(ext2_filsys fs, const struct ext4_dir_shape *sh)
 {
 	struct ext2_inode inode;
@@ -419,6 +422,7 @@ static ext2_ino_t make_dir_inode(ext2_filsys fs, const struct ext4_dir_shape *sh
 	memset(&inode, 0, sizeof(inode));
 	inode.i_mode = LINUX_S_IFDIR | 0755;
 	inode.i_links_count = 2;
+	inode.i_generation = DIR_GEN;
 	inode.i_atime = inode.i_ctime = inode.i_mtime = TIME_STAMP;
 	if (sh->indexed)
 		inode.i_flags |= EXT2_INDEX_FL;
@@ -614,8 +618,16 @@ static void run_case(const struct dir_case *c, const char *tag)
 	/* no byte may depend on what the buffer held */
 	memset(buf, 0xa5, bytes);
 	memset(again, 0x5a, bytes);
-	assert_int_equal(ext4_dir_format(fs, dino, EXT2_ROOT_INO, s.e, s.n, &sh, buf), 0);
-	assert_int_equal(ext4_dir_format(fs, dino, EXT2_ROOT_INO, s.e, s.n, &sh, again), 0);
+	assert_int_equal(ext4_dir_format(fs, dino, DIR_GEN, EXT2_ROOT_INO, s.e, s.n, &sh, buf), 0);
+	assert_int_equal(ext4_dir_format(fs, dino, DIR_GEN, EXT2_ROOT_INO, s.e, s.n, &sh, again), 0);
+	assert_memory_equal(buf, again, bytes);
+	/* every block's checksum as libext2fs sets it, the generation read from the inode */
+	for (uint32_t b = 0; ext2fs_has_feature_metadata_csum(fs->super) && b < sh.nblocks; b++) {
+		char *blk = again + (size_t)b * fs->blocksize;
+
+		memset(blk + fs->blocksize - 4, 0, 4);
+		assert_int_equal(ext2fs_dir_block_csum_set(fs, dino, (struct ext2_dir_entry *)blk), 0);
+	}
 	assert_memory_equal(buf, again, bytes);
 	if (sh.indexed) {
 		size_t crossed = check_leaves(fs, buf, &sh);
@@ -822,7 +834,7 @@ static void test_api(void **state)
 	assert_non_null(a);
 	assert_non_null(b);
 	/* root's generation stands in for a directory's: checksums need an inode */
-	assert_int_equal(ext4_dir_format(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, s.e, s.n, &sh, a), 0);
+	assert_int_equal(ext4_dir_format(fs, EXT2_ROOT_INO, 0, EXT2_ROOT_INO, s.e, s.n, &sh, a), 0);
 	/* reverse the input: same bytes */
 	for (size_t i = 0, j = s.n - 1; i < j; i++, j--) {
 		struct ext4_dirent_in t = s.e[i];
@@ -830,12 +842,12 @@ static void test_api(void **state)
 		s.e[i] = s.e[j];
 		s.e[j] = t;
 	}
-	assert_int_equal(ext4_dir_format(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, s.e, s.n, &sh, b), 0);
+	assert_int_equal(ext4_dir_format(fs, EXT2_ROOT_INO, 0, EXT2_ROOT_INO, s.e, s.n, &sh, b), 0);
 	assert_memory_equal(a, b, bytes);
 
 	bad = sh;
 	bad.nblocks--;
-	assert_int_equal(ext4_dir_format(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, s.e, s.n, &bad, a),
+	assert_int_equal(ext4_dir_format(fs, EXT2_ROOT_INO, 0, EXT2_ROOT_INO, s.e, s.n, &bad, a),
 			 -EINVAL);
 
 	s.e[17].name = s.e[4000].name;

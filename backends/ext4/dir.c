@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/ext4/csum.h"
 #include "backends/ext4/dir.h"
 #include "util/e2err.h"
 
@@ -423,7 +424,7 @@ static void put_htree(const struct dir_plan *p, char *buf, const struct ext4_dir
 	put_dx_entries(buf + DX_ROOT_OFFSET, p->root_limit, items, hash, 0, base);
 }
 
-int ext4_dir_format(ext2_filsys fs, ext2_ino_t dir_ino, ext2_ino_t parent_ino,
+int ext4_dir_format(ext2_filsys fs, ext2_ino_t dir_ino, uint32_t dir_gen, ext2_ino_t parent_ino,
 		    const struct ext4_dirent_in *e, size_t n, const struct ext4_dir_shape *shape,
 		    void *buf)
 {
@@ -457,8 +458,8 @@ int ext4_dir_format(ext2_filsys fs, ext2_ino_t dir_ino, ext2_ino_t parent_ino,
 
 	if (p.csum) {
 		for (b = 0; b < p.nblocks; b++) {
-			errcode_t err = ext2fs_dir_block_csum_set(fs, dir_ino,
-					(struct ext2_dir_entry *)((char *)buf + (size_t)b * p.bs));
+			errcode_t err = ext4_csum_dir_block(fs, dir_ino, dir_gen,
+							    (char *)buf + (size_t)b * p.bs);
 
 			if (err) {
 				ret = errcode_to_errno(err);

@@ -43,12 +43,12 @@ int ext4_dir_shape(ext2_filsys fs, const struct ext4_dirent_in *e, size_t n,
  * bytes; logical block i at buf + i * block size), entries e[0..n-1] plus
  * "." (dir_ino) and ".." (parent_ino), checksums set when metadata_csum is
  * on.  shape must come from ext4_dir_shape() with the same entries.
- * Returns 0, -ENOMEM, or -EIO when libext2fs refuses a checksum.
- * Also -EINVAL when shape does not match the entries, and the errors of
- * ext4_dir_shape().  The checksums cover dir_ino's i_generation, read
- * through libext2fs: write the inode first, and keep its generation.
+ * The checksums cover dir_gen, dir_ino's i_generation (the inode need
+ * not be written yet).  Returns 0, -ENOMEM, or -EIO when a block has no
+ * room for its checksum.  Also -EINVAL when shape does not match the
+ * entries, and the errors of ext4_dir_shape().
  */
-int ext4_dir_format(ext2_filsys fs, ext2_ino_t dir_ino, ext2_ino_t parent_ino,
+int ext4_dir_format(ext2_filsys fs, ext2_ino_t dir_ino, uint32_t dir_gen, ext2_ino_t parent_ino,
 		    const struct ext4_dirent_in *e, size_t n, const struct ext4_dir_shape *shape,
 		    void *buf);
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/ext4/csum.h"
 #include "backends/ext4/map.h"
 #include "content/sparse.h"
 #include "util/array.h"
@@ -410,18 +411,15 @@ int ext4_map_build_sparse(struct ext4_map *m, ext2_filsys fs, const struct layou
 	return build_blockmap(m, fs, runs, nruns, lblocks, h, src);
 }
 
-int ext4_map_write(struct ext4_map *m, ext2_filsys fs, ext2_ino_t ino)
+int ext4_map_write(struct ext4_map *m, ext2_filsys fs, ext2_ino_t ino, uint32_t gen)
 {
 	uint32_t bs = fs->blocksize;
 	errcode_t err;
 
 	if (m->extents) {
-		for (uint64_t i = 0; i < m->nmeta; i++) {
-			err = ext2fs_extent_block_csum_set(
-				fs, ino, (struct ext3_extent_header *)(m->meta_buf + i * bs));
-			if (err)
-				return e2err_errno(err);
-		}
+		for (uint64_t i = 0; i < m->nmeta; i++)
+			ext4_csum_extent_block(fs, ino, gen,
+					       (struct ext3_extent_header *)(m->meta_buf + i * bs));
 	}
 	/* one write per physically consecutive stretch */
 	for (uint64_t i = 0; i < m->nmeta;) {

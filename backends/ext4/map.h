@@ -90,10 +90,10 @@ int ext4_map_build_sparse(struct ext4_map *m, ext2_filsys fs, const struct layou
 
 /*
  * Write m's metadata blocks for inode ino, extent-block checksums set
- * (the inode must already be written: the checksum covers its
- * generation).  Returns 0, -EIO, or another negative errno.
+ * (they cover gen, the inode's i_generation; the inode need not be
+ * written yet).  Returns 0, -EIO, or another negative errno.
  */
-int ext4_map_write(struct ext4_map *m, ext2_filsys fs, ext2_ino_t ino);
+int ext4_map_write(struct ext4_map *m, ext2_filsys fs, ext2_ino_t ino, uint32_t gen);
 
 /*
  * The kernel-like placement of a directory of ndata blocks in the nblocks

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/ext4/csum.h"
 #include "backends/ext4/write.h"
 #include "backends/ext4/xattr.h"
 #include "content/prealloc.h"
@@ -20,14 +21,14 @@
  * table blocks held here (x->iblk, read at once), in the form
  * ext2fs_write_inode2() gives them on disk, and the blocks that changed go
  * to fs->io at once: when an inode outside the window comes, and
- *   itable_flush() before any other block is read or written there
- *   (directory, extent and symlink blocks; the checksums of directory and
- *   extent blocks read the inode's generation through libext2fs);
  *   itable_drop() before libext2fs may write an inode (inline data,
  *   xattrs, close): the window is read again for the next inode.
  * fs->icache is emptied at each write of the window, so that libext2fs
- * never reads an inode from a stale copy.  The superblock's lifetime
- * write count is imprint's (ext4.c), whatever goes through unix_io's cache.
+ * never reads an inode from a stale copy.  The checksums of inodes,
+ * directory blocks and extent blocks are imprint's (csum.c), from the
+ * generation every inode is written with here (NEW_GEN), so they need no
+ * inode back from libext2fs.  The superblock's lifetime write count is
+ * imprint's (ext4.c), whatever goes through unix_io's cache.
  */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define ITABLE_HELD 0 /* the disk's byte order is not the host's: through libext2fs */
@@ -35,6 +36,7 @@
 #define ITABLE_HELD 1
 #endif
 #define ITABLE_WINDOW 16 /* table blocks read at once */
+#define NEW_GEN 0        /* i_generation of every inode written (as mke2fs's) */
 
 static errcode_t itable_flush(struct ext4_build *x)
 {
@@ -81,9 +83,7 @@ static errcode_t itable_put(struct ext4_build *x, ext2_ino_t ino, struct ext2_in
 		return EXT2_ET_GDESC_BAD_INODE_TABLE;
 	nr = table + off / x->bs;
 	off %= x->bs;
-	err = ext2fs_inode_csum_set(fs, ino, in);
-	if (err)
-		return err;
+	ext4_csum_inode(fs, ino, in);
 	if (!x->iblk_nr || nr < x->iblk_nr || nr >= x->iblk_nr + x->iblk_n) {
 		/* the window: this block and the next of its group's table */
 		unsigned n = (unsigned)MIN((blk64_t)ITABLE_WINDOW,
@@ -281,17 +281,15 @@ static int write_dir(struct ext4_build *x, uint32_t j)
 	ret = write_inode(x, ino, &m, (uint32_t)links, (uint64_t)sh->nblocks * x->bs, total,
 			  (x->extents ? EXT4_EXTENTS_FL : 0) | (sh->indexed ? EXT2_INDEX_FL : 0),
 			  x->map.i_block);
-	if (!ret) /* the checksums of the mapping and directory blocks read the inode */
-		ret = e2err_errno(itable_flush(x));
 	if (!ret)
-		ret = ext4_map_write(&x->map, x->fs, ino);
+		ret = ext4_map_write(&x->map, x->fs, ino, NEW_GEN);
 	if (ret)
 		goto out_err;
 
 	ret = ext4_buf_reserve(x, (size_t)sh->nblocks * x->bs);
 	if (ret)
 		goto out_err;
-	ret = ext4_dir_format(x->fs, ino, parent, x->ents.e, x->ents.n, sh, x->buf);
+	ret = ext4_dir_format(x->fs, ino, NEW_GEN, parent, x->ents.e, x->ents.n, sh, x->buf);
 	if (ret)
 		goto out_err;
 	for (size_t r = 0; r < nruns; r++) {
@@ -377,10 +375,8 @@ static int write_file(struct ext4_build *x, uint64_t f)
 		if (!ret)
 			ret = write_inode(x, ino, &m, links, size, nb + x->map.nmeta,
 					  x->extents ? EXT4_EXTENTS_FL : 0, x->map.i_block);
-		if (!ret && x->map.nmeta) /* the checksums of extent blocks read the inode */
-			ret = e2err_errno(itable_flush(x));
 		if (!ret)
-			ret = ext4_map_write(&x->map, x->fs, ino);
+			ret = ext4_map_write(&x->map, x->fs, ino, NEW_GEN);
 		if (!ret) {
 			for (size_t r = 0; r < nruns; r++)
 				mark_range(x->fs, runs[r].pblk, runs[r].len);
@@ -456,8 +452,6 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 					  x->extents ? EXT4_EXTENTS_FL : 0, x->map.i_block);
 		if (!ret)
 			ret = ext4_buf_reserve(x, x->bs);
-		if (!ret)
-			ret = e2err_errno(itable_flush(x));
 		if (!ret) {
 			memset(x->buf, 0, x->bs);
 			memcpy(x->buf, x->tbuf, (size_t)len);
