@@ -14,6 +14,30 @@ struct wrap_priv {
 	const struct content_source *inner_cs;
 };
 
+#define GUARD 4096
+
+/* The inner fill into a buffer of guard bytes: those past len must be as they were. */
+static int guarded_fill(const struct wrap_priv *w, uint64_t file, uint64_t offset, void *buf,
+			size_t len)
+{
+	unsigned char *tmp = malloc(len + GUARD);
+	int ret;
+
+	if (!tmp)
+		return -ENOMEM;
+	memset(tmp, 0xa5, len + GUARD);
+	ret = w->inner_cs->fill(w->inner_cs, file, offset, tmp, len);
+	for (size_t i = len; i < len + GUARD; i++) {
+		if (tmp[i] != 0xa5) {
+			__atomic_add_fetch(&wrap.overruns, 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	memcpy(buf, tmp, len);
+	free(tmp);
+	return ret;
+}
+
 static int wrap_fill(const struct content_source *cs, uint64_t file, uint64_t offset, void *buf,
 		     size_t len)
 {
@@ -22,6 +46,8 @@ static int wrap_fill(const struct content_source *cs, uint64_t file, uint64_t of
 	if (file == wrap.fail_file)
 		return -EIO;
 	__atomic_add_fetch(&wrap.fills, 1, __ATOMIC_RELAXED);
+	if (wrap.guard)
+		return guarded_fill(w, file, offset, buf, len);
 	return w->inner_cs->fill(w->inner_cs, file, offset, buf, len);
 }
 

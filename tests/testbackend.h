@@ -14,6 +14,8 @@ struct wrap_state {
 	uint64_t fills;			 /* content requests that went through */
 	uint64_t fail_file;		 /* content of this file fails with -EIO; UINT64_MAX: none */
 	int fail_open;			 /* open() fails with this negative errno; 0: no */
+	int guard;			 /* content made beside guard bytes, which must stay */
+	uint64_t overruns;		 /* fills that wrote past their length (with guard) */
 };
 
 /* The wrapper's state: reset it with wrap_reset() before each use. */

@@ -165,6 +165,12 @@ struct ext4_batch {
 	uint64_t *sb; /* staged metadata blocks copied into buf, ascending */
 	size_t ns;
 	unsigned char *buf;
+	/*
+	 * For each block of buf, how many bytes from its start may not be
+	 * zero (what earlier batches left there): a block's tail past its
+	 * file's end is cleared only that far, not to the block's end.
+	 */
+	uint32_t *dirty;
 	struct ext4_dio_run *run;
 	size_t nrun;
 	uint64_t bytes, files;
@@ -334,6 +340,7 @@ static size_t take_batch(struct ext4_data *d, struct ext4_batch *s)
 		struct ext4_staged e = staged_pop(d);
 
 		memcpy(s->buf + (e.pblk - start) * bs, d->pool + (size_t)e.slot * bs, (size_t)bs);
+		s->dirty[e.pblk - start] = (uint32_t)bs;
 		d->free_slot[d->nfree++] = e.slot;
 		if (d->room_waiting)
 			pthread_cond_broadcast(&d->meta_cv);
@@ -362,6 +369,27 @@ static struct ext4_big *big_of(const struct ext4_data *d, uint32_t f)
 	return lo < d->nbig && d->big[lo].file == f && d->big[lo].sp ? &d->big[lo] : NULL;
 }
 
+/*
+ * Blocks first .. first + len - 1 of s->buf took have bytes of content
+ * from the first one's start: the rest of them is zero, as the kernel
+ * leaves a file's last block, cleared as far as an earlier batch wrote.
+ */
+static void clear_tail(struct ext4_batch *s, uint64_t first, uint64_t len, uint64_t have,
+		       uint64_t bs)
+{
+	uint64_t full = have / bs;
+	uint32_t keep = (uint32_t)(have % bs);
+	unsigned char *at = s->buf + first * bs;
+
+	for (uint64_t k = 0; k < full; k++)
+		s->dirty[first + k] = (uint32_t)bs;
+	for (uint64_t k = full; k < len; k++, keep = 0) {
+		if (s->dirty[first + k] > keep)
+			memset(at + k * bs + keep, 0, s->dirty[first + k] - keep);
+		s->dirty[first + k] = keep;
+	}
+}
+
 /* Make the content of batch s in its buffer and gather its runs of consecutive blocks. */
 static int fill_batch(struct ext4_data *d, struct ext4_batch *s)
 {
@@ -387,9 +415,7 @@ static int fill_batch(struct ext4_data *d, struct ext4_batch *s)
 			ret = have ? d->cs->fill(d->cs, b[i].file, off, at, (size_t)have) : 0;
 		if (ret)
 			return ret;
-		/* the tail of the last block is zero, as the kernel leaves it */
-		if (have < want)
-			memset(at + have, 0, (size_t)(want - have));
+		clear_tail(s, b[i].pblk - s->span_start, b[i].len, have, bs);
 		s->bytes += have;
 		s->files += b[i].last;
 	}
@@ -564,15 +590,22 @@ static int batch_alloc(struct ext4_batch *s, size_t cap, uint32_t block_size)
 	/* aligned for direct I/O */
 	if (posix_memalign((void **)&s->buf, EXT4_DIO_ALIGN, cap * block_size))
 		s->buf = NULL;
+	s->dirty = malloc(cap * sizeof(*s->dirty));
 	s->b = malloc(cap * sizeof(*s->b));
 	s->sb = malloc(cap * sizeof(*s->sb));
 	s->run = malloc(cap * sizeof(*s->run));
-	return s->buf && s->b && s->sb && s->run ? 0 : -ENOMEM;
+	if (!s->buf || !s->dirty || !s->b || !s->sb || !s->run)
+		return -ENOMEM;
+	/* what the allocator gave is not known to be zero */
+	for (size_t k = 0; k < cap; k++)
+		s->dirty[k] = block_size;
+	return 0;
 }
 
 static void batch_free(struct ext4_batch *s)
 {
 	free(s->buf);
+	free(s->dirty);
 	free(s->b);
 	free(s->sb);
 	free(s->run);
