@@ -161,6 +161,42 @@ static void test_fit_100k(void **state)
 	plan_release(&pl);
 }
 
+/*
+ * plan_build_jobs() keeps generation 0's file names as it makes them
+ * unique, on one thread and on several: each the name plan_build() makes
+ * again (the variants too); a later generation keeps none.
+ */
+static void test_kept_names(void **state)
+{
+	static const char *const kv[] = { "files", "40K", "seed", "5", NULL };
+	char a[NAME_MAX_LEN + 1], b[NAME_MAX_LEN + 1];
+	struct plan_error err = { { 0 } };
+	struct params p;
+	struct plan made, kept;
+
+	(void)state;
+	test_resolved(&p, kv);
+	assert_int_equal(plan_build(&made, &p, &err), 0);
+	assert_null(made.file_names);
+	for (unsigned jobs = 1; jobs <= 4; jobs += 3) {
+		assert_int_equal(plan_build_jobs(&kept, &p, jobs, &err), 0);
+		assert_non_null(kept.file_names);
+		for (uint64_t f = 0; f < made.nfiles; f++) {
+			size_t la = plan_file_name(&made, f, a), lb = plan_file_name(&kept, f, b);
+
+			assert_int_equal(la, lb);
+			assert_string_equal(a, b);
+			assert_int_equal(made.file_variant[f], kept.file_variant[f]);
+		}
+		plan_release(&kept);
+	}
+	plan_release(&made);
+	p.generation = 1;
+	assert_int_equal(plan_build_jobs(&kept, &p, 2, &err), 0);
+	assert_null(kept.file_names);
+	plan_release(&kept);
+}
+
 static void test_modes(void **state)
 {
 	static const char *const iid[] = { "files", "20000", "sampling", "iid", NULL };
@@ -266,6 +302,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_plan),
 		cmocka_unit_test(test_fit_100k),
+		cmocka_unit_test(test_kept_names),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_stream_independence),
 		cmocka_unit_test(test_errors),

@@ -176,27 +176,27 @@ out:
 }
 
 static int build(struct plan *pl, struct plan *prev, const struct params *p, unsigned jobs,
-		 struct plan_error *err);
+		 int keep, struct plan_error *err);
 
 int plan_build(struct plan *pl, const struct params *p, struct plan_error *err)
 {
-	return build(pl, NULL, p, 1, err);
+	return build(pl, NULL, p, 1, 0, err);
 }
 
 int plan_build_jobs(struct plan *pl, const struct params *p, unsigned jobs,
 		    struct plan_error *err)
 {
-	return build(pl, NULL, p, jobs, err);
+	return build(pl, NULL, p, jobs, 1, err);
 }
 
 int plan_build_pair(struct plan *pl, struct plan *prev, const struct params *p,
 		    struct plan_error *err)
 {
-	return build(pl, prev, p, 1, err);
+	return build(pl, prev, p, 1, 0, err);
 }
 
 static int build(struct plan *pl, struct plan *prev, const struct params *p, unsigned jobs,
-		 struct plan_error *err)
+		 int keep, struct plan_error *err)
 {
 	uint32_t m_d[DEPTH_SLOTS] = { 0 };
 	int ret;
@@ -245,7 +245,9 @@ static int build(struct plan *pl, struct plan *prev, const struct params *p, uns
 	ret = plan_links(pl);
 	if (ret)
 		goto out_fail;
-	ret = plan_unique_names(pl, jobs);
+	/* a later generation renumbers the files: its names are made each time */
+	keep = keep && !p->generation && pl->nfiles * PLAN_NAME_COST <= PLAN_NAMES_KEEP;
+	ret = plan_unique_names(pl, jobs, keep);
 	if (!ret)
 		ret = plan_xattr_prepare(pl);
 	if (!ret)
@@ -283,6 +285,7 @@ void plan_release(struct plan *pl)
 	FREE_ALL(pl->dir_parent, pl->dir_depth, pl->dir_variant, pl->dir_first_child,
 		 pl->dir_next_sibling, pl->dir_first_file, pl->dir_nfiles, pl->dir_first_link,
 		 pl->dir_nlinks, pl->file_size, pl->file_ext, pl->file_dir, pl->file_variant,
+		 pl->file_names, pl->file_name_at,
 		 pl->file_nlink, pl->file_dup_of, pl->link_dir, pl->link_target, pl->link_kind,
 		 pl->link_variant, pl->dir_sectype, pl->dir_acl_src);
 	ext_model_release(&pl->ext);

@@ -82,6 +82,14 @@ struct plan {
 	uint16_t *file_ext;
 	uint32_t *file_dir;
 	uint8_t *file_variant;
+	/*
+	 * The files' names as plan_unique_names() made them, kept by
+	 * plan_build_jobs() within PLAN_NAMES_KEEP bytes: file f's at
+	 * file_names + file_name_at[f], NUL-terminated; NULL: plan_file_name()
+	 * makes them again each time (the same bytes).
+	 */
+	char *file_names;
+	uint32_t *file_name_at;
 	uint32_t *file_nlink;       /* 1 + hard links to it; NULL when none exist */
 	uint32_t *file_dup_of;      /* the file this one is a byte-for-byte copy of, or
 				     * PLAN_NONE; NULL when the plan has no copies */
@@ -123,7 +131,12 @@ struct plan_error {
  */
 int plan_build(struct plan *pl, const struct params *p, struct plan_error *err);
 
-/* plan_build() on up to jobs threads where it can: the same plan at any count. */
+/*
+ * plan_build() on up to jobs threads where it can: the same plan at any
+ * count.  Generation 0 keeps its files' names too (plan.file_names) when
+ * they fit PLAN_NAMES_KEEP bytes, for the backends that ask for each name
+ * more than once.
+ */
 int plan_build_jobs(struct plan *pl, const struct params *p, unsigned jobs,
 		    struct plan_error *err);
 

@@ -78,9 +78,12 @@ void plan_acl_add(const struct plan *pl, enum plan_entry kind, uint64_t id, stru
 /* plan_unique_names(): the most threads, and the fewest entries a thread is worth (one under twice this) */
 #define PLAN_NAMES_MAX_THREADS	 64
 #define PLAN_NAMES_THREAD_ENTRIES 4096
+/* plan_build_jobs(): the files' names are kept when their estimate (PLAN_NAME_COST a file) fits */
+#define PLAN_NAMES_KEEP		 ((uint64_t)64 << 20)
+#define PLAN_NAME_COST		 32
 
 /* Every entry's name variant, on up to jobs threads (the same at any count).  0 or -ENOMEM. */
-int plan_unique_names(struct plan *pl, unsigned jobs);
+int plan_unique_names(struct plan *pl, unsigned jobs, int keep);
 
 /*
  * A set of names (one directory's): reset it for about `entries` names

@@ -120,8 +120,36 @@ void plan_name_set_free(struct plan_name_set *ns)
 	memset(ns, 0, sizeof(*ns));
 }
 
+/*
+ * The names a share of plan_unique_names() keeps: its files' names one
+ * after another, each at file_name_at[f] from the arena's start, until
+ * cap bytes (then it keeps none).
+ */
+struct names_kept {
+	char *arena;
+	size_t len, cap, most;
+	uint64_t files;
+	int on;
+};
+
+static void keep_name(struct plan *pl, struct names_kept *k, uint64_t f, const char *name)
+{
+	size_t l = strlen(name) + 1;
+
+	if (!k->on)
+		return;
+	if (k->len + l > k->most || array_grow(&k->arena, &k->cap, k->len + l, 1)) {
+		k->on = 0; /* too many bytes, or no memory: names are made again */
+		return;
+	}
+	memcpy(k->arena + k->len, name, l);
+	pl->file_name_at[f] = (uint32_t)k->len;
+	k->len += l;
+	k->files++;
+}
+
 /* Each name variant of directories from..to-1's entries, so that names are unique in each. */
-static int unique_names_range(struct plan *pl, uint32_t from, uint32_t to)
+static int unique_names_range(struct plan *pl, uint32_t from, uint32_t to, struct names_kept *k)
 {
 	struct plan_name_set ns = { 0 };
 	char buf[NAME_MAX_LEN + 1];
@@ -160,6 +188,7 @@ static int unique_names_range(struct plan *pl, uint32_t from, uint32_t to)
 			if (ret < 0)
 				goto out_free;
 			pl->file_variant[f] = (uint8_t)ret;
+			keep_name(pl, k, f, buf);
 		}
 		for (uint32_t l = pl->dir_first_link[j];
 		     l < pl->dir_first_link[j] + pl->dir_nlinks[j]; l++) {
@@ -181,6 +210,7 @@ out_free:
 struct names_share {
 	struct plan *pl;
 	uint32_t from, to;
+	struct names_kept kept;
 	int ret;
 	pthread_t tid;
 	int started;
@@ -190,8 +220,42 @@ static void *unique_names_thread(void *arg)
 {
 	struct names_share *sh = arg;
 
-	sh->ret = unique_names_range(sh->pl, sh->from, sh->to);
+	sh->ret = unique_names_range(sh->pl, sh->from, sh->to, &sh->kept);
 	return NULL;
+}
+
+/*
+ * The shares' kept names in one block, in share order, each file's place
+ * moved by its share's start; none (file_names NULL) unless every share
+ * kept every name.
+ */
+static void names_join(struct plan *pl, struct names_share *sh, unsigned n)
+{
+	uint64_t files = 0;
+	size_t total = 0, at = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		files += sh[k].kept.files;
+		total += sh[k].kept.len;
+		if (!sh[k].kept.on)
+			files = UINT64_MAX;
+	}
+	if (files == pl->nfiles && total <= UINT32_MAX)
+		pl->file_names = malloc(total ? total : 1);
+	for (unsigned k = 0; pl->file_names && k < n; k++) {
+		memcpy(pl->file_names + at, sh[k].kept.arena, sh[k].kept.len);
+		for (uint32_t j = sh[k].from; j < sh[k].to; j++)
+			for (uint64_t f = pl->dir_first_file[j];
+			     f < (uint64_t)pl->dir_first_file[j] + pl->dir_nfiles[j]; f++)
+				pl->file_name_at[f] += (uint32_t)at;
+		at += sh[k].kept.len;
+	}
+	if (!pl->file_names) {
+		free(pl->file_name_at);
+		pl->file_name_at = NULL;
+	}
+	for (unsigned k = 0; k < n; k++)
+		free(sh[k].kept.arena);
 }
 
 /*
@@ -200,7 +264,7 @@ static void *unique_names_thread(void *arg)
  * entries each, and every thread writes the variants of its own
  * directories' entries only.
  */
-int plan_unique_names(struct plan *pl, unsigned jobs)
+int plan_unique_names(struct plan *pl, unsigned jobs, int keep)
 {
 	struct names_share sh[PLAN_NAMES_MAX_THREADS];
 	uint64_t total = pl->nfiles + pl->nlinks + pl->ndirs, seen = 0;
@@ -210,7 +274,14 @@ int plan_unique_names(struct plan *pl, unsigned jobs)
 
 	if (total < PLAN_NAMES_THREAD_ENTRIES * 2)
 		n = 1;
+	if (keep && pl->nfiles) {
+		pl->file_name_at = malloc(pl->nfiles * sizeof(*pl->file_name_at));
+		keep = pl->file_name_at != NULL;
+	}
 	for (unsigned k = 0; k < n; k++) {
+		memset(&sh[k].kept, 0, sizeof(sh[k].kept));
+		sh[k].kept.on = keep;
+		sh[k].kept.most = PLAN_NAMES_KEEP / n;
 		sh[k].pl = pl;
 		sh[k].from = j;
 		/* up to k + 1 shares of the entries, the last share to the end */
@@ -225,15 +296,17 @@ int plan_unique_names(struct plan *pl, unsigned jobs)
 	/* a thread that cannot be started leaves its share to this one */
 	for (unsigned k = 1; k < n; k++)
 		sh[k].started = !pthread_create(&sh[k].tid, NULL, unique_names_thread, &sh[k]);
-	sh[0].ret = unique_names_range(pl, sh[0].from, sh[0].to);
+	sh[0].ret = unique_names_range(pl, sh[0].from, sh[0].to, &sh[0].kept);
 	for (unsigned k = 1; k < n; k++) {
 		if (sh[k].started)
 			pthread_join(sh[k].tid, NULL);
 		else
-			sh[k].ret = unique_names_range(pl, sh[k].from, sh[k].to);
+			sh[k].ret = unique_names_range(pl, sh[k].from, sh[k].to, &sh[k].kept);
 	}
 	for (unsigned k = 0; k < n && !ret; k++)
 		ret = sh[k].ret;
+	if (keep)
+		names_join(pl, sh, n);
 	return ret;
 }
 
@@ -248,6 +321,13 @@ size_t plan_dir_name(const struct plan *pl, uint32_t dir, char *buf)
 
 size_t plan_file_name(const struct plan *pl, uint64_t file, char *buf)
 {
+	if (pl->file_names) {
+		const char *s = pl->file_names + pl->file_name_at[file];
+		size_t l = strlen(s);
+
+		memcpy(buf, s, l + 1);
+		return l;
+	}
 	return name_make(buf, &pl->names, NAME_FILE, pl->gen ? pl->gen->file_name_id[file] : file,
 			 plan_file_ext(pl, file), pl->file_variant[file]);
 }
