@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include "content/sparse.h"
 
 #define EXT4_DATA_BATCH_BYTES (8u << 20)
+#define BATCH_ALIGN	      ((size_t)2 << 20) /* a huge page (x86-64); EXT4_DIO_ALIGN's multiple */
 
 static void piece_swap(struct ext4_piece *a, struct ext4_piece *b)
 {
@@ -587,9 +589,14 @@ static int finish_batch(struct ext4_data *d, struct ext4_batch *s, struct ext4_d
 static int batch_alloc(struct ext4_batch *s, size_t cap, uint32_t block_size)
 {
 	memset(s, 0, sizeof(*s));
-	/* aligned for direct I/O */
-	if (posix_memalign((void **)&s->buf, EXT4_DIO_ALIGN, cap * block_size))
+	/*
+	 * Aligned for direct I/O, and on huge pages where the kernel gives
+	 * them: each write pins the buffer's pages, 512 times fewer of them
+	 */
+	if (posix_memalign((void **)&s->buf, BATCH_ALIGN, cap * block_size))
 		s->buf = NULL;
+	else
+		madvise(s->buf, cap * block_size, MADV_HUGEPAGE);
 	s->dirty = malloc(cap * sizeof(*s->dirty));
 	s->b = malloc(cap * sizeof(*s->b));
 	s->sb = malloc(cap * sizeof(*s->sb));
