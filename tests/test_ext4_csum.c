@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "backends/ext4/csum.h"
+#include "backends/ext4/stats.h"
 
 static char img[] = "/tmp/test_ext4_csum.XXXXXX";
 static uint64_t rnd = 0x9e3779b97f4a7c15ull;
@@ -224,13 +225,68 @@ static void test_dir_block(void **state)
 	done(fs, a, b);
 }
 
+/*
+ * The same inodes and block ranges taken through ext4_stats_*() on one
+ * file system and through libext2fs' calls on a copy: the same group
+ * descriptors (counts, flags, unused inodes, checksums once flushed) and
+ * superblock counts; before the flush the checksums are stale.
+ */
+static void test_alloc_stats(void **state)
+{
+	ext2_filsys a = make_fs("-N 2048 -g 512"), b;
+	struct ext4_stats s;
+	size_t gdsize;
+	int stale = 0, ranges = 0;
+
+	(void)state;
+	assert_int_equal(ext2fs_read_bitmaps(a), 0);
+	assert_int_equal(
+		ext2fs_open2(img, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &b),
+		0);
+	assert_int_equal(ext2fs_read_bitmaps(b), 0);
+	assert_true(a->group_desc_count > 1);
+	assert_int_equal(ext4_stats_init(&s, a), 0);
+	for (int k = 0; k < 400; k++) {
+		ext2_ino_t ino = EXT2_FIRST_INO(a->super) + 1 +
+				 next() % (a->super->s_inodes_count - EXT2_FIRST_INO(a->super));
+		blk64_t blk = a->super->s_first_data_block + next() % ext2fs_blocks_count(a->super);
+		blk_t num = 1 + next() % (k % 7 ? 8 : 1500); /* some across groups of 512 */
+
+		if (blk + num > ext2fs_blocks_count(a->super))
+			num = (blk_t)(ext2fs_blocks_count(a->super) - blk);
+
+		if (ext2fs_test_inode_bitmap2(a->inode_map, ino))
+			continue;
+		ext4_stats_inode(&s, ino, k % 5 == 0);
+		ext2fs_inode_alloc_stats2(b, ino, +1, k % 5 == 0);
+		if (ext2fs_test_block_bitmap_range2(a->block_map, blk, num)) {
+			ext4_stats_blocks(&s, blk, num);
+			ext2fs_block_alloc_stats_range(b, blk, num, +1);
+			ranges++;
+		}
+	}
+	assert_true(ranges > 40);
+	gdsize = (size_t)a->desc_blocks * a->blocksize;
+	for (dgrp_t g = 0; g < a->group_desc_count; g++)
+		stale += !ext2fs_group_desc_csum_verify(a, g);
+	assert_true(stale > 0);
+	ext4_stats_flush(&s);
+	assert_memory_equal(a->group_desc, b->group_desc, gdsize);
+	assert_int_equal(a->super->s_free_inodes_count, b->super->s_free_inodes_count);
+	assert_int_equal(ext2fs_free_blocks_count(a->super), ext2fs_free_blocks_count(b->super));
+	for (dgrp_t g = 0; g < a->group_desc_count; g++)
+		assert_true(ext2fs_group_desc_csum_verify(a, g));
+	ext4_stats_release(&s);
+	ext2fs_free(a);
+	ext2fs_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_crc32c),
-		cmocka_unit_test(test_inode),
-		cmocka_unit_test(test_extent_block),
-		cmocka_unit_test(test_dir_block),
+		cmocka_unit_test(test_crc32c),	     cmocka_unit_test(test_inode),
+		cmocka_unit_test(test_extent_block), cmocka_unit_test(test_dir_block),
+		cmocka_unit_test(test_alloc_stats),
 	};
 	int fd, ret;
 

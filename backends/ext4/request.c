@@ -142,7 +142,7 @@ static int new_inode(struct ext4_build *x, ext2_ino_t parent, int mode, ext2_ino
 	if (err)
 		return ext4_set_err(x->b, e2err_errno(err), "cannot allocate an inode: %s",
 				    error_message(err));
-	ext2fs_inode_alloc_stats2(x->fs, *ino, +1, LINUX_S_ISDIR(mode));
+	ext4_stats_inode(&x->stats, *ino, LINUX_S_ISDIR(mode));
 	return 0;
 }
 
@@ -182,11 +182,14 @@ static int alloc_inodes(struct ext4_build *x)
 	static const struct ext4_inode_steps steps = { dir_inode, file_inode, symlink_inode };
 	int ret;
 
-	if (x->pl->prm.inode_order == ORDER_CREATION)
-		return ext4_inodes_by_birth(x, dir_inode, file_inode, symlink_inode);
-	ret = ext4_each_inode(x, &steps);
-	if (!ret && x->pl->prm.inode_order == ORDER_SHUFFLED)
-		ret = ext4_inodes_shuffle(x);
+	if (x->pl->prm.inode_order == ORDER_CREATION) {
+		ret = ext4_inodes_by_birth(x, dir_inode, file_inode, symlink_inode);
+	} else {
+		ret = ext4_each_inode(x, &steps);
+		if (!ret && x->pl->prm.inode_order == ORDER_SHUFFLED)
+			ret = ext4_inodes_shuffle(x);
+	}
+	ext4_stats_flush(&x->stats);
 	return ret;
 }
 

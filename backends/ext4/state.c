@@ -350,6 +350,9 @@ int ext4_build_init(struct ext4_build *x)
 	}
 	x->ibuf = calloc(1, x->isize);
 	x->tbuf = malloc(x->bs);
+	if (ext4_stats_init(&x->stats, fs))
+		return ext4_set_err(x->b, -ENOMEM, "out of memory");
+	x->stats.plain = x->iblk_off;
 	if (!x->dir_ino || !x->file_ino || !x->link_ino || !x->nsub || !x->shape ||
 	    !x->file_blocks || !x->dir_blocks || !x->link_blocks || !x->ibuf || !x->tbuf)
 		return ext4_set_err(x->b, -ENOMEM, "out of memory");
@@ -363,6 +366,7 @@ void ext4_build_release(struct ext4_build *x)
 {
 	ext4_data_release(&x->data);
 	ext4_map_release(&x->map);
+	ext4_stats_release(&x->stats);
 	ext4_ents_release(&x->ents);
 	ext4_keep_release(x);
 	FREE_ALL(x->dir_ino, x->file_ino, x->link_ino, x->nsub, x->shape, x->file_blocks,

@@ -13,6 +13,7 @@
 #include "backends/ext4/data.h"
 #include "backends/ext4/dir.h"
 #include "backends/ext4/map.h"
+#include "backends/ext4/stats.h"
 #include "layout/layout.h"
 #include "plan/plan.h"
 #include "util/strutil.h"
@@ -81,6 +82,7 @@ struct ext4_build {
 	const struct layout *lo; /* the core's, from our layout request */
 	struct ext4_pool pool;
 	struct ext4_map map;
+	struct ext4_stats stats; /* inodes and blocks taken (flushed after each pass) */
 	struct ext4_ents ents;
 	unsigned char *ibuf; /* one on-disk inode */
 	/*

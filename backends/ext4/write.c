@@ -156,25 +156,25 @@ static int write_inode(struct ext4_build *x, ext2_ino_t ino, const struct plan_m
 }
 
 /* Mark blocks used, one call per consecutive stretch. */
-static void mark_range(ext2_filsys fs, uint64_t start, uint64_t len)
+static void mark_range(struct ext4_build *x, uint64_t start, uint64_t len)
 {
 	while (len) {
 		blk_t n = len > (1u << 30) ? (1u << 30) : (blk_t)len;
 
-		ext2fs_block_alloc_stats_range(fs, start, n, +1);
+		ext4_stats_blocks(&x->stats, start, n);
 		start += n;
 		len -= n;
 	}
 }
 
-static void mark_meta(ext2_filsys fs, const struct ext4_map *m)
+static void mark_meta(struct ext4_build *x, const struct ext4_map *m)
 {
 	for (uint64_t i = 0; i < m->nmeta;) {
 		uint64_t j = i + 1;
 
 		while (j < m->nmeta && m->meta_blk[j] == m->meta_blk[j - 1] + 1)
 			j++;
-		mark_range(fs, m->meta_blk[i], j - i);
+		mark_range(x, m->meta_blk[i], j - i);
 		i = j;
 	}
 }
@@ -311,7 +311,7 @@ static int write_dir(struct ext4_build *x, uint32_t j)
 		off += x->druns[r].len;
 	}
 	for (size_t i = 0; i < np; i++)
-		mark_range(x->fs, pr[i].pblk, pr[i].len);
+		mark_range(x, pr[i].pblk, pr[i].len);
 	return 0;
 out_err:
 	return ext4_set_err(x->b, ret, "cannot write directory '%s': %s",
@@ -379,8 +379,8 @@ static int write_file(struct ext4_build *x, uint64_t f)
 			ret = ext4_map_write(&x->map, x->fs, ino, NEW_GEN);
 		if (!ret) {
 			for (size_t r = 0; r < nruns; r++)
-				mark_range(x->fs, runs[r].pblk, runs[r].len);
-			mark_meta(x->fs, &x->map);
+				mark_range(x, runs[r].pblk, runs[r].len);
+			mark_meta(x, &x->map);
 		}
 	}
 	if (ret) {
@@ -462,7 +462,7 @@ static int write_symlink(struct ext4_build *x, uint32_t l)
 			ret = e2err_errno(err);
 		}
 		if (!ret)
-			mark_range(x->fs, run.pblk, 1);
+			mark_range(x, run.pblk, 1);
 	}
 	if (ret) {
 		plan_link_name(pl, l, name);
@@ -523,6 +523,7 @@ static int write_metadata(struct ext4_build *x)
 	ret = ext4_each_inode_in(x, &steps, order);
 	x->dirs_by_block = 0;
 	free(order);
+	ext4_stats_flush(&x->stats);
 
 	/* what follows (xattrs, inline data of includes, close) goes through libext2fs */
 	err = itable_drop(x);
