@@ -84,7 +84,14 @@ void img_tex_init(struct img_tex *t, uint64_t key, uint64_t w, uint64_t h, unsig
 /* Bytes [b0, b0 + n) of texture row y, byte b being channel b % chans of pixel b / chans. */
 void img_tex_row(const struct img_tex *t, uint64_t y, uint64_t b0, size_t n, uint8_t *out);
 
-/* Channel c of pixel (x, y) without the noise: a local mean. */
-int img_tex_mean(const struct img_tex *t, uint64_t x, uint64_t y, unsigned c);
+/* The hash of the texture tile last asked for, to ask again; valid false at first. */
+struct img_tex_tile {
+	bool valid;
+	uint64_t tx, ty, hash;
+};
+
+/* Channel c of pixel (x, y) without the noise: a local mean; tile: a memo of its caller's. */
+int img_tex_mean(const struct img_tex *t, struct img_tex_tile *tile, uint64_t x, uint64_t y,
+		 unsigned c);
 
 #endif

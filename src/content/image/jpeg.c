@@ -1,5 +1,6 @@
 /* jpeg.c - baseline JPEG (YCbCr 4:2:0): headers, Huffman tables, restart intervals of fixed size */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -87,16 +88,23 @@ static void jpeg_layout(uint64_t key, uint64_t size, struct jpeg_layout *l)
 
 /*
  * An AC draw's coefficient by its low 8 bits (zero run, magnitude
- * category: jpeg_run_of, jpeg_cat_of) and position class: its code and
- * the top bit of its magnitude (base), the mask of the magnitude's other
- * bits (low) and of all of them (full: a negative value complements
- * them), and the bits it takes.
+ * category: jpeg_run_of, jpeg_cat_of) and sign, per position class: its
+ * code followed by the top bit of its magnitude (base; a negative value's
+ * extra bits are the complement of its magnitude, so there base is
+ * complemented below the code), the mask of the magnitude's other bits
+ * (low: drawn, complemented with base), and the bits it takes.
  */
 struct jpeg_ac {
 	uint32_t base;
-	uint16_t low, full;
-	uint8_t len, pad[3];
+	uint16_t low;
+	uint8_t len, pad;
 };
+
+/* The index of draw z's coefficient in its class (jpeg_huff.ac): low 8 bits, sign (bit 20). */
+static inline unsigned jpeg_ac_index(uint64_t z)
+{
+	return (unsigned)(z & 255) | (unsigned)(z >> 12 & 256);
+}
 
 struct jpeg_gen {
 	struct jpeg_layout l;
@@ -110,10 +118,14 @@ struct jpeg_gen {
 	 * none (the default).
 	 */
 	uint32_t tile;
+};
+
+/* The codes of the Huffman tables and the AC draws' table: the same for every file, made once. */
+static struct {
 	uint16_t dc_code[12], ac_code[256];
 	uint8_t dc_len[12], ac_len[256];
-	struct jpeg_ac ac[2][256];
-};
+	struct jpeg_ac ac[2][512]; /* by jpeg_ac_index */
+} jpeg_huff;
 
 static void jpeg_codes(const uint8_t *bits, const uint8_t *vals, uint16_t *code, uint8_t *len)
 {
@@ -209,27 +221,36 @@ static void jpeg_byte(struct jpeg_bits *b, uint8_t c)
 	}
 }
 
-/* Emit the oldest 32 pending bits: four bytes at once unless one is 0xFF. */
-static void jpeg_emit32(struct jpeg_bits *b)
+/* Bytes n.. of p (cap of them) for 32 bits w, each 0xFF stuffed; returns the new n. */
+static size_t jpeg_stuff32(uint8_t *p, size_t n, size_t cap, uint32_t w)
 {
-	uint32_t w = (uint32_t)(b->acc >> (b->nacc - 32)), nw = ~w;
+	struct jpeg_bits b = { .p = p, .n = n, .cap = cap };
 
-	b->nacc -= 32;
-	if (!((nw - 0x01010101u) & ~nw & 0x80808080u) && b->n + 4 <= b->cap) {
-		put_be32(b->p + b->n, w);
-		b->n += 4;
-		return;
-	}
 	for (int sh = 24; sh >= 0; sh -= 8)
-		jpeg_byte(b, (uint8_t)(w >> sh));
+		jpeg_byte(&b, (uint8_t)(w >> sh));
+	return b.n;
 }
 
+/*
+ * Emit the oldest 32 pending bits once there are as many: four bytes at
+ * once unless one is 0xFF.  Inline, with the rare stuffing apart, so that
+ * a caller's local jpeg_bits stays in registers.
+ */
 static inline void jpeg_put(struct jpeg_bits *b, uint32_t code, unsigned len)
 {
 	b->acc = (b->acc << len) | code;
 	b->nacc += len;
-	if (b->nacc >= 32)
-		jpeg_emit32(b);
+	if (b->nacc >= 32) {
+		uint32_t w = (uint32_t)(b->acc >> (b->nacc - 32)), nw = ~w;
+
+		b->nacc -= 32;
+		if (!((nw - 0x01010101u) & ~nw & 0x80808080u) && b->n + 4 <= b->cap) {
+			put_be32(b->p + b->n, w);
+			b->n += 4;
+		} else {
+			b->n = jpeg_stuff32(b->p, b->n, b->cap, w);
+		}
+	}
 }
 
 /* Pad the last byte with 1 bits and emit everything. */
@@ -282,39 +303,51 @@ static const uint8_t jpeg_cat_of[2][16] = {
 	{ 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4, 4, 5, 6 },
 };
 
-/* The AC draws' table (jpeg_gen.ac) from the codes. */
-static void jpeg_ac_table(struct jpeg_gen *j)
+/* The codes and, from them, the AC draws' table (jpeg_huff). */
+static void jpeg_huff_build(void)
 {
+	jpeg_codes(jpeg_dc_bits, jpeg_dc_vals, jpeg_huff.dc_code, jpeg_huff.dc_len);
+	jpeg_codes(jpeg_ac_bits, jpeg_ac_vals, jpeg_huff.ac_code, jpeg_huff.ac_len);
 	for (unsigned c = 0; c < 2; c++)
-		for (unsigned z = 0; z < 256; z++) {
-			unsigned run = jpeg_run_of[z & 15], cat = jpeg_cat_of[c][z >> 4];
-			unsigned sym = run << 4 | cat;
-			struct jpeg_ac *a = &j->ac[c][z];
+		for (unsigned z = 0; z < 512; z++) {
+			unsigned run = jpeg_run_of[z & 15], cat = jpeg_cat_of[c][z >> 4 & 15];
+			unsigned sym = run << 4 | cat, neg = z >> 8;
+			struct jpeg_ac *a = &jpeg_huff.ac[c][z];
 
-			a->base = (uint32_t)j->ac_code[sym] << cat | 1u << (cat - 1);
+			a->base = (uint32_t)jpeg_huff.ac_code[sym] << cat | 1u << (cat - 1);
+			if (neg)
+				a->base ^= (1u << cat) - 1;
 			a->low = (uint16_t)((1u << (cat - 1)) - 1);
-			a->full = (uint16_t)((1u << cat) - 1);
-			a->len = (uint8_t)(j->ac_len[sym] + cat);
+			a->len = (uint8_t)(jpeg_huff.ac_len[sym] + cat);
 		}
 }
 
+static pthread_once_t jpeg_huff_once = PTHREAD_ONCE_INIT;
+
 /* Code one block: DC towards dc_target, then AC coefficients until the block's target. */
-static void jpeg_block(const struct jpeg_gen *j, struct jpeg_bits *out, int *pred, int dc_target,
-		       uint64_t seed, uint64_t target, unsigned later, uint64_t cap)
+static inline __attribute__((always_inline)) void
+jpeg_block(struct jpeg_bits *out, int *pred, int dc_target, uint64_t seed, uint64_t target,
+	   unsigned later, uint64_t cap)
 {
 	/* a local copy: the output bytes cannot alias it, so it stays in registers */
 	struct jpeg_bits w = *out, *b = &w;
+	/*
+	 * An AC put of len bits stops the block when jpeg_bits_now + len + 3
+	 * exceeds target or jpeg_fits fails: the same bounds on 8 n + nacc +
+	 * len (soft) and 8 n + 2 nacc + 2 len (hard), signed.
+	 */
+	int64_t soft = (int64_t)target - 3, hard = (int64_t)cap - 20 - 10 * (int64_t)later;
 	uint64_t s = seed;
 	unsigned cat, last = 0, pos = 0;
 	uint32_t extra;
 	int diff = dc_target - *pred;
 
 	cat = jpeg_cat(diff, &extra);
-	if (!jpeg_fits(b, j->dc_len[cat] + cat, later, cap)) {
+	if (!jpeg_fits(b, jpeg_huff.dc_len[cat] + cat, later, cap)) {
 		diff = 0;
 		cat = jpeg_cat(0, &extra);
 	}
-	jpeg_put(b, (uint32_t)j->dc_code[cat] << cat | extra, j->dc_len[cat] + cat);
+	jpeg_put(b, (uint32_t)jpeg_huff.dc_code[cat] << cat | extra, jpeg_huff.dc_len[cat] + cat);
 	*pred += diff;
 	for (;;) {
 		uint64_t z = rng_splitmix64(s += UINT64_C(0x9E3779B97F4A7C15));
@@ -322,23 +355,22 @@ static void jpeg_block(const struct jpeg_gen *j, struct jpeg_bits *out, int *pre
 		/* one 64-bit draw makes up to three coefficients, 21 bits each */
 		for (unsigned d = 0; d < 3; d++, z >>= 21) {
 			const struct jpeg_ac *a;
-			uint32_t neg = (z >> 20) & 1;
+			int64_t now;
 
 			pos += jpeg_run_of[z & 15] + 1u;
 			if (pos > 63)
 				goto out_eob;
-			a = &j->ac[pos > 5][z & 255];
-			if (jpeg_bits_now(b) + a->len + 3 > target || !jpeg_fits(b, a->len, later, cap))
+			a = &jpeg_huff.ac[pos > 5][jpeg_ac_index(z)];
+			now = 8 * (int64_t)b->n + b->nacc + a->len;
+			if (now > soft || now + b->nacc + a->len > hard)
 				goto out_eob;
-			/* a negative value's extra bits are the complement of its magnitude */
-			jpeg_put(b, (a->base | ((uint32_t)(z >> 8) & a->low)) ^ ((0u - neg) & a->full),
-				 a->len);
+			jpeg_put(b, a->base ^ ((uint32_t)(z >> 8) & a->low), a->len);
 			last = pos;
 		}
 	}
 out_eob:
 	if (last < 63)
-		jpeg_put(b, j->ac_code[0x00], j->ac_len[0x00]);
+		jpeg_put(b, jpeg_huff.ac_code[0x00], jpeg_huff.ac_len[0x00]);
 	*out = w;
 }
 
@@ -365,18 +397,27 @@ static unsigned jpeg_tiles(const struct jpeg_gen *j, uint64_t i, unsigned m)
  * DC values dc, luma blocks of busy, chroma 2 by sum of spend; the last
  * chroma block adj bits short.
  */
-static void jpeg_tile_mcu(const struct jpeg_gen *j, struct jpeg_bits *b, int *pred,
-			  const int *dc, uint64_t seed, unsigned busy, uint64_t sum,
-			  uint64_t spend, unsigned adj, unsigned later, uint64_t cap)
+static void jpeg_tile_mcu(struct jpeg_bits *b, int *pred, const int *dc, uint64_t seed,
+			  unsigned busy, uint64_t sum, uint64_t spend, unsigned adj, unsigned later,
+			  uint64_t cap)
 {
 	for (unsigned k = 0; k < 6; k++) {
 		uint64_t q = spend * (k < 4 ? busy : 2) / sum;
 
 		if (k == 5)
 			q = q > adj ? q - adj : 0;
-		jpeg_block(j, b, &pred[k < 4 ? 0 : k - 3], dc[k < 4 ? 0 : k - 3],
+		jpeg_block(b, &pred[k < 4 ? 0 : k - 3], dc[k < 4 ? 0 : k - 3],
 			   img_hash(seed, 0, k), jpeg_bits_now(b) + q, later + 5 - k, cap);
 	}
+}
+
+/* Component c's DC value (Y, Cb, Cr) towards the texture's mean at (x, y); tile: img_tex_mean's. */
+static int jpeg_dc(const struct jpeg_gen *j, struct img_tex_tile *tile, uint64_t x, uint64_t y,
+		   unsigned c)
+{
+	int v = img_tex_mean(&j->t, tile, x, y, c) - 128;
+
+	return c ? v * 4 / JPEG_QDC : v * 8 / JPEG_QDC;
 }
 
 /* Code restart interval i into out; returns its length in bytes or -EOVERFLOW. */
@@ -389,13 +430,20 @@ static int jpeg_interval(const struct jpeg_gen *j, uint64_t i, uint8_t *out)
 	struct jpeg_bits b = { .p = out, .cap = (size_t)m * JPEG_MCU };
 	unsigned busy[JPEG_RST], tiles = j->tile ? jpeg_tiles(j, i, m) : 0, adj = 0;
 	int pred[3] = { 0, 0, 0 }, tdc[3];
-	uint64_t mx, my, seed;
+	uint64_t mx, my, seed, rx = UINT64_MAX, ry = UINT64_MAX;
+	struct img_tex_tile tile = { .valid = false };
+	unsigned region = 0;
 
-	/* luma gets the bits, more in busy regions of 64x64 pixels */
+	/* luma gets the bits, more in busy regions of 64x64 pixels (4x4 MCUs) */
 	mx = first % l->mw;
 	my = first / l->mw;
 	for (unsigned u = 0; u < m; u++) {
-		busy[u] = 6 + (unsigned)(img_hash(j->key, mx >> 2, my >> 2) % 12);
+		if (mx >> 2 != rx || my >> 2 != ry) {
+			rx = mx >> 2;
+			ry = my >> 2;
+			region = 6 + (unsigned)(img_hash(j->key, rx, ry) % 12);
+		}
+		busy[u] = region;
 		if (u > m - tiles)
 			busy[u] = busy[m - tiles];
 		sum += 4 * busy[u] + 4;
@@ -415,13 +463,12 @@ static int jpeg_interval(const struct jpeg_gen *j, uint64_t i, uint8_t *out)
 				uint64_t x = 16 * mx + 8 * (k & 1) + 4,
 					 y = 16 * my + 8 * (k >> 1) + 4;
 
-				dc = (img_tex_mean(&j->t, x, y, 0) - 128) * 8 / JPEG_QDC;
+				dc = jpeg_dc(j, &tile, x, y, 0);
 			} else {
-				dc = (img_tex_mean(&j->t, 16 * mx + 8, 16 * my + 8, comp) - 128) *
-				     4 / JPEG_QDC;
+				dc = jpeg_dc(j, &tile, 16 * mx + 8, 16 * my + 8, comp);
 			}
 			acc += k < 4 ? busy[u] : 2;
-			jpeg_block(j, &b, &pred[comp], dc,
+			jpeg_block(&b, &pred[comp], dc,
 				   img_hash(j->key ^ 0x6a6163, first + u, k), spend * acc / sum,
 				   nb - 1 - t, cap);
 		}
@@ -441,11 +488,8 @@ static int jpeg_interval(const struct jpeg_gen *j, uint64_t i, uint8_t *out)
 		unsigned later = nb - 6 * (u + 1);
 
 		if (u == m - tiles) {
-			tdc[0] = (img_tex_mean(&j->t, 16 * mx + 8, 16 * my + 8, 0) - 128) * 8 /
-				 JPEG_QDC;
-			for (unsigned c = 1; c < 3; c++)
-				tdc[c] = (img_tex_mean(&j->t, 16 * mx + 8, 16 * my + 8, c) - 128) *
-					 4 / JPEG_QDC;
+			for (unsigned c = 0; c < 3; c++)
+				tdc[c] = jpeg_dc(j, &tile, 16 * mx + 8, 16 * my + 8, c);
 		}
 		if (u == m - tiles + 1) {
 			struct jpeg_bits t0 = b;
@@ -454,8 +498,8 @@ static int jpeg_interval(const struct jpeg_gen *j, uint64_t i, uint8_t *out)
 			for (adj = 0; adj < JPEG_ALIGN; adj++) {
 				b = t0;
 				memcpy(pred, p0, sizeof(p0));
-				jpeg_tile_mcu(j, &b, pred, tdc, seed, busy[u], sum, spend, adj,
-					      later, cap);
+				jpeg_tile_mcu(&b, pred, tdc, seed, busy[u], sum, spend, adj, later,
+					      cap);
 				if ((jpeg_bits_now(&b) - jpeg_bits_now(&t0)) % 8 == 0)
 					break;
 			}
@@ -463,7 +507,7 @@ static int jpeg_interval(const struct jpeg_gen *j, uint64_t i, uint8_t *out)
 			b = t0;
 			memcpy(pred, p0, sizeof(p0));
 		}
-		jpeg_tile_mcu(j, &b, pred, tdc, seed, busy[u], sum, spend, adj, later, cap);
+		jpeg_tile_mcu(&b, pred, tdc, seed, busy[u], sum, spend, adj, later, cap);
 		if (++mx == l->mw) {
 			mx = 0;
 			my++;
@@ -571,9 +615,7 @@ static int jpeg_fill(const struct gen_file *g, uint64_t off, uint8_t *buf, size_
 		return -EINVAL;
 	jpeg_layout(g->key, g->size, &j.l);
 	img_tex_init(&j.t, g->key, j.l.w, j.l.h, 3);
-	jpeg_codes(jpeg_dc_bits, jpeg_dc_vals, j.dc_code, j.dc_len);
-	jpeg_codes(jpeg_ac_bits, jpeg_ac_vals, j.ac_code, j.ac_len);
-	jpeg_ac_table(&j);
+	pthread_once(&jpeg_huff_once, jpeg_huff_build);
 	return img_fill_parts(&j, off, buf, len, jpeg_part);
 }
 
