@@ -151,8 +151,7 @@ static void img_tex_noise(const struct img_tex *t, uint64_t y, uint64_t b0, size
 	for (; i + 8 <= n; i += 8) {
 		uint64_t h = rng_splitmix64(seed + w++ * UINT64_C(0x9E3779B97F4A7C15));
 
-		for (unsigned lane = 0; lane < 8; lane++)
-			out[i + lane] = (uint8_t)(h >> (8 * lane));
+		put_le64(out + i, h);
 	}
 	if (i < n) {
 		uint64_t h = rng_splitmix64(seed + w * UINT64_C(0x9E3779B97F4A7C15));
@@ -163,8 +162,8 @@ static void img_tex_noise(const struct img_tex *t, uint64_t y, uint64_t b0, size
 }
 
 /*
- * Whole pixels [x, x + np) of row y, all in one tile, over their noise in
- * out; chans and wrap are constants at each call, so the loop is
+ * Whole pixels [x, x + np) of row y over their noise in out, tile by
+ * tile; chans and wrap are constants at each call, so the loop is
  * specialized.  wrap: colour values wrap around instead of clipping (an
  * alpha channel still clips: opaque stays opaque).
  */
@@ -172,31 +171,40 @@ static inline __attribute__((always_inline)) void img_tex_span(const struct img_
 							       uint64_t y, size_t np, uint8_t *out,
 							       const unsigned chans, const bool wrap)
 {
-	uint64_t th = img_hash(t->key, x >> t->tile_shift, y >> t->tile_shift);
-	int32_t acc[4], gx[4];
 	uint8_t mask = (uint8_t)t->noise;
+	int64_t row[4];
 
-	/* within +-2^26 along a row (base, slopes over the image, tile offset): 32 bits hold it */
-	for (unsigned c = 0; c < chans; c++) {
-		int64_t off = ((int8_t)(th >> (8 * c)) * t->amp) >> 7;
+	for (unsigned c = 0; c < chans; c++)
+		row[c] = t->base[c] + t->gy[c] * (int64_t)y;
+	while (np) {
+		uint64_t tile_end = ((x >> t->tile_shift) + 1) << t->tile_shift;
+		size_t k = (size_t)IMG_MIN((uint64_t)np, tile_end - x);
+		uint64_t th = img_hash(t->key, x >> t->tile_shift, y >> t->tile_shift);
+		int32_t acc[4], gx[4];
 
-		acc[c] = (int32_t)(t->base[c] + t->gy[c] * (int64_t)y + t->gx[c] * (int64_t)x +
-				   off * 65536);
-		gx[c] = (int32_t)t->gx[c];
-	}
-	for (size_t i = 0; i < np; i++) {
+		/* within +-2^26 along a row (base, slopes over the image, tile offset): 32 bits hold it */
 		for (unsigned c = 0; c < chans; c++) {
-			int v = (acc[c] >> 16) + (out[c] & mask);
+			int64_t off = ((int8_t)(th >> (8 * c)) * t->amp) >> 7;
 
-			if (wrap && !(chans == 4 && c == 3)) {
-				out[c] = (uint8_t)v;
-			} else {
-				v = v < 0 ? 0 : v;
-				out[c] = (uint8_t)(v > 255 ? 255 : v);
-			}
-			acc[c] += gx[c];
+			acc[c] = (int32_t)(row[c] + t->gx[c] * (int64_t)x + off * 65536);
+			gx[c] = (int32_t)t->gx[c];
 		}
-		out += chans;
+		for (size_t i = 0; i < k; i++) {
+			for (unsigned c = 0; c < chans; c++) {
+				int v = (acc[c] >> 16) + (out[c] & mask);
+
+				if (wrap && !(chans == 4 && c == 3)) {
+					out[c] = (uint8_t)v;
+				} else {
+					v = v < 0 ? 0 : v;
+					out[c] = (uint8_t)(v > 255 ? 255 : v);
+				}
+				acc[c] += gx[c];
+			}
+			out += chans;
+		}
+		np -= k;
+		x += k;
 	}
 }
 
@@ -236,9 +244,8 @@ void img_tex_row(const struct img_tex *t, uint64_t y, uint64_t b0, size_t n, uin
 		n -= k;
 		x++;
 	}
-	while (n >= chans) {
-		uint64_t tile_end = ((x >> t->tile_shift) + 1) << t->tile_shift;
-		size_t np = (size_t)IMG_MIN((uint64_t)(n / chans), tile_end - x);
+	if (n >= chans) {
+		size_t np = n / chans;
 
 		img_tex_pixels(t, x, y, np, out);
 		out += np * chans;
