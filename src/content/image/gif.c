@@ -226,17 +226,14 @@ static int gif_noise_run(const struct gif_gen *g, uint64_t r)
 	return g->noise && img_hash(g->key, SALT_NOISE, r) % 65535 < g->noise;
 }
 
+/* Pixels [p, p + n) as bytes whose top l.bits bits are the palette index (the literal code). */
 static void gif_pixels(const struct gif_gen *g, uint64_t p, uint8_t *px, size_t n)
 {
-	unsigned shift = 8 - g->l.bits;
-
 	for (size_t i = 0; i < n;) {
 		uint64_t y = (p + i) / g->l.w, x = (p + i) % g->l.w;
 		size_t k = (size_t)IMG_MIN((uint64_t)(n - i), g->l.w - x);
 
 		img_tex_row(&g->t, y, x, k, px + i);
-		for (size_t j = i; j < i + k; j++)
-			px[j] >>= shift;
 		i += k;
 	}
 	for (size_t i = 0; g->noise && i < n;) {
@@ -244,7 +241,7 @@ static void gif_pixels(const struct gif_gen *g, uint64_t p, uint8_t *px, size_t 
 		size_t k = (size_t)IMG_MIN((uint64_t)(n - i), (r + 1) * g->l.run - (p + i));
 
 		for (size_t j = i; j < i + k && gif_noise_run(g, r); j++)
-			px[j] = (uint8_t)(img_hash(g->key, ~SALT_NOISE, p + j) >> 56) >> shift;
+			px[j] = (uint8_t)(img_hash(g->key, ~SALT_NOISE, p + j) >> 56);
 		i += k;
 	}
 }
@@ -262,10 +259,24 @@ static inline uint32_t gif_code(const struct gif_layout *l, uint64_t k, uint32_t
 	else if (!*r)
 		code = clear;
 	else
-		code = *(*next)++;
+		code = (uint32_t)*(*next)++ >> (8 - l->bits);
 	if (++*r == period)
 		*r = 0;
 	return code;
+}
+
+/* Append code to the pending bits, LSB first; whole 32 bits go to b at o. */
+static inline void gif_put(uint64_t *acc, unsigned *nacc, uint32_t code, unsigned width,
+			   uint8_t *b, size_t *o)
+{
+	*acc |= (uint64_t)code << *nacc;
+	*nacc += width;
+	if (*nacc >= 32) {
+		put_le32(b + *o, (uint32_t)*acc);
+		*o += 4;
+		*acc >>= 32;
+		*nacc -= 32;
+	}
 }
 
 /*
@@ -277,7 +288,7 @@ static inline uint32_t gif_code(const struct gif_layout *l, uint64_t k, uint32_t
 static void gif_lzw_piece(const struct gif_gen *g, uint64_t d, uint8_t *out, size_t n)
 {
 	const struct gif_layout *l = &g->l;
-	unsigned width = l->m + 1, period = (unsigned)l->run + 1;
+	unsigned width = l->m + 1, period = (unsigned)l->run + 1, shift = 8 - l->bits;
 	uint32_t clear = 1u << l->m;
 	uint64_t k = d * 8 / width, kend = IMG_MIN(l->ncodes, ((d + n) * 8 + width - 1) / width);
 	uint64_t p0 = gif_lits_before(l, k), p1 = IMG_MIN(l->pixels, gif_lits_before(l, kend));
@@ -295,19 +306,23 @@ static void gif_lzw_piece(const struct gif_gen *g, uint64_t d, uint8_t *out, siz
 	/* the first code less its bits before d */
 	acc = gif_code(l, k, clear, period, &r, &next) >> skip;
 	nacc = width - skip;
-	for (k++; k < kmid; k++) {
-		uint32_t code = r ? *next++ : clear;
+	/* the codes between, run by run: a clear, then literals */
+	for (k++; k < kmid;) {
+		unsigned lits;
 
-		if (++r == period)
-			r = 0;
-		acc |= (uint64_t)code << nacc;
-		nacc += width;
-		if (nacc >= 32) {
-			put_le32(b + o, (uint32_t)acc);
-			o += 4;
-			acc >>= 32;
-			nacc -= 32;
+		if (!r) {
+			gif_put(&acc, &nacc, clear, width, b, &o);
+			k++;
+			r = 1;
+			continue;
 		}
+		lits = (unsigned)IMG_MIN(kmid - k, (uint64_t)(period - r));
+		for (unsigned i = 0; i < lits; i++)
+			gif_put(&acc, &nacc, (uint32_t)*next++ >> shift, width, b, &o);
+		k += lits;
+		r += lits;
+		if (r == period)
+			r = 0;
 	}
 	if (k < kend) {
 		acc |= (uint64_t)gif_code(l, k, clear, period, &r, &next) << nacc;
