@@ -2,6 +2,9 @@
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "content/image/image.h"
 
@@ -161,6 +164,57 @@ static void img_tex_noise(const struct img_tex *t, uint64_t y, uint64_t b0, size
 	}
 }
 
+#ifdef __SSE2__
+/*
+ * Whole pixels [i, k) of a tile from img_tex_span's start acc and slope gx
+ * per channel, four at a time, as many as there are; returns the first
+ * one left.  Byte e of four pixels (channel e % chans of pixel e / chans)
+ * is lane e % 4 of group e / 4, each lane's 32-bit sum its channel's
+ * start and slopes (from, step: lanes of the row), as one pixel after
+ * another adds them.  A sum's top 16 bits and the noise (v) clip to a
+ * byte exactly by two packs with saturation (16 bits, then unsigned 8);
+ * a wrapping lane is cut to its low byte first (wrap: 0xFF, or all ones).
+ */
+static inline __attribute__((always_inline)) size_t
+img_tex_span4(const int32_t *acc, const __m128i *from, const __m128i *step, const __m128i *wrap,
+	      uint8_t mask, size_t k, uint8_t *out, const unsigned chans)
+{
+	__m128i va[4], m8 = _mm_set1_epi8((char)mask), zero = _mm_setzero_si128();
+	size_t i = 0;
+
+	if (chans == 1) {
+		va[0] = _mm_set1_epi32(acc[0]);
+	} else if (chans == 3) {
+		va[0] = _mm_setr_epi32(acc[0], acc[1], acc[2], acc[0]);
+		va[1] = _mm_setr_epi32(acc[1], acc[2], acc[0], acc[1]);
+		va[2] = _mm_setr_epi32(acc[2], acc[0], acc[1], acc[2]);
+	} else {
+		va[0] = va[1] = va[2] = va[3] = _mm_setr_epi32(acc[0], acc[1], acc[2], acc[3]);
+	}
+#pragma GCC unroll 4
+	for (unsigned q = 0; q < chans; q++)
+		va[q] = _mm_add_epi32(va[q], from[q]);
+	for (; i + 4 <= k; i += 4) {
+#pragma GCC unroll 4
+		for (unsigned q = 0; q < chans; q++) {
+			uint32_t w;
+			__m128i v;
+
+			memcpy(&w, out + 4 * q, sizeof(w));
+			v = _mm_and_si128(_mm_cvtsi32_si128((int)w), m8);
+			v = _mm_unpacklo_epi16(_mm_unpacklo_epi8(v, zero), zero);
+			v = _mm_and_si128(_mm_add_epi32(_mm_srai_epi32(va[q], 16), v), wrap[q]);
+			v = _mm_packs_epi32(v, v);
+			w = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(v, v));
+			memcpy(out + 4 * q, &w, sizeof(w));
+			va[q] = _mm_add_epi32(va[q], step[q]);
+		}
+		out += 4 * chans;
+	}
+	return i;
+}
+#endif
+
 /*
  * Whole pixels [x, x + np) of row y over their noise in out, tile by
  * tile; chans and wrap are constants at each call, so the loop is
@@ -171,25 +225,60 @@ static inline __attribute__((always_inline)) void img_tex_span(const struct img_
 							       uint64_t y, size_t np, uint8_t *out,
 							       const unsigned chans, const bool wrap)
 {
+	/* the texture's fields in locals: stores to out could alias *t */
+	uint64_t key = t->key;
+	unsigned shift = t->tile_shift;
+	int amp = t->amp;
 	uint8_t mask = (uint8_t)t->noise;
-	int64_t row[4];
+	int64_t row[4], slope[4];
+	int32_t gx[4];
+#ifdef __SSE2__
+	int32_t lane[3][16];
+	__m128i from[4], step[4], cut[4];
+#endif
 
-	for (unsigned c = 0; c < chans; c++)
+	for (unsigned c = 0; c < chans; c++) {
 		row[c] = t->base[c] + t->gy[c] * (int64_t)y;
+		slope[c] = t->gx[c];
+		gx[c] = (int32_t)t->gx[c];
+	}
+#ifdef __SSE2__
+#pragma GCC unroll 16
+	for (unsigned e = 0; e < 4 * chans; e++) {
+		unsigned c = e % chans;
+
+		lane[0][e] = (int32_t)(e / chans * (uint32_t)gx[c]);
+		lane[1][e] = (int32_t)(4 * (uint32_t)gx[c]);
+		lane[2][e] = wrap && !(chans == 4 && c == 3) ? 0xff : -1;
+	}
+#pragma GCC unroll 4
+	for (unsigned q = 0; q < chans; q++) {
+		from[q] = _mm_loadu_si128((const __m128i *)(lane[0] + 4 * q));
+		step[q] = _mm_loadu_si128((const __m128i *)(lane[1] + 4 * q));
+		cut[q] = _mm_loadu_si128((const __m128i *)(lane[2] + 4 * q));
+	}
+#endif
 	while (np) {
-		uint64_t tile_end = ((x >> t->tile_shift) + 1) << t->tile_shift;
-		size_t k = (size_t)IMG_MIN((uint64_t)np, tile_end - x);
-		uint64_t th = img_hash(t->key, x >> t->tile_shift, y >> t->tile_shift);
-		int32_t acc[4], gx[4];
+		uint64_t tile_end = ((x >> shift) + 1) << shift;
+		size_t k = (size_t)IMG_MIN((uint64_t)np, tile_end - x), i = 0;
+		uint64_t th = img_hash(key, x >> shift, y >> shift);
+		int32_t acc[4];
 
 		/* within +-2^26 along a row (base, slopes over the image, tile offset): 32 bits hold it */
 		for (unsigned c = 0; c < chans; c++) {
-			int64_t off = ((int8_t)(th >> (8 * c)) * t->amp) >> 7;
+			int64_t off = ((int8_t)(th >> (8 * c)) * amp) >> 7;
 
-			acc[c] = (int32_t)(row[c] + t->gx[c] * (int64_t)x + off * 65536);
-			gx[c] = (int32_t)t->gx[c];
+			acc[c] = (int32_t)(row[c] + slope[c] * (int64_t)x + off * 65536);
 		}
-		for (size_t i = 0; i < k; i++) {
+#ifdef __SSE2__
+		if (k >= 4) {
+			i = img_tex_span4(acc, from, step, cut, mask, k, out, chans);
+			out += i * chans;
+			for (unsigned c = 0; c < chans; c++)
+				acc[c] = (int32_t)((uint32_t)acc[c] + (uint32_t)i * (uint32_t)gx[c]);
+		}
+#endif
+		for (; i < k; i++) {
 			for (unsigned c = 0; c < chans; c++) {
 				int v = (acc[c] >> 16) + (out[c] & mask);
 
