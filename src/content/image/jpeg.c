@@ -97,7 +97,8 @@ static void jpeg_layout(uint64_t key, uint64_t size, struct jpeg_layout *l)
 struct jpeg_ac {
 	uint32_t base;
 	uint16_t low;
-	uint8_t len, pad;
+	uint8_t len;  /* below 32 */
+	uint8_t step; /* the zero run and one: to the coefficient's position */
 };
 
 /* The index of draw z's coefficient in its class (jpeg_huff.ac): low 8 bits, sign (bit 20). */
@@ -319,6 +320,7 @@ static void jpeg_huff_build(void)
 				a->base ^= (1u << cat) - 1;
 			a->low = (uint16_t)((1u << (cat - 1)) - 1);
 			a->len = (uint8_t)(jpeg_huff.ac_len[sym] + cat);
+			a->step = (uint8_t)(run + 1);
 		}
 }
 
@@ -337,6 +339,8 @@ jpeg_block(struct jpeg_bits *out, int *pred, int dc_target, uint64_t seed, uint6
 	 * len (soft) and 8 n + 2 nacc + 2 len (hard), signed.
 	 */
 	int64_t soft = (int64_t)target - 3, hard = (int64_t)cap - 20 - 10 * (int64_t)later;
+	/* up to sure, both hold: 2 nacc + 2 len is below len + 63 (nacc and len below 32) */
+	int64_t sure = IMG_MIN(soft, hard - 63);
 	uint64_t s = seed;
 	unsigned cat, last = 0, pos = 0;
 	uint32_t extra;
@@ -354,15 +358,18 @@ jpeg_block(struct jpeg_bits *out, int *pred, int dc_target, uint64_t seed, uint6
 
 		/* one 64-bit draw makes up to three coefficients, 21 bits each */
 		for (unsigned d = 0; d < 3; d++, z >>= 21) {
-			const struct jpeg_ac *a;
+			unsigned i = jpeg_ac_index(z);
+			const struct jpeg_ac *a = &jpeg_huff.ac[1][i];
 			int64_t now;
 
-			pos += jpeg_run_of[z & 15] + 1u;
+			/* the step is the same in both classes */
+			pos += a->step;
 			if (pos > 63)
 				goto out_eob;
-			a = &jpeg_huff.ac[pos > 5][jpeg_ac_index(z)];
+			if (pos <= 5)
+				a = &jpeg_huff.ac[0][i];
 			now = 8 * (int64_t)b->n + b->nacc + a->len;
-			if (now > soft || now + b->nacc + a->len > hard)
+			if (now > sure && (now > soft || now + b->nacc + a->len > hard))
 				goto out_eob;
 			jpeg_put(b, a->base ^ ((uint32_t)(z >> 8) & a->low), a->len);
 			last = pos;
