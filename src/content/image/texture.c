@@ -164,6 +164,31 @@ static void img_tex_noise(const struct img_tex *t, uint64_t y, uint64_t b0, size
 	}
 }
 
+/*
+ * The hashes of one row of tiles, per thread: a tile is 2^tile_shift rows
+ * high, and a row asks for its hash again.  Tiles tx < IMG_TEX_MEMO of
+ * row ty of key; bit tx of have: hash[tx] is made.
+ */
+#define IMG_TEX_MEMO 16u
+static _Thread_local struct img_tex_memo {
+	uint64_t key, ty;
+	uint32_t have;
+	uint64_t hash[IMG_TEX_MEMO];
+} img_tex_memo;
+
+/* img_hash(key, tx, ty) of tile row ty, memo the thread's, already on (key, ty). */
+static inline uint64_t img_tex_tile_hash(struct img_tex_memo *memo, uint64_t key, uint64_t tx,
+					 uint64_t ty)
+{
+	if (tx >= IMG_TEX_MEMO)
+		return img_hash(key, tx, ty);
+	if (!(memo->have >> tx & 1)) {
+		memo->hash[tx] = img_hash(key, tx, ty);
+		memo->have |= 1u << tx;
+	}
+	return memo->hash[tx];
+}
+
 #ifdef __SSE2__
 /*
  * Whole pixels [i, k) of a tile from img_tex_span's start acc and slope gx
@@ -232,6 +257,7 @@ static inline __attribute__((always_inline)) void img_tex_span(const struct img_
 	uint8_t mask = (uint8_t)t->noise;
 	int64_t row[4], slope[4];
 	int32_t gx[4];
+	struct img_tex_memo *memo = &img_tex_memo;
 #ifdef __SSE2__
 	int32_t lane[3][16];
 	__m128i from[4], step[4], cut[4];
@@ -241,6 +267,11 @@ static inline __attribute__((always_inline)) void img_tex_span(const struct img_
 		row[c] = t->base[c] + t->gy[c] * (int64_t)y;
 		slope[c] = t->gx[c];
 		gx[c] = (int32_t)t->gx[c];
+	}
+	if (memo->key != key || memo->ty != y >> shift) {
+		memo->key = key;
+		memo->ty = y >> shift;
+		memo->have = 0;
 	}
 #ifdef __SSE2__
 #pragma GCC unroll 16
@@ -261,7 +292,7 @@ static inline __attribute__((always_inline)) void img_tex_span(const struct img_
 	while (np) {
 		uint64_t tile_end = ((x >> shift) + 1) << shift;
 		size_t k = (size_t)IMG_MIN((uint64_t)np, tile_end - x), i = 0;
-		uint64_t th = img_hash(key, x >> shift, y >> shift);
+		uint64_t th = img_tex_tile_hash(memo, key, x >> shift, y >> shift);
 		int32_t acc[4];
 
 		/* within +-2^26 along a row (base, slopes over the image, tile offset): 32 bits hold it */
@@ -275,7 +306,8 @@ static inline __attribute__((always_inline)) void img_tex_span(const struct img_
 			i = img_tex_span4(acc, from, step, cut, mask, k, out, chans);
 			out += i * chans;
 			for (unsigned c = 0; c < chans; c++)
-				acc[c] = (int32_t)((uint32_t)acc[c] + (uint32_t)i * (uint32_t)gx[c]);
+				acc[c] = (int32_t)((uint32_t)acc[c] +
+						   (uint32_t)i * (uint32_t)gx[c]);
 		}
 #endif
 		for (; i < k; i++) {
