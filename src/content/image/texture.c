@@ -379,21 +379,3 @@ void img_tex_row(const struct img_tex *t, uint64_t y, uint64_t b0, size_t n, uin
 		memcpy(out, px, n);
 	}
 }
-
-int img_tex_mean(const struct img_tex *t, struct img_tex_tile *tile, uint64_t x, uint64_t y,
-		 unsigned c)
-{
-	uint64_t tx = x >> t->tile_shift, ty = y >> t->tile_shift;
-	int64_t v = t->base[c] + t->gy[c] * (int64_t)y + t->gx[c] * (int64_t)x;
-	int m;
-
-	if (!tile->valid || tile->tx != tx || tile->ty != ty) {
-		tile->hash = img_hash(t->key, tx, ty);
-		tile->tx = tx;
-		tile->ty = ty;
-		tile->valid = true;
-	}
-	m = (int)(v >> 16) + (((int8_t)(tile->hash >> (8 * c)) * t->amp) >> 7) +
-	    (int)(t->noise / 2);
-	return m < 0 ? 0 : m > 255 ? 255 : m;
-}
