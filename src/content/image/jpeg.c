@@ -339,7 +339,7 @@ jpeg_block(struct jpeg_bits *out, int *pred, int dc_target, uint64_t seed, uint6
 	 * len (soft) and 8 n + 2 nacc + 2 len (hard), signed.
 	 */
 	int64_t soft = (int64_t)target - 3, hard = (int64_t)cap - 20 - 10 * (int64_t)later;
-	/* up to sure, both hold: 2 nacc + 2 len is below len + 63 (nacc and len below 32) */
+	/* up to sure, both hold (nacc + len is below 63: each below 32) */
 	int64_t sure = IMG_MIN(soft, hard - 63);
 	uint64_t s = seed;
 	unsigned cat, last = 0, pos = 0;

@@ -165,9 +165,10 @@ static void img_tex_noise(const struct img_tex *t, uint64_t y, uint64_t b0, size
 }
 
 /*
- * The hashes of one row of tiles, per thread: a tile is 2^tile_shift rows
- * high, and a row asks for its hash again.  Tiles tx < IMG_TEX_MEMO of
- * row ty of key; bit tx of have: hash[tx] is made.
+ * The hashes of one row of tiles, per thread: a tile is 2^tile_shift
+ * pixel rows high, and each of them asks for its hash.  The tiles tx <
+ * IMG_TEX_MEMO of tile row ty of key's texture; bit tx of have: hash[tx]
+ * is made.
  */
 #define IMG_TEX_MEMO 16u
 static _Thread_local struct img_tex_memo {
@@ -191,14 +192,16 @@ static inline uint64_t img_tex_tile_hash(struct img_tex_memo *memo, uint64_t key
 
 #ifdef __SSE2__
 /*
- * Whole pixels [i, k) of a tile from img_tex_span's start acc and slope gx
- * per channel, four at a time, as many as there are; returns the first
- * one left.  Byte e of four pixels (channel e % chans of pixel e / chans)
- * is lane e % 4 of group e / 4, each lane's 32-bit sum its channel's
- * start and slopes (from, step: lanes of the row), as one pixel after
- * another adds them.  A sum's top 16 bits and the noise (v) clip to a
- * byte exactly by two packs with saturation (16 bits, then unsigned 8);
- * a wrapping lane is cut to its low byte first (wrap: 0xFF, or all ones).
+ * The first pixels of a tile, four at a time while four are left of k,
+ * over their noise in out, from img_tex_span's 32-bit sums acc at the
+ * tile's start; returns how many.  Byte e of four pixels (channel
+ * e % chans of pixel e / chans) is lane e % 4 of vector e / 4, its sum
+ * its channel's start plus its pixel's slopes (from), four pixels' slopes
+ * on (step): the 32-bit sums one pixel after another makes.  A value (the
+ * sum's top 16 bits and the noise, within 17 bits) clips to a byte as
+ * img_tex_span's does by two packs with saturation, to 16 bits and then
+ * to 0..255; a wrapping lane is cut to its low byte first (wrap: 0xFF,
+ * else all ones).
  */
 static inline __attribute__((always_inline)) size_t
 img_tex_span4(const int32_t *acc, const __m128i *from, const __m128i *step, const __m128i *wrap,
