@@ -618,8 +618,12 @@ void content_binary_release(struct content_model *cm)
 	cm->binary_exec_priv = NULL;
 }
 
-/* n random bytes from r into out (exactly n: no write past out + n). */
-static inline void fill_words(struct wy *r, uint8_t *out, unsigned n)
+/*
+ * n random bytes from r into out, whole words of 8 while out has room
+ * (the bytes from out + n to out + room may be written over: what
+ * follows them overwrites them).
+ */
+static inline void fill_words(struct wy *r, uint8_t *out, unsigned n, unsigned room)
 {
 	unsigned i = 0;
 
@@ -631,7 +635,10 @@ static inline void fill_words(struct wy *r, uint8_t *out, unsigned n)
 	if (i < n) {
 		uint64_t v = htole64(wy_next(r));
 
-		memcpy(out + i, &v, n - i);
+		if (i + 8 <= room)
+			memcpy(out + i, &v, 8);
+		else
+			memcpy(out + i, &v, n - i);
 	}
 }
 
@@ -652,7 +659,7 @@ static void block_lz(const struct binary_model *bm, struct wy *r, uint8_t *out, 
 		if (pos == 0 && lit < 16)
 			lit = 16;
 		lit = MIN(lit, BLOCK - pos);
-		fill_words(r, out + pos, lit);
+		fill_words(r, out + pos, lit, BLOCK - pos);
 		pos += lit;
 		if (pos == BLOCK)
 			break;
@@ -668,7 +675,7 @@ static void block_lz(const struct binary_model *bm, struct wy *r, uint8_t *out, 
 static void block_skewed(const struct binary_model *bm, struct wy *r, uint8_t *out, unsigned end)
 {
 	if (!bm->favoured) {
-		fill_words(r, out, end);
+		fill_words(r, out, end, BLOCK);
 		return;
 	}
 	for (unsigned i = 0; i < end; i += 8) {

@@ -70,8 +70,8 @@ static const uint8_t x86_prologue[] = {
 /*
  * The instruction of each 8 random bits, following the weights, ready to
  * store: its fixed bytes (copied whole, len of them kept), its operand's
- * length, and imm8, the mask that puts a frame offset in the low byte of
- * the operand of a one-byte operand (0xff; 0 for the others).
+ * length imm, and imm8: 0xff when that operand is one byte (a frame
+ * offset, x86_emit() puts it in the low byte of the operand word), else 0.
  */
 struct x86_slot {
 	uint8_t b[8];
@@ -102,45 +102,46 @@ static void x86_pick_build(void)
 		x86_pick_set(&x86_pick[slot++], &x86_insns[0]);
 }
 
-/* The most bytes x86_emit() writes past pos: a function end (2 + 15 + 11 + 1). */
+/* The most bytes x86_emit() writes from p: a function end (2 + 15 + 11 + 1). */
 #define X86_EMIT_MAX 29
 
 /*
- * One instruction at tmp + pos from 32 random bits (8: which, 5: whether a
- * function ends here, the rest: operand); returns the new position.
+ * One instruction at p from 32 random bits (8: which, 5: whether a
+ * function ends here, the rest: operand); returns where the next goes.
  * Operands look like real ones: small frame offsets, nearby targets.
+ * Functions start 16-byte aligned from base.
  */
-static inline __attribute__((always_inline)) unsigned x86_emit(uint8_t *tmp, unsigned pos,
+static inline __attribute__((always_inline)) uint8_t *x86_emit(const uint8_t *base, uint8_t *p,
 							       uint32_t x)
 {
 	const struct x86_slot *in = &x86_pick[x & 0xff];
 	uint32_t v, frame;
 
 	if (((x >> 8) & 31) == 0) {
-		memcpy(tmp + pos, x86_epilogue, sizeof(x86_epilogue));
-		pos += sizeof(x86_epilogue);
-		while (pos % 16)
-			tmp[pos++] = 0xcc;
-		memcpy(tmp + pos, x86_prologue, sizeof(x86_prologue));
-		pos += sizeof(x86_prologue);
-		tmp[pos++] = (uint8_t)(8 * ((x >> 13) & 15) + 8);
-		return pos;
+		memcpy(p, x86_epilogue, sizeof(x86_epilogue));
+		p += sizeof(x86_epilogue);
+		while ((p - base) % 16)
+			*p++ = 0xcc;
+		memcpy(p, x86_prologue, sizeof(x86_prologue));
+		p += sizeof(x86_prologue);
+		*p++ = (uint8_t)(8 * ((x >> 13) & 15) + 8);
+		return p;
 	}
 	/*
 	 * Without branches (the kind of operand is unpredictable): the fixed
-	 * bytes and 4 operand bytes are stored whole, and pos keeps only
+	 * bytes and 4 operand bytes are stored whole, and p moves past only
 	 * those that belong; an imm32 is a signed 19-bit displacement (top
 	 * bytes 00 or ff), an imm8 a frame offset (imm8 takes it into the
 	 * low byte, the one kept).
 	 */
-	memcpy(tmp + pos, in->b, 8);
-	pos += in->len;
+	memcpy(p, in->b, 8);
+	p += in->len;
 	v = (uint32_t)((int32_t)(x >> 13) - 0x40000);
 	frame = 0xf8 - 8 * ((x >> 13) & 15);
 	v ^= (v ^ frame) & in->imm8;
 	v = htole32(v);
-	memcpy(tmp + pos, &v, 4);
-	return pos + in->imm;
+	memcpy(p, &v, 4);
+	return p + in->imm;
 }
 
 /*
@@ -150,17 +151,16 @@ static inline __attribute__((always_inline)) unsigned x86_emit(uint8_t *tmp, uns
  */
 static void code_block(uint64_t key, uint64_t b, uint8_t *out, unsigned end)
 {
-	uint8_t tmp[BLOCK + 2 * X86_EMIT_MAX];
-	unsigned pos = 0;
+	uint8_t tmp[BLOCK + 2 * X86_EMIT_MAX], *p = tmp;
 	struct wy r;
 
 	pthread_once(&x86_pick_once, x86_pick_build);
 	wy_open(&r, key ^ SALT_CODE, b);
-	while (pos < end) {
+	while (p < tmp + end) {
 		uint64_t x = wy_next(&r);
 
-		pos = x86_emit(tmp, pos, (uint32_t)x);
-		pos = x86_emit(tmp, pos, (uint32_t)(x >> 32));
+		p = x86_emit(tmp, p, (uint32_t)x);
+		p = x86_emit(tmp, p, (uint32_t)(x >> 32));
 	}
 	memcpy(out, tmp, end);
 }
@@ -216,6 +216,7 @@ static unsigned rodata_string(char *p, struct wy *r)
 {
 	uint64_t x = wy_next(r);
 	unsigned n = 0, words = 1 + (unsigned)((x >> 4) & 3);
+	const char sep = (x & 7) == 1 ? '/' : (x & 8) ? '_' : ' ';
 
 	switch (x & 7) {
 	case 0:
@@ -232,7 +233,7 @@ static unsigned rodata_string(char *p, struct wy *r)
 	}
 	for (unsigned i = 0; i < words; i++) {
 		if (i)
-			p[n++] = (x & 7) == 1 ? '/' : (x & 8) ? '_' : ' ';
+			p[n++] = sep;
 		n += put_word8(p + n, wy_next(r));
 	}
 	switch ((x >> 8) & 7) {
