@@ -605,7 +605,7 @@ static double calib_measure(struct binary_model *bm, uint8_t *buf, size_t n)
 
 	for (uint64_t key = 1; key <= 2; key++) {
 		for (size_t b = 0; b < n / BLOCK; b++)
-			block_unique(bm, key, b, buf + b * BLOCK);
+			block_unique(bm, key, b, buf + b * BLOCK, BLOCK);
 		zin += (double)n;
 		zout += (double)n / zlib_ratio(buf, n);
 		sout += (double)n / zstd_ratio(buf, n);

@@ -618,8 +618,12 @@ void content_binary_release(struct content_model *cm)
 	cm->binary_exec_priv = NULL;
 }
 
-/* n random bytes from r into out (exactly n: no write past out + n). */
-static inline void fill_words(struct wy *r, uint8_t *out, unsigned n)
+/*
+ * n random bytes from r into out, whole words of 8 while out has room
+ * (the bytes from out + n to out + room may be written over: what
+ * follows them overwrites them).
+ */
+static inline void fill_words(struct wy *r, uint8_t *out, unsigned n, unsigned room)
 {
 	unsigned i = 0;
 
@@ -631,15 +635,22 @@ static inline void fill_words(struct wy *r, uint8_t *out, unsigned n)
 	if (i < n) {
 		uint64_t v = htole64(wy_next(r));
 
-		memcpy(out + i, &v, n - i);
+		if (i + 8 <= room)
+			memcpy(out + i, &v, 8);
+		else
+			memcpy(out + i, &v, n - i);
 	}
 }
 
-static void block_lz(const struct binary_model *bm, struct wy *r, uint8_t *out)
+/*
+ * The block functions make the first end bytes of a block (every byte
+ * depends on those before it only); out has room for BLOCK.
+ */
+static void block_lz(const struct binary_model *bm, struct wy *r, uint8_t *out, unsigned end)
 {
 	unsigned pos = 0;
 
-	while (pos < BLOCK) {
+	while (pos < end) {
 		uint64_t x = wy_next(r);
 		unsigned lit = (unsigned)(((x & 0xffffffff) * bm->lit_span) >> 32);
 		unsigned len, dist;
@@ -648,7 +659,7 @@ static void block_lz(const struct binary_model *bm, struct wy *r, uint8_t *out)
 		if (pos == 0 && lit < 16)
 			lit = 16;
 		lit = MIN(lit, BLOCK - pos);
-		fill_words(r, out + pos, lit);
+		fill_words(r, out + pos, lit, BLOCK - pos);
 		pos += lit;
 		if (pos == BLOCK)
 			break;
@@ -661,13 +672,13 @@ static void block_lz(const struct binary_model *bm, struct wy *r, uint8_t *out)
 	}
 }
 
-static void block_skewed(const struct binary_model *bm, struct wy *r, uint8_t *out)
+static void block_skewed(const struct binary_model *bm, struct wy *r, uint8_t *out, unsigned end)
 {
 	if (!bm->favoured) {
-		fill_words(r, out, BLOCK);
+		fill_words(r, out, end, BLOCK);
 		return;
 	}
-	for (unsigned i = 0; i < BLOCK; i += 8) {
+	for (unsigned i = 0; i < end; i += 8) {
 		uint64_t v = wy_next(r);
 		uint16_t w[4] = {
 			bm->lit_map2[v & 0xffff], bm->lit_map2[(v >> 16) & 0xffff],
@@ -678,15 +689,16 @@ static void block_skewed(const struct binary_model *bm, struct wy *r, uint8_t *o
 	}
 }
 
-static void block_unique(const struct binary_model *bm, uint64_t key, uint64_t b, uint8_t *out)
+static void block_unique(const struct binary_model *bm, uint64_t key, uint64_t b, uint8_t *out,
+			 unsigned end)
 {
 	struct wy r;
 
 	wy_open(&r, key ^ SALT_UNIQUE, b);
 	if (bm->skewed)
-		block_skewed(bm, &r, out);
+		block_skewed(bm, &r, out, end);
 	else
-		block_lz(bm, &r, out);
+		block_lz(bm, &r, out, end);
 }
 
 /* Blocks of a kind of share frac in chunk c, offset u (32-bit fraction). */
@@ -739,9 +751,10 @@ int content_binary_model_pool_block(const void *model, uint64_t key, uint64_t b,
  * of the model's own (its blocks are few), a file's last, partial block
  * is never drawn from it: it cannot be a duplicate block, and small files
  * drawing their bytes from a few pool blocks would be copies by chance.
+ * Its first end bytes (out has room for BLOCK).
  */
 static void binary_block(const struct binary_model *bm, uint64_t key, uint64_t size, uint64_t b,
-			 uint8_t *out)
+			 uint8_t *out, unsigned end)
 {
 	enum block_kind k = block_kind(bm, key, b);
 
@@ -749,13 +762,13 @@ static void binary_block(const struct binary_model *bm, uint64_t key, uint64_t s
 		k = BLOCK_UNIQUE;
 	switch (k) {
 	case BLOCK_ZERO:
-		memset(out, 0, BLOCK);
+		memset(out, 0, end);
 		break;
 	case BLOCK_DUP:
-		block_unique(bm, bm->pool_key, pool_block(bm, key, b), out);
+		block_unique(bm, bm->pool_key, pool_block(bm, key, b), out, end);
 		break;
 	case BLOCK_UNIQUE:
-		block_unique(bm, key, b, out);
+		block_unique(bm, key, b, out, end);
 		break;
 	}
 }
@@ -777,9 +790,9 @@ static void model_bytes(const struct binary_model *bm, uint64_t key, uint64_t si
 		size_t n = MIN((size_t)(BLOCK - in), len);
 
 		if (n == BLOCK) {
-			binary_block(bm, key, size, b, buf);
+			binary_block(bm, key, size, b, buf, BLOCK);
 		} else {
-			binary_block(bm, key, size, b, tmp);
+			binary_block(bm, key, size, b, tmp, (unsigned)(in + n));
 			memcpy(buf, tmp + in, n);
 		}
 		buf += n;

@@ -67,10 +67,29 @@ static const uint8_t x86_prologue[] = {
 	0x48, 0x83, 0xec,		/* sub rsp, imm8 (the imm follows) */
 };
 
-/* Instruction index by 8 random bits, following the weights. */
-static uint8_t x86_pick[256];
+/*
+ * The instruction of each 8 random bits, following the weights, ready to
+ * store: its fixed bytes (copied whole, len of them kept), its operand's
+ * length imm, and imm8: 0xff when that operand is one byte (a frame
+ * offset, x86_emit() puts it in the low byte of the operand word), else 0.
+ */
+struct x86_slot {
+	uint8_t b[8];
+	uint32_t imm8;
+	uint8_t len, imm;
+};
+
+static struct x86_slot x86_pick[256];
 
 static pthread_once_t x86_pick_once = PTHREAD_ONCE_INIT;
+
+static void x86_pick_set(struct x86_slot *s, const struct x86_insn *in)
+{
+	memcpy(s->b, in->b, sizeof(s->b));
+	s->imm8 = in->imm == 1 ? 0xff : 0;
+	s->len = in->len;
+	s->imm = in->imm;
+}
 
 static void x86_pick_build(void)
 {
@@ -78,62 +97,72 @@ static void x86_pick_build(void)
 
 	for (size_t i = 0; i < ARRAY_SIZE(x86_insns); i++)
 		for (unsigned k = 0; k < x86_insns[i].weight && slot < 256; k++)
-			x86_pick[slot++] = (uint8_t)i;
+			x86_pick_set(&x86_pick[slot++], &x86_insns[i]);
 	while (slot < 256)
-		x86_pick[slot++] = 0;
+		x86_pick_set(&x86_pick[slot++], &x86_insns[0]);
 }
 
+/* The most bytes x86_emit() writes from p: a function end (2 + 15 + 11 + 1). */
+#define X86_EMIT_MAX 29
+
 /*
- * One instruction at tmp + pos from 32 random bits (8: which, 5: whether a
- * function ends here, the rest: operand); returns the new position.
+ * One instruction at p from 32 random bits (8: which, 5: whether a
+ * function ends here, the rest: operand); returns where the next goes.
  * Operands look like real ones: small frame offsets, nearby targets.
+ * Functions start 16-byte aligned from base.
  */
-static unsigned x86_emit(uint8_t *tmp, unsigned pos, uint32_t x)
+static inline __attribute__((always_inline)) uint8_t *x86_emit(const uint8_t *base, uint8_t *p,
+							       uint32_t x)
 {
-	const struct x86_insn *in = &x86_insns[x86_pick[x & 0xff]];
-	uint32_t v;
+	const struct x86_slot *in = &x86_pick[x & 0xff];
+	uint32_t v, frame;
 
 	if (((x >> 8) & 31) == 0) {
-		memcpy(tmp + pos, x86_epilogue, sizeof(x86_epilogue));
-		pos += sizeof(x86_epilogue);
-		while (pos % 16)
-			tmp[pos++] = 0xcc;
-		memcpy(tmp + pos, x86_prologue, sizeof(x86_prologue));
-		pos += sizeof(x86_prologue);
-		tmp[pos++] = (uint8_t)(8 * ((x >> 13) & 15) + 8);
-		return pos;
+		memcpy(p, x86_epilogue, sizeof(x86_epilogue));
+		p += sizeof(x86_epilogue);
+		while ((p - base) % 16)
+			*p++ = 0xcc;
+		memcpy(p, x86_prologue, sizeof(x86_prologue));
+		p += sizeof(x86_prologue);
+		*p++ = (uint8_t)(8 * ((x >> 13) & 15) + 8);
+		return p;
 	}
 	/*
 	 * Without branches (the kind of operand is unpredictable): the fixed
-	 * bytes and 4 operand bytes are stored whole, and pos keeps only
-	 * those that belong; an imm8 is a frame offset, an imm32 a signed
-	 * 19-bit displacement (top bytes 00 or ff).
+	 * bytes and 4 operand bytes are stored whole, and p moves past only
+	 * those that belong; an imm32 is a signed 19-bit displacement (top
+	 * bytes 00 or ff), an imm8 a frame offset (imm8 takes it into the
+	 * low byte, the one kept).
 	 */
-	memcpy(tmp + pos, in->b, 8);
-	pos += in->len;
-	v = in->imm == 1 ? 0xf8 - 8 * ((x >> 13) & 15) : (uint32_t)((int32_t)(x >> 13) - 0x40000);
+	memcpy(p, in->b, 8);
+	p += in->len;
+	v = (uint32_t)((int32_t)(x >> 13) - 0x40000);
+	frame = 0xf8 - 8 * ((x >> 13) & 15);
+	v ^= (v ^ frame) & in->imm8;
 	v = htole32(v);
-	memcpy(tmp + pos, &v, 4);
-	return pos + in->imm;
+	memcpy(p, &v, 4);
+	return p + in->imm;
 }
 
-/* Block b (file offsets 4096 b ...) of code for key into out[BLOCK]. */
-static void code_block(uint64_t key, uint64_t b, uint8_t *out)
+/*
+ * The first end bytes of block b (file offsets 4096 b ...) of code for key
+ * into out: instructions from the block's start until end, two a draw
+ * (the second may start past end: tmp has room for both).
+ */
+static void code_block(uint64_t key, uint64_t b, uint8_t *out, unsigned end)
 {
-	uint8_t tmp[BLOCK + 64];
-	unsigned pos = 0;
+	uint8_t tmp[BLOCK + 2 * X86_EMIT_MAX], *p = tmp;
 	struct wy r;
 
 	pthread_once(&x86_pick_once, x86_pick_build);
 	wy_open(&r, key ^ SALT_CODE, b);
-	while (pos < BLOCK) {
+	while (p < tmp + end) {
 		uint64_t x = wy_next(&r);
 
-		pos = x86_emit(tmp, pos, (uint32_t)x);
-		if (pos < BLOCK)
-			pos = x86_emit(tmp, pos, (uint32_t)(x >> 32));
+		p = x86_emit(tmp, p, (uint32_t)x);
+		p = x86_emit(tmp, p, (uint32_t)(x >> 32));
 	}
-	memcpy(out, tmp, BLOCK);
+	memcpy(out, tmp, end);
 }
 
 /* Words for strings and symbol names. */
@@ -159,11 +188,35 @@ static unsigned put_word(char *p, uint64_t x)
 	return (unsigned)n;
 }
 
-/* One NUL-terminated string of a program's .rodata at p (at most 128 bytes). */
+/* The words again, each in 8 bytes (none is longer), and their lengths: for .rodata. */
+static char bin_word8[NWORDS][8];
+static uint8_t bin_word_len[NWORDS];
+
+static pthread_once_t bin_word8_once = PTHREAD_ONCE_INIT;
+
+static void bin_word8_build(void)
+{
+	for (size_t i = 0; i < NWORDS; i++) {
+		bin_word_len[i] = (uint8_t)strlen(bin_words[i]);
+		memcpy(bin_word8[i], bin_words[i], bin_word_len[i]);
+	}
+}
+
+/* put_word() storing 8 bytes whole: p needs room for 8 (those past the word are not kept). */
+static inline unsigned put_word8(char *p, uint64_t x)
+{
+	uint64_t i = below(x, NWORDS);
+
+	memcpy(p, bin_word8[i], 8);
+	return bin_word_len[i];
+}
+
+/* One NUL-terminated string of a program's .rodata at p (at most 128 bytes; p has room for 8 more). */
 static unsigned rodata_string(char *p, struct wy *r)
 {
 	uint64_t x = wy_next(r);
 	unsigned n = 0, words = 1 + (unsigned)((x >> 4) & 3);
+	const char sep = (x & 7) == 1 ? '/' : (x & 8) ? '_' : ' ';
 
 	switch (x & 7) {
 	case 0:
@@ -180,8 +233,8 @@ static unsigned rodata_string(char *p, struct wy *r)
 	}
 	for (unsigned i = 0; i < words; i++) {
 		if (i)
-			p[n++] = (x & 7) == 1 ? '/' : (x & 8) ? '_' : ' ';
-		n += put_word(p + n, wy_next(r));
+			p[n++] = sep;
+		n += put_word8(p + n, wy_next(r));
 	}
 	switch ((x >> 8) & 7) {
 	case 0:
@@ -203,14 +256,16 @@ static unsigned rodata_string(char *p, struct wy *r)
 	return n;
 }
 
-static void rodata_block(uint64_t key, uint64_t b, uint8_t *out)
+/* The first end bytes of block b of strings for key into out. */
+static void rodata_block(uint64_t key, uint64_t b, uint8_t *out, unsigned end)
 {
 	char tmp[BLOCK + 256];
 	unsigned pos = 0;
 	struct wy r;
 
+	pthread_once(&bin_word8_once, bin_word8_build);
 	wy_open(&r, key ^ SALT_STR, b);
-	while (pos < BLOCK) {
+	while (pos < end) {
 		pos += rodata_string(tmp + pos, &r);
 		/* tables of pointers or numbers between runs of strings */
 		if ((wy_next(&r) & 15) == 0) {
@@ -223,12 +278,15 @@ static void rodata_block(uint64_t key, uint64_t b, uint8_t *out)
 			}
 		}
 	}
-	memcpy(out, tmp, BLOCK);
+	memcpy(out, tmp, end);
 }
 
-/* Bytes [off, off + len) of a section of kind fn, by whole blocks of file offsets. */
-static void section_bytes(void (*fn)(uint64_t, uint64_t, uint8_t *), uint64_t key, uint64_t off,
-			  uint8_t *buf, size_t len)
+/*
+ * Bytes [off, off + len) of a section of kind fn, by blocks of file
+ * offsets, each made from its start up to the last byte wanted.
+ */
+static void section_bytes(void (*fn)(uint64_t, uint64_t, uint8_t *, unsigned), uint64_t key,
+			  uint64_t off, uint8_t *buf, size_t len)
 {
 	uint8_t tmp[BLOCK];
 
@@ -238,9 +296,9 @@ static void section_bytes(void (*fn)(uint64_t, uint64_t, uint8_t *), uint64_t ke
 		size_t n = MIN((size_t)(BLOCK - in), len);
 
 		if (n == BLOCK) {
-			fn(key, b, buf);
+			fn(key, b, buf, BLOCK);
 		} else {
-			fn(key, b, tmp);
+			fn(key, b, tmp, (unsigned)(in + n));
 			memcpy(buf, tmp + in, n);
 		}
 		buf += n;

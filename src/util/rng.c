@@ -26,21 +26,13 @@ void rng_init(struct rng *r, uint64_t seed, const char *stream, uint64_t index)
 	rng_open(r, rng_stream_key(seed, stream), index);
 }
 
-uint64_t rng_below(struct rng *r, uint64_t n)
+uint64_t rng_below_low(struct rng *r, uint64_t n, unsigned __int128 m)
 {
-	if (n == 0)
-		return 0;
-	/* Lemire's multiply-shift with rejection of the biased low range */
-	unsigned __int128 m = (unsigned __int128)rng_next(r) * n;
-	uint64_t lo = (uint64_t)m;
+	uint64_t lo = (uint64_t)m, t = -n % n;
 
-	if (lo < n) {
-		uint64_t t = -n % n;
-
-		while (lo < t) {
-			m = (unsigned __int128)rng_next(r) * n;
-			lo = (uint64_t)m;
-		}
+	while (lo < t) {
+		m = (unsigned __int128)rng_next(r) * n;
+		lo = (uint64_t)m;
 	}
 	return (uint64_t)(m >> 64);
 }

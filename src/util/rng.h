@@ -45,8 +45,25 @@ static inline double rng_uniform(struct rng *r)
 	return ((double)(rng_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-/* Uniform integer in [0, n), unbiased; returns 0 when n is 0. */
-uint64_t rng_below(struct rng *r, uint64_t n);
+/* rng_below()'s draw m of n whose low half is below n (rare): the result, redrawn if biased. */
+uint64_t rng_below_low(struct rng *r, uint64_t n, unsigned __int128 m);
+
+/*
+ * Uniform integer in [0, n), unbiased; returns 0 when n is 0.  Lemire's
+ * multiply-shift with rejection of the biased low range, inline but for
+ * that range.
+ */
+static inline uint64_t rng_below(struct rng *r, uint64_t n)
+{
+	unsigned __int128 m;
+
+	if (n == 0)
+		return 0;
+	m = (unsigned __int128)rng_next(r) * n;
+	if ((uint64_t)m < n)
+		return rng_below_low(r, n, m);
+	return (uint64_t)(m >> 64);
+}
 
 /*
  * Stateless 64-bit mixer, for hashing ids into draws; returns x mixed.

@@ -1,4 +1,5 @@
 /* lang.c - the source languages: template rows by role, compiled once into byte codes */
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -417,8 +418,11 @@ static const struct {
 
 const struct lang *lang_of(const char *ext, int *header)
 {
+	/* the extensions above are in lower case: their first letter rules most out */
+	const int first = tolower((unsigned char)ext[0]);
+
 	for (size_t i = 0; i < NELEM(lang_exts); i++) {
-		if (!strcasecmp(lang_exts[i].ext, ext)) {
+		if (lang_exts[i].ext[0] == first && !strcasecmp(lang_exts[i].ext, ext)) {
 			*header = lang_exts[i].header;
 			return &lang_tab[lang_exts[i].lang];
 		}
