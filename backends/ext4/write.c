@@ -21,8 +21,8 @@
  * table blocks held here (x->iblk, read at once), in the form
  * ext2fs_write_inode2() gives them on disk, and the blocks that changed go
  * to fs->io at once: when an inode outside the window comes, and
- *   itable_drop() before libext2fs may write an inode (inline data,
- *   xattrs, close): the window is read again for the next inode.
+ *   itable_lend() before libext2fs may read or write an inode (inline
+ *   data, xattrs, close): the window is read again for the next inode.
  * fs->icache is emptied at each write of the window, so that libext2fs
  * never reads an inode from a stale copy.  The checksums of inodes,
  * directory blocks and extent blocks are imprint's (csum.c), from the
@@ -60,6 +60,31 @@ static errcode_t itable_drop(struct ext4_build *x)
 	x->iblk_nr = 0;
 	x->iblk_n = 0;
 	x->iblk_dirty = 0;
+	return err;
+}
+
+/*
+ * The window written and dropped before libext2fs reads or writes an
+ * inode: and unix_io's block cache emptied.  A write of more than a few
+ * blocks goes around that cache, and libext2fs 1.47.0 then drops only the
+ * cached blocks that were dirty: a clean copy of a table block it read
+ * earlier (the root's, when the image was opened) would stay, and an
+ * inode written there through libext2fs (an xattr, inline data) would put
+ * the old block back over the window's inodes.  Changing the channel's
+ * block size empties its cache (dirty blocks written first); it is set
+ * back at once.
+ */
+static errcode_t itable_lend(struct ext4_build *x)
+{
+	io_channel io = x->fs->io;
+	errcode_t err = itable_drop(x);
+
+	if (!err)
+		err = io_channel_set_blksize(io, (int)x->bs * 2);
+	if (!err)
+		err = io_channel_set_blksize(io, (int)x->bs);
+	if (!err)
+		err = ext2fs_flush_icache(x->fs);
 	return err;
 }
 
@@ -338,7 +363,7 @@ static int write_file(struct ext4_build *x, uint64_t f)
 		if (!ret)
 			ret = write_inode(x, ino, &m, links, size, 0, EXT4_INLINE_DATA_FL, i_block);
 		if (!ret) { /* reads and writes the inode */
-			err = itable_drop(x);
+			err = itable_lend(x);
 			if (!err)
 				err = ext2fs_inline_data_init(x->fs, ino);
 			ret = e2err_errno(err);
@@ -526,7 +551,7 @@ static int write_metadata(struct ext4_build *x)
 	ext4_stats_flush(&x->stats);
 
 	/* what follows (xattrs, inline data of includes, close) goes through libext2fs */
-	err = itable_drop(x);
+	err = itable_lend(x);
 	if (!ret && err)
 		ret = ext4_set_err(x->b, e2err_errno(err), "cannot write the inode table of '%s': %s",
 				   x->st->target, error_message(err));
