@@ -431,12 +431,13 @@ static void src_frame(const struct gen_file *g, const struct content_model *cm, 
 	 * brace once the class is), never inside an import block nor inside
 	 * the opening of a class or namespace (all of it or none).
 	 */
-	for (size_t c = 1; c <= fr->hlen; c++) {
+	for (const uint8_t *nl = fr->head, *const hend = fr->head + fr->hlen;
+	     (nl = memchr(nl, '\n', (size_t)(hend - nl))) != NULL; nl++) {
+		size_t c = (size_t)(nl - fr->head) + 1;	/* the length up to this line break */
 		int k = c > open_at ? 2 : guard && c > guard_at ? 1 : 0;
 		size_t need = k == 2 ? flen : k == 1 ? guard_len : 0;
 
-		if (fr->head[c - 1] != '\n' || (c > imp_from && c < imp_to) ||
-		    (k == 2 && c < fr->hlen))
+		if ((c > imp_from && c < imp_to) || (k == 2 && c < fr->hlen))
 			continue;
 		if (c + need <= g->size) {
 			best = c;

@@ -417,8 +417,12 @@ static const struct {
 
 const struct lang *lang_of(const char *ext, int *header)
 {
+	/* the first letters, case folded, before strcasecmp(): the extensions are letters */
+	const unsigned c0 = (unsigned char)ext[0] | 0x20;
+
 	for (size_t i = 0; i < NELEM(lang_exts); i++) {
-		if (!strcasecmp(lang_exts[i].ext, ext)) {
+		if (((unsigned char)lang_exts[i].ext[0] | 0x20) == c0 &&
+		    !strcasecmp(lang_exts[i].ext, ext)) {
 			*header = lang_exts[i].header;
 			return &lang_tab[lang_exts[i].lang];
 		}
