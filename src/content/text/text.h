@@ -316,7 +316,7 @@ struct tfmt {
 /*
  * Bytes [off, off + len) of file g in format f: the frame's bytes and the
  * units they touch.  Returns 0, -EINVAL (no text model in g->cm, or a
- * range past the size), -ENOMEM or -EIO (a unit of the wrong length).
+ * range past the size) or -EIO (a unit of the wrong length).
  */
 int text_fill(const struct tfmt *f, const struct gen_file *g, uint64_t off, uint8_t *buf,
 	      size_t len);
