@@ -407,28 +407,26 @@ static void draw_ahead(struct tw *w, struct drawn *d, unsigned k, uint8_t (*tok)
 
 	if (tm->mode == TEXT_WORDS && !w->narrow && !w->fresh) {
 		const uint32_t *const alias = tm->alias;
-		const uint8_t(*const slot)[WMAX] = (const uint8_t(*)[WMAX])tm->slot;
 		const uint64_t nw = tm->n;
-		uint64_t s = w->r.s, pos = w->pos, pos_next = w->pos_next;
-		uint32_t vcur = w->vcur, vhalf = w->vhalf;
+		uint64_t s = w->r.s, pos = w->pos;
 
 		for (unsigned i = 0; i < k; i++) {
 			uint64_t x = wymix(s += WY_P0), c = ((x >> 32) * nw) >> 32;
 			uint32_t e = alias[c];
 			uint32_t r = ((x >> 16) & 0xFFFF) < (e & 0xFFFF) ? (uint32_t)c : e >> 16;
 
-			if (r >= vcur)
-				r = vhalf + (uint32_t)(((wymix(s += WY_P0) >> 32) * (vcur - vhalf)) >> 32);
+			if (r >= w->vcur) {
+				uint64_t span = w->vcur - w->vhalf;
+
+				r = w->vhalf + (uint32_t)(((wymix(s += WY_P0) >> 32) * span) >> 32);
+			}
 			if (r - TOPIC_AT < NTOPIC)
 				r = w->topic[r - TOPIC_AT];
-			if (++pos >= pos_next) {
+			if (++pos >= w->pos_next) {
 				w->pos = pos;
 				heaps_update(w);
-				pos_next = w->pos_next;
-				vcur = w->vcur;
-				vhalf = w->vhalf;
 			}
-			__builtin_prefetch(slot[r]);
+			__builtin_prefetch(tm->slot[r]);
 			d[i].x = x;
 			d[i].r = r;
 			d[i].l = lens[r];
