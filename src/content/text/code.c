@@ -142,7 +142,7 @@ static void put_number(struct tw *w)
 static inline void indent(struct src *s)
 {
 	const struct lang *lg = s->lg;
-	unsigned n = MIN(s->depth * lg->ind_len, IND_PAD / lg->ind_len * lg->ind_len);
+	unsigned n = MIN(s->depth * lg->ind_len, lg->ind_max);
 
 	memcpy(s->w->p, lg->ind, IND_PAD);
 	s->w->p += n;
@@ -457,7 +457,7 @@ static void src_filler(struct src *s, size_t n)
 {
 	const struct lang *lg = s->lg;
 	char ind[IND_PAD + 1];
-	size_t k = MIN(s->depth * lg->ind_len, IND_PAD / lg->ind_len * lg->ind_len);
+	size_t k = MIN(s->depth * lg->ind_len, lg->ind_max);
 
 	memcpy(ind, lg->ind, k);
 	ind[k] = '\0';

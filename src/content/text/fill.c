@@ -1,6 +1,5 @@
 /* fill.c - random access over a text file: its frame (header, footer) and the units between */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "content/gen.h"
@@ -13,7 +12,8 @@ int text_fill(const struct tfmt *f, const struct gen_file *g, uint64_t off, uint
 {
 	const struct content_model *cm = g->cm;
 	uint8_t tmp[UNIT + SLACK];
-	struct frame *fr;
+	/* on the stack: a malloc() and free() a call were 2 % of the text of a small-file create */
+	struct frame frame, *const fr = &frame;
 	uint64_t b0, b1;
 	int ret = 0;
 
@@ -21,9 +21,6 @@ int text_fill(const struct tfmt *f, const struct gen_file *g, uint64_t off, uint
 		return -EINVAL;
 	if (off > g->size || len > g->size - off)
 		return -EINVAL;
-	fr = malloc(sizeof(*fr));
-	if (!fr)
-		return -ENOMEM;
 	fr->hlen = fr->flen = 0;
 	fr->variant = 0;
 	fr->depth0 = 0;
@@ -66,7 +63,6 @@ int text_fill(const struct tfmt *f, const struct gen_file *g, uint64_t off, uint
 		off += n;
 		len -= n;
 	}
-	free(fr);
 	return ret;
 }
 

@@ -381,6 +381,7 @@ static void lang_compile(void)
 		lg->ind_len = (unsigned)strlen(lg->raw[R_IND]);
 		for (unsigned k = 0; k + lg->ind_len <= IND_PAD; k += lg->ind_len)
 			memcpy(lg->ind + k, lg->raw[R_IND], lg->ind_len);
+		lg->ind_max = IND_PAD / lg->ind_len * lg->ind_len;
 	}
 }
 

@@ -40,6 +40,7 @@ struct lang {
 	unsigned nlist[NLIST];
 	uint8_t ind[IND_PAD];                   /* R_IND repeated */
 	unsigned ind_len;
+	unsigned ind_max;                       /* whole levels of it in IND_PAD: the deepest */
 };
 
 /*

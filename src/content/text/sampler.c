@@ -145,6 +145,7 @@ int content_text_init(struct content_model *cm)
 				}
 		}
 	}
+	text_heaps_init(tm);
 	tm->lfirst[1] = 0;
 	for (unsigned l = 1; l <= WMAX; l++)
 		tm->lfirst[l + 1] = tm->lfirst[l] + count[l];

@@ -25,6 +25,7 @@
 #define FRAME_MAX	1536u	/* longest header or footer */
 #define WMAX		CONTENT_WORD_MAX
 #define WFIN		12u	/* longest exact-length word closing a line */
+#define HEAPS0_N	64u	/* Heaps updates from word 0 kept in a table (writer.c) */
 
 /*
  * Topic words.  Popularity ranks TOPIC_AT .. TOPIC_AT + NTOPIC - 1 of a
@@ -75,7 +76,12 @@ struct text_model {
 	uint8_t wl[1024];           /* Impressions' F(L) as an inverse CDF */
 	uint8_t *keyword;           /* keyword[r]: word r is a keyword of some language */
 	int mode;
+	uint32_t heaps0[HEAPS0_N];  /* the vocabulary (uncapped) at the first Heaps updates from
+				       word 0 (writer.c) */
 };
+
+/* Fill tm->heaps0 (writer.c). */
+void text_heaps_init(struct text_model *tm);
 
 /* A counter-based generator (wyrand): one multiply per 64 bits. */
 #define WY_P0 UINT64_C(0xA0761D6478BD642F)
@@ -124,6 +130,7 @@ struct tw {
 	struct trng r;
 	uint64_t key;               /* the file's */
 	uint64_t pos, pos_next;     /* word position (Heaps); when to widen the vocabulary */
+	uint32_t hk;                /* updates since word 0 (tm->heaps0), HEAPS0_N: not from 0 */
 	uint32_t vcur, vhalf;       /* V(pos) and V(pos) / 2 */
 	uint32_t topic[NTOPIC];
 	uint32_t rep;               /* text_mode repeat: the word */
@@ -309,7 +316,7 @@ struct tfmt {
 /*
  * Bytes [off, off + len) of file g in format f: the frame's bytes and the
  * units they touch.  Returns 0, -EINVAL (no text model in g->cm, or a
- * range past the size), -ENOMEM or -EIO (a unit of the wrong length).
+ * range past the size) or -EIO (a unit of the wrong length).
  */
 int text_fill(const struct tfmt *f, const struct gen_file *g, uint64_t off, uint8_t *buf,
 	      size_t len);

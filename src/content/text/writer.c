@@ -28,12 +28,40 @@
 /* ------------------------------------------------------------------------- */
 /* The writer: words, sentences and lines into a unit buffer */
 
+static double heaps_v(uint64_t pos)
+{
+	return HEAPS_V0 + HEAPS_K * pow((double)pos, HEAPS_BETA);
+}
+
+/*
+ * The updates come at pos_next, which only pos decides, so those from
+ * word 0 (the first unit of every file, and every frame) come at the same
+ * positions 0, 16, 33, 51, ...: their V, truncated, is in the model's
+ * table (V >= n exactly when its integer part is), a pow() spared.
+ */
+void text_heaps_init(struct text_model *tm)
+{
+	uint64_t pos = 0;
+
+	for (unsigned k = 0; k < HEAPS0_N; k++) {
+		tm->heaps0[k] = (uint32_t)heaps_v(pos);
+		pos += (pos >> 4) + 16;
+	}
+}
+
 static void heaps_update(struct tw *w)
 {
 	const struct text_model *tm = w->tm;
-	double v = HEAPS_V0 + HEAPS_K * pow((double)w->pos, HEAPS_BETA);
-	uint32_t nv = v >= tm->n ? tm->n : (uint32_t)v;
+	uint32_t nv;
 
+	if (w->hk < HEAPS0_N) {
+		nv = MIN(tm->heaps0[w->hk], tm->n);
+		w->hk++;
+	} else {
+		double v = heaps_v(w->pos);
+
+		nv = v >= tm->n ? tm->n : (uint32_t)v;
+	}
 	w->vcur = nv;
 	w->vhalf = nv / 2;
 	w->pos_next = nv == tm->n ? UINT64_MAX : w->pos + (w->pos >> 4) + 16;
@@ -253,6 +281,7 @@ void text_tw_open(struct tw *w, const struct content_model *cm, uint64_t key, ui
 	}
 	w->rep = zipf_rank(tm, rng_mix64(key ^ SALT_REP));
 	w->pos = unit >= UINT64_MAX / UNIT_WORDS ? 0 : unit * UNIT_WORDS;
+	w->hk = w->pos ? HEAPS0_N : 0;
 	heaps_update(w);
 }
 
@@ -454,7 +483,7 @@ void text_put_text(struct tw *w, size_t n, unsigned fl)
 				text_finish(w, room, fl, sep, !plain);
 				return;
 			}
-			rec = text_recur_begin(w, w->rc.sp, w->rc.sn, SALT_SENT, &save);
+			rec = w->rc.sp && text_recur_begin(w, w->rc.sp, w->rc.sn, SALT_SENT, &save);
 			x = tnext(&w->r);
 			left = 3 + (unsigned)(x & 7) + (unsigned)((x >> 3) & 7) +
 			       (unsigned)((x >> 6) & 7);
