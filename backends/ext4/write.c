@@ -64,15 +64,16 @@ static errcode_t itable_drop(struct ext4_build *x)
 }
 
 /*
- * The window written and dropped before libext2fs reads or writes an
- * inode: and unix_io's block cache emptied.  A write of more than a few
- * blocks goes around that cache, and libext2fs 1.47.0 then drops only the
- * cached blocks that were dirty: a clean copy of a table block it read
- * earlier (the root's, when the image was opened) would stay, and an
- * inode written there through libext2fs (an xattr, inline data) would put
- * the old block back over the window's inodes.  Changing the channel's
- * block size empties its cache (dirty blocks written first); it is set
- * back at once.
+ * Before libext2fs reads or writes an inode again: the window written and
+ * dropped, and unix_io's block cache emptied.  This pass writes through
+ * fs->io in runs of many blocks (the window, the root's directory blocks,
+ * extent blocks); unix_io sends a run of more than a few blocks around its
+ * cache, and libext2fs 1.47.0 then drops only the cached blocks that were
+ * dirty.  A clean copy it read earlier (the root's table block, read when
+ * the image was opened) would stay, and an inode written there through
+ * libext2fs (an xattr, inline data) would put the old block back over the
+ * window's inodes.  Changing the channel's block size empties its cache
+ * (dirty blocks written first); it is set back at once.
  */
 static errcode_t itable_lend(struct ext4_build *x)
 {

@@ -122,8 +122,8 @@ void plan_name_set_free(struct plan_name_set *ns)
 
 /*
  * The names a share of plan_unique_names() keeps: its files' names one
- * after another, each at file_name_at[f] from the arena's start, until
- * cap bytes (then it keeps none).
+ * after another, each at file_name_at[f] from the arena's start, up to
+ * most bytes (past them it keeps none: on is cleared).
  */
 struct names_kept {
 	char *arena;
@@ -233,14 +233,14 @@ static void names_join(struct plan *pl, struct names_share *sh, unsigned n)
 {
 	uint64_t files = 0;
 	size_t total = 0, at = 0;
+	int all = 1;
 
 	for (unsigned k = 0; k < n; k++) {
 		files += sh[k].kept.files;
 		total += sh[k].kept.len;
-		if (!sh[k].kept.on)
-			files = UINT64_MAX;
+		all = all && sh[k].kept.on;
 	}
-	if (files == pl->nfiles && total <= UINT32_MAX)
+	if (all && files == pl->nfiles && total <= UINT32_MAX)
 		pl->file_names = malloc(total ? total : 1);
 	for (unsigned k = 0; pl->file_names && k < n; k++) {
 		memcpy(pl->file_names + at, sh[k].kept.arena, sh[k].kept.len);
